@@ -1,0 +1,1 @@
+//! Python `regex`-module patterns: parsing, matching and partial matching.
