@@ -19,7 +19,6 @@ use super::json_error::{JsonError, JsonErrorKind};
 use super::json_spans::{NodeSpan, SpanChildren, SpanMap, SpanNode};
 use super::num::{INT_MAX_STR_DIGITS, PyValueError, int_from_ascii_digits, parse_float_text};
 use crate::engine::value::{Dict, Value, surrogate_char};
-use indexmap::IndexMap;
 use std::ops::Range;
 
 /// How deep containers may nest, as a function of the Python stack below `json.loads`.
@@ -75,21 +74,25 @@ pub fn json_loads_with_spans(s: &str) -> Result<(Value, SpanMap), JsonError> {
     Ok((value, SpanMap::from_root(node)))
 }
 
-/// A container being filled.
-enum Frame {
-    List {
-        items: Vec<Value>,
-        start: usize,
-        spans: Vec<SpanNode>,
-    },
-    Dict {
-        map: Dict,
-        /// The key whose value is being parsed, and its quoted token.
-        key: String,
-        key_span: Range<usize>,
-        start: usize,
-        spans: IndexMap<String, SpanNode>,
-    },
+/// A container being filled. Its items wait on the decoder's scratch stacks (from `first`) so
+/// that each container is allocated once, at its final size.
+struct Frame {
+    is_dict: bool,
+    /// Where the container starts in the text.
+    start: usize,
+    /// Its first item on `items` or `entries`.
+    first: usize,
+    /// Its first child on `nodes` (with spans).
+    first_node: usize,
+    /// For a dict: the key whose value is being parsed, and its quoted token.
+    key: String,
+    key_span: Range<usize>,
+}
+
+impl Frame {
+    fn closer(&self) -> u8 {
+        if self.is_dict { b'}' } else { b']' }
+    }
 }
 
 /// The decoder; `SPANS` selects whether node spans are recorded.
@@ -98,9 +101,16 @@ struct Decoder<'a, const SPANS: bool> {
     b: &'a [u8],
     pos: usize,
     max_depth: usize,
+    /// Items of the open lists, innermost last.
+    items: Vec<Value>,
+    /// Entries of the open dicts, innermost last.
+    entries: Vec<(String, Value)>,
+    /// With spans: the spans of the finished children of the open containers (with their keys
+    /// in dicts), innermost last ...
+    nodes: Vec<(String, SpanNode)>,
+    /// ... and of the value finished last.
+    done: SpanNode,
 }
-
-type Parsed = (Value, SpanNode);
 
 impl<'a, const SPANS: bool> Decoder<'a, SPANS> {
     fn new(src: &'a str, max_depth: usize) -> Self {
@@ -109,6 +119,10 @@ impl<'a, const SPANS: bool> Decoder<'a, SPANS> {
             b: src.as_bytes(),
             pos: 0,
             max_depth,
+            items: Vec::new(),
+            entries: Vec::new(),
+            nodes: Vec::new(),
+            done: SpanNode::default(),
         }
     }
 
@@ -121,17 +135,17 @@ impl<'a, const SPANS: bool> Decoder<'a, SPANS> {
     }
 
     /// `json.loads`: BOM check, leading whitespace, one value, trailing whitespace, end.
-    fn document(mut self) -> Result<Parsed, JsonError> {
+    fn document(mut self) -> Result<(Value, SpanNode), JsonError> {
         if self.src.starts_with('\u{feff}') {
             return Err(self.decode_error("Unexpected UTF-8 BOM (decode using utf-8-sig)", 0));
         }
         self.skip_ws();
-        let parsed = self.value()?;
+        let value = self.value()?;
         self.skip_ws();
         if self.pos != self.b.len() {
             return Err(self.decode_error("Extra data", self.pos));
         }
-        Ok(parsed)
+        Ok((value, std::mem::take(&mut self.done)))
     }
 
     #[inline]
@@ -146,137 +160,125 @@ impl<'a, const SPANS: bool> Decoder<'a, SPANS> {
         }
     }
 
-    fn node(&self, start: usize, children: SpanChildren) -> SpanNode {
-        if SPANS {
-            SpanNode::new(
-                NodeSpan {
-                    key: None,
-                    value: start..self.pos,
-                },
-                children,
-            )
-        } else {
-            SpanNode::default()
-        }
+    /// Records the span of the value that started at `start` and ends here (with spans only).
+    fn finish_span(&mut self, start: usize, children: SpanChildren) {
+        let span = NodeSpan {
+            key: None,
+            value: start..self.pos,
+        };
+        self.done = SpanNode::new(span, children);
     }
 
     /// Parses one value at `pos` (no leading whitespace), iteratively over nesting.
-    fn value(&mut self) -> Result<Parsed, JsonError> {
+    fn value(&mut self) -> Result<Value, JsonError> {
         let mut stack: Vec<Frame> = Vec::new();
         'value: loop {
             let start = self.pos;
-            let (mut value, mut node) = match self.peek() {
-                Some(b'[') => {
-                    self.enter(stack.len(), start, "array")?;
+            let mut value = match self.peek() {
+                Some(open @ (b'[' | b'{')) => {
+                    let is_dict = open == b'{';
+                    self.enter(stack.len(), start, if is_dict { "object" } else { "array" })?;
                     self.pos += 1;
                     self.skip_ws();
-                    if self.peek() != Some(b']') {
-                        stack.push(Frame::List {
-                            items: Vec::new(),
-                            start,
-                            spans: Vec::new(),
-                        });
+                    let mut frame = Frame {
+                        is_dict,
+                        start,
+                        first: if is_dict {
+                            self.entries.len()
+                        } else {
+                            self.items.len()
+                        },
+                        first_node: self.nodes.len(),
+                        key: String::new(),
+                        key_span: 0..0,
+                    };
+                    if self.peek() == Some(frame.closer()) {
+                        self.pos += 1;
+                        self.close(frame)
+                    } else {
+                        if is_dict {
+                            (frame.key, frame.key_span) = self.key()?;
+                        }
+                        stack.push(frame);
                         continue 'value;
                     }
-                    self.pos += 1;
-                    (
-                        Value::List(Vec::new()),
-                        self.node(start, SpanChildren::List(Vec::new())),
-                    )
-                }
-                Some(b'{') => {
-                    self.enter(stack.len(), start, "object")?;
-                    self.pos += 1;
-                    self.skip_ws();
-                    if self.peek() != Some(b'}') {
-                        let (key, key_span) = self.key()?;
-                        stack.push(Frame::Dict {
-                            map: Dict::new(),
-                            key,
-                            key_span,
-                            start,
-                            spans: IndexMap::new(),
-                        });
-                        continue 'value;
-                    }
-                    self.pos += 1;
-                    (
-                        Value::Dict(Dict::new()),
-                        self.node(start, SpanChildren::Dict(IndexMap::new())),
-                    )
                 }
                 _ => {
                     let v = self.scalar(stack.len())?;
-                    (v, self.node(start, SpanChildren::Leaf))
+                    if SPANS {
+                        self.finish_span(start, SpanChildren::Leaf);
+                    }
+                    v
                 }
             };
             // Attach the finished value to its container; close containers that end here.
             loop {
                 let Some(frame) = stack.last_mut() else {
-                    return Ok((value, node));
+                    return Ok(value);
                 };
-                let closer = match frame {
-                    Frame::List { items, spans, .. } => {
-                        items.push(value);
-                        if SPANS {
-                            spans.push(node);
-                        }
-                        b']'
+                if SPANS {
+                    let mut node = std::mem::take(&mut self.done);
+                    if frame.is_dict {
+                        node.span.key = Some(frame.key_span.clone());
                     }
-                    Frame::Dict {
-                        map,
-                        key,
-                        key_span,
-                        spans,
-                        ..
-                    } => {
-                        if SPANS {
-                            node.span.key = Some(key_span.clone());
-                            spans.insert(key.clone(), node);
-                        }
-                        map.insert(std::mem::take(key), value);
-                        b'}'
-                    }
-                };
+                    self.nodes.push((frame.key.clone(), node));
+                }
+                if frame.is_dict {
+                    self.entries.push((std::mem::take(&mut frame.key), value));
+                } else {
+                    self.items.push(value);
+                }
+                let (is_dict, closer) = (frame.is_dict, frame.closer());
                 self.skip_ws();
                 match self.peek() {
                     Some(b',') => {
                         self.pos += 1;
                         self.skip_ws();
-                        if let Some(Frame::Dict { .. }) = stack.last() {
-                            let (k, ks) = self.key()?;
-                            if let Some(Frame::Dict { key, key_span, .. }) = stack.last_mut() {
-                                *key = k;
-                                *key_span = ks;
+                        if is_dict {
+                            let (key, key_span) = self.key()?;
+                            if let Some(frame) = stack.last_mut() {
+                                (frame.key, frame.key_span) = (key, key_span);
                             }
                         }
                         continue 'value;
                     }
                     Some(c) if c == closer => {
                         self.pos += 1;
-                        (value, node) = match stack.pop() {
-                            Some(Frame::List {
-                                items,
-                                start,
-                                spans,
-                            }) => (
-                                Value::List(items),
-                                self.node(start, SpanChildren::List(spans)),
-                            ),
-                            Some(Frame::Dict {
-                                map, start, spans, ..
-                            }) => (
-                                Value::Dict(map),
-                                self.node(start, SpanChildren::Dict(spans)),
-                            ),
-                            // The frame was just seen on the stack.
-                            None => (Value::Null, SpanNode::default()),
-                        };
+                        // The stack is not empty: its top was just seen.
+                        value = stack.pop().map_or(Value::Null, |frame| self.close(frame));
                     }
                     _ => return Err(self.decode_error("Expecting ',' delimiter", self.pos)),
                 }
             }
         }
+    }
+
+    /// The container of `frame`, whose closing bracket was just read.
+    fn close(&mut self, frame: Frame) -> Value {
+        if SPANS {
+            let children = self.nodes.drain(frame.first_node..);
+            let children = if frame.is_dict {
+                SpanChildren::Dict(children.collect())
+            } else {
+                SpanChildren::List(children.map(|(_, node)| node).collect())
+            };
+            self.finish_span(frame.start, children);
+        }
+        if frame.is_dict {
+            Value::Dict(self.dict_from(frame.first))
+        } else {
+            Value::List(self.items.drain(frame.first..).collect())
+        }
+    }
+
+    /// The dict of the entries from `first` on the scratch stack (a repeated key keeps its first
+    /// position and takes the last value).
+    fn dict_from(&mut self, first: usize) -> Dict {
+        let mut map = Dict::with_capacity(self.entries.len() - first);
+        for (k, v) in self.entries.drain(first..) {
+            map.insert(k, v);
+        }
+        map
     }
 
     /// The recursion check CPython makes when it starts decoding a container (`depth` containers

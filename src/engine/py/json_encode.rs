@@ -304,22 +304,34 @@ fn push_u_escape(out: &mut String, unit: u32) {
 }
 
 /// Writing Python's output (a `str` that may hold lone surrogates) as UTF-8 fails at the first
-/// surrogate.
+/// run of surrogates; Python's message names one character or the run's positions.
 fn check_no_surrogates(out: &str) -> Result<(), DumpError> {
-    match out
+    let mut chars = out
         .chars()
         .enumerate()
-        .find_map(|(i, c)| surrogate_of(c).map(|s| (i, s)))
-    {
-        None => Ok(()),
-        Some((position, s)) => Err(DumpError {
-            kind: DumpErrorKind::Surrogate,
-            message: format!(
-                "'utf-8' codec can't encode character '\\u{s:04x}' in position {position}: \
-                 surrogates not allowed"
-            ),
-        }),
-    }
+        .skip_while(|(_, c)| surrogate_of(*c).is_none());
+    let Some((start, first)) = chars.next() else {
+        return Ok(());
+    };
+    let run = 1 + chars
+        .take_while(|(_, c)| surrogate_of(*c).is_some())
+        .count();
+    let message = if run == 1 {
+        let s = surrogate_of(first).unwrap_or(0xD800);
+        format!(
+            "'utf-8' codec can't encode character '\\u{s:04x}' in position {start}: \
+             surrogates not allowed"
+        )
+    } else {
+        format!(
+            "'utf-8' codec can't encode characters in position {start}-{}: surrogates not allowed",
+            start + run - 1
+        )
+    };
+    Err(DumpError {
+        kind: DumpErrorKind::Surrogate,
+        message,
+    })
 }
 
 #[cfg(test)]

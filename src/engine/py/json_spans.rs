@@ -149,11 +149,14 @@ pub fn string_offset_to_source(
     let mut p = literal_span.start + 1;
     let mut decoded = 0usize;
     while p < end {
-        let (decoded_len, source_len) = if b[p] == b'\\' {
-            escape_lengths(b, p)
-        } else {
-            let len = source[p..].chars().next().map_or(1, char::len_utf8);
-            (len, len)
+        let (decoded_len, source_len) = match (b[p], source.get(p..)) {
+            (b'\\', _) => escape_lengths(b, p),
+            (_, Some(rest)) => {
+                let len = rest.chars().next().map_or(1, char::len_utf8);
+                (len, len)
+            }
+            // Not a character boundary: the span was not a literal of `source`.
+            (_, None) => (1, 1),
         };
         if decoded_byte_offset < decoded + decoded_len {
             return p;

@@ -387,13 +387,69 @@ pub fn float_repr(f: f64) -> String {
 
 /// The shortest round-tripping decimal digits of a finite `f >= 0` and the position of the
 /// decimal point (`value = 0.DIGITS * 10^decpt`); zero is `("0", 1)`.
+///
+/// Among the shortest candidates Python takes the one closest to `f`, and on an exact tie the
+/// one with an even last digit. Rust's `{:e}` agrees except on exact ties, where it rounds up.
 fn shortest_digits(f: f64) -> (String, i32) {
-    // Rust's `{:e}` prints the shortest round-tripping digits, closest to the exact value.
     let sci = format!("{f:e}");
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let exp: i32 = exp.parse().unwrap_or(0);
-    (digits, exp + 1)
+    let mut digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let decpt = exp.parse::<i32>().unwrap_or(0) + 1;
+    // A tie needs the rounding interval to hold two candidates: at least 16 digits.
+    if digits.len() >= 16
+        && digits.ends_with(['1', '3', '5', '7', '9'])
+        && let Some(even) = tie_neighbour(f, &digits, decpt)
+    {
+        digits = even;
+    }
+    (digits, decpt)
+}
+
+/// The neighbour of `digits` (last digit one lower or higher) when `f` lies exactly halfway
+/// between the two and the neighbour also reads back as `f`.
+fn tie_neighbour(f: f64, digits: &str, decpt: i32) -> Option<String> {
+    let d: BigInt = digits.parse().ok()?;
+    let last_digit_exp = decpt - digits.len() as i32;
+    for step in [-1i32, 1] {
+        let neighbour = &d + step;
+        let text = neighbour.to_string();
+        if text.len() != digits.len() {
+            continue;
+        }
+        let midpoint_twice = &d * 2 + step; // (d + neighbour), i.e. twice the midpoint
+        if is_exactly(f, &midpoint_twice, last_digit_exp)
+            && format!("{text}e{last_digit_exp}").parse::<f64>().ok() == Some(f)
+        {
+            return Some(text);
+        }
+    }
+    None
+}
+
+/// Whether `f == twice * 10^exp10 / 2` exactly (`f` finite and positive).
+fn is_exactly(f: f64, twice: &BigInt, exp10: i32) -> bool {
+    let bits = f.to_bits();
+    let biased = ((bits >> 52) & 0x7FF) as i32;
+    let fraction = bits & ((1 << 52) - 1);
+    let (m, e) = match biased {
+        0 => (fraction, -1074),
+        _ => (fraction | (1 << 52), biased - 1075),
+    };
+    // twice * 10^exp10 == m * 2^(e + 1), with negative powers moved to the other side.
+    let mut lhs = twice.clone();
+    let mut rhs = BigInt::from(m);
+    let ten = BigInt::from(10);
+    if exp10 >= 0 {
+        lhs *= num_traits::pow(ten, exp10 as usize);
+    } else {
+        rhs *= num_traits::pow(ten, (-exp10) as usize);
+    }
+    if e + 1 >= 0 {
+        rhs <<= (e + 1) as usize;
+    } else {
+        lhs <<= (-(e + 1)) as usize;
+    }
+    lhs == rhs
 }
 
 /// Python's `float.is_integer()`.
@@ -520,6 +576,8 @@ mod tests {
             (f64::INFINITY, "inf"),
             (f64::NAN, "nan"),
             (9007199254740993.0, "9007199254740992.0"),
+            // 86597828995715.625 exactly: a tie between ...62 and ...63; Python takes the even one.
+            (86597828995715.62, "86597828995715.62"),
         ];
         for (f, want) in cases {
             assert_eq!(float_repr(f), want);
