@@ -23,10 +23,12 @@ pub struct DumpOptions {
     /// `": "`).
     pub compact: bool,
     /// With `ensure_ascii` off, fail on a lone surrogate as writing Python's output as UTF-8 does
-    /// (`UnicodeEncodeError`); otherwise it is escaped as `\udXXX`.
+    /// (`UnicodeEncodeError`); otherwise it is escaped as `\udXXX` (Python's output would hold
+    /// the raw surrogate, which a Rust string cannot).
     pub surrogates_error: bool,
     /// Containers may nest at most this deep, as in CPython's C encoder (`RecursionError`); see
-    /// [`JSON_DUMP_MAX_DEPTH_CLI`].
+    /// [`JSON_DUMP_MAX_DEPTH_CLI`]. (With an indent Python uses its pure-Python encoder, whose
+    /// limit differs by a level or two; that is not modelled.)
     pub max_depth: Option<usize>,
 }
 
@@ -113,6 +115,11 @@ pub fn json_dumps(v: &Value, opts: &DumpOptions) -> Result<String, DumpError> {
             (false, None) => ", ",
         },
         key_sep: if opts.compact { ":" } else { ": " },
+        escape: match (opts.ensure_ascii, opts.surrogates_error) {
+            (true, _) => Escape::NonAscii,
+            (false, false) => Escape::Surrogates,
+            (false, true) => Escape::Nothing,
+        },
     };
     enc.value(v, 0)?;
     if opts.surrogates_error && !opts.ensure_ascii {
@@ -124,7 +131,7 @@ pub fn json_dumps(v: &Value, opts: &DumpOptions) -> Result<String, DumpError> {
 /// Python's `json.dumps(s)` of one string (`ensure_ascii=True`).
 pub fn json_dumps_str(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
-    write_string(&mut out, s, true);
+    write_string(&mut out, s, Escape::NonAscii);
     out
 }
 
@@ -133,6 +140,7 @@ struct Encoder<'a> {
     opts: &'a DumpOptions,
     item_sep: &'static str,
     key_sep: &'static str,
+    escape: Escape,
 }
 
 impl Encoder<'_> {
@@ -159,7 +167,7 @@ impl Encoder<'_> {
                 self.out.push_str(&text);
             }
             Value::Float(f) => self.float(*f)?,
-            Value::Str(s) => write_string(&mut self.out, s, self.opts.ensure_ascii),
+            Value::Str(s) => write_string(&mut self.out, s, self.escape),
             Value::List(items) => {
                 self.enter(depth)?;
                 self.container(
@@ -233,7 +241,7 @@ impl Encoder<'_> {
             }
             self.newline(depth + 1);
             if let Some(k) = key {
-                write_string(&mut self.out, k, self.opts.ensure_ascii);
+                write_string(&mut self.out, k, self.escape);
                 self.out.push_str(self.key_sep);
             }
             self.value(v, depth + 1)?;
@@ -251,8 +259,19 @@ impl Encoder<'_> {
     }
 }
 
+/// Which characters other than `"`, `\` and control characters a string literal escapes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Escape {
+    /// `ensure_ascii`: everything outside printable ASCII.
+    NonAscii,
+    /// Lone-surrogate stand-ins only.
+    Surrogates,
+    /// Nothing (stand-ins stay, for the UTF-8 check to find).
+    Nothing,
+}
+
 /// Writes `s` as a JSON string literal the way Python's encoder does.
-fn write_string(out: &mut String, s: &str, ensure_ascii: bool) {
+fn write_string(out: &mut String, s: &str, escape: Escape) {
     out.reserve(s.len() + 2);
     out.push('"');
     let mut plain_from = 0;
@@ -261,20 +280,24 @@ fn write_string(out: &mut String, s: &str, ensure_ascii: bool) {
             '"' | '\\' => false,
             ' '..='~' => true,
             c if (c as u32) < 0x20 => false,
-            _ => !ensure_ascii,
+            c => match escape {
+                Escape::NonAscii => false,
+                Escape::Surrogates => surrogate_of(c).is_none(),
+                Escape::Nothing => true,
+            },
         };
         if plain {
             continue;
         }
         out.push_str(&s[plain_from..i]);
         plain_from = i + c.len_utf8();
-        push_escape(out, c, ensure_ascii);
+        push_escape(out, c);
     }
     out.push_str(&s[plain_from..]);
     out.push('"');
 }
 
-fn push_escape(out: &mut String, c: char, ensure_ascii: bool) {
+fn push_escape(out: &mut String, c: char) {
     match c {
         '"' => out.push_str("\\\""),
         '\\' => out.push_str("\\\\"),
@@ -284,7 +307,6 @@ fn push_escape(out: &mut String, c: char, ensure_ascii: bool) {
         '\x08' => out.push_str("\\b"),
         '\x0c' => out.push_str("\\f"),
         c if (c as u32) < 0x20 => push_u_escape(out, c as u32),
-        c if !ensure_ascii => out.push(c),
         c => {
             if let Some(s) = surrogate_of(c) {
                 push_u_escape(out, u32::from(s));
@@ -398,10 +420,16 @@ mod tests {
         let out = json_dumps(&Value::Str(s.clone()), &raw).unwrap();
         assert_eq!(
             out,
-            format!(
-                "\"\x7f\\u0000\\u001fé😀{}\\\"\\\\/\\b\\f\\n\\r\\t\"",
-                surrogate_char(0xD800)
-            )
+            r#""\u0000\u001fé😀\ud800\"\\/\b\f\n\r\t""#.replace(r"\x7f", "\x7f")
+        );
+        // Kept raw for the UTF-8 check when the failure is to be mirrored.
+        let cli = DumpOptions {
+            surrogates_error: true,
+            ..raw
+        };
+        assert_eq!(
+            json_dumps(&Value::Str(s), &cli).unwrap_err().kind,
+            DumpErrorKind::Surrogate
         );
     }
 
