@@ -1,0 +1,1 @@
+pub mod python_call_list;
