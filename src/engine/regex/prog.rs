@@ -1,0 +1,107 @@
+//! The compiled program the backtracking matcher runs: a graph of instructions, each naming its
+//! successor(s) by index.
+
+use super::charset::CharSet;
+
+/// A position test for assertions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Look {
+    StartOfString,
+    StartOfLine,
+    EndOfString,
+    EndOfStringLine,
+    EndOfLine,
+    /// Word boundary (`positive`) or not a boundary; `ascii` selects the ASCII word class.
+    Boundary { positive: bool, ascii: bool },
+    StartOfWord { ascii: bool },
+    EndOfWord { ascii: bool },
+}
+
+pub type Pc = u32;
+
+/// One instruction. `rev` marks instructions that run right-to-left (inside lookbehinds).
+#[derive(Clone, Debug)]
+pub enum Inst {
+    /// One exact character.
+    Char { c: char, rev: bool, next: Pc },
+    /// An exact string (UTF-8 bytes in `Program::strings`).
+    Str { s: u32, rev: bool, next: Pc },
+    /// One character from a set (index into `Program::sets`).
+    Set { set: u32, rev: bool, next: Pc },
+    /// Any one character.
+    Any { rev: bool, next: Pc },
+    Assert { look: Look, next: Pc },
+    /// Try `first`; on failure try `second`.
+    Split { first: Pc, second: Pc },
+    Jmp { next: Pc },
+    /// Remember the position in private slot `slot` (a group's first edge in matching order).
+    Mark { slot: u32, next: Pc },
+    /// Set public group `group` from private slot `slot` to the current position.
+    Close { slot: u32, group: u32, rev: bool, next: Pc },
+    /// A single-character item repeated `min..=max` times (`max == u32::MAX`: unbounded).
+    RepOne { set: u32, min: u32, max: u32, greedy: bool, rev: bool, next: Pc },
+    /// Entry of a general counted repeat (the reference's repeat semantics, with registers).
+    RepStart { rep: u32, min: u32, max: u32, greedy: bool, iter: Pc, exit: Pc },
+    /// End of one iteration of a general repeat.
+    RepEnd { rep: u32, min: u32, max: u32, greedy: bool, iter: Pc, exit: Pc },
+    /// Start of an iteration of a general repeat: records where it began.
+    RepIter { rep: u32, next: Pc },
+    /// Entry of an unbounded loop whose body may match empty (`min` is 0 or 1), tracked by a
+    /// progress bit instead of registers.
+    LoopStart { bit: u32, min: u32, greedy: bool, iter: Pc, exit: Pc },
+    /// End of an iteration of such a loop.
+    LoopEnd { bit: u32, greedy: bool, iter: Pc, exit: Pc },
+    /// Start of an iteration of such a loop: clears its progress bit.
+    LoopIter { bit: u32, next: Pc },
+    /// An atomic group: run `body` to its first success, then continue without backtracking
+    /// into it.
+    Atomic { body: Pc, next: Pc },
+    /// A lookaround: run `body` (right-to-left when `behind`) at the current position.
+    Lookaround { body: Pc, behind: bool, positive: bool, next: Pc },
+    /// The end of an atomic or lookaround body.
+    SubEnd,
+    /// A backreference to public group `group`.
+    Backref { group: u32, ign: bool, rev: bool, next: Pc },
+    Match,
+    Fail,
+}
+
+impl Inst {
+    /// Whether the matcher may record (instruction, position) here to avoid re-exploring.
+    pub fn is_memo_point(&self) -> bool {
+        matches!(
+            self,
+            Inst::Split { .. }
+                | Inst::RepOne { .. }
+                | Inst::LoopEnd { .. }
+                | Inst::Atomic { .. }
+                | Inst::Lookaround { .. }
+        )
+    }
+}
+
+/// A compiled pattern.
+#[derive(Debug)]
+pub struct Program {
+    pub insts: Vec<Inst>,
+    pub start: Pc,
+    pub sets: Vec<CharSet>,
+    pub strings: Vec<Box<str>>,
+    /// Number of public groups (group 0 excluded).
+    pub group_count: usize,
+    /// Number of private group slots.
+    pub slot_count: usize,
+    /// Number of general repeats (registers).
+    pub rep_count: usize,
+    /// Whether the outcome from an (instruction, position, progress bits) state is independent of
+    /// how it was reached, so that failed states can be remembered.
+    pub memo_safe: bool,
+    /// Per instruction: the progress bits of the loops enclosing it within its body.
+    pub loop_mask: Vec<u32>,
+    /// Per public group: whether a backreference refers to it.
+    pub referenced: Vec<bool>,
+    /// Whether the pattern has backreferences.
+    pub has_backrefs: bool,
+    /// Whether a word-boundary test uses ASCII when the pattern default applies.
+    pub ascii: bool,
+}
