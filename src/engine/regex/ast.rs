@@ -70,6 +70,9 @@ pub enum Node {
     Char { c: u32, positive: bool, ign: bool },
     /// A bracketed set.
     Set { items: Vec<SetItem>, positive: bool, ign: bool },
+    /// Adjacent one-character alternatives merged into one set by the optimiser (members are
+    /// `Char`, `Prop` or `Set` nodes; the flag is the case sensitivity they shared).
+    SetOf { members: Vec<Node>, ign: bool },
     /// A property outside a set (`\w`, `\d`, `\p{L}`, ...).
     Prop { key: u32, positive: bool, ign: bool, enc: Enc },
     /// `.` with DOTALL.

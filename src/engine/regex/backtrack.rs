@@ -79,7 +79,7 @@ impl Hasher for KeyHasher {
     }
 }
 
-type MemoSet = HashSet<(Pc, u32, usize, u32), BuildHasherDefault<KeyHasher>>;
+type MemoSet = HashSet<(Pc, u32, usize, u32, u64), BuildHasherDefault<KeyHasher>>;
 
 /// One search over one haystack. Reusable across start positions: failed states remembered for
 /// one start stay valid for the next.
@@ -263,7 +263,8 @@ impl<'a> Matcher<'a> {
             }
             let inst = &prog.insts[pc as usize];
             if self.memo_on && inst.is_memo_point() {
-                let key = (pc, bits & prog.loop_mask[pc as usize], pos, ctx);
+                let state = if prog.stateful { self.state_hash() } else { 0 };
+                let key = (pc, bits & prog.loop_mask[pc as usize], pos, ctx, state);
                 if !self.memo.insert(key) {
                     match self.backtrack(base)? {
                         Some((p, q, b)) => {
@@ -275,7 +276,7 @@ impl<'a> Matcher<'a> {
                         None => return Ok(None),
                     }
                 }
-            } else if !self.memo_on && prog.memo_safe && self.steps > self.memo_threshold {
+            } else if !self.memo_on && self.steps > self.memo_threshold {
                 self.memo_on = true;
             }
             let ok: bool = match *inst {
@@ -378,10 +379,6 @@ impl<'a> Matcher<'a> {
                     pc = first;
                     true
                 }
-                Inst::Jmp { next } => {
-                    pc = next;
-                    true
-                }
                 Inst::Mark { slot, next } => {
                     let old = self.slots[slot as usize];
                     self.stack.push(Frame::Slot { slot, old });
@@ -479,21 +476,21 @@ impl<'a> Matcher<'a> {
                         ok
                     }
                 }
-                Inst::RepStart { rep, min, max, greedy, iter, exit } => {
+                Inst::RepStart { rep, max, greedy, iter, exit } => {
                     let old = self.reps[rep as usize];
                     self.stack.push(Frame::Rep { rep, old });
                     self.reps[rep as usize] = RepState { count: 0, start: pos, cc: self.cc };
-                    self.dispatch(greedy, max > 0, min == 0, iter, exit, &mut pc, pos, bits)
+                    self.dispatch(greedy, max > 0, true, iter, exit, &mut pc, pos, bits)
                 }
-                Inst::RepEnd { rep, min, max, greedy, iter, exit } => {
+                Inst::RepEnd { rep, max, greedy, guard, iter, exit } => {
                     let old = self.reps[rep as usize];
                     self.stack.push(Frame::Rep { rep, old });
                     let r = &mut self.reps[rep as usize];
                     r.count += 1;
                     let changed = pos != r.start || r.cc != self.cc;
-                    let try_body = changed && (r.count < max || max == u32::MAX);
-                    let try_tail = !changed || r.count >= min;
-                    self.dispatch(greedy, try_body, try_tail, iter, exit, &mut pc, pos, bits)
+                    let blocked = guard && self.partial && pos == len;
+                    let try_body = changed && (r.count < max || max == u32::MAX) && !blocked;
+                    self.dispatch(greedy, try_body, true, iter, exit, &mut pc, pos, bits)
                 }
                 Inst::RepIter { rep, next } => {
                     let old = self.reps[rep as usize];
@@ -504,17 +501,19 @@ impl<'a> Matcher<'a> {
                     pc = next;
                     true
                 }
-                Inst::LoopStart { bit: _, min, greedy, iter, exit } => {
-                    self.dispatch(greedy, true, min == 0, iter, exit, &mut pc, pos, bits)
+                Inst::LoopBack { body, exit, greedy, guard } => {
+                    let blocked = guard && self.partial && pos == len;
+                    self.dispatch(greedy, !blocked, true, body, exit, &mut pc, pos, bits)
                 }
                 Inst::LoopIter { bit, next } => {
                     bits &= !(1 << bit);
                     pc = next;
                     true
                 }
-                Inst::LoopEnd { bit, greedy, iter, exit } => {
+                Inst::LoopEnd { bit, greedy, guard, iter, exit } => {
                     let changed = bits & (1 << bit) != 0;
-                    self.dispatch(greedy, changed, true, iter, exit, &mut pc, pos, bits)
+                    let blocked = guard && self.partial && pos == len;
+                    self.dispatch(greedy, changed && !blocked, true, iter, exit, &mut pc, pos, bits)
                 }
                 Inst::Atomic { body, next } => {
                     let sub_base = self.stack.len();
@@ -595,6 +594,28 @@ impl<'a> Matcher<'a> {
                 None => return Ok(None),
             }
         }
+    }
+
+    /// A digest of the registers and backreferenced captures that steer future matching.
+    fn state_hash(&self) -> u64 {
+        let mut h = KeyHasher(0x9E37_79B9_7F4A_7C15);
+        for r in &self.reps {
+            h.write_u64(u64::from(r.count));
+            h.write_usize(r.start);
+            h.write_u64(u64::from(r.cc == self.cc));
+        }
+        for (g, &(s, e)) in self.caps.iter().enumerate() {
+            if self.prog.referenced[g] {
+                h.write_usize(s);
+                h.write_usize(e);
+            }
+        }
+        for (slot, &v) in self.slots.iter().enumerate() {
+            if self.prog.referenced[self.prog.slot_group[slot] as usize] {
+                h.write_usize(v);
+            }
+        }
+        h.finish()
     }
 
     /// Chooses between a repeat's body and its tail as the reference does.
@@ -699,7 +720,15 @@ impl<'a> Matcher<'a> {
                             let _ = start;
                             return Ok(Some((next, p, !0)));
                         }
-                        None if !rev && self.partial => return Err(Stop::Partial),
+                        // At the end of the text the reference reports partial only when the
+                        // repeat's tail was first tried there (right after its minimum); a lazy
+                        // repeat that reached the end by taking more just fails.
+                        None if !rev && self.partial => {
+                            let Inst::RepOne { min, .. } = self.prog.insts[pc as usize] else { unreachable!() };
+                            if count == min {
+                                return Err(Stop::Partial);
+                            }
+                        }
                         _ => {}
                     }
                 }

@@ -7,8 +7,9 @@ use std::collections::HashMap;
 use super::ast::{Assertion, Enc, GroupName, Node, RepeatKind, SetItem};
 use super::charset::CharSet;
 use super::error::RegexError;
+use super::optimise::optimise;
 use super::parse::Parsed;
-use super::prog::{Inst, Look, Pc, Program};
+use super::prog::{Inst, Look, Pc, Program, Required};
 use super::props::{property_set, property_set_enc};
 use super::unicode_tables as t;
 
@@ -26,7 +27,7 @@ struct Builder {
     set_index: HashMap<CharSet, u32>,
     strings: Vec<Box<str>>,
     slot_count: u32,
-    /// Private slot of each group occurrence, keyed by the node's address.
+    slot_group: Vec<u32>,
     rep_count: u32,
     bit_count: u32,
     referenced: Vec<bool>,
@@ -47,6 +48,7 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         set_index: HashMap::new(),
         strings: Vec::new(),
         slot_count: 0,
+        slot_group: Vec::new(),
         rep_count: 0,
         bit_count: 0,
         referenced,
@@ -55,8 +57,11 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         cur_mask: 0,
     };
     let m = b.push(Inst::Match)?;
-    let start = b.compile(&parsed.node, m, false)?;
-    let memo_safe = !b.has_backrefs && b.rep_count == 0;
+    let node = optimise(parsed.node.clone(), false);
+    let start = b.compile(&node, m, false)?;
+    let firstset = if has_simple_start(&node) { None } else { b.firstset(&node) };
+    let required = b.required(&node);
+    let stateful = b.has_backrefs || b.rep_count > 0;
     Ok(Program {
         insts: b.insts,
         start,
@@ -65,9 +70,12 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         group_count: parsed.group_count as usize,
         slot_count: b.slot_count as usize,
         rep_count: b.rep_count as usize,
-        memo_safe,
         loop_mask: b.masks,
         referenced: b.referenced,
+        slot_group: b.slot_group,
+        stateful,
+        firstset,
+        required,
         has_backrefs: b.has_backrefs,
         ascii: b.ascii,
     })
@@ -97,7 +105,7 @@ pub fn min_width(node: &Node) -> u64 {
         Node::Empty | Node::Assert(_) | Node::Look { .. } | Node::Backref { .. } => 0,
         Node::Seq(items) => items.iter().map(min_width).fold(0u64, |a, b| a.saturating_add(b)),
         Node::Alt(branches) => branches.iter().map(min_width).min().unwrap_or(0),
-        Node::Char { .. } | Node::Set { .. } | Node::Prop { .. } | Node::AnyAll | Node::Any => 1,
+        Node::Char { .. } | Node::Set { .. } | Node::SetOf { .. } | Node::Prop { .. } | Node::AnyAll | Node::Any => 1,
         Node::Group { node, .. } | Node::Atomic(node) => min_width(node),
         Node::Repeat { node, min, .. } => {
             let w = min_width(node);
@@ -159,6 +167,7 @@ impl Builder {
                 if *positive { s } else { s.complement() }
             }
             Node::Set { items, positive, ign } => self.set_node(items, *positive, *ign),
+            Node::SetOf { members, ign } => self.set_of(members, *ign),
             Node::AnyAll => CharSet::full(),
             Node::Any => CharSet::single('\n' as u32).complement(),
             _ => return None,
@@ -241,6 +250,32 @@ impl Builder {
         if positive { acc } else { acc.complement() }
     }
 
+    /// Merged one-character alternatives: a union whose members follow the set-member rules.
+    fn set_of(&self, members: &[Node], ign: bool) -> CharSet {
+        for a in members {
+            if let Node::Prop { key, positive: true, .. } = a {
+                if members.iter().any(|b| matches!(b, Node::Prop { key: k2, positive: false, .. } if k2 == key)) {
+                    return CharSet::full();
+                }
+            }
+        }
+        let mut acc = CharSet::empty();
+        for m in members {
+            let (raw, positive) = match m {
+                Node::Char { c, positive, .. } => (CharSet::single(*c), *positive),
+                Node::Prop { key, positive, enc, .. } => {
+                    let raw = if ign { property_set(*key, self.ascii) } else { property_set_enc(*key, *enc, self.ascii) };
+                    (raw, *positive)
+                }
+                Node::Set { items, positive, .. } => (self.set_node(items, true, false), *positive),
+                _ => unreachable!("only one-character nodes are merged"),
+            };
+            let s = if ign { self.closure(&raw) } else { raw };
+            acc = acc.union(&if positive { s } else { s.complement() });
+        }
+        acc
+    }
+
     fn look_of(&self, a: Assertion) -> Look {
         let ascii = |enc: Enc| match enc {
             Enc::Ascii => true,
@@ -292,6 +327,7 @@ impl Builder {
             Node::Group { index, node } => {
                 let slot = self.slot_count;
                 self.slot_count += 1;
+                self.slot_group.push(*index);
                 let close = self.push(Inst::Close { slot, group: *index, rev, next })?;
                 let body = self.compile(node, close, rev)?;
                 self.push(Inst::Mark { slot, next: body })
@@ -324,7 +360,7 @@ impl Builder {
                 self.push(Inst::Assert { look, next })
             }
             Node::Fail => self.push(Inst::Fail),
-            Node::Char { .. } | Node::Set { .. } | Node::Prop { .. } | Node::AnyAll | Node::Any => {
+            Node::Char { .. } | Node::Set { .. } | Node::SetOf { .. } | Node::Prop { .. } | Node::AnyAll | Node::Any => {
                 unreachable!("handled as classes")
             }
         }
@@ -384,108 +420,418 @@ impl Builder {
             return self.push(Inst::Atomic { body, next });
         }
         let greedy = kind == RepeatKind::Greedy;
-        if max == Some(0) {
-            return Ok(next);
-        }
         if let Some(set) = self.class_of(node) {
             let set = self.set_id(set);
             let max = max.unwrap_or(u32::MAX);
             return self.push(Inst::RepOne { set, min, max, greedy, rev, next });
         }
-        let nullable = min_width(node) == 0;
-        if max == Some(1) {
-            // At most one iteration: `X?` (min 0) or just `X` (min 1 was dropped by the parser).
-            let body = self.compile(node, next, rev)?;
-            if min == 1 {
-                return Ok(body);
-            }
-            return self.push(if greedy {
-                Inst::Split { first: body, second: next }
-            } else {
-                Inst::Split { first: next, second: body }
-            });
-        }
-        if !nullable {
-            if max.is_none() && min <= 1 {
-                return self.plain_loop(node, min, greedy, next, rev);
-            }
-            let copies = max.unwrap_or(min) as usize;
-            if copies <= MAX_UNROLL && size_estimate(node).saturating_mul(copies.max(1)) <= MAX_UNROLL * 4 {
-                return self.unroll(node, min, max, greedy, next, rev);
-            }
-        } else if max.is_none() && min <= 1 && !self.has_backrefs && self.bit_count < MAX_LOOP_BITS {
-            return self.progress_loop(node, min, greedy, next, rev);
-        }
-        self.general_repeat(node, min, max.unwrap_or(u32::MAX), greedy, next, rev)
-    }
-
-    /// `X*` / `X+` for a body that always consumes: no registers needed.
-    fn plain_loop(&mut self, node: &Node, min: u32, greedy: bool, next: Pc, rev: bool) -> Result<Pc, RegexError> {
-        let head = self.push(Inst::Fail)?;
-        let body = self.compile(node, head, rev)?;
-        self.insts[head as usize] = if greedy {
-            Inst::Split { first: body, second: next }
-        } else {
-            Inst::Split { first: next, second: body }
-        };
-        Ok(if min == 0 { head } else { body })
-    }
-
-    /// `X{min,max}` for a body that always consumes, as copies.
-    fn unroll(&mut self, node: &Node, min: u32, max: Option<u32>, greedy: bool, next: Pc, rev: bool) -> Result<Pc, RegexError> {
-        let mut cur = match max {
-            None => self.plain_loop(node, 0, greedy, next, rev)?,
-            Some(m) => {
-                let mut cur = next;
-                for _ in min..m {
-                    let body = self.compile(node, cur, rev)?;
-                    cur = self.push(if greedy {
-                        Inst::Split { first: body, second: next }
-                    } else {
-                        Inst::Split { first: next, second: body }
-                    })?;
-                }
-                cur
-            }
-        };
+        // The reference unrolls the minimum of a general repeat: `X{n,m}` is n copies of `X`
+        // followed by `X{0,m-n}` (so the mandatory copies run even when they match empty).
+        let guard = greedy && self.test_consumes(node);
+        let mut cur = self.compile_rest(node, max.map(|m| m - min), greedy, guard, next, rev)?;
         for _ in 0..min {
             cur = self.compile(node, cur, rev)?;
         }
         Ok(cur)
     }
 
-    /// `X*` / `X+` for a body that may match empty: the loop stops after an empty iteration, as
-    /// the reference does, tracked by a progress bit.
-    fn progress_loop(&mut self, node: &Node, min: u32, greedy: bool, next: Pc, rev: bool) -> Result<Pc, RegexError> {
+    /// `X{0,max}` for a general (not one-character) `X`.
+    fn compile_rest(&mut self, node: &Node, max: Option<u32>, greedy: bool, guard: bool, next: Pc, rev: bool) -> Result<Pc, RegexError> {
+        if max == Some(0) {
+            return Ok(next);
+        }
+        let nullable = min_width(node) == 0;
+        let small = |k: u32| {
+            (k as usize) <= MAX_UNROLL && size_estimate(node).saturating_mul(k as usize) <= MAX_UNROLL * 4
+        };
+        if !nullable {
+            match max {
+                None => {
+                    let back = self.push(Inst::Fail)?;
+                    let body = self.compile(node, back, rev)?;
+                    self.insts[back as usize] = Inst::LoopBack { body, exit: next, greedy, guard };
+                    return self.split(greedy, body, next);
+                }
+                Some(k) if small(k) => {
+                    // copy_j continues to the decision after it; after the last copy: `next`.
+                    let mut decision = next;
+                    let mut body = next;
+                    for j in (1..=k).rev() {
+                        body = self.compile(node, decision, rev)?;
+                        if j > 1 {
+                            decision = self.push(Inst::LoopBack { body, exit: next, greedy, guard })?;
+                        }
+                    }
+                    return self.split(greedy, body, next);
+                }
+                Some(_) => {}
+            }
+        } else if !self.has_backrefs && self.bit_count < MAX_LOOP_BITS && max.is_none_or(small) {
+            return self.progress_loop(node, max, greedy, guard, next, rev);
+        }
+        self.general_repeat(node, max.unwrap_or(u32::MAX), greedy, guard, next, rev)
+    }
+
+    fn split(&mut self, greedy: bool, body: Pc, next: Pc) -> Result<Pc, RegexError> {
+        self.push(if greedy { Inst::Split { first: body, second: next } } else { Inst::Split { first: next, second: body } })
+    }
+
+    /// `X{0,max}` for a body that may match empty: an empty iteration ends the loop, as in the
+    /// reference, tracked by a progress bit. Bounded loops are unrolled.
+    fn progress_loop(&mut self, node: &Node, max: Option<u32>, greedy: bool, guard: bool, next: Pc, rev: bool) -> Result<Pc, RegexError> {
         let bit = self.bit_count;
         self.bit_count += 1;
         let saved = self.cur_mask;
         self.cur_mask |= 1 << bit;
-        let end = self.push(Inst::Fail)?;
-        let body = self.compile(node, end, rev);
-        let body = match body {
-            Ok(b) => b,
-            Err(e) => {
-                self.cur_mask = saved;
-                return Err(e);
+        let r = (|| -> Result<Pc, RegexError> {
+            match max {
+                None => {
+                    let end = self.push(Inst::Fail)?;
+                    let body = self.compile(node, end, rev)?;
+                    let iter = self.push(Inst::LoopIter { bit, next: body })?;
+                    self.insts[end as usize] = Inst::LoopEnd { bit, greedy, guard, iter, exit: next };
+                    Ok(iter)
+                }
+                Some(k) => {
+                    let mut decision = next;
+                    let mut iter = next;
+                    for j in (1..=k).rev() {
+                        let body = self.compile(node, decision, rev)?;
+                        iter = self.push(Inst::LoopIter { bit, next: body })?;
+                        if j > 1 {
+                            decision = self.push(Inst::LoopEnd { bit, greedy, guard, iter, exit: next })?;
+                        }
+                    }
+                    Ok(iter)
+                }
             }
-        };
-        let iter = self.push(Inst::LoopIter { bit, next: body });
+        })();
         self.cur_mask = saved;
-        let iter = iter?;
-        self.insts[end as usize] = Inst::LoopEnd { bit, greedy, iter, exit: next };
-        self.push(Inst::LoopStart { bit, min, greedy, iter, exit: next })
+        let iter = r?;
+        self.split(greedy, iter, next)
     }
 
     /// Any other repeat: count and iteration start kept in registers.
-    fn general_repeat(&mut self, node: &Node, min: u32, max: u32, greedy: bool, next: Pc, rev: bool) -> Result<Pc, RegexError> {
+    fn general_repeat(&mut self, node: &Node, max: u32, greedy: bool, guard: bool, next: Pc, rev: bool) -> Result<Pc, RegexError> {
         let rep = self.rep_count;
         self.rep_count += 1;
         let end = self.push(Inst::Fail)?;
         let body = self.compile(node, end, rev)?;
         let iter = self.push(Inst::RepIter { rep, next: body })?;
-        self.insts[end as usize] = Inst::RepEnd { rep, min, max, greedy, iter, exit: next };
-        self.push(Inst::RepStart { rep, min, max, greedy, iter, exit: next })
+        self.insts[end as usize] = Inst::RepEnd { rep, max, greedy, guard, iter, exit: next };
+        self.push(Inst::RepStart { rep, max, greedy, iter, exit: next })
+    }
+
+    /// Whether the reference's look-ahead test for `node` (its first node, past group markers)
+    /// is a character or string test, which reports "partial" at the end of the text.
+    fn test_consumes(&self, node: &Node) -> bool {
+        self.first_test(node) == Some(true)
+    }
+
+    fn first_test(&self, node: &Node) -> Option<bool> {
+        match node {
+            Node::Empty => None,
+            Node::Char { .. } | Node::Set { .. } | Node::SetOf { .. } | Node::Prop { .. } | Node::AnyAll | Node::Any => {
+                Some(true)
+            }
+            Node::Seq(items) => items.iter().find_map(|n| self.first_test(n)),
+            Node::Group { node, .. } => self.first_test(node),
+            Node::Repeat { node, min, .. } => {
+                if self.class_of(node).is_some() || *min == 0 {
+                    Some(false)
+                } else {
+                    self.first_test(node).or(Some(false))
+                }
+            }
+            _ => Some(false),
+        }
+    }
+}
+
+/// The reference's `has_simple_start`: the pattern begins with a one-character test.
+fn has_simple_start(node: &Node) -> bool {
+    match node {
+        Node::Seq(items) => items.first().is_some_and(has_simple_start),
+        Node::Char { .. } | Node::Prop { .. } | Node::Set { .. } | Node::SetOf { .. } | Node::Any | Node::AnyAll => true,
+        Node::Group { node, .. } | Node::Atomic(node) => has_simple_start(node),
+        _ => false,
+    }
+}
+
+/// The reference's first-set items of a node: one-character nodes, plus whether the node can
+/// start without consuming (`None` in the reference). `Err` when it has no first set.
+struct FirstSet {
+    items: Vec<Node>,
+    none: bool,
+}
+
+fn first_items(node: &Node) -> Result<FirstSet, ()> {
+    Ok(match node {
+        Node::Empty | Node::Assert(_) | Node::Fail => FirstSet { items: vec![], none: true },
+        Node::Char { .. } | Node::Prop { .. } | Node::Set { .. } | Node::SetOf { .. } => {
+            if let Node::Set { items, positive, .. } = node {
+                let mut flat = Vec::new();
+                flatten(items, &mut flat);
+                if complementary(&flat) {
+                    // The reference made this set "any character", which has no first set.
+                    return Err(());
+                }
+                if let [SetItem::Char(c)] = flat.as_slice() {
+                    // A one-character set is a plain (possibly negated) character.
+                    return Ok(FirstSet { items: vec![Node::Char { c: *c, positive: *positive, ign: false }], none: false });
+                }
+            }
+            FirstSet { items: vec![node.clone()], none: false }
+        }
+        Node::Any | Node::AnyAll | Node::Backref { .. } => return Err(()),
+        Node::Seq(items) => {
+            let mut acc = Vec::new();
+            for item in items {
+                let f = first_items(item)?;
+                acc.extend(f.items);
+                if !f.none {
+                    return Ok(FirstSet { items: acc, none: false });
+                }
+            }
+            FirstSet { items: acc, none: true }
+        }
+        Node::Alt(branches) => {
+            let mut acc = Vec::new();
+            let mut none = false;
+            for b in branches {
+                let f = first_items(b)?;
+                acc.extend(f.items);
+                none |= f.none;
+            }
+            if acc.is_empty() {
+                none = true;
+            }
+            FirstSet { items: acc, none }
+        }
+        Node::Group { node, .. } | Node::Atomic(node) => first_items(node)?,
+        Node::Repeat { node, min, .. } => {
+            let mut f = first_items(node)?;
+            if *min == 0 {
+                f.none = true;
+            }
+            f
+        }
+        Node::Look { behind, positive, node } => {
+            if *positive && !*behind {
+                first_items(node)?
+            } else {
+                FirstSet { items: vec![], none: true }
+            }
+        }
+    })
+}
+
+fn complementary(flat: &[SetItem]) -> bool {
+    flat.iter().any(|a| {
+        matches!(a, SetItem::Prop { key, positive: true, .. }
+            if flat.iter().any(|b| matches!(b, SetItem::Prop { key: k2, positive: false, .. } if k2 == key)))
+    })
+}
+
+/// The reference's repeat limit: widths at or above it mean "unbounded".
+const UNLIMITED: u64 = 0xFFFF_FFFF;
+
+/// The reference's `max_width` (in characters, saturating at `UNLIMITED`).
+fn max_width(node: &Node) -> u64 {
+    match node {
+        Node::Empty | Node::Assert(_) | Node::Look { .. } | Node::Fail => 0,
+        Node::Char { .. } | Node::Set { .. } | Node::SetOf { .. } | Node::Prop { .. } | Node::Any | Node::AnyAll => 1,
+        Node::Seq(items) => items.iter().map(max_width).fold(0, |a: u64, b| a.saturating_add(b)),
+        Node::Alt(branches) => branches.iter().map(max_width).max().unwrap_or(0),
+        Node::Group { node, .. } | Node::Atomic(node) => max_width(node),
+        Node::Repeat { node, max, .. } => match max {
+            None => UNLIMITED,
+            Some(m) => max_width(node).saturating_mul(u64::from(*m)),
+        },
+        Node::Backref { .. } => UNLIMITED,
+    }
+}
+
+/// An item of a sequence after the reference packs adjacent literal characters into strings.
+enum Packed<'a> {
+    Str(Vec<u32>, bool),
+    Node(&'a Node),
+}
+
+impl Builder {
+    fn is_cased(&self, c: u32) -> bool {
+        if self.ascii { super::unicode::other_cases_ascii(c).is_some() } else { !super::unicode::other_cases(c).is_empty() }
+    }
+
+    fn pack<'a>(&self, items: &'a [Node]) -> Vec<Packed<'a>> {
+        let mut out = Vec::new();
+        let mut run: Vec<u32> = Vec::new();
+        let mut run_ign = false;
+        let flush = |run: &mut Vec<u32>, ign: bool, out: &mut Vec<Packed<'a>>| {
+            if !run.is_empty() {
+                out.push(Packed::Str(std::mem::take(run), ign));
+            }
+        };
+        for item in items {
+            if let Node::Char { c, positive: true, ign } = item {
+                if *ign != run_ign && (*ign || self.is_cased(*c)) {
+                    flush(&mut run, run_ign, &mut out);
+                    run_ign = *ign;
+                }
+                run.push(*c);
+            } else {
+                flush(&mut run, run_ign, &mut out);
+                out.push(Packed::Node(item));
+            }
+        }
+        flush(&mut run, run_ign, &mut out);
+        out
+    }
+
+    /// The reference's `get_required_string`: (offset, literal and its case flag).
+    fn required_of(&self, node: &Node) -> (u64, Option<(Vec<u32>, bool)>) {
+        match node {
+            Node::Char { c, positive: true, ign } => (0, Some((vec![*c], *ign))),
+            Node::Char { positive: false, .. } => (1, None),
+            Node::Seq(items) => {
+                let mut offset = 0u64;
+                for p in self.pack(items) {
+                    let (ofs, req) = match p {
+                        Packed::Str(chars, ign) => (0, Some((chars, ign))),
+                        Packed::Node(n) => self.required_of(n),
+                    };
+                    offset = offset.saturating_add(ofs);
+                    if req.is_some() {
+                        return (offset, req);
+                    }
+                }
+                (offset, None)
+            }
+            Node::Group { node, .. } | Node::Atomic(node) => self.required_of(node),
+            Node::Repeat { node, min, max, .. } => {
+                let w = |node: &Node| match max {
+                    None => UNLIMITED,
+                    Some(m) => max_width(node).saturating_mul(u64::from(*m)).min(UNLIMITED),
+                };
+                if *min == 0 {
+                    return (w(node), None);
+                }
+                let (ofs, req) = self.required_of(node);
+                if req.is_some() {
+                    return (ofs, req);
+                }
+                (w(node), None)
+            }
+            other => (max_width(other), None),
+        }
+    }
+
+    fn required(&self, node: &Node) -> Option<Required> {
+        let (offset, req) = self.required_of(node);
+        let (chars, ign) = req?;
+        // A literal of uncased characters is searched case-sensitively.
+        let ign = ign && chars.iter().any(|&c| self.is_cased(c));
+        let text: String = chars.iter().filter_map(|&c| char::from_u32(c)).collect();
+        if text.chars().count() != chars.len() {
+            // A surrogate: such a literal can never be found in a `str`.
+            return Some(Required { chars, text: String::new(), ign: false, offset: None });
+        }
+        let offset = if offset >= UNLIMITED { None } else { Some(offset as usize) };
+        Some(Required { chars, text, ign, offset })
+    }
+}
+
+/// A member of the reference's first-set union.
+enum Member {
+    Item(SetItem),
+    /// A negated nested set (its items, evaluated without case folding).
+    Negated(Vec<SetItem>),
+}
+
+fn push_members(node: &Node, out: &mut Vec<Member>) {
+    match node {
+        Node::Char { c, positive: true, .. } => out.push(Member::Item(SetItem::Char(*c))),
+        Node::Char { c, positive: false, .. } => out.push(Member::Negated(vec![SetItem::Char(*c)])),
+        Node::Prop { key, positive, enc, .. } => {
+            out.push(Member::Item(SetItem::Prop { key: *key, positive: *positive, enc: *enc }))
+        }
+        Node::Set { items, positive, .. } => {
+            let mut flat = Vec::new();
+            flatten(items, &mut flat);
+            if *positive {
+                out.extend(flat.into_iter().map(Member::Item));
+            } else if let [SetItem::Prop { key, positive, enc }] = flat.as_slice() {
+                out.push(Member::Item(SetItem::Prop { key: *key, positive: !*positive, enc: *enc }));
+            } else {
+                out.push(Member::Negated(flat));
+            }
+        }
+        Node::SetOf { members, .. } => members.iter().for_each(|m| push_members(m, out)),
+        _ => {}
+    }
+}
+
+impl Builder {
+    /// The characters the reference lets a search start on when the pattern has no simple
+    /// start (its "first set"), evaluated the way the reference evaluates it, quirks included.
+    fn firstset(&self, node: &Node) -> Option<CharSet> {
+        let fs = first_items(node).ok()?;
+        if fs.none || fs.items.is_empty() {
+            return None;
+        }
+        if fs.items.iter().any(|i| matches!(i, Node::Char { positive: false, .. })) {
+            return None;
+        }
+        let ign = fs.items.iter().any(|i| {
+            matches!(i, Node::Char { ign: true, .. } | Node::Prop { ign: true, .. } | Node::Set { ign: true, .. } | Node::SetOf { ign: true, .. })
+        });
+        let mut members = Vec::new();
+        for item in &fs.items {
+            push_members(item, &mut members);
+        }
+        let props: Vec<(u32, bool)> = members
+            .iter()
+            .filter_map(|m| match m {
+                Member::Item(SetItem::Prop { key, positive, .. }) => Some((*key, *positive)),
+                _ => None,
+            })
+            .collect();
+        if props.iter().any(|&(k, p)| p && props.contains(&(k, false))) {
+            // "Any character": no first set.
+            return None;
+        }
+        if members.len() == 1 {
+            // A one-member union is that member, with the union's case flag.
+            return Some(match members.pop().expect("one member") {
+                Member::Item(SetItem::Char(c)) => self.class_of(&Node::Char { c, positive: true, ign }).expect("char"),
+                Member::Item(SetItem::Prop { key, positive, enc }) => {
+                    self.class_of(&Node::Prop { key, positive, ign, enc }).expect("property")
+                }
+                Member::Item(SetItem::Range(a, b)) => {
+                    let s = CharSet::range(a, b);
+                    if ign { self.closure(&s) } else { s }
+                }
+                Member::Item(SetItem::Union(_)) => unreachable!("flattened"),
+                Member::Negated(items) => self.set_node(&items, false, ign),
+            });
+        }
+        let mut acc = CharSet::empty();
+        for m in &members {
+            let (raw, positive) = match m {
+                Member::Item(SetItem::Char(c)) => (CharSet::single(*c), true),
+                Member::Item(SetItem::Range(a, b)) => (CharSet::range(*a, *b), true),
+                Member::Item(SetItem::Prop { key, positive, enc }) => {
+                    let raw = if ign { property_set(*key, self.ascii) } else { property_set_enc(*key, *enc, self.ascii) };
+                    (raw, *positive)
+                }
+                Member::Item(SetItem::Union(_)) => unreachable!("flattened"),
+                // The reference tests each case variant against the nested set as a whole.
+                Member::Negated(items) => (self.set_node(items, true, false), false),
+            };
+            let s = if ign { self.closure(&raw) } else { raw };
+            acc = acc.union(&if positive { s } else { s.complement() });
+        }
+        Some(acc)
     }
 }
 

@@ -14,6 +14,7 @@ mod backtrack;
 mod charset;
 mod compile;
 mod error;
+mod optimise;
 mod parse;
 mod prefilter;
 mod prog;
@@ -154,7 +155,7 @@ impl Regex {
         let parsed = parse::parse(pattern, bits).map_err(|e| to_public(pattern, e))?;
         let features = features_of(&parsed.node);
         let prog = compile::compile(&parsed)?;
-        let prefilter = prefilter::Prefilter::new(&parsed.node, &prog);
+        let prefilter = prefilter::Prefilter::new(&prog);
         let names: Arc<[(String, usize)]> = parsed.names.iter().map(|(n, g)| (n.clone(), *g as usize)).collect();
         Ok(Regex { inner: Arc::new(Inner { pattern: pattern.to_string(), flags, prog, names, features, prefilter }) })
     }

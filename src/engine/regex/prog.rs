@@ -19,6 +19,18 @@ pub enum Look {
 
 pub type Pc = u32;
 
+/// The reference's "required string": a literal every match contains, found before matching
+/// is attempted. `offset` is the largest number of characters that can precede it in a match
+/// (`None` when unbounded); a search never starts more than that many characters before it.
+#[derive(Clone, Debug)]
+pub struct Required {
+    pub chars: Vec<u32>,
+    /// The literal as UTF-8 (when `!ign`, for a fast substring search).
+    pub text: String,
+    pub ign: bool,
+    pub offset: Option<usize>,
+}
+
 /// One instruction. `rev` marks instructions that run right-to-left (inside lookbehinds).
 #[derive(Clone, Debug)]
 pub enum Inst {
@@ -33,24 +45,26 @@ pub enum Inst {
     Assert { look: Look, next: Pc },
     /// Try `first`; on failure try `second`.
     Split { first: Pc, second: Pc },
-    Jmp { next: Pc },
     /// Remember the position in private slot `slot` (a group's first edge in matching order).
     Mark { slot: u32, next: Pc },
     /// Set public group `group` from private slot `slot` to the current position.
     Close { slot: u32, group: u32, rev: bool, next: Pc },
     /// A single-character item repeated `min..=max` times (`max == u32::MAX`: unbounded).
     RepOne { set: u32, min: u32, max: u32, greedy: bool, rev: bool, next: Pc },
-    /// Entry of a general counted repeat (the reference's repeat semantics, with registers).
-    RepStart { rep: u32, min: u32, max: u32, greedy: bool, iter: Pc, exit: Pc },
-    /// End of one iteration of a general repeat.
-    RepEnd { rep: u32, min: u32, max: u32, greedy: bool, iter: Pc, exit: Pc },
+    /// Entry of a general repeat of up to `max` iterations (its minimum has been unrolled, as
+    /// the reference does), with its count and iteration start in registers.
+    RepStart { rep: u32, max: u32, greedy: bool, iter: Pc, exit: Pc },
+    /// End of one iteration of a general repeat. `guard`: see [`Inst::LoopBack`].
+    RepEnd { rep: u32, max: u32, greedy: bool, guard: bool, iter: Pc, exit: Pc },
     /// Start of an iteration of a general repeat: records where it began.
     RepIter { rep: u32, next: Pc },
-    /// Entry of an unbounded loop whose body may match empty (`min` is 0 or 1), tracked by a
-    /// progress bit instead of registers.
-    LoopStart { bit: u32, min: u32, greedy: bool, iter: Pc, exit: Pc },
-    /// End of an iteration of such a loop.
-    LoopEnd { bit: u32, greedy: bool, iter: Pc, exit: Pc },
+    /// End of an iteration of a loop whose body always consumes: iterate again or leave.
+    /// `guard`: the body starts with a character test, and (as in the reference) partial
+    /// matching at the very end of the text then leaves the loop instead of reporting partial.
+    LoopBack { body: Pc, exit: Pc, greedy: bool, guard: bool },
+    /// End of an iteration of a loop whose body may match empty: an empty iteration (progress
+    /// bit `bit` clear) ends the loop, as in the reference.
+    LoopEnd { bit: u32, greedy: bool, guard: bool, iter: Pc, exit: Pc },
     /// Start of an iteration of such a loop: clears its progress bit.
     LoopIter { bit: u32, next: Pc },
     /// An atomic group: run `body` to its first success, then continue without backtracking
@@ -74,6 +88,8 @@ impl Inst {
             Inst::Split { .. }
                 | Inst::RepOne { .. }
                 | Inst::LoopEnd { .. }
+                | Inst::LoopBack { .. }
+                | Inst::RepEnd { .. }
                 | Inst::Atomic { .. }
                 | Inst::Lookaround { .. }
         )
@@ -93,15 +109,21 @@ pub struct Program {
     pub slot_count: usize,
     /// Number of general repeats (registers).
     pub rep_count: usize,
-    /// Whether the outcome from an (instruction, position, progress bits) state is independent of
-    /// how it was reached, so that failed states can be remembered.
-    pub memo_safe: bool,
     /// Per instruction: the progress bits of the loops enclosing it within its body.
     pub loop_mask: Vec<u32>,
     /// Per public group: whether a backreference refers to it.
     pub referenced: Vec<bool>,
+    /// Per private slot: the public group it belongs to.
+    pub slot_group: Vec<u32>,
+    /// Whether the matcher state includes registers or backreferenced captures that the memo key
+    /// must cover.
+    pub stateful: bool,
     /// Whether the pattern has backreferences.
     pub has_backrefs: bool,
+    pub required: Option<Required>,
+    /// The reference's first set: when present, a search only starts on these characters (or at
+    /// the very end).
+    pub firstset: Option<CharSet>,
     /// Whether a word-boundary test uses ASCII when the pattern default applies.
     pub ascii: bool,
 }

@@ -18,6 +18,19 @@ fn stop_error(s: Stop) -> RegexError {
     }
 }
 
+/// Whether a search may try a match starting at `s`: the reference never starts where the
+/// character is outside the pattern's first set.
+#[inline]
+fn may_start(prog: &Program, hay: &str, s: usize) -> bool {
+    match &prog.firstset {
+        Some(fs) if s < hay.len() => {
+            let c = super::utf8::next_char(hay.as_bytes(), s).expect("in bounds").0;
+            fs.contains(c)
+        }
+        _ => true,
+    }
+}
+
 fn next_boundary(hay: &str, pos: usize) -> usize {
     let mut p = pos + 1;
     while p < hay.len() && !hay.is_char_boundary(p) {
@@ -31,7 +44,7 @@ pub fn search(prog: &Program, pre: &Prefilter, hay: &str, pos: usize, must_advan
     let mut m = Matcher::new(prog, hay, false, budget(hay.len()));
     m.set_must_advance(pos, must_advance);
     let mut at = pos;
-    while let Some(s) = pre.next(hay, at) {
+    while let Some(s) = pre.next(hay, at, false) {
         if let Some(spans) = m.try_at(s).map_err(stop_error)? {
             return Ok(Some(spans));
         }
@@ -45,6 +58,9 @@ pub fn search(prog: &Program, pre: &Prefilter, hay: &str, pos: usize, must_advan
 
 /// `pattern.match(hay, pos)`.
 pub fn match_at(prog: &Program, hay: &str, pos: usize) -> Result<Option<Spans>, RegexError> {
+    if !may_start(prog, hay, pos) {
+        return Ok(None);
+    }
     let mut m = Matcher::new(prog, hay, false, budget(hay.len()));
     m.try_at(pos).map_err(stop_error)
 }
@@ -62,7 +78,7 @@ pub fn search_partial(prog: &Program, pre: &Prefilter, hay: &str, pos: usize) ->
     }
     let mut m = Matcher::new(prog, hay, true, budget(hay.len()));
     let mut at = pos;
-    while let Some(s) = pre.next_partial(hay, at) {
+    while let Some(s) = pre.next(hay, at, true) {
         match m.try_at(s) {
             Err(Stop::Partial) => return Ok(PartialOutcome::Partial(s)),
             Err(Stop::Budget) => return Err(RegexError::Budget),
