@@ -16,6 +16,32 @@ use super::utf8::{next_char, prev_char};
 
 const NONE: usize = usize::MAX;
 
+fn is_word(c: u32, ascii: bool) -> bool {
+    if c < 128 {
+        c as u8 == b'_' || (c as u8).is_ascii_alphanumeric()
+    } else {
+        !ascii && super::unicode::in_table(t::WORD, c)
+    }
+}
+
+/// Whether assertion `look` holds at byte `pos` of `bytes` (the end of the text counts as the
+/// end: nothing follows it).
+pub fn look_holds(bytes: &[u8], look: Look, pos: usize) -> bool {
+    let len = bytes.len();
+    let word_before = |ascii| prev_char(bytes, pos).is_some_and(|(c, _)| is_word(c, ascii));
+    let word_after = |ascii| next_char(bytes, pos).is_some_and(|(c, _)| is_word(c, ascii));
+    match look {
+        Look::StartOfString => pos == 0,
+        Look::StartOfLine => pos == 0 || bytes[pos - 1] == b'\n',
+        Look::EndOfString => pos == len,
+        Look::EndOfStringLine => pos == len || (pos + 1 == len && bytes[pos] == b'\n'),
+        Look::EndOfLine => pos == len || bytes[pos] == b'\n',
+        Look::Boundary { positive, ascii } => (word_before(ascii) != word_after(ascii)) == positive,
+        Look::StartOfWord { ascii } => !word_before(ascii) && word_after(ascii),
+        Look::EndOfWord { ascii } => word_before(ascii) && !word_after(ascii),
+    }
+}
+
 /// Why a search stopped without a plain answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stop {
@@ -204,40 +230,9 @@ impl<'a> Matcher<'a> {
         prev_char(self.bytes, pos)
     }
 
-    fn is_word(&self, c: u32, ascii: bool) -> bool {
-        if ascii {
-            c < 128 && (c as u8 == b'_' || (c as u8).is_ascii_alphanumeric())
-        } else if c < 128 {
-            c as u8 == b'_' || (c as u8).is_ascii_alphanumeric()
-        } else {
-            super::unicode::in_table(t::WORD, c)
-        }
-    }
-
+    #[inline]
     fn check(&self, look: Look, pos: usize) -> bool {
-        let len = self.bytes.len();
-        match look {
-            Look::StartOfString => pos == 0,
-            Look::StartOfLine => pos == 0 || self.bytes[pos - 1] == b'\n',
-            Look::EndOfString => pos == len,
-            Look::EndOfStringLine => pos == len || (pos + 1 == len && self.bytes[pos] == b'\n'),
-            Look::EndOfLine => pos == len || self.bytes[pos] == b'\n',
-            Look::Boundary { positive, ascii } => {
-                let before = self.char_back(pos).is_some_and(|(c, _)| self.is_word(c, ascii));
-                let after = self.char_fwd(pos).is_some_and(|(c, _)| self.is_word(c, ascii));
-                (before != after) == positive
-            }
-            Look::StartOfWord { ascii } => {
-                let before = self.char_back(pos).is_some_and(|(c, _)| self.is_word(c, ascii));
-                let after = self.char_fwd(pos).is_some_and(|(c, _)| self.is_word(c, ascii));
-                !before && after
-            }
-            Look::EndOfWord { ascii } => {
-                let before = self.char_back(pos).is_some_and(|(c, _)| self.is_word(c, ascii));
-                let after = self.char_fwd(pos).is_some_and(|(c, _)| self.is_word(c, ascii));
-                before && !after
-            }
-        }
+        look_holds(self.bytes, look, pos)
     }
 
     fn same_char_ign(&self, a: u32, b: u32) -> bool {

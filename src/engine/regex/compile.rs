@@ -9,7 +9,7 @@ use super::charset::CharSet;
 use super::error::RegexError;
 use super::optimise::optimise;
 use super::parse::Parsed;
-use super::prog::{Inst, Look, Pc, Program, Required};
+use super::prog::{Inst, Look, Pc, Program, Required, StartTest};
 use super::props::{property_set, property_set_enc};
 use super::unicode_tables as t;
 
@@ -61,6 +61,10 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
     let start = b.compile(&node, m, false)?;
     let firstset = if has_simple_start(&node) { None } else { b.firstset(&node) };
     let required = b.required(&node);
+    let start_test = match &firstset {
+        Some(fs) => StartTest::Class(fs.clone()),
+        None => b.locate(&node, &|| StartTest::Anywhere),
+    };
     let stateful = b.has_backrefs || b.rep_count > 0;
     Ok(Program {
         insts: b.insts,
@@ -76,6 +80,7 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         stateful,
         firstset,
         required,
+        start_test,
         has_backrefs: b.has_backrefs,
         ascii: b.ascii,
     })
@@ -709,10 +714,8 @@ impl Builder {
             }
             Node::Group { node, .. } | Node::Atomic(node) => self.required_of(node),
             Node::Repeat { node, min, max, .. } => {
-                let w = |node: &Node| match max {
-                    None => UNLIMITED,
-                    Some(m) => max_width(node).saturating_mul(u64::from(*m)).min(UNLIMITED),
-                };
+                let count = max.map_or(UNLIMITED, u64::from);
+                let w = |node: &Node| max_width(node).saturating_mul(count).min(UNLIMITED);
                 if *min == 0 {
                     return (w(node), None);
                 }
@@ -724,6 +727,62 @@ impl Builder {
             }
             other => (max_width(other), None),
         }
+    }
+
+    /// The reference's `locate_test_start`: the first test of the pattern past group markers,
+    /// lookarounds and the first copy of a repeat; `cont` gives what follows `node`.
+    fn locate(&self, node: &Node, cont: &dyn Fn() -> StartTest) -> StartTest {
+        match node {
+            Node::Empty => cont(),
+            Node::Seq(items) => self.locate_packed(&self.pack(items), cont),
+            Node::Group { node, .. } => self.locate(node, cont),
+            Node::Look { .. } => cont(),
+            Node::Repeat { node, min, .. } => {
+                if let Some(set) = self.class_of(node) {
+                    return if *min == 0 { StartTest::Anywhere } else { StartTest::Class(set) };
+                }
+                if *min == 0 {
+                    return StartTest::Anywhere;
+                }
+                // The first unrolled copy; past it, more copies and then a repeat (no test).
+                self.locate(node, &|| StartTest::Anywhere)
+            }
+            Node::Assert(a) => match self.look_of(*a) {
+                Look::StartOfString => StartTest::Anchored,
+                look => StartTest::At(look),
+            },
+            Node::Char { .. } | Node::Set { .. } | Node::SetOf { .. } | Node::Prop { .. } | Node::Any | Node::AnyAll => {
+                StartTest::Class(self.class_of(node).expect("class"))
+            }
+            _ => StartTest::Anywhere,
+        }
+    }
+
+    fn locate_packed(&self, items: &[Packed<'_>], cont: &dyn Fn() -> StartTest) -> StartTest {
+        let Some(first) = items.first() else { return cont() };
+        let rest = &items[1..];
+        match first {
+            Packed::Str(chars, ign) => self.literal_test(chars, *ign),
+            Packed::Node(Node::Assert(a @ super::ast::Assertion::Boundary { .. })) => {
+                // A boundary followed directly by a literal string tests for the string.
+                if let Some(Packed::Str(chars, ign)) = rest.first() {
+                    if chars.len() > 1 {
+                        return self.literal_test(chars, *ign);
+                    }
+                }
+                StartTest::At(self.look_of(*a))
+            }
+            Packed::Node(n) => self.locate(n, &|| self.locate_packed(rest, cont)),
+        }
+    }
+
+    fn literal_test(&self, chars: &[u32], ign: bool) -> StartTest {
+        let ign = ign && chars.iter().any(|&c| self.is_cased(c));
+        if chars.len() == 1 {
+            let node = Node::Char { c: chars[0], positive: true, ign };
+            return StartTest::Class(self.class_of(&node).expect("char"));
+        }
+        StartTest::Literal { chars: chars.to_vec(), ign }
     }
 
     fn required(&self, node: &Node) -> Option<Required> {

@@ -5,21 +5,37 @@
 
 use memchr::memmem;
 
+use super::backtrack::look_holds;
 use super::charset::CharSet;
-use super::prog::{Program, Required};
+use super::prog::{Look, Program, Required, StartTest};
 use super::unicode::{other_cases, other_cases_ascii};
 use super::utf8::{next_char, prev_char};
 
 /// How to find the next possible start.
 pub struct Prefilter {
-    first: Option<FirstScan>,
+    test: Test,
     required: Option<ReqScan>,
+}
+
+enum Test {
+    Anywhere,
+    Anchored,
+    Class(FirstScan),
+    Literal(ReqScan),
+    At(Look),
 }
 
 impl std::fmt::Debug for Prefilter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let test = match &self.test {
+            Test::Anywhere => "anywhere".to_string(),
+            Test::Anchored => "anchored".to_string(),
+            Test::Class(c) => format!("{:?}", c.set),
+            Test::Literal(r) => format!("{:?}", r.req),
+            Test::At(l) => format!("{l:?}"),
+        };
         f.debug_struct("Prefilter")
-            .field("first_set", &self.first.as_ref().map(|s| &s.set))
+            .field("start_test", &test)
             .field("required", &self.required.as_ref().map(|r| &r.req))
             .finish()
     }
@@ -41,35 +57,80 @@ struct ReqScan {
 
 impl Prefilter {
     pub fn new(prog: &Program) -> Prefilter {
-        let first = prog.firstset.as_ref().map(|set| {
-            let lead = set.first_bytes();
-            let needles: Vec<u8> = (0..=255u8).filter(|&b| lead[b as usize]).collect();
-            FirstScan { set: set.clone(), lead, needles }
-        });
-        let required = prog.required.clone().map(|req| {
+        let req_scan = |req: Required| {
             let finder = (!req.ign && !req.text.is_empty()).then(|| memmem::Finder::new(req.text.as_bytes()).into_owned());
             ReqScan { req, finder, ascii_pattern: prog.ascii }
-        });
-        Prefilter { first, required }
+        };
+        let test = match &prog.start_test {
+            StartTest::Anywhere => Test::Anywhere,
+            StartTest::Anchored => Test::Anchored,
+            StartTest::Class(set) => {
+                let lead = set.first_bytes();
+                let needles: Vec<u8> = (0..=255u8).filter(|&b| lead[b as usize]).collect();
+                Test::Class(FirstScan { set: set.clone(), lead, needles })
+            }
+            StartTest::Literal { chars, ign } => {
+                let text: String = chars.iter().filter_map(|&c| char::from_u32(c)).collect();
+                let text = if text.chars().count() == chars.len() { text } else { String::new() };
+                Test::Literal(req_scan(Required { chars: chars.clone(), text, ign: *ign, offset: Some(0) }))
+            }
+            StartTest::At(look) => Test::At(*look),
+        };
+        let required = prog.required.clone().map(req_scan);
+        Prefilter { test, required }
     }
 
     /// The next position at or after `t` where a match may start, mirroring the reference's
-    /// required-string and first-set checks; `None` when no further start is possible.
-    pub fn next(&self, hay: &str, mut t: usize, partial: bool) -> Option<usize> {
+    /// required-string and start tests; `None` when no further start is possible.
+    ///
+    /// `req_pos` is where the required string was last found in full. Like the reference, the
+    /// string is only looked for again once the search has reached that position, and the value
+    /// carries over from a complete search to the partial search that follows it.
+    pub fn next(&self, hay: &str, mut t: usize, partial: bool, req_pos: &mut Option<usize>) -> Option<usize> {
+        if let Test::Anchored = self.test {
+            // An anchored pattern makes a single attempt at 0; the required string must then be
+            // found within its reach (the reference's non-search check).
+            if t != 0 {
+                return None;
+            }
+            if let Some(r) = &self.required {
+                if req_pos.is_none_or(|rp| t >= rp) && !r.within_reach(hay, t, partial, req_pos) {
+                    return None;
+                }
+            }
+            return Some(0);
+        }
         if let Some(r) = &self.required {
-            let f = r.find(hay, t, partial)?;
-            if let Some(k) = r.req.offset {
-                if let Some(s) = back_chars(hay.as_bytes(), f, k) {
-                    if s > t {
-                        t = s;
+            if req_pos.is_none_or(|rp| t >= rp) {
+                let (f, is_partial) = r.find_ex(hay, t, partial)?;
+                if !is_partial {
+                    *req_pos = Some(f);
+                }
+                if let Some(k) = r.req.offset {
+                    if let Some(s) = back_chars(hay.as_bytes(), f, k) {
+                        if s > t {
+                            t = s;
+                        }
                     }
                 }
             }
         }
-        if let Some(fs) = &self.first {
-            return Some(fs.scan(hay, t));
+        match &self.test {
+            Test::Anywhere => Some(t),
+            Test::Anchored => (t == 0).then_some(0),
+            Test::Class(fs) => Some(fs.scan(hay, t)),
+            Test::Literal(r) => r.find(hay, t, partial).or(Some(hay.len())),
+            Test::At(look) => {
+                let bytes = hay.as_bytes();
+                let mut p = t;
+                loop {
+                    if look_holds(bytes, *look, p) {
+                        return Some(p);
+                    }
+                    p += next_char(bytes, p)?.1;
+                }
+            }
         }
-        Some(t)
     }
 }
 
@@ -117,13 +178,46 @@ impl ReqScan {
         if self.ascii_pattern { other_cases_ascii(text) == Some(pattern) } else { other_cases(text).contains(&pattern) }
     }
 
-    /// The first position at or after `t` where the literal occurs, or (in partial mode) where
-    /// the text ends with a proper prefix of it; partial mode always finds the end itself.
+    /// The reference's required-string check for a non-searching attempt at `t`: the literal
+    /// is looked for only up to `offset + len` characters from `t`, and the attempt goes ahead
+    /// only if that does not place the match start after `t`.
+    fn within_reach(&self, hay: &str, t: usize, partial: bool, req_pos: &mut Option<usize>) -> bool {
+        let bytes = hay.as_bytes();
+        let Some(off) = self.req.offset else {
+            // No bound on the offset: the literal just has to occur somewhere after `t`.
+            return self.find(hay, t, partial).is_some();
+        };
+        // The window end, in bytes.
+        let mut limit = t;
+        for _ in 0..off + self.req.chars.len() {
+            match next_char(bytes, limit) {
+                Some((_, n)) => limit += n,
+                None => break,
+            }
+        }
+        let window = &hay[..limit];
+        let Some((f, is_partial)) = self.find_ex(window, t, partial) else { return false };
+        if !is_partial {
+            *req_pos = Some(f);
+        }
+        match back_chars(bytes, f, off) {
+            Some(s) if s >= t => s == t,
+            _ => true,
+        }
+    }
+
     fn find(&self, hay: &str, t: usize, partial: bool) -> Option<usize> {
+        self.find_ex(hay, t, partial).map(|(p, _)| p)
+    }
+
+    /// The first position at or after `t` where the literal occurs (`false`), or (in partial
+    /// mode) where the text ends with a proper prefix of it (`true`); partial mode always finds
+    /// the end itself.
+    fn find_ex(&self, hay: &str, t: usize, partial: bool) -> Option<(usize, bool)> {
         let bytes = hay.as_bytes();
         if let Some(finder) = &self.finder {
             if let Some(i) = finder.find(&bytes[t..]) {
-                return Some(t + i);
+                return Some((t + i, false));
             }
             if !partial {
                 return None;
@@ -132,11 +226,11 @@ impl ReqScan {
             let mut p = bytes.len().saturating_sub(lit.len() - 1).max(t);
             while p < bytes.len() {
                 if hay.is_char_boundary(p) && lit.starts_with(&bytes[p..]) {
-                    return Some(p);
+                    return Some((p, true));
                 }
                 p += 1;
             }
-            return Some(bytes.len());
+            return Some((bytes.len(), true));
         }
         // Case-insensitive (or surrogate-containing) literal: scan.
         let mut p = t;
@@ -147,7 +241,7 @@ impl ReqScan {
                 match next_char(bytes, q) {
                     None => {
                         // Ran off the end with everything so far matching.
-                        return if partial { Some(p) } else { None };
+                        return if partial { Some((p, true)) } else { None };
                     }
                     Some((c, n)) => {
                         if !self.same(pc, c) {
@@ -159,13 +253,13 @@ impl ReqScan {
                 }
             }
             if ok {
-                return Some(p);
+                return Some((p, false));
             }
             match next_char(bytes, p) {
                 Some((_, n)) => p += n,
                 None => break,
             }
         }
-        if partial { Some(bytes.len()) } else { None }
+        if partial { Some((bytes.len(), true)) } else { None }
     }
 }

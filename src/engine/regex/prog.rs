@@ -19,6 +19,22 @@ pub enum Look {
 
 pub type Pc = u32;
 
+/// The reference's test for where a search may start a match attempt: the first thing the
+/// pattern needs, looking past group markers and lookarounds.
+#[derive(Clone, Debug)]
+pub enum StartTest {
+    /// Any position.
+    Anywhere,
+    /// Only position 0.
+    Anchored,
+    /// The character there must be in the set.
+    Class(CharSet),
+    /// The literal must occur there (or, in partial mode, the text must end with a prefix).
+    Literal { chars: Vec<u32>, ign: bool },
+    /// The assertion must hold there.
+    At(Look),
+}
+
 /// The reference's "required string": a literal every match contains, found before matching
 /// is attempted. `offset` is the largest number of characters that can precede it in a match
 /// (`None` when unbounded); a search never starts more than that many characters before it.
@@ -121,6 +137,7 @@ pub struct Program {
     /// Whether the pattern has backreferences.
     pub has_backrefs: bool,
     pub required: Option<Required>,
+    pub start_test: StartTest,
     /// The reference's first set: when present, a search only starts on these characters (or at
     /// the very end).
     pub firstset: Option<CharSet>,

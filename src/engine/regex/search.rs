@@ -41,10 +41,21 @@ fn next_boundary(hay: &str, pos: usize) -> usize {
 
 /// `pattern.search(hay, pos)`, optionally refusing an empty match at `pos` (finditer).
 pub fn search(prog: &Program, pre: &Prefilter, hay: &str, pos: usize, must_advance: bool) -> Result<Option<Spans>, RegexError> {
+    search_ex(prog, pre, hay, pos, must_advance, &mut None)
+}
+
+fn search_ex(
+    prog: &Program,
+    pre: &Prefilter,
+    hay: &str,
+    pos: usize,
+    must_advance: bool,
+    req_pos: &mut Option<usize>,
+) -> Result<Option<Spans>, RegexError> {
     let mut m = Matcher::new(prog, hay, false, budget(hay.len()));
     m.set_must_advance(pos, must_advance);
     let mut at = pos;
-    while let Some(s) = pre.next(hay, at, false) {
+    while let Some(s) = pre.next(hay, at, false, req_pos) {
         if let Some(spans) = m.try_at(s).map_err(stop_error)? {
             return Ok(Some(spans));
         }
@@ -73,12 +84,14 @@ pub enum PartialOutcome {
 
 /// `pattern.search(hay, pos, partial=True)`.
 pub fn search_partial(prog: &Program, pre: &Prefilter, hay: &str, pos: usize) -> Result<PartialOutcome, RegexError> {
-    if let Some(spans) = search(prog, pre, hay, pos, false)? {
+    // The partial pass inherits where the complete pass last found the required string.
+    let mut req_pos = None;
+    if let Some(spans) = search_ex(prog, pre, hay, pos, false, &mut req_pos)? {
         return Ok(PartialOutcome::Complete(spans));
     }
     let mut m = Matcher::new(prog, hay, true, budget(hay.len()));
     let mut at = pos;
-    while let Some(s) = pre.next(hay, at, true) {
+    while let Some(s) = pre.next(hay, at, true, &mut req_pos) {
         match m.try_at(s) {
             Err(Stop::Partial) => return Ok(PartialOutcome::Partial(s)),
             Err(Stop::Budget) => return Err(RegexError::Budget),
