@@ -220,7 +220,12 @@ fn conformance_with_reference() {
         let data: Value = serde_json::from_str(&fs::read_to_string(f).unwrap()).unwrap();
         let mut t = Tally::default();
         for case in data.as_array().unwrap() {
+            let started = std::time::Instant::now();
             check_case(case, &mut t);
+            let took = started.elapsed();
+            if took.as_millis() > 200 {
+                println!("slow case ({took:?}): {:?}", case["p"]);
+            }
         }
         println!("{}: {:?}", f.file_name().unwrap().to_string_lossy(), t.counts);
         for (k, v) in t.counts {

@@ -74,6 +74,11 @@ enum Frame {
     Greedy { next: Pc, start: usize, min_pos: usize, pos: usize, bits: u32, rev: bool },
     /// A lazy single-character repeat that can take more characters.
     Lazy { pc: Pc, start: usize, pos: usize, count: u32, bits: u32 },
+    /// Backtracking past this frame means every continuation of the state failed.
+    Done { key: MemoKey },
+    /// Backtracking past this frame means a greedy repeat at `pc` failed for every count from
+    /// `from` up to the end of its run at `to`.
+    RunDone { pc: Pc, from: usize, to: usize },
 }
 
 impl Frame {
@@ -105,7 +110,10 @@ impl Hasher for KeyHasher {
     }
 }
 
-type MemoSet = HashSet<(Pc, u32, usize, u32, u64), BuildHasherDefault<KeyHasher>>;
+/// A matcher state whose continuations can be remembered: instruction, progress bits, position
+/// and a digest of the registers that steer matching.
+type MemoKey = (Pc, u32, usize, u64);
+type MemoSet = HashSet<MemoKey, BuildHasherDefault<KeyHasher>>;
 
 /// One search over one haystack. Reusable across start positions: failed states remembered for
 /// one start stay valid for the next.
@@ -122,8 +130,11 @@ pub struct Matcher<'a> {
     budget: u64,
     memo_on: bool,
     memo_threshold: u64,
-    memo: MemoSet,
-    next_ctx: u32,
+    /// States all of whose continuations failed (valid in any context, since a state's
+    /// continuations are fixed by the program).
+    failed: MemoSet,
+    /// Per greedy single-character repeat: a range of start positions known to fail.
+    run_failed: Vec<(usize, usize)>,
     anchor: usize,
     must_advance: bool,
 }
@@ -146,8 +157,8 @@ impl<'a> Matcher<'a> {
             budget,
             memo_on: false,
             memo_threshold: 20_000 + 8 * hay.len() as u64,
-            memo: MemoSet::default(),
-            next_ctx: 1,
+            failed: MemoSet::default(),
+            run_failed: vec![(usize::MAX, 0); prog.insts.len()],
             anchor: 0,
             must_advance: false,
         }
@@ -167,7 +178,7 @@ impl<'a> Matcher<'a> {
     /// Tries a match anchored at `start`. `Ok(Some(spans))` on success.
     pub fn try_at(&mut self, start: usize) -> Result<Option<Spans>, Stop> {
         debug_assert!(self.stack.is_empty());
-        let r = self.exec(self.prog.start, start, 0, 0, 0);
+        let r = self.exec(self.prog.start, start, 0, 0);
         let r = match r {
             Ok(r) => r,
             Err(e) => {
@@ -248,7 +259,7 @@ impl<'a> Matcher<'a> {
 
     /// Runs from `pc` until a `Match`/`SubEnd` (returns the end position) or until backtracking
     /// exhausts every choice above `base` (returns `None`).
-    fn exec(&mut self, mut pc: Pc, mut pos: usize, mut bits: u32, ctx: u32, base: usize) -> Result<Option<usize>, Stop> {
+    fn exec(&mut self, mut pc: Pc, mut pos: usize, mut bits: u32, base: usize) -> Result<Option<usize>, Stop> {
         let prog = self.prog;
         let len = self.bytes.len();
         'run: loop {
@@ -259,8 +270,8 @@ impl<'a> Matcher<'a> {
             let inst = &prog.insts[pc as usize];
             if self.memo_on && inst.is_memo_point() {
                 let state = if prog.stateful { self.state_hash() } else { 0 };
-                let key = (pc, bits & prog.loop_mask[pc as usize], pos, ctx, state);
-                if !self.memo.insert(key) {
+                let key = (pc, bits & prog.loop_mask[pc as usize], pos, state);
+                if self.failed.contains(&key) {
                     match self.backtrack(base)? {
                         Some((p, q, b)) => {
                             pc = p;
@@ -271,6 +282,7 @@ impl<'a> Matcher<'a> {
                         None => return Ok(None),
                     }
                 }
+                self.stack.push(Frame::Done { key });
             } else if !self.memo_on && self.steps > self.memo_threshold {
                 self.memo_on = true;
             }
@@ -398,6 +410,25 @@ impl<'a> Matcher<'a> {
                     let set = &prog.sets[set as usize];
                     let start = pos;
                     if greedy {
+                        // A greedy unbounded repeat that failed from `from` fails from any later
+                        // start within the same run (its continuations are a subset), when the
+                        // progress bits do not tell the two apart.
+                        let run_ok = self.memo_on && max == u32::MAX && !rev && !prog.stateful
+                            && (bits | !prog.loop_mask[next as usize]) == !0;
+                        if run_ok {
+                            let (from, to) = self.run_failed[pc as usize];
+                            if from < pos && pos <= to {
+                                match self.backtrack(base)? {
+                                    Some((p, q, b)) => {
+                                        pc = p;
+                                        pos = q;
+                                        bits = b;
+                                        continue 'run;
+                                    }
+                                    None => return Ok(None),
+                                }
+                            }
+                        }
                         let mut count = 0u32;
                         let mut p = pos;
                         let mut min_pos = pos;
@@ -426,6 +457,9 @@ impl<'a> Matcher<'a> {
                         if count < min {
                             false
                         } else {
+                            if run_ok && p > pos {
+                                self.stack.push(Frame::RunDone { pc, from: pos, to: p });
+                            }
                             if p != min_pos {
                                 self.stack.push(Frame::Greedy { next, start, min_pos, pos: p, bits, rev });
                             }
@@ -512,9 +546,7 @@ impl<'a> Matcher<'a> {
                 }
                 Inst::Atomic { body, next } => {
                     let sub_base = self.stack.len();
-                    let sub_ctx = self.next_ctx;
-                    self.next_ctx = self.next_ctx.wrapping_add(1);
-                    match self.exec(body, pos, 0, sub_ctx, sub_base)? {
+                    match self.exec(body, pos, 0, sub_base)? {
                         Some(end) => {
                             self.cut(sub_base);
                             if end != pos {
@@ -529,9 +561,7 @@ impl<'a> Matcher<'a> {
                 }
                 Inst::Lookaround { body, behind: _, positive, next } => {
                     let sub_base = self.stack.len();
-                    let sub_ctx = self.next_ctx;
-                    self.next_ctx = self.next_ctx.wrapping_add(1);
-                    let r = self.exec(body, pos, 0, sub_ctx, sub_base)?;
+                    let r = self.exec(body, pos, 0, sub_base)?;
                     match (r.is_some(), positive) {
                         (true, true) => {
                             self.cut(sub_base);
@@ -726,6 +756,12 @@ impl<'a> Matcher<'a> {
                         }
                         _ => {}
                     }
+                }
+                Frame::Done { key } => {
+                    self.failed.insert(key);
+                }
+                Frame::RunDone { pc, from, to } => {
+                    self.run_failed[pc as usize] = (from, to);
                 }
                 undo => self.undo(undo),
             }

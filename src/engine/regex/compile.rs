@@ -29,7 +29,9 @@ struct Builder {
     slot_count: u32,
     slot_group: Vec<u32>,
     rep_count: u32,
-    bit_count: u32,
+    /// Nesting depth of progress-bit loops in the body being compiled: a loop's bit is its
+    /// depth, since only nested loops are active at the same time.
+    loop_depth: u32,
     referenced: Vec<bool>,
     has_backrefs: bool,
     ascii: bool,
@@ -50,7 +52,7 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         slot_count: 0,
         slot_group: Vec::new(),
         rep_count: 0,
-        bit_count: 0,
+        loop_depth: 0,
         referenced,
         has_backrefs,
         ascii: parsed.ascii,
@@ -339,20 +341,20 @@ impl Builder {
             }
             Node::Repeat { node, min, max, kind } => self.compile_repeat(node, *min, *max, *kind, next, rev),
             Node::Atomic(inner) => {
-                let saved = self.cur_mask;
-                self.cur_mask = 0;
+                let saved = (self.cur_mask, self.loop_depth);
+                (self.cur_mask, self.loop_depth) = (0, 0);
                 let end = self.push(Inst::SubEnd)?;
                 let body = self.compile(inner, end, rev);
-                self.cur_mask = saved;
+                (self.cur_mask, self.loop_depth) = saved;
                 let body = body?;
                 self.push(Inst::Atomic { body, next })
             }
             Node::Look { behind, positive, node } => {
-                let saved = self.cur_mask;
-                self.cur_mask = 0;
+                let saved = (self.cur_mask, self.loop_depth);
+                (self.cur_mask, self.loop_depth) = (0, 0);
                 let end = self.push(Inst::SubEnd)?;
                 let body = self.compile(node, end, *behind);
-                self.cur_mask = saved;
+                (self.cur_mask, self.loop_depth) = saved;
                 let body = body?;
                 self.push(Inst::Lookaround { body, behind: *behind, positive: *positive, next })
             }
@@ -416,11 +418,11 @@ impl Builder {
         rev: bool,
     ) -> Result<Pc, RegexError> {
         if kind == RepeatKind::Possessive {
-            let saved = self.cur_mask;
-            self.cur_mask = 0;
+            let saved = (self.cur_mask, self.loop_depth);
+            (self.cur_mask, self.loop_depth) = (0, 0);
             let end = self.push(Inst::SubEnd)?;
             let body = self.compile_repeat(node, min, max, RepeatKind::Greedy, end, rev);
-            self.cur_mask = saved;
+            (self.cur_mask, self.loop_depth) = saved;
             let body = body?;
             return self.push(Inst::Atomic { body, next });
         }
@@ -471,7 +473,7 @@ impl Builder {
                 }
                 Some(_) => {}
             }
-        } else if !self.has_backrefs && self.bit_count < MAX_LOOP_BITS && max.is_none_or(small) {
+        } else if !self.has_backrefs && self.loop_depth < MAX_LOOP_BITS && max.is_none_or(small) {
             return self.progress_loop(node, max, greedy, guard, next, rev);
         }
         self.general_repeat(node, max.unwrap_or(u32::MAX), greedy, guard, next, rev)
@@ -484,8 +486,8 @@ impl Builder {
     /// `X{0,max}` for a body that may match empty: an empty iteration ends the loop, as in the
     /// reference, tracked by a progress bit. Bounded loops are unrolled.
     fn progress_loop(&mut self, node: &Node, max: Option<u32>, greedy: bool, guard: bool, next: Pc, rev: bool) -> Result<Pc, RegexError> {
-        let bit = self.bit_count;
-        self.bit_count += 1;
+        let bit = self.loop_depth;
+        self.loop_depth += 1;
         let saved = self.cur_mask;
         self.cur_mask |= 1 << bit;
         let r = (|| -> Result<Pc, RegexError> {
@@ -512,6 +514,7 @@ impl Builder {
             }
         })();
         self.cur_mask = saved;
+        self.loop_depth -= 1;
         let iter = r?;
         self.split(greedy, iter, next)
     }
