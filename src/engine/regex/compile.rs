@@ -63,6 +63,8 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
     let start = b.compile(&node, m, false)?;
     let firstset = if has_simple_start(&node) { None } else { b.firstset(&node) };
     let required = b.required(&node);
+    let reach = b.reach(&node, false);
+    let partial_reach = (!b.has_backrefs && !reach.0.is_full()).then_some(reach);
     let start_test = match &firstset {
         Some(fs) => StartTest::Class(fs.clone()),
         None => b.locate(&node, &|| StartTest::Anywhere),
@@ -83,6 +85,7 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         firstset,
         required,
         start_test,
+        partial_reach,
         has_backrefs: b.has_backrefs,
         ascii: b.ascii,
     })
@@ -729,6 +732,37 @@ impl Builder {
                 (w(node), None)
             }
             other => (max_width(other), None),
+        }
+    }
+
+    /// What a path can consume: the characters unbounded loops can take (any number of them)
+    /// and an upper bound on the characters taken by everything else, lookarounds included.
+    fn reach(&self, node: &Node, in_loop: bool) -> (CharSet, u64) {
+        if let Some(set) = self.class_of(node) {
+            return if in_loop { (set, 0) } else { (CharSet::empty(), 1) };
+        }
+        match node {
+            Node::Seq(items) | Node::Alt(items) => {
+                let mut u = CharSet::empty();
+                let mut b = 0u64;
+                for item in items {
+                    let (iu, ib) = self.reach(item, in_loop);
+                    u = u.union(&iu);
+                    // Summing over alternatives too keeps this an upper bound.
+                    b = b.saturating_add(ib);
+                }
+                (u, b)
+            }
+            Node::Group { node, .. } | Node::Atomic(node) | Node::Look { node, .. } => self.reach(node, in_loop),
+            Node::Repeat { node, max, .. } => match max {
+                None => self.reach(node, true),
+                Some(m) => {
+                    let (u, b) = self.reach(node, in_loop);
+                    (u, b.saturating_mul(u64::from(*m)))
+                }
+            },
+            Node::Backref { .. } => (CharSet::full(), 0),
+            _ => (CharSet::empty(), 0),
         }
     }
 

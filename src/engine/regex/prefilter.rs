@@ -11,6 +11,36 @@ use super::prog::{Look, Program, Required, StartTest};
 use super::unicode::{other_cases, other_cases_ascii};
 use super::utf8::{next_char, prev_char};
 
+/// Search-local memory of the prefilter: where the required string was last found in full (the
+/// reference's `req_pos`) and the last results of literal searches, so that scanning a long text
+/// stays linear.
+#[derive(Default)]
+pub struct ScanState {
+    pub req_pos: Option<usize>,
+    req_cache: Option<(usize, usize, bool)>,
+    lit_cache: Option<(usize, usize, bool)>,
+}
+
+impl ScanState {
+    /// The state for the partial pass that follows a complete pass: only `req_pos` carries over.
+    pub fn for_partial_pass(&self) -> ScanState {
+        ScanState { req_pos: self.req_pos, req_cache: None, lit_cache: None }
+    }
+}
+
+/// Finds a literal from `t`, reusing the previous answer when `t` lies between the previous
+/// start and the previous find (the first occurrence cannot have changed).
+fn cached_find(scan: &ReqScan, cache: &mut Option<(usize, usize, bool)>, hay: &str, t: usize, partial: bool) -> Option<(usize, bool)> {
+    if let Some((from, f, is_partial)) = *cache {
+        if from <= t && t <= f {
+            return Some((f, is_partial));
+        }
+    }
+    let r = scan.find_ex(hay, t, partial);
+    *cache = r.map(|(f, p)| (t, f, p));
+    r
+}
+
 /// How to find the next possible start.
 pub struct Prefilter {
     test: Test,
@@ -80,13 +110,19 @@ impl Prefilter {
         Prefilter { test, required }
     }
 
+    /// Whether jumping ahead changes which later starts are tried: only a required string with
+    /// a bounded offset makes the candidates depend on where the scan started.
+    pub fn skipping_is_free(&self) -> bool {
+        self.required.as_ref().is_none_or(|r| r.req.offset.is_none())
+    }
+
     /// The next position at or after `t` where a match may start, mirroring the reference's
     /// required-string and start tests; `None` when no further start is possible.
     ///
     /// `req_pos` is where the required string was last found in full. Like the reference, the
     /// string is only looked for again once the search has reached that position, and the value
     /// carries over from a complete search to the partial search that follows it.
-    pub fn next(&self, hay: &str, mut t: usize, partial: bool, req_pos: &mut Option<usize>) -> Option<usize> {
+    pub fn next(&self, hay: &str, mut t: usize, partial: bool, st: &mut ScanState) -> Option<usize> {
         if let Test::Anchored = self.test {
             // An anchored pattern makes a single attempt at 0; the required string must then be
             // found within its reach (the reference's non-search check).
@@ -94,17 +130,17 @@ impl Prefilter {
                 return None;
             }
             if let Some(r) = &self.required {
-                if req_pos.is_none_or(|rp| t >= rp) && !r.within_reach(hay, t, partial, req_pos) {
+                if st.req_pos.is_none_or(|rp| t >= rp) && !r.within_reach(hay, t, partial, &mut st.req_pos) {
                     return None;
                 }
             }
             return Some(0);
         }
         if let Some(r) = &self.required {
-            if req_pos.is_none_or(|rp| t >= rp) {
-                let (f, is_partial) = r.find_ex(hay, t, partial)?;
+            if st.req_pos.is_none_or(|rp| t >= rp) {
+                let (f, is_partial) = cached_find(r, &mut st.req_cache, hay, t, partial)?;
                 if !is_partial {
-                    *req_pos = Some(f);
+                    st.req_pos = Some(f);
                 }
                 if let Some(k) = r.req.offset {
                     if let Some(s) = back_chars(hay.as_bytes(), f, k) {
@@ -119,16 +155,40 @@ impl Prefilter {
             Test::Anywhere => Some(t),
             Test::Anchored => (t == 0).then_some(0),
             Test::Class(fs) => Some(fs.scan(hay, t)),
-            Test::Literal(r) => r.find(hay, t, partial).or(Some(hay.len())),
-            Test::At(look) => {
-                let bytes = hay.as_bytes();
-                let mut p = t;
-                loop {
-                    if look_holds(bytes, *look, p) {
-                        return Some(p);
-                    }
-                    p += next_char(bytes, p)?.1;
+            Test::Literal(r) => cached_find(r, &mut st.lit_cache, hay, t, partial).map(|(f, _)| f).or(Some(hay.len())),
+            Test::At(look) => next_at(hay.as_bytes(), *look, t),
+        }
+    }
+}
+
+/// The first position at or after `t` where `look` holds.
+fn next_at(bytes: &[u8], look: Look, t: usize) -> Option<usize> {
+    let len = bytes.len();
+    match look {
+        Look::EndOfString => Some(len),
+        Look::EndOfStringLine => {
+            if len > 0 && t < len && bytes[len - 1] == b'\n' {
+                Some(len - 1)
+            } else {
+                Some(len)
+            }
+        }
+        Look::EndOfLine => Some(memchr::memchr(b'\n', &bytes[t..]).map_or(len, |i| t + i)),
+        Look::StartOfLine => {
+            if t == 0 {
+                Some(0)
+            } else {
+                // After a newline at or after `t - 1`.
+                memchr::memchr(b'\n', &bytes[t - 1..]).map(|i| t + i)
+            }
+        }
+        _ => {
+            let mut p = t;
+            loop {
+                if look_holds(bytes, look, p) {
+                    return Some(p);
                 }
+                p += next_char(bytes, p)?.1;
             }
         }
     }

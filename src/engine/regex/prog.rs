@@ -138,6 +138,10 @@ pub struct Program {
     pub has_backrefs: bool,
     pub required: Option<Required>,
     pub start_test: StartTest,
+    /// For partial search: the characters unbounded loops can consume, and a bound on all other
+    /// consumption. A partial start must reach the end of the text, so the text after it holds
+    /// at most that many characters outside the set. `None` when that gives no bound.
+    pub partial_reach: Option<(CharSet, u64)>,
     /// The reference's first set: when present, a search only starts on these characters (or at
     /// the very end).
     pub firstset: Option<CharSet>,

@@ -3,7 +3,7 @@
 
 use super::backtrack::{Matcher, Spans, Stop};
 use super::error::RegexError;
-use super::prefilter::Prefilter;
+use super::prefilter::{Prefilter, ScanState};
 use super::prog::Program;
 
 /// The work budget for one search over `len` bytes.
@@ -41,7 +41,7 @@ fn next_boundary(hay: &str, pos: usize) -> usize {
 
 /// `pattern.search(hay, pos)`, optionally refusing an empty match at `pos` (finditer).
 pub fn search(prog: &Program, pre: &Prefilter, hay: &str, pos: usize, must_advance: bool) -> Result<Option<Spans>, RegexError> {
-    search_ex(prog, pre, hay, pos, must_advance, &mut None)
+    search_ex(prog, pre, hay, pos, must_advance, &mut ScanState::default())
 }
 
 fn search_ex(
@@ -50,12 +50,12 @@ fn search_ex(
     hay: &str,
     pos: usize,
     must_advance: bool,
-    req_pos: &mut Option<usize>,
+    st: &mut ScanState,
 ) -> Result<Option<Spans>, RegexError> {
     let mut m = Matcher::new(prog, hay, false, budget(hay.len()));
     m.set_must_advance(pos, must_advance);
     let mut at = pos;
-    while let Some(s) = pre.next(hay, at, false, req_pos) {
+    while let Some(s) = pre.next(hay, at, false, st) {
         if let Some(spans) = m.try_at(s).map_err(stop_error)? {
             return Ok(Some(spans));
         }
@@ -82,16 +82,63 @@ pub enum PartialOutcome {
     Partial(usize),
 }
 
+/// The smallest start from which a path could consume everything to the end of `hay`.
+fn partial_floor(prog: &Program, hay: &str) -> usize {
+    let Some((loops, bound)) = &prog.partial_reach else { return 0 };
+    let bytes = hay.as_bytes();
+    let mut pos = bytes.len();
+    let mut others = 0u64;
+    // When the loops take every character but a few ASCII ones, count those with memrchr.
+    let outside = loops.complement();
+    if outside.ranges().last().is_some_and(|&(_, hi)| hi < 0x80) && outside.len() <= 3 {
+        let needles: Vec<u8> = outside.ranges().iter().flat_map(|&(a, b)| a..=b).map(|c| c as u8).collect();
+        loop {
+            let hit = match needles.as_slice() {
+                [a] => memchr::memrchr(*a, &bytes[..pos]),
+                [a, b] => memchr::memrchr2(*a, *b, &bytes[..pos]),
+                [a, b, c] => memchr::memrchr3(*a, *b, *c, &bytes[..pos]),
+                _ => return 0,
+            };
+            let Some(i) = hit else { return 0 };
+            others += 1;
+            if others > *bound {
+                return i + 1;
+            }
+            pos = i;
+        }
+    }
+    while let Some((c, n)) = super::utf8::prev_char(bytes, pos) {
+        if !loops.contains(c) {
+            others += 1;
+            if others > *bound {
+                return pos;
+            }
+        }
+        pos -= n;
+    }
+    0
+}
+
 /// `pattern.search(hay, pos, partial=True)`.
 pub fn search_partial(prog: &Program, pre: &Prefilter, hay: &str, pos: usize) -> Result<PartialOutcome, RegexError> {
     // The partial pass inherits where the complete pass last found the required string.
-    let mut req_pos = None;
-    if let Some(spans) = search_ex(prog, pre, hay, pos, false, &mut req_pos)? {
+    let mut complete = ScanState::default();
+    if let Some(spans) = search_ex(prog, pre, hay, pos, false, &mut complete)? {
         return Ok(PartialOutcome::Complete(spans));
     }
-    let mut m = Matcher::new(prog, hay, true, budget(hay.len()));
+    let mut st = complete.for_partial_pass();
+    let floor = partial_floor(prog, hay);
     let mut at = pos;
-    while let Some(s) = pre.next(hay, at, true, &mut req_pos) {
+    if floor > at && pre.skipping_is_free() {
+        at = floor;
+    }
+    let mut m = Matcher::new(prog, hay, true, budget(hay.len()));
+    while let Some(s) = pre.next(hay, at, true, &mut st) {
+        if s < floor {
+            // No path from here can reach the end: skip the attempt, not the bookkeeping.
+            at = next_boundary(hay, s);
+            continue;
+        }
         match m.try_at(s) {
             Err(Stop::Partial) => return Ok(PartialOutcome::Partial(s)),
             Err(Stop::Budget) => return Err(RegexError::Budget),
