@@ -1,1 +1,316 @@
 //! Python `regex`-module patterns: parsing, matching and partial matching.
+//!
+//! [`Regex`] reproduces the reference `regex` module (VERSION0 syntax, compiled with or without
+//! DOTALL, Unicode-aware) for the operations response templates need: `search`, `match`,
+//! `search(partial=True)`, `finditer`, capture groups and `groupindex`. Positions are byte
+//! offsets into the haystack, always on character boundaries.
+//!
+//! Partial matching follows the reference: a complete match anywhere from the start position
+//! wins; otherwise the leftmost start from which some matching path reaches the end of the text
+//! is reported. Unlike the reference, a lazy quantifier never makes an unreachable start partial.
+
+mod ast;
+mod backtrack;
+mod charset;
+mod compile;
+mod error;
+mod optimise;
+mod parse;
+mod prefilter;
+mod prog;
+mod props;
+mod search;
+mod unicode;
+mod unicode_tables;
+mod utf8;
+
+use std::ops::Range;
+use std::sync::Arc;
+
+pub use error::RegexError;
+
+use ast::{Node, RepeatKind};
+use parse::ParseError;
+
+/// Compile-time options (the reference compiles templates with `regex.DOTALL`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flags {
+    /// `.` matches `\n` too.
+    pub dotall: bool,
+}
+
+impl Default for Flags {
+    fn default() -> Flags {
+        Flags { dotall: true }
+    }
+}
+
+/// Which non-regular constructs a pattern uses (for lint warnings and engine choice).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Features {
+    pub lookahead: bool,
+    pub lookbehind: bool,
+    pub backrefs: bool,
+    pub atomic: bool,
+    pub possessive: bool,
+    pub lazy: bool,
+    /// Word boundaries (`\b`, `\B`, `\m`, `\M`).
+    pub word_boundary: bool,
+    /// `$` (end or before a final newline) or MULTILINE anchors.
+    pub line_anchors: bool,
+    pub case_insensitive: bool,
+}
+
+impl Features {
+    /// Whether the pattern uses lookaround or backreferences.
+    pub fn lookaround(&self) -> bool {
+        self.lookahead || self.lookbehind
+    }
+
+    /// Whether the pattern is a plain regular expression (no lookaround, backreferences, atomic
+    /// groups or possessive quantifiers).
+    pub fn is_regular(&self) -> bool {
+        !(self.lookaround() || self.backrefs || self.atomic || self.possessive)
+    }
+}
+
+struct Inner {
+    pattern: String,
+    flags: Flags,
+    prog: prog::Program,
+    names: Arc<[(String, usize)]>,
+    features: Features,
+    prefilter: prefilter::Prefilter,
+}
+
+/// A compiled pattern. Cloning is cheap.
+#[derive(Clone)]
+pub struct Regex {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Regex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Regex").field("pattern", &self.inner.pattern).field("flags", &self.inner.flags).finish()
+    }
+}
+
+/// A successful match: the overall span and the spans of the groups.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Match {
+    spans: Vec<Option<(usize, usize)>>,
+    names: Arc<[(String, usize)]>,
+}
+
+impl Match {
+    pub fn start(&self) -> usize {
+        self.spans[0].expect("group 0 is set").0
+    }
+
+    pub fn end(&self) -> usize {
+        self.spans[0].expect("group 0 is set").1
+    }
+
+    pub fn range(&self) -> Range<usize> {
+        self.start()..self.end()
+    }
+
+    /// The span of group `i` (0 is the whole match); `None` if it did not take part or does
+    /// not exist.
+    pub fn group(&self, i: usize) -> Option<Range<usize>> {
+        self.spans.get(i).copied().flatten().map(|(s, e)| s..e)
+    }
+
+    /// The span of the named group.
+    pub fn named(&self, name: &str) -> Option<Range<usize>> {
+        let i = self.names.iter().find(|(n, _)| n == name)?.1;
+        self.group(i)
+    }
+
+    /// Number of groups, excluding group 0.
+    pub fn group_count(&self) -> usize {
+        self.spans.len() - 1
+    }
+
+    /// The named groups that took part, as Python's `groupdict()` minus the `None` entries.
+    pub fn named_groups(&self) -> impl Iterator<Item = (&str, Range<usize>)> + '_ {
+        self.names.iter().filter_map(|(n, i)| self.group(*i).map(|r| (n.as_str(), r)))
+    }
+}
+
+/// The result of a partial search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Partial {
+    /// A complete match (found anywhere from the start position).
+    Complete(Match),
+    /// No complete match; the text from `start` on is a prefix of a possible match. When nothing
+    /// is pending, `start` is the length of the haystack.
+    Partial { start: usize },
+}
+
+impl Regex {
+    /// Compiles `pattern` as the reference's `regex.compile(pattern, flags)` would.
+    pub fn new(pattern: &str, flags: Flags) -> Result<Regex, RegexError> {
+        let bits = if flags.dotall { parse::F_DOTALL } else { 0 };
+        let parsed = parse::parse(pattern, bits).map_err(|e| to_public(pattern, e))?;
+        let features = features_of(&parsed.node);
+        let prog = compile::compile(&parsed)?;
+        let prefilter = prefilter::Prefilter::new(&prog);
+        let names: Arc<[(String, usize)]> = parsed.names.iter().map(|(n, g)| (n.clone(), *g as usize)).collect();
+        Ok(Regex { inner: Arc::new(Inner { pattern: pattern.to_string(), flags, prog, names, features, prefilter }) })
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.inner.pattern
+    }
+
+    /// Python's `groupindex`: name -> group number, in order of first appearance.
+    pub fn names(&self) -> &[(String, usize)] {
+        &self.inner.names
+    }
+
+    /// Python's `groups`: the number of capture groups.
+    pub fn group_count(&self) -> usize {
+        self.inner.prog.group_count
+    }
+
+    pub fn features(&self) -> Features {
+        self.inner.features
+    }
+
+    /// Python `pattern.search(hay, pos)`.
+    pub fn search(&self, hay: &str, pos: usize) -> Result<Option<Match>, RegexError> {
+        let pos = utf8::ceil_boundary(hay, pos);
+        Ok(search::search(&self.inner.prog, &self.inner.prefilter, hay, pos, false)?.map(|s| self.make_match(s)))
+    }
+
+    /// Python `pattern.match(hay, pos)`: a match starting exactly at `pos`.
+    pub fn match_at(&self, hay: &str, pos: usize) -> Result<Option<Match>, RegexError> {
+        let pos = utf8::ceil_boundary(hay, pos);
+        Ok(search::match_at(&self.inner.prog, hay, pos)?.map(|s| self.make_match(s)))
+    }
+
+    /// Python `pattern.search(hay, pos, partial=True)`.
+    pub fn search_partial(&self, hay: &str, pos: usize) -> Result<Partial, RegexError> {
+        let pos = utf8::ceil_boundary(hay, pos);
+        Ok(match search::search_partial(&self.inner.prog, &self.inner.prefilter, hay, pos)? {
+            search::PartialOutcome::Complete(s) => Partial::Complete(self.make_match(s)),
+            search::PartialOutcome::Partial(start) => Partial::Partial { start },
+        })
+    }
+
+    /// Python `pattern.finditer(hay)`.
+    pub fn find_iter<'a>(&'a self, hay: &'a str) -> impl Iterator<Item = Result<Match, RegexError>> + 'a {
+        FindIter { re: self, hay, pos: 0, must_advance: false, done: false }
+    }
+
+    fn make_match(&self, spans: backtrack::Spans) -> Match {
+        Match { spans, names: Arc::clone(&self.inner.names) }
+    }
+}
+
+struct FindIter<'a> {
+    re: &'a Regex,
+    hay: &'a str,
+    pos: usize,
+    must_advance: bool,
+    done: bool,
+}
+
+impl Iterator for FindIter<'_> {
+    type Item = Result<Match, RegexError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done || self.pos > self.hay.len() {
+            return None;
+        }
+        let inner = &self.re.inner;
+        match search::search(&inner.prog, &inner.prefilter, self.hay, self.pos, self.must_advance) {
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Ok(Some(spans)) => {
+                let m = self.re.make_match(spans);
+                self.must_advance = m.start() == m.end();
+                self.pos = m.end();
+                Some(Ok(m))
+            }
+        }
+    }
+}
+
+/// A pattern that matches `s` literally (the reference's `regex.escape`).
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() * 2);
+    for c in s.chars() {
+        if "()[]{}?*+|^$\\.-#&~".contains(c) || unicode::py_isspace(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn to_public(pattern: &str, e: ParseError) -> RegexError {
+    let byte = |pos: usize| pattern.char_indices().nth(pos).map_or(pattern.len(), |(b, _)| b);
+    match e {
+        ParseError::Syntax { message, pos } => RegexError::Syntax { message, offset: byte(pos) },
+        ParseError::Unsupported { construct, pos } => RegexError::Unsupported { construct, offset: byte(pos) },
+    }
+}
+
+fn features_of(node: &Node) -> Features {
+    let mut f = Features::default();
+    walk(node, &mut f);
+    f
+}
+
+fn walk(node: &Node, f: &mut Features) {
+    match node {
+        Node::Seq(items) | Node::Alt(items) => items.iter().for_each(|n| walk(n, f)),
+        Node::Group { node, .. } => walk(node, f),
+        Node::Repeat { node, kind, .. } => {
+            match kind {
+                RepeatKind::Lazy => f.lazy = true,
+                RepeatKind::Possessive => f.possessive = true,
+                RepeatKind::Greedy => {}
+            }
+            walk(node, f)
+        }
+        Node::Atomic(node) => {
+            f.atomic = true;
+            walk(node, f)
+        }
+        Node::Look { behind, node, .. } => {
+            if *behind {
+                f.lookbehind = true;
+            } else {
+                f.lookahead = true;
+            }
+            walk(node, f)
+        }
+        Node::Backref { ign, .. } => {
+            f.backrefs = true;
+            f.case_insensitive |= *ign;
+        }
+        Node::Assert(a) => match a {
+            ast::Assertion::Boundary { .. } | ast::Assertion::StartOfWord { .. } | ast::Assertion::EndOfWord { .. } => {
+                f.word_boundary = true
+            }
+            ast::Assertion::EndOfStringLine | ast::Assertion::EndOfLine | ast::Assertion::StartOfLine => {
+                f.line_anchors = true
+            }
+            _ => {}
+        },
+        Node::Char { ign, .. } | Node::Set { ign, .. } | Node::Prop { ign, .. } => f.case_insensitive |= *ign,
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests;

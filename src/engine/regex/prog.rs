@@ -1,0 +1,150 @@
+//! The compiled program the backtracking matcher runs: a graph of instructions, each naming its
+//! successor(s) by index.
+
+use super::charset::CharSet;
+
+/// A position test for assertions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Look {
+    StartOfString,
+    StartOfLine,
+    EndOfString,
+    EndOfStringLine,
+    EndOfLine,
+    /// Word boundary (`positive`) or not a boundary; `ascii` selects the ASCII word class.
+    Boundary { positive: bool, ascii: bool },
+    StartOfWord { ascii: bool },
+    EndOfWord { ascii: bool },
+}
+
+pub type Pc = u32;
+
+/// The reference's test for where a search may start a match attempt: the first thing the
+/// pattern needs, looking past group markers and lookarounds.
+#[derive(Clone, Debug)]
+pub enum StartTest {
+    /// Any position.
+    Anywhere,
+    /// Only position 0.
+    Anchored,
+    /// The character there must be in the set.
+    Class(CharSet),
+    /// The literal must occur there (or, in partial mode, the text must end with a prefix).
+    Literal { chars: Vec<u32>, ign: bool },
+    /// The assertion must hold there.
+    At(Look),
+}
+
+/// The reference's "required string": a literal every match contains, found before matching
+/// is attempted. `offset` is the largest number of characters that can precede it in a match
+/// (`None` when unbounded); a search never starts more than that many characters before it.
+#[derive(Clone, Debug)]
+pub struct Required {
+    pub chars: Vec<u32>,
+    /// The literal as UTF-8 (when `!ign`, for a fast substring search).
+    pub text: String,
+    pub ign: bool,
+    pub offset: Option<usize>,
+}
+
+/// One instruction. `rev` marks instructions that run right-to-left (inside lookbehinds).
+#[derive(Clone, Debug)]
+pub enum Inst {
+    /// One exact character.
+    Char { c: char, rev: bool, next: Pc },
+    /// An exact string (UTF-8 bytes in `Program::strings`).
+    Str { s: u32, rev: bool, next: Pc },
+    /// One character from a set (index into `Program::sets`).
+    Set { set: u32, rev: bool, next: Pc },
+    /// Any one character.
+    Any { rev: bool, next: Pc },
+    Assert { look: Look, next: Pc },
+    /// Try `first`; on failure try `second`.
+    Split { first: Pc, second: Pc },
+    /// Remember the position in private slot `slot` (a group's first edge in matching order).
+    Mark { slot: u32, next: Pc },
+    /// Set public group `group` from private slot `slot` to the current position.
+    Close { slot: u32, group: u32, rev: bool, next: Pc },
+    /// A single-character item repeated `min..=max` times (`max == u32::MAX`: unbounded).
+    RepOne { set: u32, min: u32, max: u32, greedy: bool, rev: bool, next: Pc },
+    /// Entry of a general repeat of up to `max` iterations (its minimum has been unrolled, as
+    /// the reference does), with its count and iteration start in registers.
+    RepStart { rep: u32, max: u32, greedy: bool, iter: Pc, exit: Pc },
+    /// End of one iteration of a general repeat. `guard`: see [`Inst::LoopBack`].
+    RepEnd { rep: u32, max: u32, greedy: bool, guard: bool, iter: Pc, exit: Pc },
+    /// Start of an iteration of a general repeat: records where it began.
+    RepIter { rep: u32, next: Pc },
+    /// End of an iteration of a loop whose body always consumes: iterate again or leave.
+    /// `guard`: the body starts with a character test, and (as in the reference) partial
+    /// matching at the very end of the text then leaves the loop instead of reporting partial.
+    LoopBack { body: Pc, exit: Pc, greedy: bool, guard: bool },
+    /// End of an iteration of a loop whose body may match empty: an empty iteration (progress
+    /// bit `bit` clear) ends the loop, as in the reference.
+    LoopEnd { bit: u32, greedy: bool, guard: bool, iter: Pc, exit: Pc },
+    /// Start of an iteration of such a loop: clears its progress bit.
+    LoopIter { bit: u32, next: Pc },
+    /// An atomic group: run `body` to its first success, then continue without backtracking
+    /// into it.
+    Atomic { body: Pc, next: Pc },
+    /// A lookaround: run `body` (right-to-left when `behind`) at the current position.
+    Lookaround { body: Pc, behind: bool, positive: bool, next: Pc },
+    /// The end of an atomic or lookaround body.
+    SubEnd,
+    /// A backreference to public group `group`.
+    Backref { group: u32, ign: bool, rev: bool, next: Pc },
+    Match,
+    Fail,
+}
+
+impl Inst {
+    /// Whether the matcher may record (instruction, position) here to avoid re-exploring.
+    pub fn is_memo_point(&self) -> bool {
+        matches!(
+            self,
+            Inst::Split { .. }
+                | Inst::RepOne { .. }
+                | Inst::LoopEnd { .. }
+                | Inst::LoopBack { .. }
+                | Inst::RepEnd { .. }
+                | Inst::Atomic { .. }
+                | Inst::Lookaround { .. }
+        )
+    }
+}
+
+/// A compiled pattern.
+#[derive(Debug)]
+pub struct Program {
+    pub insts: Vec<Inst>,
+    pub start: Pc,
+    pub sets: Vec<CharSet>,
+    pub strings: Vec<Box<str>>,
+    /// Number of public groups (group 0 excluded).
+    pub group_count: usize,
+    /// Number of private group slots.
+    pub slot_count: usize,
+    /// Number of general repeats (registers).
+    pub rep_count: usize,
+    /// Per instruction: the progress bits of the loops enclosing it within its body.
+    pub loop_mask: Vec<u32>,
+    /// Per public group: whether a backreference refers to it.
+    pub referenced: Vec<bool>,
+    /// Per private slot: the public group it belongs to.
+    pub slot_group: Vec<u32>,
+    /// Whether the matcher state includes registers or backreferenced captures that the memo key
+    /// must cover.
+    pub stateful: bool,
+    /// Whether the pattern has backreferences.
+    pub has_backrefs: bool,
+    pub required: Option<Required>,
+    pub start_test: StartTest,
+    /// For partial search: the characters unbounded loops can consume, and a bound on all other
+    /// consumption. A partial start must reach the end of the text, so the text after it holds
+    /// at most that many characters outside the set. `None` when that gives no bound.
+    pub partial_reach: Option<(CharSet, u64)>,
+    /// The reference's first set: when present, a search only starts on these characters (or at
+    /// the very end).
+    pub firstset: Option<CharSet>,
+    /// Whether a word-boundary test uses ASCII when the pattern default applies.
+    pub ascii: bool,
+}

@@ -1,0 +1,256 @@
+//! Unicode property names (`\p{..}`, `[[:alpha:]]`): the reference parser's name lookup, and the
+//! code point sets of the properties this engine has tables for.
+
+use super::ast::Enc;
+use super::charset::CharSet;
+use super::unicode_tables as t;
+
+/// The outcome of looking a property up.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Lookup {
+    /// A property the engine has tables for: `key` is `property id << 16 | value id`.
+    Found { key: u32, positive: bool },
+    /// The reference rejects the name with this message.
+    Unknown(&'static str),
+    /// The reference accepts the name but this engine has no table for it.
+    Unsupported(String),
+}
+
+const BINARY_VALUES: [&str; 8] = ["F", "FALSE", "N", "NO", "T", "TRUE", "Y", "YES"];
+
+fn property_id(name: &str) -> Option<u16> {
+    t::PROPERTY_NAMES
+        .binary_search_by(|&(n, _)| n.cmp(name))
+        .ok()
+        .map(|i| t::PROPERTY_NAMES[i].1)
+}
+
+fn values_of(prop: u16) -> &'static [(&'static str, u16)] {
+    t::PROPERTY_VALUES
+        .iter()
+        .find(|&&(p, _)| p == prop)
+        .map(|&(_, v)| v)
+        .unwrap_or(&[])
+}
+
+fn value_id(prop: u16, value: &str) -> Option<u16> {
+    let vals = values_of(prop);
+    vals.binary_search_by(|&(n, _)| n.cmp(value))
+        .ok()
+        .map(|i| vals[i].1)
+}
+
+fn is_binary(prop: u16) -> bool {
+    let vals = values_of(prop);
+    vals.len() == BINARY_VALUES.len() && vals.iter().zip(BINARY_VALUES).all(|(&(n, _), b)| n == b)
+}
+
+fn table(key: u32) -> Option<&'static [(u32, u32)]> {
+    t::PROPERTY_TABLES
+        .binary_search_by_key(&key, |&(k, _)| k)
+        .ok()
+        .map(|i| t::PROPERTY_TABLES[i].1)
+}
+
+/// Whether the engine can build the set for `key`.
+pub fn is_supported(key: u32) -> bool {
+    let prop = (key >> 16) as u16;
+    table(key).is_some() || (is_binary(prop) && key & 0xFFFF == 0)
+}
+
+/// The reference's `standardise_name`: numbers become a canonical rational, anything else is
+/// upper-cased with `_`, `-` and spaces removed.
+pub fn standardise_name(name: &str) -> String {
+    if let Some(r) = numeric_to_rational(name) {
+        return r;
+    }
+    name.chars().filter(|c| !"_- ".contains(*c)).flat_map(char::to_uppercase).collect()
+}
+
+fn numeric_to_rational(numeric: &str) -> Option<String> {
+    let (sign, rest) = match numeric.strip_prefix('-') {
+        Some(r) => ("-", r),
+        None => ("", numeric),
+    };
+    let parts: Vec<&str> = rest.split('/').collect();
+    let value = match parts.as_slice() {
+        [one] => py_float(one)?,
+        [num, den] => {
+            let d = py_float(den)?;
+            if d == 0.0 {
+                return None;
+            }
+            py_float(num)? / d
+        }
+        _ => return None,
+    };
+    if !value.is_finite() {
+        return None;
+    }
+    let (num, den) = float_to_rational(value, 0)?;
+    let result = format!("{sign}{num}/{den}");
+    Some(match result.strip_suffix("/1") {
+        Some(r) => r.to_string(),
+        None => result,
+    })
+}
+
+fn py_float(s: &str) -> Option<f64> {
+    let s = s.trim();
+    if s.is_empty() || s.contains("__") || s.starts_with('_') || s.ends_with('_') {
+        return None;
+    }
+    let cleaned: String = s.chars().filter(|&c| c != '_').collect();
+    let lower = cleaned.to_ascii_lowercase();
+    if lower.contains("inf") || lower.contains("nan") {
+        return None;
+    }
+    cleaned.parse::<f64>().ok()
+}
+
+fn float_to_rational(flt: f64, depth: u32) -> Option<(i128, i128)> {
+    if depth > 64 || flt.abs() > 1e30 {
+        return None;
+    }
+    let int_part = flt.trunc();
+    let error = flt - int_part;
+    if error.abs() < 0.0001 {
+        return Some((int_part as i128, 1));
+    }
+    let (den, num) = float_to_rational(1.0 / error, depth + 1)?;
+    Some(((int_part as i128).checked_mul(den)?.checked_add(num)?, den))
+}
+
+/// The reference's `lookup_property(property, value, positive, posix=...)`.
+pub fn lookup(property: Option<&str>, value: &str, positive: bool, posix: bool) -> Lookup {
+    let property = property.map(standardise_name);
+    let mut value = standardise_name(value);
+    let mut positive = positive;
+    let mut property = property;
+    if property.as_deref() == Some("GENERALCATEGORY") && value == "ASSIGNED" {
+        property = Some("GENERALCATEGORY".into());
+        value = "UNASSIGNED".into();
+        positive = !positive;
+    }
+    if posix && property.is_none() && ["ALNUM", "DIGIT", "PUNCT", "XDIGIT"].contains(&value.as_str()) {
+        value = format!("POSIX{value}");
+    }
+    if let Some(prop_name) = property {
+        let Some(prop) = property_id(&prop_name) else {
+            return Lookup::Unknown("unknown property");
+        };
+        let Some(val) = value_id(prop, &value) else {
+            return Lookup::Unknown("unknown property value");
+        };
+        return found((u32::from(prop) << 16) | u32::from(val), positive, &format!("{prop_name}={value}"));
+    }
+    for name in ["GC", "SCRIPT", "BLOCK"] {
+        let prop = property_id(name).expect("core property");
+        if let Some(val) = value_id(prop, &value) {
+            return found((u32::from(prop) << 16) | u32::from(val), positive, &value);
+        }
+    }
+    if let Some(prop) = property_id(&value) {
+        if is_binary(prop) {
+            return found((u32::from(prop) << 16) | 1, positive, &value);
+        }
+        return found(u32::from(prop) << 16, !positive, &value);
+    }
+    if let Some(rest) = value.strip_prefix("IS") {
+        if let Some(prop) = property_id(rest) {
+            if value_id(prop, "YES").is_some() {
+                return found((u32::from(prop) << 16) | 1, positive, &value);
+            }
+        }
+    }
+    for (prefix, name) in [("IS", "SCRIPT"), ("IN", "BLOCK")] {
+        if let Some(rest) = value.strip_prefix(prefix) {
+            let prop = property_id(name).expect("core property");
+            if let Some(val) = value_id(prop, rest) {
+                return found((u32::from(prop) << 16) | u32::from(val), positive, &value);
+            }
+        }
+    }
+    Lookup::Unknown("unknown property")
+}
+
+fn found(key: u32, positive: bool, name: &str) -> Lookup {
+    if is_supported(key) {
+        Lookup::Found { key, positive }
+    } else {
+        Lookup::Unsupported(format!("Unicode property {name}"))
+    }
+}
+
+/// The code points having the property `key` (ignoring `positive`), under encoding `ascii`.
+pub fn property_set(key: u32, ascii: bool) -> CharSet {
+    let prop = (key >> 16) as u16;
+    let set = match table(key) {
+        Some(tab) => CharSet::from_table(tab),
+        None if is_binary(prop) && key & 0xFFFF == 0 => {
+            CharSet::from_table(table(key | 1).unwrap_or(&[])).complement()
+        }
+        None => CharSet::empty(),
+    };
+    if ascii {
+        // Characters above U+007F are treated as the unassigned code point U+10FFFF.
+        let low = set.intersect(&CharSet::range(0, 0x7F));
+        if set.contains(0x10FFFF) { low.union(&CharSet::range(0x80, 0x10FFFF)) } else { low }
+    } else {
+        set
+    }
+}
+
+/// `property_set` for a node whose encoding may be the pattern default.
+pub fn property_set_enc(key: u32, enc: Enc, pattern_ascii: bool) -> CharSet {
+    let ascii = match enc {
+        Enc::Ascii => true,
+        Enc::Unicode => false,
+        Enc::Default => pattern_ascii,
+    };
+    property_set(key, ascii)
+}
+
+/// The key of a binary property by its standardised name (`WORD`, `DIGIT`, ...).
+pub fn binary_key(name: &str) -> u32 {
+    match lookup(None, name, true, false) {
+        Lookup::Found { key, .. } => key,
+        other => panic!("built-in property {name} missing: {other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_resolve_like_the_reference() {
+        let Lookup::Found { key, positive } = lookup(None, "Lu", true, false) else { panic!() };
+        assert!(positive);
+        assert_eq!(key, t::GC_LU);
+        assert!(matches!(lookup(None, "Latin", true, false), Lookup::Found { .. }));
+        assert!(matches!(lookup(None, "IsLatin", true, false), Lookup::Found { .. }));
+        assert!(matches!(lookup(None, "InBasic_Latin", true, false), Lookup::Found { .. }));
+        assert!(matches!(lookup(Some("Script"), "Greek", true, false), Lookup::Found { .. }));
+        assert!(matches!(lookup(None, "Alphabetic", false, false), Lookup::Found { positive: false, .. }));
+        assert_eq!(lookup(None, "NoSuchThing", true, false), Lookup::Unknown("unknown property"));
+        assert_eq!(lookup(Some("Script"), "Nope", true, false), Lookup::Unknown("unknown property value"));
+        assert_eq!(lookup(Some("Nope"), "x", true, false), Lookup::Unknown("unknown property"));
+        assert!(matches!(lookup(Some("lb"), "AL", true, false), Lookup::Unsupported(_)));
+        assert!(matches!(lookup(None, "alnum", true, true), Lookup::Found { .. }));
+        assert_eq!(standardise_name("1/2"), "1/2");
+        assert_eq!(standardise_name("0.5"), "1/2");
+        assert_eq!(standardise_name("Upper_case letter"), "UPPERCASELETTER");
+    }
+
+    #[test]
+    fn sets() {
+        let w = property_set(binary_key("WORD"), false);
+        assert!(w.contains('é' as u32) && w.contains('_' as u32) && !w.contains(' ' as u32));
+        let wa = property_set(binary_key("WORD"), true);
+        assert!(!wa.contains('é' as u32) && wa.contains('a' as u32));
+        // Unassigned is true for everything above ASCII in ASCII mode.
+        let Lookup::Found { key, .. } = lookup(None, "Cn", true, false) else { panic!() };
+        assert!(property_set(key, true).contains('é' as u32));
+    }
+}

@@ -1,0 +1,154 @@
+//! Search drivers: trying the matcher at candidate start positions for `search`, `match`,
+//! partial search and `finditer`.
+
+use super::backtrack::{Matcher, Spans, Stop};
+use super::error::RegexError;
+use super::prefilter::{Prefilter, ScanState};
+use super::prog::Program;
+
+/// The work budget for one search over `len` bytes.
+fn budget(len: usize) -> u64 {
+    50_000_000 + 512 * (len as u64 + 1)
+}
+
+fn stop_error(s: Stop) -> RegexError {
+    match s {
+        Stop::Budget => RegexError::Budget,
+        Stop::Partial => unreachable!("partial stops only happen in partial mode"),
+    }
+}
+
+/// Whether a search may try a match starting at `s`: the reference never starts where the
+/// character is outside the pattern's first set.
+#[inline]
+fn may_start(prog: &Program, hay: &str, s: usize) -> bool {
+    match &prog.firstset {
+        Some(fs) if s < hay.len() => {
+            let c = super::utf8::next_char(hay.as_bytes(), s).expect("in bounds").0;
+            fs.contains(c)
+        }
+        _ => true,
+    }
+}
+
+fn next_boundary(hay: &str, pos: usize) -> usize {
+    let mut p = pos + 1;
+    while p < hay.len() && !hay.is_char_boundary(p) {
+        p += 1;
+    }
+    p
+}
+
+/// `pattern.search(hay, pos)`, optionally refusing an empty match at `pos` (finditer).
+pub fn search(prog: &Program, pre: &Prefilter, hay: &str, pos: usize, must_advance: bool) -> Result<Option<Spans>, RegexError> {
+    search_ex(prog, pre, hay, pos, must_advance, &mut ScanState::default())
+}
+
+fn search_ex(
+    prog: &Program,
+    pre: &Prefilter,
+    hay: &str,
+    pos: usize,
+    must_advance: bool,
+    st: &mut ScanState,
+) -> Result<Option<Spans>, RegexError> {
+    let mut m = Matcher::new(prog, hay, false, budget(hay.len()));
+    m.set_must_advance(pos, must_advance);
+    let mut at = pos;
+    while let Some(s) = pre.next(hay, at, false, st) {
+        if let Some(spans) = m.try_at(s).map_err(stop_error)? {
+            return Ok(Some(spans));
+        }
+        if s >= hay.len() {
+            break;
+        }
+        at = next_boundary(hay, s);
+    }
+    Ok(None)
+}
+
+/// `pattern.match(hay, pos)`.
+pub fn match_at(prog: &Program, hay: &str, pos: usize) -> Result<Option<Spans>, RegexError> {
+    if !may_start(prog, hay, pos) {
+        return Ok(None);
+    }
+    let mut m = Matcher::new(prog, hay, false, budget(hay.len()));
+    m.try_at(pos).map_err(stop_error)
+}
+
+/// What a partial search found.
+pub enum PartialOutcome {
+    Complete(Spans),
+    Partial(usize),
+}
+
+/// The smallest start from which a path could consume everything to the end of `hay`.
+fn partial_floor(prog: &Program, hay: &str) -> usize {
+    let Some((loops, bound)) = &prog.partial_reach else { return 0 };
+    let bytes = hay.as_bytes();
+    let mut pos = bytes.len();
+    let mut others = 0u64;
+    // When the loops take every character but a few ASCII ones, count those with memrchr.
+    let outside = loops.complement();
+    if outside.ranges().last().is_some_and(|&(_, hi)| hi < 0x80) && outside.len() <= 3 {
+        let needles: Vec<u8> = outside.ranges().iter().flat_map(|&(a, b)| a..=b).map(|c| c as u8).collect();
+        loop {
+            let hit = match needles.as_slice() {
+                [a] => memchr::memrchr(*a, &bytes[..pos]),
+                [a, b] => memchr::memrchr2(*a, *b, &bytes[..pos]),
+                [a, b, c] => memchr::memrchr3(*a, *b, *c, &bytes[..pos]),
+                _ => return 0,
+            };
+            let Some(i) = hit else { return 0 };
+            others += 1;
+            if others > *bound {
+                return i + 1;
+            }
+            pos = i;
+        }
+    }
+    while let Some((c, n)) = super::utf8::prev_char(bytes, pos) {
+        if !loops.contains(c) {
+            others += 1;
+            if others > *bound {
+                return pos;
+            }
+        }
+        pos -= n;
+    }
+    0
+}
+
+/// `pattern.search(hay, pos, partial=True)`.
+pub fn search_partial(prog: &Program, pre: &Prefilter, hay: &str, pos: usize) -> Result<PartialOutcome, RegexError> {
+    // The partial pass inherits where the complete pass last found the required string.
+    let mut complete = ScanState::default();
+    if let Some(spans) = search_ex(prog, pre, hay, pos, false, &mut complete)? {
+        return Ok(PartialOutcome::Complete(spans));
+    }
+    let mut st = complete.for_partial_pass();
+    let floor = partial_floor(prog, hay);
+    let mut at = pos;
+    if floor > at && pre.skipping_is_free() {
+        at = floor;
+    }
+    let mut m = Matcher::new(prog, hay, true, budget(hay.len()));
+    while let Some(s) = pre.next(hay, at, true, &mut st) {
+        if s < floor {
+            // No path from here can reach the end: skip the attempt, not the bookkeeping.
+            at = next_boundary(hay, s);
+            continue;
+        }
+        match m.try_at(s) {
+            Err(Stop::Partial) => return Ok(PartialOutcome::Partial(s)),
+            Err(Stop::Budget) => return Err(RegexError::Budget),
+            // No complete match exists, so partial mode cannot find one either.
+            Ok(Some(_)) | Ok(None) => {}
+        }
+        if s >= hay.len() {
+            break;
+        }
+        at = next_boundary(hay, s);
+    }
+    Ok(PartialOutcome::Partial(hay.len()))
+}

@@ -1,0 +1,254 @@
+//! Differential conformance of `rtbench::engine::regex` against the reference `regex` module.
+//!
+//! The cases in `tests/data/regex/*.json` were recorded on the reference by
+//! `tools/regex/gen_cases.py`. Every compile verdict, search, match, partial search and finditer
+//! result must agree exactly, with two documented exceptions:
+//! - constructs this engine refuses as unsupported (counted);
+//! - partial searches where the reference reports an earlier partial start that no continuation
+//!   can complete, caused by its lazy-quantifier fast path ("lazy quirk: reference holds more",
+//!   counted). Holding less than the reference where a continuation could complete is a failure.
+
+use std::collections::BTreeMap;
+use std::fs;
+
+use rtbench::engine::regex::{Flags, Partial, Regex, RegexError};
+use serde_json::Value;
+
+#[derive(Default)]
+struct Tally {
+    counts: BTreeMap<&'static str, usize>,
+    failures: Vec<String>,
+    notes: BTreeMap<&'static str, Vec<String>>,
+}
+
+impl Tally {
+    fn add(&mut self, what: &'static str) {
+        *self.counts.entry(what).or_default() += 1;
+    }
+    fn fail(&mut self, msg: String) {
+        self.add("FAIL");
+        if self.failures.len() < 60 {
+            self.failures.push(msg);
+        }
+    }
+    fn note(&mut self, what: &'static str, msg: String) {
+        self.add(what);
+        if let Ok(path) = std::env::var("REGEX_CONFORMANCE_DUMP") {
+            use std::io::Write;
+            let mut f = fs::OpenOptions::new().create(true).append(true).open(path).unwrap();
+            writeln!(f, "{what}\t{msg}").unwrap();
+        }
+        let v = self.notes.entry(what).or_default();
+        if v.len() < 12 {
+            v.push(msg);
+        }
+    }
+}
+
+/// Byte offset of code point index `cp` in `s`.
+fn byte_of(s: &str, cp: usize) -> usize {
+    s.char_indices().nth(cp).map_or(s.len(), |(b, _)| b)
+}
+
+fn spans_value(h: &str, v: &Value) -> Option<Vec<Option<(usize, usize)>>> {
+    let arr = v.as_array()?;
+    Some(
+        arr.iter()
+            .map(|g| {
+                g.as_array().map(|p| {
+                    let s = p[0].as_u64().unwrap() as usize;
+                    let e = p[1].as_u64().unwrap() as usize;
+                    (byte_of(h, s), byte_of(h, e))
+                })
+            })
+            .collect(),
+    )
+}
+
+fn our_spans(m: &rtbench::engine::regex::Match) -> Vec<Option<(usize, usize)>> {
+    (0..=m.group_count()).map(|i| m.group(i).map(|r| (r.start, r.end))).collect()
+}
+
+fn check_case(case: &Value, t: &mut Tally) {
+    let p = case["p"].as_str().unwrap();
+    let dotall = case["dotall"].as_bool().unwrap();
+    let ours = Regex::new(p, Flags { dotall });
+    let label = format!("{p:?} (dotall={dotall})");
+    t.add("patterns");
+    if let Some(err) = case["err"].as_object() {
+        if err["type"] == "MemoryError" {
+            // The reference ran out of memory compiling it (a huge repeat count): not a verdict.
+            t.note("reference ran out of memory", label);
+            return;
+        }
+        match ours {
+            Ok(_) => t.fail(format!("{label}: reference rejects ({}), we accept", err["msg"])),
+            Err(RegexError::Syntax { message, offset }) => {
+                t.add("rejected by both");
+                // Errors raised outside the parser (ValueError) carry no position.
+                let same_pos = match err["pos"].as_u64() {
+                    Some(cp) => byte_of(p, cp as usize) == offset,
+                    None => true,
+                };
+                if err["msg"].as_str() == Some(message.as_str()) && same_pos {
+                    t.add("error message and position agree");
+                } else {
+                    t.note("error wording/position differs", format!("{label}: ref {err:?}, ours {message:?} at {offset}"));
+                }
+            }
+            Err(RegexError::Unsupported { construct, .. }) => {
+                t.add("rejected by both");
+                t.note("unsupported (reference rejects too)", format!("{label}: {construct}"));
+            }
+            Err(e) => t.fail(format!("{label}: unexpected error {e:?}")),
+        }
+        return;
+    }
+    let re = match ours {
+        Ok(re) => re,
+        Err(RegexError::Unsupported { construct, .. }) => {
+            t.note("unsupported (reference accepts)", format!("{label}: {construct}"));
+            return;
+        }
+        Err(e) => {
+            t.fail(format!("{label}: reference accepts, we reject: {e}"));
+            return;
+        }
+    };
+    t.add("compiled by both");
+    let names: Vec<(String, usize)> = case["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| (v[0].as_str().unwrap().to_string(), v[1].as_u64().unwrap() as usize))
+        .collect();
+    if re.names() != names.as_slice() || re.group_count() != case["groups"].as_u64().unwrap() as usize {
+        t.fail(format!("{label}: groups/names differ: {:?} vs {names:?}", re.names()));
+    }
+    let lazy = re.features().lazy;
+    for hay in case["hays"].as_array().unwrap() {
+        let h = hay["h"].as_str().unwrap();
+        let hl = format!("{label} on {h:?}");
+        for s in hay["search"].as_array().unwrap() {
+            let pos = byte_of(h, s[0].as_u64().unwrap() as usize);
+            let want = spans_value(h, &s[1]);
+            match re.search(h, pos) {
+                Ok(got) => {
+                    t.add("search");
+                    let got = got.as_ref().map(our_spans);
+                    if got != want {
+                        t.fail(format!("{hl}: search@{pos}: ours {got:?}, ref {want:?}"));
+                    }
+                }
+                Err(e) => t.fail(format!("{hl}: search@{pos}: {e}")),
+            }
+        }
+        for s in hay["match"].as_array().unwrap() {
+            let pos = byte_of(h, s[0].as_u64().unwrap() as usize);
+            let want = spans_value(h, &s[1]);
+            match re.match_at(h, pos) {
+                Ok(got) => {
+                    t.add("match");
+                    let got = got.as_ref().map(our_spans);
+                    if got != want {
+                        t.fail(format!("{hl}: match@{pos}: ours {got:?}, ref {want:?}"));
+                    }
+                }
+                Err(e) => t.fail(format!("{hl}: match@{pos}: {e}")),
+            }
+        }
+        for s in hay["partial"].as_array().unwrap() {
+            let pos = byte_of(h, s[0].as_u64().unwrap() as usize);
+            // The reference's None means nothing is pending: the same as a partial at the end.
+            let (rs, re_, kind) = match s[1].as_array() {
+                None => (h.len(), h.len(), "P"),
+                Some(a) => (
+                    byte_of(h, a[0].as_u64().unwrap() as usize),
+                    byte_of(h, a[1].as_u64().unwrap() as usize),
+                    a[2].as_str().unwrap(),
+                ),
+            };
+            let witness = s[2].as_str();
+            let got = match re.search_partial(h, pos) {
+                Ok(g) => g,
+                Err(e) => {
+                    t.fail(format!("{hl}: partial@{pos}: {e}"));
+                    continue;
+                }
+            };
+            t.add("partial");
+            match (kind, got) {
+                ("C", Partial::Complete(m)) if (m.start(), m.end()) == (rs, re_) => {}
+                ("P", Partial::Partial { start }) if start == rs => {}
+                ("P", Partial::Partial { start }) if start > rs => {
+                    if witness.is_some() {
+                        t.fail(format!("{hl}: partial@{pos}: ours {start}, ref {rs} (a continuation {witness:?} completes it)"));
+                    } else if lazy {
+                        t.note("lazy quirk: reference holds more", format!("{hl}: ours {start}, ref {rs}"));
+                    } else {
+                        t.note("reference holds more without a completing continuation (non-lazy)", format!("{hl}: ours {start}, ref {rs}"));
+                    }
+                }
+                ("P", Partial::Partial { start }) => {
+                    t.note("we hold more", format!("{hl}: partial@{pos}: ours {start}, ref {rs}"));
+                }
+                (k, g) => t.fail(format!("{hl}: partial@{pos}: ours {g:?}, ref {k} {rs}..{re_}")),
+            }
+        }
+        if let Some(fi) = hay["finditer"].as_array() {
+            let want: Vec<(usize, usize)> = fi
+                .iter()
+                .map(|p| (byte_of(h, p[0].as_u64().unwrap() as usize), byte_of(h, p[1].as_u64().unwrap() as usize)))
+                .collect();
+            let got: Result<Vec<(usize, usize)>, RegexError> = re.find_iter(h).map(|m| m.map(|m| (m.start(), m.end()))).collect();
+            t.add("finditer");
+            match got {
+                Ok(got) if got == want => {}
+                other => t.fail(format!("{hl}: finditer: ours {other:?}, ref {want:?}")),
+            }
+        }
+    }
+}
+
+#[test]
+fn conformance_with_reference() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/regex");
+    let mut files: Vec<_> = fs::read_dir(dir).expect("tests/data/regex").map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let mut total = Tally::default();
+    for f in files.iter().filter(|f| f.extension().is_some_and(|e| e == "json")) {
+        let data: Value = serde_json::from_str(&fs::read_to_string(f).unwrap()).unwrap();
+        let mut t = Tally::default();
+        for case in data.as_array().unwrap() {
+            let started = std::time::Instant::now();
+            check_case(case, &mut t);
+            let took = started.elapsed();
+            if took.as_millis() > 200 {
+                println!("slow case ({took:?}): {:?}", case["p"]);
+            }
+        }
+        println!("{}: {:?}", f.file_name().unwrap().to_string_lossy(), t.counts);
+        for (k, v) in t.counts {
+            *total.counts.entry(k).or_default() += v;
+        }
+        total.failures.extend(t.failures);
+        for (k, v) in t.notes {
+            total.notes.entry(k).or_default().extend(v.into_iter().take(4));
+        }
+    }
+    println!("TOTAL: {:#?}", total.counts);
+    for (k, v) in &total.notes {
+        println!("-- {k}:");
+        for n in v.iter().take(8) {
+            println!("   {n}");
+        }
+    }
+    for f in &total.failures {
+        println!("FAIL {f}");
+    }
+    let fails = total.counts.get("FAIL").copied().unwrap_or(0);
+    let holds_more = total.counts.get("we hold more").copied().unwrap_or(0);
+    let odd = total.counts.get("reference holds more without a completing continuation (non-lazy)").copied().unwrap_or(0);
+    assert_eq!(fails, 0, "{fails} disagreements with the reference");
+    assert_eq!(holds_more + odd, 0, "partial disagreements other than the lazy quirk");
+}
