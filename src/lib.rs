@@ -5,4 +5,6 @@
 //! matching with Python `regex` semantics, the streaming state machine, content parsers,
 //! transforms and tool-argument coercion. It has no terminal code.
 
+pub mod cli;
 pub mod engine;
+pub mod sample;

@@ -2,6 +2,14 @@
 //! parsed message with its streaming events. No terminal code lives here.
 
 pub mod content;
+pub mod diagnostic;
+pub mod delimiter;
+pub mod event;
+pub mod offsets;
+pub mod parser;
 pub mod py;
 pub mod regex;
+pub mod template;
+pub mod tools;
+pub mod transform;
 pub mod value;

@@ -111,6 +111,13 @@ impl Value {
         }
     }
 
+    pub fn as_dict_mut(&mut self) -> Option<&mut Dict> {
+        match self {
+            Value::Dict(d) => Some(d),
+            _ => None,
+        }
+    }
+
     pub fn as_list(&self) -> Option<&[Value]> {
         match self {
             Value::List(l) => Some(l),
@@ -135,6 +142,27 @@ impl Value {
                 a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| v.py_eq(w)))
             }
             _ => false,
+        }
+    }
+
+    /// Python's `repr()` of the value, for error messages (`'abc'`, `1.0`, `None`, `[1, 'a']`).
+    pub fn py_repr(&self) -> String {
+        match self {
+            Value::Null => "None".into(),
+            Value::Bool(b) => if *b { "True" } else { "False" }.into(),
+            Value::Int(i) => i.to_string(),
+            Value::BigInt(b) => b.to_string(),
+            Value::Float(f) => crate::engine::py::float_repr(*f),
+            Value::Str(s) => crate::engine::py::py_repr_str(s),
+            Value::List(items) => {
+                let parts: Vec<String> = items.iter().map(Value::py_repr).collect();
+                format!("[{}]", parts.join(", "))
+            }
+            Value::Dict(d) => {
+                let parts: Vec<String> =
+                    d.iter().map(|(k, v)| format!("{}: {}", crate::engine::py::py_repr_str(k), v.py_repr())).collect();
+                format!("{{{}}}", parts.join(", "))
+            }
         }
     }
 

@@ -314,3 +314,8 @@ fn walk(node: &Node, f: &mut Features) {
 
 #[cfg(test)]
 mod tests;
+
+/// Whether `c` is a word character (`\w`) for the reference's `regex` module.
+pub fn is_word_char(c: char) -> bool {
+    unicode::in_table(unicode_tables::WORD, c as u32)
+}
