@@ -1,1 +1,5 @@
-fn main() {}
+//! The `rtbench` command.
+
+fn main() -> std::process::ExitCode {
+    rtbench::cli::main()
+}

@@ -1,0 +1,123 @@
+//! The command line: the headless commands (`parse`, `stream`, `check`) whose flags, output and
+//! exit codes scripts depend on, and the entry into the workbench.
+//!
+//! Exit codes: 0 success, 1 a template or parse error, 2 usage and I/O errors.
+
+mod inputs;
+mod output;
+mod run;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+/// A workbench for response templates: write, watch, parse and stream-debug them.
+#[derive(Parser, Debug)]
+#[command(name = "rtbench", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Parse a whole generation and print the message as JSON.
+    Parse {
+        #[command(flatten)]
+        input: InputArgs,
+        /// Pretty-print the message (indented JSON).
+        #[arg(long)]
+        pretty: bool,
+    },
+    /// Feed a generation in chunks and print the events of every feed as JSON Lines.
+    Stream {
+        #[command(flatten)]
+        input: InputArgs,
+        /// Chunk sizes in Unicode code points, cycled: `1`, `3,5`, ...
+        #[arg(long, value_name = "N[,N...]")]
+        chunks: String,
+        /// Add spans (byte and code-point offsets into prefix + generation), held-back text
+        /// and discarded text to every line.
+        #[arg(long)]
+        spans: bool,
+    },
+    /// Validate a template: exit 0 when the reference would load it, 1 with diagnostics if not.
+    Check {
+        /// Response template JSON, or a tokenizer_config.json with a `response_template` key.
+        #[arg(long, value_name = "T")]
+        template: PathBuf,
+    },
+}
+
+/// Inputs shared by `parse` and `stream`.
+#[derive(Args, Debug)]
+pub struct InputArgs {
+    /// Response template JSON, or a tokenizer_config.json with a `response_template` key.
+    #[arg(long, value_name = "T")]
+    pub template: PathBuf,
+    /// File holding the prompt sent to the model before the generation.
+    #[arg(long, value_name = "F", conflicts_with = "prefix")]
+    pub prefix_file: Option<PathBuf>,
+    /// The prompt as a string; `--prefix ''` opts out of prefix handling.
+    #[arg(long, value_name = "S", allow_hyphen_values = true)]
+    pub prefix: Option<String>,
+    /// JSON list of tool schemas used to cast tool-call arguments.
+    #[arg(long, value_name = "F")]
+    pub tools: Option<PathBuf>,
+    /// The generated text to parse.
+    #[arg(value_name = "OUTPUT_FILE")]
+    pub output: PathBuf,
+}
+
+/// A failed command: what to print on stderr and the exit code.
+#[derive(Debug)]
+pub struct Failure {
+    pub message: String,
+    pub code: u8,
+}
+
+impl Failure {
+    /// A template or parse error (exit 1).
+    pub fn invalid(message: impl Into<String>) -> Failure {
+        Failure {
+            message: message.into(),
+            code: 1,
+        }
+    }
+
+    /// A usage or I/O error (exit 2).
+    pub fn usage(message: impl Into<String>) -> Failure {
+        Failure {
+            message: message.into(),
+            code: 2,
+        }
+    }
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Parse { input, pretty }) => run::parse(&input, pretty),
+        Some(Command::Stream {
+            input,
+            chunks,
+            spans,
+        }) => run::stream(&input, &chunks, spans),
+        Some(Command::Check { template }) => run::check(&template),
+        None => run::bundled_sample(),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            let msg = f.message.trim_end();
+            if msg.starts_with("error:") {
+                eprintln!("{msg}");
+            } else {
+                eprintln!("error: {msg}");
+            }
+            ExitCode::from(f.code)
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! What the headless commands print: compact JSON like the reference's `json.dumps(...,
+//! ensure_ascii=False, separators=(",", ":"))`, or indented with `--pretty`.
+//!
+//! Stream output is written straight from the events, without building intermediate values:
+//! feeding one code point at a time produces a line per code point.
+
+use crate::cli::Failure;
+use crate::engine::event::{Event, EventKind};
+use crate::engine::py::{self, DumpOptions};
+use crate::engine::value::{Value, surrogate_of};
+
+fn dump_options(pretty: bool) -> DumpOptions {
+    let mut opts = DumpOptions::reference_cli();
+    if pretty {
+        opts.indent = Some(2);
+        opts.compact = false;
+    }
+    opts
+}
+
+fn unwritable(message: &str) -> Failure {
+    Failure::invalid(format!(
+        "the result cannot be written as JSON: {message} (the parsed message holds it; JSON has no way to carry it)"
+    ))
+}
+
+/// Serializes a value for stdout. NaN, infinities and lone surrogates cannot be written as
+/// JSON: like the reference's command line, that is an error.
+pub fn json(value: &Value, pretty: bool) -> Result<String, Failure> {
+    json_nested(value, pretty, 0)
+}
+
+/// Like [`json`] for a value printed `nesting` containers deep inside the line (the
+/// reference's encoder counts the enclosing containers against its recursion limit).
+pub fn json_nested(value: &Value, pretty: bool, nesting: usize) -> Result<String, Failure> {
+    let mut opts = dump_options(pretty);
+    opts.max_depth = opts.max_depth.map(|d| d.saturating_sub(nesting));
+    py::json_dumps(value, &opts).map_err(|e| unwritable(&e.message))
+}
+
+/// Appends `s` as a JSON string literal (non-ASCII kept as is, like `ensure_ascii=False`).
+pub fn push_json_str(out: &mut String, s: &str) -> Result<(), Failure> {
+    out.push('"');
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        let esc: Option<&str> = match c {
+            '"' => Some("\\\""),
+            '\\' => Some("\\\\"),
+            '\n' => Some("\\n"),
+            '\r' => Some("\\r"),
+            '\t' => Some("\\t"),
+            '\u{8}' => Some("\\b"),
+            '\u{c}' => Some("\\f"),
+            c if (c as u32) < 0x20 => None,
+            c if surrogate_of(c).is_some() => {
+                return Err(unwritable("a lone surrogate"));
+            }
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        match esc {
+            Some(e) => out.push_str(e),
+            None => out.push_str(&format!("\\u{:04x}", c as u32)),
+        }
+        start = i + c.len_utf8();
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+    Ok(())
+}
+
+/// Appends one event as the reference's dict (`{"type":...,"field":...}`); `extra` is appended
+/// inside the object (already serialized, starting with a comma) when given.
+pub fn push_event(out: &mut String, ev: &Event, field: &str, extra: Option<&str>) -> Result<(), Failure> {
+    let kind = match &ev.kind {
+        EventKind::Open => "region_open",
+        EventKind::Chunk { .. } => "region_chunk",
+        EventKind::Close { .. } => "region_close",
+        EventKind::Discard { .. } => return Ok(()),
+    };
+    out.push_str("{\"type\":\"");
+    out.push_str(kind);
+    out.push_str("\",\"field\":");
+    push_json_str(out, field)?;
+    match &ev.kind {
+        EventKind::Chunk { text, dirty } => {
+            out.push_str(",\"text\":");
+            push_json_str(out, text)?;
+            out.push_str(if *dirty { ",\"dirty\":true" } else { ",\"dirty\":false" });
+        }
+        EventKind::Close { value } => {
+            out.push_str(",\"value\":");
+            // The value sits in the line object, its event list and the event object.
+            out.push_str(&json_nested(value, false, 3)?);
+        }
+        _ => {}
+    }
+    if let Some(extra) = extra {
+        out.push_str(extra);
+    }
+    out.push('}');
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_escape_like_python_with_ensure_ascii_false() {
+        let mut s = String::new();
+        push_json_str(&mut s, "a\"b\\c\nd\u{1}é😀\u{7f}").unwrap();
+        assert_eq!(s, "\"a\\\"b\\\\c\\nd\\u0001é😀\u{7f}\"");
+    }
+}
