@@ -110,6 +110,7 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(f) if f.code == 0 => ExitCode::SUCCESS,
         Err(f) => {
             let msg = f.message.trim_end();
             if msg.starts_with("error:") {

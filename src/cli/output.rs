@@ -38,6 +38,26 @@ pub fn json_nested(value: &Value, pretty: bool, nesting: usize) -> Result<String
     py::json_dumps(value, &opts).map_err(|e| unwritable(&e.message))
 }
 
+/// Writes `text` and a newline to stdout. A closed pipe (`rtbench parse ... | head`) ends the
+/// command quietly, as it does for other Unix tools.
+pub fn print_line(text: &str) -> Result<(), Failure> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) => Err(write_failure(e)),
+    }
+}
+
+/// The failure for an error writing to stdout (quiet for a closed pipe).
+pub fn write_failure(e: std::io::Error) -> Failure {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Failure { message: String::new(), code: 0 }
+    } else {
+        Failure::usage(format!("cannot write output: {e}"))
+    }
+}
+
 /// Appends `s` as a JSON string literal (non-ASCII kept as is, like `ensure_ascii=False`).
 pub fn push_json_str(out: &mut String, s: &str) -> Result<(), Failure> {
     out.push('"');

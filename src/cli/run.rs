@@ -23,7 +23,7 @@ pub fn check(path: &Path) -> Result<(), Failure> {
     } else {
         "response template"
     };
-    println!("{}: valid {kind}; fields: {}", path.display(), names.join(", "));
+    output::print_line(&format!("{}: valid {kind}; fields: {}", path.display(), names.join(", ")))?;
     Ok(())
 }
 
@@ -33,7 +33,7 @@ pub fn parse(args: &InputArgs, pretty: bool) -> Result<(), Failure> {
     let prefix = inputs.prefix.as_deref().ok_or_else(inputs::missing_prefix)?;
     let message = parse_response(inputs.template, &inputs.output, Some(prefix), inputs.tools.as_ref())
         .map_err(|e| Failure::invalid(e.message))?;
-    println!("{}", output::json(&Value::Dict(message), pretty)?);
+    output::print_line(&output::json(&Value::Dict(message), pretty)?)?;
     Ok(())
 }
 
@@ -144,7 +144,7 @@ impl<W: Write> LineWriter<'_, W> {
         self.line.push_str("}\n");
         self.out
             .write_all(self.line.as_bytes())
-            .map_err(|e| Failure::usage(format!("cannot write output: {e}")))?;
+            .map_err(output::write_failure)?;
         self.line.clear();
         Ok(())
     }
@@ -173,11 +173,8 @@ pub fn stream(args: &InputArgs, chunks: &str, spans: bool) -> Result<(), Failure
         spans: writer.as_ref(),
     };
     let result = stream_to(&mut lines, &template, &prefix, tools.as_ref(), &text, &sizes);
-    lines
-        .out
-        .flush()
-        .map_err(|e| Failure::usage(format!("cannot write output: {e}")))?;
-    result
+    let flushed = lines.out.flush().map_err(output::write_failure);
+    result.and(flushed)
 }
 
 fn stream_to<W: Write>(
@@ -237,8 +234,7 @@ pub fn bundled_sample() -> Result<(), Failure> {
         .map_err(|e| Failure::invalid(e.message))?;
     parser.feed(&sample.generation).map_err(|e| Failure::invalid(e.message))?;
     let (message, _) = parser.finalize().map_err(|e| Failure::invalid(e.message))?;
-    println!("{}:", path.display());
-    println!("{}", output::json(&Value::Dict(message), true)?);
+    output::print_line(&format!("{}:\n{}", path.display(), output::json(&Value::Dict(message), true)?))?;
     Ok(())
 }
 

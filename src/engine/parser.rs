@@ -707,3 +707,87 @@ pub fn parse_response(
     parser.feed(text)?;
     Ok(parser.finalize()?.0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::template::load_template;
+
+    fn template(json: &str) -> Arc<Template> {
+        Arc::new(load_template(&py::json_loads(json).unwrap()).unwrap())
+    }
+
+    fn smollm3() -> Arc<Template> {
+        template(
+            r#"{"start_anchor": "<|im_start|>assistant\n", "defaults": {"role": "assistant"},
+                "fields": {"thinking": {"open": "<think>", "close": "</think>"},
+                           "content": {"close": "<|im_end|>"}}}"#,
+        )
+    }
+
+    #[test]
+    fn feeding_or_finalizing_after_finalize_is_an_error() {
+        let mut p = Parser::new(smollm3(), Some(""), None).unwrap();
+        p.feed("hi").unwrap();
+        p.finalize().unwrap();
+        assert_eq!(p.feed("more").unwrap_err().message, "ResponseParser already finalized");
+        assert_eq!(p.finalize().unwrap_err().message, "ResponseParser already finalized");
+    }
+
+    #[test]
+    fn a_missing_prefix_is_an_error_and_an_empty_one_opts_out() {
+        assert!(Parser::new(smollm3(), None, None).is_err());
+        assert!(Parser::new(smollm3(), Some(""), None).is_ok());
+    }
+
+    #[test]
+    fn partial_delimiters_are_held_until_resolved() {
+        let mut p = Parser::new(smollm3(), Some(""), None).unwrap();
+        let evs = p.feed("Hello <thi").unwrap();
+        let text: String = evs
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Chunk { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(text, "Hello ");
+        assert_eq!(p.held(), 6..10);
+        // The held text turns out not to be a delimiter: it is released.
+        let evs = p.feed("s is text").unwrap();
+        assert!(matches!(&evs[0].kind, EventKind::Chunk { text, .. } if text == "<this is text"));
+        assert_eq!(p.held(), 19..19);
+    }
+
+    #[test]
+    fn prefix_is_cut_after_the_last_anchor_and_its_events_come_first() {
+        let prefix = "<|im_start|>assistant\nold<|im_end|><|im_start|>assistant\n<think>";
+        let p = Parser::new(smollm3(), Some(prefix), None).unwrap();
+        assert_eq!(p.origin(), prefix.len() - "<think>".len());
+        let ev = &p.initial_events()[0];
+        assert_eq!(ev.kind, EventKind::Open);
+        assert_eq!(ev.span, p.origin()..prefix.len());
+        let mut p = p;
+        p.feed("plan</think>answer<|im_end|>").unwrap();
+        let (message, _) = p.finalize().unwrap();
+        assert_eq!(message["thinking"], Value::from("plan"));
+        assert_eq!(message["content"], Value::from("answer"));
+    }
+
+    #[test]
+    fn trace_mode_reports_discarded_text_and_region_steps() {
+        let t = template(
+            r#"{"start_anchor": "<s>", "fields": {"n": {"open": "<n>", "close": "</n>", "content": "int",
+                "transform": {"value": "{content}"}}}}"#,
+        );
+        let mut p = Parser::with_events(t, Some(""), None, Events::Trace).unwrap();
+        let mut evs = p.feed("noise<n> 7 </n>").unwrap();
+        evs.extend(p.finalize().unwrap().1);
+        assert!(matches!(&evs[0].kind, EventKind::Discard { text } if text == "noise"));
+        let close = evs.iter().find(|e| matches!(e.kind, EventKind::Close { .. })).unwrap();
+        let d = close.detail.as_ref().unwrap();
+        assert_eq!((d.body.clone(), close.span.clone()), (8..11, 11..15));
+        assert_eq!(d.parsed, Value::Int(7));
+        assert_eq!(d.transformed, py::json_loads(r#"{"value": 7}"#).ok());
+    }
+}
