@@ -288,9 +288,22 @@ impl Parser {
     }
 
     fn process(&mut self, events: &mut Vec<Event>, eos: bool) -> Result<(), ParseError> {
+        // States seen since the position last moved: coming back to one means empty matches
+        // are opening and closing regions at the same place forever.
+        let mut still_at = self.pos;
+        let mut seen: Vec<(Option<usize>, bool)> = Vec::new();
         loop {
             let (best, hold_start) = self.scan(eos)?;
             if let Some(Best { role, field, m }) = best {
+                if m.end == still_at {
+                    if seen.contains(&(self.current, self.opened)) {
+                        return Err(self.no_progress(field));
+                    }
+                    seen.push((self.current, self.opened));
+                } else {
+                    still_at = m.end;
+                    seen.clear();
+                }
                 if m.start > self.pos {
                     self.accumulate(events, self.pos..m.start);
                 }
@@ -403,6 +416,22 @@ impl Parser {
         // later and may be the one that fires.
         let best = best.filter(|b| b.m.start < hold_start);
         Ok((best, hold_start))
+    }
+
+    /// The error for delimiters that match empty text over and over at one position (the
+    /// reference loops forever there, storing empty regions).
+    fn no_progress(&self, field: usize) -> ParseError {
+        let name = &self.template.fields[field].name;
+        let at = self.origin + self.pos;
+        ParseError {
+            message: format!(
+                "Field '{name}': its delimiters match empty text at the same position (document \
+                 offset {at}) again and again, so parsing cannot move on (the reference loops \
+                 forever here); make the open or close delimiter match at least one character"
+            ),
+            field: Some(name.clone()),
+            span: Some(at..at),
+        }
     }
 
     fn set_capture(&mut self, name: &str, value: Value) {
@@ -772,6 +801,24 @@ mod tests {
         let (message, _) = p.finalize().unwrap();
         assert_eq!(message["thinking"], Value::from("plan"));
         assert_eq!(message["content"], Value::from("answer"));
+    }
+
+    #[test]
+    fn empty_delimiters_that_never_advance_are_an_error_not_a_hang() {
+        for repeats in ["true", "false"] {
+            let t = template(&format!(
+                r#"{{"start_anchor": "<s>", "fields": {{"t": {{"open_pattern": "", "close_pattern": "", "repeats": {repeats}}}}}}}"#
+            ));
+            let mut p = Parser::new(t, Some(""), None).unwrap();
+            let err = p.feed("abc").unwrap_err();
+            assert!(err.message.contains("again and again"), "{}", err.message);
+        }
+        // An empty open with a real close makes progress and is fine.
+        let t = template(r#"{"start_anchor": "<s>", "fields": {"t": {"open_pattern": "", "close": "x", "repeats": true}}}"#);
+        let mut p = Parser::new(t, Some(""), None).unwrap();
+        p.feed("axbx").unwrap();
+        let (m, _) = p.finalize().unwrap();
+        assert_eq!(m["t"], py::json_loads(r#"["a", "b"]"#).unwrap());
     }
 
     #[test]
