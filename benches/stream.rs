@@ -42,8 +42,16 @@ fn feed_all(t: &Arc<Template>, text: &str, cuts: &[usize]) -> usize {
 
 fn streaming(c: &mut Criterion) {
     let formats = [
-        ("smollm3", template(input::SMOLLM3_TEMPLATE), input::smollm3 as fn(usize) -> String),
-        ("gpt-oss", template(GPT_OSS_TEMPLATE), input::gpt_oss as fn(usize) -> String),
+        (
+            "smollm3",
+            template(input::SMOLLM3_TEMPLATE),
+            input::smollm3 as fn(usize) -> String,
+        ),
+        (
+            "gpt-oss",
+            template(GPT_OSS_TEMPLATE),
+            input::gpt_oss as fn(usize) -> String,
+        ),
     ];
     for (name, tpl, gen_text) in &formats {
         let mut group = c.benchmark_group(format!("stream/{name}"));
@@ -53,9 +61,11 @@ fn streaming(c: &mut Criterion) {
             group.throughput(Throughput::Bytes(text.len() as u64));
             for n in [1, 16] {
                 let cuts = cuts(&text, n);
-                group.bench_with_input(BenchmarkId::new(format!("chunk-{n}"), label), &cuts, |b, cuts| {
-                    b.iter(|| feed_all(tpl, &text, cuts))
-                });
+                group.bench_with_input(
+                    BenchmarkId::new(format!("chunk-{n}"), label),
+                    &cuts,
+                    |b, cuts| b.iter(|| feed_all(tpl, &text, cuts)),
+                );
             }
         }
         group.finish();

@@ -190,7 +190,9 @@ mod tests {
 
     #[test]
     fn sections_are_verbatim_without_the_break_before_a_header() {
-        let s = parse("--- prefix ---\nP\n\n--- generation ---\n<think>a</think>\nb\n--- expected ---\n{\"x\": 1}\n");
+        let s = parse(
+            "--- prefix ---\nP\n\n--- generation ---\n<think>a</think>\nb\n--- expected ---\n{\"x\": 1}\n",
+        );
         assert_eq!(s.prefix.as_deref(), Some("P\n"));
         assert_eq!(s.generation, "<think>a</think>\nb");
         assert_eq!(s.expected, py::json_loads("{\"x\": 1}").ok());
@@ -208,7 +210,11 @@ mod tests {
 
     #[test]
     fn errors_name_the_line() {
-        let e = parse_sample(Path::new("t.sample"), "--- generation ---\nx\n--- tools ---\n[1,]\n").unwrap_err();
+        let e = parse_sample(
+            Path::new("t.sample"),
+            "--- generation ---\nx\n--- tools ---\n[1,]\n",
+        )
+        .unwrap_err();
         assert_eq!(e.line, Some(4));
         assert!(parse_sample(Path::new("t.sample"), "--- prefix ---\nx\n").is_err());
         assert!(parse_sample(Path::new("t.sample"), "junk\n--- generation ---\nx").is_err());

@@ -21,7 +21,8 @@ use common::{Summary, load_cases, run_case};
 /// `case-name [stream-label]` lines, each documented in the file, that may differ event for
 /// event (never semantically).
 fn allowed_exact_differences() -> BTreeSet<String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance/exact-differences.txt");
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance/exact-differences.txt");
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
@@ -32,7 +33,12 @@ fn allowed_exact_differences() -> BTreeSet<String> {
 }
 
 fn run_dir(sub: &str) {
-    run_path(sub, &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance").join(sub));
+    run_path(
+        sub,
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/conformance")
+            .join(sub),
+    );
 }
 
 fn run_path(sub: &str, dir: &Path) {
@@ -50,7 +56,11 @@ fn run_path(sub: &str, dir: &Path) {
             failures.push(format!("{}: {f}", o.name));
         }
         for (e, ahead) in &o.exact_only {
-            let label = e.split(']').next().unwrap_or("").trim_start_matches("stream [");
+            let label = e
+                .split(']')
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("stream [");
             if *ahead && o.lazy_delimiters {
                 lazy_ahead += 1;
             } else if !allowed.contains(&format!("{} [{label}]", o.name)) {
@@ -59,15 +69,25 @@ fn run_path(sub: &str, dir: &Path) {
         }
     }
     eprintln!("{sub}: {}", summary.line());
-    eprintln!("{sub}: {lazy_ahead} streams release text earlier than the reference (lazy-quantifier partial matches)");
+    eprintln!(
+        "{sub}: {lazy_ahead} streams release text earlier than the reference (lazy-quantifier partial matches)"
+    );
     for f in failures.iter().take(40) {
         eprintln!("  FAIL {f}");
     }
     for e in unexplained.iter().take(40) {
         eprintln!("  EXACT {e}");
     }
-    assert!(failures.is_empty(), "{} failures (first ones above)", failures.len());
-    assert!(unexplained.is_empty(), "{} unexplained exact differences", unexplained.len());
+    assert!(
+        failures.is_empty(),
+        "{} failures (first ones above)",
+        failures.len()
+    );
+    assert!(
+        unexplained.is_empty(),
+        "{} unexplained exact differences",
+        unexplained.len()
+    );
 }
 
 #[test]

@@ -31,7 +31,10 @@ fn content_parsers_match_the_reference() {
                 kind.name(),
                 d["args"].py_repr(),
                 text,
-                d.get("result").map_or_else(|| format!("error ({})", d["error_text"].py_repr()), Value::py_repr),
+                d.get("result").map_or_else(
+                    || format!("error ({})", d["error_text"].py_repr()),
+                    Value::py_repr
+                ),
                 match &got {
                     Ok(v) => v.py_repr(),
                     Err(e) => format!("error ({})", e.message),
@@ -42,5 +45,10 @@ fn content_parsers_match_the_reference() {
     for f in failures.iter().take(30) {
         eprintln!("{f}");
     }
-    assert!(failures.is_empty(), "{} of {} cases differ", failures.len(), cases.len());
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ",
+        failures.len(),
+        cases.len()
+    );
 }

@@ -11,10 +11,61 @@ use rtbench::engine::template::load_template;
 use rtbench::engine::value::{Dict, Value};
 
 const PIECES: &[&str] = &[
-    "<a>", "</a>", "<b>", "</b>", "<|x|>", "[", "]", "(", ")", "{", "}", "\\", "|", "*", "+", "?",
-    ".", "^", "$", "a", "b", "é", "😀", "\n", " ", ":", "=", ",", "\"", "'", "(?=", "(?!", "(?<=",
-    "(?P<name>", "(?P=name)", "\\w", "\\s", "\\d", "\\b", "\\Z", "{1,3}", "*?", "++", "(?i)",
-    "[^<]", "\\x", "\\u12", "\\N{", "{content}", "{name}", "[1]", "true", "null", "1.5", "1e999",
+    "<a>",
+    "</a>",
+    "<b>",
+    "</b>",
+    "<|x|>",
+    "[",
+    "]",
+    "(",
+    ")",
+    "{",
+    "}",
+    "\\",
+    "|",
+    "*",
+    "+",
+    "?",
+    ".",
+    "^",
+    "$",
+    "a",
+    "b",
+    "é",
+    "😀",
+    "\n",
+    " ",
+    ":",
+    "=",
+    ",",
+    "\"",
+    "'",
+    "(?=",
+    "(?!",
+    "(?<=",
+    "(?P<name>",
+    "(?P=name)",
+    "\\w",
+    "\\s",
+    "\\d",
+    "\\b",
+    "\\Z",
+    "{1,3}",
+    "*?",
+    "++",
+    "(?i)",
+    "[^<]",
+    "\\x",
+    "\\u12",
+    "\\N{",
+    "{content}",
+    "{name}",
+    "[1]",
+    "true",
+    "null",
+    "1.5",
+    "1e999",
 ];
 
 fn piece_string() -> impl Strategy<Value = String> {
@@ -42,28 +93,66 @@ fn json_value() -> impl Strategy<Value = Value> {
 }
 
 const FIELD_KEYS: &[&str] = &[
-    "open", "open_pattern", "close", "close_pattern", "content", "content_args", "repeats", "join",
-    "optional", "transform", "transform_each", "bogus",
+    "open",
+    "open_pattern",
+    "close",
+    "close_pattern",
+    "content",
+    "content_args",
+    "repeats",
+    "join",
+    "optional",
+    "transform",
+    "transform_each",
+    "bogus",
 ];
-const CONTENT: &[&str] = &["text", "int", "float", "bool", "json", "xml-inline", "kv-lines", "python-call-list", "yaml"];
+const CONTENT: &[&str] = &[
+    "text",
+    "int",
+    "float",
+    "bool",
+    "json",
+    "xml-inline",
+    "kv-lines",
+    "python-call-list",
+    "yaml",
+];
 const ARG_KEYS: &[&str] = &[
-    "strip", "unquoted_keys", "string_delims", "allow_non_json", "tag_pattern", "value_parser",
-    "merge_duplicates", "line_sep", "kv_sep", "name", "args",
+    "strip",
+    "unquoted_keys",
+    "string_delims",
+    "allow_non_json",
+    "tag_pattern",
+    "value_parser",
+    "merge_duplicates",
+    "line_sep",
+    "kv_sep",
+    "name",
+    "args",
 ];
 
 fn field_value(key: &'static str) -> BoxedStrategy<Value> {
     match key {
         "open" | "close" => prop_oneof![
             piece_string().prop_map(Value::Str),
-            proptest::collection::vec(piece_string().prop_map(Value::Str), 0..3).prop_map(Value::List),
+            proptest::collection::vec(piece_string().prop_map(Value::Str), 0..3)
+                .prop_map(Value::List),
             json_value(),
         ]
         .boxed(),
-        "open_pattern" | "close_pattern" => prop_oneof![piece_string().prop_map(Value::Str), json_value()].boxed(),
-        "content" => prop_oneof![proptest::sample::select(CONTENT).prop_map(Value::from), json_value()].boxed(),
+        "open_pattern" | "close_pattern" => {
+            prop_oneof![piece_string().prop_map(Value::Str), json_value()].boxed()
+        }
+        "content" => prop_oneof![
+            proptest::sample::select(CONTENT).prop_map(Value::from),
+            json_value()
+        ]
+        .boxed(),
         "content_args" => prop_oneof![
             proptest::collection::vec((proptest::sample::select(ARG_KEYS), json_value()), 0..4)
-                .prop_map(|kv| Value::Dict(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
+                .prop_map(|kv| Value::Dict(
+                    kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+                )),
             json_value(),
         ]
         .boxed(),
@@ -83,7 +172,13 @@ fn field() -> impl Strategy<Value = Value> {
 
 fn template() -> impl Strategy<Value = Value> {
     (
-        proptest::collection::vec((proptest::sample::select(&["content", "thinking", "tool_calls", "a"][..]), field()), 1..4),
+        proptest::collection::vec(
+            (
+                proptest::sample::select(&["content", "thinking", "tool_calls", "a"][..]),
+                field(),
+            ),
+            1..4,
+        ),
         prop_oneof![
             piece_string().prop_map(|s| ("start_anchor", Value::Str(s))),
             piece_string().prop_map(|s| ("start_anchor_pattern", Value::Str(s))),
@@ -92,7 +187,15 @@ fn template() -> impl Strategy<Value = Value> {
     )
         .prop_map(|(fields, (anchor_key, anchor), defaults)| {
             let mut t = Dict::new();
-            t.insert("fields".into(), Value::Dict(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect()));
+            t.insert(
+                "fields".into(),
+                Value::Dict(
+                    fields
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v))
+                        .collect(),
+                ),
+            );
             t.insert(anchor_key.into(), anchor);
             if let Value::Dict(_) = defaults {
                 t.insert("defaults".into(), defaults);
@@ -105,7 +208,9 @@ fn template() -> impl Strategy<Value = Value> {
 /// delimiters built from the same pieces, real content parsers, transforms that use captures.
 fn well_formed_template() -> impl Strategy<Value = Value> {
     let delim = prop_oneof![
-        piece_string().prop_filter("non-empty", |s| !s.is_empty()).prop_map(|s| ("lit", Value::Str(s))),
+        piece_string()
+            .prop_filter("non-empty", |s| !s.is_empty())
+            .prop_map(|s| ("lit", Value::Str(s))),
         piece_string().prop_map(|s| ("pat", Value::Str(s))),
     ];
     let field = (
@@ -118,13 +223,23 @@ fn well_formed_template() -> impl Strategy<Value = Value> {
             let mut f = Dict::new();
             for (key, d) in [("open", open), ("close", close)] {
                 if let Some((kind, v)) = d {
-                    let k = if kind == "lit" { key.to_string() } else { format!("{key}_pattern") };
+                    let k = if kind == "lit" {
+                        key.to_string()
+                    } else {
+                        format!("{key}_pattern")
+                    };
                     f.insert(k, v);
                 }
             }
             f.insert("content".into(), Value::from(content));
             f.insert("repeats".into(), Value::Bool(repeats));
-            f.insert("transform".into(), Value::Dict(Dict::from_iter([("v".to_string(), Value::from("{content}"))])));
+            f.insert(
+                "transform".into(),
+                Value::Dict(Dict::from_iter([(
+                    "v".to_string(),
+                    Value::from("{content}"),
+                )])),
+            );
             Value::Dict(f)
         });
     proptest::collection::vec(field, 1..4).prop_map(|fields| {
@@ -132,7 +247,13 @@ fn well_formed_template() -> impl Strategy<Value = Value> {
         let names = ["thinking", "tool_calls", "content", "a"];
         t.insert(
             "fields".into(),
-            Value::Dict(fields.into_iter().enumerate().map(|(i, f)| (names[i].to_string(), f)).collect()),
+            Value::Dict(
+                fields
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, f)| (names[i].to_string(), f))
+                    .collect(),
+            ),
         );
         t.insert("start_anchor".into(), Value::from("<s>"));
         Value::Dict(t)
@@ -141,7 +262,9 @@ fn well_formed_template() -> impl Strategy<Value = Value> {
 
 /// Feeds `text` in chunks of `sizes` code points (cycled) and finalizes; errors are fine.
 fn exercise(tpl: &Value, prefix: &str, text: &str, sizes: &[usize]) -> bool {
-    let Ok(template) = load_template(tpl) else { return false };
+    let Ok(template) = load_template(tpl) else {
+        return false;
+    };
     let template = Arc::new(template);
     if let Ok(mut p) = Parser::new(Arc::clone(&template), Some(prefix), None) {
         let chars: Vec<char> = text.chars().collect();
@@ -172,7 +295,10 @@ fn most_well_formed_templates_load() {
     let loaded = (0..500)
         .filter(|_| load_template(&strategy.new_tree(&mut runner).unwrap().current()).is_ok())
         .count();
-    assert!(loaded >= 150, "only {loaded} of 500 generated templates load");
+    assert!(
+        loaded >= 150,
+        "only {loaded} of 500 generated templates load"
+    );
 }
 
 proptest! {

@@ -2,11 +2,12 @@
 //! written by `tools/pcl/gen_cases.py`) against the Rust parser: the same value, with ints and
 //! floats told apart and key order significant, or an error with the same message.
 //!
-//! The case file is ASCII JSON whose strings may hold lone-surrogate escapes, which common JSON
-//! readers reject; the small reader below turns them into the value type's stand-ins.
+//! The case file is ASCII JSON whose strings may hold lone-surrogate escapes; the engine's JSON
+//! reader turns them into the value type's stand-ins.
 
 use rtbench::engine::content::python_call_list::parse_python_call_list;
-use rtbench::engine::value::{Dict, Value, surrogate_char};
+use rtbench::engine::py::json_loads;
+use rtbench::engine::value::{Value, surrogate_char};
 
 const CASES: &str = include_str!("data/pcl/cases.json");
 
@@ -15,8 +16,9 @@ const CASES: &str = include_str!("data/pcl/cases.json");
 #[test]
 fn reference_cases() {
     let file = match std::env::var("PCL_CASES") {
-        Ok(path) => Reader::parse(&std::fs::read_to_string(&path).expect("PCL_CASES is readable")),
-        Err(_) => Reader::parse(CASES),
+        Ok(path) => json_loads(&std::fs::read_to_string(&path).expect("PCL_CASES is readable"))
+            .expect("valid JSON"),
+        Err(_) => json_loads(CASES).expect("valid JSON"),
     };
     let header = file.as_dict().expect("the case file is an object");
     let cases = header["cases"].as_list().expect("cases is a list");
@@ -111,179 +113,4 @@ fn short(text: &str) -> String {
     }
     let head: String = text.chars().take(200).collect();
     format!("{head}... ({} code points)", text.chars().count())
-}
-
-#[test]
-fn reader_keeps_lone_surrogates_and_number_types() {
-    let value =
-        Reader::parse(r#"{"s": "\ud800x\ud83d\ude00\udc00", "i": -12, "f": 1.0, "e": 1e-05}"#);
-    let dict = value.as_dict().unwrap();
-    let expected = format!("{}x😀{}", surrogate_char(0xD800), surrogate_char(0xDC00));
-    assert_eq!(dict["s"].as_str(), Some(expected.as_str()));
-    assert!(same(&dict["i"], &Value::Int(-12)));
-    assert!(same(&dict["f"], &Value::Float(1.0)));
-    assert!(same(&dict["e"], &Value::Float(1e-5)));
-}
-
-/// A JSON reader for the case file, as written by Python's `json.dumps`: numbers with a `.` or
-/// an exponent are floats, others ints; `\uXXXX` escapes pair surrogates where they can and
-/// keep lone ones as stand-ins.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-}
-
-impl Reader<'_> {
-    fn parse(text: &str) -> Value {
-        let mut reader = Reader {
-            bytes: text.as_bytes(),
-            pos: 0,
-        };
-        let value = reader.value();
-        reader.skip_whitespace();
-        assert_eq!(
-            reader.pos,
-            reader.bytes.len(),
-            "trailing data in the case file"
-        );
-        value
-    }
-
-    fn skip_whitespace(&mut self) {
-        while self.pos < self.bytes.len() && self.bytes[self.pos].is_ascii_whitespace() {
-            self.pos += 1;
-        }
-    }
-
-    fn eat(&mut self, literal: &str) -> bool {
-        self.skip_whitespace();
-        let found = self.bytes[self.pos..].starts_with(literal.as_bytes());
-        if found {
-            self.pos += literal.len();
-        }
-        found
-    }
-
-    fn value(&mut self) -> Value {
-        self.skip_whitespace();
-        let first = self.bytes[self.pos];
-        match first {
-            b'{' => {
-                self.pos += 1;
-                let mut dict = Dict::new();
-                if !self.eat("}") {
-                    loop {
-                        self.skip_whitespace();
-                        let Value::Str(key) = self.value() else {
-                            panic!("non-string key at {}", self.pos)
-                        };
-                        assert!(self.eat(":"), "expected ':' at {}", self.pos);
-                        let value = self.value();
-                        dict.insert(key, value);
-                        if self.eat("}") {
-                            break;
-                        }
-                        assert!(self.eat(","), "expected ',' at {}", self.pos);
-                    }
-                }
-                Value::Dict(dict)
-            }
-            b'[' => {
-                self.pos += 1;
-                let mut list = Vec::new();
-                if !self.eat("]") {
-                    loop {
-                        list.push(self.value());
-                        if self.eat("]") {
-                            break;
-                        }
-                        assert!(self.eat(","), "expected ',' at {}", self.pos);
-                    }
-                }
-                Value::List(list)
-            }
-            b'"' => Value::Str(self.string()),
-            _ if self.eat("true") => Value::Bool(true),
-            _ if self.eat("false") => Value::Bool(false),
-            _ if self.eat("null") => Value::Null,
-            _ => self.number(),
-        }
-    }
-
-    fn number(&mut self) -> Value {
-        let start = self.pos;
-        while self.pos < self.bytes.len() && b"+-.eE0123456789".contains(&self.bytes[self.pos]) {
-            self.pos += 1;
-        }
-        let literal = std::str::from_utf8(&self.bytes[start..self.pos]).unwrap();
-        if literal.contains(['.', 'e', 'E']) {
-            Value::Float(
-                literal
-                    .parse()
-                    .unwrap_or_else(|_| panic!("bad float {literal:?}")),
-            )
-        } else {
-            Value::Int(
-                literal
-                    .parse()
-                    .unwrap_or_else(|_| panic!("bad int {literal:?}")),
-            )
-        }
-    }
-
-    fn hex4(&mut self) -> u32 {
-        let digits = std::str::from_utf8(&self.bytes[self.pos..self.pos + 4]).unwrap();
-        self.pos += 4;
-        u32::from_str_radix(digits, 16).unwrap()
-    }
-
-    fn string(&mut self) -> String {
-        self.pos += 1;
-        let mut out = String::new();
-        loop {
-            let start = self.pos;
-            while !matches!(self.bytes[self.pos], b'"' | b'\\') {
-                self.pos += 1;
-            }
-            out.push_str(std::str::from_utf8(&self.bytes[start..self.pos]).unwrap());
-            let b = self.bytes[self.pos];
-            self.pos += 1;
-            if b == b'"' {
-                return out;
-            }
-            let escaped = self.bytes[self.pos];
-            self.pos += 1;
-            let c = match escaped {
-                b'"' => '"',
-                b'\\' => '\\',
-                b'/' => '/',
-                b'b' => '\u{8}',
-                b'f' => '\u{c}',
-                b'n' => '\n',
-                b'r' => '\r',
-                b't' => '\t',
-                b'u' => {
-                    let code = self.hex4();
-                    let low_follows = self.bytes[self.pos..].starts_with(b"\\u");
-                    if (0xD800..=0xDBFF).contains(&code) && low_follows {
-                        let save = self.pos;
-                        self.pos += 2;
-                        let low = self.hex4();
-                        if (0xDC00..=0xDFFF).contains(&low) {
-                            let pair = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
-                            out.push(char::from_u32(pair).unwrap());
-                            continue;
-                        }
-                        self.pos = save;
-                    }
-                    match char::from_u32(code) {
-                        Some(c) => c,
-                        None => surrogate_char(code as u16),
-                    }
-                }
-                other => panic!("bad escape \\{}", other as char),
-            };
-            out.push(c);
-        }
-    }
 }

@@ -34,7 +34,10 @@ fn corpus() -> &'static [Case] {
                 Some(Case {
                     template,
                     prefix: d.get("prefix")?.as_str()?.to_string(),
-                    tools: d.get("tools").filter(|t| !matches!(t, Value::Null)).cloned(),
+                    tools: d
+                        .get("tools")
+                        .filter(|t| !matches!(t, Value::Null))
+                        .cloned(),
                     output: d.get("output")?.as_str()?.to_string(),
                 })
             })
@@ -58,7 +61,13 @@ fn chunk(text: &str, sizes: &[usize]) -> Vec<String> {
 
 /// Runs a case over a chunking; `None` when the reference would raise (any stage).
 fn run(case: &Case, chunks: &[String]) -> Option<Vec<Event>> {
-    let mut p = Parser::with_events(Arc::clone(&case.template), Some(&case.prefix), case.tools.as_ref(), Events::Trace).ok()?;
+    let mut p = Parser::with_events(
+        Arc::clone(&case.template),
+        Some(&case.prefix),
+        case.tools.as_ref(),
+        Events::Trace,
+    )
+    .ok()?;
     let mut events = p.initial_events().to_vec();
     for c in chunks {
         events.extend(p.feed(c).ok()?);
@@ -85,33 +94,52 @@ fn check_events(doc: &str, events: &[Event]) -> Result<(), String> {
                 last_end = ev.span.end;
             }
             EventKind::Chunk { text, .. } => {
-                let Some((field, _)) = open else { return Err("chunk outside a region".into()) };
+                let Some((field, _)) = open else {
+                    return Err("chunk outside a region".into());
+                };
                 if field != ev.field {
                     return Err("chunk for another field".into());
                 }
                 if &doc[ev.span.clone()] != text {
-                    return Err(format!("chunk text {text:?} is not the document at {:?}", ev.span));
+                    return Err(format!(
+                        "chunk text {text:?} is not the document at {:?}",
+                        ev.span
+                    ));
                 }
                 if ev.span.start != last_end {
-                    return Err(format!("chunk at {:?} leaves a gap after {last_end}", ev.span));
+                    return Err(format!(
+                        "chunk at {:?} leaves a gap after {last_end}",
+                        ev.span
+                    ));
                 }
                 body.push_str(text);
                 last_end = ev.span.end;
             }
             EventKind::Close { .. } => {
-                let Some((field, start)) = open.take() else { return Err("close without open".into()) };
+                let Some((field, start)) = open.take() else {
+                    return Err("close without open".into());
+                };
                 if field != ev.field {
                     return Err("close for another field".into());
                 }
                 let detail = ev.detail.as_ref().ok_or("close without detail")?;
                 if detail.body.start != start {
-                    return Err(format!("body starts at {} but the region opened at {start}", detail.body.start));
+                    return Err(format!(
+                        "body starts at {} but the region opened at {start}",
+                        detail.body.start
+                    ));
                 }
                 if doc[detail.body.clone()] != body {
-                    return Err(format!("chunks {body:?} differ from the body {:?}", &doc[detail.body.clone()]));
+                    return Err(format!(
+                        "chunks {body:?} differ from the body {:?}",
+                        &doc[detail.body.clone()]
+                    ));
                 }
                 if ev.span.start != last_end {
-                    return Err(format!("region closes at {:?}, not where its text ended ({last_end})", ev.span));
+                    return Err(format!(
+                        "region closes at {:?}, not where its text ended ({last_end})",
+                        ev.span
+                    ));
                 }
                 last_end = ev.span.end;
             }
@@ -149,7 +177,8 @@ fn every_case_keeps_the_properties_when_fed_one_code_point_at_a_time() {
     for case in corpus() {
         let doc = format!("{}{}", case.prefix, case.output);
         if let Some(events) = run(case, &chunk(&case.output, &[1])) {
-            check_events(&doc, &events).unwrap_or_else(|e| panic!("{e}\noutput: {:?}", case.output));
+            check_events(&doc, &events)
+                .unwrap_or_else(|e| panic!("{e}\noutput: {:?}", case.output));
         }
     }
 }

@@ -5,9 +5,32 @@
 #![allow(dead_code)]
 
 const WORDS: &[&str] = &[
-    "the", "model", "should", "check", "weather", "tool", "call", "arguments", "city", "Paris",
-    "London", "value", "result", "answer", "because", "however", "therefore", "user", "asked",
-    "about", "temperature", "forecast", "tomorrow", "données", "東京", "ünïcode",
+    "the",
+    "model",
+    "should",
+    "check",
+    "weather",
+    "tool",
+    "call",
+    "arguments",
+    "city",
+    "Paris",
+    "London",
+    "value",
+    "result",
+    "answer",
+    "because",
+    "however",
+    "therefore",
+    "user",
+    "asked",
+    "about",
+    "temperature",
+    "forecast",
+    "tomorrow",
+    "données",
+    "東京",
+    "ünïcode",
 ];
 
 /// A small deterministic generator (64-bit LCG).
@@ -15,7 +38,10 @@ struct Rng(u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         self.0 >> 33
     }
     fn below(&mut self, n: usize) -> usize {
@@ -52,7 +78,9 @@ pub fn smollm3(size: usize) -> String {
     let mut text = format!("<think>\n{}\n</think>\n", prose(&mut rng, size * 3 / 10));
     for i in 0..(size / 20000).max(2) {
         let (name, args) = call(&mut rng, i);
-        text.push_str(&format!("<tool_call>{{\"name\": \"{name}\", \"arguments\": {args}}}</tool_call>\n"));
+        text.push_str(&format!(
+            "<tool_call>{{\"name\": \"{name}\", \"arguments\": {args}}}</tool_call>\n"
+        ));
     }
     let rest = size.saturating_sub(text.len());
     text.push_str(&prose(&mut rng, rest));
@@ -63,7 +91,10 @@ pub fn smollm3(size: usize) -> String {
 /// A gpt-oss harmony generation of about `size` bytes.
 pub fn gpt_oss(size: usize) -> String {
     let mut rng = Rng(size as u64 ^ 0x5eed);
-    let mut text = format!("<|channel|>analysis<|message|>{}<|end|>", prose(&mut rng, size * 3 / 10));
+    let mut text = format!(
+        "<|channel|>analysis<|message|>{}<|end|>",
+        prose(&mut rng, size * 3 / 10)
+    );
     for i in 0..(size / 20000).max(2) {
         let (name, args) = call(&mut rng, i);
         text.push_str(&format!(

@@ -52,7 +52,10 @@ pub fn print_line(text: &str) -> Result<(), Failure> {
 /// The failure for an error writing to stdout (quiet for a closed pipe).
 pub fn write_failure(e: std::io::Error) -> Failure {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
-        Failure { message: String::new(), code: 0 }
+        Failure {
+            message: String::new(),
+            code: 0,
+        }
     } else {
         Failure::usage(format!("cannot write output: {e}"))
     }
@@ -91,7 +94,12 @@ pub fn push_json_str(out: &mut String, s: &str) -> Result<(), Failure> {
 
 /// Appends one event as the reference's dict (`{"type":...,"field":...}`); `extra` is appended
 /// inside the object (already serialized, starting with a comma) when given.
-pub fn push_event(out: &mut String, ev: &Event, field: &str, extra: Option<&str>) -> Result<(), Failure> {
+pub fn push_event(
+    out: &mut String,
+    ev: &Event,
+    field: &str,
+    extra: Option<&str>,
+) -> Result<(), Failure> {
     let kind = match &ev.kind {
         EventKind::Open => "region_open",
         EventKind::Chunk { .. } => "region_chunk",
@@ -106,7 +114,11 @@ pub fn push_event(out: &mut String, ev: &Event, field: &str, extra: Option<&str>
         EventKind::Chunk { text, dirty } => {
             out.push_str(",\"text\":");
             push_json_str(out, text)?;
-            out.push_str(if *dirty { ",\"dirty\":true" } else { ",\"dirty\":false" });
+            out.push_str(if *dirty {
+                ",\"dirty\":true"
+            } else {
+                ",\"dirty\":false"
+            });
         }
         EventKind::Close { value } => {
             out.push_str(",\"value\":");

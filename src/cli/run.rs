@@ -23,16 +23,28 @@ pub fn check(path: &Path) -> Result<(), Failure> {
     } else {
         "response template"
     };
-    output::print_line(&format!("{}: valid {kind}; fields: {}", path.display(), names.join(", ")))?;
+    output::print_line(&format!(
+        "{}: valid {kind}; fields: {}",
+        path.display(),
+        names.join(", ")
+    ))?;
     Ok(())
 }
 
 /// `rtbench parse`.
 pub fn parse(args: &InputArgs, pretty: bool) -> Result<(), Failure> {
     let inputs = inputs::read(args)?;
-    let prefix = inputs.prefix.as_deref().ok_or_else(inputs::missing_prefix)?;
-    let message = parse_response(inputs.template, &inputs.output, Some(prefix), inputs.tools.as_ref())
-        .map_err(|e| Failure::invalid(e.message))?;
+    let prefix = inputs
+        .prefix
+        .as_deref()
+        .ok_or_else(inputs::missing_prefix)?;
+    let message = parse_response(
+        inputs.template,
+        &inputs.output,
+        Some(prefix),
+        inputs.tools.as_ref(),
+    )
+    .map_err(|e| Failure::invalid(e.message))?;
     output::print_line(&output::json(&Value::Dict(message), pretty)?)?;
     Ok(())
 }
@@ -108,8 +120,15 @@ impl<W: Write> LineWriter<'_, W> {
                 self.line.push(',');
             }
             first = false;
-            let extra = self.spans.map(|w| format!(",\"span\":{}", w.span(&ev.span)));
-            output::push_event(&mut self.line, ev, &self.template.fields[ev.field].name, extra.as_deref())?;
+            let extra = self
+                .spans
+                .map(|w| format!(",\"span\":{}", w.span(&ev.span)));
+            output::push_event(
+                &mut self.line,
+                ev,
+                &self.template.fields[ev.field].name,
+                extra.as_deref(),
+            )?;
         }
         self.line.push(']');
         if let Some(w) = self.spans {
@@ -172,7 +191,14 @@ pub fn stream(args: &InputArgs, chunks: &str, spans: bool) -> Result<(), Failure
         template: &template,
         spans: writer.as_ref(),
     };
-    let result = stream_to(&mut lines, &template, &prefix, tools.as_ref(), &text, &sizes);
+    let result = stream_to(
+        &mut lines,
+        &template,
+        &prefix,
+        tools.as_ref(),
+        &text,
+        &sizes,
+    );
     let flushed = lines.out.flush().map_err(output::write_failure);
     result.and(flushed)
 }
@@ -185,7 +211,11 @@ fn stream_to<W: Write>(
     text: &str,
     sizes: &[usize],
 ) -> Result<(), Failure> {
-    let mode = if lines.spans.is_some() { Events::Trace } else { Events::Reference };
+    let mode = if lines.spans.is_some() {
+        Events::Trace
+    } else {
+        Events::Reference
+    };
     let mut parser = Parser::with_events(Arc::clone(template), Some(prefix), tools, mode)
         .map_err(|e| Failure::invalid(e.message))?;
     lines.line.push('{');
@@ -194,7 +224,9 @@ fn stream_to<W: Write>(
     lines.finish()?;
     for range in chunk_ranges(text, sizes) {
         let chunk = &text[range.clone()];
-        let events = parser.feed(chunk).map_err(|e| Failure::invalid(e.message))?;
+        let events = parser
+            .feed(chunk)
+            .map_err(|e| Failure::invalid(e.message))?;
         lines.line.push_str("{\"chunk\":");
         output::push_json_str(&mut lines.line, chunk)?;
         lines.line.push(',');
@@ -212,7 +244,9 @@ fn stream_to<W: Write>(
     lines.line.push('{');
     lines.events("final_events", &events)?;
     lines.line.push_str(",\"message\":");
-    lines.line.push_str(&output::json_nested(&Value::Dict(message), false, 1)?);
+    lines
+        .line
+        .push_str(&output::json_nested(&Value::Dict(message), false, 1)?);
     lines.finish()
 }
 
@@ -223,18 +257,31 @@ const BUNDLED_SAMPLE: &str = include_str!("../../samples/smollm3/weather-tool-ca
 /// `rtbench` with no arguments: parse the bundled sample and print its message.
 pub fn bundled_sample() -> Result<(), Failure> {
     use crate::engine::template::source::source_from_text;
-    let source = source_from_text("samples/smollm3/template.json".into(), BUNDLED_TEMPLATE.into())
-        .map_err(|e| Failure::invalid(e.to_string()))?;
+    let source = source_from_text(
+        "samples/smollm3/template.json".into(),
+        BUNDLED_TEMPLATE.into(),
+    )
+    .map_err(|e| Failure::invalid(e.to_string()))?;
     let template = crate::engine::template::load_template(source.template_value())
         .map_err(|e| Failure::invalid(source.diagnose(&e).to_string()))?;
     let path = Path::new("samples/smollm3/weather-tool-call.sample");
     let sample = crate::sample::parse_sample(path, BUNDLED_SAMPLE)
         .map_err(|e| Failure::invalid(e.to_string()))?;
-    let mut parser = Parser::new(Arc::new(template), sample.prefix.as_deref(), sample.tools.as_ref())
+    let mut parser = Parser::new(
+        Arc::new(template),
+        sample.prefix.as_deref(),
+        sample.tools.as_ref(),
+    )
+    .map_err(|e| Failure::invalid(e.message))?;
+    parser
+        .feed(&sample.generation)
         .map_err(|e| Failure::invalid(e.message))?;
-    parser.feed(&sample.generation).map_err(|e| Failure::invalid(e.message))?;
     let (message, _) = parser.finalize().map_err(|e| Failure::invalid(e.message))?;
-    output::print_line(&format!("{}:\n{}", path.display(), output::json(&Value::Dict(message), true)?))?;
+    output::print_line(&format!(
+        "{}:\n{}",
+        path.display(),
+        output::json(&Value::Dict(message), true)?
+    ))?;
     Ok(())
 }
 
@@ -245,10 +292,16 @@ mod tests {
     #[test]
     fn chunks_cycle_sizes_in_code_points() {
         let text = "aé😀bcd";
-        let chunks: Vec<&str> = chunk_ranges(text, &[1, 2]).into_iter().map(|r| &text[r]).collect();
+        let chunks: Vec<&str> = chunk_ranges(text, &[1, 2])
+            .into_iter()
+            .map(|r| &text[r])
+            .collect();
         assert_eq!(chunks, vec!["a", "é😀", "b", "cd"]);
         assert!(chunk_ranges("", &[3]).is_empty());
-        let whole: Vec<&str> = chunk_ranges(text, &[100]).into_iter().map(|r| &text[r]).collect();
+        let whole: Vec<&str> = chunk_ranges(text, &[100])
+            .into_iter()
+            .map(|r| &text[r])
+            .collect();
         assert_eq!(whole, vec![text]);
     }
 

@@ -205,11 +205,7 @@ impl Delimiter {
     /// to cut the prefix after the last start anchor.
     pub fn last_match_end(&self, text: &str) -> Result<Option<usize>, RegexError> {
         match self {
-            Delimiter::Literal(set) => Ok(set
-                .matcher
-                .find_iter(text)
-                .last()
-                .map(|m| m.end())),
+            Delimiter::Literal(set) => Ok(set.matcher.find_iter(text).last().map(|m| m.end())),
             Delimiter::Pattern(p) => {
                 let mut last = None;
                 for m in p.regex.find_iter(text) {

@@ -32,7 +32,9 @@ impl Location {
     pub fn new(source: &str, span: Range<usize>) -> Location {
         let start = floor_char_boundary(source, span.start.min(source.len()));
         let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = source[start..].find('\n').map_or(source.len(), |i| start + i);
+        let line_end = source[start..]
+            .find('\n')
+            .map_or(source.len(), |i| start + i);
         let line = source[..start].matches('\n').count() + 1;
         let column = source[line_start..start].chars().count() + 1;
         let end = floor_char_boundary(source, span.end.clamp(start, line_end));
@@ -41,7 +43,9 @@ impl Location {
             line,
             column,
             span,
-            line_text: source[line_start..line_end].trim_end_matches('\r').to_string(),
+            line_text: source[line_start..line_end]
+                .trim_end_matches('\r')
+                .to_string(),
             caret_len,
         }
     }
@@ -122,7 +126,11 @@ impl fmt::Display for Diagnostic {
         if let Some(loc) = &self.location {
             let num = loc.line.to_string();
             let pad = " ".repeat(num.len());
-            let shown: String = loc.line_text.chars().map(|c| if c == '\t' { ' ' } else { c }).collect();
+            let shown: String = loc
+                .line_text
+                .chars()
+                .map(|c| if c == '\t' { ' ' } else { c })
+                .collect();
             write!(
                 f,
                 "\n{pad} |\n{num} | {shown}\n{pad} | {}{}",

@@ -2,8 +2,8 @@
 //! parsed message with its streaming events. No terminal code lives here.
 
 pub mod content;
-pub mod diagnostic;
 pub mod delimiter;
+pub mod diagnostic;
 pub mod event;
 pub mod offsets;
 pub mod parser;

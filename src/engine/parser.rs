@@ -381,9 +381,15 @@ impl Parser {
                         None => true,
                         Some(b) => {
                             let key = |s: usize, e: usize, r: Role, f: usize| {
-                                (s, std::cmp::Reverse(e - s), r, template.fields[f].name.as_str())
+                                (
+                                    s,
+                                    std::cmp::Reverse(e - s),
+                                    r,
+                                    template.fields[f].name.as_str(),
+                                )
                             };
-                            key(m.start, m.end, role, field) < key(b.m.start, b.m.end, b.role, b.field)
+                            key(m.start, m.end, role, field)
+                                < key(b.m.start, b.m.end, b.role, b.field)
                         }
                     };
                     if better {
@@ -506,7 +512,11 @@ impl Parser {
 
     /// Closes the current region (parsing and storing its value) and returns to the implicit
     /// region. `at` is the buffer range of the delimiter that ends it.
-    fn close_current(&mut self, events: &mut Vec<Event>, at: Range<usize>) -> Result<(), ParseError> {
+    fn close_current(
+        &mut self,
+        events: &mut Vec<Event>,
+        at: Range<usize>,
+    ) -> Result<(), ParseError> {
         let Some(cur) = self.current.filter(|_| self.opened) else {
             self.reset_to_implicit();
             return Ok(());
@@ -554,10 +564,15 @@ impl Parser {
             }),
         };
         let body = &self.buffer[body_range];
-        let parsed = parse_content(Some(body), field.content, &field.content_args, &mut self.patterns)
-            .map_err(|ContentError { message, offset }| {
-                fail(format!("Field '{}': {message}", field.name), offset)
-            })?;
+        let parsed = parse_content(
+            Some(body),
+            field.content,
+            &field.content_args,
+            &mut self.patterns,
+        )
+        .map_err(|ContentError { message, offset }| {
+            fail(format!("Field '{}': {message}", field.name), offset)
+        })?;
         if let Some(d) = detail.as_deref_mut() {
             d.parsed = parsed.clone();
         }
@@ -610,7 +625,9 @@ impl Parser {
         if !self.tools.is_empty() {
             // `_coerce_tool_calls` sits one frame shallower than the content parser.
             let depth = self.patterns.json_depth + 1;
-            self.tools.coerce(&mut value, depth).map_err(|e| fail(e.0, None))?;
+            self.tools
+                .coerce(&mut value, depth)
+                .map_err(|e| fail(e.0, None))?;
         }
         Ok(value)
     }
@@ -647,7 +664,8 @@ impl Parser {
         } else if field.repeats {
             match self.output.get_mut(name) {
                 None => {
-                    self.output.insert(name.to_string(), Value::List(vec![value]));
+                    self.output
+                        .insert(name.to_string(), Value::List(vec![value]));
                 }
                 Some(Value::List(items)) => items.push(value),
                 Some(other) => {
@@ -759,8 +777,14 @@ mod tests {
         let mut p = Parser::new(smollm3(), Some(""), None).unwrap();
         p.feed("hi").unwrap();
         p.finalize().unwrap();
-        assert_eq!(p.feed("more").unwrap_err().message, "ResponseParser already finalized");
-        assert_eq!(p.finalize().unwrap_err().message, "ResponseParser already finalized");
+        assert_eq!(
+            p.feed("more").unwrap_err().message,
+            "ResponseParser already finalized"
+        );
+        assert_eq!(
+            p.finalize().unwrap_err().message,
+            "ResponseParser already finalized"
+        );
     }
 
     #[test]
@@ -814,7 +838,9 @@ mod tests {
             assert!(err.message.contains("again and again"), "{}", err.message);
         }
         // An empty open with a real close makes progress and is fine.
-        let t = template(r#"{"start_anchor": "<s>", "fields": {"t": {"open_pattern": "", "close": "x", "repeats": true}}}"#);
+        let t = template(
+            r#"{"start_anchor": "<s>", "fields": {"t": {"open_pattern": "", "close": "x", "repeats": true}}}"#,
+        );
         let mut p = Parser::new(t, Some(""), None).unwrap();
         p.feed("axbx").unwrap();
         let (m, _) = p.finalize().unwrap();
@@ -831,7 +857,10 @@ mod tests {
         let mut evs = p.feed("noise<n> 7 </n>").unwrap();
         evs.extend(p.finalize().unwrap().1);
         assert!(matches!(&evs[0].kind, EventKind::Discard { text } if text == "noise"));
-        let close = evs.iter().find(|e| matches!(e.kind, EventKind::Close { .. })).unwrap();
+        let close = evs
+            .iter()
+            .find(|e| matches!(e.kind, EventKind::Close { .. }))
+            .unwrap();
         let d = close.detail.as_ref().unwrap();
         assert_eq!((d.body.clone(), close.span.clone()), (8..11, 11..15));
         assert_eq!(d.parsed, Value::Int(7));

@@ -81,21 +81,25 @@ impl ToolSchemas {
         let Some(Value::Dict(func)) = value.as_dict().and_then(|d| d.get("function")) else {
             return Ok(());
         };
-        let (Some(Value::Str(name)), Some(Value::Dict(_))) = (func.get("name"), func.get("arguments"))
+        let (Some(Value::Str(name)), Some(Value::Dict(_))) =
+            (func.get("name"), func.get("arguments"))
         else {
             return Ok(());
         };
         let Some(properties) = self.params.get(name).filter(|p| !p.is_empty()) else {
             return Ok(());
         };
-        let Some(Value::Dict(func)) = value.as_dict_mut().and_then(|d| d.get_mut("function")) else {
+        let Some(Value::Dict(func)) = value.as_dict_mut().and_then(|d| d.get_mut("function"))
+        else {
             return Ok(());
         };
         let Some(Value::Dict(arguments)) = func.get_mut("arguments") else {
             return Ok(());
         };
         for (key, argument) in arguments.iter_mut() {
-            let Some(schema) = properties.get(key) else { continue };
+            let Some(schema) = properties.get(key) else {
+                continue;
+            };
             let types = schema_types(schema)?;
             if types.is_empty() {
                 continue;
@@ -135,7 +139,9 @@ fn schema_types(schema: &Value) -> Result<Vec<String>, ToolsError> {
     let mut types: Vec<String> = Vec::new();
     match schema.get("type") {
         Some(Value::Str(t)) => types.push(t.clone()),
-        Some(Value::List(ts)) => types.extend(ts.iter().filter_map(|t| t.as_str().map(String::from))),
+        Some(Value::List(ts)) => {
+            types.extend(ts.iter().filter_map(|t| t.as_str().map(String::from)))
+        }
         _ => {}
     }
     for union in ["anyOf", "oneOf"] {
@@ -171,7 +177,9 @@ fn coerce_str(raw: &str, types: &[String], json_depth: usize) -> Result<Value, T
                 if let Ok(v) = py::py_int(raw) {
                     return Ok(v);
                 }
-                let Ok(number) = py::py_float(raw) else { continue };
+                let Ok(number) = py::py_float(raw) else {
+                    continue;
+                };
                 if number.is_finite() && number.fract() == 0.0 {
                     if let Some(v) = py::int_from_float(number) {
                         return Ok(v);
@@ -179,7 +187,9 @@ fn coerce_str(raw: &str, types: &[String], json_depth: usize) -> Result<Value, T
                 }
             }
             "number" => {
-                let Ok(number) = py::py_float(raw) else { continue };
+                let Ok(number) = py::py_float(raw) else {
+                    continue;
+                };
                 if !number.is_finite() {
                     continue;
                 }

@@ -15,7 +15,11 @@ pub enum Transform {
     /// A value copied as it is (numbers, booleans, null, strings without a placeholder).
     Literal(Value),
     /// A whole-string placeholder: a root name and the keys to descend into.
-    Placeholder { path: String, root: String, keys: Vec<String> },
+    Placeholder {
+        path: String,
+        root: String,
+        keys: Vec<String>,
+    },
     List(Vec<Transform>),
     Dict(Vec<(String, Transform)>),
 }
@@ -211,13 +215,21 @@ mod tests {
     fn dotted_placeholders_descend_and_fail_like_the_reference() {
         let t = Transform::compile(&json(r#"{"n": "{content.a.b}", "lit": [1, null]}"#)).unwrap();
         let scope = S(vec![("content".into(), json(r#"{"a": {"b": 7}}"#))]);
-        assert_eq!(t.apply(&scope).unwrap(), json(r#"{"n": 7, "lit": [1, null]}"#));
+        assert_eq!(
+            t.apply(&scope).unwrap(),
+            json(r#"{"n": 7, "lit": [1, null]}"#)
+        );
         let bad = S(vec![("content".into(), json(r#"{"a": [1]}"#))]);
         assert_eq!(
             t.apply(&bad).unwrap_err().0,
             "transform placeholder '{content.a.b}' cannot index into list at 'b'"
         );
         let missing = S(vec![("name".into(), json("1"))]);
-        assert!(t.apply(&missing).unwrap_err().0.contains("is not defined. Available: ['name']"));
+        assert!(
+            t.apply(&missing)
+                .unwrap_err()
+                .0
+                .contains("is not defined. Available: ['name']")
+        );
     }
 }

@@ -159,8 +159,10 @@ impl Value {
                 format!("[{}]", parts.join(", "))
             }
             Value::Dict(d) => {
-                let parts: Vec<String> =
-                    d.iter().map(|(k, v)| format!("{}: {}", crate::engine::py::py_repr_str(k), v.py_repr())).collect();
+                let parts: Vec<String> = d
+                    .iter()
+                    .map(|(k, v)| format!("{}: {}", crate::engine::py::py_repr_str(k), v.py_repr()))
+                    .collect();
                 format!("{{{}}}", parts.join(", "))
             }
         }

@@ -24,7 +24,9 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
         (Bool(_), _) | (_, Bool(_)) => false,
         (List(x), List(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_eq(p, q)),
         (Dict(x), Dict(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
         }
         _ => a.py_eq(b),
     }
@@ -49,10 +51,16 @@ fn semantic(events: &[Value]) -> Vec<Value> {
             }
             if let Some(last) = out.last_mut()
                 && get(last, "type").and_then(Value::as_str) == Some("region_chunk")
-                && get(last, "field").map(|f| json_eq(f, get(ev, "field").unwrap_or(&Value::Null))) == Some(true)
-                && get(last, "dirty").map(|d| json_eq(d, get(ev, "dirty").unwrap_or(&Value::Null))) == Some(true)
+                && get(last, "field").map(|f| json_eq(f, get(ev, "field").unwrap_or(&Value::Null)))
+                    == Some(true)
+                && get(last, "dirty").map(|d| json_eq(d, get(ev, "dirty").unwrap_or(&Value::Null)))
+                    == Some(true)
             {
-                let merged = format!("{}{}", get(last, "text").and_then(Value::as_str).unwrap_or(""), text);
+                let merged = format!(
+                    "{}{}",
+                    get(last, "text").and_then(Value::as_str).unwrap_or(""),
+                    text
+                );
                 if let Value::Dict(d) = last {
                     d.insert("text".into(), Value::Str(merged));
                 }
@@ -131,15 +139,25 @@ fn progress(events: &[Value]) -> String {
         let field = get(&ev, "field").and_then(Value::as_str).unwrap_or("");
         match get(&ev, "type").and_then(Value::as_str) {
             Some("region_open") => out.push_str(&format!("\u{0}open {field}\u{0}")),
-            Some("region_chunk") => out.push_str(get(&ev, "text").and_then(Value::as_str).unwrap_or("")),
-            _ => out.push_str(&format!("\u{0}close {field} {}\u{0}", get(&ev, "value").map_or(String::new(), Value::py_repr))),
+            Some("region_chunk") => {
+                out.push_str(get(&ev, "text").and_then(Value::as_str).unwrap_or(""))
+            }
+            _ => out.push_str(&format!(
+                "\u{0}close {field} {}\u{0}",
+                get(&ev, "value").map_or(String::new(), Value::py_repr)
+            )),
         }
     }
     out
 }
 
 /// Whether, after every feed, the reference's output so far is a prefix of rtbench's.
-fn released_no_later(want: &[&[Value]], got: &[Vec<Value>], want_initial: &[Value], got_initial: &[Value]) -> bool {
+fn released_no_later(
+    want: &[&[Value]],
+    got: &[Vec<Value>],
+    want_initial: &[Value],
+    got_initial: &[Value],
+) -> bool {
     let (mut w, mut g) = (want_initial.to_vec(), got_initial.to_vec());
     if !progress(&g).starts_with(&progress(&w)) {
         return false;
@@ -156,17 +174,35 @@ fn released_no_later(want: &[&[Value]], got: &[Vec<Value>], want_initial: &[Valu
 
 fn show(v: &Value) -> String {
     let s = v.py_repr();
-    if s.len() > 300 { format!("{}...", &s[..s.char_indices().nth(300).map_or(s.len(), |(i, _)| i)]) } else { s }
+    if s.len() > 300 {
+        format!(
+            "{}...",
+            &s[..s.char_indices().nth(300).map_or(s.len(), |(i, _)| i)]
+        )
+    } else {
+        s
+    }
 }
 
 /// Runs one case (a decoded case file).
 pub fn run_case(case: &Value) -> Outcome {
-    let name = get(case, "name").and_then(Value::as_str).unwrap_or("?").to_string();
+    let name = get(case, "name")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_string();
     let tags = get(case, "tags")
         .and_then(Value::as_list)
-        .map(|l| l.iter().filter_map(|t| t.as_str().map(String::from)).collect())
+        .map(|l| {
+            l.iter()
+                .filter_map(|t| t.as_str().map(String::from))
+                .collect()
+        })
         .unwrap_or_default();
-    let mut out = Outcome { name, tags, ..Outcome::default() };
+    let mut out = Outcome {
+        name,
+        tags,
+        ..Outcome::default()
+    };
     let template_v = get(case, "template").cloned().unwrap_or(Value::Null);
     let prefix = get(case, "prefix").and_then(Value::as_str);
     let tools = get(case, "tools").filter(|t| !matches!(t, Value::Null));
@@ -200,16 +236,29 @@ pub fn run_case(case: &Value) -> Outcome {
     };
 
     let expect = get(case, "expect").cloned().unwrap_or(Value::Null);
-    let whole: Vec<&str> = if output.is_empty() { vec![] } else { vec![output] };
+    let whole: Vec<&str> = if output.is_empty() {
+        vec![]
+    } else {
+        vec![output]
+    };
     match (run(&whole), flag(&expect, "error")) {
         (Err(_), true) => out.parse_ok = true,
-        (Ok(r), true) => out.failures.push(format!("parse: expected an error, got {}", show(&r.message))),
-        (Err(e), false) => out.failures.push(format!("parse: expected a message, got error: {e}")),
+        (Ok(r), true) => out.failures.push(format!(
+            "parse: expected an error, got {}",
+            show(&r.message)
+        )),
+        (Err(e), false) => out
+            .failures
+            .push(format!("parse: expected a message, got error: {e}")),
         (Ok(r), false) => {
             let want = get(&expect, "message").unwrap_or(&Value::Null);
             out.parse_ok = json_eq(want, &r.message);
             if !out.parse_ok {
-                out.failures.push(format!("parse: expected {}, got {}", show(want), show(&r.message)));
+                out.failures.push(format!(
+                    "parse: expected {}, got {}",
+                    show(want),
+                    show(&r.message)
+                ));
             }
         }
     }
@@ -228,20 +277,30 @@ pub fn run_case(case: &Value) -> Outcome {
                 out.stream_semantic += 1;
                 out.stream_exact += 1;
             }
-            (Ok(_), true) => out.failures.push(format!("stream [{label}]: expected an error, got success")),
-            (Err(e), false) => out.failures.push(format!("stream [{label}]: expected success, got error: {e}")),
+            (Ok(_), true) => out
+                .failures
+                .push(format!("stream [{label}]: expected an error, got success")),
+            (Err(e), false) => out.failures.push(format!(
+                "stream [{label}]: expected success, got error: {e}"
+            )),
             (Ok(r), false) => {
-                let want_initial = get(stream, "initial_events").and_then(Value::as_list).unwrap_or(&[]);
+                let want_initial = get(stream, "initial_events")
+                    .and_then(Value::as_list)
+                    .unwrap_or(&[]);
                 let want_feeds: Vec<&[Value]> = get(stream, "feeds")
                     .and_then(Value::as_list)
                     .unwrap_or(&[])
                     .iter()
                     .map(|f| f.as_list().unwrap_or(&[]))
                     .collect();
-                let want_final = get(stream, "final_events").and_then(Value::as_list).unwrap_or(&[]);
+                let want_final = get(stream, "final_events")
+                    .and_then(Value::as_list)
+                    .unwrap_or(&[]);
                 let want_msg = get(stream, "message").unwrap_or(&Value::Null);
                 let mut want_all: Vec<Value> = want_initial.to_vec();
-                want_feeds.iter().for_each(|f| want_all.extend_from_slice(f));
+                want_feeds
+                    .iter()
+                    .for_each(|f| want_all.extend_from_slice(f));
                 want_all.extend_from_slice(want_final);
                 let mut got_all = r.initial.clone();
                 r.feeds.iter().for_each(|f| got_all.extend_from_slice(f));
@@ -251,7 +310,11 @@ pub fn run_case(case: &Value) -> Outcome {
                     && ws.iter().zip(&gs).all(|(a, b)| json_eq(a, b))
                     && json_eq(want_msg, &r.message);
                 if !sem_ok {
-                    let i = ws.iter().zip(&gs).position(|(a, b)| !json_eq(a, b)).unwrap_or(ws.len().min(gs.len()));
+                    let i = ws
+                        .iter()
+                        .zip(&gs)
+                        .position(|(a, b)| !json_eq(a, b))
+                        .unwrap_or(ws.len().min(gs.len()));
                     out.failures.push(format!(
                         "stream [{label}] semantic: at event {i}: expected {}, got {} (message expected {}, got {})",
                         ws.get(i).map_or("nothing".into(), show),
@@ -262,7 +325,9 @@ pub fn run_case(case: &Value) -> Outcome {
                     continue;
                 }
                 out.stream_semantic += 1;
-                let list_eq = |a: &[Value], b: &[Value]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| json_eq(x, y));
+                let list_eq = |a: &[Value], b: &[Value]| {
+                    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| json_eq(x, y))
+                };
                 let exact = list_eq(want_initial, &r.initial)
                     && want_feeds.len() == r.feeds.len()
                     && want_feeds.iter().zip(&r.feeds).all(|(a, b)| list_eq(a, b))
@@ -271,17 +336,23 @@ pub fn run_case(case: &Value) -> Outcome {
                     out.stream_exact += 1;
                 } else {
                     let ahead = released_no_later(&want_feeds, &r.feeds, want_initial, &r.initial);
-                    let i = want_feeds.iter().zip(&r.feeds).position(|(a, b)| !list_eq(a, b));
-                    out.exact_only.push((format!(
-                        "stream [{label}] exact: first differing feed {:?}{}",
-                        i,
-                        i.map_or(String::new(), |i| format!(
-                            " (chunk {:?}): expected {}, got {}",
-                            chunks.get(i).copied().unwrap_or(""),
-                            show(&Value::List(want_feeds[i].to_vec())),
-                            show(&Value::List(r.feeds[i].clone()))
-                        ))
-                    ), ahead));
+                    let i = want_feeds
+                        .iter()
+                        .zip(&r.feeds)
+                        .position(|(a, b)| !list_eq(a, b));
+                    out.exact_only.push((
+                        format!(
+                            "stream [{label}] exact: first differing feed {:?}{}",
+                            i,
+                            i.map_or(String::new(), |i| format!(
+                                " (chunk {:?}): expected {}, got {}",
+                                chunks.get(i).copied().unwrap_or(""),
+                                show(&Value::List(want_feeds[i].to_vec())),
+                                show(&Value::List(r.feeds[i].clone()))
+                            ))
+                        ),
+                        ahead,
+                    ));
                 }
             }
         }

@@ -9,10 +9,7 @@ use crate::engine::value::{Dict, Value};
 fn py_split<'a>(text: &'a str, sep: Option<&Value>) -> Result<Vec<&'a str>, ContentError> {
     match sep {
         None => Ok(text.split('\n').collect()),
-        Some(Value::Null) => Ok(text
-            .split(is_py_space)
-            .filter(|s| !s.is_empty())
-            .collect()),
+        Some(Value::Null) => Ok(text.split(is_py_space).filter(|s| !s.is_empty()).collect()),
         Some(Value::Str(s)) if s.is_empty() => Err(ContentError::new(
             "empty separator (kv-lines line_sep must not be empty)",
         )),

@@ -167,8 +167,10 @@ pub fn parse_content(
         ContentKind::Json => json::parse(need_text(text, kind)?, args, cache),
         ContentKind::XmlInline => xml_inline::parse(need_text(text, kind)?, args, cache),
         ContentKind::KvLines => kv_lines::parse(need_text(text, kind)?, args, cache),
-        ContentKind::PythonCallList => python_call_list::parse_python_call_list(need_text(text, kind)?)
-            .map_err(|e| ContentError::new(e.to_string())),
+        ContentKind::PythonCallList => {
+            python_call_list::parse_python_call_list(need_text(text, kind)?)
+                .map_err(|e| ContentError::new(e.to_string()))
+        }
     }
 }
 
@@ -190,9 +192,8 @@ pub(crate) fn sub_parse(
     };
     let kind = match vp.get("name") {
         None => ContentKind::Text,
-        Some(Value::Str(name)) => ContentKind::from_name(name).ok_or_else(|| {
-            ContentError::new(format!("unknown value_parser name '{name}'"))
-        })?,
+        Some(Value::Str(name)) => ContentKind::from_name(name)
+            .ok_or_else(|| ContentError::new(format!("unknown value_parser name '{name}'")))?,
         Some(other) => {
             return Err(ContentError::new(format!(
                 "unknown value_parser name {}",

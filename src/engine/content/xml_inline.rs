@@ -32,7 +32,10 @@ pub fn parse(text: &str, args: &Value, cache: &mut PatternCache) -> Result<Value
     let mut merged: Vec<String> = Vec::new();
     for m in re.find_iter(text) {
         let m = m?;
-        let Some(key) = key_group.and_then(|g| m.group(g)).map(|r| text[r].to_string()) else {
+        let Some(key) = key_group
+            .and_then(|g| m.group(g))
+            .map(|r| text[r].to_string())
+        else {
             return Err(ContentError::new(format!(
                 "xml-inline: tag_pattern must have a named group 'key'. Pattern: {pattern}"
             ))
@@ -44,7 +47,9 @@ pub fn parse(text: &str, args: &Value, cache: &mut PatternCache) -> Result<Value
             Some(g) => m.group(g).map(|r| &text[r]),
         };
         let value = sub_parse(raw, value_parser, cache).map_err(|e| {
-            let offset = value_group.and_then(|g| m.group(g)).map_or(m.start(), |r| r.start);
+            let offset = value_group
+                .and_then(|g| m.group(g))
+                .map_or(m.start(), |r| r.start);
             let inner = e.offset.unwrap_or(0);
             ContentError::new(format!("xml-inline value for '{key}': {}", e.message))
                 .at(offset + inner)

@@ -232,8 +232,12 @@ mod tests {
         assert!(k.contains('K' as u32) && k.contains(0x212A) && k.contains('k' as u32));
         let k = CharSet::single('k' as u32).case_closure(true);
         assert!(k.contains('K' as u32) && !k.contains(0x212A));
-        let fb = CharSet::from_ranges(vec![('a' as u32, 'a' as u32), (0xE9, 0xE9), (0x1F600, 0x1F600)])
-            .first_bytes();
+        let fb = CharSet::from_ranges(vec![
+            ('a' as u32, 'a' as u32),
+            (0xE9, 0xE9),
+            (0x1F600, 0x1F600),
+        ])
+        .first_bytes();
         assert!(fb[b'a' as usize] && fb[0xC3] && fb[0xF0]);
         assert_eq!(fb.iter().filter(|&&b| b).count(), 3);
     }

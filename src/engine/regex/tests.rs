@@ -76,8 +76,16 @@ fn lazy_quirk_is_not_copied() {
 
 #[test]
 fn finditer_empty_rules() {
-    let spans = |p: &str, h: &str| re(p).find_iter(h).map(|m| m.map(|m| (m.start(), m.end())).unwrap()).collect::<Vec<_>>();
-    assert_eq!(spans("x*", "abxd"), vec![(0, 0), (1, 1), (2, 3), (3, 3), (4, 4)]);
+    let spans = |p: &str, h: &str| {
+        re(p)
+            .find_iter(h)
+            .map(|m| m.map(|m| (m.start(), m.end())).unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        spans("x*", "abxd"),
+        vec![(0, 0), (1, 1), (2, 3), (3, 3), (4, 4)]
+    );
     assert_eq!(spans("(?=a)|a", "aa"), vec![(0, 0), (0, 1), (1, 1), (1, 2)]);
 }
 

@@ -144,10 +144,7 @@ fn check_shape(spec: &Dict) -> Result<(), TemplateError> {
             path(&[first]),
             Target::Key,
         )
-        .help(format!(
-            "the allowed keys are {}",
-            TEMPLATE_KEYS.join(", ")
-        )));
+        .help(format!("the allowed keys are {}", TEMPLATE_KEYS.join(", "))));
     }
     if let Some(d) = spec.get("defaults")
         && !matches!(d, Value::Dict(_))
@@ -224,7 +221,10 @@ fn build_field(name: &str, raw: &Value) -> Result<Field, TemplateError> {
         Some(Value::Str(s)) => Some(s.clone()),
         Some(other) => {
             return Err(TemplateError::new(
-                format!("{scope}: 'join' must be a string, got {}", other.type_name()),
+                format!(
+                    "{scope}: 'join' must be a string, got {}",
+                    other.type_name()
+                ),
                 field_path(name, Some("join")),
                 Target::Value,
             ));
@@ -276,7 +276,9 @@ fn build_field(name: &str, raw: &Value) -> Result<Field, TemplateError> {
                 p,
                 Target::Value,
             )
-            .help("a placeholder must be the entire string, like \"{content}\" or \"{content.name}\"")
+            .help(
+                "a placeholder must be the entire string, like \"{content}\" or \"{content.name}\"",
+            )
         })?),
         None => {
             let mut names: Vec<String> = Vec::new();
@@ -366,7 +368,11 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1];
         for (j, cb) in b.iter().enumerate() {
-            cur.push((prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
+            cur.push(
+                (prev[j] + usize::from(ca != *cb))
+                    .min(prev[j + 1] + 1)
+                    .min(cur[j] + 1),
+            );
         }
         prev = cur;
     }
@@ -392,7 +398,9 @@ fn compile_delimiter(
             at(pattern_key),
             Target::Key,
         )
-        .help(format!("keep either `{literal_key}` (literal text) or `{pattern_key}` (a regex)")));
+        .help(format!(
+            "keep either `{literal_key}` (literal text) or `{pattern_key}` (a regex)"
+        )));
     }
     if let Some(raw) = obj.get(literal_key) {
         let literals: Vec<String> = match raw {
@@ -445,7 +453,9 @@ fn compile_delimiter(
                 p,
                 Target::Value,
             )
-            .help(format!("remove the empty string, or remove `{literal_key}`")));
+            .help(format!(
+                "remove the empty string, or remove `{literal_key}`"
+            )));
         }
         return Ok(Some(Delimiter::Literal(LiteralSet::new(literals))));
     }

@@ -39,7 +39,9 @@ pub enum LoadError {
 impl std::fmt::Display for LoadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            LoadError::Io { name, error } => write!(f, "error: cannot read template {name}: {error}"),
+            LoadError::Io { name, error } => {
+                write!(f, "error: cannot read template {name}: {error}")
+            }
             LoadError::Invalid(d) => d.fmt(f),
         }
     }
@@ -118,7 +120,9 @@ pub fn source_from_text(name: String, text: String) -> Result<TemplateSource, Lo
             Diagnostic::error(format!("invalid JSON: {}", e.message))
                 .in_file(name.clone())
                 .at(&text, at..at + 1)
-                .with_help(Some("fix the JSON syntax; the last good result stays in use".into())),
+                .with_help(Some(
+                    "fix the JSON syntax; the last good result stays in use".into(),
+                )),
         ))
     })?;
     let base = match &document {
@@ -150,7 +154,13 @@ pub fn source_from_text(name: String, text: String) -> Result<TemplateSource, Lo
 }
 
 fn looks_like_tokenizer_config(d: &crate::engine::value::Dict) -> bool {
-    const TEMPLATE_KEYS: [&str; 5] = ["version", "defaults", "fields", "start_anchor", "start_anchor_pattern"];
+    const TEMPLATE_KEYS: [&str; 5] = [
+        "version",
+        "defaults",
+        "fields",
+        "start_anchor",
+        "start_anchor_pattern",
+    ];
     const CONFIG_HINTS: [&str; 5] = [
         "tokenizer_class",
         "chat_template",
