@@ -8,9 +8,39 @@ use std::hint::black_box;
 /// Deterministic English-like prose with newlines and punctuation, but no `<`.
 fn prose(len: usize) -> String {
     const WORDS: &[&str] = &[
-        "the", "model", "answer", "tool", "call", "function", "value", "reasoning", "of", "and", "a",
-        "to", "in", "is", "that", "for", "it", "with", "as", "on", "be", "this", "channel", "message",
-        "commentary", "response", "template", "parser", "stream", "delimiter", "naïve", "café", "über",
+        "the",
+        "model",
+        "answer",
+        "tool",
+        "call",
+        "function",
+        "value",
+        "reasoning",
+        "of",
+        "and",
+        "a",
+        "to",
+        "in",
+        "is",
+        "that",
+        "for",
+        "it",
+        "with",
+        "as",
+        "on",
+        "be",
+        "this",
+        "channel",
+        "message",
+        "commentary",
+        "response",
+        "template",
+        "parser",
+        "stream",
+        "delimiter",
+        "naïve",
+        "café",
+        "über",
     ];
     let mut s = String::with_capacity(len + 64);
     let mut x: u64 = 0x2545_F491_4F6C_DD1D;
@@ -36,7 +66,10 @@ fn prose(len: usize) -> String {
 fn bench(c: &mut Criterion) {
     let hay = prose(10 << 20);
     let patterns = [
-        ("channel_open", r"<\|channel\|>commentary to=functions\.(?P<name>[^\s<]+)[^<]*(?:<\|constrain\|>[^<]*)?<\|message\|>"),
+        (
+            "channel_open",
+            r"<\|channel\|>commentary to=functions\.(?P<name>[^\s<]+)[^<]*(?:<\|constrain\|>[^<]*)?<\|message\|>",
+        ),
         ("ws_close", r"\s*</x>"),
         ("dollar", r"$"),
         ("lookahead_lt", r"(?=<)"),
@@ -47,7 +80,9 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     for (name, p) in patterns {
         let re = Regex::new(p, Flags { dotall: true }).expect("compiles");
-        g.bench_function(format!("{name}/search"), |b| b.iter(|| black_box(re.search(black_box(&hay), 0).unwrap())));
+        g.bench_function(format!("{name}/search"), |b| {
+            b.iter(|| black_box(re.search(black_box(&hay), 0).unwrap()))
+        });
         g.bench_function(format!("{name}/search_partial"), |b| {
             b.iter(|| black_box(re.search_partial(black_box(&hay), 0).unwrap()))
         });

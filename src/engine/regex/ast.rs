@@ -40,7 +40,11 @@ pub enum SetItem {
     Char(u32),
     Range(u32, u32),
     /// A property (`\w`, `\p{..}`, `[:alpha:]`): `key` is `property id << 16 | value id`.
-    Prop { key: u32, positive: bool, enc: Enc },
+    Prop {
+        key: u32,
+        positive: bool,
+        enc: Enc,
+    },
     /// A nested union, as produced for `[a-\w]`; flattened when lowered.
     Union(Vec<SetItem>),
 }
@@ -67,26 +71,58 @@ pub enum Node {
     Seq(Vec<Node>),
     Alt(Vec<Node>),
     /// A literal character (`positive == false` only arises from `[^x]`).
-    Char { c: u32, positive: bool, ign: bool },
+    Char {
+        c: u32,
+        positive: bool,
+        ign: bool,
+    },
     /// A bracketed set.
-    Set { items: Vec<SetItem>, positive: bool, ign: bool },
+    Set {
+        items: Vec<SetItem>,
+        positive: bool,
+        ign: bool,
+    },
     /// Adjacent one-character alternatives merged into one set by the optimiser (members are
     /// `Char`, `Prop` or `Set` nodes; the flag is the case sensitivity they shared).
-    SetOf { members: Vec<Node>, ign: bool },
+    SetOf {
+        members: Vec<Node>,
+        ign: bool,
+    },
     /// A property outside a set (`\w`, `\d`, `\p{L}`, ...).
-    Prop { key: u32, positive: bool, ign: bool, enc: Enc },
+    Prop {
+        key: u32,
+        positive: bool,
+        ign: bool,
+        enc: Enc,
+    },
     /// `.` with DOTALL.
     AnyAll,
     /// `.` without DOTALL (anything but `\n`).
     Any,
     /// A capture group (`index` is the public group number; names may share one).
-    Group { index: u32, node: Box<Node> },
-    Repeat { node: Box<Node>, min: u32, max: Option<u32>, kind: RepeatKind },
+    Group {
+        index: u32,
+        node: Box<Node>,
+    },
+    Repeat {
+        node: Box<Node>,
+        min: u32,
+        max: Option<u32>,
+        kind: RepeatKind,
+    },
     Atomic(Box<Node>),
-    Look { behind: bool, positive: bool, node: Box<Node> },
+    Look {
+        behind: bool,
+        positive: bool,
+        node: Box<Node>,
+    },
     /// A backreference. `group` is resolved to a number before lowering; `pos` is the pattern
     /// position (in characters) the reference parser reports errors at.
-    Backref { group: GroupName, ign: bool, pos: usize },
+    Backref {
+        group: GroupName,
+        ign: bool,
+        pos: usize,
+    },
     Assert(Assertion),
     /// `(*FAIL)`: never matches.
     Fail,

@@ -63,7 +63,11 @@ enum Frame {
     /// Resume at `pc` with this position and progress bits.
     Alt { pc: Pc, pos: usize, bits: u32 },
     /// Undo: restore a public group.
-    Cap { group: u32, start: usize, end: usize },
+    Cap {
+        group: u32,
+        start: usize,
+        end: usize,
+    },
     /// Undo: restore a private slot.
     Slot { slot: u32, old: usize },
     /// Undo: restore a repeat register.
@@ -71,9 +75,22 @@ enum Frame {
     /// Undo: restore the capture-change counter.
     Cc { old: u64 },
     /// A greedy single-character repeat that can give back characters down to `min_pos`.
-    Greedy { next: Pc, start: usize, min_pos: usize, pos: usize, bits: u32, rev: bool },
+    Greedy {
+        next: Pc,
+        start: usize,
+        min_pos: usize,
+        pos: usize,
+        bits: u32,
+        rev: bool,
+    },
     /// A lazy single-character repeat that can take more characters.
-    Lazy { pc: Pc, start: usize, pos: usize, count: u32, bits: u32 },
+    Lazy {
+        pc: Pc,
+        start: usize,
+        pos: usize,
+        count: u32,
+        bits: u32,
+    },
     /// Backtracking past this frame means every continuation of the state failed.
     Done { key: MemoKey },
     /// Backtracking past this frame means a greedy repeat at `pc` failed for every count from
@@ -83,7 +100,10 @@ enum Frame {
 
 impl Frame {
     fn is_undo(&self) -> bool {
-        matches!(self, Frame::Cap { .. } | Frame::Slot { .. } | Frame::Rep { .. } | Frame::Cc { .. })
+        matches!(
+            self,
+            Frame::Cap { .. } | Frame::Slot { .. } | Frame::Rep { .. } | Frame::Cc { .. }
+        )
     }
 }
 
@@ -150,7 +170,14 @@ impl<'a> Matcher<'a> {
             partial,
             caps: vec![(NONE, NONE); prog.group_count + 1],
             slots: vec![NONE; prog.slot_count],
-            reps: vec![RepState { count: 0, start: 0, cc: 0 }; prog.rep_count],
+            reps: vec![
+                RepState {
+                    count: 0,
+                    start: 0,
+                    cc: 0
+                };
+                prog.rep_count
+            ],
             cc: 0,
             stack: Vec::new(),
             steps: 0,
@@ -168,11 +195,6 @@ impl<'a> Matcher<'a> {
     pub fn set_must_advance(&mut self, anchor: usize, must_advance: bool) {
         self.anchor = anchor;
         self.must_advance = must_advance;
-    }
-
-    /// Work done so far.
-    pub fn steps(&self) -> u64 {
-        self.steps
     }
 
     /// Tries a match anchored at `start`. `Ok(Some(spans))` on success.
@@ -259,7 +281,13 @@ impl<'a> Matcher<'a> {
 
     /// Runs from `pc` until a `Match`/`SubEnd` (returns the end position) or until backtracking
     /// exhausts every choice above `base` (returns `None`).
-    fn exec(&mut self, mut pc: Pc, mut pos: usize, mut bits: u32, base: usize) -> Result<Option<usize>, Stop> {
+    fn exec(
+        &mut self,
+        mut pc: Pc,
+        mut pos: usize,
+        mut bits: u32,
+        base: usize,
+    ) -> Result<Option<usize>, Stop> {
         let prog = self.prog;
         let len = self.bytes.len();
         'run: loop {
@@ -340,7 +368,11 @@ impl<'a> Matcher<'a> {
                 }
                 Inst::Set { set, rev, next } => {
                     let set = &prog.sets[set as usize];
-                    let ch = if rev { self.char_back(pos) } else { self.char_fwd(pos) };
+                    let ch = if rev {
+                        self.char_back(pos)
+                    } else {
+                        self.char_fwd(pos)
+                    };
                     match ch {
                         Some((x, n)) if set.contains(x) => {
                             if rev {
@@ -357,7 +389,11 @@ impl<'a> Matcher<'a> {
                     }
                 }
                 Inst::Any { rev, next } => {
-                    let ch = if rev { self.char_back(pos) } else { self.char_fwd(pos) };
+                    let ch = if rev {
+                        self.char_back(pos)
+                    } else {
+                        self.char_fwd(pos)
+                    };
                     match ch {
                         Some((_, n)) => {
                             if rev {
@@ -382,7 +418,11 @@ impl<'a> Matcher<'a> {
                     }
                 }
                 Inst::Split { first, second } => {
-                    self.stack.push(Frame::Alt { pc: second, pos, bits });
+                    self.stack.push(Frame::Alt {
+                        pc: second,
+                        pos,
+                        bits,
+                    });
                     pc = first;
                     true
                 }
@@ -393,11 +433,20 @@ impl<'a> Matcher<'a> {
                     pc = next;
                     true
                 }
-                Inst::Close { slot, group, rev, next } => {
+                Inst::Close {
+                    slot,
+                    group,
+                    rev,
+                    next,
+                } => {
                     let mark = self.slots[slot as usize];
                     let span = if rev { (pos, mark) } else { (mark, pos) };
                     let old = self.caps[group as usize];
-                    self.stack.push(Frame::Cap { group, start: old.0, end: old.1 });
+                    self.stack.push(Frame::Cap {
+                        group,
+                        start: old.0,
+                        end: old.1,
+                    });
                     if prog.referenced[group as usize] && old != span {
                         self.stack.push(Frame::Cc { old: self.cc });
                         self.cc += 1;
@@ -406,14 +455,24 @@ impl<'a> Matcher<'a> {
                     pc = next;
                     true
                 }
-                Inst::RepOne { set, min, max, greedy, rev, next } => {
+                Inst::RepOne {
+                    set,
+                    min,
+                    max,
+                    greedy,
+                    rev,
+                    next,
+                } => {
                     let set = &prog.sets[set as usize];
                     let start = pos;
                     if greedy {
                         // A greedy unbounded repeat that failed from `from` fails from any later
                         // start within the same run (its continuations are a subset), when the
                         // progress bits do not tell the two apart.
-                        let run_ok = self.memo_on && max == u32::MAX && !rev && !prog.stateful
+                        let run_ok = self.memo_on
+                            && max == u32::MAX
+                            && !rev
+                            && !prog.stateful
                             && (bits | !prog.loop_mask[next as usize]) == !0;
                         if run_ok {
                             let (from, to) = self.run_failed[pc as usize];
@@ -439,7 +498,11 @@ impl<'a> Matcher<'a> {
                             if count == max {
                                 break;
                             }
-                            let ch = if rev { self.char_back(p) } else { self.char_fwd(p) };
+                            let ch = if rev {
+                                self.char_back(p)
+                            } else {
+                                self.char_fwd(p)
+                            };
                             match ch {
                                 Some((x, n)) if set.contains(x) => {
                                     count += 1;
@@ -458,10 +521,21 @@ impl<'a> Matcher<'a> {
                             false
                         } else {
                             if run_ok && p > pos {
-                                self.stack.push(Frame::RunDone { pc, from: pos, to: p });
+                                self.stack.push(Frame::RunDone {
+                                    pc,
+                                    from: pos,
+                                    to: p,
+                                });
                             }
                             if p != min_pos {
-                                self.stack.push(Frame::Greedy { next, start, min_pos, pos: p, bits, rev });
+                                self.stack.push(Frame::Greedy {
+                                    next,
+                                    start,
+                                    min_pos,
+                                    pos: p,
+                                    bits,
+                                    rev,
+                                });
                             }
                             if p != start {
                                 bits = !0;
@@ -475,7 +549,11 @@ impl<'a> Matcher<'a> {
                         let mut p = pos;
                         let mut ok = true;
                         while count < min {
-                            let ch = if rev { self.char_back(p) } else { self.char_fwd(p) };
+                            let ch = if rev {
+                                self.char_back(p)
+                            } else {
+                                self.char_fwd(p)
+                            };
                             match ch {
                                 Some((x, n)) if set.contains(x) => {
                                     count += 1;
@@ -494,7 +572,13 @@ impl<'a> Matcher<'a> {
                         }
                         if ok {
                             if count < max {
-                                self.stack.push(Frame::Lazy { pc, start, pos: p, count, bits });
+                                self.stack.push(Frame::Lazy {
+                                    pc,
+                                    start,
+                                    pos: p,
+                                    count,
+                                    bits,
+                                });
                             }
                             if p != start {
                                 bits = !0;
@@ -505,13 +589,30 @@ impl<'a> Matcher<'a> {
                         ok
                     }
                 }
-                Inst::RepStart { rep, max, greedy, iter, exit } => {
+                Inst::RepStart {
+                    rep,
+                    max,
+                    greedy,
+                    iter,
+                    exit,
+                } => {
                     let old = self.reps[rep as usize];
                     self.stack.push(Frame::Rep { rep, old });
-                    self.reps[rep as usize] = RepState { count: 0, start: pos, cc: self.cc };
+                    self.reps[rep as usize] = RepState {
+                        count: 0,
+                        start: pos,
+                        cc: self.cc,
+                    };
                     self.dispatch(greedy, max > 0, true, iter, exit, &mut pc, pos, bits)
                 }
-                Inst::RepEnd { rep, max, greedy, guard, iter, exit } => {
+                Inst::RepEnd {
+                    rep,
+                    max,
+                    greedy,
+                    guard,
+                    iter,
+                    exit,
+                } => {
                     let old = self.reps[rep as usize];
                     self.stack.push(Frame::Rep { rep, old });
                     let r = &mut self.reps[rep as usize];
@@ -530,7 +631,12 @@ impl<'a> Matcher<'a> {
                     pc = next;
                     true
                 }
-                Inst::LoopBack { body, exit, greedy, guard } => {
+                Inst::LoopBack {
+                    body,
+                    exit,
+                    greedy,
+                    guard,
+                } => {
                     let blocked = guard && self.partial && pos == len;
                     self.dispatch(greedy, !blocked, true, body, exit, &mut pc, pos, bits)
                 }
@@ -539,10 +645,25 @@ impl<'a> Matcher<'a> {
                     pc = next;
                     true
                 }
-                Inst::LoopEnd { bit, greedy, guard, iter, exit } => {
+                Inst::LoopEnd {
+                    bit,
+                    greedy,
+                    guard,
+                    iter,
+                    exit,
+                } => {
                     let changed = bits & (1 << bit) != 0;
                     let blocked = guard && self.partial && pos == len;
-                    self.dispatch(greedy, changed && !blocked, true, iter, exit, &mut pc, pos, bits)
+                    self.dispatch(
+                        greedy,
+                        changed && !blocked,
+                        true,
+                        iter,
+                        exit,
+                        &mut pc,
+                        pos,
+                        bits,
+                    )
                 }
                 Inst::Atomic { body, next } => {
                     let sub_base = self.stack.len();
@@ -559,7 +680,11 @@ impl<'a> Matcher<'a> {
                         None => false,
                     }
                 }
-                Inst::Lookaround { body, behind: _, positive, next } => {
+                Inst::Lookaround {
+                    body,
+                    positive,
+                    next,
+                } => {
                     let sub_base = self.stack.len();
                     let r = self.exec(body, pos, 0, sub_base)?;
                     match (r.is_some(), positive) {
@@ -580,7 +705,12 @@ impl<'a> Matcher<'a> {
                     }
                 }
                 Inst::SubEnd => return Ok(Some(pos)),
-                Inst::Backref { group, ign, rev, next } => {
+                Inst::Backref {
+                    group,
+                    ign,
+                    rev,
+                    next,
+                } => {
                     let (s, e) = self.caps[group as usize];
                     if s == NONE {
                         false
@@ -646,14 +776,32 @@ impl<'a> Matcher<'a> {
     /// Chooses between a repeat's body and its tail as the reference does.
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn dispatch(&mut self, greedy: bool, try_body: bool, try_tail: bool, iter: Pc, exit: Pc, pc: &mut Pc, pos: usize, bits: u32) -> bool {
+    fn dispatch(
+        &mut self,
+        greedy: bool,
+        try_body: bool,
+        try_tail: bool,
+        iter: Pc,
+        exit: Pc,
+        pc: &mut Pc,
+        pos: usize,
+        bits: u32,
+    ) -> bool {
         match (try_body, try_tail) {
             (true, true) => {
                 if greedy {
-                    self.stack.push(Frame::Alt { pc: exit, pos, bits });
+                    self.stack.push(Frame::Alt {
+                        pc: exit,
+                        pos,
+                        bits,
+                    });
                     *pc = iter;
                 } else {
-                    self.stack.push(Frame::Alt { pc: iter, pos, bits });
+                    self.stack.push(Frame::Alt {
+                        pc: iter,
+                        pos,
+                        bits,
+                    });
                     *pc = exit;
                 }
                 true
@@ -671,7 +819,14 @@ impl<'a> Matcher<'a> {
     }
 
     /// Matches the text of a group at `pos`; `Ok(None)` on mismatch.
-    fn backref(&self, s: usize, e: usize, pos: usize, ign: bool, rev: bool) -> Result<Option<usize>, Stop> {
+    fn backref(
+        &self,
+        s: usize,
+        e: usize,
+        pos: usize,
+        ign: bool,
+        rev: bool,
+    ) -> Result<Option<usize>, Stop> {
         let group = &self.bytes[s..e];
         let mut p = pos;
         if !rev {
@@ -680,10 +835,18 @@ impl<'a> Matcher<'a> {
                 let (gc, gn) = next_char(group, g).expect("valid utf-8");
                 match self.char_fwd(p) {
                     None => {
-                        return if self.partial { Err(Stop::Partial) } else { Ok(None) };
+                        return if self.partial {
+                            Err(Stop::Partial)
+                        } else {
+                            Ok(None)
+                        };
                     }
                     Some((tc, tn)) => {
-                        let same = if ign { self.same_char_ign(gc, tc) } else { gc == tc };
+                        let same = if ign {
+                            self.same_char_ign(gc, tc)
+                        } else {
+                            gc == tc
+                        };
                         if !same {
                             return Ok(None);
                         }
@@ -699,7 +862,11 @@ impl<'a> Matcher<'a> {
                 match self.char_back(p) {
                     None => return Ok(None),
                     Some((tc, tn)) => {
-                        let same = if ign { self.same_char_ign(gc, tc) } else { gc == tc };
+                        let same = if ign {
+                            self.same_char_ign(gc, tc)
+                        } else {
+                            gc == tc
+                        };
                         if !same {
                             return Ok(None);
                         }
@@ -718,42 +885,74 @@ impl<'a> Matcher<'a> {
             let f = self.stack.pop().expect("non-empty");
             match f {
                 Frame::Alt { pc, pos, bits } => return Ok(Some((pc, pos, bits))),
-                Frame::Greedy { next, start, min_pos, pos, bits, rev } => {
+                Frame::Greedy {
+                    next,
+                    start,
+                    min_pos,
+                    pos,
+                    bits,
+                    rev,
+                } => {
                     let p = if rev {
                         pos + self.char_fwd(pos).expect("gave back a consumed char").1
                     } else {
                         pos - self.char_back(pos).expect("gave back a consumed char").1
                     };
                     if p != min_pos {
-                        self.stack.push(Frame::Greedy { next, start, min_pos, pos: p, bits, rev });
+                        self.stack.push(Frame::Greedy {
+                            next,
+                            start,
+                            min_pos,
+                            pos: p,
+                            bits,
+                            rev,
+                        });
                     }
                     let b = if p != start { !0 } else { bits };
                     return Ok(Some((next, p, b)));
                 }
-                Frame::Lazy { pc, start, pos, count, bits } => {
-                    let Inst::RepOne { set, max, rev, next, .. } = self.prog.insts[pc as usize] else {
+                Frame::Lazy {
+                    pc,
+                    start,
+                    pos,
+                    count,
+                    bits,
+                } => {
+                    let Inst::RepOne {
+                        set,
+                        max,
+                        rev,
+                        next,
+                        ..
+                    } = self.prog.insts[pc as usize]
+                    else {
                         unreachable!("lazy frames come from RepOne")
                     };
                     let set = &self.prog.sets[set as usize];
-                    let ch = if rev { self.char_back(pos) } else { self.char_fwd(pos) };
+                    let ch = if rev {
+                        self.char_back(pos)
+                    } else {
+                        self.char_fwd(pos)
+                    };
                     match ch {
                         Some((x, n)) if set.contains(x) => {
                             let p = if rev { pos - n } else { pos + n };
                             if count + 1 < max {
-                                self.stack.push(Frame::Lazy { pc, start, pos: p, count: count + 1, bits });
+                                self.stack.push(Frame::Lazy {
+                                    pc,
+                                    start,
+                                    pos: p,
+                                    count: count + 1,
+                                    bits,
+                                });
                             }
                             let _ = start;
                             return Ok(Some((next, p, !0)));
                         }
-                        // At the end of the text the reference reports partial only when the
-                        // repeat's tail was first tried there (right after its minimum); a lazy
-                        // repeat that reached the end by taking more just fails.
-                        None if !rev && self.partial => {
-                            let Inst::RepOne { min, .. } = self.prog.insts[pc as usize] else { unreachable!() };
-                            if count == min {
-                                return Err(Stop::Partial);
-                            }
-                        }
+                        // Taking one more character needs text beyond the end: partial. (The
+                        // reference's lazy fast path sometimes gives up here instead, which can
+                        // leave a continuable delimiter unreported; this follows the definition.)
+                        None if !rev && self.partial => return Err(Stop::Partial),
                         _ => {}
                     }
                 }

@@ -61,7 +61,11 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
     let m = b.push(Inst::Match)?;
     let node = optimise(parsed.node.clone(), false);
     let start = b.compile(&node, m, false)?;
-    let firstset = if has_simple_start(&node) { None } else { b.firstset(&node) };
+    let firstset = if has_simple_start(&node) {
+        None
+    } else {
+        b.firstset(&node)
+    };
     let required = b.required(&node);
     let reach = b.reach(&node, false);
     let partial_reach = (!b.has_backrefs && !reach.0.is_full()).then_some(reach);
@@ -86,25 +90,30 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         required,
         start_test,
         partial_reach,
-        has_backrefs: b.has_backrefs,
         ascii: b.ascii,
     })
 }
 
 fn mark_references(node: &Node, referenced: &mut [bool], has: &mut bool) {
     match node {
-        Node::Backref { group: GroupName::Number(g), .. } => {
+        Node::Backref {
+            group: GroupName::Number(g),
+            ..
+        } => {
             *has = true;
             if let Some(r) = referenced.get_mut(*g as usize) {
                 *r = true;
             }
         }
         Node::Seq(items) | Node::Alt(items) => {
-            items.iter().for_each(|n| mark_references(n, referenced, has));
+            items
+                .iter()
+                .for_each(|n| mark_references(n, referenced, has));
         }
-        Node::Group { node, .. } | Node::Repeat { node, .. } | Node::Atomic(node) | Node::Look { node, .. } => {
-            mark_references(node, referenced, has)
-        }
+        Node::Group { node, .. }
+        | Node::Repeat { node, .. }
+        | Node::Atomic(node)
+        | Node::Look { node, .. } => mark_references(node, referenced, has),
         _ => {}
     }
 }
@@ -113,13 +122,25 @@ fn mark_references(node: &Node, referenced: &mut [bool], has: &mut bool) {
 pub fn min_width(node: &Node) -> u64 {
     match node {
         Node::Empty | Node::Assert(_) | Node::Look { .. } | Node::Backref { .. } => 0,
-        Node::Seq(items) => items.iter().map(min_width).fold(0u64, |a, b| a.saturating_add(b)),
+        Node::Seq(items) => items
+            .iter()
+            .map(min_width)
+            .fold(0u64, |a, b| a.saturating_add(b)),
         Node::Alt(branches) => branches.iter().map(min_width).min().unwrap_or(0),
-        Node::Char { .. } | Node::Set { .. } | Node::SetOf { .. } | Node::Prop { .. } | Node::AnyAll | Node::Any => 1,
+        Node::Char { .. }
+        | Node::Set { .. }
+        | Node::SetOf { .. }
+        | Node::Prop { .. }
+        | Node::AnyAll
+        | Node::Any => 1,
         Node::Group { node, .. } | Node::Atomic(node) => min_width(node),
         Node::Repeat { node, min, .. } => {
             let w = min_width(node);
-            if *min == 0 { 0 } else { w.saturating_mul(u64::from(*min)) }
+            if *min == 0 {
+                0
+            } else {
+                w.saturating_mul(u64::from(*min))
+            }
         }
         Node::Fail => u64::MAX,
     }
@@ -128,11 +149,17 @@ pub fn min_width(node: &Node) -> u64 {
 /// A rough instruction count for `node`, used to decide whether to unroll repeats.
 fn size_estimate(node: &Node) -> usize {
     match node {
-        Node::Seq(items) | Node::Alt(items) => items.iter().map(size_estimate).sum::<usize>() + items.len(),
-        Node::Group { node, .. } | Node::Atomic(node) | Node::Look { node, .. } => size_estimate(node) + 2,
+        Node::Seq(items) | Node::Alt(items) => {
+            items.iter().map(size_estimate).sum::<usize>() + items.len()
+        }
+        Node::Group { node, .. } | Node::Atomic(node) | Node::Look { node, .. } => {
+            size_estimate(node) + 2
+        }
         Node::Repeat { node, min, max, .. } => {
             let copies = max.unwrap_or(*min).max(1) as usize;
-            size_estimate(node).saturating_mul(copies.min(MAX_UNROLL + 1)).saturating_add(3)
+            size_estimate(node)
+                .saturating_mul(copies.min(MAX_UNROLL + 1))
+                .saturating_add(3)
         }
         _ => 1,
     }
@@ -141,7 +168,9 @@ fn size_estimate(node: &Node) -> usize {
 impl Builder {
     fn push(&mut self, inst: Inst) -> Result<Pc, RegexError> {
         if self.insts.len() >= MAX_INSTS {
-            return Err(RegexError::TooLarge { message: format!("more than {MAX_INSTS} instructions") });
+            return Err(RegexError::TooLarge {
+                message: format!("more than {MAX_INSTS} instructions"),
+            });
         }
         self.insts.push(inst);
         self.masks.push(self.cur_mask);
@@ -172,11 +201,20 @@ impl Builder {
                 }
                 if *positive { s } else { s.complement() }
             }
-            Node::Prop { key, positive, ign, enc } => {
+            Node::Prop {
+                key,
+                positive,
+                ign,
+                enc,
+            } => {
                 let s = self.prop_node_set(*key, *enc, *ign);
                 if *positive { s } else { s.complement() }
             }
-            Node::Set { items, positive, ign } => self.set_node(items, *positive, *ign),
+            Node::Set {
+                items,
+                positive,
+                ign,
+            } => self.set_node(items, *positive, *ign),
             Node::SetOf { members, ign } => self.set_of(members, *ign),
             Node::AnyAll => CharSet::full(),
             Node::Any => CharSet::single('\n' as u32).complement(),
@@ -206,10 +244,16 @@ impl Builder {
         flatten(items, &mut flat);
         // Complementary properties make the set match anything (even when negated).
         for a in &flat {
-            if let SetItem::Prop { key, positive: true, .. } = a {
-                if flat.iter().any(|b| matches!(b, SetItem::Prop { key: k2, positive: false, .. } if k2 == key)) {
-                    return CharSet::full();
-                }
+            if let SetItem::Prop {
+                key,
+                positive: true,
+                ..
+            } = a
+                && flat.iter().any(
+                    |b| matches!(b, SetItem::Prop { key: k2, positive: false, .. } if k2 == key),
+                )
+            {
+                return CharSet::full();
             }
         }
         if flat.len() == 1 {
@@ -226,7 +270,11 @@ impl Builder {
                     }
                     if positive { s } else { s.complement() }
                 }
-                SetItem::Prop { key, positive: p, enc } => {
+                SetItem::Prop {
+                    key,
+                    positive: p,
+                    enc,
+                } => {
                     let s = self.prop_node_set(key, enc, ign);
                     if p == positive { s } else { s.complement() }
                 }
@@ -244,7 +292,11 @@ impl Builder {
                     let s = CharSet::range(*a, *b);
                     if ign { self.closure(&s) } else { s }
                 }
-                SetItem::Prop { key, positive: p, enc } => {
+                SetItem::Prop {
+                    key,
+                    positive: p,
+                    enc,
+                } => {
                     let s = if ign {
                         // The case-insensitive member test uses the pattern's encoding.
                         self.closure(&property_set(*key, self.ascii))
@@ -263,21 +315,35 @@ impl Builder {
     /// Merged one-character alternatives: a union whose members follow the set-member rules.
     fn set_of(&self, members: &[Node], ign: bool) -> CharSet {
         for a in members {
-            if let Node::Prop { key, positive: true, .. } = a {
-                if members.iter().any(|b| matches!(b, Node::Prop { key: k2, positive: false, .. } if k2 == key)) {
-                    return CharSet::full();
-                }
+            if let Node::Prop {
+                key,
+                positive: true,
+                ..
+            } = a
+                && members
+                    .iter()
+                    .any(|b| matches!(b, Node::Prop { key: k2, positive: false, .. } if k2 == key))
+            {
+                return CharSet::full();
             }
         }
         let mut acc = CharSet::empty();
         for m in members {
             let (raw, positive) = match m {
                 Node::Char { c, positive, .. } => (CharSet::single(*c), *positive),
-                Node::Prop { key, positive, enc, .. } => {
-                    let raw = if ign { property_set(*key, self.ascii) } else { property_set_enc(*key, *enc, self.ascii) };
+                Node::Prop {
+                    key, positive, enc, ..
+                } => {
+                    let raw = if ign {
+                        property_set(*key, self.ascii)
+                    } else {
+                        property_set_enc(*key, *enc, self.ascii)
+                    };
                     (raw, *positive)
                 }
-                Node::Set { items, positive, .. } => (self.set_node(items, true, false), *positive),
+                Node::Set {
+                    items, positive, ..
+                } => (self.set_node(items, true, false), *positive),
                 _ => unreachable!("only one-character nodes are merged"),
             };
             let s = if ign { self.closure(&raw) } else { raw };
@@ -298,7 +364,10 @@ impl Builder {
             Assertion::EndOfString => Look::EndOfString,
             Assertion::EndOfStringLine => Look::EndOfStringLine,
             Assertion::EndOfLine => Look::EndOfLine,
-            Assertion::Boundary { positive, enc } => Look::Boundary { positive, ascii: ascii(enc) },
+            Assertion::Boundary { positive, enc } => Look::Boundary {
+                positive,
+                ascii: ascii(enc),
+            },
             Assertion::StartOfWord { enc } => Look::StartOfWord { ascii: ascii(enc) },
             Assertion::EndOfWord { enc } => Look::EndOfWord { ascii: ascii(enc) },
         }
@@ -330,7 +399,10 @@ impl Builder {
                 }
                 let mut cur = entries.pop().expect("at least two branches");
                 while let Some(e) = entries.pop() {
-                    cur = self.push(Inst::Split { first: e, second: cur })?;
+                    cur = self.push(Inst::Split {
+                        first: e,
+                        second: cur,
+                    })?;
                 }
                 Ok(cur)
             }
@@ -338,11 +410,21 @@ impl Builder {
                 let slot = self.slot_count;
                 self.slot_count += 1;
                 self.slot_group.push(*index);
-                let close = self.push(Inst::Close { slot, group: *index, rev, next })?;
+                let close = self.push(Inst::Close {
+                    slot,
+                    group: *index,
+                    rev,
+                    next,
+                })?;
                 let body = self.compile(node, close, rev)?;
                 self.push(Inst::Mark { slot, next: body })
             }
-            Node::Repeat { node, min, max, kind } => self.compile_repeat(node, *min, *max, *kind, next, rev),
+            Node::Repeat {
+                node,
+                min,
+                max,
+                kind,
+            } => self.compile_repeat(node, *min, *max, *kind, next, rev),
             Node::Atomic(inner) => {
                 let saved = (self.cur_mask, self.loop_depth);
                 (self.cur_mask, self.loop_depth) = (0, 0);
@@ -352,25 +434,45 @@ impl Builder {
                 let body = body?;
                 self.push(Inst::Atomic { body, next })
             }
-            Node::Look { behind, positive, node } => {
+            Node::Look {
+                behind,
+                positive,
+                node,
+            } => {
                 let saved = (self.cur_mask, self.loop_depth);
                 (self.cur_mask, self.loop_depth) = (0, 0);
                 let end = self.push(Inst::SubEnd)?;
                 let body = self.compile(node, end, *behind);
                 (self.cur_mask, self.loop_depth) = saved;
                 let body = body?;
-                self.push(Inst::Lookaround { body, behind: *behind, positive: *positive, next })
+                self.push(Inst::Lookaround {
+                    body,
+                    positive: *positive,
+                    next,
+                })
             }
             Node::Backref { group, ign, .. } => {
-                let GroupName::Number(g) = group else { unreachable!("resolved by the parser") };
-                self.push(Inst::Backref { group: *g, ign: *ign, rev, next })
+                let GroupName::Number(g) = group else {
+                    unreachable!("resolved by the parser")
+                };
+                self.push(Inst::Backref {
+                    group: *g,
+                    ign: *ign,
+                    rev,
+                    next,
+                })
             }
             Node::Assert(a) => {
                 let look = self.look_of(*a);
                 self.push(Inst::Assert { look, next })
             }
             Node::Fail => self.push(Inst::Fail),
-            Node::Char { .. } | Node::Set { .. } | Node::SetOf { .. } | Node::Prop { .. } | Node::AnyAll | Node::Any => {
+            Node::Char { .. }
+            | Node::Set { .. }
+            | Node::SetOf { .. }
+            | Node::Prop { .. }
+            | Node::AnyAll
+            | Node::Any => {
                 unreachable!("handled as classes")
             }
         }
@@ -380,20 +482,28 @@ impl Builder {
         // Runs of exact characters become one string instruction.
         let mut chunks: Vec<Result<String, &Node>> = Vec::new();
         for item in items {
-            if let Node::Char { c, positive: true, ign: false } = item {
-                if let Some(ch) = char::from_u32(*c) {
-                    if let Some(Ok(s)) = chunks.last_mut() {
-                        s.push(ch);
-                    } else {
-                        chunks.push(Ok(ch.to_string()));
-                    }
-                    continue;
+            if let Node::Char {
+                c,
+                positive: true,
+                ign: false,
+            } = item
+                && let Some(ch) = char::from_u32(*c)
+            {
+                if let Some(Ok(s)) = chunks.last_mut() {
+                    s.push(ch);
+                } else {
+                    chunks.push(Ok(ch.to_string()));
                 }
+                continue;
             }
             chunks.push(Err(item));
         }
         let mut cur = next;
-        let order: Vec<usize> = if rev { (0..chunks.len()).collect() } else { (0..chunks.len()).rev().collect() };
+        let order: Vec<usize> = if rev {
+            (0..chunks.len()).collect()
+        } else {
+            (0..chunks.len()).rev().collect()
+        };
         for i in order {
             cur = match &chunks[i] {
                 Ok(s) if s.chars().count() == 1 => {
@@ -403,7 +513,11 @@ impl Builder {
                 Ok(s) => {
                     let id = self.strings.len() as u32;
                     self.strings.push(s.clone().into_boxed_str());
-                    self.push(Inst::Str { s: id, rev, next: cur })?
+                    self.push(Inst::Str {
+                        s: id,
+                        rev,
+                        next: cur,
+                    })?
                 }
                 Err(node) => self.compile(node, cur, rev)?,
             };
@@ -433,7 +547,14 @@ impl Builder {
         if let Some(set) = self.class_of(node) {
             let set = self.set_id(set);
             let max = max.unwrap_or(u32::MAX);
-            return self.push(Inst::RepOne { set, min, max, greedy, rev, next });
+            return self.push(Inst::RepOne {
+                set,
+                min,
+                max,
+                greedy,
+                rev,
+                next,
+            });
         }
         // The reference unrolls the minimum of a general repeat: `X{n,m}` is n copies of `X`
         // followed by `X{0,m-n}` (so the mandatory copies run even when they match empty).
@@ -446,20 +567,34 @@ impl Builder {
     }
 
     /// `X{0,max}` for a general (not one-character) `X`.
-    fn compile_rest(&mut self, node: &Node, max: Option<u32>, greedy: bool, guard: bool, next: Pc, rev: bool) -> Result<Pc, RegexError> {
+    fn compile_rest(
+        &mut self,
+        node: &Node,
+        max: Option<u32>,
+        greedy: bool,
+        guard: bool,
+        next: Pc,
+        rev: bool,
+    ) -> Result<Pc, RegexError> {
         if max == Some(0) {
             return Ok(next);
         }
         let nullable = min_width(node) == 0;
         let small = |k: u32| {
-            (k as usize) <= MAX_UNROLL && size_estimate(node).saturating_mul(k as usize) <= MAX_UNROLL * 4
+            (k as usize) <= MAX_UNROLL
+                && size_estimate(node).saturating_mul(k as usize) <= MAX_UNROLL * 4
         };
         if !nullable {
             match max {
                 None => {
                     let back = self.push(Inst::Fail)?;
                     let body = self.compile(node, back, rev)?;
-                    self.insts[back as usize] = Inst::LoopBack { body, exit: next, greedy, guard };
+                    self.insts[back as usize] = Inst::LoopBack {
+                        body,
+                        exit: next,
+                        greedy,
+                        guard,
+                    };
                     return self.split(greedy, body, next);
                 }
                 Some(k) if small(k) => {
@@ -469,7 +604,12 @@ impl Builder {
                     for j in (1..=k).rev() {
                         body = self.compile(node, decision, rev)?;
                         if j > 1 {
-                            decision = self.push(Inst::LoopBack { body, exit: next, greedy, guard })?;
+                            decision = self.push(Inst::LoopBack {
+                                body,
+                                exit: next,
+                                greedy,
+                                guard,
+                            })?;
                         }
                     }
                     return self.split(greedy, body, next);
@@ -483,12 +623,30 @@ impl Builder {
     }
 
     fn split(&mut self, greedy: bool, body: Pc, next: Pc) -> Result<Pc, RegexError> {
-        self.push(if greedy { Inst::Split { first: body, second: next } } else { Inst::Split { first: next, second: body } })
+        self.push(if greedy {
+            Inst::Split {
+                first: body,
+                second: next,
+            }
+        } else {
+            Inst::Split {
+                first: next,
+                second: body,
+            }
+        })
     }
 
     /// `X{0,max}` for a body that may match empty: an empty iteration ends the loop, as in the
     /// reference, tracked by a progress bit. Bounded loops are unrolled.
-    fn progress_loop(&mut self, node: &Node, max: Option<u32>, greedy: bool, guard: bool, next: Pc, rev: bool) -> Result<Pc, RegexError> {
+    fn progress_loop(
+        &mut self,
+        node: &Node,
+        max: Option<u32>,
+        greedy: bool,
+        guard: bool,
+        next: Pc,
+        rev: bool,
+    ) -> Result<Pc, RegexError> {
         let bit = self.loop_depth;
         self.loop_depth += 1;
         let saved = self.cur_mask;
@@ -499,7 +657,13 @@ impl Builder {
                     let end = self.push(Inst::Fail)?;
                     let body = self.compile(node, end, rev)?;
                     let iter = self.push(Inst::LoopIter { bit, next: body })?;
-                    self.insts[end as usize] = Inst::LoopEnd { bit, greedy, guard, iter, exit: next };
+                    self.insts[end as usize] = Inst::LoopEnd {
+                        bit,
+                        greedy,
+                        guard,
+                        iter,
+                        exit: next,
+                    };
                     Ok(iter)
                 }
                 Some(k) => {
@@ -509,7 +673,13 @@ impl Builder {
                         let body = self.compile(node, decision, rev)?;
                         iter = self.push(Inst::LoopIter { bit, next: body })?;
                         if j > 1 {
-                            decision = self.push(Inst::LoopEnd { bit, greedy, guard, iter, exit: next })?;
+                            decision = self.push(Inst::LoopEnd {
+                                bit,
+                                greedy,
+                                guard,
+                                iter,
+                                exit: next,
+                            })?;
                         }
                     }
                     Ok(iter)
@@ -523,14 +693,35 @@ impl Builder {
     }
 
     /// Any other repeat: count and iteration start kept in registers.
-    fn general_repeat(&mut self, node: &Node, max: u32, greedy: bool, guard: bool, next: Pc, rev: bool) -> Result<Pc, RegexError> {
+    fn general_repeat(
+        &mut self,
+        node: &Node,
+        max: u32,
+        greedy: bool,
+        guard: bool,
+        next: Pc,
+        rev: bool,
+    ) -> Result<Pc, RegexError> {
         let rep = self.rep_count;
         self.rep_count += 1;
         let end = self.push(Inst::Fail)?;
         let body = self.compile(node, end, rev)?;
         let iter = self.push(Inst::RepIter { rep, next: body })?;
-        self.insts[end as usize] = Inst::RepEnd { rep, max, greedy, guard, iter, exit: next };
-        self.push(Inst::RepStart { rep, max, greedy, iter, exit: next })
+        self.insts[end as usize] = Inst::RepEnd {
+            rep,
+            max,
+            greedy,
+            guard,
+            iter,
+            exit: next,
+        };
+        self.push(Inst::RepStart {
+            rep,
+            max,
+            greedy,
+            iter,
+            exit: next,
+        })
     }
 
     /// Whether the reference's look-ahead test for `node` (its first node, past group markers)
@@ -542,9 +733,12 @@ impl Builder {
     fn first_test(&self, node: &Node) -> Option<bool> {
         match node {
             Node::Empty => None,
-            Node::Char { .. } | Node::Set { .. } | Node::SetOf { .. } | Node::Prop { .. } | Node::AnyAll | Node::Any => {
-                Some(true)
-            }
+            Node::Char { .. }
+            | Node::Set { .. }
+            | Node::SetOf { .. }
+            | Node::Prop { .. }
+            | Node::AnyAll
+            | Node::Any => Some(true),
             Node::Seq(items) => items.iter().find_map(|n| self.first_test(n)),
             Node::Group { node, .. } => self.first_test(node),
             Node::Repeat { node, min, .. } => {
@@ -563,7 +757,12 @@ impl Builder {
 fn has_simple_start(node: &Node) -> bool {
     match node {
         Node::Seq(items) => items.first().is_some_and(has_simple_start),
-        Node::Char { .. } | Node::Prop { .. } | Node::Set { .. } | Node::SetOf { .. } | Node::Any | Node::AnyAll => true,
+        Node::Char { .. }
+        | Node::Prop { .. }
+        | Node::Set { .. }
+        | Node::SetOf { .. }
+        | Node::Any
+        | Node::AnyAll => true,
         Node::Group { node, .. } | Node::Atomic(node) => has_simple_start(node),
         _ => false,
     }
@@ -578,9 +777,15 @@ struct FirstSet {
 
 fn first_items(node: &Node) -> Result<FirstSet, ()> {
     Ok(match node {
-        Node::Empty | Node::Assert(_) | Node::Fail => FirstSet { items: vec![], none: true },
+        Node::Empty | Node::Assert(_) | Node::Fail => FirstSet {
+            items: vec![],
+            none: true,
+        },
         Node::Char { .. } | Node::Prop { .. } | Node::Set { .. } | Node::SetOf { .. } => {
-            if let Node::Set { items, positive, .. } = node {
+            if let Node::Set {
+                items, positive, ..
+            } = node
+            {
                 let mut flat = Vec::new();
                 flatten(items, &mut flat);
                 if complementary(&flat) {
@@ -589,10 +794,20 @@ fn first_items(node: &Node) -> Result<FirstSet, ()> {
                 }
                 if let [SetItem::Char(c)] = flat.as_slice() {
                     // A one-character set is a plain (possibly negated) character.
-                    return Ok(FirstSet { items: vec![Node::Char { c: *c, positive: *positive, ign: false }], none: false });
+                    return Ok(FirstSet {
+                        items: vec![Node::Char {
+                            c: *c,
+                            positive: *positive,
+                            ign: false,
+                        }],
+                        none: false,
+                    });
                 }
             }
-            FirstSet { items: vec![node.clone()], none: false }
+            FirstSet {
+                items: vec![node.clone()],
+                none: false,
+            }
         }
         Node::Any | Node::AnyAll | Node::Backref { .. } => return Err(()),
         Node::Seq(items) => {
@@ -601,10 +816,16 @@ fn first_items(node: &Node) -> Result<FirstSet, ()> {
                 let f = first_items(item)?;
                 acc.extend(f.items);
                 if !f.none {
-                    return Ok(FirstSet { items: acc, none: false });
+                    return Ok(FirstSet {
+                        items: acc,
+                        none: false,
+                    });
                 }
             }
-            FirstSet { items: acc, none: true }
+            FirstSet {
+                items: acc,
+                none: true,
+            }
         }
         Node::Alt(branches) => {
             let mut acc = Vec::new();
@@ -627,11 +848,18 @@ fn first_items(node: &Node) -> Result<FirstSet, ()> {
             }
             f
         }
-        Node::Look { behind, positive, node } => {
+        Node::Look {
+            behind,
+            positive,
+            node,
+        } => {
             if *positive && !*behind {
                 first_items(node)?
             } else {
-                FirstSet { items: vec![], none: true }
+                FirstSet {
+                    items: vec![],
+                    none: true,
+                }
             }
         }
     })
@@ -651,8 +879,16 @@ const UNLIMITED: u64 = 0xFFFF_FFFF;
 fn max_width(node: &Node) -> u64 {
     match node {
         Node::Empty | Node::Assert(_) | Node::Look { .. } | Node::Fail => 0,
-        Node::Char { .. } | Node::Set { .. } | Node::SetOf { .. } | Node::Prop { .. } | Node::Any | Node::AnyAll => 1,
-        Node::Seq(items) => items.iter().map(max_width).fold(0, |a: u64, b| a.saturating_add(b)),
+        Node::Char { .. }
+        | Node::Set { .. }
+        | Node::SetOf { .. }
+        | Node::Prop { .. }
+        | Node::Any
+        | Node::AnyAll => 1,
+        Node::Seq(items) => items
+            .iter()
+            .map(max_width)
+            .fold(0, |a: u64, b| a.saturating_add(b)),
         Node::Alt(branches) => branches.iter().map(max_width).max().unwrap_or(0),
         Node::Group { node, .. } | Node::Atomic(node) => max_width(node),
         Node::Repeat { node, max, .. } => match max {
@@ -671,7 +907,11 @@ enum Packed<'a> {
 
 impl Builder {
     fn is_cased(&self, c: u32) -> bool {
-        if self.ascii { super::unicode::other_cases_ascii(c).is_some() } else { !super::unicode::other_cases(c).is_empty() }
+        if self.ascii {
+            super::unicode::other_cases_ascii(c).is_some()
+        } else {
+            !super::unicode::other_cases(c).is_empty()
+        }
     }
 
     fn pack<'a>(&self, items: &'a [Node]) -> Vec<Packed<'a>> {
@@ -684,7 +924,12 @@ impl Builder {
             }
         };
         for item in items {
-            if let Node::Char { c, positive: true, ign } = item {
+            if let Node::Char {
+                c,
+                positive: true,
+                ign,
+            } = item
+            {
                 if *ign != run_ign && (*ign || self.is_cased(*c)) {
                     flush(&mut run, run_ign, &mut out);
                     run_ign = *ign;
@@ -702,8 +947,14 @@ impl Builder {
     /// The reference's `get_required_string`: (offset, literal and its case flag).
     fn required_of(&self, node: &Node) -> (u64, Option<(Vec<u32>, bool)>) {
         match node {
-            Node::Char { c, positive: true, ign } => (0, Some((vec![*c], *ign))),
-            Node::Char { positive: false, .. } => (1, None),
+            Node::Char {
+                c,
+                positive: true,
+                ign,
+            } => (0, Some((vec![*c], *ign))),
+            Node::Char {
+                positive: false, ..
+            } => (1, None),
             Node::Seq(items) => {
                 let mut offset = 0u64;
                 for p in self.pack(items) {
@@ -739,7 +990,11 @@ impl Builder {
     /// and an upper bound on the characters taken by everything else, lookarounds included.
     fn reach(&self, node: &Node, in_loop: bool) -> (CharSet, u64) {
         if let Some(set) = self.class_of(node) {
-            return if in_loop { (set, 0) } else { (CharSet::empty(), 1) };
+            return if in_loop {
+                (set, 0)
+            } else {
+                (CharSet::empty(), 1)
+            };
         }
         match node {
             Node::Seq(items) | Node::Alt(items) => {
@@ -753,7 +1008,9 @@ impl Builder {
                 }
                 (u, b)
             }
-            Node::Group { node, .. } | Node::Atomic(node) | Node::Look { node, .. } => self.reach(node, in_loop),
+            Node::Group { node, .. } | Node::Atomic(node) | Node::Look { node, .. } => {
+                self.reach(node, in_loop)
+            }
             Node::Repeat { node, max, .. } => match max {
                 None => self.reach(node, true),
                 Some(m) => {
@@ -776,7 +1033,11 @@ impl Builder {
             Node::Look { .. } => cont(),
             Node::Repeat { node, min, .. } => {
                 if let Some(set) = self.class_of(node) {
-                    return if *min == 0 { StartTest::Anywhere } else { StartTest::Class(set) };
+                    return if *min == 0 {
+                        StartTest::Anywhere
+                    } else {
+                        StartTest::Class(set)
+                    };
                 }
                 if *min == 0 {
                     return StartTest::Anywhere;
@@ -788,24 +1049,29 @@ impl Builder {
                 Look::StartOfString => StartTest::Anchored,
                 look => StartTest::At(look),
             },
-            Node::Char { .. } | Node::Set { .. } | Node::SetOf { .. } | Node::Prop { .. } | Node::Any | Node::AnyAll => {
-                StartTest::Class(self.class_of(node).expect("class"))
-            }
+            Node::Char { .. }
+            | Node::Set { .. }
+            | Node::SetOf { .. }
+            | Node::Prop { .. }
+            | Node::Any
+            | Node::AnyAll => StartTest::Class(self.class_of(node).expect("class")),
             _ => StartTest::Anywhere,
         }
     }
 
     fn locate_packed(&self, items: &[Packed<'_>], cont: &dyn Fn() -> StartTest) -> StartTest {
-        let Some(first) = items.first() else { return cont() };
+        let Some(first) = items.first() else {
+            return cont();
+        };
         let rest = &items[1..];
         match first {
             Packed::Str(chars, ign) => self.literal_test(chars, *ign),
             Packed::Node(Node::Assert(a @ super::ast::Assertion::Boundary { .. })) => {
                 // A boundary followed directly by a literal string tests for the string.
-                if let Some(Packed::Str(chars, ign)) = rest.first() {
-                    if chars.len() > 1 {
-                        return self.literal_test(chars, *ign);
-                    }
+                if let Some(Packed::Str(chars, ign)) = rest.first()
+                    && chars.len() > 1
+                {
+                    return self.literal_test(chars, *ign);
                 }
                 StartTest::At(self.look_of(*a))
             }
@@ -816,10 +1082,17 @@ impl Builder {
     fn literal_test(&self, chars: &[u32], ign: bool) -> StartTest {
         let ign = ign && chars.iter().any(|&c| self.is_cased(c));
         if chars.len() == 1 {
-            let node = Node::Char { c: chars[0], positive: true, ign };
+            let node = Node::Char {
+                c: chars[0],
+                positive: true,
+                ign,
+            };
             return StartTest::Class(self.class_of(&node).expect("char"));
         }
-        StartTest::Literal { chars: chars.to_vec(), ign }
+        StartTest::Literal {
+            chars: chars.to_vec(),
+            ign,
+        }
     }
 
     fn required(&self, node: &Node) -> Option<Required> {
@@ -830,10 +1103,24 @@ impl Builder {
         let text: String = chars.iter().filter_map(|&c| char::from_u32(c)).collect();
         if text.chars().count() != chars.len() {
             // A surrogate: such a literal can never be found in a `str`.
-            return Some(Required { chars, text: String::new(), ign: false, offset: None });
+            return Some(Required {
+                chars,
+                text: String::new(),
+                ign: false,
+                offset: None,
+            });
         }
-        let offset = if offset >= UNLIMITED { None } else { Some(offset as usize) };
-        Some(Required { chars, text, ign, offset })
+        let offset = if offset >= UNLIMITED {
+            None
+        } else {
+            Some(offset as usize)
+        };
+        Some(Required {
+            chars,
+            text,
+            ign,
+            offset,
+        })
     }
 }
 
@@ -846,18 +1133,32 @@ enum Member {
 
 fn push_members(node: &Node, out: &mut Vec<Member>) {
     match node {
-        Node::Char { c, positive: true, .. } => out.push(Member::Item(SetItem::Char(*c))),
-        Node::Char { c, positive: false, .. } => out.push(Member::Negated(vec![SetItem::Char(*c)])),
-        Node::Prop { key, positive, enc, .. } => {
-            out.push(Member::Item(SetItem::Prop { key: *key, positive: *positive, enc: *enc }))
-        }
-        Node::Set { items, positive, .. } => {
+        Node::Char {
+            c, positive: true, ..
+        } => out.push(Member::Item(SetItem::Char(*c))),
+        Node::Char {
+            c, positive: false, ..
+        } => out.push(Member::Negated(vec![SetItem::Char(*c)])),
+        Node::Prop {
+            key, positive, enc, ..
+        } => out.push(Member::Item(SetItem::Prop {
+            key: *key,
+            positive: *positive,
+            enc: *enc,
+        })),
+        Node::Set {
+            items, positive, ..
+        } => {
             let mut flat = Vec::new();
             flatten(items, &mut flat);
             if *positive {
                 out.extend(flat.into_iter().map(Member::Item));
             } else if let [SetItem::Prop { key, positive, enc }] = flat.as_slice() {
-                out.push(Member::Item(SetItem::Prop { key: *key, positive: !*positive, enc: *enc }));
+                out.push(Member::Item(SetItem::Prop {
+                    key: *key,
+                    positive: !*positive,
+                    enc: *enc,
+                }));
             } else {
                 out.push(Member::Negated(flat));
             }
@@ -875,11 +1176,25 @@ impl Builder {
         if fs.none || fs.items.is_empty() {
             return None;
         }
-        if fs.items.iter().any(|i| matches!(i, Node::Char { positive: false, .. })) {
+        if fs.items.iter().any(|i| {
+            matches!(
+                i,
+                Node::Char {
+                    positive: false,
+                    ..
+                }
+            )
+        }) {
             return None;
         }
         let ign = fs.items.iter().any(|i| {
-            matches!(i, Node::Char { ign: true, .. } | Node::Prop { ign: true, .. } | Node::Set { ign: true, .. } | Node::SetOf { ign: true, .. })
+            matches!(
+                i,
+                Node::Char { ign: true, .. }
+                    | Node::Prop { ign: true, .. }
+                    | Node::Set { ign: true, .. }
+                    | Node::SetOf { ign: true, .. }
+            )
         });
         let mut members = Vec::new();
         for item in &fs.items {
@@ -899,10 +1214,21 @@ impl Builder {
         if members.len() == 1 {
             // A one-member union is that member, with the union's case flag.
             return Some(match members.pop().expect("one member") {
-                Member::Item(SetItem::Char(c)) => self.class_of(&Node::Char { c, positive: true, ign }).expect("char"),
-                Member::Item(SetItem::Prop { key, positive, enc }) => {
-                    self.class_of(&Node::Prop { key, positive, ign, enc }).expect("property")
-                }
+                Member::Item(SetItem::Char(c)) => self
+                    .class_of(&Node::Char {
+                        c,
+                        positive: true,
+                        ign,
+                    })
+                    .expect("char"),
+                Member::Item(SetItem::Prop { key, positive, enc }) => self
+                    .class_of(&Node::Prop {
+                        key,
+                        positive,
+                        ign,
+                        enc,
+                    })
+                    .expect("property"),
                 Member::Item(SetItem::Range(a, b)) => {
                     let s = CharSet::range(a, b);
                     if ign { self.closure(&s) } else { s }
@@ -917,7 +1243,11 @@ impl Builder {
                 Member::Item(SetItem::Char(c)) => (CharSet::single(*c), true),
                 Member::Item(SetItem::Range(a, b)) => (CharSet::range(*a, *b), true),
                 Member::Item(SetItem::Prop { key, positive, enc }) => {
-                    let raw = if ign { property_set(*key, self.ascii) } else { property_set_enc(*key, *enc, self.ascii) };
+                    let raw = if ign {
+                        property_set(*key, self.ascii)
+                    } else {
+                        property_set_enc(*key, *enc, self.ascii)
+                    };
                     (raw, *positive)
                 }
                 Member::Item(SetItem::Union(_)) => unreachable!("flattened"),

@@ -26,9 +26,9 @@ impl fmt::Display for RegexError {
                 write!(f, "unsupported construct at position {offset}: {construct}")
             }
             RegexError::TooLarge { message } => write!(f, "pattern too large: {message}"),
-            RegexError::Budget => {
-                f.write_str("the search was stopped: it exceeded its work budget (pathological pattern)")
-            }
+            RegexError::Budget => f.write_str(
+                "the search was stopped: it exceeded its work budget (pathological pattern)",
+            ),
         }
     }
 }
@@ -41,9 +41,15 @@ mod tests {
 
     #[test]
     fn display_is_python_like() {
-        let e = RegexError::Syntax { message: "missing )".into(), offset: 4 };
+        let e = RegexError::Syntax {
+            message: "missing )".into(),
+            offset: 4,
+        };
         assert_eq!(e.to_string(), "missing ) at position 4");
-        let e = RegexError::Unsupported { construct: "recursion (?R)".into(), offset: 0 };
+        let e = RegexError::Unsupported {
+            construct: "recursion (?R)".into(),
+            offset: 0,
+        };
         assert!(e.to_string().contains("recursion"));
         assert!(RegexError::Budget.to_string().contains("budget"));
     }

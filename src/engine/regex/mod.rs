@@ -21,6 +21,7 @@ mod prog;
 mod props;
 mod search;
 mod unicode;
+#[rustfmt::skip]
 mod unicode_tables;
 mod utf8;
 
@@ -91,7 +92,10 @@ pub struct Regex {
 
 impl std::fmt::Debug for Regex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Regex").field("pattern", &self.inner.pattern).field("flags", &self.inner.flags).finish()
+        f.debug_struct("Regex")
+            .field("pattern", &self.inner.pattern)
+            .field("flags", &self.inner.flags)
+            .finish()
     }
 }
 
@@ -134,7 +138,9 @@ impl Match {
 
     /// The named groups that took part, as Python's `groupdict()` minus the `None` entries.
     pub fn named_groups(&self) -> impl Iterator<Item = (&str, Range<usize>)> + '_ {
-        self.names.iter().filter_map(|(n, i)| self.group(*i).map(|r| (n.as_str(), r)))
+        self.names
+            .iter()
+            .filter_map(|(n, i)| self.group(*i).map(|r| (n.as_str(), r)))
     }
 }
 
@@ -156,8 +162,21 @@ impl Regex {
         let features = features_of(&parsed.node);
         let prog = compile::compile(&parsed)?;
         let prefilter = prefilter::Prefilter::new(&prog);
-        let names: Arc<[(String, usize)]> = parsed.names.iter().map(|(n, g)| (n.clone(), *g as usize)).collect();
-        Ok(Regex { inner: Arc::new(Inner { pattern: pattern.to_string(), flags, prog, names, features, prefilter }) })
+        let names: Arc<[(String, usize)]> = parsed
+            .names
+            .iter()
+            .map(|(n, g)| (n.clone(), *g as usize))
+            .collect();
+        Ok(Regex {
+            inner: Arc::new(Inner {
+                pattern: pattern.to_string(),
+                flags,
+                prog,
+                names,
+                features,
+                prefilter,
+            }),
+        })
     }
 
     pub fn as_str(&self) -> &str {
@@ -181,7 +200,10 @@ impl Regex {
     /// Python `pattern.search(hay, pos)`.
     pub fn search(&self, hay: &str, pos: usize) -> Result<Option<Match>, RegexError> {
         let pos = utf8::ceil_boundary(hay, pos);
-        Ok(search::search(&self.inner.prog, &self.inner.prefilter, hay, pos, false)?.map(|s| self.make_match(s)))
+        Ok(
+            search::search(&self.inner.prog, &self.inner.prefilter, hay, pos, false)?
+                .map(|s| self.make_match(s)),
+        )
     }
 
     /// Python `pattern.match(hay, pos)`: a match starting exactly at `pos`.
@@ -193,19 +215,33 @@ impl Regex {
     /// Python `pattern.search(hay, pos, partial=True)`.
     pub fn search_partial(&self, hay: &str, pos: usize) -> Result<Partial, RegexError> {
         let pos = utf8::ceil_boundary(hay, pos);
-        Ok(match search::search_partial(&self.inner.prog, &self.inner.prefilter, hay, pos)? {
-            search::PartialOutcome::Complete(s) => Partial::Complete(self.make_match(s)),
-            search::PartialOutcome::Partial(start) => Partial::Partial { start },
-        })
+        Ok(
+            match search::search_partial(&self.inner.prog, &self.inner.prefilter, hay, pos)? {
+                search::PartialOutcome::Complete(s) => Partial::Complete(self.make_match(s)),
+                search::PartialOutcome::Partial(start) => Partial::Partial { start },
+            },
+        )
     }
 
     /// Python `pattern.finditer(hay)`.
-    pub fn find_iter<'a>(&'a self, hay: &'a str) -> impl Iterator<Item = Result<Match, RegexError>> + 'a {
-        FindIter { re: self, hay, pos: 0, must_advance: false, done: false }
+    pub fn find_iter<'a>(
+        &'a self,
+        hay: &'a str,
+    ) -> impl Iterator<Item = Result<Match, RegexError>> + 'a {
+        FindIter {
+            re: self,
+            hay,
+            pos: 0,
+            must_advance: false,
+            done: false,
+        }
     }
 
     fn make_match(&self, spans: backtrack::Spans) -> Match {
-        Match { spans, names: Arc::clone(&self.inner.names) }
+        Match {
+            spans,
+            names: Arc::clone(&self.inner.names),
+        }
     }
 }
 
@@ -225,7 +261,13 @@ impl Iterator for FindIter<'_> {
             return None;
         }
         let inner = &self.re.inner;
-        match search::search(&inner.prog, &inner.prefilter, self.hay, self.pos, self.must_advance) {
+        match search::search(
+            &inner.prog,
+            &inner.prefilter,
+            self.hay,
+            self.pos,
+            self.must_advance,
+        ) {
             Err(e) => {
                 self.done = true;
                 Some(Err(e))
@@ -257,10 +299,21 @@ pub fn escape(s: &str) -> String {
 }
 
 fn to_public(pattern: &str, e: ParseError) -> RegexError {
-    let byte = |pos: usize| pattern.char_indices().nth(pos).map_or(pattern.len(), |(b, _)| b);
+    let byte = |pos: usize| {
+        pattern
+            .char_indices()
+            .nth(pos)
+            .map_or(pattern.len(), |(b, _)| b)
+    };
     match e {
-        ParseError::Syntax { message, pos } => RegexError::Syntax { message, offset: byte(pos) },
-        ParseError::Unsupported { construct, pos } => RegexError::Unsupported { construct, offset: byte(pos) },
+        ParseError::Syntax { message, pos } => RegexError::Syntax {
+            message,
+            offset: byte(pos),
+        },
+        ParseError::Unsupported { construct, pos } => RegexError::Unsupported {
+            construct,
+            offset: byte(pos),
+        },
     }
 }
 
@@ -299,15 +352,17 @@ fn walk(node: &Node, f: &mut Features) {
             f.case_insensitive |= *ign;
         }
         Node::Assert(a) => match a {
-            ast::Assertion::Boundary { .. } | ast::Assertion::StartOfWord { .. } | ast::Assertion::EndOfWord { .. } => {
-                f.word_boundary = true
-            }
-            ast::Assertion::EndOfStringLine | ast::Assertion::EndOfLine | ast::Assertion::StartOfLine => {
-                f.line_anchors = true
-            }
+            ast::Assertion::Boundary { .. }
+            | ast::Assertion::StartOfWord { .. }
+            | ast::Assertion::EndOfWord { .. } => f.word_boundary = true,
+            ast::Assertion::EndOfStringLine
+            | ast::Assertion::EndOfLine
+            | ast::Assertion::StartOfLine => f.line_anchors = true,
             _ => {}
         },
-        Node::Char { ign, .. } | Node::Set { ign, .. } | Node::Prop { ign, .. } => f.case_insensitive |= *ign,
+        Node::Char { ign, .. } | Node::Set { ign, .. } | Node::Prop { ign, .. } => {
+            f.case_insensitive |= *ign
+        }
         _ => {}
     }
 }

@@ -20,17 +20,38 @@ pub fn optimise(node: Node, reverse: bool) -> Node {
             make_sequence(out)
         }
         Node::Alt(branches) => optimise_branches(branches, reverse),
-        Node::Group { index, node } => Node::Group { index, node: Box::new(optimise(*node, reverse)) },
-        Node::Repeat { node, min, max, kind } => {
-            Node::Repeat { node: Box::new(optimise(*node, reverse)), min, max, kind }
-        }
+        Node::Group { index, node } => Node::Group {
+            index,
+            node: Box::new(optimise(*node, reverse)),
+        },
+        Node::Repeat {
+            node,
+            min,
+            max,
+            kind,
+        } => Node::Repeat {
+            node: Box::new(optimise(*node, reverse)),
+            min,
+            max,
+            kind,
+        },
         Node::Atomic(node) => {
             let inner = optimise(*node, reverse);
-            if inner.is_empty() { inner } else { Node::Atomic(Box::new(inner)) }
+            if inner.is_empty() {
+                inner
+            } else {
+                Node::Atomic(Box::new(inner))
+            }
         }
-        Node::Look { behind, positive, node } => {
-            Node::Look { behind, positive, node: Box::new(optimise(*node, behind)) }
-        }
+        Node::Look {
+            behind,
+            positive,
+            node,
+        } => Node::Look {
+            behind,
+            positive,
+            node: Box::new(optimise(*node, behind)),
+        },
         other => other,
     }
 }
@@ -79,7 +100,11 @@ fn optimise_branches(branches: Vec<Node>, reverse: bool) -> Node {
     if reverse {
         while count < max_count {
             let first = &alternatives[0][alternatives[0].len() - 1 - count];
-            if !can_be_affix(first) || !alternatives.iter().all(|a| &a[a.len() - 1 - count] == first) {
+            if !can_be_affix(first)
+                || !alternatives
+                    .iter()
+                    .all(|a| &a[a.len() - 1 - count] == first)
+            {
                 break;
             }
             count += 1;
@@ -109,7 +134,11 @@ fn optimise_branches(branches: Vec<Node>, reverse: bool) -> Node {
     }
     let branches: Vec<Node> = alternatives.into_iter().map(make_sequence).collect();
     let branches = reduce_to_set(branches);
-    let middle = if branches.len() > 1 { vec![Node::Alt(branches)] } else { branches };
+    let middle = if branches.len() > 1 {
+        vec![Node::Alt(branches)]
+    } else {
+        branches
+    };
     let items: Vec<Node> = if reverse {
         middle.into_iter().chain(affix).collect()
     } else {
@@ -139,14 +168,15 @@ fn reduce_to_set(branches: Vec<Node>) -> Vec<Node> {
     let mut out = Vec::new();
     let mut run: Vec<Node> = Vec::new();
     let mut run_ign = false;
-    let flush = |run: &mut Vec<Node>, ign: bool, out: &mut Vec<Node>| {
-        match run.len() {
-            0 => {}
-            1 => out.push(run.pop().expect("one")),
-            _ => {
-                let members = std::mem::take(run);
-                out.push(Node::SetOf { members: dedup(members), ign });
-            }
+    let flush = |run: &mut Vec<Node>, ign: bool, out: &mut Vec<Node>| match run.len() {
+        0 => {}
+        1 => out.push(run.pop().expect("one")),
+        _ => {
+            let members = std::mem::take(run);
+            out.push(Node::SetOf {
+                members: dedup(members),
+                ign,
+            });
         }
     };
     for b in branches {
@@ -183,9 +213,26 @@ fn dedup(members: Vec<Node>) -> Vec<Node> {
 
 fn strip_ign(node: &Node) -> Node {
     match node.clone() {
-        Node::Char { c, positive, .. } => Node::Char { c, positive, ign: false },
-        Node::Prop { key, positive, enc, .. } => Node::Prop { key, positive, ign: false, enc },
-        Node::Set { items, positive, .. } => Node::Set { items, positive, ign: false },
+        Node::Char { c, positive, .. } => Node::Char {
+            c,
+            positive,
+            ign: false,
+        },
+        Node::Prop {
+            key, positive, enc, ..
+        } => Node::Prop {
+            key,
+            positive,
+            ign: false,
+            enc,
+        },
+        Node::Set {
+            items, positive, ..
+        } => Node::Set {
+            items,
+            positive,
+            ign: false,
+        },
         other => other,
     }
 }
@@ -195,26 +242,43 @@ mod tests {
     use super::*;
 
     fn ch(c: char) -> Node {
-        Node::Char { c: c as u32, positive: true, ign: false }
+        Node::Char {
+            c: c as u32,
+            positive: true,
+            ign: false,
+        }
     }
 
     #[test]
     fn common_prefix_and_sets() {
-        let alt = Node::Alt(vec![Node::Seq(vec![ch('a'), ch('b')]), Node::Seq(vec![ch('a'), ch('c')])]);
+        let alt = Node::Alt(vec![
+            Node::Seq(vec![ch('a'), ch('b')]),
+            Node::Seq(vec![ch('a'), ch('c')]),
+        ]);
         let got = optimise(alt, false);
-        let Node::Seq(items) = got else { panic!("{got:?}") };
+        let Node::Seq(items) = got else {
+            panic!("{got:?}")
+        };
         assert_eq!(items[0], ch('a'));
         assert!(matches!(items[1], Node::SetOf { .. }));
         // Inside a lookbehind the common suffix moves instead.
-        let alt = Node::Alt(vec![Node::Seq(vec![ch('b'), ch('a')]), Node::Seq(vec![ch('c'), ch('a')])]);
-        let Node::Seq(items) = optimise(alt, true) else { panic!() };
+        let alt = Node::Alt(vec![
+            Node::Seq(vec![ch('b'), ch('a')]),
+            Node::Seq(vec![ch('c'), ch('a')]),
+        ]);
+        let Node::Seq(items) = optimise(alt, true) else {
+            panic!()
+        };
         assert_eq!(items[1], ch('a'));
     }
 
     #[test]
     fn identical_branches_keep_an_empty_alternation() {
         let got = optimise(Node::Alt(vec![ch('a'), ch('a')]), false);
-        assert_eq!(got, Node::Seq(vec![ch('a'), Node::Alt(vec![Node::Empty, Node::Empty])]));
+        assert_eq!(
+            got,
+            Node::Seq(vec![ch('a'), Node::Alt(vec![Node::Empty, Node::Empty])])
+        );
         let got = optimise(Node::Alt(vec![ch('a'), ch('b')]), false);
         assert!(matches!(got, Node::SetOf { ref members, .. } if members.len() == 2));
     }

@@ -46,11 +46,17 @@ pub enum ParseError {
 type PResult<T> = Result<T, ParseError>;
 
 fn err<T>(message: impl Into<String>, pos: usize) -> PResult<T> {
-    Err(ParseError::Syntax { message: message.into(), pos })
+    Err(ParseError::Syntax {
+        message: message.into(),
+        pos,
+    })
 }
 
 fn unsupported<T>(construct: impl Into<String>, pos: usize) -> PResult<T> {
-    Err(ParseError::Unsupported { construct: construct.into(), pos })
+    Err(ParseError::Unsupported {
+        construct: construct.into(),
+        pos,
+    })
 }
 
 /// The result of parsing a whole pattern.
@@ -138,7 +144,12 @@ impl Source {
         }
     }
 
-    fn get_while(&mut self, test: impl Fn(char) -> bool, include: bool, keep_spaces: bool) -> String {
+    fn get_while(
+        &mut self,
+        test: impl Fn(char) -> bool,
+        include: bool,
+        keep_spaces: bool,
+    ) -> String {
         let mut pos = self.pos;
         if self.ignore_space && !keep_spaces {
             let mut out = String::new();
@@ -196,7 +207,12 @@ impl Source {
             true
         } else {
             let n = sub.chars().count();
-            if self.pos + n <= self.s.len() && self.s[self.pos..self.pos + n].iter().copied().eq(sub.chars()) {
+            if self.pos + n <= self.s.len()
+                && self.s[self.pos..self.pos + n]
+                    .iter()
+                    .copied()
+                    .eq(sub.chars())
+            {
                 self.pos += n;
                 true
             } else {
@@ -295,7 +311,11 @@ impl Info {
 
 /// Parses `pattern` with the given initial flags (`F_DOTALL` and friends).
 pub fn parse(pattern: &str, flags: u32) -> PResult<Parsed> {
-    let mut source = Source { s: pattern.chars().collect(), pos: 0, ignore_space: false };
+    let mut source = Source {
+        s: pattern.chars().collect(),
+        pos: 0,
+        ignore_space: false,
+    };
     let mut info = Info {
         flags,
         global_flags: flags,
@@ -312,10 +332,18 @@ pub fn parse(pattern: &str, flags: u32) -> PResult<Parsed> {
     }
     let enc = info.flags & ALL_ENCODINGS;
     if !matches!(enc, 0 | F_ASCII | F_LOCALE | F_UNICODE) {
-        return err("ASCII, LOCALE and UNICODE flags are mutually incompatible", 0);
+        return err(
+            "ASCII, LOCALE and UNICODE flags are mutually incompatible",
+            0,
+        );
     }
     fix_groups(&mut node, &info, pattern)?;
-    Ok(Parsed { node, group_count: info.group_count, names: info.group_order, ascii: enc == F_ASCII })
+    Ok(Parsed {
+        node,
+        group_count: info.group_count,
+        names: info.group_order,
+        ascii: enc == F_ASCII,
+    })
 }
 
 fn parse_pattern(source: &mut Source, info: &mut Info) -> PResult<Node> {
@@ -398,17 +426,27 @@ fn parse_sequence(source: &mut Source, info: &mut Info) -> PResult<Node> {
                                     return unsupported("fuzzy matching", saved_pos);
                                 }
                             }
-                            None => {
-                                sequence.push(Some(Node::Char { c: c as u32, positive: true, ign: case_ign }))
-                            }
+                            None => sequence.push(Some(Node::Char {
+                                c: c as u32,
+                                positive: true,
+                                ign: case_ign,
+                            })),
                         }
                     }
                 }
-                Some(c) => sequence.push(Some(Node::Char { c: c as u32, positive: true, ign: case_ign })),
+                Some(c) => sequence.push(Some(Node::Char {
+                    c: c as u32,
+                    positive: true,
+                    ign: case_ign,
+                })),
             }
         } else {
             let c = ch.expect("not the end");
-            sequence.push(Some(Node::Char { c: c as u32, positive: true, ign: case_ign }));
+            sequence.push(Some(Node::Char {
+                c: c as u32,
+                positive: true,
+                ign: case_ign,
+            }));
         }
     }
     let items: Vec<Node> = sequence.into_iter().flatten().collect();
@@ -416,7 +454,11 @@ fn parse_sequence(source: &mut Source, info: &mut Info) -> PResult<Node> {
 }
 
 fn make_sequence(items: Vec<Node>) -> Node {
-    if items.is_empty() { Node::Empty } else { Node::Seq(items) }
+    if items.is_empty() {
+        Node::Empty
+    } else {
+        Node::Seq(items)
+    }
 }
 
 fn apply_quantifier(
@@ -445,7 +487,12 @@ fn apply_quantifier(
         }
     };
     let element = if !element.is_empty() && (min != 1 || max != Some(1)) {
-        Node::Repeat { node: Box::new(element), min, max, kind }
+        Node::Repeat {
+            node: Box::new(element),
+            min,
+            max,
+            kind,
+        }
     } else {
         element
     };
@@ -478,8 +525,16 @@ fn parse_limited_quantifier(source: &mut Source) -> PResult<Option<(u32, Option<
     let (min, max);
     if source.match_str(",") {
         let max_count = parse_count(source);
-        min = if min_count.is_empty() { 0 } else { count_value(&min_count) };
-        max = if max_count.is_empty() { None } else { Some(count_value(&max_count)) };
+        min = if min_count.is_empty() {
+            0
+        } else {
+            count_value(&min_count)
+        };
+        max = if max_count.is_empty() {
+            None
+        } else {
+            Some(count_value(&max_count))
+        };
     } else {
         if min_count.is_empty() {
             source.pos = saved_pos;
@@ -495,10 +550,10 @@ fn parse_limited_quantifier(source: &mut Source) -> PResult<Option<(u32, Option<
     if min >= UNLIMITED || max.is_some_and(|m| m >= UNLIMITED) {
         return err("repeat count too big", saved_pos);
     }
-    if let Some(m) = max {
-        if min > m {
-            return err("min repeat greater than max repeat", saved_pos);
-        }
+    if let Some(m) = max
+        && min > m
+    {
+        return err("min repeat greater than max repeat", saved_pos);
     }
     Ok(Some((min as u32, max.map(|m| m as u32))))
 }
@@ -508,7 +563,12 @@ struct NotFuzzy;
 
 /// Parses a fuzzy constraint after `{`. `Ok(None)`: it is a literal `{`. `Ok(Some(actual))`: it
 /// is a constraint; `actual` tells whether it really allows errors.
-fn parse_fuzzy(source: &mut Source, info: &mut Info, ch: char, case_ign: bool) -> PResult<Option<bool>> {
+fn parse_fuzzy(
+    source: &mut Source,
+    info: &mut Info,
+    ch: char,
+    case_ign: bool,
+) -> PResult<Option<bool>> {
     let saved_pos = source.pos;
     if ch != '{' {
         return Ok(None);
@@ -538,7 +598,10 @@ fn parse_fuzzy(source: &mut Source, info: &mut Info, ch: char, case_ign: bool) -
         return Ok(Some(false));
     }
     let zero = Some(&(0, Some(0)));
-    if constraints.get(&'s') == zero && constraints.get(&'i') == zero && constraints.get(&'d') == zero {
+    if constraints.get(&'s') == zero
+        && constraints.get(&'i') == zero
+        && constraints.get(&'d') == zero
+    {
         return Ok(Some(false));
     }
     Ok(Some(true))
@@ -561,12 +624,17 @@ fn parse_fuzzy_item(
     }
 }
 
-fn parse_cost_constraint(source: &mut Source, constraints: &mut HashMap<char, (u64, Option<u64>)>) -> FuzzyResult {
+fn parse_cost_constraint(
+    source: &mut Source,
+    constraints: &mut HashMap<char, (u64, Option<u64>)>,
+) -> FuzzyResult {
     let saved_pos = source.pos;
     let ch = source.get();
     match ch {
         Some(c) if c.is_ascii_alphabetic() => {
-            let Some(constraint) = parse_constraint(constraints, Some(c)) else { return Ok(Err(NotFuzzy)) };
+            let Some(constraint) = parse_constraint(constraints, Some(c)) else {
+                return Ok(Err(NotFuzzy));
+            };
             match parse_fuzzy_compare(source) {
                 None => {
                     constraints.insert(constraint, (0, None));
@@ -588,10 +656,16 @@ fn parse_cost_constraint(source: &mut Source, constraints: &mut HashMap<char, (u
         Some(c) if c.is_ascii_digit() => {
             source.pos = saved_pos;
             let mut min_cost = parse_cost_limit(source)? as i128;
-            let Some(min_inc) = parse_fuzzy_compare(source) else { return Ok(Err(NotFuzzy)) };
+            let Some(min_inc) = parse_fuzzy_compare(source) else {
+                return Ok(Err(NotFuzzy));
+            };
             let c2 = source.get();
-            let Some(constraint) = parse_constraint(constraints, c2) else { return Ok(Err(NotFuzzy)) };
-            let Some(max_inc) = parse_fuzzy_compare(source) else { return Ok(Err(NotFuzzy)) };
+            let Some(constraint) = parse_constraint(constraints, c2) else {
+                return Ok(Err(NotFuzzy));
+            };
+            let Some(max_inc) = parse_fuzzy_compare(source) else {
+                return Ok(Err(NotFuzzy));
+            };
             let cost_pos = source.pos;
             let mut max_cost = parse_cost_limit(source)? as i128;
             if !min_inc {
@@ -619,7 +693,10 @@ fn parse_cost_limit(source: &mut Source) -> PResult<u64> {
     Ok(count_value(&digits))
 }
 
-fn parse_constraint(constraints: &HashMap<char, (u64, Option<u64>)>, ch: Option<char>) -> Option<char> {
+fn parse_constraint(
+    constraints: &HashMap<char, (u64, Option<u64>)>,
+    ch: Option<char>,
+) -> Option<char> {
     match ch {
         Some(c) if "deis".contains(c) && !constraints.contains_key(&c) => Some(c),
         _ => None,
@@ -649,7 +726,9 @@ fn parse_cost_equation(source: &mut Source, has_cost: &mut bool) -> FuzzyResult 
             return Ok(Err(e));
         }
     }
-    let Some(max_inc) = parse_fuzzy_compare(source) else { return Ok(Err(NotFuzzy)) };
+    let Some(max_inc) = parse_fuzzy_compare(source) else {
+        return Ok(Err(NotFuzzy));
+    };
     let digits = parse_count(source);
     if digits.is_empty() {
         // int('') raises ValueError in the reference, which escapes as a compile failure.
@@ -716,7 +795,9 @@ fn parse_paren(source: &mut Source, info: &mut Info) -> PResult<Option<Node>> {
                 let name = parse_name(source, false, false)?;
                 return parse_named_group_body(source, info, &name).map(Some);
             }
-            Some('=') | Some('!') => return parse_lookaround(source, info, false, ch == Some('=')).map(Some),
+            Some('=') | Some('!') => {
+                return parse_lookaround(source, info, false, ch == Some('=')).map(Some);
+            }
             Some('P') => return parse_extension(source, info),
             Some('#') => {
                 parse_comment(source)?;
@@ -787,7 +868,10 @@ fn parse_paren(source: &mut Source, info: &mut Info) -> PResult<Option<Node>> {
     source.ignore_space = info.flags & F_VERBOSE != 0;
     let subpattern = r?;
     info.close_group();
-    Ok(Some(Node::Group { index: group, node: Box::new(subpattern) }))
+    Ok(Some(Node::Group {
+        index: group,
+        node: Box::new(subpattern),
+    }))
 }
 
 fn parse_named_group_body(source: &mut Source, info: &mut Info, name: &str) -> PResult<Node> {
@@ -799,7 +883,10 @@ fn parse_named_group_body(source: &mut Source, info: &mut Info, name: &str) -> P
     source.ignore_space = info.flags & F_VERBOSE != 0;
     let subpattern = r?;
     info.close_group();
-    Ok(Node::Group { index: group, node: Box::new(subpattern) })
+    Ok(Node::Group {
+        index: group,
+        node: Box::new(subpattern),
+    })
 }
 
 fn parse_extension(source: &mut Source, info: &mut Info) -> PResult<Option<Node>> {
@@ -841,7 +928,11 @@ fn make_ref_group(info: &Info, name: &str, pos: usize) -> Node {
     } else {
         GroupName::Name(name.to_string())
     };
-    Node::Backref { group, ign: info.case_ign(), pos }
+    Node::Backref {
+        group,
+        ign: info.case_ign(),
+        pos,
+    }
 }
 
 fn parse_comment(source: &mut Source) -> PResult<()> {
@@ -861,13 +952,22 @@ fn parse_comment(source: &mut Source) -> PResult<()> {
     source.expect(")")
 }
 
-fn parse_lookaround(source: &mut Source, info: &mut Info, behind: bool, positive: bool) -> PResult<Node> {
+fn parse_lookaround(
+    source: &mut Source,
+    info: &mut Info,
+    behind: bool,
+    positive: bool,
+) -> PResult<Node> {
     let saved_flags = info.flags;
     let r = parse_pattern(source, info).and_then(|p| source.expect(")").map(|_| p));
     info.flags = saved_flags;
     source.ignore_space = info.flags & F_VERBOSE != 0;
     let subpattern = r?;
-    Ok(Node::Look { behind, positive, node: Box::new(subpattern) })
+    Ok(Node::Look {
+        behind,
+        positive,
+        node: Box::new(subpattern),
+    })
 }
 
 fn parse_conditional(source: &mut Source, info: &mut Info, start: usize) -> PResult<Option<Node>> {
@@ -902,7 +1002,11 @@ fn parse_conditional(source: &mut Source, info: &mut Info, start: usize) -> PRes
         parse_name(source, true, false)?;
         source.expect(")")?;
         let yes = parse_sequence(source, info)?;
-        let no = if source.match_str("|") { parse_sequence(source, info)? } else { Node::Empty };
+        let no = if source.match_str("|") {
+            parse_sequence(source, info)?
+        } else {
+            Node::Empty
+        };
         source.expect(")")?;
         Ok(yes.is_empty() && no.is_empty())
     })();
@@ -951,10 +1055,10 @@ fn parse_flag_set(source: &mut Source) -> u32 {
         let mut s = String::new();
         if let Some(c) = source.get() {
             s.push(c);
-            if c == 'V' {
-                if let Some(c2) = source.get() {
-                    s.push(c2);
-                }
+            if c == 'V'
+                && let Some(c2) = source.get()
+            {
+                s.push(c2);
             }
         }
         match flag_bit(&s) {
@@ -967,7 +1071,11 @@ fn parse_flag_set(source: &mut Source) -> u32 {
     }
 }
 
-fn parse_flags_subpattern(source: &mut Source, info: &mut Info, start: usize) -> PResult<Option<Node>> {
+fn parse_flags_subpattern(
+    source: &mut Source,
+    info: &mut Info,
+    start: usize,
+) -> PResult<Option<Node>> {
     let flags_on = parse_flag_set(source);
     let flags_off = if source.match_str("-") {
         let off = parse_flag_set(source);
@@ -1014,7 +1122,12 @@ fn parse_flags_subpattern(source: &mut Source, info: &mut Info, start: usize) ->
     err("unknown extension", source.pos)
 }
 
-fn parse_subpattern(source: &mut Source, info: &mut Info, flags_on: u32, flags_off: u32) -> PResult<Node> {
+fn parse_subpattern(
+    source: &mut Source,
+    info: &mut Info,
+    flags_on: u32,
+    flags_off: u32,
+) -> PResult<Node> {
     let saved_flags = info.flags;
     info.flags = (info.flags | flags_on) & !flags_off;
     if info.flags & ALL_ENCODINGS != 0 {
@@ -1038,7 +1151,10 @@ fn parse_name(source: &mut Source, allow_numeric: bool, allow_group_0: bool) -> 
         if !ok {
             if allow_numeric && super::unicode::py_int(&name).is_none() {
                 // int() raises ValueError in the reference (a non-decimal digit such as `²`).
-                return err(format!("invalid literal for int() with base 10: '{name}'"), source.pos);
+                return err(
+                    format!("invalid literal for int() with base 10: '{name}'"),
+                    source.pos,
+                );
             }
             return err("bad character in group name", source.pos);
         }
@@ -1068,7 +1184,11 @@ fn make_character(info: &Info, value: u32, in_set: bool) -> Escaped {
     if in_set {
         Escaped::Item(SetItem::Char(value))
     } else {
-        Escaped::Node(Node::Char { c: value, positive: true, ign: info.case_ign() })
+        Escaped::Node(Node::Char {
+            c: value,
+            positive: true,
+            ign: info.case_ign(),
+        })
     }
 }
 
@@ -1076,7 +1196,12 @@ fn make_property(info: &Info, key: u32, positive: bool, enc: Enc, in_set: bool) 
     if in_set {
         Escaped::Item(SetItem::Prop { key, positive, enc })
     } else {
-        Escaped::Node(Node::Prop { key, positive, ign: info.case_ign(), enc })
+        Escaped::Node(Node::Prop {
+            key,
+            positive,
+            ign: info.case_ign(),
+            enc,
+        })
     }
 }
 
@@ -1098,7 +1223,9 @@ fn parse_escape(source: &mut Source, info: &mut Info, in_set: bool) -> PResult<E
             match parse_group_ref(source, info) {
                 Ok(node) => Ok(Escaped::Node(node)),
                 // Only the reference's own `error`s are caught; `int()` failures escape.
-                Err(ParseError::Syntax { message, .. }) if !message.starts_with("invalid literal") => {
+                Err(ParseError::Syntax { message, .. })
+                    if !message.starts_with("invalid literal") =>
+                {
                     source.pos = saved_pos;
                     Ok(make_character(info, 'g' as u32, in_set))
                 }
@@ -1117,22 +1244,33 @@ fn parse_escape(source: &mut Source, info: &mut Info, in_set: bool) -> PResult<E
         'R' if !in_set => {
             // A line ending: \r\n, or one of \n \v \f \r \x85 \u2028 \u2029, atomically.
             let crlf = Node::Seq(vec![
-                Node::Char { c: 0x0D, positive: true, ign: false },
-                Node::Char { c: 0x0A, positive: true, ign: false },
+                Node::Char {
+                    c: 0x0D,
+                    positive: true,
+                    ign: false,
+                },
+                Node::Char {
+                    c: 0x0A,
+                    positive: true,
+                    ign: false,
+                },
             ]);
             let set = Node::Set {
-                items: [0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029].iter().map(|&c| SetItem::Char(c)).collect(),
+                items: [0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029]
+                    .iter()
+                    .map(|&c| SetItem::Char(c))
+                    .collect(),
                 positive: true,
                 ign: false,
             };
-            Ok(Escaped::Node(Node::Atomic(Box::new(Node::Alt(vec![crlf, set])))))
+            Ok(Escaped::Node(Node::Atomic(Box::new(Node::Alt(vec![
+                crlf, set,
+            ])))))
         }
         'X' if !in_set => unsupported("grapheme cluster \\X", escape_pos),
         c if c.is_ascii_alphabetic() => {
-            if !in_set {
-                if let Some(node) = position_escape(info, c, escape_pos)? {
-                    return Ok(Escaped::Node(node));
-                }
+            if !in_set && let Some(node) = position_escape(info, c, escape_pos)? {
+                return Ok(Escaped::Node(node));
             }
             let enc = info.enc();
             let charset = match c {
@@ -1148,7 +1286,13 @@ fn parse_escape(source: &mut Source, info: &mut Info, in_set: bool) -> PResult<E
             if let Some((name, positive)) = charset {
                 // `\h` has no ASCII/Unicode variant in the reference tables.
                 let enc = if c == 'h' { Enc::Default } else { enc };
-                return Ok(make_property(info, props::binary_key(name), positive, enc, in_set));
+                return Ok(make_property(
+                    info,
+                    props::binary_key(name),
+                    positive,
+                    enc,
+                    in_set,
+                ));
             }
             let control = match c {
                 'a' => Some(0x07),
@@ -1165,7 +1309,11 @@ fn parse_escape(source: &mut Source, info: &mut Info, in_set: bool) -> PResult<E
                 return Ok(if in_set {
                     Escaped::Item(SetItem::Char(v))
                 } else {
-                    Escaped::Node(Node::Char { c: v, positive: true, ign: false })
+                    Escaped::Node(Node::Char {
+                        c: v,
+                        positive: true,
+                        ign: false,
+                    })
                 });
             }
             err(format!("bad escape \\{c}"), source.pos)
@@ -1188,8 +1336,14 @@ fn position_escape(info: &Info, c: char, pos: usize) -> PResult<Option<Node>> {
     };
     Ok(match c {
         'A' => Some(Node::Assert(Assertion::StartOfString)),
-        'b' => Some(Node::Assert(Assertion::Boundary { positive: true, enc })),
-        'B' => Some(Node::Assert(Assertion::Boundary { positive: false, enc })),
+        'b' => Some(Node::Assert(Assertion::Boundary {
+            positive: true,
+            enc,
+        })),
+        'B' => Some(Node::Assert(Assertion::Boundary {
+            positive: false,
+            enc,
+        })),
         'K' => return unsupported("keep \\K", pos),
         'm' => Some(Node::Assert(Assertion::StartOfWord { enc })),
         'M' => Some(Node::Assert(Assertion::EndOfWord { enc })),
@@ -1198,7 +1352,12 @@ fn position_escape(info: &Info, c: char, pos: usize) -> PResult<Option<Node>> {
     })
 }
 
-fn parse_numeric_escape(source: &mut Source, info: &mut Info, ch: char, in_set: bool) -> PResult<Escaped> {
+fn parse_numeric_escape(
+    source: &mut Source,
+    info: &mut Info,
+    ch: char,
+    in_set: bool,
+) -> PResult<Escaped> {
     if in_set || ch == '0' {
         return parse_octal_escape(source, info, vec![ch], in_set);
     }
@@ -1213,7 +1372,11 @@ fn parse_numeric_escape(source: &mut Source, info: &mut Info, ch: char, in_set: 
             let mut s = digits.clone();
             s.push(c3.expect("checked"));
             let enc = info.flags & ALL_ENCODINGS;
-            let mask = if enc == F_ASCII || enc == F_LOCALE { 0xFF } else { 0x1FF };
+            let mask = if enc == F_ASCII || enc == F_LOCALE {
+                0xFF
+            } else {
+                0x1FF
+            };
             let value = u32::from_str_radix(&s, 8).expect("octal digits") & mask;
             return Ok(make_character(info, value, false));
         }
@@ -1225,7 +1388,12 @@ fn parse_numeric_escape(source: &mut Source, info: &mut Info, ch: char, in_set: 
     Ok(Escaped::Node(make_ref_group(info, &digits, source.pos)))
 }
 
-fn parse_octal_escape(source: &mut Source, info: &mut Info, mut digits: Vec<char>, in_set: bool) -> PResult<Escaped> {
+fn parse_octal_escape(
+    source: &mut Source,
+    info: &mut Info,
+    mut digits: Vec<char>,
+    in_set: bool,
+) -> PResult<Escaped> {
     let mut saved_pos = source.pos;
     let mut ch = source.get();
     while digits.len() < 3 && ch.is_some_and(|c| c.is_digit(8)) {
@@ -1247,7 +1415,13 @@ fn parse_octal_escape(source: &mut Source, info: &mut Info, mut digits: Vec<char
     }
 }
 
-fn parse_hex_escape(source: &mut Source, info: &mut Info, esc: char, expected_len: usize, in_set: bool) -> PResult<Escaped> {
+fn parse_hex_escape(
+    source: &mut Source,
+    info: &mut Info,
+    esc: char,
+    expected_len: usize,
+    in_set: bool,
+) -> PResult<Escaped> {
     let saved_pos = source.pos;
     let mut digits = String::new();
     for _ in 0..expected_len {
@@ -1276,10 +1450,19 @@ fn parse_group_ref(source: &mut Source, info: &mut Info) -> PResult<Node> {
     Ok(make_ref_group(info, &name, saved_pos))
 }
 
-fn parse_named_char(source: &mut Source, info: &mut Info, in_set: bool, escape_pos: usize) -> PResult<Escaped> {
+fn parse_named_char(
+    source: &mut Source,
+    info: &mut Info,
+    in_set: bool,
+    escape_pos: usize,
+) -> PResult<Escaped> {
     let saved_pos = source.pos;
     if source.match_str("{") {
-        let name = source.get_while(|c| c.is_ascii_alphanumeric() || c == ' ' || c == '-', true, true);
+        let name = source.get_while(
+            |c| c.is_ascii_alphanumeric() || c == ' ' || c == '-',
+            true,
+            true,
+        );
         if source.match_str("}") {
             let _ = name;
             return unsupported("named character \\N{...}", escape_pos);
@@ -1289,7 +1472,12 @@ fn parse_named_char(source: &mut Source, info: &mut Info, in_set: bool, escape_p
     Ok(make_character(info, 'N' as u32, in_set))
 }
 
-fn parse_property(source: &mut Source, info: &mut Info, positive: bool, in_set: bool) -> PResult<Escaped> {
+fn parse_property(
+    source: &mut Source,
+    info: &mut Info,
+    positive: bool,
+    in_set: bool,
+) -> PResult<Escaped> {
     let saved_pos = source.pos;
     let ch = source.get();
     let enc = info.enc();
@@ -1298,7 +1486,9 @@ fn parse_property(source: &mut Source, info: &mut Info, positive: bool, in_set: 
         let (prop_name, name) = parse_property_name(source);
         if source.match_str("}") {
             return match props::lookup(prop_name.as_deref(), &name, positive != negate, false) {
-                Lookup::Found { key, positive } => Ok(make_property(info, key, positive, enc, in_set)),
+                Lookup::Found { key, positive } => {
+                    Ok(make_property(info, key, positive, enc, in_set))
+                }
                 Lookup::Unknown(msg) => err(msg, source.pos),
                 Lookup::Unsupported(what) => unsupported(what, saved_pos - 2),
             };
@@ -1311,7 +1501,11 @@ fn parse_property(source: &mut Source, info: &mut Info, positive: bool, in_set: 
         };
     }
     source.pos = saved_pos;
-    Ok(make_character(info, if positive { 'p' } else { 'P' } as u32, in_set))
+    Ok(make_character(
+        info,
+        if positive { 'p' } else { 'P' } as u32,
+        in_set,
+    ))
 }
 
 fn is_property_name_part(c: char) -> bool {
@@ -1323,7 +1517,11 @@ fn parse_property_name(source: &mut Source) -> (Option<String>, String) {
     let mut saved_pos = source.pos;
     let ch = source.get();
     let result = if ch == Some(':') || ch == Some('=') {
-        let value = source.get_while(|c| c.is_ascii_alphanumeric() || " &_-./".contains(c), true, false);
+        let value = source.get_while(
+            |c| c.is_ascii_alphanumeric() || " &_-./".contains(c),
+            true,
+            false,
+        );
         let value = value.trim_matches(|c: char| py_isspace(c)).to_string();
         if !value.is_empty() {
             saved_pos = source.pos;
@@ -1351,7 +1549,49 @@ fn parse_set(source: &mut Source, info: &mut Info) -> PResult<Node> {
     })();
     source.ignore_space = saved_ignore;
     let items = r?;
-    Ok(Node::Set { items, positive: !negate, ign: info.case_ign() })
+    if has_complementary_properties(&items) {
+        // The reference turns a set holding a property and its negation into "any character",
+        // whatever the set's own negation.
+        return Ok(Node::AnyAll);
+    }
+    // Like the reference, a one-member set is that member: a (possibly negated) character or
+    // property, which matters for literal strings, required strings and first sets.
+    let ign = info.case_ign();
+    match single_member(&items) {
+        Some(SetItem::Char(c)) => return Ok(Node::Char { c, positive: !negate, ign }),
+        Some(SetItem::Prop { key, positive, enc }) => {
+            return Ok(Node::Prop { key, positive: positive != negate, ign, enc });
+        }
+        _ => {}
+    }
+    Ok(Node::Set {
+        items,
+        positive: !negate,
+        ign: info.case_ign(),
+    })
+}
+
+fn single_member(items: &[SetItem]) -> Option<SetItem> {
+    match items {
+        [SetItem::Union(inner)] => single_member(inner),
+        [item] => Some(item.clone()),
+        _ => None,
+    }
+}
+
+fn has_complementary_properties(items: &[SetItem]) -> bool {
+    fn collect(items: &[SetItem], out: &mut Vec<(u32, bool)>) {
+        for item in items {
+            match item {
+                SetItem::Prop { key, positive, .. } => out.push((*key, *positive)),
+                SetItem::Union(inner) => collect(inner, out),
+                _ => {}
+            }
+        }
+    }
+    let mut props = Vec::new();
+    collect(items, &mut props);
+    props.iter().any(|&(k, p)| p && props.contains(&(k, false)))
 }
 
 fn parse_set_imp_union(source: &mut Source, info: &mut Info) -> PResult<Vec<SetItem>> {
@@ -1370,7 +1610,9 @@ fn parse_set_imp_union(source: &mut Source, info: &mut Info) -> PResult<Vec<SetI
 fn parse_set_member(source: &mut Source, info: &mut Info) -> PResult<SetItem> {
     let start = parse_set_item(source, info)?;
     let saved_pos1 = source.pos;
-    let SetItem::Char(start_c) = start else { return Ok(start) };
+    let SetItem::Char(start_c) = start else {
+        return Ok(start);
+    };
     if !source.match_str("-") {
         let _ = saved_pos1;
         return Ok(start);
@@ -1421,7 +1663,11 @@ fn parse_posix_class(source: &mut Source) -> PResult<Option<SetItem>> {
         return Ok(None);
     }
     match props::lookup(prop_name.as_deref(), &name, !negate, true) {
-        Lookup::Found { key, positive } => Ok(Some(SetItem::Prop { key, positive, enc: Enc::Default })),
+        Lookup::Found { key, positive } => Ok(Some(SetItem::Prop {
+            key,
+            positive,
+            enc: Enc::Default,
+        })),
         Lookup::Unknown(msg) => err(msg, source.pos),
         Lookup::Unsupported(what) => unsupported(what, start - 2),
     }
@@ -1476,7 +1722,9 @@ mod tests {
 
     #[test]
     fn literals_and_quantifiers() {
-        assert!(matches!(p("a{,3}").unwrap().node, Node::Seq(ref v) if matches!(v[0], Node::Repeat { min: 0, max: Some(3), .. })));
+        assert!(
+            matches!(p("a{,3}").unwrap().node, Node::Seq(ref v) if matches!(v[0], Node::Repeat { min: 0, max: Some(3), .. }))
+        );
         // `{name}`, `a{1`, `a{x}` are literals.
         for s in ["{name}", "a{1", "a{x}", "a{}", "x{1,2"] {
             let parsed = p(s).unwrap();
@@ -1485,7 +1733,10 @@ mod tests {
         }
         assert_eq!(syntax("a**"), ("multiple repeat".into(), 2));
         assert_eq!(syntax("*a"), ("nothing to repeat".into(), 0));
-        assert_eq!(syntax("a{3,2}"), ("min repeat greater than max repeat".into(), 2));
+        assert_eq!(
+            syntax("a{3,2}"),
+            ("min repeat greater than max repeat".into(), 2)
+        );
         // A quantifier on an empty node is dropped, but still counts for "multiple repeat".
         assert!(p("(?:)*").is_ok());
         assert_eq!(syntax("(?:)**"), ("multiple repeat".into(), 5));
@@ -1500,16 +1751,25 @@ mod tests {
         assert_eq!(parsed.names, vec![("a".into(), 1), ("c".into(), 3)]);
         assert_eq!(syntax("(ab"), ("missing )".into(), 3));
         assert_eq!(syntax("ab)"), ("unbalanced parenthesis".into(), 2));
-        assert_eq!(syntax("(?P<1a>x)"), ("bad character in group name".into(), 6));
+        assert_eq!(
+            syntax("(?P<1a>x)"),
+            ("bad character in group name".into(), 6)
+        );
         assert_eq!(syntax("(a)\\2"), ("invalid group reference".into(), 5));
         assert_eq!(syntax("(?P=x)"), ("unknown group".into(), 3));
-        assert_eq!(syntax("(a\\1)"), ("cannot refer to an open group".into(), 4));
+        assert_eq!(
+            syntax("(a\\1)"),
+            ("cannot refer to an open group".into(), 4)
+        );
         assert_eq!(syntax("[a"), ("unterminated character set".into(), 2));
         assert_eq!(syntax("[b-a]"), ("bad character range".into(), 4));
         assert_eq!(syntax("\\q"), ("bad escape \\q".into(), 2));
         assert_eq!(syntax("\\x1"), ("incomplete escape \\x1".into(), 2));
         assert_eq!(syntax("(?z)"), ("unknown extension".into(), 2));
-        assert_eq!(syntax("(?i-)"), ("bad inline flags: no flags after '-'".into(), 4));
+        assert_eq!(
+            syntax("(?i-)"),
+            ("bad inline flags: no flags after '-'".into(), 4)
+        );
     }
 
     #[test]
@@ -1527,7 +1787,9 @@ mod tests {
             ("\\N{LATIN SMALL LETTER A}", "\\N"),
         ] {
             match p(s) {
-                Err(ParseError::Unsupported { construct, .. }) => assert!(construct.contains(what), "{s}: {construct}"),
+                Err(ParseError::Unsupported { construct, .. }) => {
+                    assert!(construct.contains(what), "{s}: {construct}")
+                }
                 other => panic!("{s}: {other:?}"),
             }
         }

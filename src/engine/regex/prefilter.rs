@@ -24,17 +24,28 @@ pub struct ScanState {
 impl ScanState {
     /// The state for the partial pass that follows a complete pass: only `req_pos` carries over.
     pub fn for_partial_pass(&self) -> ScanState {
-        ScanState { req_pos: self.req_pos, req_cache: None, lit_cache: None }
+        ScanState {
+            req_pos: self.req_pos,
+            req_cache: None,
+            lit_cache: None,
+        }
     }
 }
 
 /// Finds a literal from `t`, reusing the previous answer when `t` lies between the previous
 /// start and the previous find (the first occurrence cannot have changed).
-fn cached_find(scan: &ReqScan, cache: &mut Option<(usize, usize, bool)>, hay: &str, t: usize, partial: bool) -> Option<(usize, bool)> {
-    if let Some((from, f, is_partial)) = *cache {
-        if from <= t && t <= f {
-            return Some((f, is_partial));
-        }
+fn cached_find(
+    scan: &ReqScan,
+    cache: &mut Option<(usize, usize, bool)>,
+    hay: &str,
+    t: usize,
+    partial: bool,
+) -> Option<(usize, bool)> {
+    if let Some((from, f, is_partial)) = *cache
+        && from <= t
+        && t <= f
+    {
+        return Some((f, is_partial));
     }
     let r = scan.find_ex(hay, t, partial);
     *cache = r.map(|(f, p)| (t, f, p));
@@ -88,8 +99,13 @@ struct ReqScan {
 impl Prefilter {
     pub fn new(prog: &Program) -> Prefilter {
         let req_scan = |req: Required| {
-            let finder = (!req.ign && !req.text.is_empty()).then(|| memmem::Finder::new(req.text.as_bytes()).into_owned());
-            ReqScan { req, finder, ascii_pattern: prog.ascii }
+            let finder = (!req.ign && !req.text.is_empty())
+                .then(|| memmem::Finder::new(req.text.as_bytes()).into_owned());
+            ReqScan {
+                req,
+                finder,
+                ascii_pattern: prog.ascii,
+            }
         };
         let test = match &prog.start_test {
             StartTest::Anywhere => Test::Anywhere,
@@ -97,12 +113,25 @@ impl Prefilter {
             StartTest::Class(set) => {
                 let lead = set.first_bytes();
                 let needles: Vec<u8> = (0..=255u8).filter(|&b| lead[b as usize]).collect();
-                Test::Class(FirstScan { set: set.clone(), lead, needles })
+                Test::Class(FirstScan {
+                    set: set.clone(),
+                    lead,
+                    needles,
+                })
             }
             StartTest::Literal { chars, ign } => {
                 let text: String = chars.iter().filter_map(|&c| char::from_u32(c)).collect();
-                let text = if text.chars().count() == chars.len() { text } else { String::new() };
-                Test::Literal(req_scan(Required { chars: chars.clone(), text, ign: *ign, offset: Some(0) }))
+                let text = if text.chars().count() == chars.len() {
+                    text
+                } else {
+                    String::new()
+                };
+                Test::Literal(req_scan(Required {
+                    chars: chars.clone(),
+                    text,
+                    ign: *ign,
+                    offset: Some(0),
+                }))
             }
             StartTest::At(look) => Test::At(*look),
         };
@@ -113,7 +142,9 @@ impl Prefilter {
     /// Whether jumping ahead changes which later starts are tried: only a required string with
     /// a bounded offset makes the candidates depend on where the scan started.
     pub fn skipping_is_free(&self) -> bool {
-        self.required.as_ref().is_none_or(|r| r.req.offset.is_none())
+        self.required
+            .as_ref()
+            .is_none_or(|r| r.req.offset.is_none())
     }
 
     /// The next position at or after `t` where a match may start, mirroring the reference's
@@ -122,40 +153,48 @@ impl Prefilter {
     /// `req_pos` is where the required string was last found in full. Like the reference, the
     /// string is only looked for again once the search has reached that position, and the value
     /// carries over from a complete search to the partial search that follows it.
-    pub fn next(&self, hay: &str, mut t: usize, partial: bool, st: &mut ScanState) -> Option<usize> {
+    pub fn next(
+        &self,
+        hay: &str,
+        mut t: usize,
+        partial: bool,
+        st: &mut ScanState,
+    ) -> Option<usize> {
         if let Test::Anchored = self.test {
             // An anchored pattern makes a single attempt at 0; the required string must then be
             // found within its reach (the reference's non-search check).
             if t != 0 {
                 return None;
             }
-            if let Some(r) = &self.required {
-                if st.req_pos.is_none_or(|rp| t >= rp) && !r.within_reach(hay, t, partial, &mut st.req_pos) {
-                    return None;
-                }
+            if let Some(r) = &self.required
+                && st.req_pos.is_none_or(|rp| t >= rp)
+                && !r.within_reach(hay, t, partial, &mut st.req_pos)
+            {
+                return None;
             }
             return Some(0);
         }
-        if let Some(r) = &self.required {
-            if st.req_pos.is_none_or(|rp| t >= rp) {
-                let (f, is_partial) = cached_find(r, &mut st.req_cache, hay, t, partial)?;
-                if !is_partial {
-                    st.req_pos = Some(f);
-                }
-                if let Some(k) = r.req.offset {
-                    if let Some(s) = back_chars(hay.as_bytes(), f, k) {
-                        if s > t {
-                            t = s;
-                        }
-                    }
-                }
+        if let Some(r) = &self.required
+            && st.req_pos.is_none_or(|rp| t >= rp)
+        {
+            let (f, is_partial) = cached_find(r, &mut st.req_cache, hay, t, partial)?;
+            if !is_partial {
+                st.req_pos = Some(f);
+            }
+            if let Some(k) = r.req.offset
+                && let Some(s) = back_chars(hay.as_bytes(), f, k)
+                && s > t
+            {
+                t = s;
             }
         }
         match &self.test {
             Test::Anywhere => Some(t),
             Test::Anchored => (t == 0).then_some(0),
             Test::Class(fs) => Some(fs.scan(hay, t)),
-            Test::Literal(r) => cached_find(r, &mut st.lit_cache, hay, t, partial).map(|(f, _)| f).or(Some(hay.len())),
+            Test::Literal(r) => cached_find(r, &mut st.lit_cache, hay, t, partial)
+                .map(|(f, _)| f)
+                .or(Some(hay.len())),
             Test::At(look) => next_at(hay.as_bytes(), *look, t),
         }
     }
@@ -212,7 +251,12 @@ impl FirstScan {
                 0 => None,
                 1 => memchr::memchr(self.needles[0], &bytes[p..]),
                 2 => memchr::memchr2(self.needles[0], self.needles[1], &bytes[p..]),
-                3 => memchr::memchr3(self.needles[0], self.needles[1], self.needles[2], &bytes[p..]),
+                3 => memchr::memchr3(
+                    self.needles[0],
+                    self.needles[1],
+                    self.needles[2],
+                    &bytes[p..],
+                ),
                 _ => bytes[p..].iter().position(|&b| self.lead[b as usize]),
             };
             let Some(i) = found else { return bytes.len() };
@@ -235,13 +279,23 @@ impl ReqScan {
         if !self.req.ign {
             return false;
         }
-        if self.ascii_pattern { other_cases_ascii(text) == Some(pattern) } else { other_cases(text).contains(&pattern) }
+        if self.ascii_pattern {
+            other_cases_ascii(text) == Some(pattern)
+        } else {
+            other_cases(text).contains(&pattern)
+        }
     }
 
     /// The reference's required-string check for a non-searching attempt at `t`: the literal
     /// is looked for only up to `offset + len` characters from `t`, and the attempt goes ahead
     /// only if that does not place the match start after `t`.
-    fn within_reach(&self, hay: &str, t: usize, partial: bool, req_pos: &mut Option<usize>) -> bool {
+    fn within_reach(
+        &self,
+        hay: &str,
+        t: usize,
+        partial: bool,
+        req_pos: &mut Option<usize>,
+    ) -> bool {
         let bytes = hay.as_bytes();
         let Some(off) = self.req.offset else {
             // No bound on the offset: the literal just has to occur somewhere after `t`.
@@ -256,7 +310,9 @@ impl ReqScan {
             }
         }
         let window = &hay[..limit];
-        let Some((f, is_partial)) = self.find_ex(window, t, partial) else { return false };
+        let Some((f, is_partial)) = self.find_ex(window, t, partial) else {
+            return false;
+        };
         if !is_partial {
             *req_pos = Some(f);
         }
@@ -320,6 +376,10 @@ impl ReqScan {
                 None => break,
             }
         }
-        if partial { Some((bytes.len(), true)) } else { None }
+        if partial {
+            Some((bytes.len(), true))
+        } else {
+            None
+        }
     }
 }

@@ -12,9 +12,16 @@ pub enum Look {
     EndOfStringLine,
     EndOfLine,
     /// Word boundary (`positive`) or not a boundary; `ascii` selects the ASCII word class.
-    Boundary { positive: bool, ascii: bool },
-    StartOfWord { ascii: bool },
-    EndOfWord { ascii: bool },
+    Boundary {
+        positive: bool,
+        ascii: bool,
+    },
+    StartOfWord {
+        ascii: bool,
+    },
+    EndOfWord {
+        ascii: bool,
+    },
 }
 
 pub type Pc = u32;
@@ -51,47 +58,125 @@ pub struct Required {
 #[derive(Clone, Debug)]
 pub enum Inst {
     /// One exact character.
-    Char { c: char, rev: bool, next: Pc },
+    Char {
+        c: char,
+        rev: bool,
+        next: Pc,
+    },
     /// An exact string (UTF-8 bytes in `Program::strings`).
-    Str { s: u32, rev: bool, next: Pc },
+    Str {
+        s: u32,
+        rev: bool,
+        next: Pc,
+    },
     /// One character from a set (index into `Program::sets`).
-    Set { set: u32, rev: bool, next: Pc },
+    Set {
+        set: u32,
+        rev: bool,
+        next: Pc,
+    },
     /// Any one character.
-    Any { rev: bool, next: Pc },
-    Assert { look: Look, next: Pc },
+    Any {
+        rev: bool,
+        next: Pc,
+    },
+    Assert {
+        look: Look,
+        next: Pc,
+    },
     /// Try `first`; on failure try `second`.
-    Split { first: Pc, second: Pc },
+    Split {
+        first: Pc,
+        second: Pc,
+    },
     /// Remember the position in private slot `slot` (a group's first edge in matching order).
-    Mark { slot: u32, next: Pc },
+    Mark {
+        slot: u32,
+        next: Pc,
+    },
     /// Set public group `group` from private slot `slot` to the current position.
-    Close { slot: u32, group: u32, rev: bool, next: Pc },
+    Close {
+        slot: u32,
+        group: u32,
+        rev: bool,
+        next: Pc,
+    },
     /// A single-character item repeated `min..=max` times (`max == u32::MAX`: unbounded).
-    RepOne { set: u32, min: u32, max: u32, greedy: bool, rev: bool, next: Pc },
+    RepOne {
+        set: u32,
+        min: u32,
+        max: u32,
+        greedy: bool,
+        rev: bool,
+        next: Pc,
+    },
     /// Entry of a general repeat of up to `max` iterations (its minimum has been unrolled, as
     /// the reference does), with its count and iteration start in registers.
-    RepStart { rep: u32, max: u32, greedy: bool, iter: Pc, exit: Pc },
+    RepStart {
+        rep: u32,
+        max: u32,
+        greedy: bool,
+        iter: Pc,
+        exit: Pc,
+    },
     /// End of one iteration of a general repeat. `guard`: see [`Inst::LoopBack`].
-    RepEnd { rep: u32, max: u32, greedy: bool, guard: bool, iter: Pc, exit: Pc },
+    RepEnd {
+        rep: u32,
+        max: u32,
+        greedy: bool,
+        guard: bool,
+        iter: Pc,
+        exit: Pc,
+    },
     /// Start of an iteration of a general repeat: records where it began.
-    RepIter { rep: u32, next: Pc },
+    RepIter {
+        rep: u32,
+        next: Pc,
+    },
     /// End of an iteration of a loop whose body always consumes: iterate again or leave.
     /// `guard`: the body starts with a character test, and (as in the reference) partial
     /// matching at the very end of the text then leaves the loop instead of reporting partial.
-    LoopBack { body: Pc, exit: Pc, greedy: bool, guard: bool },
+    LoopBack {
+        body: Pc,
+        exit: Pc,
+        greedy: bool,
+        guard: bool,
+    },
     /// End of an iteration of a loop whose body may match empty: an empty iteration (progress
     /// bit `bit` clear) ends the loop, as in the reference.
-    LoopEnd { bit: u32, greedy: bool, guard: bool, iter: Pc, exit: Pc },
+    LoopEnd {
+        bit: u32,
+        greedy: bool,
+        guard: bool,
+        iter: Pc,
+        exit: Pc,
+    },
     /// Start of an iteration of such a loop: clears its progress bit.
-    LoopIter { bit: u32, next: Pc },
+    LoopIter {
+        bit: u32,
+        next: Pc,
+    },
     /// An atomic group: run `body` to its first success, then continue without backtracking
     /// into it.
-    Atomic { body: Pc, next: Pc },
-    /// A lookaround: run `body` (right-to-left when `behind`) at the current position.
-    Lookaround { body: Pc, behind: bool, positive: bool, next: Pc },
+    Atomic {
+        body: Pc,
+        next: Pc,
+    },
+    /// A lookaround: run `body` (compiled right-to-left for a lookbehind) at the current position.
+    Lookaround {
+        body: Pc,
+        positive: bool,
+        next: Pc,
+    },
     /// The end of an atomic or lookaround body.
     SubEnd,
     /// A backreference to public group `group`.
-    Backref { group: u32, ign: bool, rev: bool, next: Pc },
+    Backref {
+        group: u32,
+        ign: bool,
+        rev: bool,
+        next: Pc,
+    },
     Match,
     Fail,
 }
@@ -134,8 +219,6 @@ pub struct Program {
     /// Whether the matcher state includes registers or backreferenced captures that the memo key
     /// must cover.
     pub stateful: bool,
-    /// Whether the pattern has backreferences.
-    pub has_backrefs: bool,
     pub required: Option<Required>,
     pub start_test: StartTest,
     /// For partial search: the characters unbounded loops can consume, and a bound on all other

@@ -64,7 +64,10 @@ pub fn standardise_name(name: &str) -> String {
     if let Some(r) = numeric_to_rational(name) {
         return r;
     }
-    name.chars().filter(|c| !"_- ".contains(*c)).flat_map(char::to_uppercase).collect()
+    name.chars()
+        .filter(|c| !"_- ".contains(*c))
+        .flat_map(char::to_uppercase)
+        .collect()
 }
 
 fn numeric_to_rational(numeric: &str) -> Option<String> {
@@ -132,7 +135,10 @@ pub fn lookup(property: Option<&str>, value: &str, positive: bool, posix: bool) 
         value = "UNASSIGNED".into();
         positive = !positive;
     }
-    if posix && property.is_none() && ["ALNUM", "DIGIT", "PUNCT", "XDIGIT"].contains(&value.as_str()) {
+    if posix
+        && property.is_none()
+        && ["ALNUM", "DIGIT", "PUNCT", "XDIGIT"].contains(&value.as_str())
+    {
         value = format!("POSIX{value}");
     }
     if let Some(prop_name) = property {
@@ -142,7 +148,11 @@ pub fn lookup(property: Option<&str>, value: &str, positive: bool, posix: bool) 
         let Some(val) = value_id(prop, &value) else {
             return Lookup::Unknown("unknown property value");
         };
-        return found((u32::from(prop) << 16) | u32::from(val), positive, &format!("{prop_name}={value}"));
+        return found(
+            (u32::from(prop) << 16) | u32::from(val),
+            positive,
+            &format!("{prop_name}={value}"),
+        );
     }
     for name in ["GC", "SCRIPT", "BLOCK"] {
         let prop = property_id(name).expect("core property");
@@ -156,12 +166,11 @@ pub fn lookup(property: Option<&str>, value: &str, positive: bool, posix: bool) 
         }
         return found(u32::from(prop) << 16, !positive, &value);
     }
-    if let Some(rest) = value.strip_prefix("IS") {
-        if let Some(prop) = property_id(rest) {
-            if value_id(prop, "YES").is_some() {
-                return found((u32::from(prop) << 16) | 1, positive, &value);
-            }
-        }
+    if let Some(rest) = value.strip_prefix("IS")
+        && let Some(prop) = property_id(rest)
+        && value_id(prop, "YES").is_some()
+    {
+        return found((u32::from(prop) << 16) | 1, positive, &value);
     }
     for (prefix, name) in [("IS", "SCRIPT"), ("IN", "BLOCK")] {
         if let Some(rest) = value.strip_prefix(prefix) {
@@ -195,7 +204,11 @@ pub fn property_set(key: u32, ascii: bool) -> CharSet {
     if ascii {
         // Characters above U+007F are treated as the unassigned code point U+10FFFF.
         let low = set.intersect(&CharSet::range(0, 0x7F));
-        if set.contains(0x10FFFF) { low.union(&CharSet::range(0x80, 0x10FFFF)) } else { low }
+        if set.contains(0x10FFFF) {
+            low.union(&CharSet::range(0x80, 0x10FFFF))
+        } else {
+            low
+        }
     } else {
         set
     }
@@ -225,22 +238,75 @@ mod tests {
 
     #[test]
     fn names_resolve_like_the_reference() {
-        let Lookup::Found { key, positive } = lookup(None, "Lu", true, false) else { panic!() };
+        let Lookup::Found { key, positive } = lookup(None, "Lu", true, false) else {
+            panic!()
+        };
         assert!(positive);
         assert_eq!(key, t::GC_LU);
-        assert!(matches!(lookup(None, "Latin", true, false), Lookup::Found { .. }));
-        assert!(matches!(lookup(None, "IsLatin", true, false), Lookup::Found { .. }));
-        assert!(matches!(lookup(None, "InBasic_Latin", true, false), Lookup::Found { .. }));
-        assert!(matches!(lookup(Some("Script"), "Greek", true, false), Lookup::Found { .. }));
-        assert!(matches!(lookup(None, "Alphabetic", false, false), Lookup::Found { positive: false, .. }));
-        assert_eq!(lookup(None, "NoSuchThing", true, false), Lookup::Unknown("unknown property"));
-        assert_eq!(lookup(Some("Script"), "Nope", true, false), Lookup::Unknown("unknown property value"));
-        assert_eq!(lookup(Some("Nope"), "x", true, false), Lookup::Unknown("unknown property"));
-        assert!(matches!(lookup(Some("lb"), "AL", true, false), Lookup::Unsupported(_)));
-        assert!(matches!(lookup(None, "alnum", true, true), Lookup::Found { .. }));
+        assert!(matches!(
+            lookup(None, "Latin", true, false),
+            Lookup::Found { .. }
+        ));
+        assert!(matches!(
+            lookup(None, "IsLatin", true, false),
+            Lookup::Found { .. }
+        ));
+        assert!(matches!(
+            lookup(None, "InBasic_Latin", true, false),
+            Lookup::Found { .. }
+        ));
+        assert!(matches!(
+            lookup(Some("Script"), "Greek", true, false),
+            Lookup::Found { .. }
+        ));
+        assert!(matches!(
+            lookup(None, "Alphabetic", false, false),
+            Lookup::Found {
+                positive: false,
+                ..
+            }
+        ));
+        assert_eq!(
+            lookup(None, "NoSuchThing", true, false),
+            Lookup::Unknown("unknown property")
+        );
+        assert_eq!(
+            lookup(Some("Script"), "Nope", true, false),
+            Lookup::Unknown("unknown property value")
+        );
+        assert_eq!(
+            lookup(Some("Nope"), "x", true, false),
+            Lookup::Unknown("unknown property")
+        );
+        assert!(matches!(
+            lookup(Some("lb"), "AL", true, false),
+            Lookup::Unsupported(_)
+        ));
+        assert!(matches!(
+            lookup(None, "alnum", true, true),
+            Lookup::Found { .. }
+        ));
         assert_eq!(standardise_name("1/2"), "1/2");
         assert_eq!(standardise_name("0.5"), "1/2");
         assert_eq!(standardise_name("Upper_case letter"), "UPPERCASELETTER");
+    }
+
+    #[test]
+    fn escape_properties_match_the_measured_tables() {
+        // `\w`, `\d`, `\s` resolve through the property lookup; the generator also measured them
+        // directly on the reference.
+        assert_eq!(
+            property_set(binary_key("WORD"), false),
+            CharSet::from_table(t::WORD)
+        );
+        assert_eq!(
+            property_set(binary_key("DIGIT"), false),
+            CharSet::from_table(t::DIGIT)
+        );
+        assert_eq!(
+            property_set(binary_key("SPACE"), false),
+            CharSet::from_table(t::SPACE)
+        );
     }
 
     #[test]
@@ -250,7 +316,9 @@ mod tests {
         let wa = property_set(binary_key("WORD"), true);
         assert!(!wa.contains('é' as u32) && wa.contains('a' as u32));
         // Unassigned is true for everything above ASCII in ASCII mode.
-        let Lookup::Found { key, .. } = lookup(None, "Cn", true, false) else { panic!() };
+        let Lookup::Found { key, .. } = lookup(None, "Cn", true, false) else {
+            panic!()
+        };
         assert!(property_set(key, true).contains('é' as u32));
     }
 }

@@ -24,7 +24,9 @@ fn stop_error(s: Stop) -> RegexError {
 fn may_start(prog: &Program, hay: &str, s: usize) -> bool {
     match &prog.firstset {
         Some(fs) if s < hay.len() => {
-            let c = super::utf8::next_char(hay.as_bytes(), s).expect("in bounds").0;
+            let c = super::utf8::next_char(hay.as_bytes(), s)
+                .expect("in bounds")
+                .0;
             fs.contains(c)
         }
         _ => true,
@@ -40,7 +42,13 @@ fn next_boundary(hay: &str, pos: usize) -> usize {
 }
 
 /// `pattern.search(hay, pos)`, optionally refusing an empty match at `pos` (finditer).
-pub fn search(prog: &Program, pre: &Prefilter, hay: &str, pos: usize, must_advance: bool) -> Result<Option<Spans>, RegexError> {
+pub fn search(
+    prog: &Program,
+    pre: &Prefilter,
+    hay: &str,
+    pos: usize,
+    must_advance: bool,
+) -> Result<Option<Spans>, RegexError> {
     search_ex(prog, pre, hay, pos, must_advance, &mut ScanState::default())
 }
 
@@ -84,14 +92,21 @@ pub enum PartialOutcome {
 
 /// The smallest start from which a path could consume everything to the end of `hay`.
 fn partial_floor(prog: &Program, hay: &str) -> usize {
-    let Some((loops, bound)) = &prog.partial_reach else { return 0 };
+    let Some((loops, bound)) = &prog.partial_reach else {
+        return 0;
+    };
     let bytes = hay.as_bytes();
     let mut pos = bytes.len();
     let mut others = 0u64;
     // When the loops take every character but a few ASCII ones, count those with memrchr.
     let outside = loops.complement();
     if outside.ranges().last().is_some_and(|&(_, hi)| hi < 0x80) && outside.len() <= 3 {
-        let needles: Vec<u8> = outside.ranges().iter().flat_map(|&(a, b)| a..=b).map(|c| c as u8).collect();
+        let needles: Vec<u8> = outside
+            .ranges()
+            .iter()
+            .flat_map(|&(a, b)| a..=b)
+            .map(|c| c as u8)
+            .collect();
         loop {
             let hit = match needles.as_slice() {
                 [a] => memchr::memrchr(*a, &bytes[..pos]),
@@ -120,7 +135,12 @@ fn partial_floor(prog: &Program, hay: &str) -> usize {
 }
 
 /// `pattern.search(hay, pos, partial=True)`.
-pub fn search_partial(prog: &Program, pre: &Prefilter, hay: &str, pos: usize) -> Result<PartialOutcome, RegexError> {
+pub fn search_partial(
+    prog: &Program,
+    pre: &Prefilter,
+    hay: &str,
+    pos: usize,
+) -> Result<PartialOutcome, RegexError> {
     // The partial pass inherits where the complete pass last found the required string.
     let mut complete = ScanState::default();
     if let Some(spans) = search_ex(prog, pre, hay, pos, false, &mut complete)? {

@@ -55,7 +55,9 @@ pub fn py_int(s: &str) -> Option<u64> {
         if c < lo || c > hi {
             return None;
         }
-        value = value.saturating_mul(10).saturating_add(u64::from(first + (c - lo)));
+        value = value
+            .saturating_mul(10)
+            .saturating_add(u64::from(first + (c - lo)));
     }
     Some(value)
 }

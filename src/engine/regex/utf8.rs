@@ -14,7 +14,10 @@ pub fn next_char(bytes: &[u8], pos: usize) -> Option<(u32, usize)> {
     } else if b0 < 0xF0 {
         ((u32::from(b0 & 0x0F) << 12) | (cont(1) << 6) | cont(2), 3)
     } else {
-        ((u32::from(b0 & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3), 4)
+        (
+            (u32::from(b0 & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3),
+            4,
+        )
     })
 }
 
