@@ -591,6 +591,7 @@ impl<'a> Matcher<'a> {
                 }
                 Inst::RepStart {
                     rep,
+                    min,
                     max,
                     greedy,
                     iter,
@@ -603,10 +604,11 @@ impl<'a> Matcher<'a> {
                         start: pos,
                         cc: self.cc,
                     };
-                    self.dispatch(greedy, max > 0, true, iter, exit, &mut pc, pos, bits)
+                    self.dispatch(greedy, max > 0, min == 0, iter, exit, &mut pc, pos, bits)
                 }
                 Inst::RepEnd {
                     rep,
+                    min,
                     max,
                     greedy,
                     guard,
@@ -618,9 +620,10 @@ impl<'a> Matcher<'a> {
                     let r = &mut self.reps[rep as usize];
                     r.count += 1;
                     let changed = pos != r.start || r.cc != self.cc;
-                    let blocked = guard && self.partial && pos == len;
+                    let try_tail = !changed || r.count >= min;
+                    let blocked = guard && try_tail && self.partial && pos == len;
                     let try_body = changed && (r.count < max || max == u32::MAX) && !blocked;
-                    self.dispatch(greedy, try_body, true, iter, exit, &mut pc, pos, bits)
+                    self.dispatch(greedy, try_body, try_tail, iter, exit, &mut pc, pos, bits)
                 }
                 Inst::RepIter { rep, next } => {
                     let old = self.reps[rep as usize];

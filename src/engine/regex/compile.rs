@@ -67,6 +67,15 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         b.firstset(&node)
     };
     let required = b.required(&node);
+    let mut mandatory = Vec::new();
+    b.mandatory(&node, &mut mandatory);
+    mandatory.sort();
+    mandatory.dedup();
+    let must_contain: Vec<String> = mandatory
+        .into_iter()
+        .filter(|l| !l.is_empty())
+        .take(8)
+        .collect();
     let reach = b.reach(&node, false);
     let partial_reach = (!b.has_backrefs && !reach.0.is_full()).then_some(reach);
     let start_test = match &firstset {
@@ -90,6 +99,7 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         required,
         start_test,
         partial_reach,
+        must_contain,
         ascii: b.ascii,
     })
 }
@@ -559,6 +569,21 @@ impl Builder {
         // The reference unrolls the minimum of a general repeat: `X{n,m}` is n copies of `X`
         // followed by `X{0,m-n}` (so the mandatory copies run even when they match empty).
         let guard = greedy && self.test_consumes(node);
+        if min > 1
+            && min_width(node) > 0
+            && size_estimate(node).saturating_mul(min as usize) > MAX_UNROLL * 16
+        {
+            // Too many copies to unroll; for a body that always consumes, counting is the same.
+            return self.general_repeat(
+                node,
+                min,
+                max.unwrap_or(u32::MAX),
+                greedy,
+                guard,
+                next,
+                rev,
+            );
+        }
         let mut cur = self.compile_rest(node, max.map(|m| m - min), greedy, guard, next, rev)?;
         for _ in 0..min {
             cur = self.compile(node, cur, rev)?;
@@ -619,7 +644,7 @@ impl Builder {
         } else if !self.has_backrefs && self.loop_depth < MAX_LOOP_BITS && max.is_none_or(small) {
             return self.progress_loop(node, max, greedy, guard, next, rev);
         }
-        self.general_repeat(node, max.unwrap_or(u32::MAX), greedy, guard, next, rev)
+        self.general_repeat(node, 0, max.unwrap_or(u32::MAX), greedy, guard, next, rev)
     }
 
     fn split(&mut self, greedy: bool, body: Pc, next: Pc) -> Result<Pc, RegexError> {
@@ -693,9 +718,11 @@ impl Builder {
     }
 
     /// Any other repeat: count and iteration start kept in registers.
+    #[allow(clippy::too_many_arguments)]
     fn general_repeat(
         &mut self,
         node: &Node,
+        min: u32,
         max: u32,
         greedy: bool,
         guard: bool,
@@ -709,6 +736,7 @@ impl Builder {
         let iter = self.push(Inst::RepIter { rep, next: body })?;
         self.insts[end as usize] = Inst::RepEnd {
             rep,
+            min,
             max,
             greedy,
             guard,
@@ -717,6 +745,7 @@ impl Builder {
         };
         self.push(Inst::RepStart {
             rep,
+            min,
             max,
             greedy,
             iter,
@@ -983,6 +1012,41 @@ impl Builder {
                 (w(node), None)
             }
             other => (max_width(other), None),
+        }
+    }
+
+    /// Literal strings every match consumes (case-sensitive only).
+    fn mandatory(&self, node: &Node, out: &mut Vec<String>) {
+        match node {
+            Node::Char {
+                c,
+                positive: true,
+                ign,
+            } if !*ign || !self.is_cased(*c) => {
+                if let Some(ch) = char::from_u32(*c) {
+                    out.push(ch.to_string());
+                }
+            }
+            Node::Seq(items) => {
+                for p in self.pack(items) {
+                    match p {
+                        Packed::Str(chars, ign)
+                            if !ign || !chars.iter().any(|&c| self.is_cased(c)) =>
+                        {
+                            let text: String =
+                                chars.iter().filter_map(|&c| char::from_u32(c)).collect();
+                            if text.chars().count() == chars.len() {
+                                out.push(text);
+                            }
+                        }
+                        Packed::Str(..) => {}
+                        Packed::Node(n) => self.mandatory(n, out),
+                    }
+                }
+            }
+            Node::Group { node, .. } | Node::Atomic(node) => self.mandatory(node, out),
+            Node::Repeat { node, min, .. } if *min > 0 => self.mandatory(node, out),
+            _ => {}
         }
     }
 

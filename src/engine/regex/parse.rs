@@ -1558,9 +1558,20 @@ fn parse_set(source: &mut Source, info: &mut Info) -> PResult<Node> {
     // property, which matters for literal strings, required strings and first sets.
     let ign = info.case_ign();
     match single_member(&items) {
-        Some(SetItem::Char(c)) => return Ok(Node::Char { c, positive: !negate, ign }),
+        Some(SetItem::Char(c)) => {
+            return Ok(Node::Char {
+                c,
+                positive: !negate,
+                ign,
+            });
+        }
         Some(SetItem::Prop { key, positive, enc }) => {
-            return Ok(Node::Prop { key, positive: positive != negate, ign, enc });
+            return Ok(Node::Prop {
+                key,
+                positive: positive != negate,
+                ign,
+                enc,
+            });
         }
         _ => {}
     }

@@ -110,10 +110,12 @@ pub enum Inst {
         rev: bool,
         next: Pc,
     },
-    /// Entry of a general repeat of up to `max` iterations (its minimum has been unrolled, as
-    /// the reference does), with its count and iteration start in registers.
+    /// Entry of a general repeat of `min..=max` iterations, with its count and iteration start
+    /// in registers. (`min` is 0 unless the body always consumes, since the reference unrolls
+    /// the minimum, which only differs when an iteration can be empty.)
     RepStart {
         rep: u32,
+        min: u32,
         max: u32,
         greedy: bool,
         iter: Pc,
@@ -122,6 +124,7 @@ pub enum Inst {
     /// End of one iteration of a general repeat. `guard`: see [`Inst::LoopBack`].
     RepEnd {
         rep: u32,
+        min: u32,
         max: u32,
         greedy: bool,
         guard: bool,
@@ -225,6 +228,9 @@ pub struct Program {
     /// consumption. A partial start must reach the end of the text, so the text after it holds
     /// at most that many characters outside the set. `None` when that gives no bound.
     pub partial_reach: Option<(CharSet, u64)>,
+    /// Literals every match contains: a complete search with no occurrence of one of them after
+    /// its start position cannot succeed.
+    pub must_contain: Vec<String>,
     /// The reference's first set: when present, a search only starts on these characters (or at
     /// the very end).
     pub firstset: Option<CharSet>,

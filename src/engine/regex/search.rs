@@ -60,6 +60,14 @@ fn search_ex(
     must_advance: bool,
     st: &mut ScanState,
 ) -> Result<Option<Spans>, RegexError> {
+    let rest = &hay.as_bytes()[pos..];
+    if prog
+        .must_contain
+        .iter()
+        .any(|lit| memchr::memmem::find(rest, lit.as_bytes()).is_none())
+    {
+        return Ok(None);
+    }
     let mut m = Matcher::new(prog, hay, false, budget(hay.len()));
     m.set_must_advance(pos, must_advance);
     let mut at = pos;

@@ -340,3 +340,24 @@ fn regex_is_cheap_to_share_across_threads() {
         assert_eq!((k, v), (0..2, 3..3 + i.to_string().len()));
     }
 }
+
+#[test]
+fn huge_repeat_counts_compile_without_unrolling() {
+    let r = re("(?:ab){10000,}c");
+    let h = "ab".repeat(10_001) + "c";
+    assert_eq!(
+        r.search(&h, 0).unwrap().map(|m| m.range()),
+        Some(0..h.len())
+    );
+    assert_eq!(
+        r.search(&h[2..], 0).unwrap().map(|m| m.range()),
+        Some(0..h.len() - 2)
+    );
+    assert_eq!(r.search(&h[h.len() - 41..], 0).unwrap(), None);
+    assert!(matches!(
+        r.search_partial(&h[..h.len() - 1], 0).unwrap(),
+        Partial::Partial { start: 0 }
+    ));
+    let r = re("a{4294967294}");
+    assert_eq!(r.search("aaa", 0).unwrap(), None);
+}
