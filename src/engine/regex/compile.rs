@@ -99,6 +99,7 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         required,
         start_test,
         partial_reach,
+        min_width: min_width(&node),
         must_contain,
         ascii: b.ascii,
     })
@@ -784,6 +785,9 @@ impl Builder {
 
 /// The reference's `has_simple_start`: the pattern begins with a one-character test.
 fn has_simple_start(node: &Node) -> bool {
+    if node.is_range() {
+        return false;
+    }
     match node {
         Node::Seq(items) => items.first().is_some_and(has_simple_start),
         Node::Char { .. }
@@ -805,6 +809,9 @@ struct FirstSet {
 }
 
 fn first_items(node: &Node) -> Result<FirstSet, ()> {
+    if node.is_range() {
+        return Err(());
+    }
     Ok(match node {
         Node::Empty | Node::Assert(_) | Node::Fail => FirstSet {
             items: vec![],

@@ -228,6 +228,9 @@ pub struct Program {
     /// consumption. A partial start must reach the end of the text, so the text after it holds
     /// at most that many characters outside the set. `None` when that gives no bound.
     pub partial_reach: Option<(CharSet, u64)>,
+    /// The fewest characters a match consumes: the reference skips a complete search outright
+    /// when fewer remain (and then learns nothing about its required string).
+    pub min_width: u64,
     /// Literals every match contains: a complete search with no occurrence of one of them after
     /// its start position cannot succeed.
     pub must_contain: Vec<String>,

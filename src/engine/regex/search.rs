@@ -60,6 +60,16 @@ fn search_ex(
     must_advance: bool,
     st: &mut ScanState,
 ) -> Result<Option<Spans>, RegexError> {
+    // Like the reference, give up at once when fewer characters remain than any match needs.
+    if prog.min_width > 0
+        && hay[pos..]
+            .chars()
+            .take(prog.min_width.min(usize::MAX as u64) as usize)
+            .count()
+            < prog.min_width as usize
+    {
+        return Ok(None);
+    }
     let rest = &hay.as_bytes()[pos..];
     if prog
         .must_contain
