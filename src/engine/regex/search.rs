@@ -109,7 +109,8 @@ pub enum PartialOutcome {
 }
 
 /// The smallest start from which a path could consume everything to the end of `hay`.
-fn partial_floor(prog: &Program, hay: &str) -> usize {
+/// The scan stops at `from`: nothing before it is tried anyway.
+fn partial_floor(prog: &Program, hay: &str, from: usize) -> usize {
     let Some((loops, bound)) = &prog.partial_reach else {
         return 0;
     };
@@ -126,13 +127,16 @@ fn partial_floor(prog: &Program, hay: &str) -> usize {
             .map(|c| c as u8)
             .collect();
         loop {
+            let window = &bytes[from..pos];
             let hit = match needles.as_slice() {
-                [a] => memchr::memrchr(*a, &bytes[..pos]),
-                [a, b] => memchr::memrchr2(*a, *b, &bytes[..pos]),
-                [a, b, c] => memchr::memrchr3(*a, *b, *c, &bytes[..pos]),
+                [a] => memchr::memrchr(*a, window),
+                [a, b] => memchr::memrchr2(*a, *b, window),
+                [a, b, c] => memchr::memrchr3(*a, *b, *c, window),
                 _ => return 0,
             };
-            let Some(i) = hit else { return 0 };
+            let Some(i) = hit.map(|i| from + i) else {
+                return 0;
+            };
             others += 1;
             if others > *bound {
                 return i + 1;
@@ -140,7 +144,10 @@ fn partial_floor(prog: &Program, hay: &str) -> usize {
             pos = i;
         }
     }
-    while let Some((c, n)) = super::utf8::prev_char(bytes, pos) {
+    while pos > from {
+        let Some((c, n)) = super::utf8::prev_char(bytes, pos) else {
+            break;
+        };
         if !loops.contains(c) {
             others += 1;
             if others > *bound {
@@ -165,7 +172,7 @@ pub fn search_partial(
         return Ok(PartialOutcome::Complete(spans));
     }
     let mut st = complete.for_partial_pass();
-    let floor = partial_floor(prog, hay);
+    let floor = partial_floor(prog, hay, pos);
     let mut at = pos;
     if floor > at && pre.skipping_is_free() {
         at = floor;
