@@ -239,7 +239,11 @@ fn check_case(case: &Value, t: &mut Tally) {
                     }
                 }
                 ("P", Partial::Partial { start }) => {
-                    if lazy && greedy_agrees_with(s.get(3), h, start) {
+                    // The same search with the reference's lazy fast path reproduced.
+                    let like_reference = re.search_partial_lazy_like_reference(h, pos);
+                    let mimic_agrees =
+                        matches!(like_reference, Ok(Partial::Partial { start: s2 }) if s2 == rs);
+                    if lazy && (mimic_agrees || greedy_agrees_with(s.get(3), h, start)) {
                         // The reference's lazy fast path gave up at the end where taking one
                         // more character still needs text; the same pattern made greedy agrees.
                         t.note(

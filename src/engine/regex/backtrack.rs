@@ -141,6 +141,8 @@ pub struct Matcher<'a> {
     prog: &'a Program,
     bytes: &'a [u8],
     partial: bool,
+    /// Reproduce the reference's lazy fast path at the end of the text (for diagnostics only).
+    lazy_like_reference: bool,
     caps: Vec<(usize, usize)>,
     slots: Vec<usize>,
     reps: Vec<RepState>,
@@ -168,6 +170,7 @@ impl<'a> Matcher<'a> {
             prog,
             bytes: hay.as_bytes(),
             partial,
+            lazy_like_reference: false,
             caps: vec![(NONE, NONE); prog.group_count + 1],
             slots: vec![NONE; prog.slot_count],
             reps: vec![
@@ -189,6 +192,12 @@ impl<'a> Matcher<'a> {
             anchor: 0,
             must_advance: false,
         }
+    }
+
+    /// Makes a lazy single-character repeat that reached the end of the text by taking more
+    /// characters fail there instead of reporting partial, as the reference's fast path does.
+    pub fn set_lazy_like_reference(&mut self, on: bool) {
+        self.lazy_like_reference = on;
     }
 
     /// Rejects empty matches ending at `anchor` (the `finditer` rule after an empty match).
@@ -297,7 +306,11 @@ impl<'a> Matcher<'a> {
             }
             let inst = &prog.insts[pc as usize];
             if self.memo_on && inst.is_memo_point() {
-                let state = if prog.stateful { self.state_hash() } else { 0 };
+                let state = if prog.stateful {
+                    self.state_hash(pc, pos)
+                } else {
+                    0
+                };
                 let key = (pc, bits & prog.loop_mask[pc as usize], pos, state);
                 if self.failed.contains(&key) {
                     match self.backtrack(base)? {
@@ -618,7 +631,7 @@ impl<'a> Matcher<'a> {
                     let old = self.reps[rep as usize];
                     self.stack.push(Frame::Rep { rep, old });
                     let r = &mut self.reps[rep as usize];
-                    r.count += 1;
+                    r.count = r.count.saturating_add(1);
                     let changed = pos != r.start || r.cc != self.cc;
                     let try_tail = !changed || r.count >= min;
                     let blocked = guard && try_tail && self.partial && pos == len;
@@ -755,11 +768,23 @@ impl<'a> Matcher<'a> {
     }
 
     /// A digest of the registers and backreferenced captures that steer future matching.
-    fn state_hash(&self) -> u64 {
+    fn state_hash(&self, pc: Pc, pos: usize) -> u64 {
         let mut h = KeyHasher(0x9E37_79B9_7F4A_7C15);
-        for r in &self.reps {
-            h.write_u64(u64::from(r.count));
-            h.write_usize(r.start);
+        let mask = self.prog.rep_mask[pc as usize];
+        for (i, r) in self.reps.iter().enumerate() {
+            // Only the repeats around `pc` can still read their registers, and only through
+            // "count vs. bounds", "has the iteration moved" and "has a referenced group changed".
+            if mask & (1u64 << i.min(63)) == 0 {
+                continue;
+            }
+            let (min, max) = self.prog.rep_bounds[i];
+            let count = if max == u32::MAX {
+                r.count.min(min)
+            } else {
+                r.count.min(max)
+            };
+            h.write_u64(u64::from(count));
+            h.write_u64(u64::from(r.start == pos));
             h.write_u64(u64::from(r.cc == self.cc));
         }
         for (g, &(s, e)) in self.caps.iter().enumerate() {
@@ -955,7 +980,14 @@ impl<'a> Matcher<'a> {
                         // Taking one more character needs text beyond the end: partial. (The
                         // reference's lazy fast path sometimes gives up here instead, which can
                         // leave a continuable delimiter unreported; this follows the definition.)
-                        None if !rev && self.partial => return Err(Stop::Partial),
+                        None if !rev && self.partial => {
+                            let Inst::RepOne { min, .. } = self.prog.insts[pc as usize] else {
+                                unreachable!("lazy frames come from RepOne")
+                            };
+                            if !self.lazy_like_reference || count == min {
+                                return Err(Stop::Partial);
+                            }
+                        }
                         _ => {}
                     }
                 }

@@ -29,6 +29,11 @@ struct Builder {
     slot_count: u32,
     slot_group: Vec<u32>,
     rep_count: u32,
+    /// Per general repeat: its bounds.
+    rep_bounds: Vec<(u32, u32)>,
+    /// Per instruction: the general repeats enclosing it within its body (bit 63: "more").
+    rep_masks: Vec<u64>,
+    cur_reps: u64,
     /// Nesting depth of progress-bit loops in the body being compiled: a loop's bit is its
     /// depth, since only nested loops are active at the same time.
     loop_depth: u32,
@@ -52,6 +57,9 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         slot_count: 0,
         slot_group: Vec::new(),
         rep_count: 0,
+        rep_bounds: Vec::new(),
+        rep_masks: Vec::new(),
+        cur_reps: 0,
         loop_depth: 0,
         referenced,
         has_backrefs,
@@ -91,6 +99,8 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         group_count: parsed.group_count as usize,
         slot_count: b.slot_count as usize,
         rep_count: b.rep_count as usize,
+        rep_bounds: b.rep_bounds,
+        rep_mask: b.rep_masks,
         loop_mask: b.masks,
         referenced: b.referenced,
         slot_group: b.slot_group,
@@ -185,6 +195,7 @@ impl Builder {
         }
         self.insts.push(inst);
         self.masks.push(self.cur_mask);
+        self.rep_masks.push(self.cur_reps);
         Ok((self.insts.len() - 1) as Pc)
     }
 
@@ -437,11 +448,11 @@ impl Builder {
                 kind,
             } => self.compile_repeat(node, *min, *max, *kind, next, rev),
             Node::Atomic(inner) => {
-                let saved = (self.cur_mask, self.loop_depth);
-                (self.cur_mask, self.loop_depth) = (0, 0);
+                let saved = (self.cur_mask, self.loop_depth, self.cur_reps);
+                (self.cur_mask, self.loop_depth, self.cur_reps) = (0, 0, 0);
                 let end = self.push(Inst::SubEnd)?;
                 let body = self.compile(inner, end, rev);
-                (self.cur_mask, self.loop_depth) = saved;
+                (self.cur_mask, self.loop_depth, self.cur_reps) = saved;
                 let body = body?;
                 self.push(Inst::Atomic { body, next })
             }
@@ -450,11 +461,11 @@ impl Builder {
                 positive,
                 node,
             } => {
-                let saved = (self.cur_mask, self.loop_depth);
-                (self.cur_mask, self.loop_depth) = (0, 0);
+                let saved = (self.cur_mask, self.loop_depth, self.cur_reps);
+                (self.cur_mask, self.loop_depth, self.cur_reps) = (0, 0, 0);
                 let end = self.push(Inst::SubEnd)?;
                 let body = self.compile(node, end, *behind);
-                (self.cur_mask, self.loop_depth) = saved;
+                (self.cur_mask, self.loop_depth, self.cur_reps) = saved;
                 let body = body?;
                 self.push(Inst::Lookaround {
                     body,
@@ -546,11 +557,11 @@ impl Builder {
         rev: bool,
     ) -> Result<Pc, RegexError> {
         if kind == RepeatKind::Possessive {
-            let saved = (self.cur_mask, self.loop_depth);
-            (self.cur_mask, self.loop_depth) = (0, 0);
+            let saved = (self.cur_mask, self.loop_depth, self.cur_reps);
+            (self.cur_mask, self.loop_depth, self.cur_reps) = (0, 0, 0);
             let end = self.push(Inst::SubEnd)?;
             let body = self.compile_repeat(node, min, max, RepeatKind::Greedy, end, rev);
-            (self.cur_mask, self.loop_depth) = saved;
+            (self.cur_mask, self.loop_depth, self.cur_reps) = saved;
             let body = body?;
             return self.push(Inst::Atomic { body, next });
         }
@@ -732,9 +743,17 @@ impl Builder {
     ) -> Result<Pc, RegexError> {
         let rep = self.rep_count;
         self.rep_count += 1;
-        let end = self.push(Inst::Fail)?;
-        let body = self.compile(node, end, rev)?;
-        let iter = self.push(Inst::RepIter { rep, next: body })?;
+        self.rep_bounds.push((min, max));
+        let saved = self.cur_reps;
+        self.cur_reps |= 1u64 << rep.min(63);
+        let r = (|| -> Result<(Pc, Pc), RegexError> {
+            let end = self.push(Inst::Fail)?;
+            let body = self.compile(node, end, rev)?;
+            let iter = self.push(Inst::RepIter { rep, next: body })?;
+            Ok((end, iter))
+        })();
+        self.cur_reps = saved;
+        let (end, iter) = r?;
         self.insts[end as usize] = Inst::RepEnd {
             rep,
             min,

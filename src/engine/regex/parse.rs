@@ -1286,13 +1286,19 @@ fn parse_escape(source: &mut Source, info: &mut Info, in_set: bool) -> PResult<E
             if let Some((name, positive)) = charset {
                 // `\h` has no ASCII/Unicode variant in the reference tables.
                 let enc = if c == 'h' { Enc::Default } else { enc };
-                return Ok(make_property(
-                    info,
-                    props::binary_key(name),
-                    positive,
-                    enc,
-                    in_set,
-                ));
+                // The escapes `\d`, `\w`, `\s`, ... are prebuilt nodes in the reference: they never
+                // carry the case-insensitive flag.
+                let key = props::binary_key(name);
+                return Ok(if in_set {
+                    Escaped::Item(SetItem::Prop { key, positive, enc })
+                } else {
+                    Escaped::Node(Node::Prop {
+                        key,
+                        positive,
+                        ign: false,
+                        enc,
+                    })
+                });
             }
             let control = match c {
                 'a' => Some(0x07),

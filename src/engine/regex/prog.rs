@@ -213,6 +213,11 @@ pub struct Program {
     pub slot_count: usize,
     /// Number of general repeats (registers).
     pub rep_count: usize,
+    /// Per general repeat: `(min, max)`.
+    pub rep_bounds: Vec<(u32, u32)>,
+    /// Per instruction: the general repeats enclosing it in its body (bit 63 stands for all
+    /// repeats numbered 63 and above).
+    pub rep_mask: Vec<u64>,
     /// Per instruction: the progress bits of the loops enclosing it within its body.
     pub loop_mask: Vec<u32>,
     /// Per public group: whether a backreference refers to it.

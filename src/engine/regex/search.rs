@@ -165,6 +165,7 @@ pub fn search_partial(
     pre: &Prefilter,
     hay: &str,
     pos: usize,
+    lazy_like_reference: bool,
 ) -> Result<PartialOutcome, RegexError> {
     // The partial pass inherits where the complete pass last found the required string.
     let mut complete = ScanState::default();
@@ -178,6 +179,7 @@ pub fn search_partial(
         at = floor;
     }
     let mut m = Matcher::new(prog, hay, true, budget(hay.len()));
+    m.set_lazy_like_reference(lazy_like_reference);
     while let Some(s) = pre.next(hay, at, true, &mut st) {
         if s < floor {
             // No path from here can reach the end: skip the attempt, not the bookkeeping.
