@@ -827,7 +827,7 @@ struct FirstSet {
     none: bool,
 }
 
-fn first_items(node: &Node) -> Result<FirstSet, ()> {
+fn first_items(node: &Node, cased: &dyn Fn(u32) -> bool) -> Result<FirstSet, ()> {
     if node.is_range() {
         return Err(());
     }
@@ -867,8 +867,37 @@ fn first_items(node: &Node) -> Result<FirstSet, ()> {
         Node::Any | Node::AnyAll | Node::Backref { .. } => return Err(()),
         Node::Seq(items) => {
             let mut acc = Vec::new();
-            for item in items {
-                let f = first_items(item)?;
+            for (i, item) in items.iter().enumerate() {
+                if let Node::Char {
+                    c,
+                    positive: true,
+                    ign,
+                } = item
+                {
+                    // Packed into a string with the characters after it; a string of uncased
+                    // characters loses its case-insensitive flag.
+                    let mut any_cased = cased(*c);
+                    for next in &items[i + 1..] {
+                        match next {
+                            Node::Char {
+                                c: c2,
+                                positive: true,
+                                ign: ign2,
+                            } if ign2 == ign || !(*ign2 || cased(*c2)) => any_cased |= cased(*c2),
+                            _ => break,
+                        }
+                    }
+                    acc.push(Node::Char {
+                        c: *c,
+                        positive: true,
+                        ign: *ign && any_cased,
+                    });
+                    return Ok(FirstSet {
+                        items: acc,
+                        none: false,
+                    });
+                }
+                let f = first_items(item, cased)?;
                 acc.extend(f.items);
                 if !f.none {
                     return Ok(FirstSet {
@@ -886,7 +915,7 @@ fn first_items(node: &Node) -> Result<FirstSet, ()> {
             let mut acc = Vec::new();
             let mut none = false;
             for b in branches {
-                let f = first_items(b)?;
+                let f = first_items(b, cased)?;
                 acc.extend(f.items);
                 none |= f.none;
             }
@@ -895,9 +924,9 @@ fn first_items(node: &Node) -> Result<FirstSet, ()> {
             }
             FirstSet { items: acc, none }
         }
-        Node::Group { node, .. } | Node::Atomic(node) => first_items(node)?,
+        Node::Group { node, .. } | Node::Atomic(node) => first_items(node, cased)?,
         Node::Repeat { node, min, .. } => {
-            let mut f = first_items(node)?;
+            let mut f = first_items(node, cased)?;
             if *min == 0 {
                 f.none = true;
             }
@@ -909,7 +938,7 @@ fn first_items(node: &Node) -> Result<FirstSet, ()> {
             node,
         } => {
             if *positive && !*behind {
-                first_items(node)?
+                first_items(node, cased)?
             } else {
                 FirstSet {
                     items: vec![],
@@ -1262,7 +1291,7 @@ impl Builder {
     /// The characters the reference lets a search start on when the pattern has no simple
     /// start (its "first set"), evaluated the way the reference evaluates it, quirks included.
     fn firstset(&self, node: &Node) -> Option<CharSet> {
-        let fs = first_items(node).ok()?;
+        let fs = first_items(node, &|c| self.is_cased(c)).ok()?;
         if fs.none || fs.items.is_empty() {
             return None;
         }
