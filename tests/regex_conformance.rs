@@ -287,6 +287,18 @@ fn check_case(case: &Value, t: &mut Tally) {
 
 #[test]
 fn conformance_with_reference() {
+    run_all();
+}
+
+/// The same cases with failed-state memoisation on from the first step (it normally starts only
+/// after much work, so small cases would never exercise it).
+#[test]
+fn conformance_with_memo_forced() {
+    rtbench::engine::regex::force_memo(true);
+    run_all();
+}
+
+fn run_all() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/regex");
     let mut files: Vec<_> = fs::read_dir(dir)
         .expect("tests/data/regex")

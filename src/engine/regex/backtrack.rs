@@ -42,6 +42,10 @@ pub fn look_holds(bytes: &[u8], look: Look, pos: usize) -> bool {
     }
 }
 
+/// When set, every matcher remembers failed states from its first step instead of after a
+/// threshold (results never depend on it; tests use it to exercise the memo).
+pub static FORCE_MEMO: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Why a search stopped without a plain answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stop {
@@ -185,7 +189,7 @@ impl<'a> Matcher<'a> {
             stack: Vec::new(),
             steps: 0,
             budget,
-            memo_on: false,
+            memo_on: FORCE_MEMO.load(std::sync::atomic::Ordering::Relaxed),
             memo_threshold: 20_000 + 8 * hay.len() as u64,
             failed: MemoSet::default(),
             run_failed: vec![(usize::MAX, 0); prog.insts.len()],

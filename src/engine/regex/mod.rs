@@ -315,6 +315,14 @@ impl Iterator for FindIter<'_> {
     }
 }
 
+/// Makes every search remember failed states from its first step (normally this starts only
+/// once a search has done a lot of work). Results are the same either way; this exists so that
+/// tests can exercise that machinery on small inputs.
+#[doc(hidden)]
+pub fn force_memo(on: bool) {
+    backtrack::FORCE_MEMO.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// A pattern that matches `s` literally (the reference's `regex.escape`).
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() * 2);
