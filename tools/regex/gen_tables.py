@@ -61,6 +61,8 @@ def main():
     w("//! sorted; surrogate code points may appear inside ranges and are never looked up.")
     w("")
     w("#![allow(clippy::unreadable_literal)]")
+    w("// Some tables only serve the tests that cross-check the property lookup.")
+    w("#![allow(dead_code)]")
     w("")
 
     w(fmt_ranges("WORD", table_of_pattern(r"\w"), r"`\w` in Unicode mode."))

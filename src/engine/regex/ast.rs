@@ -143,6 +143,19 @@ impl Node {
         }
     }
 
+    /// Whether this is a one-range set such as `[a-z]`: the reference keeps it as a `Range` node,
+    /// which has no first set, no simple start and is not merged with other alternatives.
+    pub fn is_range(&self) -> bool {
+        fn single(items: &[SetItem]) -> bool {
+            match items {
+                [SetItem::Union(inner)] => single(inner),
+                [SetItem::Range(..)] => true,
+                _ => false,
+            }
+        }
+        matches!(self, Node::Set { items, .. } if single(items))
+    }
+
     /// Whether this node is a repeat (for the "multiple repeat" check).
     pub fn is_repeat(&self) -> bool {
         matches!(self, Node::Repeat { .. })

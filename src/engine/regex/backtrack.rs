@@ -42,6 +42,10 @@ pub fn look_holds(bytes: &[u8], look: Look, pos: usize) -> bool {
     }
 }
 
+/// When set, every matcher remembers failed states from its first step instead of after a
+/// threshold (results never depend on it; tests use it to exercise the memo).
+pub static FORCE_MEMO: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Why a search stopped without a plain answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stop {
@@ -141,6 +145,8 @@ pub struct Matcher<'a> {
     prog: &'a Program,
     bytes: &'a [u8],
     partial: bool,
+    /// Reproduce the reference's lazy fast path at the end of the text (for diagnostics only).
+    lazy_like_reference: bool,
     caps: Vec<(usize, usize)>,
     slots: Vec<usize>,
     reps: Vec<RepState>,
@@ -168,6 +174,7 @@ impl<'a> Matcher<'a> {
             prog,
             bytes: hay.as_bytes(),
             partial,
+            lazy_like_reference: false,
             caps: vec![(NONE, NONE); prog.group_count + 1],
             slots: vec![NONE; prog.slot_count],
             reps: vec![
@@ -182,7 +189,7 @@ impl<'a> Matcher<'a> {
             stack: Vec::new(),
             steps: 0,
             budget,
-            memo_on: false,
+            memo_on: FORCE_MEMO.load(std::sync::atomic::Ordering::Relaxed),
             memo_threshold: 20_000 + 8 * hay.len() as u64,
             failed: MemoSet::default(),
             run_failed: vec![(usize::MAX, 0); prog.insts.len()],
@@ -191,15 +198,16 @@ impl<'a> Matcher<'a> {
         }
     }
 
+    /// Makes a lazy single-character repeat that reached the end of the text by taking more
+    /// characters fail there instead of reporting partial, as the reference's fast path does.
+    pub fn set_lazy_like_reference(&mut self, on: bool) {
+        self.lazy_like_reference = on;
+    }
+
     /// Rejects empty matches ending at `anchor` (the `finditer` rule after an empty match).
     pub fn set_must_advance(&mut self, anchor: usize, must_advance: bool) {
         self.anchor = anchor;
         self.must_advance = must_advance;
-    }
-
-    /// Work done so far.
-    pub fn steps(&self) -> u64 {
-        self.steps
     }
 
     /// Tries a match anchored at `start`. `Ok(Some(spans))` on success.
@@ -302,7 +310,11 @@ impl<'a> Matcher<'a> {
             }
             let inst = &prog.insts[pc as usize];
             if self.memo_on && inst.is_memo_point() {
-                let state = if prog.stateful { self.state_hash() } else { 0 };
+                let state = if prog.stateful {
+                    self.state_hash(pc, pos)
+                } else {
+                    0
+                };
                 let key = (pc, bits & prog.loop_mask[pc as usize], pos, state);
                 if self.failed.contains(&key) {
                     match self.backtrack(base)? {
@@ -596,6 +608,7 @@ impl<'a> Matcher<'a> {
                 }
                 Inst::RepStart {
                     rep,
+                    min,
                     max,
                     greedy,
                     iter,
@@ -608,10 +621,11 @@ impl<'a> Matcher<'a> {
                         start: pos,
                         cc: self.cc,
                     };
-                    self.dispatch(greedy, max > 0, true, iter, exit, &mut pc, pos, bits)
+                    self.dispatch(greedy, max > 0, min == 0, iter, exit, &mut pc, pos, bits)
                 }
                 Inst::RepEnd {
                     rep,
+                    min,
                     max,
                     greedy,
                     guard,
@@ -621,11 +635,12 @@ impl<'a> Matcher<'a> {
                     let old = self.reps[rep as usize];
                     self.stack.push(Frame::Rep { rep, old });
                     let r = &mut self.reps[rep as usize];
-                    r.count += 1;
+                    r.count = r.count.saturating_add(1);
                     let changed = pos != r.start || r.cc != self.cc;
-                    let blocked = guard && self.partial && pos == len;
+                    let try_tail = !changed || r.count >= min;
+                    let blocked = guard && try_tail && self.partial && pos == len;
                     let try_body = changed && (r.count < max || max == u32::MAX) && !blocked;
-                    self.dispatch(greedy, try_body, true, iter, exit, &mut pc, pos, bits)
+                    self.dispatch(greedy, try_body, try_tail, iter, exit, &mut pc, pos, bits)
                 }
                 Inst::RepIter { rep, next } => {
                     let old = self.reps[rep as usize];
@@ -687,7 +702,6 @@ impl<'a> Matcher<'a> {
                 }
                 Inst::Lookaround {
                     body,
-                    behind: _,
                     positive,
                     next,
                 } => {
@@ -758,11 +772,23 @@ impl<'a> Matcher<'a> {
     }
 
     /// A digest of the registers and backreferenced captures that steer future matching.
-    fn state_hash(&self) -> u64 {
+    fn state_hash(&self, pc: Pc, pos: usize) -> u64 {
         let mut h = KeyHasher(0x9E37_79B9_7F4A_7C15);
-        for r in &self.reps {
-            h.write_u64(u64::from(r.count));
-            h.write_usize(r.start);
+        let mask = self.prog.rep_mask[pc as usize];
+        for (i, r) in self.reps.iter().enumerate() {
+            // Only the repeats around `pc` can still read their registers, and only through
+            // "count vs. bounds", "has the iteration moved" and "has a referenced group changed".
+            if mask & (1u64 << i.min(63)) == 0 {
+                continue;
+            }
+            let (min, max) = self.prog.rep_bounds[i];
+            let count = if max == u32::MAX {
+                r.count.min(min)
+            } else {
+                r.count.min(max)
+            };
+            h.write_u64(u64::from(count));
+            h.write_u64(u64::from(r.start == pos));
             h.write_u64(u64::from(r.cc == self.cc));
         }
         for (g, &(s, e)) in self.caps.iter().enumerate() {
@@ -955,14 +981,14 @@ impl<'a> Matcher<'a> {
                             let _ = start;
                             return Ok(Some((next, p, !0)));
                         }
-                        // At the end of the text the reference reports partial only when the
-                        // repeat's tail was first tried there (right after its minimum); a lazy
-                        // repeat that reached the end by taking more just fails.
+                        // Taking one more character needs text beyond the end: partial. (The
+                        // reference's lazy fast path sometimes gives up here instead, which can
+                        // leave a continuable delimiter unreported; this follows the definition.)
                         None if !rev && self.partial => {
                             let Inst::RepOne { min, .. } = self.prog.insts[pc as usize] else {
-                                unreachable!()
+                                unreachable!("lazy frames come from RepOne")
                             };
-                            if count == min {
+                            if !self.lazy_like_reference || count == min {
                                 return Err(Stop::Partial);
                             }
                         }

@@ -57,11 +57,11 @@ impl CharSet {
         ranges.sort_unstable();
         let mut out: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
         for (a, b) in ranges {
-            if let Some(last) = out.last_mut() {
-                if a <= last.1.saturating_add(1) {
-                    last.1 = last.1.max(b);
-                    continue;
-                }
+            if let Some(last) = out.last_mut()
+                && a <= last.1.saturating_add(1)
+            {
+                last.1 = last.1.max(b);
+                continue;
             }
             out.push((a, b));
         }
@@ -89,10 +89,6 @@ impl CharSet {
         &self.ranges
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.ranges.is_empty()
-    }
-
     pub fn is_full(&self) -> bool {
         self.ranges == [(0, MAX)]
     }
@@ -117,11 +113,6 @@ impl CharSet {
         }
         let i = self.ranges.partition_point(|&(_, hi)| hi < c);
         i < self.ranges.len() && self.ranges[i].0 <= c
-    }
-
-    #[inline]
-    pub fn contains_char(&self, c: char) -> bool {
-        self.contains(c as u32)
     }
 
     pub fn union(&self, other: &CharSet) -> CharSet {
@@ -156,10 +147,11 @@ impl CharSet {
         if ascii_only {
             for c in (b'A'..=b'Z').chain(b'a'..=b'z') {
                 let c = u32::from(c);
-                if let Some(o) = other_cases_ascii(c) {
-                    if !self.contains(c) && self.contains(o) {
-                        extra.push((c, c));
-                    }
+                if let Some(o) = other_cases_ascii(c)
+                    && !self.contains(c)
+                    && self.contains(o)
+                {
+                    extra.push((c, c));
                 }
             }
         } else {

@@ -29,6 +29,11 @@ struct Builder {
     slot_count: u32,
     slot_group: Vec<u32>,
     rep_count: u32,
+    /// Per general repeat: its bounds.
+    rep_bounds: Vec<(u32, u32)>,
+    /// Per instruction: the general repeats enclosing it within its body (bit 63: "more").
+    rep_masks: Vec<u64>,
+    cur_reps: u64,
     /// Nesting depth of progress-bit loops in the body being compiled: a loop's bit is its
     /// depth, since only nested loops are active at the same time.
     loop_depth: u32,
@@ -52,6 +57,9 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         slot_count: 0,
         slot_group: Vec::new(),
         rep_count: 0,
+        rep_bounds: Vec::new(),
+        rep_masks: Vec::new(),
+        cur_reps: 0,
         loop_depth: 0,
         referenced,
         has_backrefs,
@@ -67,6 +75,15 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         b.firstset(&node)
     };
     let required = b.required(&node);
+    let mut mandatory = Vec::new();
+    b.mandatory(&node, &mut mandatory);
+    mandatory.sort();
+    mandatory.dedup();
+    let must_contain: Vec<String> = mandatory
+        .into_iter()
+        .filter(|l| !l.is_empty())
+        .take(8)
+        .collect();
     let reach = b.reach(&node, false);
     let partial_reach = (!b.has_backrefs && !reach.0.is_full()).then_some(reach);
     let start_test = match &firstset {
@@ -82,6 +99,8 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         group_count: parsed.group_count as usize,
         slot_count: b.slot_count as usize,
         rep_count: b.rep_count as usize,
+        rep_bounds: b.rep_bounds,
+        rep_mask: b.rep_masks,
         loop_mask: b.masks,
         referenced: b.referenced,
         slot_group: b.slot_group,
@@ -90,7 +109,8 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         required,
         start_test,
         partial_reach,
-        has_backrefs: b.has_backrefs,
+        min_width: min_width(&node),
+        must_contain,
         ascii: b.ascii,
     })
 }
@@ -175,6 +195,7 @@ impl Builder {
         }
         self.insts.push(inst);
         self.masks.push(self.cur_mask);
+        self.rep_masks.push(self.cur_reps);
         Ok((self.insts.len() - 1) as Pc)
     }
 
@@ -250,12 +271,11 @@ impl Builder {
                 positive: true,
                 ..
             } = a
-            {
-                if flat.iter().any(
+                && flat.iter().any(
                     |b| matches!(b, SetItem::Prop { key: k2, positive: false, .. } if k2 == key),
-                ) {
-                    return CharSet::full();
-                }
+                )
+            {
+                return CharSet::full();
             }
         }
         if flat.len() == 1 {
@@ -322,13 +342,11 @@ impl Builder {
                 positive: true,
                 ..
             } = a
-            {
-                if members
+                && members
                     .iter()
                     .any(|b| matches!(b, Node::Prop { key: k2, positive: false, .. } if k2 == key))
-                {
-                    return CharSet::full();
-                }
+            {
+                return CharSet::full();
             }
         }
         let mut acc = CharSet::empty();
@@ -430,11 +448,11 @@ impl Builder {
                 kind,
             } => self.compile_repeat(node, *min, *max, *kind, next, rev),
             Node::Atomic(inner) => {
-                let saved = (self.cur_mask, self.loop_depth);
-                (self.cur_mask, self.loop_depth) = (0, 0);
+                let saved = (self.cur_mask, self.loop_depth, self.cur_reps);
+                (self.cur_mask, self.loop_depth, self.cur_reps) = (0, 0, 0);
                 let end = self.push(Inst::SubEnd)?;
                 let body = self.compile(inner, end, rev);
-                (self.cur_mask, self.loop_depth) = saved;
+                (self.cur_mask, self.loop_depth, self.cur_reps) = saved;
                 let body = body?;
                 self.push(Inst::Atomic { body, next })
             }
@@ -443,15 +461,14 @@ impl Builder {
                 positive,
                 node,
             } => {
-                let saved = (self.cur_mask, self.loop_depth);
-                (self.cur_mask, self.loop_depth) = (0, 0);
+                let saved = (self.cur_mask, self.loop_depth, self.cur_reps);
+                (self.cur_mask, self.loop_depth, self.cur_reps) = (0, 0, 0);
                 let end = self.push(Inst::SubEnd)?;
                 let body = self.compile(node, end, *behind);
-                (self.cur_mask, self.loop_depth) = saved;
+                (self.cur_mask, self.loop_depth, self.cur_reps) = saved;
                 let body = body?;
                 self.push(Inst::Lookaround {
                     body,
-                    behind: *behind,
                     positive: *positive,
                     next,
                 })
@@ -492,15 +509,14 @@ impl Builder {
                 positive: true,
                 ign: false,
             } = item
+                && let Some(ch) = char::from_u32(*c)
             {
-                if let Some(ch) = char::from_u32(*c) {
-                    if let Some(Ok(s)) = chunks.last_mut() {
-                        s.push(ch);
-                    } else {
-                        chunks.push(Ok(ch.to_string()));
-                    }
-                    continue;
+                if let Some(Ok(s)) = chunks.last_mut() {
+                    s.push(ch);
+                } else {
+                    chunks.push(Ok(ch.to_string()));
                 }
+                continue;
             }
             chunks.push(Err(item));
         }
@@ -541,11 +557,11 @@ impl Builder {
         rev: bool,
     ) -> Result<Pc, RegexError> {
         if kind == RepeatKind::Possessive {
-            let saved = (self.cur_mask, self.loop_depth);
-            (self.cur_mask, self.loop_depth) = (0, 0);
+            let saved = (self.cur_mask, self.loop_depth, self.cur_reps);
+            (self.cur_mask, self.loop_depth, self.cur_reps) = (0, 0, 0);
             let end = self.push(Inst::SubEnd)?;
             let body = self.compile_repeat(node, min, max, RepeatKind::Greedy, end, rev);
-            (self.cur_mask, self.loop_depth) = saved;
+            (self.cur_mask, self.loop_depth, self.cur_reps) = saved;
             let body = body?;
             return self.push(Inst::Atomic { body, next });
         }
@@ -565,6 +581,21 @@ impl Builder {
         // The reference unrolls the minimum of a general repeat: `X{n,m}` is n copies of `X`
         // followed by `X{0,m-n}` (so the mandatory copies run even when they match empty).
         let guard = greedy && self.test_consumes(node);
+        if min > 1
+            && min_width(node) > 0
+            && size_estimate(node).saturating_mul(min as usize) > MAX_UNROLL * 16
+        {
+            // Too many copies to unroll; for a body that always consumes, counting is the same.
+            return self.general_repeat(
+                node,
+                min,
+                max.unwrap_or(u32::MAX),
+                greedy,
+                guard,
+                next,
+                rev,
+            );
+        }
         let mut cur = self.compile_rest(node, max.map(|m| m - min), greedy, guard, next, rev)?;
         for _ in 0..min {
             cur = self.compile(node, cur, rev)?;
@@ -625,7 +656,7 @@ impl Builder {
         } else if !self.has_backrefs && self.loop_depth < MAX_LOOP_BITS && max.is_none_or(small) {
             return self.progress_loop(node, max, greedy, guard, next, rev);
         }
-        self.general_repeat(node, max.unwrap_or(u32::MAX), greedy, guard, next, rev)
+        self.general_repeat(node, 0, max.unwrap_or(u32::MAX), greedy, guard, next, rev)
     }
 
     fn split(&mut self, greedy: bool, body: Pc, next: Pc) -> Result<Pc, RegexError> {
@@ -699,9 +730,11 @@ impl Builder {
     }
 
     /// Any other repeat: count and iteration start kept in registers.
+    #[allow(clippy::too_many_arguments)]
     fn general_repeat(
         &mut self,
         node: &Node,
+        min: u32,
         max: u32,
         greedy: bool,
         guard: bool,
@@ -710,11 +743,20 @@ impl Builder {
     ) -> Result<Pc, RegexError> {
         let rep = self.rep_count;
         self.rep_count += 1;
-        let end = self.push(Inst::Fail)?;
-        let body = self.compile(node, end, rev)?;
-        let iter = self.push(Inst::RepIter { rep, next: body })?;
+        self.rep_bounds.push((min, max));
+        let saved = self.cur_reps;
+        self.cur_reps |= 1u64 << rep.min(63);
+        let r = (|| -> Result<(Pc, Pc), RegexError> {
+            let end = self.push(Inst::Fail)?;
+            let body = self.compile(node, end, rev)?;
+            let iter = self.push(Inst::RepIter { rep, next: body })?;
+            Ok((end, iter))
+        })();
+        self.cur_reps = saved;
+        let (end, iter) = r?;
         self.insts[end as usize] = Inst::RepEnd {
             rep,
+            min,
             max,
             greedy,
             guard,
@@ -723,6 +765,7 @@ impl Builder {
         };
         self.push(Inst::RepStart {
             rep,
+            min,
             max,
             greedy,
             iter,
@@ -761,6 +804,9 @@ impl Builder {
 
 /// The reference's `has_simple_start`: the pattern begins with a one-character test.
 fn has_simple_start(node: &Node) -> bool {
+    if node.is_range() {
+        return false;
+    }
     match node {
         Node::Seq(items) => items.first().is_some_and(has_simple_start),
         Node::Char { .. }
@@ -781,7 +827,10 @@ struct FirstSet {
     none: bool,
 }
 
-fn first_items(node: &Node) -> Result<FirstSet, ()> {
+fn first_items(node: &Node, cased: &dyn Fn(u32) -> bool) -> Result<FirstSet, ()> {
+    if node.is_range() {
+        return Err(());
+    }
     Ok(match node {
         Node::Empty | Node::Assert(_) | Node::Fail => FirstSet {
             items: vec![],
@@ -818,8 +867,37 @@ fn first_items(node: &Node) -> Result<FirstSet, ()> {
         Node::Any | Node::AnyAll | Node::Backref { .. } => return Err(()),
         Node::Seq(items) => {
             let mut acc = Vec::new();
-            for item in items {
-                let f = first_items(item)?;
+            for (i, item) in items.iter().enumerate() {
+                if let Node::Char {
+                    c,
+                    positive: true,
+                    ign,
+                } = item
+                {
+                    // Packed into a string with the characters after it; a string of uncased
+                    // characters loses its case-insensitive flag.
+                    let mut any_cased = cased(*c);
+                    for next in &items[i + 1..] {
+                        match next {
+                            Node::Char {
+                                c: c2,
+                                positive: true,
+                                ign: ign2,
+                            } if ign2 == ign || !(*ign2 || cased(*c2)) => any_cased |= cased(*c2),
+                            _ => break,
+                        }
+                    }
+                    acc.push(Node::Char {
+                        c: *c,
+                        positive: true,
+                        ign: *ign && any_cased,
+                    });
+                    return Ok(FirstSet {
+                        items: acc,
+                        none: false,
+                    });
+                }
+                let f = first_items(item, cased)?;
                 acc.extend(f.items);
                 if !f.none {
                     return Ok(FirstSet {
@@ -837,7 +915,7 @@ fn first_items(node: &Node) -> Result<FirstSet, ()> {
             let mut acc = Vec::new();
             let mut none = false;
             for b in branches {
-                let f = first_items(b)?;
+                let f = first_items(b, cased)?;
                 acc.extend(f.items);
                 none |= f.none;
             }
@@ -846,9 +924,9 @@ fn first_items(node: &Node) -> Result<FirstSet, ()> {
             }
             FirstSet { items: acc, none }
         }
-        Node::Group { node, .. } | Node::Atomic(node) => first_items(node)?,
+        Node::Group { node, .. } | Node::Atomic(node) => first_items(node, cased)?,
         Node::Repeat { node, min, .. } => {
-            let mut f = first_items(node)?;
+            let mut f = first_items(node, cased)?;
             if *min == 0 {
                 f.none = true;
             }
@@ -860,7 +938,7 @@ fn first_items(node: &Node) -> Result<FirstSet, ()> {
             node,
         } => {
             if *positive && !*behind {
-                first_items(node)?
+                first_items(node, cased)?
             } else {
                 FirstSet {
                     items: vec![],
@@ -992,6 +1070,41 @@ impl Builder {
         }
     }
 
+    /// Literal strings every match consumes (case-sensitive only).
+    fn mandatory(&self, node: &Node, out: &mut Vec<String>) {
+        match node {
+            Node::Char {
+                c,
+                positive: true,
+                ign,
+            } if !*ign || !self.is_cased(*c) => {
+                if let Some(ch) = char::from_u32(*c) {
+                    out.push(ch.to_string());
+                }
+            }
+            Node::Seq(items) => {
+                for p in self.pack(items) {
+                    match p {
+                        Packed::Str(chars, ign)
+                            if !ign || !chars.iter().any(|&c| self.is_cased(c)) =>
+                        {
+                            let text: String =
+                                chars.iter().filter_map(|&c| char::from_u32(c)).collect();
+                            if text.chars().count() == chars.len() {
+                                out.push(text);
+                            }
+                        }
+                        Packed::Str(..) => {}
+                        Packed::Node(n) => self.mandatory(n, out),
+                    }
+                }
+            }
+            Node::Group { node, .. } | Node::Atomic(node) => self.mandatory(node, out),
+            Node::Repeat { node, min, .. } if *min > 0 => self.mandatory(node, out),
+            _ => {}
+        }
+    }
+
     /// What a path can consume: the characters unbounded loops can take (any number of them)
     /// and an upper bound on the characters taken by everything else, lookarounds included.
     fn reach(&self, node: &Node, in_loop: bool) -> (CharSet, u64) {
@@ -1074,10 +1187,10 @@ impl Builder {
             Packed::Str(chars, ign) => self.literal_test(chars, *ign),
             Packed::Node(Node::Assert(a @ super::ast::Assertion::Boundary { .. })) => {
                 // A boundary followed directly by a literal string tests for the string.
-                if let Some(Packed::Str(chars, ign)) = rest.first() {
-                    if chars.len() > 1 {
-                        return self.literal_test(chars, *ign);
-                    }
+                if let Some(Packed::Str(chars, ign)) = rest.first()
+                    && chars.len() > 1
+                {
+                    return self.literal_test(chars, *ign);
                 }
                 StartTest::At(self.look_of(*a))
             }
@@ -1178,7 +1291,7 @@ impl Builder {
     /// The characters the reference lets a search start on when the pattern has no simple
     /// start (its "first set"), evaluated the way the reference evaluates it, quirks included.
     fn firstset(&self, node: &Node) -> Option<CharSet> {
-        let fs = first_items(node).ok()?;
+        let fs = first_items(node, &|c| self.is_cased(c)).ok()?;
         if fs.none || fs.items.is_empty() {
             return None;
         }

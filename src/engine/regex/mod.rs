@@ -21,6 +21,7 @@ mod prog;
 mod props;
 mod search;
 mod unicode;
+#[rustfmt::skip]
 mod unicode_tables;
 mod utf8;
 
@@ -213,9 +214,38 @@ impl Regex {
 
     /// Python `pattern.search(hay, pos, partial=True)`.
     pub fn search_partial(&self, hay: &str, pos: usize) -> Result<Partial, RegexError> {
+        self.partial_with(hay, pos, false)
+    }
+
+    /// `search_partial` reproducing one more reference behaviour: a lazy one-character repeat
+    /// that reaches the end of the text by taking more characters stops there without reporting
+    /// partial (unless it started there). For differential diagnostics only: it can miss a
+    /// delimiter that more text would complete.
+    #[doc(hidden)]
+    pub fn search_partial_lazy_like_reference(
+        &self,
+        hay: &str,
+        pos: usize,
+    ) -> Result<Partial, RegexError> {
+        self.partial_with(hay, pos, true)
+    }
+
+    fn partial_with(
+        &self,
+        hay: &str,
+        pos: usize,
+        lazy_like_reference: bool,
+    ) -> Result<Partial, RegexError> {
         let pos = utf8::ceil_boundary(hay, pos);
+        let inner = &self.inner;
         Ok(
-            match search::search_partial(&self.inner.prog, &self.inner.prefilter, hay, pos)? {
+            match search::search_partial(
+                &inner.prog,
+                &inner.prefilter,
+                hay,
+                pos,
+                lazy_like_reference,
+            )? {
                 search::PartialOutcome::Complete(s) => Partial::Complete(self.make_match(s)),
                 search::PartialOutcome::Partial(start) => Partial::Partial { start },
             },
@@ -283,6 +313,14 @@ impl Iterator for FindIter<'_> {
             }
         }
     }
+}
+
+/// Makes every search remember failed states from its first step (normally this starts only
+/// once a search has done a lot of work). Results are the same either way; this exists so that
+/// tests can exercise that machinery on small inputs.
+#[doc(hidden)]
+pub fn force_memo(on: bool) {
+    backtrack::FORCE_MEMO.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// A pattern that matches `s` literally (the reference's `regex.escape`).

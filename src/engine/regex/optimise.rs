@@ -157,6 +157,9 @@ fn optimise_branches(branches: Vec<Node>, reverse: bool) -> Node {
 }
 
 fn single_char_ign(node: &Node) -> Option<bool> {
+    if node.is_range() {
+        return None;
+    }
     match node {
         Node::Char { ign, .. } | Node::Prop { ign, .. } | Node::Set { ign, .. } => Some(*ign),
         _ => None,

@@ -550,10 +550,10 @@ fn parse_limited_quantifier(source: &mut Source) -> PResult<Option<(u32, Option<
     if min >= UNLIMITED || max.is_some_and(|m| m >= UNLIMITED) {
         return err("repeat count too big", saved_pos);
     }
-    if let Some(m) = max {
-        if min > m {
-            return err("min repeat greater than max repeat", saved_pos);
-        }
+    if let Some(m) = max
+        && min > m
+    {
+        return err("min repeat greater than max repeat", saved_pos);
     }
     Ok(Some((min as u32, max.map(|m| m as u32))))
 }
@@ -1055,10 +1055,10 @@ fn parse_flag_set(source: &mut Source) -> u32 {
         let mut s = String::new();
         if let Some(c) = source.get() {
             s.push(c);
-            if c == 'V' {
-                if let Some(c2) = source.get() {
-                    s.push(c2);
-                }
+            if c == 'V'
+                && let Some(c2) = source.get()
+            {
+                s.push(c2);
             }
         }
         match flag_bit(&s) {
@@ -1269,10 +1269,8 @@ fn parse_escape(source: &mut Source, info: &mut Info, in_set: bool) -> PResult<E
         }
         'X' if !in_set => unsupported("grapheme cluster \\X", escape_pos),
         c if c.is_ascii_alphabetic() => {
-            if !in_set {
-                if let Some(node) = position_escape(info, c, escape_pos)? {
-                    return Ok(Escaped::Node(node));
-                }
+            if !in_set && let Some(node) = position_escape(info, c, escape_pos)? {
+                return Ok(Escaped::Node(node));
             }
             let enc = info.enc();
             let charset = match c {
@@ -1288,13 +1286,19 @@ fn parse_escape(source: &mut Source, info: &mut Info, in_set: bool) -> PResult<E
             if let Some((name, positive)) = charset {
                 // `\h` has no ASCII/Unicode variant in the reference tables.
                 let enc = if c == 'h' { Enc::Default } else { enc };
-                return Ok(make_property(
-                    info,
-                    props::binary_key(name),
-                    positive,
-                    enc,
-                    in_set,
-                ));
+                // The escapes `\d`, `\w`, `\s`, ... are prebuilt nodes in the reference: they never
+                // carry the case-insensitive flag.
+                let key = props::binary_key(name);
+                return Ok(if in_set {
+                    Escaped::Item(SetItem::Prop { key, positive, enc })
+                } else {
+                    Escaped::Node(Node::Prop {
+                        key,
+                        positive,
+                        ign: false,
+                        enc,
+                    })
+                });
             }
             let control = match c {
                 'a' => Some(0x07),
@@ -1551,11 +1555,60 @@ fn parse_set(source: &mut Source, info: &mut Info) -> PResult<Node> {
     })();
     source.ignore_space = saved_ignore;
     let items = r?;
+    if has_complementary_properties(&items) {
+        // The reference turns a set holding a property and its negation into "any character",
+        // whatever the set's own negation.
+        return Ok(Node::AnyAll);
+    }
+    // Like the reference, a one-member set is that member: a (possibly negated) character or
+    // property, which matters for literal strings, required strings and first sets.
+    let ign = info.case_ign();
+    match single_member(&items) {
+        Some(SetItem::Char(c)) => {
+            return Ok(Node::Char {
+                c,
+                positive: !negate,
+                ign,
+            });
+        }
+        Some(SetItem::Prop { key, positive, enc }) => {
+            return Ok(Node::Prop {
+                key,
+                positive: positive != negate,
+                ign,
+                enc,
+            });
+        }
+        _ => {}
+    }
     Ok(Node::Set {
         items,
         positive: !negate,
         ign: info.case_ign(),
     })
+}
+
+fn single_member(items: &[SetItem]) -> Option<SetItem> {
+    match items {
+        [SetItem::Union(inner)] => single_member(inner),
+        [item] => Some(item.clone()),
+        _ => None,
+    }
+}
+
+fn has_complementary_properties(items: &[SetItem]) -> bool {
+    fn collect(items: &[SetItem], out: &mut Vec<(u32, bool)>) {
+        for item in items {
+            match item {
+                SetItem::Prop { key, positive, .. } => out.push((*key, *positive)),
+                SetItem::Union(inner) => collect(inner, out),
+                _ => {}
+            }
+        }
+    }
+    let mut props = Vec::new();
+    collect(items, &mut props);
+    props.iter().any(|&(k, p)| p && props.contains(&(k, false)))
 }
 
 fn parse_set_imp_union(source: &mut Source, info: &mut Info) -> PResult<Vec<SetItem>> {

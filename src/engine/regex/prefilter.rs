@@ -41,10 +41,11 @@ fn cached_find(
     t: usize,
     partial: bool,
 ) -> Option<(usize, bool)> {
-    if let Some((from, f, is_partial)) = *cache {
-        if from <= t && t <= f {
-            return Some((f, is_partial));
-        }
+    if let Some((from, f, is_partial)) = *cache
+        && from <= t
+        && t <= f
+    {
+        return Some((f, is_partial));
     }
     let r = scan.find_ex(hay, t, partial);
     *cache = r.map(|(f, p)| (t, f, p));
@@ -165,28 +166,26 @@ impl Prefilter {
             if t != 0 {
                 return None;
             }
-            if let Some(r) = &self.required {
-                if st.req_pos.is_none_or(|rp| t >= rp)
-                    && !r.within_reach(hay, t, partial, &mut st.req_pos)
-                {
-                    return None;
-                }
+            if let Some(r) = &self.required
+                && st.req_pos.is_none_or(|rp| t >= rp)
+                && !r.within_reach(hay, t, partial, &mut st.req_pos)
+            {
+                return None;
             }
             return Some(0);
         }
-        if let Some(r) = &self.required {
-            if st.req_pos.is_none_or(|rp| t >= rp) {
-                let (f, is_partial) = cached_find(r, &mut st.req_cache, hay, t, partial)?;
-                if !is_partial {
-                    st.req_pos = Some(f);
-                }
-                if let Some(k) = r.req.offset {
-                    if let Some(s) = back_chars(hay.as_bytes(), f, k) {
-                        if s > t {
-                            t = s;
-                        }
-                    }
-                }
+        if let Some(r) = &self.required
+            && st.req_pos.is_none_or(|rp| t >= rp)
+        {
+            let (f, is_partial) = cached_find(r, &mut st.req_cache, hay, t, partial)?;
+            if !is_partial {
+                st.req_pos = Some(f);
+            }
+            if let Some(k) = r.req.offset
+                && let Some(s) = back_chars(hay.as_bytes(), f, k)
+                && s > t
+            {
+                t = s;
             }
         }
         match &self.test {

@@ -110,10 +110,12 @@ pub enum Inst {
         rev: bool,
         next: Pc,
     },
-    /// Entry of a general repeat of up to `max` iterations (its minimum has been unrolled, as
-    /// the reference does), with its count and iteration start in registers.
+    /// Entry of a general repeat of `min..=max` iterations, with its count and iteration start
+    /// in registers. (`min` is 0 unless the body always consumes, since the reference unrolls
+    /// the minimum, which only differs when an iteration can be empty.)
     RepStart {
         rep: u32,
+        min: u32,
         max: u32,
         greedy: bool,
         iter: Pc,
@@ -122,6 +124,7 @@ pub enum Inst {
     /// End of one iteration of a general repeat. `guard`: see [`Inst::LoopBack`].
     RepEnd {
         rep: u32,
+        min: u32,
         max: u32,
         greedy: bool,
         guard: bool,
@@ -162,10 +165,9 @@ pub enum Inst {
         body: Pc,
         next: Pc,
     },
-    /// A lookaround: run `body` (right-to-left when `behind`) at the current position.
+    /// A lookaround: run `body` (compiled right-to-left for a lookbehind) at the current position.
     Lookaround {
         body: Pc,
-        behind: bool,
         positive: bool,
         next: Pc,
     },
@@ -211,6 +213,11 @@ pub struct Program {
     pub slot_count: usize,
     /// Number of general repeats (registers).
     pub rep_count: usize,
+    /// Per general repeat: `(min, max)`.
+    pub rep_bounds: Vec<(u32, u32)>,
+    /// Per instruction: the general repeats enclosing it in its body (bit 63 stands for all
+    /// repeats numbered 63 and above).
+    pub rep_mask: Vec<u64>,
     /// Per instruction: the progress bits of the loops enclosing it within its body.
     pub loop_mask: Vec<u32>,
     /// Per public group: whether a backreference refers to it.
@@ -220,14 +227,18 @@ pub struct Program {
     /// Whether the matcher state includes registers or backreferenced captures that the memo key
     /// must cover.
     pub stateful: bool,
-    /// Whether the pattern has backreferences.
-    pub has_backrefs: bool,
     pub required: Option<Required>,
     pub start_test: StartTest,
     /// For partial search: the characters unbounded loops can consume, and a bound on all other
     /// consumption. A partial start must reach the end of the text, so the text after it holds
     /// at most that many characters outside the set. `None` when that gives no bound.
     pub partial_reach: Option<(CharSet, u64)>,
+    /// The fewest characters a match consumes: the reference skips a complete search outright
+    /// when fewer remain (and then learns nothing about its required string).
+    pub min_width: u64,
+    /// Literals every match contains: a complete search with no occurrence of one of them after
+    /// its start position cannot succeed.
+    pub must_contain: Vec<String>,
     /// The reference's first set: when present, a search only starts on these characters (or at
     /// the very end).
     pub firstset: Option<CharSet>,

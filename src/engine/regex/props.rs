@@ -166,12 +166,11 @@ pub fn lookup(property: Option<&str>, value: &str, positive: bool, posix: bool) 
         }
         return found(u32::from(prop) << 16, !positive, &value);
     }
-    if let Some(rest) = value.strip_prefix("IS") {
-        if let Some(prop) = property_id(rest) {
-            if value_id(prop, "YES").is_some() {
-                return found((u32::from(prop) << 16) | 1, positive, &value);
-            }
-        }
+    if let Some(rest) = value.strip_prefix("IS")
+        && let Some(prop) = property_id(rest)
+        && value_id(prop, "YES").is_some()
+    {
+        return found((u32::from(prop) << 16) | 1, positive, &value);
     }
     for (prefix, name) in [("IS", "SCRIPT"), ("IN", "BLOCK")] {
         if let Some(rest) = value.strip_prefix(prefix) {
@@ -290,6 +289,24 @@ mod tests {
         assert_eq!(standardise_name("1/2"), "1/2");
         assert_eq!(standardise_name("0.5"), "1/2");
         assert_eq!(standardise_name("Upper_case letter"), "UPPERCASELETTER");
+    }
+
+    #[test]
+    fn escape_properties_match_the_measured_tables() {
+        // `\w`, `\d`, `\s` resolve through the property lookup; the generator also measured them
+        // directly on the reference.
+        assert_eq!(
+            property_set(binary_key("WORD"), false),
+            CharSet::from_table(t::WORD)
+        );
+        assert_eq!(
+            property_set(binary_key("DIGIT"), false),
+            CharSet::from_table(t::DIGIT)
+        );
+        assert_eq!(
+            property_set(binary_key("SPACE"), false),
+            CharSet::from_table(t::SPACE)
+        );
     }
 
     #[test]

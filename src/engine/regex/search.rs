@@ -60,6 +60,24 @@ fn search_ex(
     must_advance: bool,
     st: &mut ScanState,
 ) -> Result<Option<Spans>, RegexError> {
+    // Like the reference, give up at once when fewer characters remain than any match needs.
+    if prog.min_width > 0
+        && hay[pos..]
+            .chars()
+            .take(prog.min_width.min(usize::MAX as u64) as usize)
+            .count()
+            < prog.min_width as usize
+    {
+        return Ok(None);
+    }
+    let rest = &hay.as_bytes()[pos..];
+    if prog
+        .must_contain
+        .iter()
+        .any(|lit| memchr::memmem::find(rest, lit.as_bytes()).is_none())
+    {
+        return Ok(None);
+    }
     let mut m = Matcher::new(prog, hay, false, budget(hay.len()));
     m.set_must_advance(pos, must_advance);
     let mut at = pos;
@@ -91,7 +109,8 @@ pub enum PartialOutcome {
 }
 
 /// The smallest start from which a path could consume everything to the end of `hay`.
-fn partial_floor(prog: &Program, hay: &str) -> usize {
+/// The scan stops at `from`: nothing before it is tried anyway.
+fn partial_floor(prog: &Program, hay: &str, from: usize) -> usize {
     let Some((loops, bound)) = &prog.partial_reach else {
         return 0;
     };
@@ -108,13 +127,16 @@ fn partial_floor(prog: &Program, hay: &str) -> usize {
             .map(|c| c as u8)
             .collect();
         loop {
+            let window = &bytes[from..pos];
             let hit = match needles.as_slice() {
-                [a] => memchr::memrchr(*a, &bytes[..pos]),
-                [a, b] => memchr::memrchr2(*a, *b, &bytes[..pos]),
-                [a, b, c] => memchr::memrchr3(*a, *b, *c, &bytes[..pos]),
+                [a] => memchr::memrchr(*a, window),
+                [a, b] => memchr::memrchr2(*a, *b, window),
+                [a, b, c] => memchr::memrchr3(*a, *b, *c, window),
                 _ => return 0,
             };
-            let Some(i) = hit else { return 0 };
+            let Some(i) = hit.map(|i| from + i) else {
+                return 0;
+            };
             others += 1;
             if others > *bound {
                 return i + 1;
@@ -122,7 +144,10 @@ fn partial_floor(prog: &Program, hay: &str) -> usize {
             pos = i;
         }
     }
-    while let Some((c, n)) = super::utf8::prev_char(bytes, pos) {
+    while pos > from {
+        let Some((c, n)) = super::utf8::prev_char(bytes, pos) else {
+            break;
+        };
         if !loops.contains(c) {
             others += 1;
             if others > *bound {
@@ -140,6 +165,7 @@ pub fn search_partial(
     pre: &Prefilter,
     hay: &str,
     pos: usize,
+    lazy_like_reference: bool,
 ) -> Result<PartialOutcome, RegexError> {
     // The partial pass inherits where the complete pass last found the required string.
     let mut complete = ScanState::default();
@@ -147,12 +173,13 @@ pub fn search_partial(
         return Ok(PartialOutcome::Complete(spans));
     }
     let mut st = complete.for_partial_pass();
-    let floor = partial_floor(prog, hay);
+    let floor = partial_floor(prog, hay, pos);
     let mut at = pos;
     if floor > at && pre.skipping_is_free() {
         at = floor;
     }
     let mut m = Matcher::new(prog, hay, true, budget(hay.len()));
+    m.set_lazy_like_reference(lazy_like_reference);
     while let Some(s) = pre.next(hay, at, true, &mut st) {
         if s < floor {
             // No path from here can reach the end: skip the attempt, not the bookkeeping.

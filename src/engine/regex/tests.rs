@@ -112,3 +112,252 @@ fn escape_round_trips() {
         assert_eq!((m.start(), m.end()), (0, s.len()));
     }
 }
+
+/// One search per construct, spans (all groups, in bytes) measured on the reference.
+/// Expected spans of every group (0 first), or `None` for no match.
+type Spans = Option<&'static [Option<(usize, usize)>]>;
+
+const CONSTRUCTS: &[(&str, &str, Spans)] = &[
+    ("$", "a\n", Some(&[Some((1, 1))])),
+    ("a$", "a\nb", None),
+    ("\\Z", "a\n", Some(&[Some((2, 2))])),
+    ("a++a", "aaa", None),
+    ("(?>a+)a", "aaa", None),
+    ("\\<\\>", "x<>", Some(&[Some((1, 3))])),
+    ("[[a]", "[", Some(&[Some((0, 1))])),
+    ("[a&&b]", "&", Some(&[Some((0, 1))])),
+    ("[a~~b]", "~", Some(&[Some((0, 1))])),
+    ("a{,3}", "aaaa", Some(&[Some((0, 3))])),
+    ("{name}", "{name}", Some(&[Some((0, 6))])),
+    ("a{1", "a{1", Some(&[Some((0, 3))])),
+    ("a{x}", "a{x}", Some(&[Some((0, 4))])),
+    ("\\101", "A", Some(&[Some((0, 1))])),
+    ("\\0", "\u{0000}", Some(&[Some((0, 1))])),
+    ("(?#c)a", "a", Some(&[Some((0, 1))])),
+    ("\\x41\\u00e9", "Aé", Some(&[Some((0, 3))])),
+    ("\\d+", "x١٢3", Some(&[Some((1, 6))])),
+    ("\\w+", "é_1!", Some(&[Some((0, 4))])),
+    ("\\s+", "a\u{001c} b", Some(&[Some((2, 5))])),
+    ("\\W", "é!", Some(&[Some((2, 3))])),
+    ("[[:alpha:]]+", "1ab2", Some(&[Some((1, 3))])),
+    ("\\p{Lu}+", "aBC", Some(&[Some((1, 3))])),
+    ("\\P{L}", "ab1", Some(&[Some((2, 3))])),
+    ("[^a-c]", "abd", Some(&[Some((2, 3))])),
+    ("[\\w-]+", "a-b c", Some(&[Some((0, 3))])),
+    (".", "\n", Some(&[Some((0, 1))])),
+    ("^b", "ab", None),
+    ("(?m)^b", "a\nb", Some(&[Some((2, 3))])),
+    ("(?m)a$", "a\nb", Some(&[Some((0, 1))])),
+    ("\\bb", "ab b", Some(&[Some((3, 4))])),
+    ("\\Bb", "ab b", Some(&[Some((1, 2))])),
+    ("\\Aa", "ba", None),
+    ("(a)(b)?", "a", Some(&[Some((0, 1)), Some((0, 1)), None])),
+    ("(?P<x>a)(?P=x)", "aa", Some(&[Some((0, 2)), Some((0, 1))])),
+    ("(?<y>b)\\g<y>", "bb", Some(&[Some((0, 2)), Some((0, 1))])),
+    ("(a|)*", "aab", Some(&[Some((0, 2)), Some((2, 2))])),
+    ("(?:(a)|b)*", "ab", Some(&[Some((0, 2)), Some((0, 1))])),
+    ("a*?b", "aab", Some(&[Some((0, 3))])),
+    ("a{2,3}", "aaaa", Some(&[Some((0, 3))])),
+    ("a{2,3}?", "aaaa", Some(&[Some((0, 2))])),
+    ("(ab){2}", "ababab", Some(&[Some((0, 4)), Some((2, 4))])),
+    ("(?:a|b){3}", "abab", Some(&[Some((0, 3))])),
+    ("a(?=b)", "acab", Some(&[Some((2, 3))])),
+    ("a(?!b)", "abac", Some(&[Some((2, 3))])),
+    ("(?<=a)b", "cbab", Some(&[Some((3, 4))])),
+    ("(?<!a)b", "abcb", Some(&[Some((3, 4))])),
+    ("(?<=a|bc)d", "bcd", Some(&[Some((2, 3))])),
+    ("(?i)abc", "xABC", Some(&[Some((1, 4))])),
+    ("(?i)[a-c]+", "ABc", Some(&[Some((0, 3))])),
+    ("(?i)k", "K", Some(&[Some((0, 3))])),
+    ("(?i)ß", "ẞ", Some(&[Some((0, 3))])),
+    ("a(?i)b", "aB", Some(&[Some((0, 2))])),
+    ("(?i:a)b", "Ab", Some(&[Some((0, 2))])),
+    ("(?x) a b # c", "ab", Some(&[Some((0, 2))])),
+];
+
+#[test]
+fn each_construct_matches_like_the_reference() {
+    for &(p, h, want) in CONSTRUCTS {
+        let got = re(p).search(h, 0).unwrap().map(|m| {
+            (0..=m.group_count())
+                .map(|i| m.group(i).map(|r| (r.start, r.end)))
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(got.as_deref(), want, "{p:?} on {h:?}");
+    }
+}
+
+#[test]
+fn syntax_errors_carry_the_reference_message_and_byte_offset() {
+    let err = |p: &str| Regex::new(p, Flags::default()).unwrap_err();
+    assert_eq!(
+        err("(ab"),
+        RegexError::Syntax {
+            message: "missing )".into(),
+            offset: 3
+        }
+    );
+    assert_eq!(
+        err("é(ab"),
+        RegexError::Syntax {
+            message: "missing )".into(),
+            offset: 5
+        }
+    );
+    assert_eq!(
+        err("[a--b]"),
+        RegexError::Syntax {
+            message: "bad character range".into(),
+            offset: 4
+        }
+    );
+    assert_eq!(err("a**").to_string(), "multiple repeat at position 2");
+    assert!(matches!(
+        err("(?R)"),
+        RegexError::Unsupported { offset: 0, .. }
+    ));
+    assert!(matches!(
+        err(r"x\N{LATIN SMALL LETTER A}"),
+        RegexError::Unsupported { offset: 1, .. }
+    ));
+}
+
+#[test]
+fn features_report_non_regular_constructs() {
+    let f = re("a(?=b)").features();
+    assert!(f.lookahead && f.lookaround() && !f.is_regular());
+    assert!(re("(a)\\1").features().backrefs);
+    assert!(re("a++").features().possessive);
+    assert!(re("(?>a)").features().atomic);
+    assert!(re("a*?").features().lazy);
+    assert!(re("\\bx$").features().word_boundary);
+    assert!(re("[a-z]+(?:x|y)*").features().is_regular());
+}
+
+#[test]
+fn positions_are_byte_offsets_and_lookbehind_sees_before_pos() {
+    let r = re("(?<=é)b|^c");
+    assert_eq!(r.search("ébc", 2).unwrap().map(|m| m.range()), Some(2..3));
+    // `^` matches only at 0, even when the search starts later.
+    assert_eq!(r.search("xc", 1).unwrap(), None);
+    // A position inside a character is moved to the next boundary.
+    assert_eq!(
+        re("b").search("éb", 1).unwrap().map(|m| m.range()),
+        Some(2..3)
+    );
+    assert_eq!(
+        re("x").match_at("ax", 1).unwrap().map(|m| m.range()),
+        Some(1..2)
+    );
+    assert_eq!(re("x").match_at("ax", 0).unwrap(), None);
+}
+
+/// A tiny deterministic generator for the robustness tests.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[(self.next() % items.len() as u64) as usize]
+    }
+}
+
+#[test]
+fn never_panics_or_hangs_on_random_patterns() {
+    let pool: Vec<char> = "()[]{}?*+|^$\\.#-:=!<>PpNgLxuU01289,aAbBwWdDsSzZmM&~' \n\té😀K"
+        .chars()
+        .collect();
+    let hay_pool: Vec<char> = "aAbB<>/ \néK😀1_-".chars().collect();
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for i in 0..4000 {
+        let n = rng.next() % 14;
+        let p: String = (0..n).map(|_| rng.pick(&pool)).collect();
+        let Ok(r) = Regex::new(&p, Flags { dotall: i % 3 != 0 }) else {
+            continue;
+        };
+        for _ in 0..3 {
+            let n = rng.next() % 12;
+            let h: String = (0..n).map(|_| rng.pick(&hay_pool)).collect();
+            for pos in 0..=h.len() + 1 {
+                let _ = r.search(&h, pos);
+                let _ = r.match_at(&h, pos);
+                let _ = r.search_partial(&h, pos);
+            }
+            for m in r.find_iter(&h).take(64) {
+                let _ = m;
+            }
+        }
+    }
+}
+
+#[test]
+fn catastrophic_patterns_stay_fast() {
+    let long = "a".repeat(5000);
+    for p in [
+        "(a*)*b",
+        "(a|a)*c",
+        "(a+)+$",
+        "((a*)*)*x",
+        "(?:a|aa)+b",
+        "(x+x+)+y",
+        "(a*)*\\1b",
+        "(?=a*b)a",
+    ] {
+        let r = re(p);
+        let started = std::time::Instant::now();
+        let _ = r.search(&long, 0);
+        let _ = r.search_partial(&long, 0);
+        assert!(
+            started.elapsed().as_secs() < 10,
+            "{p} took {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+#[test]
+fn regex_is_cheap_to_share_across_threads() {
+    fn assert_send_sync<T: Send + Sync + Clone + std::fmt::Debug>() {}
+    assert_send_sync::<Regex>();
+    let r = re("(?P<k>\\w+)=(?P<v>\\d+)");
+    let handles: Vec<_> = (0..4)
+        .map(|i| {
+            let r = r.clone();
+            std::thread::spawn(move || {
+                let h = format!("x{i}={i}");
+                let m = r.search(&h, 0).unwrap().unwrap();
+                (m.named("k").unwrap(), m.named("v").unwrap())
+            })
+        })
+        .collect();
+    for (i, h) in handles.into_iter().enumerate() {
+        let (k, v) = h.join().unwrap();
+        assert_eq!((k, v), (0..2, 3..3 + i.to_string().len()));
+    }
+}
+
+#[test]
+fn huge_repeat_counts_compile_without_unrolling() {
+    let r = re("(?:ab){10000,}c");
+    let h = "ab".repeat(10_001) + "c";
+    assert_eq!(
+        r.search(&h, 0).unwrap().map(|m| m.range()),
+        Some(0..h.len())
+    );
+    assert_eq!(
+        r.search(&h[2..], 0).unwrap().map(|m| m.range()),
+        Some(0..h.len() - 2)
+    );
+    assert_eq!(r.search(&h[h.len() - 41..], 0).unwrap(), None);
+    assert!(matches!(
+        r.search_partial(&h[..h.len() - 1], 0).unwrap(),
+        Partial::Partial { start: 0 }
+    ));
+    let r = re("a{4294967294}");
+    assert_eq!(r.search("aaa", 0).unwrap(), None);
+}

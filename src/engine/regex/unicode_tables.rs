@@ -4,6 +4,8 @@
 //! sorted; surrogate code points may appear inside ranges and are never looked up.
 
 #![allow(clippy::unreadable_literal)]
+// Some tables only serve the tests that cross-check the property lookup.
+#![allow(dead_code)]
 
 /// `\w` in Unicode mode.
 pub static WORD: &[(u32, u32)] = &[
