@@ -10,7 +10,7 @@ use crate::cli::output;
 use crate::cli::{Failure, InputArgs};
 use crate::engine::event::{Event, EventKind};
 use crate::engine::offsets::CharIndex;
-use crate::engine::parser::{Events, Parser, parse_response};
+use crate::engine::parser::{Events, Parser, parse_response_owned};
 use crate::engine::template::Template;
 use crate::engine::value::Value;
 
@@ -38,9 +38,9 @@ pub fn parse(args: &InputArgs, pretty: bool) -> Result<(), Failure> {
         .prefix
         .as_deref()
         .ok_or_else(inputs::missing_prefix)?;
-    let message = parse_response(
+    let message = parse_response_owned(
         inputs.template,
-        &inputs.output,
+        inputs.output,
         Some(prefix),
         inputs.tools.as_ref(),
     )

@@ -256,6 +256,18 @@ impl Parser {
         Ok(events)
     }
 
+    /// Like [`Parser::feed`] for text the caller owns: a first feed takes it over instead of
+    /// copying it (one-shot parsing of large generations).
+    pub fn feed_string(&mut self, text: String) -> Result<Vec<Event>, ParseError> {
+        if self.buffer.is_empty() && !self.finalized {
+            self.buffer = text;
+            let mut events = Vec::new();
+            self.process(&mut events, false)?;
+            return Ok(events);
+        }
+        self.feed(&text)
+    }
+
     /// Ends the stream: flushes held text, closes the open region, checks required fields and
     /// drops empty values. Returns the message and the final events.
     pub fn finalize(&mut self) -> Result<(Dict, Vec<Event>), ParseError> {
@@ -749,9 +761,19 @@ pub fn parse_response(
     prefix: Option<&str>,
     tools: Option<&Value>,
 ) -> Result<Dict, ParseError> {
+    parse_response_owned(template, text.to_string(), prefix, tools)
+}
+
+/// [`parse_response`] for a generation the caller owns (no copy of it is made).
+pub fn parse_response_owned(
+    template: Arc<Template>,
+    text: String,
+    prefix: Option<&str>,
+    tools: Option<&Value>,
+) -> Result<Dict, ParseError> {
     let mut parser = Parser::build(template, tools, Events::None, py::JSON_MAX_DEPTH_PARSE)?;
     parser.consume_prefix(prefix)?;
-    parser.feed(text)?;
+    parser.feed_string(text)?;
     Ok(parser.finalize()?.0)
 }
 

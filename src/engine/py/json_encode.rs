@@ -271,14 +271,51 @@ enum Escape {
 }
 
 /// Writes `s` as a JSON string literal the way Python's encoder does.
+/// The UTF-8 lead byte of the stand-ins for lone surrogates (U+10F800..=U+10FFFF).
+const STAND_IN_LEAD: u8 = 0xF4;
+
+/// Whether a byte may start something that needs escaping, per escape mode: ASCII control
+/// characters, `"` and `\\` always; with `NonAscii` every non-ASCII character; with
+/// `Surrogates` the stand-ins' lead byte (the character itself is then checked).
+const fn attention_table(escape: Escape) -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = b < 0x20
+            || b == b'"' as usize
+            || b == b'\\' as usize
+            || match escape {
+                Escape::NonAscii => b >= 0x7F,
+                Escape::Surrogates => b == STAND_IN_LEAD as usize,
+                Escape::Nothing => false,
+            };
+        b += 1;
+    }
+    t
+}
+
+static ATTENTION: [[bool; 256]; 3] = [
+    attention_table(Escape::NonAscii),
+    attention_table(Escape::Surrogates),
+    attention_table(Escape::Nothing),
+];
+
 fn write_string(out: &mut String, s: &str, escape: Escape) {
     out.reserve(s.len() + 2);
     out.push('"');
+    let bytes = s.as_bytes();
+    let table = &ATTENTION[escape as usize];
     let mut plain_from = 0;
-    for (i, c) in s.char_indices() {
+    let mut i = 0;
+    while i < bytes.len() {
+        if !table[usize::from(bytes[i])] {
+            i += 1;
+            continue;
+        }
+        // `i` is a char boundary: only ASCII bytes and lead bytes need attention.
+        let c = s[i..].chars().next().unwrap_or('\0');
         let plain = match c {
             '"' | '\\' => false,
-            ' '..='~' => true,
             c if (c as u32) < 0x20 => false,
             c => match escape {
                 Escape::NonAscii => false,
@@ -286,12 +323,12 @@ fn write_string(out: &mut String, s: &str, escape: Escape) {
                 Escape::Nothing => true,
             },
         };
-        if plain {
-            continue;
+        if !plain {
+            out.push_str(&s[plain_from..i]);
+            push_escape(out, c);
+            plain_from = i + c.len_utf8();
         }
-        out.push_str(&s[plain_from..i]);
-        plain_from = i + c.len_utf8();
-        push_escape(out, c);
+        i += c.len_utf8();
     }
     out.push_str(&s[plain_from..]);
     out.push('"');
@@ -328,6 +365,12 @@ fn push_u_escape(out: &mut String, unit: u32) {
 /// Writing Python's output (a `str` that may hold lone surrogates) as UTF-8 fails at the first
 /// run of surrogates; Python's message names one character or the run's positions.
 fn check_no_surrogates(out: &str) -> Result<(), DumpError> {
+    // Stand-ins are the only characters with this UTF-8 lead byte and second byte.
+    let has_stand_in = memchr::memchr_iter(STAND_IN_LEAD, out.as_bytes())
+        .any(|i| out.as_bytes().get(i + 1).is_some_and(|&b| b >= 0x8F) && out[i..].chars().next().and_then(surrogate_of).is_some());
+    if !has_stand_in {
+        return Ok(());
+    }
     let mut chars = out
         .chars()
         .enumerate()
