@@ -193,6 +193,24 @@ impl Regex {
         self.inner.prog.group_count
     }
 
+    /// A one-line summary of the compiled program (for diagnostics).
+    #[doc(hidden)]
+    pub fn program_summary(&self) -> String {
+        let p = &self.inner.prog;
+        format!(
+            "insts={} sets={} groups={} slots={} general_repeats={} stateful={} start_test={:?} required={:?} min_width={}",
+            p.insts.len(),
+            p.sets.len(),
+            p.group_count,
+            p.slot_count,
+            p.rep_count,
+            p.stateful,
+            self.inner.prefilter,
+            p.required.as_ref().map(|r| (&r.text, r.offset)),
+            p.min_width
+        )
+    }
+
     pub fn features(&self) -> Features {
         self.inner.features
     }
