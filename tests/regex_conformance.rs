@@ -1,15 +1,21 @@
 //! Differential conformance of `rtbench::engine::regex` against the reference `regex` module.
 //!
 //! The cases in `tests/data/regex/*.json` were recorded on the reference by
-//! `tools/regex/gen_cases.py`. Every compile verdict, search, match, partial search and finditer
-//! result must agree exactly, with two documented exceptions:
-//! - constructs this engine refuses as unsupported (counted);
-//! - partial searches where the reference reports an earlier partial start that no continuation
-//!   can complete, caused by its lazy-quantifier fast path ("lazy quirk: reference holds more",
-//!   counted). When the recorded continuation completes a match only through an end-of-text
-//!   assertion, the case still counts as the quirk if the reference agrees with us once the
-//!   pattern's lazy quantifiers are made greedy. Holding less than the reference where a
-//!   continuation could complete is otherwise a failure.
+//! `tools/regex/gen_cases.py`. Every compile verdict (with the reference's message and position),
+//! search, match, partial search and finditer result must agree exactly, with documented
+//! exceptions that are counted and printed:
+//! - constructs this engine refuses as unsupported;
+//! - "lazy quirk: reference holds more": the reference reports a partial start that no path can
+//!   reach, through its lazy-repeat fast path (the recorded continuation, if any, only completes
+//!   a match through an end-of-text assertion, and the reference agrees with us once the lazy
+//!   quantifiers are made greedy);
+//! - "lazy at end: reference holds less": the reference's lazy repeat stops at the end of the
+//!   text without reporting partial where taking one more character needs more text; we follow
+//!   the definition, and reproducing that fast path (a diagnostic mode) gives the reference's
+//!   answer.
+//!
+//! Any other partial difference fails the test, above all holding less than the reference where
+//! a continuation could complete a match.
 
 use std::collections::BTreeMap;
 use std::fs;

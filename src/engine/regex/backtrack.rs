@@ -791,15 +791,23 @@ impl<'a> Matcher<'a> {
             h.write_u64(u64::from(r.start == pos));
             h.write_u64(u64::from(r.cc == self.cc));
         }
-        for (g, &(s, e)) in self.caps.iter().enumerate() {
-            if self.prog.referenced[g] {
-                h.write_usize(s);
-                h.write_usize(e);
+        if self.prog.backref_ahead[pc as usize] {
+            for (g, &(s, e)) in self.caps.iter().enumerate() {
+                if self.prog.referenced[g] {
+                    // A backreference only sees the captured text, so equal texts behave alike.
+                    if s == NONE {
+                        h.write_u64(u64::MAX);
+                    } else {
+                        let (lo, hi) = if s <= e { (s, e) } else { (e, s) };
+                        h.write_usize(hi - lo);
+                        h.write(&self.bytes[lo..hi]);
+                    }
+                }
             }
-        }
-        for (slot, &v) in self.slots.iter().enumerate() {
-            if self.prog.referenced[self.prog.slot_group[slot] as usize] {
-                h.write_usize(v);
+            for (slot, &v) in self.slots.iter().enumerate() {
+                if self.prog.referenced[self.prog.slot_group[slot] as usize] {
+                    h.write_usize(v);
+                }
             }
         }
         h.finish()

@@ -91,6 +91,7 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         None => b.locate(&node, &|| StartTest::Anywhere),
     };
     let stateful = b.has_backrefs || b.rep_count > 0;
+    let backref_ahead = backref_reachability(&b.insts);
     Ok(Program {
         insts: b.insts,
         start,
@@ -104,6 +105,7 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         loop_mask: b.masks,
         referenced: b.referenced,
         slot_group: b.slot_group,
+        backref_ahead,
         stateful,
         firstset,
         required,
@@ -603,6 +605,27 @@ impl Builder {
         Ok(cur)
     }
 
+    /// Whether `node` contains a capture group that a backreference reads: setting it counts as
+    /// progress for an enclosing repeat in the reference, which a progress bit cannot track.
+    fn sets_referenced_group(&self, node: &Node) -> bool {
+        match node {
+            Node::Group { index, node } => {
+                self.referenced
+                    .get(*index as usize)
+                    .copied()
+                    .unwrap_or(false)
+                    || self.sets_referenced_group(node)
+            }
+            Node::Seq(items) | Node::Alt(items) => {
+                items.iter().any(|n| self.sets_referenced_group(n))
+            }
+            Node::Repeat { node, .. } | Node::Atomic(node) | Node::Look { node, .. } => {
+                self.sets_referenced_group(node)
+            }
+            _ => false,
+        }
+    }
+
     /// `X{0,max}` for a general (not one-character) `X`.
     fn compile_rest(
         &mut self,
@@ -653,7 +676,10 @@ impl Builder {
                 }
                 Some(_) => {}
             }
-        } else if !self.has_backrefs && self.loop_depth < MAX_LOOP_BITS && max.is_none_or(small) {
+        } else if !self.sets_referenced_group(node)
+            && self.loop_depth < MAX_LOOP_BITS
+            && max.is_none_or(small)
+        {
             return self.progress_loop(node, max, greedy, guard, next, rev);
         }
         self.general_repeat(node, 0, max.unwrap_or(u32::MAX), greedy, guard, next, rev)
@@ -800,6 +826,55 @@ impl Builder {
             _ => Some(false),
         }
     }
+}
+
+/// Per instruction: whether a backreference can still execute after it (so that captured spans
+/// can still change the outcome).
+fn backref_reachability(insts: &[Inst]) -> Vec<bool> {
+    let n = insts.len();
+    let mut preds: Vec<Vec<Pc>> = vec![Vec::new(); n];
+    for (i, inst) in insts.iter().enumerate() {
+        let i = i as Pc;
+        let succ: Vec<Pc> = match *inst {
+            Inst::Char { next, .. }
+            | Inst::Str { next, .. }
+            | Inst::Set { next, .. }
+            | Inst::Any { next, .. }
+            | Inst::Assert { next, .. }
+            | Inst::Mark { next, .. }
+            | Inst::Close { next, .. }
+            | Inst::RepOne { next, .. }
+            | Inst::RepIter { next, .. }
+            | Inst::LoopIter { next, .. }
+            | Inst::Backref { next, .. } => vec![next],
+            Inst::Split { first, second } => vec![first, second],
+            Inst::LoopBack { body, exit, .. } => vec![body, exit],
+            Inst::LoopEnd { iter, exit, .. }
+            | Inst::RepStart { iter, exit, .. }
+            | Inst::RepEnd { iter, exit, .. } => vec![iter, exit],
+            Inst::Atomic { body, next } | Inst::Lookaround { body, next, .. } => vec![body, next],
+            Inst::SubEnd | Inst::Match | Inst::Fail => vec![],
+        };
+        for s in succ {
+            preds[s as usize].push(i);
+        }
+    }
+    let mut ahead = vec![false; n];
+    let mut work: Vec<Pc> = (0..n as Pc)
+        .filter(|&i| matches!(insts[i as usize], Inst::Backref { .. }))
+        .collect();
+    for &i in &work {
+        ahead[i as usize] = true;
+    }
+    while let Some(i) = work.pop() {
+        for &p in &preds[i as usize] {
+            if !ahead[p as usize] {
+                ahead[p as usize] = true;
+                work.push(p);
+            }
+        }
+    }
+    ahead
 }
 
 /// The reference's `has_simple_start`: the pattern begins with a one-character test.

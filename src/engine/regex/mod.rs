@@ -3,11 +3,27 @@
 //! [`Regex`] reproduces the reference `regex` module (VERSION0 syntax, compiled with or without
 //! DOTALL, Unicode-aware) for the operations response templates need: `search`, `match`,
 //! `search(partial=True)`, `finditer`, capture groups and `groupindex`. Positions are byte
-//! offsets into the haystack, always on character boundaries.
+//! offsets into the haystack, always on character boundaries (a position inside a character
+//! is moved to the next boundary; one past the end is clamped).
 //!
 //! Partial matching follows the reference: a complete match anywhere from the start position
-//! wins; otherwise the leftmost start from which some matching path reaches the end of the text
-//! is reported. Unlike the reference, a lazy quantifier never makes an unreachable start partial.
+//! wins; otherwise the leftmost start from which some matching path consumes everything to the
+//! end of the text (and needs more) is reported, with assertions at the end evaluated as if the
+//! text ended there. The reference only tries starts its "required string" and start test allow,
+//! and so does this engine. Where the reference's lazy-repeat fast path departs from that
+//! definition, this engine follows the definition: it never reports a start no path can reach
+//! (`a*?b` on `xac`), and it does report one a lazy repeat reaches by taking characters up to
+//! the end.
+//!
+//! Matching is a backtracking matcher with the reference's repeat semantics (an empty iteration
+//! ends a loop; the minimum of a repeat is unrolled), failed-state memoisation (so catastrophic
+//! patterns stay polynomial) and a work budget ([`RegexError::Budget`]) as a last resort.
+//!
+//! Refused with [`RegexError::Unsupported`]: fuzzy matching (`{e<=1}`), recursion and group calls
+//! (`(?R)`, `(?1)`, `(?&name)`, `(?P>name)`), conditionals (`(?(1)..)`, `(?(?=..)..)`), branch
+//! reset `(?|..)`, `\G`, `\X`, `\K`, `\N{NAME}`, the verbs `(*PRUNE)`/`(*SKIP)`, the flags
+//! `(?V1)`, `(?r)`, `(?p)`, `(?L)`, `(?w)`, `(?f)`, and Unicode properties other than binary
+//! properties, general category, script, script extensions and block.
 
 mod ast;
 mod backtrack;
@@ -191,6 +207,24 @@ impl Regex {
     /// Python's `groups`: the number of capture groups.
     pub fn group_count(&self) -> usize {
         self.inner.prog.group_count
+    }
+
+    /// A one-line summary of the compiled program (for diagnostics).
+    #[doc(hidden)]
+    pub fn program_summary(&self) -> String {
+        let p = &self.inner.prog;
+        format!(
+            "insts={} sets={} groups={} slots={} general_repeats={} stateful={} start_test={:?} required={:?} min_width={}",
+            p.insts.len(),
+            p.sets.len(),
+            p.group_count,
+            p.slot_count,
+            p.rep_count,
+            p.stateful,
+            self.inner.prefilter,
+            p.required.as_ref().map(|r| (&r.text, r.offset)),
+            p.min_width
+        )
     }
 
     pub fn features(&self) -> Features {

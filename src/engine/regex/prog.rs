@@ -224,6 +224,8 @@ pub struct Program {
     pub referenced: Vec<bool>,
     /// Per private slot: the public group it belongs to.
     pub slot_group: Vec<u32>,
+    /// Per instruction: whether a backreference may still run after it.
+    pub backref_ahead: Vec<bool>,
     /// Whether the matcher state includes registers or backreferenced captures that the memo key
     /// must cover.
     pub stateful: bool,
