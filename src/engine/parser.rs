@@ -47,8 +47,23 @@ impl std::fmt::Display for ParseError {
 impl std::error::Error for ParseError {}
 
 fn regex_failure(e: RegexError, field: &Field, which: &str) -> ParseError {
+    let delimiter = if which == "open" {
+        &field.open
+    } else {
+        &field.close
+    };
+    let message = match (e, delimiter) {
+        (RegexError::Budget, Some(Delimiter::Pattern(p))) => format!(
+            "Field '{}': {which}_pattern {} backtracks catastrophically on this text, so the \
+             search was stopped (the reference would hang here); avoid nested quantifiers such \
+             as (a*)* and alternatives that overlap inside a repeat such as (a|aa)*",
+            field.name,
+            Value::from(p.source.as_str()).py_repr()
+        ),
+        (e, _) => format!("Field '{}': {which} search failed: {e}", field.name),
+    };
     ParseError {
-        message: format!("Field '{}': {which} search failed: {e}", field.name),
+        message,
         field: Some(field.name.clone()),
         span: None,
     }

@@ -366,8 +366,10 @@ fn push_u_escape(out: &mut String, unit: u32) {
 /// run of surrogates; Python's message names one character or the run's positions.
 fn check_no_surrogates(out: &str) -> Result<(), DumpError> {
     // Stand-ins are the only characters with this UTF-8 lead byte and second byte.
-    let has_stand_in = memchr::memchr_iter(STAND_IN_LEAD, out.as_bytes())
-        .any(|i| out.as_bytes().get(i + 1).is_some_and(|&b| b >= 0x8F) && out[i..].chars().next().and_then(surrogate_of).is_some());
+    let has_stand_in = memchr::memchr_iter(STAND_IN_LEAD, out.as_bytes()).any(|i| {
+        out.as_bytes().get(i + 1).is_some_and(|&b| b >= 0x8F)
+            && out[i..].chars().next().and_then(surrogate_of).is_some()
+    });
     if !has_stand_in {
         return Ok(());
     }

@@ -6,9 +6,11 @@ use super::error::RegexError;
 use super::prefilter::{Prefilter, ScanState};
 use super::prog::Program;
 
-/// The work budget for one search over `len` bytes.
-fn budget(len: usize) -> u64 {
-    50_000_000 + 512 * (len as u64 + 1)
+/// The work budget for one search over `len` bytes with `prog`: generous for any pattern that
+/// matches in time linear in the text (a few steps per byte and instruction), small enough that
+/// a runaway pattern is reported within about a second instead of freezing the caller.
+fn budget(prog: &Program, len: usize) -> u64 {
+    4_000_000 + (len as u64 + 1) * (64 + 4 * prog.insts.len() as u64)
 }
 
 fn stop_error(s: Stop) -> RegexError {
@@ -78,7 +80,7 @@ fn search_ex(
     {
         return Ok(None);
     }
-    let mut m = Matcher::new(prog, hay, false, budget(hay.len()));
+    let mut m = Matcher::new(prog, hay, false, budget(prog, hay.len()));
     m.set_must_advance(pos, must_advance);
     let mut at = pos;
     while let Some(s) = pre.next(hay, at, false, st) {
@@ -98,7 +100,7 @@ pub fn match_at(prog: &Program, hay: &str, pos: usize) -> Result<Option<Spans>, 
     if !may_start(prog, hay, pos) {
         return Ok(None);
     }
-    let mut m = Matcher::new(prog, hay, false, budget(hay.len()));
+    let mut m = Matcher::new(prog, hay, false, budget(prog, hay.len()));
     m.try_at(pos).map_err(stop_error)
 }
 
@@ -178,7 +180,7 @@ pub fn search_partial(
     if floor > at && pre.skipping_is_free() {
         at = floor;
     }
-    let mut m = Matcher::new(prog, hay, true, budget(hay.len()));
+    let mut m = Matcher::new(prog, hay, true, budget(prog, hay.len()));
     m.set_lazy_like_reference(lazy_like_reference);
     while let Some(s) = pre.next(hay, at, true, &mut st) {
         if s < floor {
