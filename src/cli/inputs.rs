@@ -28,13 +28,16 @@ pub fn template(path: &Path) -> Result<(Arc<Template>, TemplateSource), Failure>
 pub fn text_file(path: &Path, what: &str) -> Result<String, Failure> {
     let bytes = std::fs::read(path)
         .map_err(|e| Failure::usage(format!("cannot read {what} {}: {e}", path.display())))?;
-    String::from_utf8(bytes).map_err(|e| {
-        Failure::usage(format!(
-            "{what} {} is not valid UTF-8 (byte {})",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        ))
-    })
+    // Generations can be large: validate with SIMD, and report the position only on failure.
+    if simdutf8::basic::from_utf8(&bytes).is_err() {
+        let at = std::str::from_utf8(&bytes).map_or_else(|e| e.valid_up_to(), |_| 0);
+        return Err(Failure::usage(format!(
+            "{what} {} is not valid UTF-8 (byte {at})",
+            path.display()
+        )));
+    }
+    // SAFETY: `bytes` was validated as UTF-8 just above.
+    Ok(unsafe { String::from_utf8_unchecked(bytes) })
 }
 
 pub fn tools_file(path: &Path) -> Result<Value, Failure> {

@@ -300,6 +300,25 @@ static ATTENTION: [[bool; 256]; 3] = [
     attention_table(Escape::Nothing),
 ];
 
+/// Whether any of the eight bytes in `w` may need escaping: a control character, `"` or `\\`,
+/// or (unless nothing else is escaped) a non-ASCII byte. Bit tricks from "Bit Twiddling Hacks".
+fn word_needs_attention(w: u64, escape: Escape) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+    let special = below_space
+        | has_zero(w ^ (ONES * u64::from(b'"')))
+        | has_zero(w ^ (ONES * u64::from(b'\\')));
+    match escape {
+        Escape::Nothing => special != 0,
+        // 0x7F (escaped with ensure_ascii) and every non-ASCII byte go the slow way.
+        Escape::NonAscii | Escape::Surrogates => {
+            special != 0 || w & HIGH != 0 || has_zero(w ^ (ONES * 0x7F)) != 0
+        }
+    }
+}
+
 fn write_string(out: &mut String, s: &str, escape: Escape) {
     out.reserve(s.len() + 2);
     out.push('"');
@@ -308,6 +327,16 @@ fn write_string(out: &mut String, s: &str, escape: Escape) {
     let mut plain_from = 0;
     let mut i = 0;
     while i < bytes.len() {
+        // Skip eight plain bytes at a time (most text needs no escaping).
+        if let Some(word) = bytes.get(i..i + 8)
+            && !word_needs_attention(
+                u64::from_le_bytes(word.try_into().unwrap_or([0; 8])),
+                escape,
+            )
+        {
+            i += 8;
+            continue;
+        }
         if !table[usize::from(bytes[i])] {
             i += 1;
             continue;
