@@ -42,6 +42,22 @@ pub enum Command {
         #[arg(long)]
         spans: bool,
     },
+    /// Check that no chunking changes the result: stream the generation with every chunk size
+    /// from 1 to N, K seeded random chunkings and tokenizer-like pieces, and compare each with
+    /// the one-shot parse. Exit 0 when all agree, 1 with the smallest disagreement and a diff.
+    Chunks {
+        #[command(flatten)]
+        input: InputArgs,
+        /// Try every chunk size from 1 to N code points.
+        #[arg(long, value_name = "N", default_value_t = 32)]
+        max: usize,
+        /// Also try K random chunkings (sizes 1 to 12 code points).
+        #[arg(long, value_name = "K", default_value_t = 8)]
+        random: usize,
+        /// Seed of the random chunkings.
+        #[arg(long, value_name = "S", default_value_t = 0)]
+        seed: u64,
+    },
     /// Validate a template: exit 0 when the reference would load it, 1 with diagnostics if not.
     Check {
         /// Response template JSON, or a tokenizer_config.json with a `response_template` key.
@@ -106,6 +122,12 @@ pub fn main() -> ExitCode {
             spans,
         }) => run::stream(&input, &chunks, spans),
         Some(Command::Check { template }) => run::check(&template),
+        Some(Command::Chunks {
+            input,
+            max,
+            random,
+            seed,
+        }) => run::chunks(&input, max, random, seed),
         None => run::bundled_sample(),
     };
     match result {

@@ -1,9 +1,11 @@
 //! The response-template engine: everything between a template file plus generated text and the
 //! parsed message with its streaming events. No terminal code lives here.
 
+pub mod chunking;
 pub mod content;
 pub mod delimiter;
 pub mod diagnostic;
+pub mod diff;
 pub mod event;
 pub mod offsets;
 pub mod parser;

@@ -1,0 +1,107 @@
+//! The chunking check against the reference: on every recorded case where the reference's own
+//! result depends on the chunking, the check must find a disagreement, and for every chunking
+//! the reference recorded, the check's verdict (agrees with the one-shot parse or not) must be
+//! the reference's. Every bundled sample must pass the check.
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rtbench::engine::chunking::{CheckPlan, Chunking, Generation, check, run};
+use rtbench::engine::template::load_template;
+use rtbench::engine::template::source::load_file;
+use rtbench::engine::value::Value;
+use rtbench::sample::{expand, read_sample};
+
+fn get<'a>(v: &'a Value, k: &str) -> &'a Value {
+    v.as_dict().and_then(|d| d.get(k)).unwrap_or(&Value::Null)
+}
+
+#[test]
+fn verdicts_match_the_reference_on_chunking_dependent_cases() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance/shared");
+    let mut dependent = 0;
+    for case in common::load_cases(&dir) {
+        let tags = get(&case, "tags").as_list().unwrap_or(&[]).to_vec();
+        if !tags
+            .iter()
+            .any(|t| t.as_str() == Some("chunking-dependent"))
+        {
+            continue;
+        }
+        dependent += 1;
+        let name = get(&case, "name").as_str().unwrap().to_string();
+        let template = Arc::new(load_template(get(&case, "template")).unwrap());
+        let tools = Some(get(&case, "tools")).filter(|t| !matches!(t, Value::Null));
+        let generation = Generation {
+            template,
+            prefix: get(&case, "prefix").as_str().unwrap(),
+            tools,
+            text: get(&case, "output").as_str().unwrap(),
+        };
+        let report = check(&generation, &CheckPlan::default());
+        assert!(
+            !report.agrees(),
+            "{name}: the check found no chunking that changes the result"
+        );
+        // The reference's verdict for each recorded chunking: did its message differ from the
+        // one-shot message?
+        let one_shot = get(get(&case, "expect"), "message");
+        for stream in get(&case, "streams").as_list().unwrap() {
+            let chunks: Vec<String> = get(stream, "chunks")
+                .as_list()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_str().unwrap().to_string())
+                .collect();
+            let mut cuts = Vec::new();
+            let mut at = 0;
+            for c in &chunks[..chunks.len().saturating_sub(1)] {
+                at += c.len();
+                cuts.push(at);
+            }
+            let reference_differs = !common::json_eq(one_shot, get(stream, "message"));
+            let ours = run(&generation, &Chunking::Cuts(cuts));
+            let ours_differs =
+                !common::json_eq(one_shot, &Value::Dict(ours.message.clone().unwrap()));
+            let label = get(stream, "label").as_str().unwrap();
+            assert_eq!(ours_differs, reference_differs, "{name} [{label}]");
+        }
+    }
+    assert!(
+        dependent >= 3,
+        "expected the corpus to hold chunking-dependent cases, found {dependent}"
+    );
+}
+
+#[test]
+fn every_bundled_sample_passes_the_check() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let mut checked = 0;
+    for dir in std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+    {
+        let (template, _) = load_file(&dir.join("template.json")).unwrap();
+        for path in expand(&dir).unwrap() {
+            let sample = read_sample(&path).unwrap();
+            let generation = Generation {
+                template: Arc::clone(&template),
+                prefix: sample.prefix.as_deref().unwrap_or(""),
+                tools: sample.tools.as_ref(),
+                text: &sample.generation,
+            };
+            let report = check(&generation, &CheckPlan::default());
+            assert!(
+                report.agrees(),
+                "{}: {:?}",
+                path.display(),
+                report.differences()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 0);
+}
