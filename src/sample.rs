@@ -24,6 +24,7 @@
 //! (required), `tools` (JSON), `expected` (JSON) and `note` (free text). A file with another
 //! extension than `.sample` (e.g. `.txt`) is a bare generation with no prefix.
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use crate::engine::py;
@@ -44,6 +45,49 @@ pub struct Sample {
     pub note: Option<String>,
     /// Byte offset of the generation section in the file (for positions in diagnostics).
     pub generation_offset: usize,
+}
+
+impl Sample {
+    /// Whether the sample is expected to fail: its expected section is `{"$error": ...}`.
+    pub fn expects_error(&self) -> bool {
+        self.expected
+            .as_ref()
+            .and_then(Value::as_dict)
+            .is_some_and(|d| d.contains_key(EXPECTED_ERROR_KEY))
+    }
+}
+
+/// An expected section `{"$error": true}` (or an explanation string) says that parsing the
+/// sample must fail.
+pub const EXPECTED_ERROR_KEY: &str = "$error";
+
+/// The sample file's text with its `expected` section replaced by `expected` (added at the end
+/// when there is none); everything else stays byte for byte.
+pub fn replace_expected(path: &Path, text: &str, expected: &str) -> Result<String, SampleError> {
+    let sections = sections(path, text)?;
+    let body = if expected.ends_with('\n') {
+        expected.to_string()
+    } else {
+        format!("{expected}\n")
+    };
+    Ok(match sections.iter().find(|s| s.name == "expected") {
+        Some(s) => {
+            // Keep the line break that separates this section from the next header.
+            let next_header = sections.iter().any(|n| n.line > s.line);
+            let body = if next_header {
+                body.trim_end_matches('\n').to_string()
+            } else {
+                body
+            };
+            format!("{}{}{}", &text[..s.body.start], body, &text[s.body.end..])
+        }
+        None => {
+            // The line break before the new header must be a new one: the text's own last line
+            // break (if any) belongs to the last section.
+            let sep = if text.is_empty() { "" } else { "\n" };
+            format!("{text}{sep}--- expected ---\n{body}")
+        }
+    })
 }
 
 /// A sample file that cannot be read.
@@ -71,6 +115,53 @@ fn header(line: &str) -> Option<&str> {
     SECTIONS.contains(&name).then_some(name)
 }
 
+/// One section of a sample file: its name, the 1-based line of its header, and the byte range
+/// of its body.
+#[derive(Clone, Debug, PartialEq)]
+struct Section<'a> {
+    name: &'a str,
+    line: usize,
+    body: Range<usize>,
+}
+
+/// Splits a `.sample` file into its sections.
+fn sections<'a>(path: &Path, text: &'a str) -> Result<Vec<Section<'a>>, SampleError> {
+    let err = |line: Option<usize>, message: String| SampleError {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
+    let mut sections: Vec<Section<'a>> = Vec::new();
+    let mut offset = 0;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let bare = line.strip_suffix('\n').unwrap_or(line);
+        let bare = bare.strip_suffix('\r').unwrap_or(bare);
+        if let Some(name) = header(bare) {
+            // The line break before a header belongs to the header.
+            let brk = if text[..offset].ends_with("\r\n") {
+                2
+            } else {
+                usize::from(text[..offset].ends_with('\n'))
+            };
+            if let Some(last) = sections.last_mut() {
+                last.body.end = (offset - brk).max(last.body.start);
+            } else if !text[..offset].trim().is_empty() {
+                return Err(err(Some(1), "text before the first section header".into()));
+            }
+            if sections.iter().any(|s| s.name == name) {
+                return Err(err(Some(i + 1), format!("section '{name}' appears twice")));
+            }
+            sections.push(Section {
+                name,
+                line: i + 1,
+                body: offset + line.len()..text.len(),
+            });
+        }
+        offset += line.len();
+    }
+    Ok(sections)
+}
+
 /// Parses the text of a `.sample` file.
 pub fn parse_sample(path: &Path, text: &str) -> Result<Sample, SampleError> {
     let err = |line: Option<usize>, message: String| SampleError {
@@ -78,34 +169,10 @@ pub fn parse_sample(path: &Path, text: &str) -> Result<Sample, SampleError> {
         line,
         message,
     };
-    // (name, header line number, body start, body end)
-    let mut sections: Vec<(&str, usize, usize, usize)> = Vec::new();
-    let mut offset = 0;
-    for (i, line) in text.split_inclusive('\n').enumerate() {
-        let bare = line.strip_suffix('\n').unwrap_or(line);
-        let bare = bare.strip_suffix('\r').unwrap_or(bare);
-        if let Some(name) = header(bare) {
-            if let Some(last) = sections.last_mut() {
-                // The line break before a header belongs to the header.
-                let brk = if text[..offset].ends_with("\r\n") {
-                    2
-                } else {
-                    usize::from(text[..offset].ends_with('\n'))
-                };
-                last.3 = (offset - brk).max(last.2);
-            } else if !text[..offset].trim().is_empty() {
-                return Err(err(Some(1), "text before the first section header".into()));
-            }
-            if sections.iter().any(|s| s.0 == name) {
-                return Err(err(Some(i + 1), format!("section '{name}' appears twice")));
-            }
-            sections.push((name, i + 1, offset + line.len(), text.len()));
-        }
-        offset += line.len();
-    }
-    if let Some(last) = sections.last_mut() {
-        last.3 = text.len().max(last.2);
-    }
+    let sections: Vec<(&str, usize, usize, usize)> = sections(path, text)?
+        .into_iter()
+        .map(|s| (s.name, s.line, s.body.start, s.body.end))
+        .collect();
     let section = |name: &str| sections.iter().find(|s| s.0 == name);
     let Some(&(_, _, gen_start, gen_end)) = section("generation") else {
         return Err(err(
@@ -206,6 +273,27 @@ mod tests {
         let s = parse("--- prefix ---\n--- generation ---\nx");
         assert_eq!(s.prefix.as_deref(), Some(""));
         assert_eq!(s.generation, "x");
+    }
+
+    #[test]
+    fn replacing_the_expected_section_keeps_everything_else() {
+        let p = Path::new("t.sample");
+        let text = "--- generation ---\nx\n\n--- expected ---\n{}\n--- note ---\nn\n";
+        let out = replace_expected(p, text, "{\"a\": 1}").unwrap();
+        assert_eq!(
+            out,
+            "--- generation ---\nx\n\n--- expected ---\n{\"a\": 1}\n--- note ---\nn\n"
+        );
+        assert_eq!(parse_sample(p, &out).unwrap().generation, "x\n");
+        let last =
+            replace_expected(p, "--- generation ---\nx\n--- expected ---\nold", "{}").unwrap();
+        assert_eq!(last, "--- generation ---\nx\n--- expected ---\n{}\n");
+        let added = replace_expected(p, "--- generation ---\nx", "{}").unwrap();
+        assert_eq!(added, "--- generation ---\nx\n--- expected ---\n{}\n");
+        assert_eq!(parse_sample(p, &added).unwrap().generation, "x");
+        // A generation that ends with a line break keeps it.
+        let added = replace_expected(p, "--- generation ---\nx\n", "{}").unwrap();
+        assert_eq!(parse_sample(p, &added).unwrap().generation, "x\n");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 mod inputs;
 mod output;
 mod run;
+mod test_samples;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -57,6 +58,20 @@ pub enum Command {
         /// Seed of the random chunkings.
         #[arg(long, value_name = "S", default_value_t = 0)]
         seed: u64,
+    },
+    /// Regression-test templates: parse every sample that has an expected message and report
+    /// pass/fail with a structural diff (exit 1 on any failure). A sample's template is the
+    /// template.json (or tokenizer_config.json) beside it.
+    Test {
+        /// Sample files or folders (searched recursively); default: samples/.
+        #[arg(value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        /// Use this template for every sample.
+        #[arg(long, value_name = "T")]
+        template: Option<PathBuf>,
+        /// Write the current results into the samples' `expected` sections.
+        #[arg(long)]
+        bless: bool,
     },
     /// Validate a template: exit 0 when the reference would load it, 1 with diagnostics if not.
     Check {
@@ -122,6 +137,11 @@ pub fn main() -> ExitCode {
             spans,
         }) => run::stream(&input, &chunks, spans),
         Some(Command::Check { template }) => run::check(&template),
+        Some(Command::Test {
+            paths,
+            template,
+            bless,
+        }) => test_samples::run(&paths, template.as_deref(), bless),
         Some(Command::Chunks {
             input,
             max,
