@@ -305,13 +305,12 @@ impl Parser {
             )));
         }
         let defaults = &self.template.defaults;
-        let output = std::mem::take(&mut self.output);
-        self.output = output
+        let message = std::mem::take(&mut self.output)
             .into_iter()
             .filter(|(k, v)| defaults.contains_key(k) || !v.is_empty_value())
             .collect();
         self.finalized = true;
-        Ok((std::mem::take(&mut self.output), events))
+        Ok((message, events))
     }
 
     fn process(&mut self, events: &mut Vec<Event>, eos: bool) -> Result<(), ParseError> {
