@@ -8,9 +8,10 @@
 
 use std::ops::Range;
 
-use aho_corasick::{AhoCorasick, Anchored, Input, MatchKind};
+use aho_corasick::{AhoCorasick, Input, MatchKind};
 
 use crate::engine::regex::{Flags, Partial, Regex, RegexError};
+use crate::engine::value::Value;
 
 /// A compiled delimiter.
 #[derive(Clone, Debug)]
@@ -106,12 +107,6 @@ impl LiteralSet {
             .unwrap_or(hay.len())
     }
 
-    /// Whether any literal matches exactly at `at` (used by the explain tooling and tests).
-    pub fn matches_at(&self, hay: &str, at: usize) -> bool {
-        self.matcher
-            .find(Input::new(hay).range(at..).anchored(Anchored::Yes))
-            .is_some()
-    }
 }
 
 impl PatternDelimiter {
@@ -213,6 +208,80 @@ impl Delimiter {
                 }
                 Ok(last)
             }
+        }
+    }
+
+    /// Every complete match in `text`, non-overlapping, left to right (Python's `finditer`).
+    pub fn find_all(&self, text: &str) -> Result<Vec<Range<usize>>, RegexError> {
+        match self {
+            Delimiter::Literal(set) => Ok(set.matcher.find_iter(text).map(|m| m.start()..m.end()).collect()),
+            Delimiter::Pattern(p) => p.regex.find_iter(text).map(|m| m.map(|m| m.start()..m.end())).collect(),
+        }
+    }
+
+    /// The longest stretch of `text` that is the beginning of a match without being one (the
+    /// earliest of the longest): where a delimiter that never matched came closest. At most
+    /// `max_starts` start positions are tried for patterns.
+    pub fn nearest_partial(&self, text: &str, max_starts: usize) -> Result<Option<Range<usize>>, RegexError> {
+        let starts = text.char_indices().map(|(i, _)| i);
+        let mut best: Option<Range<usize>> = None;
+        let mut consider = |r: Range<usize>| {
+            if !r.is_empty() && best.as_ref().is_none_or(|b| r.len() > b.len()) {
+                best = Some(r);
+            }
+        };
+        match self {
+            Delimiter::Literal(set) => {
+                for s in starts {
+                    let rest = &text[s..];
+                    for lit in &set.literals {
+                        let common = lit
+                            .char_indices()
+                            .zip(rest.chars())
+                            .take_while(|((_, a), b)| a == b)
+                            .last()
+                            .map_or(0, |((i, a), _)| i + a.len_utf8());
+                        if common < lit.len() {
+                            consider(s..s + common);
+                        }
+                    }
+                }
+            }
+            Delimiter::Pattern(p) => {
+                // The text from `s` to `e` is a viable beginning when a partial search over the
+                // text cut at `e` reports a partial match starting at `s`; viability shrinks
+                // monotonically, so the longest `e` is found by bisection.
+                let viable = |s: usize, e: usize| -> Result<bool, RegexError> {
+                    Ok(matches!(p.regex.search_partial(&text[..e], s)?, Partial::Partial { start } if start == s))
+                };
+                for s in starts.take(max_starts) {
+                    let next = text[s..].chars().next().map_or(s, |c| s + c.len_utf8());
+                    if !viable(s, next)? {
+                        continue;
+                    }
+                    let bounds: Vec<usize> = text[s..].char_indices().map(|(i, _)| s + i).skip(1).chain([text.len()]).collect();
+                    let (mut lo, mut hi) = (0, bounds.len() - 1);
+                    while lo < hi {
+                        let mid = (lo + hi).div_ceil(2);
+                        if viable(s, bounds[mid])? {
+                            lo = mid;
+                        } else {
+                            hi = mid - 1;
+                        }
+                    }
+                    consider(s..bounds[lo]);
+                }
+            }
+        }
+        Ok(best)
+    }
+
+    /// How the template wrote the delimiter: `"<think>"`, `["a", "b"]` or `pattern '<x\d+>'`.
+    pub fn describe(&self) -> String {
+        match self {
+            Delimiter::Literal(set) if set.literals.len() == 1 => Value::from(set.literals[0].as_str()).py_repr(),
+            Delimiter::Literal(set) => Value::List(set.literals.iter().map(|l| Value::from(l.as_str())).collect()).py_repr(),
+            Delimiter::Pattern(p) => format!("pattern {}", Value::from(p.source.as_str()).py_repr()),
         }
     }
 

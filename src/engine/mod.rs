@@ -7,6 +7,7 @@ pub mod delimiter;
 pub mod diagnostic;
 pub mod diff;
 pub mod event;
+pub mod explain;
 pub mod offsets;
 pub mod parser;
 pub mod py;

@@ -1,0 +1,340 @@
+//! Explanations of a mis-parse: why a field matched nowhere, or why its region ended where it
+//! did. Built from the parser's own trace (regions with spans) and from searches of the
+//! field's delimiters over the parsed text, so that what it says is what the parser did.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use crate::engine::delimiter::Delimiter;
+use crate::engine::event::{Event, EventKind};
+use crate::engine::parser::{Events, ParseError, Parser};
+use crate::engine::regex::RegexError;
+use crate::engine::template::Template;
+use crate::engine::value::Value;
+
+/// Where text came from, as document ranges (the document is prefix + generation).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Region {
+    pub field: String,
+    /// The open delimiter (empty for the implicit region).
+    pub open: Range<usize>,
+    pub body: Range<usize>,
+    /// The close delimiter, or an empty range where the region ended.
+    pub close: Range<usize>,
+    pub ended_by: Ending,
+}
+
+/// Why a region ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ending {
+    /// Its own close delimiter matched.
+    Close,
+    /// Another field's open delimiter matched (the implicit region ends there).
+    Open(String),
+    /// The stream ended first.
+    EndOfStream,
+}
+
+/// One place where the field's open delimiter text appears but did not open the field.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MissedOpen {
+    pub at: Range<usize>,
+    pub reason: Missed,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Missed {
+    /// The text lay inside another explicit region, where only that region's close is watched.
+    InsideRegion(String),
+    /// Another delimiter was committed at or over this text first (earliest start wins, then
+    /// the longest, then opens before closes, then the field name in alphabetical order).
+    Beaten { by: String, at: Range<usize> },
+    /// The text was in the prefix before the start anchor's cut.
+    BeforeAnchor,
+}
+
+/// How the prefix was cut by the start anchor.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AnchorCut {
+    /// No prefix was given (empty): nothing the prompt pre-wrote is known.
+    EmptyPrefix,
+    /// The anchor was not found: the whole prefix was parsed.
+    NotFound { prefix_len: usize },
+    /// The prefix was cut after the last anchor match; `kept` is the part that was parsed.
+    Cut { at: usize, kept: Range<usize> },
+}
+
+/// Everything the explanation knows about one field.
+#[derive(Clone, Debug)]
+pub struct Explanation {
+    pub field: String,
+    pub open: Option<String>,
+    pub close: Option<String>,
+    pub implicit: bool,
+    pub regions: Vec<Region>,
+    pub missed_opens: Vec<MissedOpen>,
+    /// When the open delimiter never matched anywhere: the closest the text came.
+    pub nearest_open: Option<Range<usize>>,
+    /// For regions that ran to the end of the stream: the closest the text came to the close.
+    pub nearest_close: Option<Range<usize>>,
+    pub anchor: AnchorCut,
+    pub parse_error: Option<ParseError>,
+    /// The document the ranges refer to.
+    pub document: String,
+}
+
+/// Explains `field` for one generation.
+pub fn explain(
+    template: &Arc<Template>,
+    prefix: &str,
+    generation: &str,
+    tools: Option<&Value>,
+    field: &str,
+) -> Result<Explanation, String> {
+    let index = template
+        .field_index(field)
+        .ok_or_else(|| {
+            let names: Vec<&str> = template.fields.iter().map(|f| f.name.as_str()).collect();
+            format!("no field '{field}' in the template (fields: {})", names.join(", "))
+        })?;
+    let f = &template.fields[index];
+    let document = format!("{prefix}{generation}");
+    let (events, parse_error, origin) = trace(template, prefix, generation, tools);
+    let regions = regions(template, &events, document.len());
+    let regex = |e: RegexError| format!("searching the delimiters failed: {e}");
+
+    let anchor = if prefix.is_empty() {
+        AnchorCut::EmptyPrefix
+    } else {
+        match template.start_anchor.last_match_end(prefix).map_err(regex)? {
+            None => AnchorCut::NotFound { prefix_len: prefix.len() },
+            Some(at) => AnchorCut::Cut { at, kept: at..prefix.len() },
+        }
+    };
+
+    let parsed = &document[origin..];
+    let mut missed_opens = Vec::new();
+    let mut nearest_open = None;
+    if let Some(open) = &f.open {
+        let found = open.find_all(parsed).map_err(regex)?;
+        for r in &found {
+            let at = origin + r.start..origin + r.end;
+            if regions.iter().any(|g| g.field == f.name && g.open == at) {
+                continue;
+            }
+            let reason = if let Some(g) = regions
+                .iter()
+                .find(|g| !g.open.is_empty() && g.body.start <= at.start && at.start < g.body.end)
+            {
+                Missed::InsideRegion(g.field.clone())
+            } else if let Some(g) = regions.iter().find(|g| overlaps(&g.open, &at) || overlaps(&g.close, &at)) {
+                let by = if overlaps(&g.open, &at) { g.open.clone() } else { g.close.clone() };
+                Missed::Beaten { by: g.field.clone(), at: by }
+            } else {
+                continue;
+            };
+            missed_opens.push(MissedOpen { at, reason });
+        }
+        // Occurrences cut away with the prefix explain a field the prompt opened.
+        if let AnchorCut::Cut { at, .. } = &anchor {
+            for r in open.find_all(&prefix[..*at]).map_err(regex)? {
+                missed_opens.push(MissedOpen { at: r, reason: Missed::BeforeAnchor });
+            }
+        }
+        if found.is_empty() {
+            nearest_open = open
+                .nearest_partial(parsed, 4096)
+                .map_err(regex)?
+                .map(|r| origin + r.start..origin + r.end);
+        }
+    }
+    let mut nearest_close = None;
+    if let (Some(close), Some(last)) = (&f.close, regions.iter().rfind(|g| g.field == f.name && g.ended_by == Ending::EndOfStream)) {
+        let body = &document[last.body.clone()];
+        nearest_close = close
+            .nearest_partial(body, 4096)
+            .map_err(regex)?
+            .map(|r| last.body.start + r.start..last.body.start + r.end);
+    }
+    Ok(Explanation {
+        field: f.name.clone(),
+        open: f.open.as_ref().map(Delimiter::describe),
+        close: f.close.as_ref().map(Delimiter::describe),
+        implicit: template.implicit == Some(index),
+        regions: regions.into_iter().filter(|g| g.field == f.name).collect(),
+        missed_opens,
+        nearest_open,
+        nearest_close,
+        anchor,
+        parse_error,
+        document,
+    })
+}
+
+fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
+    !a.is_empty() && a.start < b.end && b.start < a.end
+}
+
+/// Runs the parser with tracing; events up to a parse error are kept.
+fn trace(
+    template: &Arc<Template>,
+    prefix: &str,
+    generation: &str,
+    tools: Option<&Value>,
+) -> (Vec<Event>, Option<ParseError>, usize) {
+    let mut events = Vec::new();
+    let mut p = match Parser::with_events(Arc::clone(template), Some(prefix), tools, Events::Trace) {
+        Ok(p) => p,
+        Err(e) => return (events, Some(e), prefix.len()),
+    };
+    let origin = p.origin();
+    events.extend_from_slice(p.initial_events());
+    let error = match p.feed(generation) {
+        Ok(evs) => {
+            events.extend(evs);
+            match p.finalize() {
+                Ok((_, evs)) => {
+                    events.extend(evs);
+                    None
+                }
+                Err(e) => Some(e),
+            }
+        }
+        Err(e) => Some(e),
+    };
+    (events, error, origin)
+}
+
+/// Pairs open and close events into regions.
+fn regions(template: &Template, events: &[Event], doc_len: usize) -> Vec<Region> {
+    let mut out: Vec<Region> = Vec::new();
+    let mut open: Option<(usize, Range<usize>, usize)> = None;
+    for ev in events {
+        match &ev.kind {
+            EventKind::Open => {
+                open = Some((ev.field, ev.span.clone(), ev.span.end));
+            }
+            EventKind::Close { .. } => {
+                let Some((field, open_span, body_start)) = open.take() else { continue };
+                let body = ev.detail.as_ref().map_or(body_start..ev.span.start, |d| d.body.clone());
+                let ended_by = if !ev.span.is_empty() {
+                    Ending::Close
+                } else if ev.span.start == doc_len {
+                    Ending::EndOfStream
+                } else {
+                    // An empty close span inside the text: the next region's open delimiter.
+                    let next = events
+                        .iter()
+                        .find(|e| matches!(e.kind, EventKind::Open) && e.span.start == ev.span.start && !e.span.is_empty())
+                        .map(|e| template.fields[e.field].name.clone());
+                    match next {
+                        Some(name) => Ending::Open(name),
+                        None => Ending::Close,
+                    }
+                };
+                out.push(Region {
+                    field: template.fields[field].name.clone(),
+                    open: open_span,
+                    body,
+                    close: ev.span.clone(),
+                    ended_by,
+                });
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+impl Explanation {
+    fn cp(&self, byte: usize) -> usize {
+        self.document[..byte.min(self.document.len())].chars().count()
+    }
+
+    fn quote(&self, r: &Range<usize>) -> String {
+        Value::from(&self.document[r.clone()]).py_repr()
+    }
+
+    /// The text around `r`, with `r` bracketed: `…before[r]after…`.
+    fn context(&self, r: &Range<usize>) -> String {
+        let before: String = self.document[..r.start].chars().rev().take(12).collect::<Vec<_>>().into_iter().rev().collect();
+        let after: String = self.document[r.end..].chars().take(12).collect();
+        Value::from(format!("{before}[{}]{after}", &self.document[r.clone()]).as_str()).py_repr()
+    }
+
+    /// The explanation as plain lines of text.
+    pub fn lines(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let delims = match (&self.open, &self.close) {
+            (Some(o), Some(c)) => format!("open {o}, close {c}"),
+            (Some(o), None) => format!("open {o}, no close (runs to the end of the stream)"),
+            (None, Some(c)) => format!("implicit (takes leftover text), close {c}"),
+            (None, None) => "implicit (takes leftover text), no close".into(),
+        };
+        out.push(format!("field '{}': {delims}", self.field));
+        if self.regions.is_empty() {
+            out.push("  it matched nowhere: the message has no value from this field.".into());
+        }
+        for (i, g) in self.regions.iter().enumerate() {
+            let opened = if g.open.is_empty() {
+                format!("opened at code point {} (first leftover text)", self.cp(g.open.start))
+            } else {
+                format!("opened by {} at code point {}", self.quote(&g.open), self.cp(g.open.start))
+            };
+            let ended = match &g.ended_by {
+                Ending::Close => format!("closed by {} at code point {}", self.quote(&g.close), self.cp(g.close.start)),
+                Ending::Open(by) => format!("ended at code point {} where '{by}' opened", self.cp(g.close.start)),
+                Ending::EndOfStream => "ran to the end of the stream (its close never matched)".into(),
+            };
+            out.push(format!("  region {}: {opened}; {ended}; body {} characters", i + 1, self.document[g.body.clone()].chars().count()));
+        }
+        for m in &self.missed_opens {
+            let why = match &m.reason {
+                Missed::InsideRegion(f) => format!("it lay inside the '{f}' region, where only that region's close is watched"),
+                Missed::Beaten { by, at } => format!(
+                    "'{by}' matched {} at code point {} first (earliest start wins, then the longest match, then opens before closes, then field names in alphabetical order)",
+                    self.quote(at),
+                    self.cp(at.start)
+                ),
+                Missed::BeforeAnchor => "it is in the prefix before the start anchor, which the parser cuts away".into(),
+            };
+            out.push(format!("  the open delimiter appears at code point {} but did not open the field: {why}", self.cp(m.at.start)));
+        }
+        if let Some(r) = &self.nearest_open {
+            out.push(format!(
+                "  the open delimiter never appears; closest: {} at code point {}, where it stops matching after {} of its characters",
+                self.context(&(r.start..(r.end + self.document[r.end..].chars().next().map_or(0, char::len_utf8)))),
+                self.cp(r.start),
+                self.document[r.clone()].chars().count()
+            ));
+        } else if self.regions.is_empty() && self.open.is_some() && self.missed_opens.is_empty() {
+            out.push("  the open delimiter never appears, not even its first character in a matching place".into());
+        }
+        if let Some(r) = &self.nearest_close {
+            out.push(format!(
+                "  closest the text came to the close delimiter: {} at code point {}, {} characters matched",
+                self.context(r),
+                self.cp(r.start),
+                self.document[r.clone()].chars().count()
+            ));
+        }
+        match &self.anchor {
+            AnchorCut::EmptyPrefix => out.push(
+                "  prefix: none was given, so nothing the prompt wrote is known (a chat template that opens a region, such as <think>, for the model leaves this region unopened); pass the prompt as the prefix".into(),
+            ),
+            AnchorCut::NotFound { prefix_len } => out.push(format!(
+                "  prefix: the start anchor was not found in it, so the whole prefix ({} characters, earlier turns included) was parsed",
+                self.document[..*prefix_len].chars().count()
+            )),
+            AnchorCut::Cut { at, kept } => out.push(format!(
+                "  prefix: cut after the last start anchor at code point {}; the parser saw {} of it",
+                self.cp(*at),
+                if kept.is_empty() { "nothing".to_string() } else { self.quote(kept) }
+            )),
+        }
+        if let Some(e) = &self.parse_error {
+            out.push(format!("  parsing failed: {}", e.message));
+        }
+        out
+    }
+}
