@@ -6,7 +6,7 @@
 mod inputs;
 mod output;
 mod run;
-mod test_samples;
+pub mod test_samples;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

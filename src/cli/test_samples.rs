@@ -54,8 +54,8 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
     Ok(())
 }
 
-/// What happened to one sample.
-enum Verdict {
+/// What happened to one sample (also shown by the workbench's sample list).
+pub enum Verdict {
     Pass,
     Fail(Vec<String>),
     NoExpectation,
@@ -73,7 +73,8 @@ pub fn parse_sample_with(template: &Arc<Template>, sample: &Sample) -> Result<Di
     .map_err(|e| e.message)
 }
 
-fn verdict(sample: &Sample, result: &Result<Dict, String>) -> Verdict {
+/// The `rtbench test` verdict for one sample's parse result.
+pub fn verdict(sample: &Sample, result: &Result<Dict, String>) -> Verdict {
     let Some(expected) = &sample.expected else {
         return Verdict::NoExpectation;
     };
