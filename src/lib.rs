@@ -8,3 +8,4 @@
 pub mod cli;
 pub mod engine;
 pub mod sample;
+pub mod workbench;

@@ -15,10 +15,18 @@ use clap::{Args, Parser, Subcommand};
 
 /// A workbench for response templates: write, watch, parse and stream-debug them.
 #[derive(Parser, Debug)]
-#[command(name = "rtbench", version, about, long_about = None)]
+#[command(name = "rtbench", version, about, long_about = None, args_conflicts_with_subcommands = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Without a command: open the workbench on TEMPLATE (a response template, a
+    /// tokenizer_config.json, or a folder holding template.json) and SAMPLE files or folders
+    /// (default: the samples beside the template; nothing at all: a bundled sample).
+    #[arg(value_name = "TEMPLATE [SAMPLE...]")]
+    pub paths: Vec<PathBuf>,
+    /// Workbench colours: a built-in theme (dark, light) or a theme file (TOML).
+    #[arg(long, value_name = "NAME|PATH")]
+    pub theme: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -148,7 +156,17 @@ pub fn main() -> ExitCode {
             random,
             seed,
         }) => run::chunks(&input, max, random, seed),
-        None => run::bundled_sample(),
+        // Without a terminal and without inputs, print the bundled sample's parse.
+        None if cli.paths.is_empty()
+            && cli.theme.is_none()
+            && !std::io::IsTerminal::is_terminal(&std::io::stdout()) =>
+        {
+            run::bundled_sample()
+        }
+        None => crate::workbench::run(&crate::workbench::Options {
+            paths: cli.paths,
+            theme: cli.theme,
+        }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,755 @@
+//! One sample run through the engine, prepared for display: the document (prefix + generation)
+//! cut into coloured segments (delimiters, captures, region bodies, held-back and discarded
+//! text), the regions with how each value was made, the message, and the diagnostics.
+//!
+//! Everything here is computed off the UI thread and shared read-only (`Arc`) with the views.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use crate::cli::test_samples::{Verdict, parse_sample_with, verdict};
+use crate::engine::diagnostic::{Diagnostic, Location};
+use crate::engine::event::{Event, EventKind};
+use crate::engine::offsets::CharIndex;
+use crate::engine::parser::{Events, ParseError, Parser};
+use crate::engine::py::{DumpOptions, json_dumps};
+use crate::engine::template::Template;
+use crate::engine::value::{Dict, Value};
+use crate::sample::Sample;
+
+/// What a stretch of the document is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SegKind {
+    /// Prefix text before the start anchor's cut: the parser never sees it.
+    BeforeAnchor,
+    /// An open delimiter of region `region`.
+    Open { region: usize },
+    /// A close delimiter of region `region`.
+    Close { region: usize },
+    /// A named capture inside a delimiter of `region` (index into its captures).
+    Capture { region: usize, capture: usize },
+    /// Body text of `region`.
+    Body { region: usize },
+    /// Text that went to no field (no implicit field and no region open).
+    Discarded,
+    /// Text the parser never routed anywhere (after a parse error, or swallowed by a
+    /// delimiter quirk such as `$` before a final newline).
+    Unrouted,
+}
+
+/// A stretch of the document with one look.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Segment {
+    pub range: Range<usize>,
+    pub kind: SegKind,
+    /// Held back at the end of the stream (a delimiter might have started here).
+    pub held: bool,
+    /// Where a parse error points.
+    pub error: bool,
+}
+
+/// A region of one field, as the parser opened and closed it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegionInfo {
+    pub field: usize,
+    /// The open delimiter (empty for the implicit region).
+    pub open: Range<usize>,
+    pub body: Range<usize>,
+    /// The close delimiter (empty where the region just ended); `None` while still open.
+    pub close: Option<Range<usize>>,
+    /// Named captures, with where their text was found inside the delimiters.
+    pub captures: Vec<(String, Value, Option<Range<usize>>)>,
+    /// Content parser output.
+    pub parsed: Option<Value>,
+    /// Transform output (`None` without a transform).
+    pub transformed: Option<Value>,
+    /// The value stored (after tool coercion).
+    pub value: Option<Value>,
+    /// Whether making its value failed.
+    pub failed: bool,
+}
+
+/// How a sample fares: the `rtbench test` verdict.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Status {
+    Ok,
+    /// Parsing failed (and the sample does not expect it to).
+    Error(String),
+    /// The message differs from the expected one (the differences).
+    Differs(Vec<String>),
+    /// Parsed, with nothing to compare to.
+    NoExpected,
+    /// The file cannot be read or is not a valid sample.
+    Unreadable(String),
+}
+
+impl Status {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Error(_) => "error",
+            Status::Differs(_) => "differs",
+            Status::NoExpected => "no expected",
+            Status::Unreadable(_) => "unreadable",
+        }
+    }
+}
+
+/// A parse error with its place in the document.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParseProblem {
+    pub error: ParseError,
+    /// The region (if any) the error happened in.
+    pub region: Option<usize>,
+    /// The position inside the region body: line, column (1-based, characters), the line and
+    /// the caret width.
+    pub in_region: Option<Location>,
+    /// `file:line:col` of the position in the sample file, when it lies in the generation.
+    pub file_position: Option<String>,
+    /// Document byte offset of the position.
+    pub at: Option<usize>,
+}
+
+/// One sample analysed with one template.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    pub sample_name: String,
+    /// Prefix followed by the generation.
+    pub document: String,
+    pub prefix_len: usize,
+    pub has_prefix: bool,
+    /// Where the start anchor cut the prefix.
+    pub origin: usize,
+    pub segments: Vec<Segment>,
+    pub regions: Vec<RegionInfo>,
+    /// Byte offset of every line start in the document.
+    pub line_starts: Vec<usize>,
+    pub chars: CharIndex,
+    pub field_names: Vec<String>,
+    /// The message, or `None` when parsing failed.
+    pub message: Option<Dict>,
+    /// The message as indented JSON (empty on failure).
+    pub message_json: String,
+    pub problem: Option<ParseProblem>,
+    pub warnings: Vec<Diagnostic>,
+    pub status: Status,
+    /// Fields that opened at least one region in this sample.
+    pub matched_fields: Vec<bool>,
+}
+
+/// The parser's trace of a sample.
+struct Trace {
+    events: Vec<Event>,
+    origin: usize,
+    held: Range<usize>,
+    result: Result<Dict, ParseError>,
+}
+
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Runs the parser with tracing. When parsing fails, the text is parsed again up to the error
+/// so that everything before it can still be shown.
+fn trace(template: &Arc<Template>, prefix: &str, generation: &str, tools: Option<&Value>) -> Trace {
+    let plen = prefix.len();
+    let mut p = match Parser::with_events(Arc::clone(template), Some(prefix), tools, Events::Trace)
+    {
+        Ok(p) => p,
+        Err(e) => {
+            // The prefix itself failed: show what the prefix up to the error made.
+            let cut = e
+                .span
+                .as_ref()
+                .map_or(0, |s| if s.is_empty() { s.start } else { s.end });
+            let cut = floor_boundary(prefix, cut);
+            let partial = Parser::with_events(
+                Arc::clone(template),
+                Some(&prefix[..cut]),
+                tools,
+                Events::Trace,
+            );
+            let (events, origin, held) = match &partial {
+                Ok(p) => (p.initial_events().to_vec(), p.origin(), p.held()),
+                Err(_) => (Vec::new(), 0, 0..0),
+            };
+            return Trace {
+                events,
+                origin,
+                held,
+                result: Err(e),
+            };
+        }
+    };
+    let origin = p.origin();
+    let mut events = p.initial_events().to_vec();
+    match p.feed(generation) {
+        Ok(evs) => {
+            events.extend(evs);
+            let held = p.held();
+            let result = p.finalize().map(|(message, evs)| {
+                events.extend(evs);
+                message
+            });
+            Trace {
+                events,
+                origin,
+                held,
+                result,
+            }
+        }
+        Err(e) => {
+            let (more, held) = replay_until(template, prefix, generation, tools, &e);
+            events.extend(more);
+            let _ = plen;
+            Trace {
+                events,
+                origin,
+                held,
+                result: Err(e),
+            }
+        }
+    }
+}
+
+/// Events of the generation up to where `error` happened, and what was held there.
+fn replay_until(
+    template: &Arc<Template>,
+    prefix: &str,
+    generation: &str,
+    tools: Option<&Value>,
+    error: &ParseError,
+) -> (Vec<Event>, Range<usize>) {
+    let Ok(mut p) = Parser::with_events(Arc::clone(template), Some(prefix), tools, Events::Trace)
+    else {
+        return (Vec::new(), 0..0);
+    };
+    let mut events = Vec::new();
+    match &error.span {
+        Some(s) => {
+            let at = if s.is_empty() { s.start } else { s.end };
+            let cut = floor_boundary(generation, at.saturating_sub(prefix.len()));
+            if let Ok(evs) = p.feed(&generation[..cut]) {
+                events.extend(evs);
+            }
+        }
+        None => {
+            // No position: feed line by line and keep everything before the failing line.
+            for line in generation.split_inclusive('\n') {
+                match p.feed(line) {
+                    Ok(evs) => events.extend(evs),
+                    Err(_) => break,
+                }
+            }
+        }
+    }
+    (events, p.held())
+}
+
+/// Regions and coloured segments from a trace.
+fn regions_and_segments(
+    document: &str,
+    trace: &Trace,
+    error_at: Option<usize>,
+    error_field: Option<usize>,
+) -> (Vec<RegionInfo>, Vec<Segment>) {
+    let mut regions: Vec<RegionInfo> = Vec::new();
+    let mut pieces: Vec<(Range<usize>, SegKind)> = Vec::new();
+    let mut current: Option<usize> = None;
+    for ev in &trace.events {
+        match &ev.kind {
+            EventKind::Open => {
+                let r = regions.len();
+                regions.push(RegionInfo {
+                    field: ev.field,
+                    open: ev.span.clone(),
+                    body: ev.span.end..ev.span.end,
+                    close: None,
+                    captures: Vec::new(),
+                    parsed: None,
+                    transformed: None,
+                    value: None,
+                    failed: false,
+                });
+                current = Some(r);
+                if !ev.span.is_empty() {
+                    pieces.push((ev.span.clone(), SegKind::Open { region: r }));
+                }
+            }
+            EventKind::Chunk { .. } => {
+                if let Some(r) = current {
+                    let g = &mut regions[r];
+                    if g.body.is_empty() {
+                        g.body = ev.span.clone();
+                    } else {
+                        g.body.end = ev.span.end;
+                    }
+                    pieces.push((ev.span.clone(), SegKind::Body { region: r }));
+                } else {
+                    pieces.push((ev.span.clone(), SegKind::Unrouted));
+                }
+            }
+            EventKind::Close { value } => {
+                if let Some(r) = current.take() {
+                    let g = &mut regions[r];
+                    g.close = Some(ev.span.clone());
+                    g.value = Some(value.clone());
+                    if let Some(d) = &ev.detail {
+                        g.body = d.body.clone();
+                        g.captures = d
+                            .captures
+                            .iter()
+                            .map(|(n, v)| (n.clone(), v.clone(), None))
+                            .collect();
+                        g.parsed = Some(d.parsed.clone());
+                        g.transformed = d.transformed.clone();
+                    }
+                    if !ev.span.is_empty() {
+                        pieces.push((ev.span.clone(), SegKind::Close { region: r }));
+                    }
+                }
+            }
+            EventKind::Discard { .. } => pieces.push((ev.span.clone(), SegKind::Discarded)),
+        }
+    }
+    // The region open when parsing failed is the one that failed.
+    if let Some(r) = current
+        && trace.result.is_err()
+        && (error_field.is_none() || error_field == Some(regions[r].field))
+    {
+        regions[r].failed = true;
+    }
+    // Locate captures inside their delimiters.
+    let mut capture_pieces = Vec::new();
+    for (ri, g) in regions.iter_mut().enumerate() {
+        let close = g.close.clone().unwrap_or(0..0);
+        for (ci, (_, value, at)) in g.captures.iter_mut().enumerate() {
+            let Value::Str(text) = value else { continue };
+            if text.is_empty() {
+                continue;
+            }
+            for delim in [&g.open, &close] {
+                if delim.is_empty() || delim.end > document.len() {
+                    continue;
+                }
+                if let Some(i) = document[delim.clone()].find(text.as_str()) {
+                    let r = delim.start + i..delim.start + i + text.len();
+                    *at = Some(r.clone());
+                    capture_pieces.push((r, ri, ci));
+                    break;
+                }
+            }
+        }
+    }
+    pieces.retain(|(r, _)| !r.is_empty() && r.end <= document.len());
+    pieces.sort_by_key(|(r, _)| r.start);
+    // Fill the gaps.
+    let mut segments = Vec::with_capacity(pieces.len() * 2 + 2);
+    let mut at = 0;
+    let push_gap = |segments: &mut Vec<Segment>, from: usize, to: usize| {
+        if from >= to {
+            return;
+        }
+        let anchor_end = trace.origin.min(to);
+        if from < anchor_end {
+            segments.push(seg(from..anchor_end, SegKind::BeforeAnchor));
+        }
+        let from = from.max(anchor_end);
+        if from < to {
+            segments.push(seg(from..to, SegKind::Unrouted));
+        }
+    };
+    for (r, kind) in pieces {
+        let start = r.start.max(at);
+        if start >= r.end {
+            continue;
+        }
+        push_gap(&mut segments, at, start);
+        segments.push(seg(start..r.end, kind));
+        at = r.end;
+    }
+    push_gap(&mut segments, at, document.len());
+    for (r, region, capture) in capture_pieces {
+        overlay(&mut segments, &r, |s| {
+            if matches!(s.kind, SegKind::Open { .. } | SegKind::Close { .. }) {
+                s.kind = SegKind::Capture { region, capture };
+            }
+        });
+    }
+    if !trace.held.is_empty() {
+        overlay(&mut segments, &trace.held, |s| s.held = true);
+    }
+    if let Some(p) = error_at
+        && p < document.len()
+    {
+        let end = document[p..].chars().next().map_or(p, |c| p + c.len_utf8());
+        overlay(&mut segments, &(p..end), |s| s.error = true);
+    }
+    (regions, segments)
+}
+
+fn seg(range: Range<usize>, kind: SegKind) -> Segment {
+    Segment {
+        range,
+        kind,
+        held: false,
+        error: false,
+    }
+}
+
+/// Applies `f` to the part of the segments inside `r`, splitting segments at its edges.
+fn overlay(segments: &mut Vec<Segment>, r: &Range<usize>, f: impl Fn(&mut Segment)) {
+    if r.is_empty() {
+        return;
+    }
+    let first = segments.partition_point(|s| s.range.end <= r.start);
+    let mut i = first;
+    while i < segments.len() && segments[i].range.start < r.end {
+        let s = segments[i].clone();
+        let mut parts = Vec::with_capacity(3);
+        if s.range.start < r.start {
+            parts.push((s.range.start..r.start, false));
+        }
+        parts.push((s.range.start.max(r.start)..s.range.end.min(r.end), true));
+        if s.range.end > r.end {
+            parts.push((r.end..s.range.end, false));
+        }
+        let n = parts.len();
+        let replaced: Vec<Segment> = parts
+            .into_iter()
+            .map(|(range, inside)| {
+                let mut p = Segment { range, ..s.clone() };
+                if inside {
+                    f(&mut p);
+                }
+                p
+            })
+            .collect();
+        segments.splice(i..i + 1, replaced);
+        i += n;
+    }
+}
+
+/// The indented JSON of a value as the workbench shows it (non-ASCII kept, NaN allowed).
+pub fn pretty_json(v: &Value) -> String {
+    let opts = DumpOptions {
+        ensure_ascii: false,
+        allow_nan: true,
+        indent: Some(2),
+        compact: false,
+        surrogates_error: false,
+        max_depth: None,
+    };
+    json_dumps(v, &opts).unwrap_or_else(|e| format!("<cannot show as JSON: {e}>"))
+}
+
+/// The sample's status as `rtbench test` decides it.
+pub fn status_of(template: &Arc<Template>, sample: &Sample) -> Status {
+    let result = parse_sample_with(template, sample);
+    match (&result, verdict(sample, &result)) {
+        (Err(_), Verdict::Pass) => Status::Ok,
+        (Err(e), _) => Status::Error(e.clone()),
+        (Ok(_), Verdict::Pass) => Status::Ok,
+        (Ok(_), Verdict::Fail(lines)) => Status::Differs(lines),
+        (Ok(_), Verdict::NoExpectation) => Status::NoExpected,
+    }
+}
+
+/// Which fields open at least one region in a sample (a cheap run without tracing).
+pub fn matched_fields(template: &Arc<Template>, sample: &Sample) -> Vec<bool> {
+    let mut matched = vec![false; template.fields.len()];
+    let prefix = sample.prefix.as_deref().unwrap_or("");
+    let Ok(mut p) = Parser::with_events(
+        Arc::clone(template),
+        Some(prefix),
+        sample.tools.as_ref(),
+        Events::Reference,
+    ) else {
+        return matched;
+    };
+    let mut mark = |evs: &[Event]| {
+        for e in evs {
+            if matches!(e.kind, EventKind::Open) {
+                matched[e.field] = true;
+            }
+        }
+    };
+    mark(p.initial_events());
+    if let Ok(evs) = p.feed(&sample.generation) {
+        mark(&evs);
+        if let Ok((_, evs)) = p.finalize() {
+            mark(&evs);
+        }
+    }
+    matched
+}
+
+/// Line and column of a byte offset in a text (1-based; columns in characters).
+pub fn line_col(line_starts: &[usize], text: &str, byte: usize) -> (usize, usize) {
+    let line = line_starts.partition_point(|&s| s <= byte).max(1) - 1;
+    let start = line_starts[line];
+    let byte = floor_boundary(text, byte.max(start));
+    (line + 1, text[start..byte].chars().count() + 1)
+}
+
+/// Analyses one sample: `file_text` is the sample file's text (for file positions).
+pub fn analyze(template: &Arc<Template>, name: &str, sample: &Sample, file_text: &str) -> Analysis {
+    let prefix = sample.prefix.as_deref().unwrap_or("");
+    let document = format!("{prefix}{}", sample.generation);
+    let prefix_len = prefix.len();
+    let trace = trace(template, prefix, &sample.generation, sample.tools.as_ref());
+    let error = trace.result.as_ref().err();
+    let error_at = error.and_then(|e| e.span.as_ref()).map(|s| s.start);
+    let error_field = error
+        .and_then(|e| e.field.as_deref())
+        .and_then(|f| template.field_index(f));
+    let (regions, segments) = regions_and_segments(&document, &trace, error_at, error_field);
+    let mut line_starts = vec![0];
+    line_starts.extend(memchr::memchr_iter(b'\n', document.as_bytes()).map(|i| i + 1));
+    let field_names: Vec<String> = template.fields.iter().map(|f| f.name.clone()).collect();
+
+    let problem = error.map(|e| {
+        let region = regions.iter().rposition(|g| g.failed);
+        let at = e.span.as_ref().map(|s| s.start);
+        let in_region = match (region, at) {
+            (Some(r), Some(at)) => {
+                let body = regions[r].body.start.min(at);
+                let end = e.span.as_ref().map_or(at, |s| s.end).min(document.len());
+                let text = &document[body..];
+                Some(Location::new(text, at - body..end.max(at) - body))
+            }
+            _ => None,
+        };
+        let file_position = at.filter(|&a| a >= prefix_len).map(|a| {
+            let in_file = sample.generation_offset + (a - prefix_len);
+            let loc = Location::new(file_text, in_file..in_file + 1);
+            format!("{name}:{}:{}", loc.line, loc.column)
+        });
+        ParseProblem {
+            error: e.clone(),
+            region,
+            in_region,
+            file_position,
+            at,
+        }
+    });
+
+    let mut warnings = Vec::new();
+    if sample.prefix.is_none() {
+        warnings.push(
+            Diagnostic::warning(
+                "no prefix given: parsed with an empty prefix, so anything the chat template \
+                 pre-wrote (such as an opening <think>) is unknown",
+            )
+            .in_file(name.to_string())
+            .with_help(Some(
+                "use a .sample file with a '--- prefix ---' section".into(),
+            )),
+        );
+    } else if !prefix.is_empty() && matches!(template.start_anchor.last_match_end(prefix), Ok(None))
+    {
+        warnings.push(
+            Diagnostic::warning(format!(
+                "start anchor {} not found in the prefix: the whole prefix was parsed",
+                template.start_anchor.describe()
+            ))
+            .in_file(name.to_string()),
+        );
+    }
+    let mut matched_fields = vec![false; template.fields.len()];
+    for g in &regions {
+        matched_fields[g.field] = true;
+    }
+    for (i, f) in template.fields.iter().enumerate() {
+        if !f.optional && !matched_fields[i] {
+            warnings.push(
+                Diagnostic::warning(format!(
+                    "required field '{}' (optional: false) is missing from this sample",
+                    f.name
+                ))
+                .in_file(name.to_string()),
+            );
+        }
+    }
+    let status = status_of(template, sample);
+    if let Status::Differs(lines) = &status {
+        let mut msg = String::from("the message differs from the expected one:");
+        for l in lines.iter().take(12) {
+            msg.push_str("\n  ");
+            msg.push_str(l);
+        }
+        if lines.len() > 12 {
+            msg.push_str(&format!("\n  ... {} more", lines.len() - 12));
+        }
+        warnings.push(Diagnostic::warning(msg).in_file(name.to_string()));
+    }
+
+    let message = trace.result.as_ref().ok().cloned();
+    let message_json = message
+        .as_ref()
+        .map(|m| pretty_json(&Value::Dict(m.clone())))
+        .unwrap_or_default();
+    Analysis {
+        sample_name: name.to_string(),
+        chars: CharIndex::new(&document),
+        document,
+        prefix_len,
+        has_prefix: sample.prefix.is_some(),
+        origin: trace.origin,
+        segments,
+        regions,
+        line_starts,
+        field_names,
+        message,
+        message_json,
+        problem,
+        warnings,
+        status,
+        matched_fields,
+    }
+}
+
+impl Analysis {
+    /// Index of the segment holding byte `at`.
+    pub fn segment_index(&self, at: usize) -> Option<usize> {
+        let i = self.segments.partition_point(|s| s.range.end <= at);
+        (i < self.segments.len() && self.segments[i].range.start <= at).then_some(i)
+    }
+
+    /// The region a segment belongs to.
+    pub fn region_of(&self, kind: SegKind) -> Option<usize> {
+        match kind {
+            SegKind::Open { region }
+            | SegKind::Close { region }
+            | SegKind::Capture { region, .. }
+            | SegKind::Body { region } => Some(region),
+            _ => None,
+        }
+    }
+
+    /// Line and column of a document byte offset.
+    pub fn line_col(&self, byte: usize) -> (usize, usize) {
+        line_col(&self.line_starts, &self.document, byte)
+    }
+
+    /// The byte range of line `line` (0-based), without its newline.
+    pub fn line_range(&self, line: usize) -> Range<usize> {
+        let start = self.line_starts[line];
+        let end = self
+            .line_starts
+            .get(line + 1)
+            .map_or(self.document.len(), |&s| s - 1);
+        start..end.max(start)
+    }
+
+    /// What the character at `at` is, in words (for the cursor line).
+    pub fn describe(&self, at: usize) -> String {
+        let Some(i) = self.segment_index(at) else {
+            return "end of text".into();
+        };
+        let s = &self.segments[i];
+        let field = |r: usize| self.field_names[self.regions[r].field].as_str();
+        let nth = |r: usize| {
+            let f = self.regions[r].field;
+            self.regions[..r].iter().filter(|g| g.field == f).count() + 1
+        };
+        let mut out = match s.kind {
+            SegKind::BeforeAnchor => "prefix before the start anchor (not parsed)".to_string(),
+            SegKind::Open { region } => {
+                format!("{} #{} open delimiter", field(region), nth(region))
+            }
+            SegKind::Close { region } => {
+                format!("{} #{} close delimiter", field(region), nth(region))
+            }
+            SegKind::Capture { region, capture } => format!(
+                "{} #{} capture '{}'",
+                field(region),
+                nth(region),
+                self.regions[region].captures[capture].0
+            ),
+            SegKind::Body { region } => format!("{} #{} body", field(region), nth(region)),
+            SegKind::Discarded => "discarded (went to no field)".to_string(),
+            SegKind::Unrouted => "not routed to any field".to_string(),
+        };
+        if at < self.prefix_len {
+            out.push_str(" [prefix]");
+        }
+        if s.held {
+            out.push_str(" [held back]");
+        }
+        if s.error {
+            out.push_str(" [parse error here]");
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::py;
+    use crate::engine::template::load_template;
+    use std::path::Path;
+
+    fn smollm3() -> Arc<Template> {
+        let t = include_str!("../../samples/smollm3/template.json");
+        Arc::new(load_template(&py::json_loads(t).unwrap()).unwrap())
+    }
+
+    fn sample(text: &str) -> Sample {
+        crate::sample::parse_sample(Path::new("t.sample"), text).unwrap()
+    }
+
+    #[test]
+    fn segments_cover_the_document_in_order() {
+        let text = include_str!("../../samples/smollm3/weather-tool-call.sample");
+        let a = analyze(&smollm3(), "w.sample", &sample(text), text);
+        assert!(a.message.is_some());
+        let mut at = 0;
+        for s in &a.segments {
+            assert_eq!(s.range.start, at);
+            assert!(s.range.end > s.range.start);
+            at = s.range.end;
+        }
+        assert_eq!(at, a.document.len());
+        assert_eq!(a.segments[0].kind, SegKind::BeforeAnchor);
+        let open = a.document.find("<tool_call>").unwrap();
+        assert!(matches!(
+            a.segments[a.segment_index(open).unwrap()].kind,
+            SegKind::Open { .. }
+        ));
+        assert_eq!(a.status, Status::NoExpected);
+    }
+
+    #[test]
+    fn a_parse_error_points_inside_its_region() {
+        let text = include_str!("../../samples/smollm3/truncated-tool-call.sample");
+        let a = analyze(&smollm3(), "t.sample", &sample(text), text);
+        assert!(a.message.is_none());
+        let p = a.problem.as_ref().unwrap();
+        let r = p.region.unwrap();
+        assert_eq!(a.field_names[a.regions[r].field], "tool_calls");
+        assert!(p.in_region.is_some());
+        assert!(p.file_position.as_deref().unwrap().starts_with("t.sample:"));
+        assert!(matches!(a.status, Status::Error(_)));
+    }
+
+    #[test]
+    fn a_bare_generation_warns_about_the_missing_prefix() {
+        let s = Sample {
+            path: "x.txt".into(),
+            prefix: None,
+            generation: "<think>a</think>b".into(),
+            tools: None,
+            expected: None,
+            note: None,
+            generation_offset: 0,
+        };
+        let a = analyze(&smollm3(), "x.txt", &s, "<think>a</think>b");
+        assert!(a.warnings[0].message.starts_with("no prefix given"));
+    }
+}

@@ -1,0 +1,127 @@
+//! JSON syntax highlighting with syntect, turned into ratatui spans. The syntax and theme sets
+//! load once, on first use. Very long lines are cut before highlighting (a message with a
+//! 100 KB string stays quick); the cut is marked.
+
+use std::sync::OnceLock;
+
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use syntect::easy::HighlightLines;
+use syntect::highlighting::{FontStyle, ThemeSet};
+use syntect::parsing::SyntaxSet;
+
+/// Longest line highlighted (in bytes); the rest is shown plainly after a marker.
+const MAX_LINE: usize = 2000;
+
+struct Sets {
+    syntaxes: SyntaxSet,
+    themes: ThemeSet,
+}
+
+fn sets() -> &'static Sets {
+    static SETS: OnceLock<Sets> = OnceLock::new();
+    SETS.get_or_init(|| Sets {
+        syntaxes: SyntaxSet::load_defaults_newlines(),
+        themes: ThemeSet::load_defaults(),
+    })
+}
+
+/// Loads the syntax and theme sets now (call early from a background thread to hide the cost).
+pub fn warm_up() {
+    let _ = sets();
+}
+
+/// The names of the available syntect themes.
+pub fn theme_names() -> Vec<String> {
+    sets().themes.themes.keys().cloned().collect()
+}
+
+fn cut(line: &str) -> (&str, Option<usize>) {
+    if line.len() <= MAX_LINE {
+        return (line, None);
+    }
+    let mut at = MAX_LINE;
+    while !line.is_char_boundary(at) {
+        at -= 1;
+    }
+    (&line[..at], Some(line.len() - at))
+}
+
+/// Highlights `text` (JSON) line by line. With `no_color`, colours are dropped but bold,
+/// italic and underline are kept. Unknown theme names fall back to plain text.
+pub fn json_lines(text: &str, theme_name: &str, no_color: bool) -> Vec<Line<'static>> {
+    let sets = sets();
+    let syntax = sets
+        .syntaxes
+        .find_syntax_by_extension("json")
+        .unwrap_or_else(|| sets.syntaxes.find_syntax_plain_text());
+    let Some(theme) = sets.themes.themes.get(theme_name) else {
+        return text.lines().map(|l| Line::raw(l.to_string())).collect();
+    };
+    let mut h = HighlightLines::new(syntax, theme);
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let (shown, rest) = cut(line);
+        let with_nl = format!("{shown}\n");
+        let mut spans: Vec<Span<'static>> = match h.highlight_line(&with_nl, &sets.syntaxes) {
+            Ok(ranges) => ranges
+                .into_iter()
+                .map(|(style, piece)| {
+                    let piece = piece.trim_end_matches('\n').to_string();
+                    Span::styled(piece, convert(style, no_color))
+                })
+                .filter(|s| !s.content.is_empty())
+                .collect(),
+            Err(_) => vec![Span::raw(shown.to_string())],
+        };
+        if let Some(more) = rest {
+            spans.push(Span::styled(
+                format!("… ({more} more bytes)"),
+                Style::default().add_modifier(Modifier::DIM),
+            ));
+            // A cut string leaves the highlighter inside it: start the next line afresh.
+            h = HighlightLines::new(syntax, theme);
+        }
+        out.push(Line::from(spans));
+    }
+    out
+}
+
+fn convert(style: syntect::highlighting::Style, no_color: bool) -> Style {
+    let mut s = Style::default();
+    if !no_color {
+        let c = style.foreground;
+        s = s.fg(Color::Rgb(c.r, c.g, c.b));
+    }
+    if style.font_style.contains(FontStyle::BOLD) {
+        s = s.add_modifier(Modifier::BOLD);
+    }
+    if style.font_style.contains(FontStyle::ITALIC) {
+        s = s.add_modifier(Modifier::ITALIC);
+    }
+    if style.font_style.contains(FontStyle::UNDERLINE) {
+        s = s.add_modifier(Modifier::UNDERLINED);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn highlights_keys_and_values_differently() {
+        let lines = json_lines("{\n  \"a\": 1\n}", "base16-ocean.dark", false);
+        assert_eq!(lines.len(), 3);
+        let styles: Vec<Style> = lines[1].spans.iter().map(|s| s.style).collect();
+        assert!(styles.windows(2).any(|w| w[0] != w[1]));
+    }
+
+    #[test]
+    fn long_lines_are_cut() {
+        let long = format!("\"{}\"", "x".repeat(10_000));
+        let lines = json_lines(&long, "base16-ocean.dark", true);
+        let text: String = lines[0].spans.iter().map(|s| s.content.as_ref()).collect();
+        assert!(text.len() < 2100 && text.contains("more bytes"));
+    }
+}

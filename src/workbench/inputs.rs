@@ -1,0 +1,264 @@
+//! What the workbench looks at: the template and the samples named on the command line (files
+//! and folders), or the bundled SmolLM3 sample when nothing is named. Reading happens on every
+//! refresh, so edits, deletions and re-creations are always seen as they are now.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::engine::diagnostic::Diagnostic;
+use crate::engine::template::Template;
+use crate::engine::template::load_template;
+use crate::engine::template::source::{LoadError, load_file, source_from_text};
+use crate::sample::{Sample, expand, parse_sample};
+
+const BUNDLED_DIR: &str = "samples/smollm3";
+const BUNDLED_TEMPLATE: &str = include_str!("../../samples/smollm3/template.json");
+const BUNDLED_SAMPLES: [(&str, &str); 3] = [
+    (
+        "think-then-answer.sample",
+        include_str!("../../samples/smollm3/think-then-answer.sample"),
+    ),
+    (
+        "truncated-tool-call.sample",
+        include_str!("../../samples/smollm3/truncated-tool-call.sample"),
+    ),
+    (
+        "weather-tool-call.sample",
+        include_str!("../../samples/smollm3/weather-tool-call.sample"),
+    ),
+];
+
+/// Where a text comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    File(PathBuf),
+    /// Built into the binary (the bundled sample).
+    Embedded {
+        name: String,
+        text: &'static str,
+    },
+}
+
+impl Source {
+    /// The name shown to the user.
+    pub fn name(&self) -> String {
+        match self {
+            Source::File(p) => p.display().to_string(),
+            Source::Embedded { name, .. } => name.clone(),
+        }
+    }
+}
+
+/// The workbench's inputs as given on the command line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inputs {
+    pub template: Source,
+    /// Sample files named one by one.
+    pub files: Vec<Source>,
+    /// Folders named as samples: every sample in them, re-listed on each refresh.
+    pub folders: Vec<PathBuf>,
+}
+
+/// A template file that can be used, with its name.
+#[derive(Clone, Debug)]
+pub struct LoadedTemplate {
+    pub template: Arc<Template>,
+    pub name: String,
+}
+
+/// One sample as read now: its text and parsed form, or why it cannot be used.
+#[derive(Clone, Debug)]
+pub struct SampleFile {
+    pub name: String,
+    pub text: String,
+    pub sample: Result<Sample, String>,
+}
+
+impl Inputs {
+    /// The bundled sample (`samples/smollm3`, built into the binary).
+    pub fn bundled() -> Inputs {
+        Inputs {
+            template: Source::Embedded {
+                name: format!("{BUNDLED_DIR}/template.json"),
+                text: BUNDLED_TEMPLATE,
+            },
+            files: BUNDLED_SAMPLES
+                .iter()
+                .map(|(n, t)| Source::Embedded {
+                    name: format!("{BUNDLED_DIR}/{n}"),
+                    text: t,
+                })
+                .collect(),
+            folders: Vec::new(),
+        }
+    }
+
+    /// Inputs from the command line's `TEMPLATE [SAMPLE...]`. A folder as TEMPLATE means its
+    /// `template.json` (or `tokenizer_config.json`) and its samples; a TEMPLATE alone means the
+    /// samples beside it.
+    pub fn from_args(args: &[PathBuf]) -> Result<Inputs, String> {
+        let Some((first, rest)) = args.split_first() else {
+            return Ok(Inputs::bundled());
+        };
+        for p in args {
+            if !p.exists() {
+                return Err(format!("{}: no such file or folder", p.display()));
+            }
+        }
+        let (template, default_dir) = if first.is_dir() {
+            let t = crate::cli::test_samples::template_beside(first).ok_or_else(|| {
+                format!(
+                    "{}: no template.json or tokenizer_config.json in this folder",
+                    first.display()
+                )
+            })?;
+            (t, first.clone())
+        } else {
+            let dir = first
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+            (first.clone(), dir)
+        };
+        let mut files = Vec::new();
+        let mut folders = Vec::new();
+        if rest.is_empty() {
+            folders.push(default_dir);
+        }
+        for p in rest {
+            if p.is_dir() {
+                folders.push(p.clone());
+            } else {
+                files.push(Source::File(p.clone()));
+            }
+        }
+        Ok(Inputs {
+            template: Source::File(template),
+            files,
+            folders,
+        })
+    }
+
+    /// Whether anything can be watched (embedded inputs cannot change).
+    pub fn is_bundled(&self) -> bool {
+        matches!(self.template, Source::Embedded { .. })
+    }
+
+    /// Every file and folder to watch.
+    pub fn watched_paths(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        if let Source::File(p) = &self.template {
+            out.push(p.clone());
+        }
+        for s in &self.files {
+            if let Source::File(p) = s {
+                out.push(p.clone());
+            }
+        }
+        out.extend(self.folders.iter().cloned());
+        out
+    }
+
+    /// The sample sources as they are now (folders listed afresh, the template file skipped).
+    pub fn sample_sources(&self) -> Vec<Source> {
+        let mut out = self.files.clone();
+        for dir in &self.folders {
+            if let Ok(paths) = expand(dir) {
+                out.extend(paths.into_iter().map(Source::File));
+            }
+        }
+        out
+    }
+
+    /// Loads the template as it is now.
+    pub fn load_template(&self) -> Result<LoadedTemplate, Box<Diagnostic>> {
+        let name = self.template.name();
+        match &self.template {
+            Source::File(p) => match load_file(p) {
+                Ok((template, _)) => Ok(LoadedTemplate { template, name }),
+                Err(LoadError::Io { error, .. }) => Err(Box::new(
+                    Diagnostic::error(format!("cannot read the template: {error}"))
+                        .in_file(name)
+                        .with_help(Some(
+                            "the last good result stays on screen until the file is back".into(),
+                        )),
+                )),
+                Err(LoadError::Invalid(d)) => Err(d),
+            },
+            Source::Embedded { text, .. } => {
+                let source =
+                    source_from_text(name.clone(), (*text).to_string()).map_err(|e| match e {
+                        LoadError::Invalid(d) => d,
+                        other => Box::new(Diagnostic::error(other.to_string())),
+                    })?;
+                let template = load_template(source.template_value())
+                    .map_err(|e| Box::new(source.diagnose(&e)))?;
+                Ok(LoadedTemplate {
+                    template: Arc::new(template),
+                    name,
+                })
+            }
+        }
+    }
+}
+
+/// Reads one sample as it is now. Never fails: problems are kept in the result.
+pub fn read_sample(source: &Source) -> SampleFile {
+    let name = source.name();
+    let (path, text) = match source {
+        Source::Embedded { text, .. } => (PathBuf::from(&name), (*text).to_string()),
+        Source::File(p) => match std::fs::read(p) {
+            Err(e) => {
+                return SampleFile {
+                    name,
+                    text: String::new(),
+                    sample: Err(format!("cannot read: {e}")),
+                };
+            }
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(t) => (p.clone(), t),
+                Err(e) => {
+                    let at = e.utf8_error().valid_up_to();
+                    return SampleFile {
+                        name,
+                        text: String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                        sample: Err(format!("not valid UTF-8 (byte {at})")),
+                    };
+                }
+            },
+        },
+    };
+    let sample = if path
+        .extension()
+        .is_some_and(|e| e == crate::sample::EXTENSION)
+    {
+        parse_sample(&path, &text).map_err(|e| e.to_string())
+    } else {
+        Ok(Sample {
+            path: path.clone(),
+            prefix: None,
+            generation: text.clone(),
+            tools: None,
+            expected: None,
+            note: None,
+            generation_offset: 0,
+        })
+    };
+    SampleFile { name, text, sample }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundled_inputs_load() {
+        let inputs = Inputs::bundled();
+        assert!(inputs.load_template().is_ok());
+        let samples = inputs.sample_sources();
+        assert_eq!(samples.len(), 3);
+        for s in &samples {
+            assert!(read_sample(s).sample.is_ok());
+        }
+    }
+}

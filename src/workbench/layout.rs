@@ -1,0 +1,153 @@
+//! Where each pane goes for a given screen size and pane settings. Pure, so that the views and
+//! the mouse handling agree on every rectangle.
+//!
+//! ```text
+//! +-- raw ----------------+-- message ------------+
+//! |                       |                       |
+//! |                       +-- region -------------+
+//! |                       |                       |
+//! +-- samples --+-- diagnostics ------------------+
+//! status bar
+//! ```
+
+use ratatui::layout::Rect;
+
+use crate::workbench::state::{Pane, State};
+
+/// Below this size only a "terminal too small" message is drawn.
+pub const MIN_WIDTH: u16 = 40;
+pub const MIN_HEIGHT: u16 = 10;
+
+/// The rectangles of one frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Screen {
+    pub panes: Vec<(Pane, Rect)>,
+    pub status: Rect,
+    pub too_small: bool,
+}
+
+impl Screen {
+    pub fn rect(&self, pane: Pane) -> Option<Rect> {
+        self.panes.iter().find(|(p, _)| *p == pane).map(|(_, r)| *r)
+    }
+
+    /// The pane under a screen position.
+    pub fn pane_at(&self, x: u16, y: u16) -> Option<(Pane, Rect)> {
+        self.panes
+            .iter()
+            .copied()
+            .find(|(_, r)| x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height)
+    }
+}
+
+fn split_h(r: Rect, left: u16) -> (Rect, Rect) {
+    let left = left.min(r.width);
+    (
+        Rect::new(r.x, r.y, left, r.height),
+        Rect::new(r.x + left, r.y, r.width - left, r.height),
+    )
+}
+
+fn split_v(r: Rect, top: u16) -> (Rect, Rect) {
+    let top = top.min(r.height);
+    (
+        Rect::new(r.x, r.y, r.width, top),
+        Rect::new(r.x, r.y + top, r.width, r.height - top),
+    )
+}
+
+/// Lays out the screen `area` for `state`.
+pub fn compute(area: Rect, state: &State) -> Screen {
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        return Screen {
+            panes: Vec::new(),
+            status: Rect::default(),
+            too_small: true,
+        };
+    }
+    let (main, status) = split_v(area, area.height - 1);
+    let mut panes = Vec::new();
+    let shown = |p: Pane| state.is_visible(p);
+    if state.zoom {
+        panes.push((state.focus, main));
+        return Screen {
+            panes,
+            status,
+            too_small: false,
+        };
+    }
+    let top_panes = shown(Pane::Raw) || shown(Pane::Message) || shown(Pane::Region);
+    let bottom_panes = shown(Pane::Samples) || shown(Pane::Diagnostics);
+    let (top, bottom) = match (top_panes, bottom_panes) {
+        (true, true) => {
+            let max = main.height.saturating_sub(6).max(3);
+            let b = state.bottom.clamp(3, max);
+            split_v(main, main.height - b)
+        }
+        (true, false) => (main, Rect::default()),
+        (false, true) => (Rect::default(), main),
+        (false, false) => (main, Rect::default()),
+    };
+    if top_panes {
+        let right = shown(Pane::Message) || shown(Pane::Region);
+        let (raw, column) = match (shown(Pane::Raw), right) {
+            (true, true) => {
+                let w = (u32::from(top.width) * u32::from(state.split.clamp(20, 80)) / 100) as u16;
+                split_h(top, w.max(20).min(top.width.saturating_sub(20)))
+            }
+            (true, false) => (top, Rect::default()),
+            (false, _) => (Rect::default(), top),
+        };
+        if shown(Pane::Raw) {
+            panes.push((Pane::Raw, raw));
+        }
+        match (shown(Pane::Message), shown(Pane::Region)) {
+            (true, true) => {
+                let (m, r) = split_v(column, column.height * 11 / 20);
+                panes.push((Pane::Message, m));
+                panes.push((Pane::Region, r));
+            }
+            (true, false) => panes.push((Pane::Message, column)),
+            (false, true) => panes.push((Pane::Region, column)),
+            (false, false) => {}
+        }
+    }
+    if bottom_panes {
+        match (shown(Pane::Samples), shown(Pane::Diagnostics)) {
+            (true, true) => {
+                let w = (bottom.width * 3 / 10).clamp(20, 36);
+                let (s, d) = split_h(bottom, w);
+                panes.push((Pane::Samples, s));
+                panes.push((Pane::Diagnostics, d));
+            }
+            (true, false) => panes.push((Pane::Samples, bottom)),
+            (false, true) => panes.push((Pane::Diagnostics, bottom)),
+            (false, false) => {}
+        }
+    }
+    Screen {
+        panes,
+        status,
+        too_small: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workbench::theme::Theme;
+
+    #[test]
+    fn panes_tile_the_screen_at_80x24() {
+        let s = State::new(Theme::dark(), (80, 24));
+        let screen = compute(Rect::new(0, 0, 80, 24), &s);
+        assert_eq!(screen.panes.len(), 5);
+        let area: u32 = screen
+            .panes
+            .iter()
+            .map(|(_, r)| u32::from(r.width) * u32::from(r.height))
+            .sum();
+        assert_eq!(area, 80 * 23);
+        assert!(compute(Rect::new(0, 0, 30, 8), &s).too_small);
+    }
+}

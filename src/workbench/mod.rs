@@ -1,0 +1,206 @@
+//! The workbench: a full-screen terminal app that shows how a response template parses its
+//! samples, live as the files change.
+//!
+//! State -> update -> view: [`state`] holds everything drawn, [`update`] changes it on keys,
+//! mouse and worker reports, [`view`] draws it (a pure function, so screens can be tested).
+//! Parsing runs on a [`worker`] thread (newest request wins); [`watch`] reports file changes.
+//! The engine knows nothing of this module.
+
+pub mod analysis;
+pub mod highlight;
+pub mod inputs;
+pub mod keys;
+pub mod layout;
+pub mod state;
+pub mod terminal;
+pub mod theme;
+pub mod update;
+pub mod view;
+pub mod watch;
+pub mod worker;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc;
+
+use crossterm::event::{self, Event};
+
+use crate::cli::Failure;
+use crate::engine::value::Value;
+use crate::workbench::inputs::Inputs;
+use crate::workbench::state::{Live, State};
+use crate::workbench::theme::Theme;
+use crate::workbench::update::Effect;
+use crate::workbench::watch::WatchEvent;
+use crate::workbench::worker::{Request, Worker};
+
+/// Options of the workbench from the command line.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// `TEMPLATE [SAMPLE...]`; empty for the bundled sample.
+    pub paths: Vec<PathBuf>,
+    /// `--theme NAME|PATH`.
+    pub theme: Option<String>,
+}
+
+/// Everything the run loop hears about.
+enum Msg {
+    Input(Event),
+    Report(Box<state::Report>),
+    Watch(WatchEvent),
+}
+
+/// The theme asked for, without colours when `NO_COLOR` is set.
+pub fn theme(options: &Options) -> Result<Theme, String> {
+    let theme = Theme::load(options.theme.as_deref().unwrap_or("dark"))?;
+    Ok(if Theme::no_color_requested() {
+        theme.without_color()
+    } else {
+        theme
+    })
+}
+
+/// A request for the state's current selection.
+pub fn request_for(state: &mut State) -> Request {
+    state.requested += 1;
+    state.busy = true;
+    Request {
+        seq: state.requested,
+        selected_name: state
+            .samples
+            .get(state.selected_sample)
+            .map(|s| s.name.clone()),
+        selected_index: state.selected_sample,
+        syntect_theme: state.theme.syntect_theme.clone(),
+        no_color: state.theme.no_color,
+    }
+}
+
+/// Runs the workbench (or, when stdout is not a terminal, prints each sample's message).
+pub fn run(options: &Options) -> Result<(), Failure> {
+    let inputs = Inputs::from_args(&options.paths).map_err(Failure::usage)?;
+    let theme = theme(options).map_err(Failure::usage)?;
+    if !std::io::stdout().is_terminal() {
+        return print_headless(&inputs);
+    }
+    let inputs = Arc::new(inputs);
+    let (tx, rx) = mpsc::channel::<Msg>();
+
+    let report_tx = tx.clone();
+    let worker = Worker::start(Arc::clone(&inputs), move |r| {
+        let _ = report_tx.send(Msg::Report(Box::new(r)));
+    });
+
+    let mut guard = terminal::Guard::enter()
+        .map_err(|e| Failure::usage(format!("cannot set up the terminal: {e}")))?;
+    let size = guard
+        .terminal
+        .size()
+        .map_err(|e| Failure::usage(e.to_string()))?;
+    let mut state = State::new(theme, (size.width, size.height));
+
+    // Live refresh (kept alive until the end).
+    let _watcher = if inputs.is_bundled() {
+        state.live = Live::Off("bundled sample".into());
+        None
+    } else {
+        let watch_tx = tx.clone();
+        match watch::start(&inputs.watched_paths(), move |e| {
+            let _ = watch_tx.send(Msg::Watch(e));
+        }) {
+            Ok(w) => Some(w),
+            Err(e) => {
+                state.live = Live::Off(e);
+                None
+            }
+        }
+    };
+
+    // Terminal input on its own thread, so the loop can block on one channel.
+    let input_tx = tx.clone();
+    std::thread::Builder::new()
+        .name("rtbench-input".into())
+        .spawn(move || {
+            while let Ok(ev) = event::read() {
+                if input_tx.send(Msg::Input(ev)).is_err() {
+                    break;
+                }
+            }
+        })
+        .map_err(|e| Failure::usage(e.to_string()))?;
+
+    worker.request(request_for(&mut state));
+    let draw = |guard: &mut terminal::Guard, state: &State| {
+        guard
+            .terminal
+            .draw(|f| view::draw(f, state))
+            .map(|_| ())
+            .map_err(|e| Failure::usage(format!("cannot draw: {e}")))
+    };
+    draw(&mut guard, &state)?;
+    while let Ok(first) = rx.recv() {
+        // Handle everything that is waiting, then draw once (the newest frame wins).
+        let mut pending = Some(first);
+        let mut reparse = false;
+        while let Some(msg) = pending.take().or_else(|| rx.try_recv().ok()) {
+            let effect = match msg {
+                Msg::Input(Event::Key(k)) => {
+                    keys::action(k).map_or(Effect::None, |a| update::on_action(&mut state, a))
+                }
+                Msg::Input(Event::Mouse(m)) => update::on_mouse(&mut state, m),
+                Msg::Input(Event::Resize(w, h)) => {
+                    update::on_resize(&mut state, w, h);
+                    Effect::None
+                }
+                Msg::Input(_) => Effect::None,
+                Msg::Report(r) => {
+                    update::on_report(&mut state, *r);
+                    Effect::None
+                }
+                Msg::Watch(WatchEvent::Changed) => Effect::Reparse,
+                Msg::Watch(WatchEvent::Failed(e)) => {
+                    state.live = Live::Off(format!("watching failed: {e}"));
+                    Effect::None
+                }
+            };
+            match effect {
+                Effect::Quit => return Ok(()),
+                Effect::Reparse => reparse = true,
+                Effect::None => {}
+            }
+        }
+        if reparse {
+            worker.request(request_for(&mut state));
+        }
+        draw(&mut guard, &state)?;
+    }
+    Ok(())
+}
+
+/// Without a terminal: each sample's message (or error) as JSON, like `rtbench parse`.
+fn print_headless(inputs: &Inputs) -> Result<(), Failure> {
+    let loaded = inputs
+        .load_template()
+        .map_err(|d| Failure::invalid(d.to_string()))?;
+    let mut failed = false;
+    for source in inputs.sample_sources() {
+        let f = inputs::read_sample(&source);
+        let out = match &f.sample {
+            Err(e) => Err(e.clone()),
+            Ok(s) => crate::cli::test_samples::parse_sample_with(&loaded.template, s),
+        };
+        match out {
+            Ok(m) => println!("{}:\n{}", f.name, analysis::pretty_json(&Value::Dict(m))),
+            Err(e) => {
+                failed = true;
+                println!("{}:\nerror: {e}", f.name);
+            }
+        }
+    }
+    if failed {
+        Err(Failure::invalid("some samples failed to parse"))
+    } else {
+        Ok(())
+    }
+}

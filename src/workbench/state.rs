@@ -1,0 +1,198 @@
+//! The workbench's state: everything the views draw from, and nothing else. Pure data; the
+//! update functions change it, the views read it.
+
+use std::sync::Arc;
+
+use ratatui::text::Line;
+
+use crate::engine::diagnostic::Diagnostic;
+use crate::workbench::analysis::{Analysis, Status};
+use crate::workbench::theme::Theme;
+
+/// What the workbench is doing. Inspecting a parse is the only mode for now; a stream replay
+/// mode will sit beside it (its own state and views, dispatched on this enum).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Inspect,
+}
+
+/// The panes, in focus order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pane {
+    Raw,
+    Message,
+    Region,
+    Diagnostics,
+    Samples,
+}
+
+impl Pane {
+    pub const ALL: [Pane; 5] = [
+        Pane::Raw,
+        Pane::Message,
+        Pane::Region,
+        Pane::Diagnostics,
+        Pane::Samples,
+    ];
+
+    pub fn index(self) -> usize {
+        Pane::ALL.iter().position(|&p| p == self).unwrap_or(0)
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Pane::Raw => "raw",
+            Pane::Message => "message",
+            Pane::Region => "region",
+            Pane::Diagnostics => "diagnostics",
+            Pane::Samples => "samples",
+        }
+    }
+}
+
+/// Whether files are watched.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Live {
+    On,
+    /// Watching failed or is impossible: why.
+    Off(String),
+}
+
+/// The result on screen: one sample analysed with one template, and its highlighted message.
+#[derive(Clone, Debug)]
+pub struct Shown {
+    pub analysis: Arc<Analysis>,
+    pub message_lines: Arc<Vec<Line<'static>>>,
+}
+
+/// One entry of the sample list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SampleEntry {
+    pub name: String,
+    pub status: Status,
+}
+
+/// What the background worker last reported.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The request this answers.
+    pub seq: u64,
+    pub template_name: String,
+    /// The template cannot be used (the result on screen is stale).
+    pub template_error: Option<Box<Diagnostic>>,
+    pub samples: Vec<SampleEntry>,
+    /// The selected sample cannot be used (the result on screen is stale).
+    pub sample_error: Option<String>,
+    /// The new result, when there is one.
+    pub shown: Option<Shown>,
+    /// Fields that no sample matched.
+    pub never_matched: Vec<String>,
+    /// How long the analysis took.
+    pub took: std::time::Duration,
+}
+
+/// Scroll offsets of the panes (rows).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Scrolls {
+    pub message: u16,
+    pub region: u16,
+    pub diagnostics: u16,
+    pub samples: u16,
+    pub help: u16,
+}
+
+/// The whole state.
+#[derive(Clone, Debug)]
+pub struct State {
+    pub mode: Mode,
+    pub theme: Theme,
+    /// Terminal size (columns, rows).
+    pub size: (u16, u16),
+    pub focus: Pane,
+    /// Which panes are shown (indexed like [`Pane::ALL`]).
+    pub visible: [bool; 5],
+    /// Show only the focused pane.
+    pub zoom: bool,
+    /// Width of the raw pane in percent of the screen.
+    pub split: u16,
+    /// Height of the bottom row (diagnostics and samples) in rows.
+    pub bottom: u16,
+    pub help: bool,
+    pub live: Live,
+    /// A parse request is in flight.
+    pub busy: bool,
+    /// The newest request sent to the worker.
+    pub requested: u64,
+    pub template_name: String,
+    pub template_error: Option<Box<Diagnostic>>,
+    pub sample_error: Option<String>,
+    pub samples: Vec<SampleEntry>,
+    pub selected_sample: usize,
+    pub never_matched: Vec<String>,
+    /// The result on screen.
+    pub shown: Option<Shown>,
+    /// The last result with a message for the same sample (shown, marked stale, while the
+    /// current one fails to parse).
+    pub last_good: Option<Shown>,
+    /// Cursor: a byte offset into the document.
+    pub cursor: usize,
+    /// Column the cursor tries to keep when moving up and down.
+    pub want_col: usize,
+    /// First visible row of the raw pane: (line, wrapped row within it).
+    pub raw_top: (usize, usize),
+    /// The region shown in the region pane.
+    pub region: Option<usize>,
+    pub scroll: Scrolls,
+    pub quit: bool,
+    /// A short note for the status bar (e.g. "reloaded").
+    pub note: Option<String>,
+    pub took: Option<std::time::Duration>,
+}
+
+impl State {
+    pub fn new(theme: Theme, size: (u16, u16)) -> State {
+        State {
+            mode: Mode::Inspect,
+            theme,
+            size,
+            focus: Pane::Raw,
+            visible: [true; 5],
+            zoom: false,
+            split: 50,
+            bottom: 8,
+            help: false,
+            live: Live::On,
+            busy: false,
+            requested: 0,
+            template_name: String::new(),
+            template_error: None,
+            sample_error: None,
+            samples: Vec::new(),
+            selected_sample: 0,
+            never_matched: Vec::new(),
+            shown: None,
+            last_good: None,
+            cursor: 0,
+            want_col: 0,
+            raw_top: (0, 0),
+            region: None,
+            scroll: Scrolls::default(),
+            quit: false,
+            note: None,
+            took: None,
+        }
+    }
+
+    /// Whether what is on screen is older than the files (the newest version cannot be used).
+    pub fn is_stale(&self) -> bool {
+        self.template_error.is_some() || self.sample_error.is_some()
+    }
+
+    pub fn analysis(&self) -> Option<&Arc<Analysis>> {
+        self.shown.as_ref().map(|s| &s.analysis)
+    }
+
+    pub fn is_visible(&self, pane: Pane) -> bool {
+        self.visible[pane.index()]
+    }
+}

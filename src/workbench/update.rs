@@ -1,0 +1,456 @@
+//! State changes: key actions, mouse events and worker reports. Each returns what the run loop
+//! must do next (nothing, ask for a new parse, quit); none of them draws or does I/O.
+
+use std::sync::Arc;
+
+use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::Rect;
+
+use crate::workbench::analysis::Analysis;
+use crate::workbench::keys::Action;
+use crate::workbench::layout;
+use crate::workbench::state::{Pane, Report, State};
+use crate::workbench::view::raw;
+
+/// What the run loop must do after an update.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    None,
+    /// Files or the selected sample changed: parse again.
+    Reparse,
+    Quit,
+}
+
+fn screen(state: &State) -> layout::Screen {
+    layout::compute(Rect::new(0, 0, state.size.0, state.size.1), state)
+}
+
+/// Width and height of the raw pane's text area.
+fn raw_geometry(state: &State) -> Option<(usize, usize)> {
+    let r = screen(state).rect(Pane::Raw)?;
+    let t = raw::text_area(r);
+    Some((usize::from(t.width).max(2), usize::from(t.height).max(1)))
+}
+
+fn floor_char(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
+    while at > 0 && !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// After the cursor moved: keep it on screen and select the region under it.
+fn cursor_moved(state: &mut State) {
+    let Some(a) = state.analysis().cloned() else {
+        return;
+    };
+    state.cursor = floor_char(&a.document, state.cursor);
+    if let Some((w, h)) = raw_geometry(state) {
+        state.raw_top = raw::ensure_visible(&a, w, h, state.raw_top, state.cursor);
+    }
+    if let Some(i) = a.segment_index(state.cursor)
+        && let Some(r) = a.region_of(a.segments[i].kind)
+    {
+        if state.region != Some(r) {
+            state.scroll.region = 0;
+        }
+        state.region = Some(r);
+    }
+}
+
+fn remember_col(state: &mut State, a: &Analysis) {
+    let line = raw::line_of(a, state.cursor);
+    let start = a.line_starts[line];
+    state.want_col = a.document[start..state.cursor].chars().count();
+}
+
+/// Moves the cursor by whole lines, keeping the wanted column.
+fn move_rows(state: &mut State, a: &Analysis, delta: isize) {
+    let line = raw::line_of(a, state.cursor);
+    let target_line = if delta < 0 {
+        line.saturating_sub(delta.unsigned_abs())
+    } else {
+        (line + delta as usize).min(a.line_starts.len() - 1)
+    };
+    let r = a.line_range(target_line);
+    let at = a.document[r.clone()]
+        .char_indices()
+        .nth(state.want_col)
+        .map_or(r.end, |(i, _)| r.start + i);
+    state.cursor = at;
+}
+
+fn move_chars(state: &mut State, a: &Analysis, delta: isize) {
+    let doc = &a.document;
+    if delta > 0 {
+        if let Some(c) = doc[state.cursor..].chars().next() {
+            state.cursor += c.len_utf8();
+        }
+    } else if let Some(c) = doc[..state.cursor].chars().next_back() {
+        state.cursor -= c.len_utf8();
+    }
+    remember_col(state, a);
+}
+
+fn jump_region(state: &mut State, a: &Analysis, forward: bool) {
+    let starts = a.regions.iter().map(|g| {
+        if g.open.is_empty() {
+            g.body.start
+        } else {
+            g.open.start
+        }
+    });
+    let target = if forward {
+        starts.filter(|&s| s > state.cursor).min()
+    } else {
+        starts.filter(|&s| s < state.cursor).max()
+    };
+    if let Some(t) = target {
+        state.cursor = t;
+        remember_col(state, a);
+    }
+}
+
+fn scroll_of(state: &mut State, pane: Pane) -> Option<&mut u16> {
+    match pane {
+        Pane::Message => Some(&mut state.scroll.message),
+        Pane::Region => Some(&mut state.scroll.region),
+        Pane::Diagnostics => Some(&mut state.scroll.diagnostics),
+        Pane::Samples | Pane::Raw => None,
+    }
+}
+
+fn select_sample(state: &mut State, to: usize) -> Effect {
+    if state.samples.is_empty() {
+        return Effect::None;
+    }
+    let to = to.min(state.samples.len() - 1);
+    if to == state.selected_sample {
+        return Effect::None;
+    }
+    state.selected_sample = to;
+    if let Some(r) = screen(state).rect(Pane::Samples) {
+        let h = usize::from(r.height.saturating_sub(2)).max(1);
+        let top = usize::from(state.scroll.samples);
+        if to < top {
+            state.scroll.samples = to as u16;
+        } else if to >= top + h {
+            state.scroll.samples = (to + 1 - h) as u16;
+        }
+    }
+    Effect::Reparse
+}
+
+fn page(state: &State, pane: Pane) -> usize {
+    screen(state)
+        .rect(pane)
+        .map_or(10, |r| usize::from(r.height.saturating_sub(3)).max(1))
+}
+
+/// Applies a key action.
+pub fn on_action(state: &mut State, action: Action) -> Effect {
+    state.note = None;
+    if state.help {
+        match action {
+            Action::Quit | Action::Help => state.help = false,
+            Action::Down => state.scroll.help = state.scroll.help.saturating_add(1),
+            Action::Up => state.scroll.help = state.scroll.help.saturating_sub(1),
+            _ => {}
+        }
+        return Effect::None;
+    }
+    let focus = state.focus;
+    match action {
+        Action::Quit => {
+            state.quit = true;
+            return Effect::Quit;
+        }
+        Action::Help => {
+            state.help = true;
+            state.scroll.help = 0;
+        }
+        Action::FocusNext | Action::FocusPrev => {
+            let n = Pane::ALL.len();
+            let mut i = focus.index();
+            for _ in 0..n {
+                i = if action == Action::FocusNext {
+                    (i + 1) % n
+                } else {
+                    (i + n - 1) % n
+                };
+                if state.visible[i] {
+                    break;
+                }
+            }
+            state.focus = Pane::ALL[i];
+        }
+        Action::TogglePane(i) => {
+            if i < state.visible.len() {
+                let shown = state.visible.iter().filter(|v| **v).count();
+                if !(state.visible[i] && shown == 1) {
+                    state.visible[i] = !state.visible[i];
+                }
+                if state.visible[i] {
+                    state.focus = Pane::ALL[i];
+                } else if state.focus == Pane::ALL[i] {
+                    let j = state.visible.iter().position(|v| *v).unwrap_or(0);
+                    state.focus = Pane::ALL[j];
+                }
+                cursor_moved(state);
+            }
+        }
+        Action::Zoom => {
+            state.zoom = !state.zoom;
+            cursor_moved(state);
+        }
+        Action::Wider => {
+            state.split = (state.split + 5).min(80);
+            cursor_moved(state);
+        }
+        Action::Narrower => {
+            state.split = state.split.saturating_sub(5).max(20);
+            cursor_moved(state);
+        }
+        Action::Taller => {
+            state.bottom = (state.bottom + 1).min(state.size.1);
+            cursor_moved(state);
+        }
+        Action::Shorter => {
+            state.bottom = state.bottom.saturating_sub(1).max(3);
+            cursor_moved(state);
+        }
+        Action::Reload => {
+            state.note = Some("re-reading files".into());
+            return Effect::Reparse;
+        }
+        Action::NextSample => return select_sample(state, state.selected_sample + 1),
+        Action::PrevSample => {
+            return select_sample(state, state.selected_sample.saturating_sub(1));
+        }
+        _ => return on_motion(state, action),
+    }
+    Effect::None
+}
+
+/// Cursor and scroll motions, which act on the focused pane.
+fn on_motion(state: &mut State, action: Action) -> Effect {
+    let focus = state.focus;
+    if focus == Pane::Samples {
+        let s = state.selected_sample;
+        let to = match action {
+            Action::Up => s.saturating_sub(1),
+            Action::Down => s + 1,
+            Action::PageUp => s.saturating_sub(page(state, focus)),
+            Action::PageDown => s + page(state, focus),
+            Action::Top => 0,
+            Action::Bottom => usize::MAX,
+            _ => s,
+        };
+        return select_sample(state, to);
+    }
+    if focus == Pane::Raw {
+        let Some(a) = state.analysis().cloned() else {
+            return Effect::None;
+        };
+        let pg = page(state, focus) as isize;
+        match action {
+            Action::Left => move_chars(state, &a, -1),
+            Action::Right => move_chars(state, &a, 1),
+            Action::Up => move_rows(state, &a, -1),
+            Action::Down => move_rows(state, &a, 1),
+            Action::PageUp => move_rows(state, &a, -pg),
+            Action::PageDown => move_rows(state, &a, pg),
+            Action::LineStart => {
+                state.cursor = a.line_range(raw::line_of(&a, state.cursor)).start;
+                remember_col(state, &a);
+            }
+            Action::LineEnd => {
+                state.cursor = a.line_range(raw::line_of(&a, state.cursor)).end;
+                remember_col(state, &a);
+            }
+            Action::Top => {
+                state.cursor = 0;
+                remember_col(state, &a);
+            }
+            Action::Bottom => {
+                state.cursor = a.document.len();
+                remember_col(state, &a);
+            }
+            Action::NextRegion => jump_region(state, &a, true),
+            Action::PrevRegion => jump_region(state, &a, false),
+            _ => {}
+        }
+        cursor_moved(state);
+        return Effect::None;
+    }
+    // Region jumps work from any pane: they move the raw cursor.
+    if matches!(action, Action::NextRegion | Action::PrevRegion) {
+        if let Some(a) = state.analysis().cloned() {
+            jump_region(state, &a, action == Action::NextRegion);
+            cursor_moved(state);
+        }
+        return Effect::None;
+    }
+    let pg = page(state, focus) as u16;
+    if let Some(s) = scroll_of(state, focus) {
+        *s = match action {
+            Action::Up => s.saturating_sub(1),
+            Action::Down => s.saturating_add(1),
+            Action::PageUp => s.saturating_sub(pg),
+            Action::PageDown => s.saturating_add(pg),
+            Action::Top => 0,
+            Action::Bottom => u16::MAX / 2,
+            _ => *s,
+        };
+    }
+    Effect::None
+}
+
+/// Applies a mouse event.
+pub fn on_mouse(state: &mut State, ev: MouseEvent) -> Effect {
+    if state.help {
+        if let MouseEventKind::Down(_) = ev.kind {
+            state.help = false;
+        }
+        return Effect::None;
+    }
+    let sc = screen(state);
+    let Some((pane, rect)) = sc.pane_at(ev.column, ev.row) else {
+        return Effect::None;
+    };
+    match ev.kind {
+        MouseEventKind::Down(MouseButton::Left) => {
+            state.focus = pane;
+            match pane {
+                Pane::Raw => {
+                    let t = raw::text_area(rect);
+                    if let Some(a) = state.analysis().cloned()
+                        && ev.column >= t.x
+                        && ev.row >= t.y
+                        && ev.row < t.y + t.height
+                    {
+                        let w = usize::from(t.width).max(2);
+                        state.cursor = raw::hit(
+                            &a,
+                            w,
+                            state.raw_top,
+                            usize::from(ev.column - t.x),
+                            usize::from(ev.row - t.y),
+                        );
+                        remember_col(state, &a);
+                        cursor_moved(state);
+                    }
+                }
+                Pane::Samples if ev.row > rect.y && ev.row < rect.y + rect.height - 1 => {
+                    let i = usize::from(ev.row - rect.y - 1) + usize::from(state.scroll.samples);
+                    if i < state.samples.len() {
+                        return select_sample(state, i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
+            let down = ev.kind == MouseEventKind::ScrollDown;
+            match pane {
+                Pane::Raw => {
+                    if let (Some(a), Some((w, _))) =
+                        (state.analysis().cloned(), raw_geometry(state))
+                    {
+                        state.raw_top =
+                            raw::step_rows(&a, w, state.raw_top, if down { 3 } else { -3 });
+                    }
+                }
+                Pane::Samples => {
+                    let s = &mut state.scroll.samples;
+                    *s = if down {
+                        (*s + 1).min(state.samples.len().saturating_sub(1) as u16)
+                    } else {
+                        s.saturating_sub(1)
+                    };
+                }
+                p => {
+                    if let Some(s) = scroll_of(state, p) {
+                        *s = if down {
+                            s.saturating_add(3)
+                        } else {
+                            s.saturating_sub(3)
+                        };
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    Effect::None
+}
+
+/// The terminal was resized.
+pub fn on_resize(state: &mut State, width: u16, height: u16) {
+    state.size = (width, height);
+    cursor_moved(state);
+}
+
+/// Takes a worker report: a newer result replaces the shown one; when the files cannot be
+/// used, the shown result stays and is marked stale.
+pub fn on_report(state: &mut State, report: Report) {
+    if report.seq < state.requested {
+        // An answer to an older request: a newer one is on its way.
+        return;
+    }
+    state.busy = false;
+    state.took = Some(report.took);
+    state.template_name = report.template_name;
+    state.template_error = report.template_error;
+    state.sample_error = report.sample_error;
+    if state.template_error.is_none() {
+        state.samples = report.samples;
+        state.never_matched = report.never_matched;
+        if state.selected_sample >= state.samples.len() {
+            state.selected_sample = state.samples.len().saturating_sub(1);
+        }
+    }
+    let Some(shown) = report.shown else {
+        return;
+    };
+    let same_sample = state
+        .analysis()
+        .is_some_and(|a| a.sample_name == shown.analysis.sample_name);
+    if shown.analysis.message.is_some() {
+        state.last_good = Some(shown.clone());
+    } else if state
+        .last_good
+        .as_ref()
+        .is_some_and(|g| g.analysis.sample_name != shown.analysis.sample_name)
+    {
+        state.last_good = None;
+    }
+    let a: Arc<Analysis> = Arc::clone(&shown.analysis);
+    state.shown = Some(shown);
+    if !same_sample {
+        // A new sample: start where the generation starts, or at the error.
+        state.cursor = a
+            .problem
+            .as_ref()
+            .and_then(|p| p.at)
+            .unwrap_or(a.prefix_len.max(a.origin));
+        state.raw_top = (0, 0);
+        state.region = None;
+        state.scroll.message = 0;
+        state.scroll.region = 0;
+        state.scroll.diagnostics = 0;
+        remember_col(state, &a);
+    } else if state.region.is_some_and(|r| r >= a.regions.len()) {
+        state.region = None;
+    }
+    cursor_moved(state);
+    if state.region.is_none() {
+        // Select the first explicit region so the region pane shows something useful.
+        state.region = a
+            .regions
+            .iter()
+            .position(|g| !g.open.is_empty())
+            .or(if a.regions.is_empty() { None } else { Some(0) });
+    }
+}

@@ -1,0 +1,55 @@
+//! The message pane: the final message dict as highlighted JSON. While the newest parse fails,
+//! the last good message of the same sample stays, marked stale, under the error.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use crate::workbench::state::{Pane, State};
+use crate::workbench::view::{inner, pane_block};
+
+pub fn render(frame: &mut Frame, area: Rect, state: &State) {
+    let theme = &state.theme;
+    let mut extra = Vec::new();
+    if let Some(a) = state.analysis() {
+        let label = if a.message.is_some() {
+            " ok "
+        } else {
+            " parse error "
+        };
+        extra.push(Span::raw(label));
+    }
+    frame.render_widget(pane_block(state, Pane::Message, extra), area);
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    match state.shown.as_ref() {
+        None => lines.push(Line::styled("no message yet", theme.dim())),
+        Some(shown) if shown.analysis.message.is_some() => {
+            lines.extend(shown.message_lines.iter().cloned());
+        }
+        Some(shown) => {
+            lines.push(Line::styled("no message: parsing failed", theme.error()));
+            if let Some(p) = &shown.analysis.problem {
+                lines.push(Line::styled(p.error.message.clone(), theme.error()));
+            }
+            if let Some(good) = state
+                .last_good
+                .as_ref()
+                .filter(|g| g.analysis.sample_name == shown.analysis.sample_name)
+            {
+                lines.push(Line::raw(""));
+                lines.push(Line::from(vec![
+                    Span::styled(" STALE ", theme.stale()),
+                    Span::styled(" last good message of this sample:", theme.dim()),
+                ]));
+                lines.extend(good.message_lines.iter().cloned());
+            }
+        }
+    }
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .scroll((state.scroll.message, 0)),
+        inner(area),
+    );
+}

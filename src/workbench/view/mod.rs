@@ -1,0 +1,101 @@
+//! Drawing: a pure function of the state. One file per screen region; this one lays them out,
+//! dispatches on the mode and draws the shared pane frame.
+
+pub mod diagnostics;
+pub mod help;
+pub mod message;
+pub mod raw;
+pub mod region;
+pub mod samples;
+pub mod status;
+
+use ratatui::Frame;
+use ratatui::layout::{Alignment, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Paragraph, Wrap};
+
+use crate::workbench::layout::{self, MIN_HEIGHT, MIN_WIDTH};
+use crate::workbench::state::{Mode, Pane, State};
+
+/// Draws the whole screen.
+pub fn draw(frame: &mut Frame, state: &State) {
+    let area = frame.area();
+    let screen = layout::compute(area, state);
+    if screen.too_small {
+        let msg = format!(
+            "terminal too small ({}x{}): rtbench needs at least {MIN_WIDTH}x{MIN_HEIGHT}",
+            area.width, area.height
+        );
+        frame.render_widget(
+            Paragraph::new(msg)
+                .wrap(Wrap { trim: true })
+                .style(state.theme.warning()),
+            area,
+        );
+        return;
+    }
+    match state.mode {
+        Mode::Inspect => {
+            for (pane, rect) in &screen.panes {
+                draw_pane(frame, *pane, *rect, state);
+            }
+        }
+    }
+    status::render(frame, screen.status, state);
+    if state.help {
+        help::render(frame, area, state);
+    }
+}
+
+fn draw_pane(frame: &mut Frame, pane: Pane, rect: Rect, state: &State) {
+    if rect.width < 3 || rect.height < 3 {
+        return;
+    }
+    match pane {
+        Pane::Raw => raw::render(frame, rect, state),
+        Pane::Message => message::render(frame, rect, state),
+        Pane::Region => region::render(frame, rect, state),
+        Pane::Diagnostics => diagnostics::render(frame, rect, state),
+        Pane::Samples => samples::render(frame, rect, state),
+    }
+}
+
+/// The frame of a pane: its number and name, extra title spans, and a stale marker.
+pub fn pane_block(state: &State, pane: Pane, extra: Vec<Span<'static>>) -> Block<'static> {
+    let focused = state.focus == pane;
+    let theme = &state.theme;
+    let mut title = vec![Span::styled(
+        format!("{} {}", pane.index() + 1, pane.title()),
+        theme.title(focused),
+    )];
+    for s in extra {
+        let style = if s.style == Style::default() {
+            theme.dim()
+        } else {
+            s.style
+        };
+        title.push(Span::styled(s.content, style));
+    }
+    if state.is_stale() && matches!(pane, Pane::Raw | Pane::Message | Pane::Region) {
+        title.push(Span::raw(" "));
+        title.push(Span::styled(" STALE ", theme.stale()));
+    }
+    let mut block = Block::bordered()
+        .border_style(theme.border(focused))
+        .title(Line::from(title));
+    if focused {
+        block = block.border_type(BorderType::Thick);
+    }
+    block.title_alignment(Alignment::Left)
+}
+
+/// The inside of a pane's frame.
+pub fn inner(area: Rect) -> Rect {
+    Rect::new(
+        area.x + 1,
+        area.y + 1,
+        area.width.saturating_sub(2),
+        area.height.saturating_sub(2),
+    )
+}

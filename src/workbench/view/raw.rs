@@ -1,0 +1,301 @@
+//! The raw text pane: prefix (dimmed) and generation, coloured by region, wrapped to the pane
+//! width, with the cursor and a line telling what is under it. Also the wrapping geometry the
+//! cursor movement and mouse clicks use, so that they agree with what is drawn.
+
+use std::ops::Range;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::workbench::analysis::{Analysis, SegKind, Segment};
+use crate::workbench::state::{Pane, State};
+use crate::workbench::theme::Theme;
+use crate::workbench::view::pane_block;
+
+/// How a character is drawn: its display text and width.
+fn shown_char(c: char) -> (char, usize) {
+    match c {
+        '\t' => (' ', 1),
+        c if c.is_control() => ('·', 1),
+        c => {
+            let mut buf = [0u8; 4];
+            let w = Span::raw(&*c.encode_utf8(&mut buf)).width();
+            if w == 0 { ('·', 1) } else { (c, w) }
+        }
+    }
+}
+
+/// The wrapped rows of one line (byte ranges into the document); at least one row.
+pub fn rows_of_line(a: &Analysis, line: usize, width: usize) -> Vec<Range<usize>> {
+    let r = a.line_range(line);
+    let width = width.max(2);
+    let mut rows = Vec::new();
+    let mut start = r.start;
+    let mut used = 0;
+    for (i, c) in a.document[r.clone()].char_indices() {
+        let w = shown_char(c).1;
+        if used + w > width {
+            rows.push(start..r.start + i);
+            start = r.start + i;
+            used = 0;
+        }
+        used += w;
+    }
+    rows.push(start..r.end);
+    rows
+}
+
+/// The line holding byte `at`.
+pub fn line_of(a: &Analysis, at: usize) -> usize {
+    a.line_starts.partition_point(|&s| s <= at).max(1) - 1
+}
+
+/// (line, row) of byte `at`: a position at the end of a row that is not the line's last row
+/// belongs to the next row.
+pub fn position_of(a: &Analysis, at: usize, width: usize) -> (usize, usize) {
+    let line = line_of(a, at);
+    let rows = rows_of_line(a, line, width);
+    let row = rows
+        .iter()
+        .position(|r| at < r.end)
+        .unwrap_or(rows.len() - 1);
+    (line, row)
+}
+
+/// Moves a (line, row) position by `delta` rows, stopping at the ends of the text.
+pub fn step_rows(a: &Analysis, width: usize, from: (usize, usize), delta: isize) -> (usize, usize) {
+    let (mut line, mut row) = from;
+    let lines = a.line_starts.len();
+    if delta >= 0 {
+        for _ in 0..delta {
+            let n = rows_of_line(a, line, width).len();
+            if row + 1 < n {
+                row += 1;
+            } else if line + 1 < lines {
+                line += 1;
+                row = 0;
+            } else {
+                break;
+            }
+        }
+    } else {
+        for _ in 0..delta.unsigned_abs() {
+            if row > 0 {
+                row -= 1;
+            } else if line > 0 {
+                line -= 1;
+                row = rows_of_line(a, line, width).len() - 1;
+            } else {
+                break;
+            }
+        }
+    }
+    (line, row)
+}
+
+/// The first visible row that keeps `cursor` on screen, starting from `top`.
+pub fn ensure_visible(
+    a: &Analysis,
+    width: usize,
+    height: usize,
+    top: (usize, usize),
+    cursor: usize,
+) -> (usize, usize) {
+    let height = height.max(1);
+    let at = position_of(a, cursor, width);
+    let top = (top.0.min(a.line_starts.len() - 1), top.1);
+    if at < top {
+        return at;
+    }
+    // Count rows from top to the cursor (stop once past the screen).
+    let mut pos = top;
+    for _ in 0..height {
+        if pos == at {
+            return top;
+        }
+        let next = step_rows(a, width, pos, 1);
+        if next == pos {
+            break;
+        }
+        pos = next;
+    }
+    step_rows(a, width, at, -(height as isize - 1))
+}
+
+/// The byte offset shown at column `x`, row `y` of the text area.
+pub fn hit(a: &Analysis, width: usize, top: (usize, usize), x: usize, y: usize) -> usize {
+    let (line, row) = step_rows(a, width, top, y as isize);
+    let rows = rows_of_line(a, line, width);
+    let r = rows[row.min(rows.len() - 1)].clone();
+    let mut used = 0;
+    for (i, c) in a.document[r.clone()].char_indices() {
+        let w = shown_char(c).1;
+        if x < used + w {
+            return r.start + i;
+        }
+        used += w;
+    }
+    r.end
+}
+
+/// The style of a segment.
+pub fn segment_style(a: &Analysis, s: &Segment, theme: &Theme) -> Style {
+    let field = |r: usize| a.regions[r].field;
+    let mut style = match s.kind {
+        SegKind::BeforeAnchor => theme.before_anchor(),
+        SegKind::Open { region } | SegKind::Close { region } => theme.delimiter(field(region)),
+        SegKind::Capture { .. } => theme.capture(),
+        SegKind::Body { region } => theme.body(field(region)),
+        SegKind::Discarded => theme.discarded(),
+        SegKind::Unrouted => theme.discarded().add_modifier(Modifier::ITALIC),
+    };
+    if s.range.start < a.prefix_len && s.kind != SegKind::BeforeAnchor {
+        style = style.add_modifier(Modifier::DIM);
+    }
+    if s.held {
+        style = theme.held(style);
+    }
+    if s.error {
+        style = theme.error_mark(style);
+    }
+    style
+}
+
+/// The spans of one row.
+fn row_spans(a: &Analysis, r: Range<usize>, cursor: Option<usize>, theme: &Theme) -> Line<'static> {
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut i = a.segment_index(r.start).unwrap_or(a.segments.len());
+    let mut at = r.start;
+    while at < r.end && i < a.segments.len() {
+        let s = &a.segments[i];
+        let end = s.range.end.min(r.end);
+        let style = segment_style(a, s, theme);
+        let mut piece = String::new();
+        let flush = |piece: &mut String, style: Style, spans: &mut Vec<Span<'static>>| {
+            if !piece.is_empty() {
+                spans.push(Span::styled(std::mem::take(piece), style));
+            }
+        };
+        for (j, c) in a.document[at..end].char_indices() {
+            let shown = shown_char(c).0;
+            if Some(at + j) == cursor {
+                flush(&mut piece, style, &mut spans);
+                spans.push(Span::styled(shown.to_string(), theme.cursor()));
+            } else {
+                piece.push(shown);
+            }
+        }
+        flush(&mut piece, style, &mut spans);
+        at = end;
+        i += 1;
+    }
+    Line::from(spans)
+}
+
+/// The text area of the raw pane inside its block (the last inner row is the cursor line).
+pub fn text_area(area: Rect) -> Rect {
+    let inner = Rect::new(
+        area.x + 1,
+        area.y + 1,
+        area.width.saturating_sub(2),
+        area.height.saturating_sub(2),
+    );
+    Rect::new(
+        inner.x,
+        inner.y,
+        inner.width,
+        inner.height.saturating_sub(1),
+    )
+}
+
+/// The line under the text: what the cursor is on and where.
+fn cursor_line(a: &Analysis, cursor: usize, theme: &Theme) -> Line<'static> {
+    let (line, col) = a.line_col(cursor);
+    let cp = a.chars.chars_at(&a.document, cursor);
+    let what = a.describe(cursor);
+    let style = a
+        .segment_index(cursor)
+        .map_or(theme.dim(), |i| segment_style(a, &a.segments[i], theme));
+    Line::from(vec![
+        Span::styled("▶ ", theme.dim()),
+        Span::styled(what, style.remove_modifier(Modifier::DIM)),
+        Span::styled(
+            format!("  byte {cursor} · cp {cp} · {line}:{col}"),
+            theme.dim(),
+        ),
+    ])
+}
+
+pub fn render(frame: &mut Frame, area: Rect, state: &State) {
+    let mut title = Vec::new();
+    if let Some(a) = state.analysis() {
+        title.push(Span::raw(format!(" {} ", short_name(&a.sample_name))));
+    }
+    let block = pane_block(state, Pane::Raw, title);
+    frame.render_widget(block, area);
+    let Some(a) = state.analysis() else {
+        let inner = Rect::new(
+            area.x + 1,
+            area.y + 1,
+            area.width.saturating_sub(2),
+            area.height.saturating_sub(2),
+        );
+        frame.render_widget(
+            Paragraph::new(if state.busy {
+                "parsing…"
+            } else {
+                "no result yet (see diagnostics)"
+            })
+            .style(state.theme.dim()),
+            inner,
+        );
+        return;
+    };
+    let text = text_area(area);
+    let width = usize::from(text.width);
+    let mut lines = Vec::with_capacity(usize::from(text.height));
+    let mut pos = state.raw_top;
+    pos.0 = pos.0.min(a.line_starts.len() - 1);
+    let cursor = Some(state.cursor);
+    for _ in 0..text.height {
+        let rows = rows_of_line(a, pos.0, width);
+        let Some(r) = rows.get(pos.1).cloned() else {
+            break;
+        };
+        let mut line = row_spans(a, r.clone(), cursor, &state.theme);
+        // The cursor on a line break shows after the row's last character.
+        let line_end = a.line_range(pos.0).end;
+        if state.cursor == line_end && pos.1 == rows.len() - 1 {
+            line.spans.push(Span::styled(
+                if line_end < a.document.len() {
+                    "⏎"
+                } else {
+                    " "
+                },
+                state.theme.cursor(),
+            ));
+        }
+        lines.push(line);
+        let next = step_rows(a, width, pos, 1);
+        if next == pos {
+            break;
+        }
+        pos = next;
+    }
+    frame.render_widget(Paragraph::new(lines), text);
+    let info = Rect::new(text.x, text.y + text.height, text.width, 1);
+    if area.height > 3 {
+        frame.render_widget(
+            Paragraph::new(cursor_line(a, state.cursor, &state.theme)),
+            info,
+        );
+    }
+}
+
+/// A sample's file name without its folders.
+pub fn short_name(name: &str) -> &str {
+    name.rsplit(['/', '\\']).next().unwrap_or(name)
+}

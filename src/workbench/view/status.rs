@@ -1,0 +1,58 @@
+//! The status bar: mode, template, live-refresh state, staleness, parse time, and key hints.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::workbench::state::{Live, Mode, State};
+
+pub fn render(frame: &mut Frame, area: Rect, state: &State) {
+    let theme = &state.theme;
+    let base = theme.status();
+    let bold = base.add_modifier(Modifier::BOLD);
+    let mut left = vec![Span::styled(
+        match state.mode {
+            Mode::Inspect => " rtbench ",
+        },
+        bold,
+    )];
+    left.push(Span::styled(
+        format!(
+            " {} ",
+            crate::workbench::view::raw::short_name(&state.template_name)
+        ),
+        base,
+    ));
+    match &state.live {
+        Live::On => left.push(Span::styled("● live ", base)),
+        Live::Off(why) => left.push(Span::styled(format!("○ live off: {why} "), base)),
+    }
+    if state.busy {
+        left.push(Span::styled("⟳ parsing… ", bold));
+    }
+    if state.is_stale() {
+        left.push(Span::styled(" STALE ", theme.stale()));
+        left.push(Span::styled(" ", base));
+    }
+    if let Some(note) = &state.note {
+        left.push(Span::styled(format!("{note} "), base));
+    }
+    let hints: Vec<(&str, &str)> = vec![("?", "help"), ("Tab", "focus"), ("q", "quit")];
+    let mut right = Vec::new();
+    for (k, what) in hints {
+        right.push(Span::styled(format!(" {k}"), bold));
+        right.push(Span::styled(format!(" {what}"), base));
+    }
+    right.push(Span::styled(" ", base));
+    let lw: usize = left.iter().map(Span::width).sum();
+    let rw: usize = right.iter().map(Span::width).sum();
+    let width = usize::from(area.width);
+    let mut spans = left;
+    if lw + rw <= width {
+        spans.push(Span::styled(" ".repeat(width - lw - rw), base));
+        spans.extend(right);
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)).style(base), area);
+}

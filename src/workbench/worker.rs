@@ -1,0 +1,171 @@
+//! The background parser: reads the files, runs the engine on every sample and analyses the
+//! selected one, off the UI thread. Requests queue up while a parse runs; only the newest is
+//! served, and a result is dropped when a newer request arrived meanwhile (newest wins).
+
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, TryRecvError};
+use std::thread;
+use std::time::Instant;
+
+use crate::workbench::analysis::{self, Status};
+use crate::workbench::highlight;
+use crate::workbench::inputs::{Inputs, read_sample};
+use crate::workbench::state::{Report, SampleEntry, Shown};
+
+/// What to parse.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub seq: u64,
+    /// The selected sample: by name (kept when the list changes), else by position.
+    pub selected_name: Option<String>,
+    pub selected_index: usize,
+    pub syntect_theme: String,
+    pub no_color: bool,
+}
+
+/// Parses the inputs for one request.
+pub fn compute(inputs: &Inputs, req: &Request) -> Report {
+    let started = Instant::now();
+    let template = inputs.load_template();
+    let template_name = inputs.template.name();
+    let files: Vec<_> = inputs.sample_sources().iter().map(read_sample).collect();
+    let selected = req
+        .selected_name
+        .as_ref()
+        .and_then(|n| files.iter().position(|f| &f.name == n))
+        .unwrap_or(req.selected_index.min(files.len().saturating_sub(1)));
+    let loaded = match template {
+        Err(d) => {
+            return Report {
+                seq: req.seq,
+                template_name,
+                template_error: Some(d),
+                samples: Vec::new(),
+                sample_error: None,
+                shown: None,
+                never_matched: Vec::new(),
+                took: started.elapsed(),
+            };
+        }
+        Ok(t) => t,
+    };
+    let t = &loaded.template;
+    let mut samples = Vec::with_capacity(files.len());
+    let mut matched = vec![false; t.fields.len()];
+    let mut readable = 0;
+    let mut shown = None;
+    let mut sample_error = None;
+    for (i, f) in files.iter().enumerate() {
+        let status = match &f.sample {
+            Err(e) => {
+                if i == selected {
+                    sample_error = Some(format!("{}: {e}", f.name));
+                }
+                Status::Unreadable(e.clone())
+            }
+            Ok(s) if i == selected => {
+                readable += 1;
+                let a = analysis::analyze(t, &f.name, s, &f.text);
+                for (m, hit) in matched.iter_mut().zip(&a.matched_fields) {
+                    *m |= hit;
+                }
+                let status = a.status.clone();
+                let lines =
+                    highlight::json_lines(&a.message_json, &req.syntect_theme, req.no_color);
+                shown = Some(Shown {
+                    analysis: Arc::new(a),
+                    message_lines: Arc::new(lines),
+                });
+                status
+            }
+            Ok(s) => {
+                readable += 1;
+                for (m, hit) in matched.iter_mut().zip(analysis::matched_fields(t, s)) {
+                    *m |= hit;
+                }
+                analysis::status_of(t, s)
+            }
+        };
+        samples.push(SampleEntry {
+            name: f.name.clone(),
+            status,
+        });
+    }
+    let never_matched = if readable > 0 {
+        t.fields
+            .iter()
+            .zip(&matched)
+            .filter(|(_, m)| !**m)
+            .map(|(f, _)| f.name.clone())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Report {
+        seq: req.seq,
+        template_name: loaded.name,
+        template_error: None,
+        samples,
+        sample_error,
+        shown,
+        never_matched,
+        took: started.elapsed(),
+    }
+}
+
+/// Starts the worker thread: it serves requests from `requests` and sends each report through
+/// `send` (which should forward it to the UI). It ends when `requests` is closed.
+pub fn spawn<F>(inputs: Arc<Inputs>, requests: Receiver<Request>, send: F) -> thread::JoinHandle<()>
+where
+    F: Fn(Report) + Send + 'static,
+{
+    thread::Builder::new()
+        .name("rtbench-parse".into())
+        .spawn(move || {
+            highlight::warm_up();
+            let mut next: Option<Request> = None;
+            loop {
+                let mut req = match next.take() {
+                    Some(r) => r,
+                    None => match requests.recv() {
+                        Ok(r) => r,
+                        Err(_) => return,
+                    },
+                };
+                // Serve only the newest request.
+                while let Ok(r) = requests.try_recv() {
+                    req = r;
+                }
+                let report = compute(&inputs, &req);
+                match requests.try_recv() {
+                    Ok(newer) => next = Some(newer),
+                    Err(TryRecvError::Empty) => send(report),
+                    Err(TryRecvError::Disconnected) => return,
+                }
+            }
+        })
+        .expect("the parse thread can be started")
+}
+
+/// A handle that sends requests to the worker.
+pub struct Worker {
+    tx: Sender<Request>,
+    _thread: thread::JoinHandle<()>,
+}
+
+impl Worker {
+    pub fn start<F>(inputs: Arc<Inputs>, send: F) -> Worker
+    where
+        F: Fn(Report) + Send + 'static,
+    {
+        let (tx, rx) = std::sync::mpsc::channel();
+        Worker {
+            tx,
+            _thread: spawn(inputs, rx, send),
+        }
+    }
+
+    pub fn request(&self, req: Request) {
+        let _ = self.tx.send(req);
+    }
+}
