@@ -126,6 +126,8 @@ pub struct Analysis {
     pub line_starts: Vec<usize>,
     pub chars: CharIndex,
     pub field_names: Vec<String>,
+    /// Each field's content parser name (`text`, `json`, ...).
+    pub content_kinds: Vec<&'static str>,
     /// The message, or `None` when parsing failed.
     pub message: Option<Dict>,
     /// The message as indented JSON (empty on failure).
@@ -604,6 +606,7 @@ pub fn analyze(template: &Arc<Template>, name: &str, sample: &Sample, file_text:
         regions,
         line_starts,
         field_names,
+        content_kinds: template.fields.iter().map(|f| f.content.name()).collect(),
         message,
         message_json,
         problem,
@@ -658,31 +661,31 @@ impl Analysis {
             self.regions[..r].iter().filter(|g| g.field == f).count() + 1
         };
         let mut out = match s.kind {
-            SegKind::BeforeAnchor => "prefix before the start anchor (not parsed)".to_string(),
+            SegKind::BeforeAnchor => "before the start anchor (not parsed)".to_string(),
             SegKind::Open { region } => {
-                format!("{} #{} open delimiter", field(region), nth(region))
+                format!("{} #{} · open delimiter", field(region), nth(region))
             }
             SegKind::Close { region } => {
-                format!("{} #{} close delimiter", field(region), nth(region))
+                format!("{} #{} · close delimiter", field(region), nth(region))
             }
             SegKind::Capture { region, capture } => format!(
-                "{} #{} capture '{}'",
+                "{} #{} · capture '{}'",
                 field(region),
                 nth(region),
                 self.regions[region].captures[capture].0
             ),
-            SegKind::Body { region } => format!("{} #{} body", field(region), nth(region)),
+            SegKind::Body { region } => format!("{} #{} · body", field(region), nth(region)),
             SegKind::Discarded => "discarded (went to no field)".to_string(),
-            SegKind::Unrouted => "not routed to any field".to_string(),
+            SegKind::Unrouted => "unrouted (went to no field)".to_string(),
         };
         if at < self.prefix_len {
-            out.push_str(" [prefix]");
+            out.push_str(" · prefix");
         }
         if s.held {
-            out.push_str(" [held back]");
+            out.push_str(" · held back");
         }
         if s.error {
-            out.push_str(" [parse error here]");
+            out.push_str(" · error here");
         }
         out
     }

@@ -435,7 +435,15 @@ pub fn on_report(state: &mut State, report: Report) {
             .as_ref()
             .and_then(|p| p.at)
             .unwrap_or(a.prefix_len.max(a.origin));
-        state.raw_top = (0, 0);
+        // Show a little of what comes before the cursor.
+        state.raw_top = match raw_geometry(state) {
+            Some((w, h)) => {
+                let back = (h / 3) as isize;
+                let top = raw::step_rows(&a, w, raw::position_of(&a, state.cursor, w), -back);
+                raw::fill_to_end(&a, w, h, top)
+            }
+            None => (0, 0),
+        };
         state.region = None;
         state.scroll.message = 0;
         state.scroll.region = 0;

@@ -14,7 +14,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     let mut extra = Vec::new();
     if let Some(a) = state.analysis() {
         let label = if a.message.is_some() {
-            " ok "
+            " parsed "
         } else {
             " parse error "
         };

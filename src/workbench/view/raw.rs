@@ -125,6 +125,26 @@ pub fn ensure_visible(
     step_rows(a, width, at, -(height as isize - 1))
 }
 
+/// `top` moved back when the rows from it to the end of the text do not fill `height` rows.
+pub fn fill_to_end(
+    a: &Analysis,
+    width: usize,
+    height: usize,
+    top: (usize, usize),
+) -> (usize, usize) {
+    let mut pos = top;
+    let mut rows = 1;
+    while rows < height {
+        let next = step_rows(a, width, pos, 1);
+        if next == pos {
+            return step_rows(a, width, top, -((height - rows) as isize));
+        }
+        pos = next;
+        rows += 1;
+    }
+    top
+}
+
 /// The byte offset shown at column `x`, row `y` of the text area.
 pub fn hit(a: &Analysis, width: usize, top: (usize, usize), x: usize, y: usize) -> usize {
     let (line, row) = step_rows(a, width, top, y as isize);
@@ -195,7 +215,12 @@ fn row_spans(a: &Analysis, r: Range<usize>, cursor: Option<usize>, theme: &Theme
     Line::from(spans)
 }
 
-/// The text area of the raw pane inside its block (the last inner row is the cursor line).
+/// Rows under the text for the cursor line: two in a narrow pane.
+fn info_rows(area: Rect) -> u16 {
+    if area.width < 58 { 2 } else { 1 }
+}
+
+/// The text area of the raw pane inside its block (the last inner rows tell about the cursor).
 pub fn text_area(area: Rect) -> Rect {
     let inner = Rect::new(
         area.x + 1,
@@ -207,26 +232,28 @@ pub fn text_area(area: Rect) -> Rect {
         inner.x,
         inner.y,
         inner.width,
-        inner.height.saturating_sub(1),
+        inner.height.saturating_sub(info_rows(area)),
     )
 }
 
-/// The line under the text: what the cursor is on and where.
-fn cursor_line(a: &Analysis, cursor: usize, theme: &Theme) -> Line<'static> {
+/// The lines under the text: what the cursor is on and where.
+fn cursor_lines(a: &Analysis, cursor: usize, theme: &Theme, rows: u16) -> Vec<Line<'static>> {
     let (line, col) = a.line_col(cursor);
     let cp = a.chars.chars_at(&a.document, cursor);
     let what = a.describe(cursor);
     let style = a
         .segment_index(cursor)
         .map_or(theme.dim(), |i| segment_style(a, &a.segments[i], theme));
-    Line::from(vec![
-        Span::styled("▶ ", theme.dim()),
-        Span::styled(what, style.remove_modifier(Modifier::DIM)),
-        Span::styled(
-            format!("  byte {cursor} · cp {cp} · {line}:{col}"),
-            theme.dim(),
-        ),
-    ])
+    let what = Span::styled(what, style.remove_modifier(Modifier::DIM));
+    let at = format!("{line}:{col} · byte {cursor} · cp {cp}");
+    if rows >= 2 {
+        vec![Line::from(what), Line::styled(at, theme.dim())]
+    } else {
+        vec![Line::from(vec![
+            what,
+            Span::styled(format!("  {at}"), theme.dim()),
+        ])]
+    }
 }
 
 pub fn render(frame: &mut Frame, area: Rect, state: &State) {
@@ -286,10 +313,11 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         pos = next;
     }
     frame.render_widget(Paragraph::new(lines), text);
-    let info = Rect::new(text.x, text.y + text.height, text.width, 1);
-    if area.height > 3 {
+    let rows = info_rows(area);
+    let info = Rect::new(text.x, text.y + text.height, text.width, rows);
+    if area.height > 2 + rows {
         frame.render_widget(
-            Paragraph::new(cursor_line(a, state.cursor, &state.theme)),
+            Paragraph::new(cursor_lines(a, state.cursor, &state.theme, rows)),
             info,
         );
     }

@@ -63,9 +63,8 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         return;
     };
     let g = &a.regions[r];
-    let field = &a.field_names[g.field];
     // Column 1: the raw body.
-    let mut body: Vec<Line<'static>> = vec![Line::styled("raw body", heading(state))];
+    let mut body: Vec<Line<'static>> = vec![Line::styled("body", heading(state))];
     let end = g
         .body
         .end
@@ -88,7 +87,10 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         }
     }
     // Column 2: the content parser's output.
-    let mut parsed: Vec<Line<'static>> = vec![Line::styled("content parser", heading(state))];
+    let mut parsed: Vec<Line<'static>> = vec![Line::styled(
+        format!("→ parsed ({})", a.content_kinds[g.field]),
+        heading(state),
+    )];
     match (&g.parsed, g.failed) {
         (Some(v), _) => parsed.extend(json_lines(v, state)),
         (None, true) => {
@@ -104,19 +106,23 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     let mut third: Vec<Line<'static>> = Vec::new();
     match (&g.transformed, &g.value) {
         (Some(t), _) => {
-            third.push(Line::styled("transform", heading(state)));
+            third.push(Line::styled("→ transform", heading(state)));
             third.extend(json_lines(t, state));
         }
         (None, Some(v)) => {
-            third.push(Line::styled(
-                format!("value (no transform) → {field}"),
-                heading(state),
-            ));
+            third.push(Line::styled("→ value", heading(state)));
             third.extend(json_lines(v, state));
         }
         (None, None) => {
-            third.push(Line::styled("transform", heading(state)));
-            third.push(Line::styled("(no value)", theme.dim()));
+            third.push(Line::styled("→ transform", heading(state)));
+            third.push(Line::styled(
+                if g.failed {
+                    "(failed)"
+                } else {
+                    "(no value yet)"
+                },
+                theme.dim(),
+            ));
         }
     }
     let w = body_area.width / 3;

@@ -45,22 +45,22 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
             .skip(usize::from(state.scroll.samples))
             .map(|(i, s)| {
                 let (mark, style) = marker(&s.status, theme);
-                let label = s.status.label();
                 let name = short_name(&s.name);
-                let room = width.saturating_sub(label.len() + 3);
-                let name: String = if name.chars().count() > room {
-                    let kept: String = name.chars().take(room.saturating_sub(1)).collect();
-                    format!("{kept}…")
+                let n = name.chars().count();
+                // The status word when it fits beside the whole name; the mark says it anyway.
+                let label = s.status.label();
+                let mut spans = vec![Span::styled(format!("{mark} "), style)];
+                if n + label.len() + 3 <= width {
+                    spans.push(Span::raw(name.to_string()));
+                    spans.push(Span::raw(" ".repeat(width - n - label.len() - 2)));
+                    spans.push(Span::styled(label, style));
+                } else if n + 2 <= width {
+                    spans.push(Span::raw(name.to_string()));
                 } else {
-                    name.to_string()
-                };
-                let pad = width.saturating_sub(name.chars().count() + label.len() + 3);
-                let mut line = Line::from(vec![
-                    Span::styled(format!("{mark} "), style),
-                    Span::raw(name),
-                    Span::raw(" ".repeat(pad + 1)),
-                    Span::styled(label, style),
-                ]);
+                    let kept: String = name.chars().take(width.saturating_sub(3)).collect();
+                    spans.push(Span::raw(format!("{kept}…")));
+                }
+                let mut line = Line::from(spans);
                 if i == state.selected_sample {
                     line = line.style(theme.selected());
                 }

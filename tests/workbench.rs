@@ -1,0 +1,328 @@
+//! Whole-screen snapshots of the workbench at 80x24 and 120x40, rendered into ratatui's
+//! `TestBackend`, with the styles of every cell (run-length encoded per row) as well as the
+//! text; and behaviour tests of the update functions (keys, mouse, stale results).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier};
+use rtbench::workbench::inputs::{Inputs, Source};
+use rtbench::workbench::keys::{self, Action};
+use rtbench::workbench::state::{Pane, State};
+use rtbench::workbench::theme::Theme;
+use rtbench::workbench::view::raw;
+use rtbench::workbench::{layout, request_for, update, view, worker};
+
+const TEMPLATE: &str = include_str!("../samples/smollm3/template.json");
+const WEATHER: &str = include_str!("../samples/smollm3/weather-tool-call.sample");
+const TRUNCATED: &str = include_str!("../samples/smollm3/truncated-tool-call.sample");
+
+/// A template with a misspelt field key (a validation error with a caret).
+const BAD_TEMPLATE: &str = r#"{
+  "version": 1,
+  "defaults": {"role": "assistant"},
+  "start_anchor": "<|im_start|>assistant\n",
+  "fields": {
+    "thinking": {"open": "<think>", "close": "</think>", "contnet": "text"},
+    "content": {"close": "<|im_end|>"}
+  }
+}
+"#;
+
+fn inputs(template: &'static str, samples: &[(&str, &'static str)]) -> Inputs {
+    Inputs {
+        template: Source::Embedded {
+            name: "demo/template.json".into(),
+            text: template,
+        },
+        files: samples
+            .iter()
+            .map(|(n, t)| Source::Embedded {
+                name: format!("demo/{n}"),
+                text: t,
+            })
+            .collect(),
+        folders: Vec::<PathBuf>::new(),
+    }
+}
+
+/// A state that has received the worker's answer for `inputs`, at `size`.
+fn loaded(inputs: &Inputs, size: (u16, u16), sample: usize) -> State {
+    loaded_with(Theme::dark(), inputs, size, sample)
+}
+
+fn loaded_with(theme: Theme, inputs: &Inputs, size: (u16, u16), sample: usize) -> State {
+    let mut state = State::new(theme, size);
+    state.selected_sample = sample;
+    let req = request_for(&mut state);
+    update::on_report(&mut state, worker::compute(inputs, &req));
+    state
+}
+
+fn render(state: &State) -> Buffer {
+    let mut t = Terminal::new(TestBackend::new(state.size.0, state.size.1)).unwrap();
+    t.draw(|f| view::draw(f, state)).unwrap();
+    t.backend().buffer().clone()
+}
+
+fn color(c: Color) -> String {
+    match c {
+        Color::Reset => "-".into(),
+        Color::Rgb(r, g, b) => format!("#{r:02x}{g:02x}{b:02x}"),
+        other => format!("{other:?}"),
+    }
+}
+
+/// The screen as text, then each row's styled runs: `row: x..x fg/bg/modifiers`.
+fn dump(buf: &Buffer) -> String {
+    let area = buf.area;
+    let mut out = String::new();
+    for y in 0..area.height {
+        let mut line = String::new();
+        for x in 0..area.width {
+            line.push_str(buf[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out.push_str("--- styles (row: columns fg/bg/modifiers; unstyled runs left out) ---\n");
+    for y in 0..area.height {
+        let mut runs: Vec<String> = Vec::new();
+        let mut x = 0;
+        while x < area.width {
+            let c = &buf[(x, y)];
+            let key = (c.fg, c.bg, c.modifier);
+            let start = x;
+            while x < area.width {
+                let d = &buf[(x, y)];
+                if (d.fg, d.bg, d.modifier) != key {
+                    break;
+                }
+                x += 1;
+            }
+            if key != (Color::Reset, Color::Reset, Modifier::empty()) {
+                let mods = if key.2.is_empty() {
+                    String::new()
+                } else {
+                    format!("/{:?}", key.2)
+                        .replace("Modifier(", "")
+                        .replace(')', "")
+                };
+                runs.push(format!(
+                    "{start}..{x} {}/{}{mods}",
+                    color(key.0),
+                    color(key.1)
+                ));
+            }
+        }
+        if !runs.is_empty() {
+            let _ = writeln!(out, "{y:2}: {}", runs.join(", "));
+        }
+    }
+    out
+}
+
+fn snapshot(name: &str, state: &State) {
+    insta::assert_snapshot!(name, dump(&render(state)));
+}
+
+fn valid_inputs() -> Inputs {
+    inputs(
+        TEMPLATE,
+        &[
+            ("truncated-tool-call.sample", TRUNCATED),
+            ("weather-tool-call.sample", WEATHER),
+        ],
+    )
+}
+
+#[test]
+fn valid_template_screens() {
+    for size in [(80, 24), (120, 40)] {
+        let state = loaded(&valid_inputs(), size, 1);
+        assert!(state.template_error.is_none());
+        assert!(state.analysis().unwrap().message.is_some());
+        snapshot(&format!("valid_{}x{}", size.0, size.1), &state);
+    }
+}
+
+#[test]
+fn invalid_template_screens_keep_the_last_good_result_marked_stale() {
+    for size in [(80, 24), (120, 40)] {
+        let mut state = loaded(&valid_inputs(), size, 1);
+        let bad = inputs(BAD_TEMPLATE, &[("weather-tool-call.sample", WEATHER)]);
+        let req = request_for(&mut state);
+        update::on_report(&mut state, worker::compute(&bad, &req));
+        let d = state.template_error.as_ref().expect("a template error");
+        assert_eq!(d.location.as_ref().unwrap().line, 6);
+        assert!(state.is_stale());
+        assert!(state.analysis().unwrap().message.is_some());
+        // Focus the diagnostics so the caret is in view at both sizes.
+        state.focus = Pane::Diagnostics;
+        snapshot(&format!("invalid_template_{}x{}", size.0, size.1), &state);
+    }
+}
+
+#[test]
+fn parse_error_in_a_tool_call_screens() {
+    for size in [(80, 24), (120, 40)] {
+        let state = loaded(&valid_inputs(), size, 0);
+        let a = state.analysis().unwrap();
+        let p = a.problem.as_ref().expect("a parse error");
+        assert_eq!(
+            a.field_names[a.regions[p.region.unwrap()].field],
+            "tool_calls"
+        );
+        // The cursor starts on the error.
+        assert_eq!(Some(state.cursor), p.at);
+        snapshot(&format!("tool_call_error_{}x{}", size.0, size.1), &state);
+    }
+}
+
+#[test]
+fn help_overlay_screens() {
+    for size in [(80, 24), (120, 40)] {
+        let mut state = loaded(&valid_inputs(), size, 1);
+        update::on_action(&mut state, Action::Help);
+        assert!(state.help);
+        snapshot(&format!("help_{}x{}", size.0, size.1), &state);
+    }
+}
+
+#[test]
+fn a_tiny_terminal_gets_a_message_not_a_crash() {
+    let state = loaded(&valid_inputs(), (30, 8), 1);
+    let text = dump(&render(&state));
+    assert!(text.contains("terminal too"), "{text}");
+    // And nothing panics at sizes around the limits.
+    for (w, h) in [(1, 1), (40, 10), (41, 11), (60, 12), (200, 60)] {
+        let state = loaded(&valid_inputs(), (w, h), 1);
+        render(&state);
+    }
+}
+
+#[test]
+fn no_color_draws_without_colours() {
+    let state = loaded_with(Theme::dark().without_color(), &valid_inputs(), (80, 24), 1);
+    let buf = render(&state);
+    for c in buf.content() {
+        assert_eq!((c.fg, c.bg), (Color::Reset, Color::Reset));
+    }
+    // Delimiters stay visible through modifiers.
+    assert!(
+        buf.content()
+            .iter()
+            .any(|c| c.modifier.contains(Modifier::REVERSED))
+    );
+}
+
+fn key(c: KeyCode) -> KeyEvent {
+    KeyEvent::new(c, KeyModifiers::NONE)
+}
+
+#[test]
+fn keys_move_the_cursor_and_select_the_region_under_it() {
+    let mut state = loaded(&valid_inputs(), (120, 40), 1);
+    let a = state.analysis().unwrap().clone();
+    let first_tool = a.document.find("<tool_call>").unwrap();
+    // n jumps region by region until the first tool call's open delimiter.
+    for _ in 0..10 {
+        if state.cursor == first_tool {
+            break;
+        }
+        update::on_action(&mut state, keys::action(key(KeyCode::Char('n'))).unwrap());
+    }
+    assert_eq!(state.cursor, first_tool);
+    let r = state.region.unwrap();
+    assert_eq!(a.field_names[a.regions[r].field], "tool_calls");
+    update::on_action(&mut state, Action::Right);
+    assert_eq!(state.cursor, first_tool + 1);
+    update::on_action(&mut state, Action::Down);
+    assert_eq!(a.line_col(state.cursor).0, a.line_col(first_tool).0 + 1);
+    // Tab moves the focus; the samples pane selects with the arrows and asks for a parse.
+    for _ in 0..4 {
+        update::on_action(&mut state, Action::FocusNext);
+    }
+    assert_eq!(state.focus, Pane::Samples);
+    assert_eq!(
+        update::on_action(&mut state, Action::Up),
+        update::Effect::Reparse
+    );
+    assert_eq!(state.selected_sample, 0);
+    assert_eq!(
+        update::on_action(&mut state, Action::Quit),
+        update::Effect::Quit
+    );
+}
+
+#[test]
+fn a_click_in_the_raw_text_puts_the_cursor_on_that_character() {
+    let mut state = loaded(&valid_inputs(), (120, 40), 1);
+    let before = state.cursor;
+    // Row 1 of the screen is the first text row of the raw pane (inside its frame).
+    update::on_mouse(
+        &mut state,
+        MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column: 1,
+            row: 1,
+            modifiers: KeyModifiers::NONE,
+        },
+    );
+    assert_eq!(state.focus, Pane::Raw);
+    let a = state.analysis().unwrap();
+    let text = raw::text_area(
+        layout::compute(Rect::new(0, 0, 120, 40), &state)
+            .rect(Pane::Raw)
+            .unwrap(),
+    );
+    let rows = raw::rows_of_line(a, state.raw_top.0, usize::from(text.width));
+    assert_eq!(state.cursor, rows[state.raw_top.1].start);
+    assert_ne!(state.cursor, before);
+    // Scrolling the message pane does not move the cursor.
+    update::on_mouse(
+        &mut state,
+        MouseEvent {
+            kind: MouseEventKind::ScrollDown,
+            column: 100,
+            row: 3,
+            modifiers: KeyModifiers::NONE,
+        },
+    );
+    assert_eq!(state.scroll.message, 3);
+}
+
+#[test]
+fn a_bare_txt_sample_warns_that_no_prefix_was_given() {
+    let state = loaded(
+        &inputs(
+            TEMPLATE,
+            &[("bare.txt", "<think>hm</think>Hello<|im_end|>")],
+        ),
+        (80, 24),
+        0,
+    );
+    let a = state.analysis().unwrap();
+    assert!(
+        a.warnings
+            .iter()
+            .any(|w| w.message.starts_with("no prefix given"))
+    );
+    assert_eq!(a.message.as_ref().unwrap().len(), 3);
+}
+
+#[test]
+fn an_answer_to_an_older_request_is_ignored() {
+    let mut state = loaded(&valid_inputs(), (80, 24), 1);
+    let old = request_for(&mut state);
+    let _newer = request_for(&mut state);
+    let bad = inputs(BAD_TEMPLATE, &[]);
+    update::on_report(&mut state, worker::compute(&bad, &old));
+    assert!(state.template_error.is_none());
+    assert!(state.busy);
+}
