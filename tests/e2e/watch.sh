@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# End-to-end test of live refresh: runs the workbench in tmux on a temporary copy of a sample,
+# edits the template the way editors save (write a temporary file, rename it over the original),
+# and checks the screen with `tmux capture-pane`:
+#   1. an edit shows the new parse;
+#   2. broken JSON shows the error next to the last good result, marked STALE;
+#   3. fixing it recovers;
+#   4. deleting the template and creating it again recovers too.
+# Usage: tests/e2e/watch.sh   (RTBENCH=path/to/rtbench to skip the build; SIZE=80x24 to resize)
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+if [[ -z "${RTBENCH:-}" ]]; then
+  (cd "$root" && cargo build --quiet)
+  RTBENCH="$root/target/debug/rtbench"
+fi
+RTBENCH="$(realpath "$RTBENCH")"
+size="${SIZE:-120x40}"
+cols="${size%x*}"
+rows="${size#*x}"
+session="rtbench-e2e-$$"
+work="$(mktemp -d)"
+cleanup() {
+  tmux kill-session -t "$session" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+cp "$root/samples/smollm3/template.json" "$work/template.json"
+cp "$root/samples/smollm3/weather-tool-call.sample" "$work/weather.sample"
+
+# Saves like an editor: a temporary file in the same folder, renamed over the target.
+save() {
+  local target="$1"
+  local tmp="$work/.$(basename "$target").tmp$$"
+  cat >"$tmp"
+  mv -f "$tmp" "$target"
+}
+
+screen() { tmux capture-pane -p -t "$session"; }
+
+# wait_for PATTERN [absent]: waits up to 10 s for the screen to (not) contain PATTERN.
+wait_for() {
+  local pattern="$1" absent="${2:-}"
+  for _ in $(seq 1 100); do
+    if screen | grep -qF -- "$pattern"; then
+      [[ -z "$absent" ]] && return 0
+    else
+      [[ -n "$absent" ]] && return 0
+    fi
+    sleep 0.1
+  done
+  echo "FAIL: screen ${absent:+still }shows${absent:+ (expected gone)}${absent:- no}: $pattern" >&2
+  screen >&2
+  exit 1
+}
+
+step() { echo "ok - $*"; }
+
+tmux new-session -d -s "$session" -x "$cols" -y "$rows" \
+  "cd '$work' && '$RTBENCH' template.json weather.sample; sleep 60"
+
+wait_for '"thinking":'
+wait_for '● live'
+step "first parse shown, live refresh on"
+
+# 1. Rename the thinking field: the message must follow.
+sed 's/"thinking":/"reasoning":/' "$work/template.json" | save "$work/template.json"
+wait_for '"reasoning":'
+wait_for '"thinking":' absent
+step "an editor-style save (temp file + rename) shows the new parse"
+
+# 2. Break the JSON: the error shows, and the last good result stays, marked STALE.
+good="$(cat "$work/template.json")"
+printf '%s' "${good:0:80}" | save "$work/template.json"
+wait_for 'invalid JSON'
+wait_for 'STALE'
+wait_for '"reasoning":'
+step "broken JSON: error shown beside the stale last good result"
+
+# 3. Fix it: recovery.
+printf '%s\n' "$good" | save "$work/template.json"
+wait_for 'STALE' absent
+wait_for '0 errors'
+wait_for '"reasoning":'
+step "fixed JSON: recovered"
+
+# 4. Delete the template, then create it again.
+rm "$work/template.json"
+wait_for 'cannot read the template'
+wait_for 'STALE'
+printf '%s\n' "$good" | save "$work/template.json"
+wait_for 'STALE' absent
+wait_for '"reasoning":'
+step "deleted and re-created: recovered"
+
+# 5. A burst of saves ends on the last version.
+for i in 1 2 3 4 5; do
+  sed "s/\"reasoning\":/\"reasoning$i\":/" <<<"$good" | save "$work/template.json"
+done
+wait_for '"reasoning5":'
+step "a burst of saves shows the last one"
+
+# 6. The sample is watched too.
+sed 's/The user wants/The caller wants/' "$work/weather.sample" | save "$work/weather.sample"
+wait_for 'The caller wants'
+step "a sample edit shows the new parse"
+
+tmux send-keys -t "$session" q
+sleep 0.3
+echo "all ok"
