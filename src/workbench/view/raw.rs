@@ -17,6 +17,15 @@ use crate::workbench::view::pane_block;
 
 /// How a character is drawn: its display text and width.
 fn shown_char(c: char) -> (char, usize) {
+    if c.is_ascii() {
+        return if c == '\t' {
+            (' ', 1)
+        } else if c.is_ascii_control() {
+            ('·', 1)
+        } else {
+            (c, 1)
+        };
+    }
     match c {
         '\t' => (' ', 1),
         c if c.is_control() => ('·', 1),
@@ -32,6 +41,17 @@ fn shown_char(c: char) -> (char, usize) {
 pub fn rows_of_line(a: &Analysis, line: usize, width: usize) -> Vec<Range<usize>> {
     let r = a.line_range(line);
     let width = width.max(2);
+    let text = &a.document[r.clone()];
+    if text.is_ascii() {
+        // Every ASCII character takes one cell.
+        if text.is_empty() {
+            return vec![r];
+        }
+        return (r.start..r.end)
+            .step_by(width)
+            .map(|s| s..(s + width).min(r.end))
+            .collect();
+    }
     let mut rows = Vec::new();
     let mut start = r.start;
     let mut used = 0;
@@ -284,33 +304,29 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     let text = text_area(area);
     let width = usize::from(text.width);
     let mut lines = Vec::with_capacity(usize::from(text.height));
-    let mut pos = state.raw_top;
-    pos.0 = pos.0.min(a.line_starts.len() - 1);
-    let cursor = Some(state.cursor);
-    for _ in 0..text.height {
-        let rows = rows_of_line(a, pos.0, width);
-        let Some(r) = rows.get(pos.1).cloned() else {
-            break;
-        };
-        let mut line = row_spans(a, r.clone(), cursor, &state.theme);
-        // The cursor on a line break shows after the row's last character.
-        let line_end = a.line_range(pos.0).end;
-        if state.cursor == line_end && pos.1 == rows.len() - 1 {
-            line.spans.push(Span::styled(
-                if line_end < a.document.len() {
-                    "⏎"
-                } else {
-                    " "
-                },
-                state.theme.cursor(),
-            ));
+    let (mut line_no, mut row) = state.raw_top;
+    line_no = line_no.min(a.line_starts.len() - 1);
+    let height = usize::from(text.height);
+    // One wrapping per visible line.
+    'lines: while lines.len() < height && line_no < a.line_starts.len() {
+        let rows = rows_of_line(a, line_no, width);
+        let line_end = a.line_range(line_no).end;
+        for (i, r) in rows.iter().enumerate().skip(row) {
+            if lines.len() >= height {
+                break 'lines;
+            }
+            let mut line = row_spans(a, r.clone(), Some(state.cursor), &state.theme);
+            // The cursor on a line break shows after the row's last character.
+            if state.cursor == line_end && i == rows.len() - 1 {
+                line.spans.push(Span::styled(
+                    if line_end < a.document.len() { "⏎" } else { " " },
+                    state.theme.cursor(),
+                ));
+            }
+            lines.push(line);
         }
-        lines.push(line);
-        let next = step_rows(a, width, pos, 1);
-        if next == pos {
-            break;
-        }
-        pos = next;
+        line_no += 1;
+        row = 0;
     }
     frame.render_widget(Paragraph::new(lines), text);
     let rows = info_rows(area);

@@ -13,20 +13,17 @@ use crate::workbench::highlight;
 use crate::workbench::state::{Pane, State};
 use crate::workbench::view::{inner, pane_block};
 
-/// At most this much of a body is shown (the pane scrolls within it).
-const MAX_BODY: usize = 64 * 1024;
+/// The start of `text` that can show in `budget` characters (a column never shows more: each
+/// character takes at least one cell), marked when cut.
+fn visible_part(text: &str, budget: usize) -> String {
+    match text.char_indices().nth(budget) {
+        Some((at, _)) => format!("{}\n…", &text[..at]),
+        None => text.to_string(),
+    }
+}
 
-fn json_lines(v: &Value, state: &State) -> Vec<Line<'static>> {
-    let text = pretty_json(v);
-    let text = if text.len() > MAX_BODY {
-        let mut at = MAX_BODY;
-        while !text.is_char_boundary(at) {
-            at -= 1;
-        }
-        format!("{}\n…", &text[..at])
-    } else {
-        text
-    };
+fn json_lines(v: &Value, state: &State, budget: usize) -> Vec<Line<'static>> {
+    let text = visible_part(&pretty_json(v), budget);
     highlight::json_lines(&text, &state.theme.syntect_theme, state.theme.no_color)
 }
 
@@ -65,16 +62,12 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     let g = &a.regions[r];
     // Column 1: the raw body.
     let mut body: Vec<Line<'static>> = vec![Line::styled("body", heading(state))];
-    let end = g
-        .body
-        .end
-        .min(g.body.start + MAX_BODY)
-        .min(a.document.len());
-    let mut cut = end;
-    while !a.document.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    for l in a.document[g.body.start..cut].split('\n') {
+    // Only what the columns can show (a long body would make every frame slow).
+    let budget = (usize::from(state.scroll.region) + usize::from(body_area.height) + 1)
+        * (usize::from(body_area.width / 3) + 1);
+    let end = g.body.end.min(a.document.len());
+    let shown = visible_part(&a.document[g.body.start.min(end)..end], budget);
+    for l in shown.split('\n') {
         body.push(Line::styled(l.replace('\t', " "), theme.body(g.field)));
     }
     if !g.captures.is_empty() {
@@ -92,7 +85,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         heading(state),
     )];
     match (&g.parsed, g.failed) {
-        (Some(v), _) => parsed.extend(json_lines(v, state)),
+        (Some(v), _) => parsed.extend(json_lines(v, state, budget)),
         (None, true) => {
             let msg = a
                 .problem
@@ -107,11 +100,11 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     match (&g.transformed, &g.value) {
         (Some(t), _) => {
             third.push(Line::styled("→ transform", heading(state)));
-            third.extend(json_lines(t, state));
+            third.extend(json_lines(t, state, budget));
         }
         (None, Some(v)) => {
             third.push(Line::styled("→ value", heading(state)));
-            third.extend(json_lines(v, state));
+            third.extend(json_lines(v, state, budget));
         }
         (None, None) => {
             third.push(Line::styled("→ transform", heading(state)));
