@@ -81,6 +81,8 @@ pub enum Status {
     NoExpected,
     /// The file cannot be read or is not a valid sample.
     Unreadable(String),
+    /// Not parsed: the template cannot be used.
+    Unknown,
 }
 
 impl Status {
@@ -91,6 +93,7 @@ impl Status {
             Status::Differs(_) => "differs",
             Status::NoExpected => "no expected",
             Status::Unreadable(_) => "unreadable",
+            Status::Unknown => "?",
         }
     }
 }

@@ -81,7 +81,13 @@ pub fn compute(area: Rect, state: &State) -> Screen {
     let (top, bottom) = match (top_panes, bottom_panes) {
         (true, true) => {
             let max = main.height.saturating_sub(6).max(3);
-            let b = state.bottom.clamp(3, max);
+            // Small terminals keep most rows for the text.
+            let wanted = if main.height < 23 {
+                state.bottom.min(main.height / 3)
+            } else {
+                state.bottom
+            };
+            let b = wanted.clamp(3, max);
             split_v(main, main.height - b)
         }
         (true, false) => (main, Rect::default()),

@@ -404,9 +404,13 @@ pub fn on_report(state: &mut State, report: Report) {
     state.template_name = report.template_name;
     state.template_error = report.template_error;
     state.sample_error = report.sample_error;
-    if state.template_error.is_none() {
+    // With an unusable template the statuses of the last good parse stay (stale), unless
+    // there are none yet.
+    if state.template_error.is_none() || state.samples.is_empty() {
         state.samples = report.samples;
-        state.never_matched = report.never_matched;
+        if state.template_error.is_none() {
+            state.never_matched = report.never_matched;
+        }
         if state.selected_sample >= state.samples.len() {
             state.selected_sample = state.samples.len().saturating_sub(1);
         }

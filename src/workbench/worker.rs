@@ -40,7 +40,13 @@ pub fn compute(inputs: &Inputs, req: &Request) -> Report {
                 seq: req.seq,
                 template_name,
                 template_error: Some(d),
-                samples: Vec::new(),
+                samples: files
+                    .iter()
+                    .map(|f| SampleEntry {
+                        name: f.name.clone(),
+                        status: Status::Unknown,
+                    })
+                    .collect(),
                 sample_error: None,
                 shown: None,
                 never_matched: Vec::new(),

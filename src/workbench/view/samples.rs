@@ -21,6 +21,7 @@ pub fn marker(status: &Status, theme: &Theme) -> (&'static str, Style) {
         Status::Differs(_) => ("≠", theme.warning()),
         Status::NoExpected => ("·", theme.dim()),
         Status::Unreadable(_) => ("!", theme.error()),
+        Status::Unknown => ("?", theme.dim()),
     }
 }
 
