@@ -758,4 +758,58 @@ mod tests {
         let a = analyze(&smollm3(), "x.txt", &s, "<think>a</think>b");
         assert!(a.warnings[0].message.starts_with("no prefix given"));
     }
+
+    fn bare(generation: &str) -> Sample {
+        Sample {
+            path: "g.txt".into(),
+            prefix: Some(String::new()),
+            generation: generation.into(),
+            tools: None,
+            expected: None,
+            note: None,
+            generation_offset: 0,
+        }
+    }
+
+    fn template(json: &str) -> Arc<Template> {
+        Arc::new(load_template(&py::json_loads(json).unwrap()).unwrap())
+    }
+
+    fn kind_at<'a>(a: &'a Analysis, text: &str) -> &'a Segment {
+        &a.segments[a.segment_index(a.document.find(text).unwrap()).unwrap()]
+    }
+
+    #[test]
+    fn held_back_text_is_marked() {
+        let a = analyze(&smollm3(), "g", &bare("hi <tool_ca"), "");
+        let s = kind_at(&a, "<tool_ca");
+        assert!(s.held);
+        assert!(!kind_at(&a, "hi").held);
+    }
+
+    #[test]
+    fn captures_are_found_inside_their_delimiters() {
+        let t = template(
+            r#"{"start_anchor": "<s>", "fields": {
+                "calls": {"open_pattern": "<call name=(?P<name>\\w+)>", "close": "</call>",
+                          "transform": {"name": "{name}", "args": "{content}"}}}}"#,
+        );
+        let a = analyze(&t, "g", &bare("x<call name=get>1</call>"), "");
+        let s = kind_at(&a, "get");
+        assert!(matches!(s.kind, SegKind::Capture { .. }), "{:?}", s.kind);
+        assert!(matches!(kind_at(&a, "<call").kind, SegKind::Open { .. }));
+        // No implicit field: the leading text goes nowhere.
+        assert_eq!(kind_at(&a, "x").kind, SegKind::Discarded);
+        let g = &a.regions[0];
+        assert!(g.transformed.is_some());
+        assert!(a.describe(a.document.find("get").unwrap()).contains("capture 'name'"));
+    }
+
+    #[test]
+    fn a_start_anchor_missing_from_the_prefix_is_a_warning() {
+        let mut s = bare("<think>a</think>b");
+        s.prefix = Some("no anchor here".into());
+        let a = analyze(&smollm3(), "g", &s, "");
+        assert!(a.warnings.iter().any(|w| w.message.contains("not found in the prefix")));
+    }
 }
