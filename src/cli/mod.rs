@@ -20,9 +20,9 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
     /// Without a command: open the workbench on TEMPLATE (a response template, a
-    /// tokenizer_config.json, or a folder holding template.json) and SAMPLE files or folders
-    /// (default: the samples beside the template; nothing at all: a bundled sample).
-    #[arg(value_name = "TEMPLATE [SAMPLE...]")]
+    /// tokenizer_config.json, or a folder holding template.json), then SAMPLE files or folders
+    /// (default: the samples beside the template; no paths at all: a bundled sample).
+    #[arg(value_name = "TEMPLATE [SAMPLE]")]
     pub paths: Vec<PathBuf>,
     /// Workbench colours: a built-in theme (dark, light) or a theme file (TOML).
     #[arg(long, value_name = "NAME|PATH")]

@@ -802,7 +802,10 @@ mod tests {
         assert_eq!(kind_at(&a, "x").kind, SegKind::Discarded);
         let g = &a.regions[0];
         assert!(g.transformed.is_some());
-        assert!(a.describe(a.document.find("get").unwrap()).contains("capture 'name'"));
+        assert!(
+            a.describe(a.document.find("get").unwrap())
+                .contains("capture 'name'")
+        );
     }
 
     #[test]
@@ -810,6 +813,10 @@ mod tests {
         let mut s = bare("<think>a</think>b");
         s.prefix = Some("no anchor here".into());
         let a = analyze(&smollm3(), "g", &s, "");
-        assert!(a.warnings.iter().any(|w| w.message.contains("not found in the prefix")));
+        assert!(
+            a.warnings
+                .iter()
+                .any(|w| w.message.contains("not found in the prefix"))
+        );
     }
 }

@@ -19,7 +19,7 @@ pub mod view;
 pub mod watch;
 pub mod worker;
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc;
@@ -184,18 +184,23 @@ fn print_headless(inputs: &Inputs) -> Result<(), Failure> {
         .load_template()
         .map_err(|d| Failure::invalid(d.to_string()))?;
     let mut failed = false;
+    let mut out = std::io::stdout().lock();
     for source in inputs.sample_sources() {
         let f = inputs::read_sample(&source);
-        let out = match &f.sample {
+        let result = match &f.sample {
             Err(e) => Err(e.clone()),
             Ok(s) => crate::cli::test_samples::parse_sample_with(&loaded.template, s),
         };
-        match out {
-            Ok(m) => println!("{}:\n{}", f.name, analysis::pretty_json(&Value::Dict(m))),
+        let text = match result {
+            Ok(m) => format!("{}:\n{}", f.name, analysis::pretty_json(&Value::Dict(m))),
             Err(e) => {
                 failed = true;
-                println!("{}:\nerror: {e}", f.name);
+                format!("{}:\nerror: {e}", f.name)
             }
+        };
+        // A closed pipe (`| head`) just ends the output.
+        if writeln!(out, "{text}").is_err() {
+            return Ok(());
         }
     }
     if failed {

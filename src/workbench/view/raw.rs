@@ -319,7 +319,11 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
             // The cursor on a line break shows after the row's last character.
             if state.cursor == line_end && i == rows.len() - 1 {
                 line.spans.push(Span::styled(
-                    if line_end < a.document.len() { "⏎" } else { " " },
+                    if line_end < a.document.len() {
+                        "⏎"
+                    } else {
+                        " "
+                    },
                     state.theme.cursor(),
                 ));
             }
