@@ -10,6 +10,7 @@ use std::sync::Arc;
 use crate::cli::test_samples::{Verdict, parse_sample_with, verdict};
 use crate::engine::diagnostic::{Diagnostic, Location};
 use crate::engine::event::{Event, EventKind};
+use crate::engine::explain::explain;
 use crate::engine::offsets::CharIndex;
 use crate::engine::parser::{Events, ParseError, Parser};
 use crate::engine::py::{DumpOptions, json_dumps};
@@ -140,7 +141,12 @@ pub struct Analysis {
     pub status: Status,
     /// Fields that opened at least one region in this sample.
     pub matched_fields: Vec<bool>,
+    /// Why fields with an open delimiter matched nothing here: (field, explanation lines).
+    pub unmatched: Vec<(String, Vec<String>)>,
 }
+
+/// Documents longer than this get no explanations of unmatched fields (each one parses again).
+const EXPLAIN_LIMIT: usize = 1 << 20;
 
 /// The parser's trace of a sample.
 struct Trace {
@@ -580,6 +586,24 @@ pub fn analyze(template: &Arc<Template>, name: &str, sample: &Sample, file_text:
             );
         }
     }
+    let mut unmatched = Vec::new();
+    if document.len() <= EXPLAIN_LIMIT {
+        for (i, f) in template.fields.iter().enumerate() {
+            if matched_fields[i] || f.open.is_none() {
+                continue;
+            }
+            if let Ok(e) = explain(
+                template,
+                prefix,
+                &sample.generation,
+                sample.tools.as_ref(),
+                &f.name,
+            ) {
+                // The first line restates the delimiters; the rest says why.
+                unmatched.push((f.name.clone(), e.lines()));
+            }
+        }
+    }
     let status = status_of(template, sample);
     if let Status::Differs(lines) = &status {
         let mut msg = String::from("the message differs from the expected one:");
@@ -616,6 +640,7 @@ pub fn analyze(template: &Arc<Template>, name: &str, sample: &Sample, file_text:
         warnings,
         status,
         matched_fields,
+        unmatched,
     }
 }
 

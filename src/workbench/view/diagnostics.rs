@@ -173,6 +173,17 @@ pub fn lines(state: &State, width: usize) -> (Vec<Line<'static>>, usize, usize) 
             warnings += 1;
             out.extend(diagnostic_lines(w, state, width));
         }
+        for (field, why) in &a.unmatched {
+            out.push(Line::from(vec![
+                Span::styled("note:", theme.key()),
+                Span::raw(format!(" field '{field}' matched nothing in this sample")),
+            ]));
+            out.extend(
+                why.iter()
+                    .skip(1)
+                    .map(|l| Line::styled(l.clone(), theme.dim())),
+            );
+        }
     }
     for f in &state.never_matched {
         warnings += 1;
