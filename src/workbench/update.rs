@@ -148,8 +148,42 @@ fn page(state: &State, pane: Pane) -> usize {
         .map_or(10, |r| usize::from(r.height.saturating_sub(3)).max(1))
 }
 
+/// Rows that `lines` take when wrapped to `width` (by characters; word wrapping may take a
+/// few more, hence the slack).
+fn rows_of(lines: &[ratatui::text::Line<'_>], width: u16) -> usize {
+    let w = usize::from(width.max(1));
+    let rows: usize = lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum();
+    rows + lines.len() / 4
+}
+
+/// Keeps the message and diagnostics scrolls within their text.
+fn clamp_scrolls(state: &mut State) {
+    let sc = screen(state);
+    if let Some(r) = sc.rect(Pane::Message) {
+        let inner = crate::workbench::view::inner(r);
+        let rows = state
+            .shown
+            .as_ref()
+            .map_or(1, |s| rows_of(&s.message_lines, inner.width) + 4);
+        let max = rows.saturating_sub(usize::from(inner.height)) as u16;
+        state.scroll.message = state.scroll.message.min(max);
+    }
+    if let Some(r) = sc.rect(Pane::Diagnostics) {
+        let inner = crate::workbench::view::inner(r);
+        let (lines, _, _) = crate::workbench::view::diagnostics::lines(state, usize::from(inner.width));
+        let max = rows_of(&lines, inner.width).saturating_sub(usize::from(inner.height)) as u16;
+        state.scroll.diagnostics = state.scroll.diagnostics.min(max);
+    }
+}
+
 /// Applies a key action.
 pub fn on_action(state: &mut State, action: Action) -> Effect {
+    let effect = apply_action(state, action);
+    clamp_scrolls(state);
+    effect
+}
+
+fn apply_action(state: &mut State, action: Action) -> Effect {
     state.note = None;
     if state.help {
         match action {
@@ -309,6 +343,12 @@ fn on_motion(state: &mut State, action: Action) -> Effect {
 
 /// Applies a mouse event.
 pub fn on_mouse(state: &mut State, ev: MouseEvent) -> Effect {
+    let effect = apply_mouse(state, ev);
+    clamp_scrolls(state);
+    effect
+}
+
+fn apply_mouse(state: &mut State, ev: MouseEvent) -> Effect {
     if state.help {
         if let MouseEventKind::Down(_) = ev.kind {
             state.help = false;
@@ -432,6 +472,7 @@ pub fn on_report(state: &mut State, report: Report) {
     }
     let a: Arc<Analysis> = Arc::clone(&shown.analysis);
     state.shown = Some(shown);
+    clamp_scrolls(state);
     if !same_sample {
         // A new sample: start where the generation starts, or at the error.
         state.cursor = a
