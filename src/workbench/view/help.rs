@@ -32,33 +32,28 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
             Span::raw((*what).to_string()),
         ]));
     }
-    lines.push(Line::raw(""));
-    lines.push(Line::styled(" raw pane", theme.key()));
     lines.push(Line::from(vec![
-        Span::raw(" "),
+        Span::styled(" raw: ", theme.key()),
         Span::styled("<open>", theme.delimiter(0)),
         Span::raw(" delimiter  "),
         Span::styled("body", theme.body(0)),
         Span::raw(" region body  "),
         Span::styled("name", theme.capture()),
-        Span::raw(" named capture"),
-    ]));
-    lines.push(Line::from(vec![
-        Span::raw(" "),
-        Span::styled("held", theme.held(theme.body(0))),
-        Span::raw(" held back at end of stream  "),
-        Span::styled("dropped", theme.discarded()),
-        Span::raw(" went to no field"),
-    ]));
-    lines.push(Line::from(vec![
-        Span::raw(" "),
-        Span::styled("prompt", theme.before_anchor()),
-        Span::raw(" prefix before the start anchor  "),
+        Span::raw(" capture  "),
         Span::styled("x", theme.error_mark(theme.body(1))),
-        Span::raw(" parse error position"),
+        Span::raw(" parse error"),
+    ]));
+    lines.push(Line::from(vec![
+        Span::raw("      "),
+        Span::styled("held", theme.held(theme.body(0))),
+        Span::raw(" held back  "),
+        Span::styled("dropped", theme.discarded()),
+        Span::raw(" to no field  "),
+        Span::styled("prompt", theme.before_anchor()),
+        Span::raw(" before anchor"),
     ]));
     lines.push(Line::styled(
-        " Prefix text is dimmed. The line under the text tells what the cursor is on.",
+        "      Prefix text is dimmed. Under the text: what the cursor is on.",
         theme.dim(),
     ));
     frame.render_widget(Clear, rect);
@@ -71,7 +66,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
                     .border_type(BorderType::Double)
                     .border_style(theme.border(true))
                     .title(Span::styled(
-                        " help · ? or Esc to close ",
+                        " help · ? or Esc closes · j k scroll ",
                         theme.title(true),
                     )),
             )
