@@ -326,3 +326,69 @@ fn an_answer_to_an_older_request_is_ignored() {
     assert!(state.template_error.is_none());
     assert!(state.busy);
 }
+
+/// Random generations made of delimiter pieces, multi-byte and control characters: analysing,
+/// moving the cursor everywhere and drawing never panics.
+#[test]
+fn random_generations_never_panic() {
+    const PIECES: [&str; 16] = [
+        "<think>",
+        "</think>",
+        "<tool_call>",
+        "</tool_call>",
+        "<|im_end|>",
+        "<tool_",
+        "</thi",
+        "{\"name\": \"f\", \"arguments\": {}}",
+        "{\"a\": ",
+        "東京",
+        "é",
+        "\t",
+        "\r\n",
+        "\n",
+        "x",
+        "\u{301}",
+    ];
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for round in 0..60 {
+        let mut generation = String::new();
+        for _ in 0..next(30) {
+            generation.push_str(PIECES[next(PIECES.len())]);
+        }
+        let prefix = if round % 3 == 0 {
+            ""
+        } else {
+            "<|im_start|>assistant\n<think>"
+        };
+        let sample = format!("--- prefix ---\n{prefix}\n--- generation ---\n{generation}");
+        let leaked: &'static str = Box::leak(sample.into_boxed_str());
+        let inputs = inputs(TEMPLATE, &[("r.sample", leaked)]);
+        let size = [(80, 24), (41, 11), (120, 40)][round % 3];
+        let mut state = loaded(&inputs, size, 0);
+        render(&state);
+        for action in [
+            Action::Top,
+            Action::NextRegion,
+            Action::Right,
+            Action::Down,
+            Action::Down,
+            Action::LineEnd,
+            Action::Right,
+            Action::NextRegion,
+            Action::PageDown,
+            Action::Bottom,
+            Action::Left,
+            Action::Up,
+            Action::PrevRegion,
+        ] {
+            update::on_action(&mut state, action);
+            render(&state);
+        }
+    }
+}

@@ -514,7 +514,10 @@ pub fn analyze(template: &Arc<Template>, name: &str, sample: &Sample, file_text:
     let prefix_len = prefix.len();
     let trace = trace(template, prefix, &sample.generation, sample.tools.as_ref());
     let error = trace.result.as_ref().err();
-    let error_at = error.and_then(|e| e.span.as_ref()).map(|s| s.start);
+    // Error positions come from the content parsers: keep them on character boundaries.
+    let error_at = error
+        .and_then(|e| e.span.as_ref())
+        .map(|s| floor_boundary(&document, s.start));
     let error_field = error
         .and_then(|e| e.field.as_deref())
         .and_then(|f| template.field_index(f));
@@ -525,10 +528,10 @@ pub fn analyze(template: &Arc<Template>, name: &str, sample: &Sample, file_text:
 
     let problem = error.map(|e| {
         let region = regions.iter().rposition(|g| g.failed);
-        let at = e.span.as_ref().map(|s| s.start);
+        let at = e.span.as_ref().map(|s| floor_boundary(&document, s.start));
         let in_region = match (region, at) {
             (Some(r), Some(at)) => {
-                let body = regions[r].body.start.min(at);
+                let body = floor_boundary(&document, regions[r].body.start.min(at));
                 let end = e.span.as_ref().map_or(at, |s| s.end).min(document.len());
                 let text = &document[body..];
                 Some(Location::new(text, at - body..end.max(at) - body))

@@ -60,6 +60,7 @@ fn cursor_moved(state: &mut State) {
 }
 
 fn remember_col(state: &mut State, a: &Analysis) {
+    state.cursor = floor_char(&a.document, state.cursor);
     let line = raw::line_of(a, state.cursor);
     let start = a.line_starts[line];
     state.want_col = a.document[start..state.cursor].chars().count();
@@ -170,7 +171,8 @@ fn clamp_scrolls(state: &mut State) {
     }
     if let Some(r) = sc.rect(Pane::Diagnostics) {
         let inner = crate::workbench::view::inner(r);
-        let (lines, _, _) = crate::workbench::view::diagnostics::lines(state, usize::from(inner.width));
+        let (lines, _, _) =
+            crate::workbench::view::diagnostics::lines(state, usize::from(inner.width));
         let max = rows_of(&lines, inner.width).saturating_sub(usize::from(inner.height)) as u16;
         state.scroll.diagnostics = state.scroll.diagnostics.min(max);
     }
