@@ -25,10 +25,14 @@ pub fn restore() {
     );
 }
 
-/// Restores the terminal before the default panic message is printed.
+/// Restores the terminal before the default panic message is printed. A panic on the parse
+/// thread is caught there and shown as a diagnostic, so it leaves the screen alone.
 fn install_panic_hook() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().name() == Some(crate::workbench::worker::THREAD_NAME) {
+            return;
+        }
         restore();
         previous(info);
     }));

@@ -12,6 +12,9 @@ use crate::workbench::highlight;
 use crate::workbench::inputs::{Inputs, read_sample};
 use crate::workbench::state::{Report, SampleEntry, Shown};
 
+/// The parse thread's name.
+pub const THREAD_NAME: &str = "rtbench-parse";
+
 /// What to parse.
 #[derive(Clone, Debug)]
 pub struct Request {
@@ -119,6 +122,39 @@ pub fn compute(inputs: &Inputs, req: &Request) -> Report {
     }
 }
 
+/// [`compute`], with a panic turned into a reported error instead of a dead thread.
+fn compute_guarded(inputs: &Inputs, req: &Request) -> Report {
+    let started = Instant::now();
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compute(inputs, req))).unwrap_or_else(
+        |payload| {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Report {
+                seq: req.seq,
+                template_name: inputs.template.name(),
+                template_error: None,
+                samples: inputs
+                    .sample_sources()
+                    .iter()
+                    .map(|s| SampleEntry {
+                        name: s.name(),
+                        status: Status::Unknown,
+                    })
+                    .collect(),
+                sample_error: Some(format!(
+                    "internal error while parsing (a bug; please report it): {what}"
+                )),
+                shown: None,
+                never_matched: Vec::new(),
+                took: started.elapsed(),
+            }
+        },
+    )
+}
+
 /// Starts the worker thread: it serves requests from `requests` and sends each report through
 /// `send` (which should forward it to the UI). It ends when `requests` is closed.
 pub fn spawn<F>(inputs: Arc<Inputs>, requests: Receiver<Request>, send: F) -> thread::JoinHandle<()>
@@ -126,7 +162,7 @@ where
     F: Fn(Report) + Send + 'static,
 {
     thread::Builder::new()
-        .name("rtbench-parse".into())
+        .name(THREAD_NAME.into())
         .spawn(move || {
             highlight::warm_up();
             let mut next: Option<Request> = None;
@@ -142,7 +178,7 @@ where
                 while let Ok(r) = requests.try_recv() {
                     req = r;
                 }
-                let report = compute(&inputs, &req);
+                let report = compute_guarded(&inputs, &req);
                 match requests.try_recv() {
                     Ok(newer) => next = Some(newer),
                     Err(TryRecvError::Empty) => send(report),
