@@ -98,9 +98,13 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     // Column 3: the transform's output, else the stored value.
     let mut third: Vec<Line<'static>> = Vec::new();
     match (&g.transformed, &g.value) {
-        (Some(t), _) => {
+        (Some(t), value) => {
             third.push(Line::styled("→ transform", heading(state)));
             third.extend(json_lines(t, state, budget));
+            if let Some(v) = value.as_ref().filter(|v| !v.py_eq(t)) {
+                third.push(Line::styled("→ tool arguments cast", heading(state)));
+                third.extend(json_lines(v, state, budget));
+            }
         }
         (None, Some(v)) => {
             third.push(Line::styled("→ value", heading(state)));
