@@ -392,3 +392,26 @@ fn random_generations_never_panic() {
         }
     }
 }
+
+/// Requests that pile up while the parse thread works are served newest first: the last answer
+/// is always for the newest request, and no answer comes back for a superseded one after it.
+#[test]
+fn the_parse_thread_serves_the_newest_request() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let worker = worker::Worker::start(std::sync::Arc::new(valid_inputs()), move |r| {
+        let _ = tx.send(r.seq);
+    });
+    let mut state = State::new(Theme::dark(), (80, 24));
+    for _ in 0..5 {
+        worker.request(request_for(&mut state));
+    }
+    let mut seen = Vec::new();
+    while let Ok(seq) = rx.recv_timeout(std::time::Duration::from_secs(10)) {
+        seen.push(seq);
+        if seq == 5 {
+            break;
+        }
+    }
+    assert_eq!(seen.last(), Some(&5), "{seen:?}");
+    assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
+}
