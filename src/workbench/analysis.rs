@@ -141,7 +141,8 @@ pub struct Analysis {
     pub status: Status,
     /// Fields that opened at least one region in this sample.
     pub matched_fields: Vec<bool>,
-    /// Why fields with an open delimiter matched nothing here: (field, explanation lines).
+    /// Why fields with a literal open delimiter matched nothing here: (field, explanation
+    /// lines).
     pub unmatched: Vec<(String, Vec<String>)>,
 }
 
@@ -592,7 +593,9 @@ pub fn analyze(template: &Arc<Template>, name: &str, sample: &Sample, file_text:
     let mut unmatched = Vec::new();
     if document.len() <= EXPLAIN_LIMIT {
         for (i, f) in template.fields.iter().enumerate() {
-            if matched_fields[i] || f.open.is_none() {
+            // Pattern delimiters are left out: the nearest-partial search behind an explanation
+            // is not time-bounded, and a pathological pattern would stall the parse thread.
+            if matched_fields[i] || !f.open.as_ref().is_some_and(|o| !o.is_pattern()) {
                 continue;
             }
             if let Ok(e) = explain(

@@ -99,6 +99,16 @@ pub fn run(options: &Options) -> Result<(), Failure> {
         .size()
         .map_err(|e| Failure::usage(e.to_string()))?;
     let mut state = State::new(theme, (size.width, size.height));
+    // What is known before the first parse arrives.
+    state.template_name = inputs.template.name();
+    state.samples = inputs
+        .sample_sources()
+        .iter()
+        .map(|s| state::SampleEntry {
+            name: s.name(),
+            status: analysis::Status::Unknown,
+        })
+        .collect();
 
     // Live refresh (kept alive until the end).
     let _watcher = if inputs.is_bundled() {
