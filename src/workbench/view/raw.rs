@@ -281,7 +281,16 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     if let Some(a) = state.analysis() {
         title.push(Span::raw(format!(" {} ", short_name(&a.sample_name))));
     }
-    let block = pane_block(state, Pane::Raw, title);
+    let mut block = pane_block(state, Pane::Raw, title);
+    if let Some(a) = state.analysis() {
+        // A legend: each field's name in its colour.
+        let mut legend = vec![Span::raw(" ")];
+        for (i, name) in a.field_names.iter().enumerate() {
+            legend.push(Span::styled(name.clone(), state.theme.body(i)));
+            legend.push(Span::raw(" "));
+        }
+        block = block.title_bottom(Line::from(legend));
+    }
     frame.render_widget(block, area);
     let Some(a) = state.analysis() else {
         let inner = Rect::new(
