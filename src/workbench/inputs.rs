@@ -13,7 +13,12 @@ use crate::sample::{Sample, expand, parse_sample};
 
 const BUNDLED_DIR: &str = "samples/smollm3";
 const BUNDLED_TEMPLATE: &str = include_str!("../../samples/smollm3/template.json");
+/// The bundled samples, the richest first (it is the one shown on start).
 const BUNDLED_SAMPLES: [(&str, &str); 3] = [
+    (
+        "weather-tool-call.sample",
+        include_str!("../../samples/smollm3/weather-tool-call.sample"),
+    ),
     (
         "think-then-answer.sample",
         include_str!("../../samples/smollm3/think-then-answer.sample"),
@@ -21,10 +26,6 @@ const BUNDLED_SAMPLES: [(&str, &str); 3] = [
     (
         "truncated-tool-call.sample",
         include_str!("../../samples/smollm3/truncated-tool-call.sample"),
-    ),
-    (
-        "weather-tool-call.sample",
-        include_str!("../../samples/smollm3/weather-tool-call.sample"),
     ),
 ];
 
