@@ -168,7 +168,6 @@ fn floor_boundary(s: &str, mut i: usize) -> usize {
 /// Runs the parser with tracing. When parsing fails, the text is parsed again up to the error
 /// so that everything before it can still be shown.
 fn trace(template: &Arc<Template>, prefix: &str, generation: &str, tools: Option<&Value>) -> Trace {
-    let plen = prefix.len();
     let mut p = match Parser::with_events(Arc::clone(template), Some(prefix), tools, Events::Trace)
     {
         Ok(p) => p,
@@ -217,7 +216,6 @@ fn trace(template: &Arc<Template>, prefix: &str, generation: &str, tools: Option
         Err(e) => {
             let (more, held) = replay_until(template, prefix, generation, tools, &e);
             events.extend(more);
-            let _ = plen;
             Trace {
                 events,
                 origin,

@@ -31,11 +31,6 @@ pub fn warm_up() {
     let _ = sets();
 }
 
-/// The names of the available syntect themes.
-pub fn theme_names() -> Vec<String> {
-    sets().themes.themes.keys().cloned().collect()
-}
-
 fn cut(line: &str) -> (&str, Option<usize>) {
     if line.len() <= MAX_LINE {
         return (line, None);
