@@ -104,7 +104,10 @@ fn main() {
     parse.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     let median = |v: &[Duration]| v[v.len() / 2];
-    println!("edit-to-frame latency, {size}-byte sample, {} runs:", total.len());
+    println!(
+        "edit-to-frame latency, {size}-byte sample, {} runs:",
+        total.len()
+    );
     println!(
         "  median {:.2} ms   min {:.2} ms   p90 {:.2} ms   max {:.2} ms",
         ms(median(&total)),
@@ -118,7 +121,11 @@ fn main() {
     );
     println!(
         "  target: under 16 ms median: {}",
-        if ms(median(&total)) < 16.0 { "met" } else { "NOT met" }
+        if ms(median(&total)) < 16.0 {
+            "met"
+        } else {
+            "NOT met"
+        }
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
