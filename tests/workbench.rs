@@ -415,3 +415,70 @@ fn the_parse_thread_serves_the_newest_request() {
     assert_eq!(seen.last(), Some(&5), "{seen:?}");
     assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
 }
+
+#[test]
+fn samples_get_the_test_verdict_and_differences_are_warnings() {
+    const MATCHES: &str = "--- prefix ---\n--- generation ---\nHi<|im_end|>\n--- expected ---\n{\"role\": \"assistant\", \"content\": \"Hi\"}\n";
+    const DIFFERS: &str = "--- prefix ---\n--- generation ---\nHo<|im_end|>\n--- expected ---\n{\"role\": \"assistant\", \"content\": \"Hi\"}\n";
+    const FAILS_AS_EXPECTED: &str = "--- prefix ---\n--- generation ---\n<tool_call>{<|im_end|>\n--- expected ---\n{\"$error\": true}\n";
+    let all = inputs(
+        TEMPLATE,
+        &[
+            ("a.sample", MATCHES),
+            ("b.sample", DIFFERS),
+            ("c.sample", FAILS_AS_EXPECTED),
+            ("d.sample", TRUNCATED),
+            ("e.sample", "no sections"),
+        ],
+    );
+    let state = loaded(&all, (80, 24), 1);
+    let labels: Vec<&str> = state.samples.iter().map(|s| s.status.label()).collect();
+    assert_eq!(labels, ["ok", "differs", "ok", "error", "unreadable"]);
+    let a = state.analysis().unwrap();
+    assert!(
+        a.warnings
+            .iter()
+            .any(|w| w.message.contains("differs from the expected")
+                && w.message.contains("content"))
+    );
+}
+
+/// Without a terminal, `rtbench TEMPLATE SAMPLE` prints each sample's message (exit 1 when one
+/// fails to parse), and `rtbench` alone prints the bundled sample's parse as before.
+#[test]
+fn without_a_terminal_the_messages_are_printed() {
+    let bin = env!("CARGO_BIN_EXE_rtbench");
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = std::process::Command::new(bin)
+        .arg(format!("{root}/samples/smollm3/template.json"))
+        .arg(format!("{root}/samples/smollm3/weather-tool-call.sample"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("weather-tool-call.sample:\n{"), "{text}");
+    assert!(text.contains("\"tool_calls\""));
+    let out = std::process::Command::new(bin)
+        .current_dir(root)
+        .arg("samples/smollm3")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("error: Field 'tool_calls'")
+    );
+    let out = std::process::Command::new(bin).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .starts_with("samples/smollm3/")
+    );
+    let out = std::process::Command::new(bin)
+        .arg("no/such/template.json")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
