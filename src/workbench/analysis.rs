@@ -593,7 +593,7 @@ pub fn analyze(template: &Arc<Template>, name: &str, sample: &Sample, file_text:
         for (i, f) in template.fields.iter().enumerate() {
             // Pattern delimiters are left out: the nearest-partial search behind an explanation
             // is not time-bounded, and a pathological pattern would stall the parse thread.
-            if matched_fields[i] || !f.open.as_ref().is_some_and(|o| !o.is_pattern()) {
+            if matched_fields[i] || f.open.as_ref().is_none_or(|o| o.is_pattern()) {
                 continue;
             }
             if let Ok(e) = explain(
