@@ -58,7 +58,7 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("r", "re-read the files now"),
     (
         "mouse click",
-        "focus a pane; in raw text, put the cursor there",
+        "focus a pane; in raw text, put the cursor there (or drag)",
     ),
     ("mouse wheel", "scroll the pane under the pointer"),
 ];

@@ -362,7 +362,8 @@ fn apply_mouse(state: &mut State, ev: MouseEvent) -> Effect {
         return Effect::None;
     };
     match ev.kind {
-        MouseEventKind::Down(MouseButton::Left) => {
+        // A press, or a drag across the raw text, moves the cursor to the pointer.
+        MouseEventKind::Down(MouseButton::Left) | MouseEventKind::Drag(MouseButton::Left) => {
             state.focus = pane;
             match pane {
                 Pane::Raw => {
@@ -384,7 +385,11 @@ fn apply_mouse(state: &mut State, ev: MouseEvent) -> Effect {
                         cursor_moved(state);
                     }
                 }
-                Pane::Samples if ev.row > rect.y && ev.row < rect.y + rect.height - 1 => {
+                Pane::Samples
+                    if matches!(ev.kind, MouseEventKind::Down(_))
+                        && ev.row > rect.y
+                        && ev.row < rect.y + rect.height - 1 =>
+                {
                     let i = usize::from(ev.row - rect.y - 1) + usize::from(state.scroll.samples);
                     if i < state.samples.len() {
                         return select_sample(state, i);
