@@ -56,10 +56,7 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("<  >", "raw pane narrower / wider"),
     ("+  -", "bottom row taller / shorter"),
     ("r", "re-read the files now"),
-    (
-        "mouse click",
-        "focus a pane; in raw text, put the cursor there (or drag)",
-    ),
+    ("click  drag", "focus a pane; in raw text, put the cursor there"),
     ("mouse wheel", "scroll the pane under the pointer"),
 ];
 
