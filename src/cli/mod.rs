@@ -3,6 +3,7 @@
 //!
 //! Exit codes: 0 success, 1 a template or parse error, 2 usage and I/O errors.
 
+mod explain;
 mod inputs;
 mod output;
 mod run;
@@ -72,6 +73,16 @@ pub enum Command {
         /// Write the current results into the samples' `expected` sections.
         #[arg(long)]
         bless: bool,
+    },
+    /// Explain a field: where its regions opened and ended and why, and when it matched
+    /// nowhere, the closest the text came to its delimiter, the delimiter that won instead and
+    /// how the start anchor cut the prefix.
+    Explain {
+        #[command(flatten)]
+        input: InputArgs,
+        /// The field to explain (e.g. `thinking`, `tool_calls`).
+        #[arg(value_name = "FIELD")]
+        field: String,
     },
     /// Validate a template: exit 0 when the reference would load it, 1 with diagnostics if not.
     Check {
@@ -148,6 +159,7 @@ pub fn main() -> ExitCode {
             random,
             seed,
         }) => run::chunks(&input, max, random, seed),
+        Some(Command::Explain { input, field }) => explain::run(&input, &field),
         None => run::bundled_sample(),
     };
     match result {
