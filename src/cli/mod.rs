@@ -5,6 +5,7 @@
 
 mod explain;
 mod inputs;
+mod lint;
 mod output;
 mod run;
 mod test_samples;
@@ -84,6 +85,17 @@ pub enum Command {
         #[arg(value_name = "FIELD")]
         field: String,
     },
+    /// Warn about likely mistakes the reference accepts: patterns other runtimes cannot use,
+    /// closes that can never match, an implicit field without a close, delimiters that are
+    /// prefixes of each other. Exit 0 (1 with --deny-warnings when there are warnings).
+    Lint {
+        /// Response template JSON, or a tokenizer_config.json with a `response_template` key.
+        #[arg(long, value_name = "T")]
+        template: PathBuf,
+        /// Exit 1 when there is any warning (for CI).
+        #[arg(long)]
+        deny_warnings: bool,
+    },
     /// Validate a template: exit 0 when the reference would load it, 1 with diagnostics if not.
     Check {
         /// Response template JSON, or a tokenizer_config.json with a `response_template` key.
@@ -160,6 +172,10 @@ pub fn main() -> ExitCode {
             seed,
         }) => run::chunks(&input, max, random, seed),
         Some(Command::Explain { input, field }) => explain::run(&input, &field),
+        Some(Command::Lint {
+            template,
+            deny_warnings,
+        }) => lint::run(&template, deny_warnings),
         None => run::bundled_sample(),
     };
     match result {
@@ -167,7 +183,9 @@ pub fn main() -> ExitCode {
         Err(f) if f.code == 0 => ExitCode::SUCCESS,
         Err(f) => {
             let msg = f.message.trim_end();
-            if msg.starts_with("error:") {
+            if msg.is_empty() {
+                // The command already reported (e.g. warnings denied).
+            } else if msg.starts_with("error:") {
                 eprintln!("{msg}");
             } else {
                 eprintln!("error: {msg}");
