@@ -4,6 +4,7 @@
 //! Exit codes: 0 success, 1 a template or parse error, 2 usage and I/O errors.
 
 mod explain;
+mod export;
 mod inputs;
 mod lint;
 mod output;
@@ -96,6 +97,19 @@ pub enum Command {
         #[arg(long)]
         deny_warnings: bool,
     },
+    /// Write the template into a tokenizer_config.json under `response_template`, keeping every
+    /// other byte of the file. Shows the change; writes only with --write.
+    Export {
+        /// The response template to export (or a tokenizer_config.json holding one).
+        #[arg(long, value_name = "T")]
+        template: PathBuf,
+        /// The tokenizer_config.json to write into.
+        #[arg(value_name = "CONFIG")]
+        config: PathBuf,
+        /// Apply the change (without it, only the diff is shown).
+        #[arg(long)]
+        write: bool,
+    },
     /// Validate a template: exit 0 when the reference would load it, 1 with diagnostics if not.
     Check {
         /// Response template JSON, or a tokenizer_config.json with a `response_template` key.
@@ -176,6 +190,11 @@ pub fn main() -> ExitCode {
             template,
             deny_warnings,
         }) => lint::run(&template, deny_warnings),
+        Some(Command::Export {
+            template,
+            config,
+            write,
+        }) => export::run(&template, &config, write),
         None => run::bundled_sample(),
     };
     match result {
