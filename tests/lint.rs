@@ -40,11 +40,17 @@ fn one(text: &str) -> (usize, usize, String) {
 }
 
 #[test]
-fn smollm3_template_is_clean() {
-    assert_eq!(
-        warnings(include_str!("../samples/smollm3/template.json")),
-        vec![]
-    );
+fn bundled_real_templates_are_clean() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path().join("template.json");
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            assert_eq!(warnings(&text), vec![], "{}", path.display());
+            seen += 1;
+        }
+    }
+    assert!(seen >= 11, "only {seen} bundled templates");
 }
 
 #[test]
