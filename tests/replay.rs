@@ -495,8 +495,8 @@ fn prefix_regions_come_first_and_the_cut_part_is_never_painted_as_fed() {
     assert_eq!(r.step_feeding(usize::MAX), r.last_step());
 }
 
-/// A long generation: the SmolLM3 samples' generations repeated to about 200 KB.
-fn long_generation() -> (Arc<Template>, String, String) {
+/// A long generation: the SmolLM3 samples' generations repeated to about `size` bytes.
+fn long_generation(size: usize) -> (Arc<Template>, String, String) {
     let all = samples();
     let (template, s) = all
         .iter()
@@ -504,7 +504,7 @@ fn long_generation() -> (Arc<Template>, String, String) {
         .unwrap();
     let body = s.generation.replace("<|im_end|>", "\n");
     let mut text = String::new();
-    while text.len() < 200_000 {
+    while text.len() < size {
         text.push_str(&body);
     }
     text.push_str("<|im_end|>");
@@ -513,7 +513,7 @@ fn long_generation() -> (Arc<Template>, String, String) {
 
 #[test]
 fn a_long_chunk_1_replay_builds_in_linear_time() {
-    let (template, prefix, text) = long_generation();
+    let (template, prefix, text) = long_generation(200_000);
     let start = Instant::now();
     let r = Replay::new(
         template,
@@ -537,4 +537,109 @@ fn a_long_chunk_1_replay_builds_in_linear_time() {
     let _ = r.partial_message(mid);
     let _ = r.paint(mid);
     eprintln!("jump to step {mid}: {:?}", start.elapsed());
+}
+
+#[test]
+fn every_view_of_every_step_holds_its_invariants_on_the_whole_corpus() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance/shared");
+    let mut steps = 0;
+    for case in common::load_cases(&dir) {
+        let name = get(&case, "name").as_str().unwrap_or("?").to_string();
+        let (Ok(template), Some(prefix)) = (
+            load_template(get(&case, "template")),
+            get(&case, "prefix").as_str(),
+        ) else {
+            continue;
+        };
+        let template = Arc::new(template);
+        let tools = Some(get(&case, "tools")).filter(|t| !matches!(t, Value::Null));
+        let output = get(&case, "output").as_str().unwrap();
+        for chunking in [
+            Chunking::Bytes(3),
+            Chunking::Random {
+                seed: 5,
+                min: 1,
+                max: 6,
+            },
+            Chunking::Cuts(vec![7, 3, 1_000_000]),
+        ] {
+            let r = Replay::new(Arc::clone(&template), prefix, output, tools, chunking);
+            for step in 0..r.steps().len() {
+                let at = format!("{name} [{}] step {step}", r.chunking().label());
+                check_views(&r, step, &at);
+                steps += 1;
+            }
+        }
+    }
+    assert!(steps > 10_000, "{steps}");
+}
+
+/// The painted document covers it in order; held text is painted as held and explained by a
+/// pending delimiter starting exactly where it starts; the partial message can be shown.
+fn check_views(r: &Replay, step: usize, at: &str) {
+    let s = r.step(step);
+    let segs = r.paint(step);
+    assert_eq!(segs.first().map_or(0, |s| s.range.start), 0, "{at}");
+    assert_eq!(
+        segs.last().map_or(0, |s| s.range.end),
+        r.document().len(),
+        "{at}"
+    );
+    assert!(
+        segs.windows(2)
+            .all(|w| w[0].range.end == w[1].range.start && w[0].range.start < w[0].range.end),
+        "{at}: {segs:?}"
+    );
+    // (After a failed step, held text is whatever the parser had not routed when it stopped.)
+    if !s.held.is_empty() && s.error.is_none() {
+        assert!(
+            segs.iter()
+                .any(|g| g.paint == Paint::Held && g.range == s.held),
+            "{at}: held {:?} not painted: {segs:?}",
+            s.held
+        );
+        let candidates = r.held_candidates(step).unwrap();
+        let earliest = candidates
+            .iter()
+            .filter(|c| !matches!(c.state, CandidateState::Blocked { .. }))
+            .map(|c| c.start)
+            .min();
+        assert_eq!(
+            earliest,
+            Some(s.held.start),
+            "{at}: held {:?} after {:?}: {candidates:?}",
+            r.held_text(step),
+            r.chunk_text(step)
+        );
+    }
+    let partial = r.partial_message(step);
+    let _ = partial.to_value(r.template());
+    if let Some(live) = &partial.live {
+        let (region, end) = s.live.unwrap();
+        let body = r.regions()[region].body.start..end;
+        assert_eq!(live.text, &r.document()[body], "{at}");
+    }
+}
+
+/// Build time at growing sizes, fed one code point at a time (run in release with
+/// `cargo test --release --test replay scaling -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn scaling() {
+    for size in [100_000, 200_000, 400_000, 800_000] {
+        let (template, prefix, text) = long_generation(size);
+        let start = Instant::now();
+        let r = Replay::new(
+            template,
+            &prefix,
+            &text,
+            None,
+            Chunking::CodePoints(vec![1]),
+        );
+        eprintln!(
+            "{size} bytes, {} steps: {:?}",
+            r.steps().len(),
+            start.elapsed()
+        );
+    }
 }

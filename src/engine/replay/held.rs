@@ -26,6 +26,9 @@ pub enum CandidateState {
     /// A complete match (ending at `end`) that must wait because another delimiter is pending
     /// at or before its start.
     Blocked { end: usize },
+    /// A complete zero-width close of a region that never opened: the parser stops there and
+    /// the text from `start` on is never routed (the reference does the same).
+    Stalled { end: usize },
 }
 
 /// A delimiter that might start in the held text.
@@ -72,6 +75,19 @@ impl Replay {
                     out.push(candidate(m.start, CandidateState::Blocked { end }));
                 }
                 _ => {}
+            }
+        }
+        // A complete match that no pending delimiter blocks is where the parser stalled.
+        let pending = out
+            .iter()
+            .filter(|c| matches!(c.state, CandidateState::Partial | CandidateState::MayGrow))
+            .map(|c| c.start)
+            .min();
+        for c in &mut out {
+            if let CandidateState::Blocked { end } = c.state
+                && pending.is_none_or(|p| c.start < p)
+            {
+                c.state = CandidateState::Stalled { end };
             }
         }
         out.sort_by_key(|c| c.start);

@@ -66,7 +66,8 @@ pub struct Step {
     pub chunk: Option<FedChunk>,
     /// This step's events: a range of [`Replay::timeline`].
     pub events: Range<usize>,
-    /// Text received but held back after the step (a delimiter may start there).
+    /// Text received but held back after the step (a delimiter may start there); after a
+    /// failed step, the text the parser had not routed when it stopped.
     pub held: Range<usize>,
     /// How far the document has been fed after the step.
     pub fed_to: usize,
@@ -407,7 +408,8 @@ fn feeds<'a>(chunking: &Chunking, text: &'a str) -> Vec<(Range<usize>, Cow<'a, s
     let mut start = 0;
     let mut out = Vec::new();
     for end in chunking.cuts(text).into_iter().chain([text.len()]) {
-        if end > start {
+        // Cuts that go backwards or fall inside a character are ignored.
+        if end > start && text.is_char_boundary(end) {
             out.push((start..end, Cow::Borrowed(&text[start..end]), 0));
             start = end;
         }
