@@ -134,12 +134,11 @@ fn check_steps(r: &Replay, stream: &Value, feeds: &[Value], chunks: &[String], a
     assert_events(&r.reference_events(0), initial, &format!("{at} initial"));
     let fed_steps = r
         .steps()
-        .iter()
         .filter(|s| matches!(s.kind, StepKind::Feed { .. }))
         .count();
     if matches!(r.outcome(), Outcome::Message(_)) {
         assert_eq!(fed_steps, chunks.len(), "{at}");
-        assert_eq!(r.steps().len(), chunks.len() + 2, "{at}");
+        assert_eq!(r.step_count(), chunks.len() + 2, "{at}");
         let last = r.last_step();
         assert_eq!(r.step(last).kind, StepKind::Finalize, "{at}");
         let finals = get(stream, "final_events").as_list().unwrap_or(&[]);
@@ -222,7 +221,7 @@ fn held_text_and_timeline_are_exactly_a_plain_streaming_run() {
             };
             plain.push((0, named(p.initial_events())));
             assert_eq!(r.step(0).held, p.held(), "{at} prefix");
-            for step in 1..r.steps().len() {
+            for step in 1..r.step_count() {
                 if r.step(step).kind == StepKind::Finalize {
                     let evs = p.finalize().map(|(_, e)| e).unwrap_or_default();
                     plain.push((step, named(&evs)));
@@ -231,12 +230,15 @@ fn held_text_and_timeline_are_exactly_a_plain_streaming_run() {
                 match p.feed(r.chunk_text(step)) {
                     Ok(evs) => plain.push((step, named(&evs))),
                     Err(e) => {
-                        assert_eq!(r.step(step).error.as_deref(), Some(&e), "{at}");
+                        assert_eq!(r.step(step).error.as_ref(), Some(&e), "{at}");
                         break;
                     }
                 }
                 assert_eq!(r.step(step).held, p.held(), "{at} step {step}");
                 assert_eq!(r.step(step).current, p.current_field(), "{at} step {step}");
+                // The client's settled values are the parser's message so far, key order too.
+                let settled = r.partial_message(step).settled;
+                assert!(settled.iter().eq(p.output().iter()), "{at} step {step}");
             }
             // The flat timeline holds the same events in the same order, tagged with steps.
             let flat: Vec<(usize, Value)> = r
@@ -347,7 +349,7 @@ fn regions_and_paint_show_the_stream_as_fed_so_far() {
         ]
     );
     // At the end the segments cover the document without gaps or overlaps at every step.
-    for step in 0..r.steps().len() {
+    for step in 0..r.step_count() {
         let segs = r.paint(step);
         assert_eq!(segs.first().unwrap().range.start, 0);
         assert_eq!(segs.last().unwrap().range.end, r.document().len());
@@ -420,7 +422,7 @@ fn byte_chunks_that_cut_a_character_are_fed_as_replacement_characters() {
     // "a\xc3" and "\xa9!": each half of "é" becomes U+FFFD.
     assert_eq!(r.chunk_text(1), "a\u{fffd}");
     assert_eq!(r.chunk_text(2), "\u{fffd}!");
-    let chunks: Vec<_> = r.steps().iter().filter_map(|s| s.chunk.clone()).collect();
+    let chunks: Vec<_> = r.steps().filter_map(|s| s.chunk.clone()).collect();
     assert_eq!(chunks[0].source, 0..2);
     assert_eq!(chunks[1].source, 2..4);
     assert_eq!((chunks[0].replaced, chunks[1].replaced), (1, 1));
@@ -438,7 +440,7 @@ fn a_failing_feed_ends_the_replay_at_that_step() {
     };
     assert_eq!(*step, r.last_step());
     assert!(matches!(r.step(*step).kind, StepKind::Feed { .. }));
-    assert_eq!(r.step(*step).error.as_deref(), Some(error));
+    assert_eq!(r.step(*step).error.as_ref(), Some(error));
     assert!(error.message.contains("tool_calls"), "{}", error.message);
     // Fed up to the failing chunk, which holds the close delimiter's last character.
     // Fed up to the failing chunk ("all>n", which completes the close), nothing after it.
@@ -464,7 +466,7 @@ fn a_failing_finalize_is_the_last_step_and_a_bad_prefix_the_first() {
     let t = template_with_int();
     let r = Replay::new(t, "<n>x</n>", "1", None, Chunking::Whole);
     assert!(matches!(r.outcome(), Outcome::Failed { step: 0, .. }));
-    assert_eq!(r.steps().len(), 1);
+    assert_eq!(r.step_count(), 1);
     assert!(r.partial_message(0).settled.is_empty());
 }
 
@@ -526,13 +528,22 @@ fn a_long_chunk_1_replay_builds_in_linear_time() {
     eprintln!(
         "replay of {} bytes in {} steps ({} events) built in {elapsed:?}",
         text.len(),
-        r.steps().len(),
+        r.step_count(),
         r.timeline().len()
     );
     assert!(matches!(r.outcome(), Outcome::Message(_)));
-    assert_eq!(r.steps().len(), text.chars().count() + 2);
+    assert_eq!(r.step_count(), text.chars().count() + 2);
+    // Messages rebuilt from snapshots are the parser's message at that point.
+    let mut p = Parser::new(Arc::clone(r.template()), Some(&prefix), None).unwrap();
+    for step in 1..r.last_step() {
+        p.feed(r.chunk_text(step)).unwrap();
+        if step % 997 == 0 {
+            let settled = r.partial_message(step).settled;
+            assert!(settled.iter().eq(p.output().iter()), "step {step}");
+        }
+    }
     // Jumping anywhere is cheap: the middle step rebuilds its message from a snapshot.
-    let mid = r.steps().len() / 2;
+    let mid = r.step_count() / 2;
     let start = Instant::now();
     let _ = r.partial_message(mid);
     let _ = r.paint(mid);
@@ -564,9 +575,18 @@ fn every_view_of_every_step_holds_its_invariants_on_the_whole_corpus() {
             Chunking::Cuts(vec![7, 3, 1_000_000]),
         ] {
             let r = Replay::new(Arc::clone(&template), prefix, output, tools, chunking);
-            for step in 0..r.steps().len() {
+            // A parser fed alongside: the client's settled values must be its message so far.
+            let mut p = Parser::new(Arc::clone(&template), Some(prefix), tools).ok();
+            for step in 0..r.step_count() {
                 let at = format!("{name} [{}] step {step}", r.chunking().label());
                 check_views(&r, step, &at);
+                if let Some(parser) = p.as_mut()
+                    && matches!(r.step(step).kind, StepKind::Feed { .. })
+                    && parser.feed(r.chunk_text(step)).is_ok()
+                {
+                    let settled = r.partial_message(step).settled;
+                    assert!(settled.iter().eq(parser.output().iter()), "{at}");
+                }
                 steps += 1;
             }
         }
@@ -628,6 +648,15 @@ fn check_views(r: &Replay, step: usize, at: &str) {
 fn scaling() {
     for size in [100_000, 200_000, 400_000, 800_000] {
         let (template, prefix, text) = long_generation(size);
+        let g = rtbench::engine::chunking::Generation {
+            template: Arc::clone(&template),
+            prefix: &prefix,
+            tools: None,
+            text: &text,
+        };
+        let start = Instant::now();
+        let _ = rtbench::engine::chunking::run(&g, &Chunking::CodePoints(vec![1]));
+        let plain = start.elapsed();
         let start = Instant::now();
         let r = Replay::new(
             template,
@@ -637,8 +666,8 @@ fn scaling() {
             Chunking::CodePoints(vec![1]),
         );
         eprintln!(
-            "{size} bytes, {} steps: {:?}",
-            r.steps().len(),
+            "{size} bytes, {} steps: replay {:?}, plain stream {plain:?}",
+            r.step_count(),
             start.elapsed()
         );
     }

@@ -11,48 +11,62 @@ use crate::engine::value::{Dict, Value};
 
 use super::Replay;
 
-/// The client's state: settled values, and how many regions closed so far.
+/// The client's state: settled values and their size.
 #[derive(Clone, Debug)]
 pub(super) struct Client {
     pub settled: Dict,
-    pub closes: usize,
+    /// How many values `settled` holds, nested ones included (the cost of copying it).
+    pub size: usize,
 }
 
 impl Client {
     pub fn new(template: &Template) -> Client {
         Client {
+            size: template.defaults.values().map(nodes).sum(),
             settled: template.defaults.clone(),
-            closes: 0,
         }
     }
 
-    /// Applies one event; returns whether it settled a value (a close).
-    pub fn apply(&mut self, template: &Template, event: &Event) -> bool {
+    /// Applies one event; returns the work it took (0 for events that settle nothing).
+    pub fn apply(&mut self, template: &Template, event: &Event) -> usize {
         let EventKind::Close { value } = &event.kind else {
-            return false;
+            return 0;
         };
         let Some(field) = template.fields.get(event.field) else {
-            return false;
+            return 0;
         };
         let name = field.name.as_str();
-        let stored = if let Some(sep) = &field.join {
-            match (self.settled.get(name), value) {
-                (Some(Value::Str(prev)), Value::Str(s)) => Value::Str(format!("{prev}{sep}{s}")),
-                _ => value.clone(),
+        let added = nodes(value);
+        match (self.settled.get_mut(name), value) {
+            (Some(Value::Str(prev)), Value::Str(s)) if field.join.is_some() => {
+                prev.push_str(field.join.as_deref().unwrap_or(""));
+                prev.push_str(s);
             }
-        } else if field.repeats {
-            if let Some(Value::List(items)) = self.settled.get_mut(name) {
+            (Some(Value::List(items)), _) if field.repeats && field.join.is_none() => {
                 items.push(value.clone());
-                self.closes += 1;
-                return true;
+                self.size += added;
             }
-            Value::List(vec![value.clone()])
-        } else {
-            value.clone()
-        };
-        upsert(&mut self.settled, name, stored);
-        self.closes += 1;
-        true
+            (slot, _) => {
+                let stored = if field.repeats && field.join.is_none() {
+                    Value::List(vec![value.clone()])
+                } else {
+                    value.clone()
+                };
+                let old = slot.map_or(0, |old| nodes(old));
+                self.size = (self.size + nodes(&stored)).saturating_sub(old);
+                upsert(&mut self.settled, name, stored);
+            }
+        }
+        added
+    }
+}
+
+/// How many values a value holds, itself included.
+pub(super) fn nodes(value: &Value) -> usize {
+    1 + match value {
+        Value::List(items) => items.iter().map(nodes).sum(),
+        Value::Dict(d) => d.values().map(nodes).sum(),
+        _ => 0,
     }
 }
 
@@ -124,13 +138,13 @@ impl Replay {
     /// What a streaming client shows after `step`, rebuilt from the events: the nearest
     /// snapshot of settled values plus the closes since, and the open region's chunks.
     pub fn partial_message(&self, step: usize) -> PartialMessage {
-        let s = &self.steps[step];
+        let s = self.step(step);
         let upto = s.events.end;
         let at = self.snapshots.partition_point(|(i, _)| *i <= upto) - 1;
         let (from, settled) = &self.snapshots[at];
         let mut client = Client {
             settled: settled.clone(),
-            closes: 0,
+            size: 0,
         };
         for t in &self.timeline[*from..upto] {
             client.apply(&self.template, &t.event);

@@ -46,7 +46,7 @@ pub struct Candidate {
 impl Replay {
     /// The delimiters that keep the text after `step` held back (empty when nothing is held).
     pub fn held_candidates(&self, step: usize) -> Result<Vec<Candidate>, RegexError> {
-        let s = &self.steps[step];
+        let s = self.step(step);
         if s.held.is_empty() {
             return Ok(Vec::new());
         }

@@ -3,9 +3,13 @@
 //!
 //! Step 0 is the prefix (the initial events), then one step per feed, then the finalize step.
 //! The whole stream is run once, in order, when the replay is built; each step keeps only what
-//! it changed (its chunk, its events, the held-back range, the open region), and the message a
-//! client would have built is snapshotted every [`SNAPSHOT_EVERY`] closed regions, so any step
-//! is reconstructed from the nearest snapshot and a handful of events.
+//! it changed, in a few machine words (where its chunk, events and held-back text end, the open
+//! region); [`Replay::step`] expands that into a [`Step`]. The message a
+//! client would have built is snapshotted now and then, so any step is reconstructed from the
+//! nearest snapshot and the events since. A snapshot is taken once at least [`SNAPSHOT_EVERY`]
+//! regions closed since the last one *and* the values stored since then outnumber the values in
+//! the message: copying snapshots then costs no more than storing the values did (linear in the
+//! stream), and rebuilding any step costs about two copies of its message.
 //!
 //! Offsets are byte offsets into the replay's *document*: the prefix followed by the text that
 //! was actually fed (which differs from the generation only for byte chunkings that cut a
@@ -31,7 +35,7 @@ pub use paint::{Paint, RegionView, Segment};
 
 use client::Client;
 
-/// How many closed regions pass between two snapshots of the client's message.
+/// The fewest closed regions between two snapshots of the client's message.
 pub const SNAPSHOT_EVERY: usize = 64;
 
 /// What a step of the stream did.
@@ -58,9 +62,11 @@ pub struct FedChunk {
     pub replaced: usize,
 }
 
-/// One step of the stream and the parser's state after it.
+/// One step of the stream and the parser's state after it (built on demand by
+/// [`Replay::step`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Step {
+    pub index: usize,
     pub kind: StepKind,
     /// The text fed at this step (feed steps only).
     pub chunk: Option<FedChunk>,
@@ -77,7 +83,45 @@ pub struct Step {
     /// ends at this step.
     pub live: Option<(usize, usize)>,
     /// The step failed: the stream stops here.
-    pub error: Option<Box<ParseError>>,
+    pub error: Option<ParseError>,
+}
+
+/// What is stored per step: everything a [`Step`] holds, as ends of ranges whose starts are the
+/// previous step's ends.
+#[derive(Clone, Copy, Debug)]
+struct Record {
+    kind: Kind,
+    /// End of the step's events in the timeline.
+    events_end: usize,
+    held_start: usize,
+    /// End of the fed document (also the end of the held text and of this step's chunk).
+    fed_to: usize,
+    /// End of the generation bytes consumed so far.
+    source_end: usize,
+    /// Where the open region's body ends (when `live` is set).
+    live_end: usize,
+    current: u32,
+    live: u32,
+    /// Broken characters replaced in this step's chunk.
+    replaced: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Prefix,
+    Feed,
+    Finalize,
+}
+
+/// `None` as a stored index.
+const NONE: u32 = u32::MAX;
+
+fn pack(index: Option<usize>) -> u32 {
+    index.and_then(|i| u32::try_from(i).ok()).unwrap_or(NONE)
+}
+
+fn unpack(index: u32) -> Option<usize> {
+    (index != NONE).then_some(index as usize)
 }
 
 /// An event with the step that produced it.
@@ -122,13 +166,15 @@ pub struct Replay {
     document: String,
     prefix_len: usize,
     origin: usize,
-    steps: Vec<Step>,
+    steps: Vec<Record>,
     timeline: Vec<TimelineEvent>,
     regions: Vec<Region>,
     /// Text that went to no region: `(step, range)`, in document order.
     discarded: Vec<(usize, Range<usize>)>,
     /// The client's settled message after `timeline[..upto]`, every few closes.
     snapshots: Vec<(usize, Dict)>,
+    /// Closes and work since the last snapshot.
+    since_snapshot: (usize, usize),
     outcome: Outcome,
 }
 
@@ -154,6 +200,7 @@ impl Replay {
             regions: Vec::new(),
             discarded: Vec::new(),
             snapshots: vec![(0, template.defaults.clone())],
+            since_snapshot: (0, 0),
             outcome: Outcome::Message(Dict::new()),
         };
         replay.document.push_str(prefix);
@@ -161,76 +208,97 @@ impl Replay {
         let mut parser = match Parser::with_events(template, Some(prefix), tools, Events::Trace) {
             Ok(p) => p,
             Err(error) => {
-                replay.fail(StepKind::Prefix, None, error, None);
+                let fed_to = replay.document.len();
+                replay.steps.push(Record {
+                    kind: Kind::Prefix,
+                    events_end: 0,
+                    held_start: fed_to,
+                    fed_to,
+                    source_end: 0,
+                    live_end: 0,
+                    current: NONE,
+                    live: NONE,
+                    replaced: 0,
+                });
+                replay.outcome = Outcome::Failed { step: 0, error };
                 return replay;
             }
         };
         replay.origin = parser.origin();
         let initial = parser.initial_events().to_vec();
-        replay.record(StepKind::Prefix, None, initial, &parser, &mut client);
-        for (index, (source, text, replaced)) in
-            feeds(&replay.chunking, generation).into_iter().enumerate()
-        {
-            let start = replay.document.len();
+        let prefix_step = replay.next_record(Kind::Prefix, &parser);
+        replay.record(prefix_step, initial, &mut client);
+        for (source, text, replaced) in feeds(&replay.chunking, generation) {
             replay.document.push_str(&text);
-            let chunk = FedChunk {
-                range: start..replay.document.len(),
-                source,
-                replaced,
-            };
+            let mut step = replay.next_record(Kind::Feed, &parser);
+            step.source_end = source.end;
+            step.replaced = u32::try_from(replaced).unwrap_or(u32::MAX);
             match parser.feed(&text) {
                 Ok(events) => {
-                    let kind = StepKind::Feed { index };
-                    replay.record(kind, Some(chunk), events, &parser, &mut client);
+                    step.held_start = parser.held().start;
+                    step.current = pack(parser.current_field());
+                    replay.record(step, events, &mut client);
                 }
                 Err(error) => {
-                    let kind = StepKind::Feed { index };
-                    replay.fail(kind, Some(chunk), error, Some(&parser));
+                    replay.fail(step, error, &parser);
                     return replay;
                 }
             }
         }
+        let step = replay.next_record(Kind::Finalize, &parser);
         match parser.finalize() {
             Ok((message, events)) => {
-                replay.record(StepKind::Finalize, None, events, &parser, &mut client);
+                let mut step = step;
+                step.held_start = parser.held().start;
+                step.current = pack(parser.current_field());
+                replay.record(step, events, &mut client);
                 replay.outcome = Outcome::Message(message);
             }
-            Err(error) => replay.fail(StepKind::Finalize, None, error, Some(&parser)),
+            Err(error) => replay.fail(step, error, &parser),
         }
         replay
     }
 
+    /// The record of the next step before its events: carried over from the previous step,
+    /// with the parser's state as it is now.
+    fn next_record(&self, kind: Kind, parser: &Parser) -> Record {
+        let prev = self.steps.last();
+        Record {
+            kind,
+            events_end: self.timeline.len(),
+            held_start: parser.held().start,
+            fed_to: self.document.len(),
+            source_end: prev.map_or(0, |p| p.source_end),
+            live_end: prev.map_or(0, |p| p.live_end),
+            current: pack(parser.current_field()),
+            live: prev.map_or(NONE, |p| p.live),
+            replaced: 0,
+        }
+    }
+
     /// Adds a step with its events, updating the regions and the client's snapshots.
-    fn record(
-        &mut self,
-        kind: StepKind,
-        chunk: Option<FedChunk>,
-        events: Vec<Event>,
-        parser: &Parser,
-        client: &mut Client,
-    ) {
+    fn record(&mut self, mut record: Record, events: Vec<Event>, client: &mut Client) {
         let step = self.steps.len();
-        let first = self.timeline.len();
-        let mut live = self.steps.last().and_then(|s| s.live).map(|(r, _)| r);
+        let mut live = unpack(record.live);
         for event in events {
             let index = self.timeline.len();
             self.track_region(step, index, &event, &mut live);
-            if client.apply(&self.template, &event) && client.closes.is_multiple_of(SNAPSHOT_EVERY)
-            {
-                self.snapshots.push((index + 1, client.settled.clone()));
+            let work = client.apply(&self.template, &event);
+            if work > 0 {
+                self.since_snapshot.0 += 1;
+                self.since_snapshot.1 += work;
+                let (closes, work) = self.since_snapshot;
+                if closes >= SNAPSHOT_EVERY && work >= client.size {
+                    self.snapshots.push((index + 1, client.settled.clone()));
+                    self.since_snapshot = (0, 0);
+                }
             }
             self.timeline.push(TimelineEvent { step, event });
         }
-        self.steps.push(Step {
-            kind,
-            chunk,
-            events: first..self.timeline.len(),
-            held: parser.held(),
-            fed_to: self.document.len(),
-            current: parser.current_field(),
-            live: live.map(|r| (r, self.regions[r].body.end)),
-            error: None,
-        });
+        record.events_end = self.timeline.len();
+        record.live = pack(live);
+        record.live_end = live.map_or(0, |r| self.regions[r].body.end);
+        self.steps.push(record);
     }
 
     /// Follows regions through one event.
@@ -268,28 +336,14 @@ impl Replay {
     }
 
     /// Adds the step that failed and ends the replay there.
-    fn fail(
-        &mut self,
-        kind: StepKind,
-        chunk: Option<FedChunk>,
-        error: ParseError,
-        parser: Option<&Parser>,
-    ) {
-        let step = self.steps.len();
-        let fed_to = self.document.len();
-        let at = self.timeline.len();
-        let live = self.steps.last().and_then(|s| s.live);
-        self.steps.push(Step {
-            kind,
-            chunk,
-            events: at..at,
-            held: parser.map_or(fed_to..fed_to, Parser::held),
-            fed_to,
-            current: parser.and_then(Parser::current_field),
-            live,
-            error: Some(Box::new(error.clone())),
-        });
-        self.outcome = Outcome::Failed { step, error };
+    fn fail(&mut self, mut record: Record, error: ParseError, parser: &Parser) {
+        record.held_start = parser.held().start;
+        record.current = pack(parser.current_field());
+        self.steps.push(record);
+        self.outcome = Outcome::Failed {
+            step: self.steps.len() - 1,
+            error,
+        };
     }
 
     pub fn template(&self) -> &Arc<Template> {
@@ -315,13 +369,51 @@ impl Replay {
         self.origin
     }
 
-    pub fn steps(&self) -> &[Step] {
-        &self.steps
+    /// How many steps there are (the prefix, the feeds, finalize; fewer after a failure).
+    pub fn step_count(&self) -> usize {
+        self.steps.len()
     }
 
-    /// The step; panics when out of range, like slice indexing.
-    pub fn step(&self, step: usize) -> &Step {
-        &self.steps[step]
+    /// Every step in order.
+    pub fn steps(&self) -> impl Iterator<Item = Step> + '_ {
+        (0..self.steps.len()).map(|i| self.step(i))
+    }
+
+    /// A step with the parser's state after it; panics when out of range, like indexing.
+    pub fn step(&self, step: usize) -> Step {
+        let r = &self.steps[step];
+        let prev = step.checked_sub(1).map(|p| &self.steps[p]);
+        let kind = match r.kind {
+            Kind::Prefix => StepKind::Prefix,
+            Kind::Feed => StepKind::Feed { index: step - 1 },
+            Kind::Finalize => StepKind::Finalize,
+        };
+        let chunk = (r.kind == Kind::Feed).then(|| FedChunk {
+            range: prev.map_or(0, |p| p.fed_to)..r.fed_to,
+            source: prev.map_or(0, |p| p.source_end)..r.source_end,
+            replaced: r.replaced as usize,
+        });
+        let error = match &self.outcome {
+            Outcome::Failed { step: s, error } if *s == step => Some(error.clone()),
+            _ => None,
+        };
+        Step {
+            index: step,
+            kind,
+            chunk,
+            events: self.events_range(step),
+            held: r.held_start..r.fed_to,
+            fed_to: r.fed_to,
+            current: unpack(r.current),
+            live: unpack(r.live).map(|l| (l, r.live_end)),
+            error,
+        }
+    }
+
+    /// The timeline range of a step's events.
+    fn events_range(&self, step: usize) -> Range<usize> {
+        let start = step.checked_sub(1).map_or(0, |p| self.steps[p].events_end);
+        start..self.steps[step].events_end
     }
 
     pub fn last_step(&self) -> usize {
@@ -339,7 +431,7 @@ impl Replay {
 
     /// The events of one step.
     pub fn events(&self, step: usize) -> &[TimelineEvent] {
-        &self.timeline[self.steps[step].events.clone()]
+        &self.timeline[self.events_range(step)]
     }
 
     /// One step's events as the reference's dicts (trace-only events left out).
@@ -365,15 +457,16 @@ impl Replay {
 
     /// The text fed at a step (empty for the prefix and finalize steps).
     pub fn chunk_text(&self, step: usize) -> &str {
-        self.steps[step]
-            .chunk
-            .as_ref()
-            .map_or("", |c| &self.document[c.range.clone()])
+        match self.steps[step].kind {
+            Kind::Feed => &self.document[self.steps[step - 1].fed_to..self.steps[step].fed_to],
+            _ => "",
+        }
     }
 
     /// The text held back after a step.
     pub fn held_text(&self, step: usize) -> &str {
-        &self.document[self.steps[step].held.clone()]
+        let r = &self.steps[step];
+        &self.document[r.held_start..r.fed_to]
     }
 
     /// The step that fed the document byte at `offset` (0, the prefix step, for the prefix;

@@ -46,7 +46,7 @@ pub struct RegionView {
 impl Replay {
     /// The regions opened by the end of `step`, open ones with the body received so far.
     pub fn regions_at(&self, step: usize) -> Vec<RegionView> {
-        let live = self.steps[step].live;
+        let live = self.step(step).live;
         let n = self.regions.partition_point(|r| r.opened_at <= step);
         self.regions[..n]
             .iter()
@@ -70,7 +70,7 @@ impl Replay {
 
     /// The whole document painted as it stood after `step`.
     pub fn paint(&self, step: usize) -> Vec<Segment> {
-        let s = &self.steps[step];
+        let s = self.step(step);
         let mut marks: Vec<Segment> = Vec::new();
         for r in self.regions_at(step) {
             marks.push(seg(r.open, Paint::OpenDelimiter(r.field)));
