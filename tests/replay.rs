@@ -672,3 +672,40 @@ fn scaling() {
         );
     }
 }
+
+#[test]
+fn text_no_region_takes_is_painted_discarded_and_a_stall_is_explained() {
+    // A `$` close matches before the final newline; with no implicit field that newline goes
+    // to no region.
+    let t = template(
+        r#"{"start_anchor": "<s>", "fields": {"t": {"open": "<t>", "close_pattern": "</t>$"}}}"#,
+    );
+    let r = Replay::new(t, "", "<t>a</t>\n", None, Chunking::Whole);
+    let last = r.paint(r.last_step());
+    assert_eq!(last.last().unwrap().range, 8..9);
+    assert_eq!(last.last().unwrap().paint, Paint::Discarded);
+    // A zero-width close whose region never opened stops the parser: the rest is held for
+    // good, and the reason given is the stalled close, not a pending delimiter.
+    let t = template(
+        r#"{"start_anchor": "<s>", "fields": {"content": {"close_pattern": "(?=<)"},
+            "x": {"open": "<x>", "close": "</x>"}}}"#,
+    );
+    let r = Replay::new(t, "", "ab<y>lost<x>also</x>", None, Chunking::Cuts(vec![5]));
+    assert_eq!(r.held_text(1), "<y>");
+    let c = r.held_candidates(1).unwrap();
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert_eq!(c[0].role, Role::Close);
+    assert_eq!(c[0].state, CandidateState::Stalled { end: 2 });
+}
+
+#[test]
+fn an_implicit_close_of_a_region_that_never_opened_is_painted_unrouted() {
+    let t = template(
+        r#"{"start_anchor": "<s>", "fields": {"content": {"close_pattern": "\\n\\s*\\n"},
+            "x": {"open": "<x>", "close": "</x>"}}}"#,
+    );
+    let r = Replay::new(t, "", "<x>v</x>\n\n", None, Chunking::Whole);
+    let last = r.paint(r.last_step());
+    assert_eq!(last.last().unwrap().range, 8..10);
+    assert_eq!(last.last().unwrap().paint, Paint::Unrouted);
+}

@@ -15,7 +15,9 @@ pub enum Paint {
     CloseDelimiter(usize),
     /// Text that went to no region (no implicit field and no region open).
     Discarded,
-    /// Consumed by the parser without an event (a `$` close's final newline).
+    /// Consumed by the parser without any event: the implicit field's close delimiter when
+    /// that region had not opened (the reference reports no close for it), or text of a step
+    /// that failed (its events are lost).
     Unrouted,
     /// Received but held back: a delimiter may start here.
     Held,
