@@ -150,7 +150,7 @@ fn the_engine_reproduces_every_recorded_stream_exactly() {
                 chunking.clone(),
             );
             let feeds = get(s, "feeds").as_list().unwrap();
-            assert_eq!(r.steps().len(), feeds.len() + 2, "{at}");
+            assert_eq!(r.step_count(), feeds.len() + 2, "{at}");
             assert_events(&r.reference_events(0), get(s, "initial_events"), &at);
             for (i, feed) in feeds.iter().enumerate() {
                 assert_eq!(r.step(i + 1).kind, StepKind::Feed { index: i });
@@ -228,6 +228,14 @@ fn the_check_flags_the_smallest_differing_chunking_and_one_cut_that_explains_it(
             .position(|(c, _)| c == &Chunking::Cuts(cuts.clone()))
             .unwrap_or_else(|| panic!("{}: minimal cuts {cuts:?} were not recorded", case.name));
         let stream = &case.streams()[minimal];
+        eprintln!(
+            "{}: {} of {} chunkings disagree, first {}; minimal cuts {cuts:?} ({})",
+            case.name,
+            report.disagreements.len(),
+            report.tried.len(),
+            report.disagreements[0].chunking.label(),
+            get(stream, "label").as_str().unwrap()
+        );
         assert!(get(stream, "differs").truthy());
         let ours = report
             .minimal_result
