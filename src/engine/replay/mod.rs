@@ -106,6 +106,29 @@ struct Record {
     replaced: u32,
 }
 
+impl Record {
+    /// A step that changed nothing yet, with the document fed up to `fed_to`.
+    fn empty(kind: Kind, fed_to: usize) -> Record {
+        Record {
+            kind,
+            events_end: 0,
+            held_start: fed_to,
+            fed_to,
+            source_end: 0,
+            live_end: 0,
+            current: NONE,
+            live: NONE,
+            replaced: 0,
+        }
+    }
+
+    /// Takes the parser's held-back text and open field as they are now.
+    fn observe(&mut self, parser: &Parser) {
+        self.held_start = parser.held().start;
+        self.current = pack(parser.current_field());
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Prefix,
@@ -209,71 +232,71 @@ impl Replay {
             Ok(p) => p,
             Err(error) => {
                 let fed_to = replay.document.len();
-                replay.steps.push(Record {
-                    kind: Kind::Prefix,
-                    events_end: 0,
-                    held_start: fed_to,
-                    fed_to,
-                    source_end: 0,
-                    live_end: 0,
-                    current: NONE,
-                    live: NONE,
-                    replaced: 0,
-                });
+                replay.steps.push(Record::empty(Kind::Prefix, fed_to));
                 replay.outcome = Outcome::Failed { step: 0, error };
                 return replay;
             }
         };
         replay.origin = parser.origin();
-        let initial = parser.initial_events().to_vec();
-        let prefix_step = replay.next_record(Kind::Prefix, &parser);
-        replay.record(prefix_step, initial, &mut client);
-        for (source, text, replaced) in feeds(&replay.chunking, generation) {
-            replay.document.push_str(&text);
-            let mut step = replay.next_record(Kind::Feed, &parser);
+        let step = replay.next_record(Kind::Prefix, &parser);
+        replay.record(step, parser.initial_events().to_vec(), &mut client);
+        if replay.feed_all(&mut parser, generation, &mut client) {
+            replay.finish(&mut parser, &mut client);
+        }
+        replay
+    }
+
+    /// Feeds the generation chunk by chunk, one step each; false when a feed failed.
+    fn feed_all(&mut self, parser: &mut Parser, generation: &str, client: &mut Client) -> bool {
+        let chunking = self.chunking.clone();
+        for (source, text, replaced) in feeds(&chunking, generation) {
+            self.document.push_str(&text);
+            let mut step = self.next_record(Kind::Feed, parser);
             step.source_end = source.end;
             step.replaced = u32::try_from(replaced).unwrap_or(u32::MAX);
             match parser.feed(&text) {
                 Ok(events) => {
-                    step.held_start = parser.held().start;
-                    step.current = pack(parser.current_field());
-                    replay.record(step, events, &mut client);
+                    step.observe(parser);
+                    self.record(step, events, client);
                 }
                 Err(error) => {
-                    replay.fail(step, error, &parser);
-                    return replay;
+                    self.fail(step, error, parser);
+                    return false;
                 }
             }
         }
-        let step = replay.next_record(Kind::Finalize, &parser);
+        true
+    }
+
+    /// The finalize step and the outcome.
+    fn finish(&mut self, parser: &mut Parser, client: &mut Client) {
+        let mut step = self.next_record(Kind::Finalize, parser);
         match parser.finalize() {
             Ok((message, events)) => {
-                let mut step = step;
-                step.held_start = parser.held().start;
-                step.current = pack(parser.current_field());
-                replay.record(step, events, &mut client);
-                replay.outcome = Outcome::Message(message);
+                step.observe(parser);
+                self.record(step, events, client);
+                self.outcome = Outcome::Message(message);
             }
-            Err(error) => replay.fail(step, error, &parser),
+            Err(error) => self.fail(step, error, parser),
         }
-        replay
     }
 
     /// The record of the next step before its events: carried over from the previous step,
     /// with the parser's state as it is now.
     fn next_record(&self, kind: Kind, parser: &Parser) -> Record {
-        let prev = self.steps.last();
-        Record {
-            kind,
-            events_end: self.timeline.len(),
-            held_start: parser.held().start,
-            fed_to: self.document.len(),
-            source_end: prev.map_or(0, |p| p.source_end),
-            live_end: prev.map_or(0, |p| p.live_end),
-            current: pack(parser.current_field()),
-            live: prev.map_or(NONE, |p| p.live),
-            replaced: 0,
-        }
+        let fed_to = self.document.len();
+        let mut record = match self.steps.last() {
+            Some(prev) => Record {
+                source_end: prev.source_end,
+                live_end: prev.live_end,
+                live: prev.live,
+                ..Record::empty(kind, fed_to)
+            },
+            None => Record::empty(kind, fed_to),
+        };
+        record.events_end = self.timeline.len();
+        record.observe(parser);
+        record
     }
 
     /// Adds a step with its events, updating the regions and the client's snapshots.
@@ -337,8 +360,7 @@ impl Replay {
 
     /// Adds the step that failed and ends the replay there.
     fn fail(&mut self, mut record: Record, error: ParseError, parser: &Parser) {
-        record.held_start = parser.held().start;
-        record.current = pack(parser.current_field());
+        record.observe(parser);
         self.steps.push(record);
         self.outcome = Outcome::Failed {
             step: self.steps.len() - 1,
