@@ -426,9 +426,11 @@ fn byte_chunks_that_cut_a_character_are_fed_as_replacement_characters() {
     assert_eq!(chunks[0].source, 0..2);
     assert_eq!(chunks[1].source, 2..4);
     assert_eq!((chunks[0].replaced, chunks[1].replaced), (1, 1));
+    assert!(chunks[0].note().unwrap().contains("U+FFFD"));
     assert_eq!(r.document(), "a\u{fffd}\u{fffd}!");
     let whole = Replay::new(smollm3(), "", "aé!", None, Chunking::Bytes(8));
     assert_eq!(whole.step(1).chunk.as_ref().unwrap().replaced, 0);
+    assert_eq!(whole.step(1).chunk.unwrap().note(), None);
 }
 
 #[test]

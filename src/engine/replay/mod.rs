@@ -62,6 +62,23 @@ pub struct FedChunk {
     pub replaced: usize,
 }
 
+impl FedChunk {
+    /// How the chunk was cut from the generation, when that needs saying: `None` for a chunk
+    /// fed as it was written.
+    pub fn note(&self) -> Option<String> {
+        match self.replaced {
+            0 => None,
+            1 => Some(
+                "a character cut in two by the byte chunking: its piece here was fed as U+FFFD"
+                    .into(),
+            ),
+            n => Some(format!(
+                "{n} characters cut by the byte chunking: their pieces here were fed as U+FFFD"
+            )),
+        }
+    }
+}
+
 /// One step of the stream and the parser's state after it (built on demand by
 /// [`Replay::step`]).
 #[derive(Clone, Debug, PartialEq)]
