@@ -7,5 +7,6 @@
 
 pub mod cli;
 pub mod engine;
+pub mod export;
 pub mod sample;
 pub mod workbench;

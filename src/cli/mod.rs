@@ -3,7 +3,10 @@
 //!
 //! Exit codes: 0 success, 1 a template or parse error, 2 usage and I/O errors.
 
+mod explain;
+mod export;
 mod inputs;
+mod lint;
 mod output;
 mod run;
 pub mod test_samples;
@@ -81,6 +84,40 @@ pub enum Command {
         #[arg(long)]
         bless: bool,
     },
+    /// Explain a field: where its regions opened and ended and why, and when it matched
+    /// nowhere, the closest the text came to its delimiter, the delimiter that won instead and
+    /// how the start anchor cut the prefix.
+    Explain {
+        #[command(flatten)]
+        input: InputArgs,
+        /// The field to explain (e.g. `thinking`, `tool_calls`).
+        #[arg(value_name = "FIELD")]
+        field: String,
+    },
+    /// Warn about likely mistakes the reference accepts: patterns other runtimes cannot use,
+    /// closes that can never match, an implicit field without a close, delimiters that are
+    /// prefixes of each other. Exit 0 (1 with --deny-warnings when there are warnings).
+    Lint {
+        /// Response template JSON, or a tokenizer_config.json with a `response_template` key.
+        #[arg(long, value_name = "T")]
+        template: PathBuf,
+        /// Exit 1 when there is any warning (for CI).
+        #[arg(long)]
+        deny_warnings: bool,
+    },
+    /// Write the template into a tokenizer_config.json under `response_template`, keeping every
+    /// other byte of the file. Shows the change; writes only with --write.
+    Export {
+        /// The response template to export (or a tokenizer_config.json holding one).
+        #[arg(long, value_name = "T")]
+        template: PathBuf,
+        /// The tokenizer_config.json to write into.
+        #[arg(value_name = "CONFIG")]
+        config: PathBuf,
+        /// Apply the change (without it, only the diff is shown).
+        #[arg(long)]
+        write: bool,
+    },
     /// Validate a template: exit 0 when the reference would load it, 1 with diagnostics if not.
     Check {
         /// Response template JSON, or a tokenizer_config.json with a `response_template` key.
@@ -156,6 +193,16 @@ pub fn main() -> ExitCode {
             random,
             seed,
         }) => run::chunks(&input, max, random, seed),
+        Some(Command::Explain { input, field }) => explain::run(&input, &field),
+        Some(Command::Lint {
+            template,
+            deny_warnings,
+        }) => lint::run(&template, deny_warnings),
+        Some(Command::Export {
+            template,
+            config,
+            write,
+        }) => export::run(&template, &config, write),
         // Without a terminal and without inputs, print the bundled sample's parse.
         None if cli.paths.is_empty()
             && cli.theme.is_none()
@@ -173,7 +220,9 @@ pub fn main() -> ExitCode {
         Err(f) if f.code == 0 => ExitCode::SUCCESS,
         Err(f) => {
             let msg = f.message.trim_end();
-            if msg.starts_with("error:") {
+            if msg.is_empty() {
+                // The command already reported (e.g. warnings denied).
+            } else if msg.starts_with("error:") {
                 eprintln!("{msg}");
             } else {
                 eprintln!("error: {msg}");

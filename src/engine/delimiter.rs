@@ -106,7 +106,6 @@ impl LiteralSet {
             })
             .unwrap_or(hay.len())
     }
-
 }
 
 impl PatternDelimiter {
@@ -214,15 +213,27 @@ impl Delimiter {
     /// Every complete match in `text`, non-overlapping, left to right (Python's `finditer`).
     pub fn find_all(&self, text: &str) -> Result<Vec<Range<usize>>, RegexError> {
         match self {
-            Delimiter::Literal(set) => Ok(set.matcher.find_iter(text).map(|m| m.start()..m.end()).collect()),
-            Delimiter::Pattern(p) => p.regex.find_iter(text).map(|m| m.map(|m| m.start()..m.end())).collect(),
+            Delimiter::Literal(set) => Ok(set
+                .matcher
+                .find_iter(text)
+                .map(|m| m.start()..m.end())
+                .collect()),
+            Delimiter::Pattern(p) => p
+                .regex
+                .find_iter(text)
+                .map(|m| m.map(|m| m.start()..m.end()))
+                .collect(),
         }
     }
 
     /// The longest stretch of `text` that is the beginning of a match without being one (the
     /// earliest of the longest): where a delimiter that never matched came closest. At most
     /// `max_starts` start positions are tried for patterns.
-    pub fn nearest_partial(&self, text: &str, max_starts: usize) -> Result<Option<Range<usize>>, RegexError> {
+    pub fn nearest_partial(
+        &self,
+        text: &str,
+        max_starts: usize,
+    ) -> Result<Option<Range<usize>>, RegexError> {
         let starts = text.char_indices().map(|(i, _)| i);
         let mut best: Option<Range<usize>> = None;
         let mut consider = |r: Range<usize>| {
@@ -252,14 +263,21 @@ impl Delimiter {
                 // text cut at `e` reports a partial match starting at `s`; viability shrinks
                 // monotonically, so the longest `e` is found by bisection.
                 let viable = |s: usize, e: usize| -> Result<bool, RegexError> {
-                    Ok(matches!(p.regex.search_partial(&text[..e], s)?, Partial::Partial { start } if start == s))
+                    Ok(
+                        matches!(p.regex.search_partial(&text[..e], s)?, Partial::Partial { start } if start == s),
+                    )
                 };
                 for s in starts.take(max_starts) {
                     let next = text[s..].chars().next().map_or(s, |c| s + c.len_utf8());
                     if !viable(s, next)? {
                         continue;
                     }
-                    let bounds: Vec<usize> = text[s..].char_indices().map(|(i, _)| s + i).skip(1).chain([text.len()]).collect();
+                    let bounds: Vec<usize> = text[s..]
+                        .char_indices()
+                        .map(|(i, _)| s + i)
+                        .skip(1)
+                        .chain([text.len()])
+                        .collect();
                     let (mut lo, mut hi) = (0, bounds.len() - 1);
                     while lo < hi {
                         let mid = (lo + hi).div_ceil(2);
@@ -279,9 +297,19 @@ impl Delimiter {
     /// How the template wrote the delimiter: `"<think>"`, `["a", "b"]` or `pattern '<x\d+>'`.
     pub fn describe(&self) -> String {
         match self {
-            Delimiter::Literal(set) if set.literals.len() == 1 => Value::from(set.literals[0].as_str()).py_repr(),
-            Delimiter::Literal(set) => Value::List(set.literals.iter().map(|l| Value::from(l.as_str())).collect()).py_repr(),
-            Delimiter::Pattern(p) => format!("pattern {}", Value::from(p.source.as_str()).py_repr()),
+            Delimiter::Literal(set) if set.literals.len() == 1 => {
+                Value::from(set.literals[0].as_str()).py_repr()
+            }
+            Delimiter::Literal(set) => Value::List(
+                set.literals
+                    .iter()
+                    .map(|l| Value::from(l.as_str()))
+                    .collect(),
+            )
+            .py_repr(),
+            Delimiter::Pattern(p) => {
+                format!("pattern {}", Value::from(p.source.as_str()).py_repr())
+            }
         }
     }
 

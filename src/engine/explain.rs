@@ -33,6 +33,9 @@ pub enum Ending {
     Open(String),
     /// The stream ended first.
     EndOfStream,
+    /// Its value could not be made (the parse error says why); the region's end is where the
+    /// failing body ended.
+    Failed,
 }
 
 /// One place where the field's open delimiter text appears but did not open the field.
@@ -71,12 +74,16 @@ pub struct Explanation {
     pub open: Option<String>,
     pub close: Option<String>,
     pub implicit: bool,
+    pub repeats: bool,
     pub regions: Vec<Region>,
     pub missed_opens: Vec<MissedOpen>,
     /// When the open delimiter never matched anywhere: the closest the text came.
     pub nearest_open: Option<Range<usize>>,
     /// For regions that ran to the end of the stream: the closest the text came to the close.
     pub nearest_close: Option<Range<usize>>,
+    /// Places where the field's close delimiter appears while none of its regions was open
+    /// (a region the prompt opened but the parser never saw, or text taken by another region).
+    pub stray_closes: Vec<Range<usize>>,
     pub anchor: AnchorCut,
     pub parse_error: Option<ParseError>,
     /// The document the ranges refer to.
@@ -91,24 +98,37 @@ pub fn explain(
     tools: Option<&Value>,
     field: &str,
 ) -> Result<Explanation, String> {
-    let index = template
-        .field_index(field)
-        .ok_or_else(|| {
-            let names: Vec<&str> = template.fields.iter().map(|f| f.name.as_str()).collect();
-            format!("no field '{field}' in the template (fields: {})", names.join(", "))
-        })?;
+    let index = template.field_index(field).ok_or_else(|| {
+        let names: Vec<&str> = template.fields.iter().map(|f| f.name.as_str()).collect();
+        format!(
+            "no field '{field}' in the template (fields: {})",
+            names.join(", ")
+        )
+    })?;
     let f = &template.fields[index];
     let document = format!("{prefix}{generation}");
     let (events, parse_error, origin) = trace(template, prefix, generation, tools);
-    let regions = regions(template, &events, document.len());
+    let mut regions = regions(template, &events, document.len());
+    if let Some(g) = failed_region(template, &events, parse_error.as_ref(), document.len()) {
+        regions.push(g);
+    }
     let regex = |e: RegexError| format!("searching the delimiters failed: {e}");
 
     let anchor = if prefix.is_empty() {
         AnchorCut::EmptyPrefix
     } else {
-        match template.start_anchor.last_match_end(prefix).map_err(regex)? {
-            None => AnchorCut::NotFound { prefix_len: prefix.len() },
-            Some(at) => AnchorCut::Cut { at, kept: at..prefix.len() },
+        match template
+            .start_anchor
+            .last_match_end(prefix)
+            .map_err(regex)?
+        {
+            None => AnchorCut::NotFound {
+                prefix_len: prefix.len(),
+            },
+            Some(at) => AnchorCut::Cut {
+                at,
+                kept: at..prefix.len(),
+            },
         }
     };
 
@@ -127,9 +147,19 @@ pub fn explain(
                 .find(|g| !g.open.is_empty() && g.body.start <= at.start && at.start < g.body.end)
             {
                 Missed::InsideRegion(g.field.clone())
-            } else if let Some(g) = regions.iter().find(|g| overlaps(&g.open, &at) || overlaps(&g.close, &at)) {
-                let by = if overlaps(&g.open, &at) { g.open.clone() } else { g.close.clone() };
-                Missed::Beaten { by: g.field.clone(), at: by }
+            } else if let Some(g) = regions
+                .iter()
+                .find(|g| overlaps(&g.open, &at) || overlaps(&g.close, &at))
+            {
+                let by = if overlaps(&g.open, &at) {
+                    g.open.clone()
+                } else {
+                    g.close.clone()
+                };
+                Missed::Beaten {
+                    by: g.field.clone(),
+                    at: by,
+                }
             } else {
                 continue;
             };
@@ -138,33 +168,72 @@ pub fn explain(
         // Occurrences cut away with the prefix explain a field the prompt opened.
         if let AnchorCut::Cut { at, .. } = &anchor {
             for r in open.find_all(&prefix[..*at]).map_err(regex)? {
-                missed_opens.push(MissedOpen { at: r, reason: Missed::BeforeAnchor });
+                missed_opens.push(MissedOpen {
+                    at: r,
+                    reason: Missed::BeforeAnchor,
+                });
             }
         }
         if found.is_empty() {
+            // A one-character near miss (a lone `<`) says nothing; neither does the beginning
+            // of the field's own close delimiter.
+            let closes = match &f.close {
+                Some(c) => c.find_all(parsed).map_err(regex)?,
+                None => Vec::new(),
+            };
             nearest_open = open
                 .nearest_partial(parsed, 4096)
                 .map_err(regex)?
+                .filter(|r| parsed[r.clone()].chars().nth(1).is_some())
+                .filter(|r| !closes.iter().any(|c| c.start <= r.start && r.start < c.end))
                 .map(|r| origin + r.start..origin + r.end);
         }
     }
     let mut nearest_close = None;
-    if let (Some(close), Some(last)) = (&f.close, regions.iter().rfind(|g| g.field == f.name && g.ended_by == Ending::EndOfStream)) {
+    if let (Some(close), Some(last)) = (
+        &f.close,
+        regions.iter().rfind(|g| {
+            g.field == f.name
+                && (g.ended_by == Ending::EndOfStream
+                    || (g.ended_by == Ending::Failed && g.body.end == document.len()))
+        }),
+    ) {
         let body = &document[last.body.clone()];
         nearest_close = close
             .nearest_partial(body, 4096)
             .map_err(regex)?
             .map(|r| last.body.start + r.start..last.body.start + r.end);
     }
+    let mut stray_closes = Vec::new();
+    if let (Some(_), Some(close)) = (&f.open, &f.close) {
+        for r in close.find_all(parsed).map_err(regex)? {
+            let at = origin + r.start..origin + r.end;
+            let own = regions.iter().any(|g| {
+                g.field == f.name
+                    && (g.close == at || (g.body.start <= at.start && at.start < g.body.end))
+            });
+            let inside_other = regions.iter().any(|g| {
+                g.field != f.name
+                    && !g.open.is_empty()
+                    && g.body.start <= at.start
+                    && at.start < g.body.end
+            });
+            if !own && !inside_other && !at.is_empty() {
+                stray_closes.push(at);
+            }
+        }
+    }
     Ok(Explanation {
         field: f.name.clone(),
         open: f.open.as_ref().map(Delimiter::describe),
         close: f.close.as_ref().map(Delimiter::describe),
         implicit: template.implicit == Some(index),
+        repeats: f.repeats,
         regions: regions.into_iter().filter(|g| g.field == f.name).collect(),
         missed_opens,
         nearest_open,
         nearest_close,
+        stray_closes,
         anchor,
         parse_error,
         document,
@@ -183,7 +252,8 @@ fn trace(
     tools: Option<&Value>,
 ) -> (Vec<Event>, Option<ParseError>, usize) {
     let mut events = Vec::new();
-    let mut p = match Parser::with_events(Arc::clone(template), Some(prefix), tools, Events::Trace) {
+    let mut p = match Parser::with_events(Arc::clone(template), Some(prefix), tools, Events::Trace)
+    {
         Ok(p) => p,
         Err(e) => return (events, Some(e), prefix.len()),
     };
@@ -205,6 +275,40 @@ fn trace(
     (events, error, origin)
 }
 
+/// The region still open when a parse error stopped the trace, if the error is about it.
+fn failed_region(
+    template: &Template,
+    events: &[Event],
+    error: Option<&ParseError>,
+    doc_len: usize,
+) -> Option<Region> {
+    let error = error?;
+    let mut open = None;
+    for ev in events {
+        match ev.kind {
+            EventKind::Open => open = Some(ev),
+            EventKind::Close { .. } => open = None,
+            _ => {}
+        }
+    }
+    let open = open?;
+    let field = template.fields[open.field].name.clone();
+    if error.field.as_deref() != Some(field.as_str()) {
+        return None;
+    }
+    let body_end = match &error.span {
+        Some(s) if s.start == open.span.end && s.end >= s.start => s.end,
+        _ => doc_len,
+    };
+    Some(Region {
+        field,
+        open: open.span.clone(),
+        body: open.span.end..body_end,
+        close: body_end..body_end,
+        ended_by: Ending::Failed,
+    })
+}
+
 /// Pairs open and close events into regions.
 fn regions(template: &Template, events: &[Event], doc_len: usize) -> Vec<Region> {
     let mut out: Vec<Region> = Vec::new();
@@ -215,8 +319,13 @@ fn regions(template: &Template, events: &[Event], doc_len: usize) -> Vec<Region>
                 open = Some((ev.field, ev.span.clone(), ev.span.end));
             }
             EventKind::Close { .. } => {
-                let Some((field, open_span, body_start)) = open.take() else { continue };
-                let body = ev.detail.as_ref().map_or(body_start..ev.span.start, |d| d.body.clone());
+                let Some((field, open_span, body_start)) = open.take() else {
+                    continue;
+                };
+                let body = ev
+                    .detail
+                    .as_ref()
+                    .map_or(body_start..ev.span.start, |d| d.body.clone());
                 let ended_by = if !ev.span.is_empty() {
                     Ending::Close
                 } else if ev.span.start == doc_len {
@@ -225,7 +334,11 @@ fn regions(template: &Template, events: &[Event], doc_len: usize) -> Vec<Region>
                     // An empty close span inside the text: the next region's open delimiter.
                     let next = events
                         .iter()
-                        .find(|e| matches!(e.kind, EventKind::Open) && e.span.start == ev.span.start && !e.span.is_empty())
+                        .find(|e| {
+                            matches!(e.kind, EventKind::Open)
+                                && e.span.start == ev.span.start
+                                && !e.span.is_empty()
+                        })
                         .map(|e| template.fields[e.field].name.clone());
                     match next {
                         Some(name) => Ending::Open(name),
@@ -248,16 +361,45 @@ fn regions(template: &Template, events: &[Event], doc_len: usize) -> Vec<Region>
 
 impl Explanation {
     fn cp(&self, byte: usize) -> usize {
-        self.document[..byte.min(self.document.len())].chars().count()
+        self.document[..byte.min(self.document.len())]
+            .chars()
+            .count()
     }
 
     fn quote(&self, r: &Range<usize>) -> String {
         Value::from(&self.document[r.clone()]).py_repr()
     }
 
+    /// Describes a near miss: the text that matched the beginning of a delimiter and the
+    /// character after it that did not fit.
+    fn near_miss(&self, r: &Range<usize>) -> String {
+        let next = self.document[r.end..].chars().next();
+        let stop = match next {
+            Some(c) => format!(
+                "then {} did not fit",
+                Value::from(c.to_string().as_str()).py_repr()
+            ),
+            None => "then the text ended".to_string(),
+        };
+        format!(
+            "{} at code point {} ({} matched, {stop}) in {}",
+            self.quote(r),
+            self.cp(r.start),
+            characters(self.document[r.clone()].chars().count()),
+            self.context(r)
+        )
+    }
+
     /// The text around `r`, with `r` bracketed: `…before[r]after…`.
     fn context(&self, r: &Range<usize>) -> String {
-        let before: String = self.document[..r.start].chars().rev().take(12).collect::<Vec<_>>().into_iter().rev().collect();
+        let before: String = self.document[..r.start]
+            .chars()
+            .rev()
+            .take(12)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
         let after: String = self.document[r.end..].chars().take(12).collect();
         Value::from(format!("{before}[{}]{after}", &self.document[r.clone()]).as_str()).py_repr()
     }
@@ -277,45 +419,95 @@ impl Explanation {
         }
         for (i, g) in self.regions.iter().enumerate() {
             let opened = if g.open.is_empty() {
-                format!("opened at code point {} (first leftover text)", self.cp(g.open.start))
+                format!(
+                    "opened at code point {} (first leftover text)",
+                    self.cp(g.open.start)
+                )
             } else {
-                format!("opened by {} at code point {}", self.quote(&g.open), self.cp(g.open.start))
+                format!(
+                    "opened by {} at code point {}",
+                    self.quote(&g.open),
+                    self.cp(g.open.start)
+                )
             };
             let ended = match &g.ended_by {
-                Ending::Close => format!("closed by {} at code point {}", self.quote(&g.close), self.cp(g.close.start)),
-                Ending::Open(by) => format!("ended at code point {} where '{by}' opened", self.cp(g.close.start)),
-                Ending::EndOfStream => "ran to the end of the stream (its close never matched)".into(),
+                Ending::Close => format!(
+                    "closed by {} at code point {}",
+                    self.quote(&g.close),
+                    self.cp(g.close.start)
+                ),
+                Ending::Open(by) => format!(
+                    "ended at code point {} where '{by}' opened",
+                    self.cp(g.close.start)
+                ),
+                Ending::EndOfStream => {
+                    "ran to the end of the stream (its close never matched)".into()
+                }
+                Ending::Failed => format!(
+                    "its body up to code point {} could not be parsed (below)",
+                    self.cp(g.body.end)
+                ),
             };
-            out.push(format!("  region {}: {opened}; {ended}; body {} characters", i + 1, self.document[g.body.clone()].chars().count()));
+            out.push(format!(
+                "  region {}: {opened}; {ended}; body {}",
+                i + 1,
+                characters(self.document[g.body.clone()].chars().count())
+            ));
         }
         for m in &self.missed_opens {
             let why = match &m.reason {
-                Missed::InsideRegion(f) => format!("it lay inside the '{f}' region, where only that region's close is watched"),
+                Missed::InsideRegion(f) => format!(
+                    "it lay inside the '{f}' region, where only that region's close is watched"
+                ),
                 Missed::Beaten { by, at } => format!(
                     "'{by}' matched {} at code point {} first (earliest start wins, then the longest match, then opens before closes, then field names in alphabetical order)",
                     self.quote(at),
                     self.cp(at.start)
                 ),
-                Missed::BeforeAnchor => "it is in the prefix before the start anchor, which the parser cuts away".into(),
+                Missed::BeforeAnchor => {
+                    "it is in the prefix before the start anchor, which the parser cuts away".into()
+                }
             };
-            out.push(format!("  the open delimiter appears at code point {} but did not open the field: {why}", self.cp(m.at.start)));
+            out.push(format!(
+                "  the open delimiter appears at code point {} but did not open the field: {why}",
+                self.cp(m.at.start)
+            ));
         }
         if let Some(r) = &self.nearest_open {
             out.push(format!(
-                "  the open delimiter never appears; closest: {} at code point {}, where it stops matching after {} of its characters",
-                self.context(&(r.start..(r.end + self.document[r.end..].chars().next().map_or(0, char::len_utf8)))),
-                self.cp(r.start),
-                self.document[r.clone()].chars().count()
+                "  the open delimiter never appears; the closest: {}",
+                self.near_miss(r)
             ));
         } else if self.regions.is_empty() && self.open.is_some() && self.missed_opens.is_empty() {
-            out.push("  the open delimiter never appears, not even its first character in a matching place".into());
+            out.push("  the open delimiter never appears in the text the parser saw".into());
         }
         if let Some(r) = &self.nearest_close {
             out.push(format!(
-                "  closest the text came to the close delimiter: {} at code point {}, {} characters matched",
-                self.context(r),
+                "  the close delimiter never matched after the last open; the closest: {}",
+                self.near_miss(r)
+            ));
+        }
+        let count = self.regions.len();
+        if count > 1 && !self.repeats {
+            out.push(format!(
+                "  the field does not repeat, so each region replaced the previous value: the message keeps region {count}'s{}",
+                if self.regions.last().is_some_and(|g| self.document[g.body.clone()].trim().is_empty()) {
+                    ", which is empty and so dropped from the message (use repeats with join to keep every region)"
+                } else {
+                    ""
+                }
+            ));
+        }
+        for r in &self.stray_closes {
+            let hint = if self.regions.iter().all(|g| g.open.start > r.start) {
+                ": its open delimiter did not match before it (a typo in the open, or an open that the prompt wrote and the prefix lacks)"
+            } else {
+                ""
+            };
+            out.push(format!(
+                "  the close delimiter appears at code point {} ({}) while no region of this field was open{hint}",
                 self.cp(r.start),
-                self.document[r.clone()].chars().count()
+                self.context(r)
             ));
         }
         match &self.anchor {
@@ -336,5 +528,13 @@ impl Explanation {
             out.push(format!("  parsing failed: {}", e.message));
         }
         out
+    }
+}
+
+fn characters(n: usize) -> String {
+    if n == 1 {
+        "1 character".into()
+    } else {
+        format!("{n} characters")
     }
 }

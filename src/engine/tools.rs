@@ -180,10 +180,11 @@ fn coerce_str(raw: &str, types: &[String], json_depth: usize) -> Result<Value, T
                 let Ok(number) = py::py_float(raw) else {
                     continue;
                 };
-                if number.is_finite() && number.fract() == 0.0 {
-                    if let Some(v) = py::int_from_float(number) {
-                        return Ok(v);
-                    }
+                if number.is_finite()
+                    && number.fract() == 0.0
+                    && let Some(v) = py::int_from_float(number)
+                {
+                    return Ok(v);
                 }
             }
             "number" => {
@@ -193,10 +194,11 @@ fn coerce_str(raw: &str, types: &[String], json_depth: usize) -> Result<Value, T
                 if !number.is_finite() {
                     continue;
                 }
-                if number.fract() == 0.0 && !raw.contains('.') {
-                    if let Some(v) = py::int_from_float(number) {
-                        return Ok(v);
-                    }
+                if number.fract() == 0.0
+                    && !raw.contains('.')
+                    && let Some(v) = py::int_from_float(number)
+                {
+                    return Ok(v);
                 }
                 return Ok(Value::Float(number));
             }

@@ -76,6 +76,9 @@ pub struct Features {
     /// `$` (end or before a final newline) or MULTILINE anchors.
     pub line_anchors: bool,
     pub case_insensitive: bool,
+    /// Every match must start at the very beginning of the text (`\A`, or `^` without
+    /// MULTILINE, leads every alternative).
+    pub text_start_only: bool,
 }
 
 impl Features {
@@ -391,7 +394,30 @@ fn to_public(pattern: &str, e: ParseError) -> RegexError {
 fn features_of(node: &Node) -> Features {
     let mut f = Features::default();
     walk(node, &mut f);
+    f.text_start_only = starts_at_text_start(node);
     f
+}
+
+/// Whether every match of `node` must begin at position 0.
+fn starts_at_text_start(node: &Node) -> bool {
+    match node {
+        Node::Assert(ast::Assertion::StartOfString) => true,
+        Node::Seq(items) => {
+            for item in items {
+                if starts_at_text_start(item) {
+                    return true;
+                }
+                // Zero-width items before the anchor do not move the match start.
+                if !matches!(item, Node::Empty | Node::Look { .. } | Node::Assert(_)) {
+                    return false;
+                }
+            }
+            false
+        }
+        Node::Alt(items) => !items.is_empty() && items.iter().all(starts_at_text_start),
+        Node::Group { node, .. } | Node::Atomic(node) => starts_at_text_start(node),
+        _ => false,
+    }
 }
 
 fn walk(node: &Node, f: &mut Features) {

@@ -5,6 +5,7 @@
 //! (a bare template or a `tokenizer_config.json`) and turns paths into `file:line:col`.
 
 pub mod error;
+pub mod lint;
 pub mod load;
 pub mod source;
 

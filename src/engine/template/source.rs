@@ -70,9 +70,16 @@ impl TemplateSource {
 
     /// Turns a validation error into a located diagnostic.
     pub fn diagnose(&self, err: &TemplateError) -> Diagnostic {
-        let diag = Diagnostic::error(err.message.clone())
-            .in_file(self.name.clone())
-            .with_help(err.help.clone());
+        self.locate(Diagnostic::error(err.message.clone()), err)
+    }
+
+    /// Turns a lint finding (located like a validation error) into a located warning.
+    pub fn warn(&self, finding: &TemplateError) -> Diagnostic {
+        self.locate(Diagnostic::warning(finding.message.clone()), finding)
+    }
+
+    fn locate(&self, diag: Diagnostic, err: &TemplateError) -> Diagnostic {
+        let diag = diag.in_file(self.name.clone()).with_help(err.help.clone());
         // Walk up the path until a node exists (an error about a missing key points at its
         // parent object).
         let mut path: &[PathSeg] = &err.path;

@@ -1,0 +1,22 @@
+//! `rtbench explain`: why a field matched nowhere, or why its region ended where it did.
+
+use crate::cli::inputs;
+use crate::cli::output;
+use crate::cli::{Failure, InputArgs};
+use crate::engine::explain::explain;
+
+/// `rtbench explain ... FIELD`: prints the explanation as plain text. Exit 0 when the
+/// explanation could be made (whatever it says), 2 for an unknown field or unreadable inputs.
+pub fn run(args: &InputArgs, field: &str) -> Result<(), Failure> {
+    let inputs = inputs::read(args)?;
+    let prefix = inputs.prefix.as_deref().unwrap_or("");
+    let explanation = explain(
+        &inputs.template,
+        prefix,
+        &inputs.output,
+        inputs.tools.as_ref(),
+        field,
+    )
+    .map_err(Failure::usage)?;
+    output::print_line(&explanation.lines().join("\n"))
+}

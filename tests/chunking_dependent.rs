@@ -1,0 +1,287 @@
+//! A template whose result depends on how the stream is chunked, proven with the reference:
+//! `tests/data/replay/*.json` hold what transformers' streaming parser produced at many
+//! chunkings (recorded by `tools/replay/reference_chunkings.py`). The engine must reproduce every
+//! recorded stream event for event, the chunking check must flag the template with the
+//! smallest chunking that differs and a single cut that explains it, and the bundled samples
+//! must stay clean under a wider check than the default one.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rtbench::engine::chunking::{CheckPlan, Chunking, Generation, check, run};
+use rtbench::engine::py::json_loads;
+use rtbench::engine::replay::{Outcome, Replay, StepKind};
+use rtbench::engine::template::load_template;
+use rtbench::engine::template::source::load_file;
+use rtbench::engine::value::Value;
+use rtbench::sample::{expand, read_sample};
+
+fn get<'a>(v: &'a Value, k: &str) -> &'a Value {
+    v.as_dict().and_then(|d| d.get(k)).unwrap_or(&Value::Null)
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_list()
+        .unwrap_or(&[])
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect()
+}
+
+fn cases() -> Vec<(PathBuf, Value)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/replay");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    let cases: Vec<(PathBuf, Value)> = paths
+        .into_iter()
+        .map(|p| {
+            let v = json_loads(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            (p, v)
+        })
+        .collect();
+    assert!(!cases.is_empty());
+    cases
+}
+
+/// Byte offsets where the chunks end (all but the last).
+fn cuts_of(chunks: &[String]) -> Vec<usize> {
+    let mut at = 0;
+    let mut cuts = Vec::new();
+    for c in &chunks[..chunks.len().saturating_sub(1)] {
+        at += c.len();
+        cuts.push(at);
+    }
+    cuts
+}
+
+/// The chunking a recorded stream was made with, as the engine names it.
+fn chunking_of(label: &str, chunks: &[String]) -> Chunking {
+    match label.strip_prefix("size-") {
+        Some(n) => Chunking::CodePoints(vec![n.parse().unwrap()]),
+        None if label == "tokens" => Chunking::Tokens,
+        None => Chunking::Cuts(cuts_of(chunks)),
+    }
+}
+
+struct Case {
+    name: String,
+    value: Value,
+    template: Arc<rtbench::engine::template::Template>,
+}
+
+impl Case {
+    fn load(value: Value) -> Case {
+        let template = Arc::new(load_template(get(&value, "template")).unwrap());
+        Case {
+            name: get(&value, "name").as_str().unwrap().to_string(),
+            value,
+            template,
+        }
+    }
+
+    fn generation(&self) -> Generation<'_> {
+        let tools = Some(get(&self.value, "tools")).filter(|t| !matches!(t, Value::Null));
+        Generation {
+            template: Arc::clone(&self.template),
+            prefix: get(&self.value, "prefix").as_str().unwrap(),
+            tools,
+            text: get(&self.value, "generation").as_str().unwrap(),
+        }
+    }
+
+    fn streams(&self) -> &[Value] {
+        get(&self.value, "streams").as_list().unwrap()
+    }
+}
+
+#[test]
+fn the_reference_really_differs_by_chunking() {
+    for (path, v) in cases() {
+        let case = Case::load(v);
+        let differing = case
+            .streams()
+            .iter()
+            .filter(|s| get(s, "differs").truthy())
+            .count();
+        let agreeing = case.streams().len() - differing;
+        assert!(
+            differing > 0 && agreeing > 0,
+            "{}: the recorded reference results do not depend on chunking",
+            path.display()
+        );
+        // The flag is honest: a differing stream's message is not the one-shot message.
+        let whole = get(get(&case.value, "whole"), "message");
+        for s in case.streams() {
+            let differs = !common::json_eq(get(s, "message"), whole);
+            assert_eq!(differs, get(s, "differs").truthy(), "{}", case.name);
+        }
+    }
+}
+
+#[test]
+fn the_engine_reproduces_every_recorded_stream_exactly() {
+    for (_, v) in cases() {
+        let case = Case::load(v);
+        let g = case.generation();
+        for s in case.streams() {
+            let label = get(s, "label").as_str().unwrap();
+            let at = format!("{} [{label}]", case.name);
+            let chunks = strings(get(s, "chunks"));
+            // The engine cuts the text the way the recording did.
+            let chunking = chunking_of(label, &chunks);
+            let ours: Vec<String> = chunking
+                .chunks(g.text)
+                .into_iter()
+                .map(|c| c.into_owned())
+                .collect();
+            assert_eq!(ours, chunks, "{at}: chunks");
+            // Event for event, feed by feed, then the message.
+            let r = Replay::new(
+                Arc::clone(&g.template),
+                g.prefix,
+                g.text,
+                g.tools,
+                chunking.clone(),
+            );
+            let feeds = get(s, "feeds").as_list().unwrap();
+            assert_eq!(r.step_count(), feeds.len() + 2, "{at}");
+            assert_events(&r.reference_events(0), get(s, "initial_events"), &at);
+            for (i, feed) in feeds.iter().enumerate() {
+                assert_eq!(r.step(i + 1).kind, StepKind::Feed { index: i });
+                assert_events(&r.reference_events(i + 1), feed, &format!("{at} feed {i}"));
+            }
+            let last = r.last_step();
+            assert_events(&r.reference_events(last), get(s, "final_events"), &at);
+            let Outcome::Message(message) = r.outcome() else {
+                panic!("{at}: {:?}", r.outcome());
+            };
+            let want = get(s, "message");
+            assert!(
+                common::json_eq(&Value::Dict(message.clone()), want),
+                "{at}: {message:?} vs {want:?}"
+            );
+            // The plain stream run agrees with the replay.
+            let plain = run(&g, &chunking);
+            assert_eq!(plain.message.as_ref().ok(), Some(message), "{at}");
+        }
+    }
+}
+
+fn assert_events(ours: &[Value], theirs: &Value, at: &str) {
+    let theirs = theirs.as_list().unwrap();
+    assert_eq!(ours.len(), theirs.len(), "{at}: {ours:?} vs {theirs:?}");
+    for (a, b) in ours.iter().zip(theirs) {
+        assert!(common::json_eq(a, b), "{at}: {a:?} vs {b:?}");
+    }
+}
+
+#[test]
+fn the_check_flags_the_smallest_differing_chunking_and_one_cut_that_explains_it() {
+    for (_, v) in cases() {
+        let case = Case::load(v);
+        let g = case.generation();
+        let plan = CheckPlan::default();
+        let report = check(&g, &plan);
+        assert!(!report.agrees(), "{}", case.name);
+        // Every recorded chunking the plan tries gets the reference's verdict.
+        let recorded: Vec<(Chunking, bool)> = case
+            .streams()
+            .iter()
+            .map(|s| {
+                let label = get(s, "label").as_str().unwrap();
+                let chunks = strings(get(s, "chunks"));
+                (chunking_of(label, &chunks), get(s, "differs").truthy())
+            })
+            .collect();
+        for (chunking, differs) in &recorded {
+            if report.tried.contains(chunking) {
+                let flagged = report.disagreements.iter().any(|d| &d.chunking == chunking);
+                assert_eq!(flagged, *differs, "{} {}", case.name, chunking.label());
+            }
+        }
+        // The first disagreement is the smallest code-point size the reference differs at.
+        let smallest = recorded
+            .iter()
+            .filter_map(|(c, differs)| match c {
+                Chunking::CodePoints(s) if *differs => Some(s[0]),
+                _ => None,
+            })
+            .min()
+            .unwrap();
+        assert_eq!(
+            report.disagreements[0].chunking,
+            Chunking::CodePoints(vec![smallest]),
+            "{}",
+            case.name
+        );
+        // The minimal cut list is a single cut the reference was recorded at, and that cut
+        // alone gives the reference's differing message.
+        let cuts = report.minimal_cuts.clone().unwrap();
+        let minimal = recorded
+            .iter()
+            .position(|(c, _)| c == &Chunking::Cuts(cuts.clone()))
+            .unwrap_or_else(|| panic!("{}: minimal cuts {cuts:?} were not recorded", case.name));
+        let stream = &case.streams()[minimal];
+        eprintln!(
+            "{}: {} of {} chunkings disagree, first {}; minimal cuts {cuts:?} ({})",
+            case.name,
+            report.disagreements.len(),
+            report.tried.len(),
+            report.disagreements[0].chunking.label(),
+            get(stream, "label").as_str().unwrap()
+        );
+        assert!(get(stream, "differs").truthy());
+        let ours = report
+            .minimal_result
+            .as_ref()
+            .unwrap()
+            .message
+            .clone()
+            .unwrap();
+        assert!(common::json_eq(&Value::Dict(ours), get(stream, "message")));
+        assert!(!report.differences().is_empty());
+    }
+}
+
+#[test]
+fn every_bundled_sample_passes_a_wider_check() {
+    let plan = CheckPlan {
+        max_size: 64,
+        random: 32,
+        seed: 1,
+        tokens: true,
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let mut checked = 0;
+    for dir in std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()) {
+        if !dir.is_dir() {
+            continue;
+        }
+        let (template, _) = load_file(&dir.join("template.json")).unwrap();
+        for path in expand(&dir).unwrap() {
+            let sample = read_sample(&path).unwrap();
+            let g = Generation {
+                template: Arc::clone(&template),
+                prefix: sample.prefix.as_deref().unwrap_or(""),
+                tools: sample.tools.as_ref(),
+                text: &sample.generation,
+            };
+            let report = check(&g, &plan);
+            assert!(
+                report.agrees(),
+                "{}: {:?}",
+                path.display(),
+                report.differences()
+            );
+            assert_eq!(report.tried.len(), 64 + 32 + 1);
+            checked += 1;
+        }
+    }
+    assert!(checked > 0);
+}

@@ -1,0 +1,193 @@
+//! Export round trips: the template lands under `response_template` in the file's own style,
+//! the file reloads as the same template, and every other byte is unchanged.
+
+use std::process::Command;
+
+use rtbench::engine::py::json_loads;
+use rtbench::engine::template::source::{load_file, source_from_text};
+use rtbench::engine::value::Value;
+use rtbench::export::{detect_style, export};
+
+const CONFIG: &str = include_str!("data/export/tokenizer_config.json");
+const SMOLLM3: &str = include_str!("../samples/smollm3/template.json");
+
+fn template(text: &str) -> Value {
+    json_loads(text).unwrap()
+}
+
+/// Asserts that `new` is `old` with one contiguous stretch replaced, and returns the old and
+/// new stretches.
+fn single_change<'a>(old: &'a str, new: &'a str) -> (&'a str, &'a str) {
+    let head = old
+        .bytes()
+        .zip(new.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let tail = old[head..]
+        .bytes()
+        .rev()
+        .zip(new[head..].bytes().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    (&old[head..old.len() - tail], &new[head..new.len() - tail])
+}
+
+/// The exported file loads as a template equal to the one exported.
+fn reloads_as(text: &str, expected: &Value) {
+    let source = source_from_text("tokenizer_config.json".into(), text.into()).unwrap();
+    assert!(source.is_tokenizer_config());
+    assert_eq!(source.template_value(), expected);
+    rtbench::engine::template::load_template(source.template_value()).expect("valid");
+}
+
+#[test]
+fn adds_the_key_in_sorted_place_in_save_pretrained_style() {
+    let t = template(SMOLLM3);
+    let plan = export(CONFIG, &t).unwrap();
+    assert!(!plan.replaced);
+    reloads_as(&plan.new_text, &t);
+    let new = &plan.new_text;
+    let at = new.find("\"response_template\"").unwrap();
+    let added = &new[at..at + new.len() - CONFIG.len()];
+    assert_eq!(
+        format!("{}{added}{}", &CONFIG[..at], &CONFIG[at..]),
+        *new,
+        "only inserted"
+    );
+    // Two-space indent, `": "`, in sorted place between pad_token and split_special_tokens.
+    assert!(added.starts_with("\"response_template\": {\n    \"version\": 1,\n    \"defaults\": {\n      \"role\": \"assistant\"\n    },"), "{added}");
+    assert!(added.ends_with("\n  },\n  "), "{added:?}");
+    assert!(plan.new_text[..at].ends_with("\"pad_token\": \"<|endoftext|>\",\n  "));
+    // The template's own key order is kept (it decides output order and tie-breaks).
+    let fields =
+        plan.new_text.find("\"thinking\"").unwrap() < plan.new_text.find("\"tool_calls\"").unwrap();
+    assert!(fields);
+}
+
+#[test]
+fn replaces_an_existing_template_and_nothing_else() {
+    let first = export(CONFIG, &template(SMOLLM3)).unwrap().new_text;
+    let edited = template(&SMOLLM3.replace("\"</think>\"", "\"</thinking>\""));
+    let plan = export(&first, &edited).unwrap();
+    assert!(plan.replaced);
+    reloads_as(&plan.new_text, &edited);
+    assert_eq!(single_change(&first, &plan.new_text), ("", "ing"));
+    // Exporting the same template again changes nothing.
+    assert!(export(&plan.new_text, &edited).unwrap().is_unchanged());
+}
+
+#[test]
+fn follows_other_file_styles() {
+    let t = template(SMOLLM3);
+    // Four spaces, unsorted keys (appended last), CRLF line endings.
+    let crlf = "{\r\n    \"tokenizer_class\": \"X\",\r\n    \"eos_token\": \"</s>\"\r\n}\r\n";
+    let plan = export(crlf, &t).unwrap();
+    reloads_as(&plan.new_text, &t);
+    let (_, added) = single_change(crlf, &plan.new_text);
+    assert!(
+        added.starts_with(",\r\n    \"response_template\": {\r\n        \"version\": 1,"),
+        "{added:?}"
+    );
+    assert!(!plan.new_text.replace("\r\n", "").contains('\n'));
+    // Tabs.
+    let tabs = "{\n\t\"eos_token\": \"</s>\"\n}";
+    let plan = export(tabs, &t).unwrap();
+    assert!(
+        plan.new_text
+            .contains("\n\t\"response_template\": {\n\t\t\"version\": 1,"),
+        "{}",
+        plan.new_text
+    );
+    // One line, compact separators.
+    let compact = r#"{"eos_token":"</s>","tokenizer_class":"X"}"#;
+    let plan = export(compact, &t).unwrap();
+    reloads_as(&plan.new_text, &t);
+    assert!(
+        plan.new_text
+            .contains(r#","response_template":{"version":1,"defaults":{"role":"assistant"}"#),
+        "{}",
+        plan.new_text
+    );
+    // A file written with ensure_ascii keeps non-ASCII escaped.
+    let ascii = "{\n  \"eos_token\": \"<\\uff5cend\\u2581of\\u2581sentence\\uff5c>\"\n}\n";
+    assert!(detect_style(ascii).ensure_ascii);
+    let r1 = template(
+        r#"{"start_anchor": "<｜Assistant｜>", "fields": {"content": {"close": "<｜end▁of▁sentence｜>"}}}"#,
+    );
+    let plan = export(ascii, &r1).unwrap();
+    reloads_as(&plan.new_text, &r1);
+    assert!(plan.new_text.is_ascii());
+    assert!(
+        plan.new_text
+            .contains("\"start_anchor\": \"<\\uff5cAssistant\\uff5c>\"")
+    );
+    // An empty object.
+    let plan = export("{}\n", &t).unwrap();
+    reloads_as(&plan.new_text, &t);
+}
+
+#[test]
+fn refuses_files_that_are_not_json_objects() {
+    let t = template(SMOLLM3);
+    assert!(
+        export("{\"a\": 1,}", &t)
+            .unwrap_err()
+            .contains("not valid JSON")
+    );
+    assert!(export("[1, 2]", &t).unwrap_err().contains("not an object"));
+}
+
+#[test]
+fn headless_export_shows_the_change_and_writes_only_when_asked() {
+    let dir = std::env::temp_dir().join(format!("rtbench-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("tokenizer_config.json");
+    std::fs::write(&config, CONFIG).unwrap();
+    let tpl = dir.join("template.json");
+    std::fs::write(&tpl, SMOLLM3).unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "export",
+            "--template",
+            tpl.to_str().unwrap(),
+            config.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        Command::new(env!("CARGO_BIN_EXE_rtbench"))
+            .args(&args)
+            .output()
+            .unwrap()
+    };
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("+  \"response_template\": {") && out.contains("run again with --write"),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&config).unwrap(),
+        CONFIG,
+        "not written without --write"
+    );
+    let o = run(&["--write"]);
+    assert_eq!(o.status.code(), Some(0));
+    let written = std::fs::read_to_string(&config).unwrap();
+    assert_eq!(
+        written,
+        export(CONFIG, &template(SMOLLM3)).unwrap().new_text
+    );
+    let (tpl_loaded, _) = load_file(&config).unwrap();
+    let (expected, _) = load_file(&tpl).unwrap();
+    assert_eq!(tpl_loaded.fields.len(), expected.fields.len());
+    assert!(String::from_utf8_lossy(&run(&[]).stdout).contains("already up to date"));
+    // A broken config is refused and left alone.
+    std::fs::write(&config, "{\"eos_token\": ").unwrap();
+    let o = run(&["--write"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        std::fs::read_to_string(&config).unwrap(),
+        "{\"eos_token\": "
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
