@@ -118,6 +118,9 @@ pub struct ParseProblem {
 #[derive(Clone, Debug)]
 pub struct Analysis {
     pub sample_name: String,
+    /// The template and sample this was made from (the stream replay runs them again).
+    pub template: Arc<Template>,
+    pub sample: Arc<Sample>,
     /// Prefix followed by the generation.
     pub document: String,
     pub prefix_len: usize,
@@ -628,6 +631,8 @@ pub fn analyze(template: &Arc<Template>, name: &str, sample: &Sample, file_text:
         .unwrap_or_default();
     Analysis {
         sample_name: name.to_string(),
+        template: Arc::clone(template),
+        sample: Arc::new(sample.clone()),
         chars: CharIndex::new(&document),
         document,
         prefix_len,

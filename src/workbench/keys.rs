@@ -32,12 +32,23 @@ pub enum Action {
     Taller,
     Shorter,
     Reload,
+    /// Esc: close the help, leave the replay, or quit.
+    Back,
+    /// Enter or leave the stream replay.
+    Replay,
+    /// Space: play / pause the replay (a page down elsewhere).
+    PlayPause,
+    /// Next chunking kind in the replay.
+    NextChunking,
+    /// Type chunk sizes in the replay.
+    Prompt,
 }
 
 /// Every binding as shown in the help: keys, then what they do.
 pub const BINDINGS: &[(&str, &str)] = &[
     ("?", "show / hide this help"),
-    ("q  Esc  Ctrl-C", "quit (Esc closes the help first)"),
+    ("q  Ctrl-C", "quit"),
+    ("Esc", "close the help, leave the replay, or quit"),
     ("Tab  Shift-Tab", "focus the next / previous pane"),
     (
         "← → ↑ ↓  h l k j",
@@ -56,6 +67,15 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("<  >", "raw pane narrower / wider"),
     ("+  -", "bottom row taller / shorter"),
     ("r", "re-read the files now"),
+    ("s", "stream replay of the sample: on / off"),
+    ("replay: ← → h l", "one step back / forward (PgUp PgDn: 10)"),
+    ("replay: g G Home End", "first / last step"),
+    ("replay: Space", "play / pause"),
+    ("replay: < >", "play slower / faster"),
+    ("replay: + -", "chunk size (random: seed) up / down"),
+    ("replay: c", "chunking: size, sizes, random, tokens, bytes"),
+    ("replay: :", "type chunk sizes, e.g. 3,5,1 (Enter)"),
+    ("replay: ↑ ↓ j k", "select a timeline event (highlighted in the text)"),
     ("click  drag", "focus a pane; in raw text, put the cursor there"),
     ("mouse wheel", "scroll the pane under the pointer"),
 ];
@@ -68,7 +88,8 @@ pub fn action(key: KeyEvent) -> Option<Action> {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     Some(match key.code {
         KeyCode::Char('c') if ctrl => Action::Quit,
-        KeyCode::Char('q') | KeyCode::Esc => Action::Quit,
+        KeyCode::Char('q') => Action::Quit,
+        KeyCode::Esc => Action::Back,
         KeyCode::Char('?') | KeyCode::F(1) => Action::Help,
         KeyCode::Tab => Action::FocusNext,
         KeyCode::BackTab => Action::FocusPrev,
@@ -77,7 +98,11 @@ pub fn action(key: KeyEvent) -> Option<Action> {
         KeyCode::Up | KeyCode::Char('k') => Action::Up,
         KeyCode::Down | KeyCode::Char('j') => Action::Down,
         KeyCode::PageUp => Action::PageUp,
-        KeyCode::PageDown | KeyCode::Char(' ') => Action::PageDown,
+        KeyCode::PageDown => Action::PageDown,
+        KeyCode::Char(' ') => Action::PlayPause,
+        KeyCode::Char('s') => Action::Replay,
+        KeyCode::Char('c') => Action::NextChunking,
+        KeyCode::Char(':') => Action::Prompt,
         KeyCode::Home | KeyCode::Char('0') => Action::LineStart,
         KeyCode::End | KeyCode::Char('$') => Action::LineEnd,
         KeyCode::Char('g') => Action::Top,

@@ -11,6 +11,7 @@ pub mod highlight;
 pub mod inputs;
 pub mod keys;
 pub mod layout;
+pub mod replay;
 pub mod state;
 pub mod terminal;
 pub mod theme;
@@ -149,12 +150,31 @@ pub fn run(options: &Options) -> Result<(), Failure> {
             .map_err(|e| Failure::usage(format!("cannot draw: {e}")))
     };
     draw(&mut guard, &state)?;
-    while let Ok(first) = rx.recv() {
+    loop {
+        // While a replay plays, wake up for its next step.
+        let first = match state.replay.as_ref().filter(|r| r.playing) {
+            Some(r) => match rx.recv_timeout(r.interval()) {
+                Ok(m) => m,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    update::on_tick(&mut state);
+                    draw(&mut guard, &state)?;
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            },
+            None => match rx.recv() {
+                Ok(m) => m,
+                Err(_) => break,
+            },
+        };
         // Handle everything that is waiting, then draw once (the newest frame wins).
         let mut pending = Some(first);
         let mut reparse = false;
         while let Some(msg) = pending.take().or_else(|| rx.try_recv().ok()) {
             let effect = match msg {
+                Msg::Input(Event::Key(k)) if state.prompt.is_some() => {
+                    update::on_prompt_key(&mut state, k)
+                }
                 Msg::Input(Event::Key(k)) => {
                     keys::action(k).map_or(Effect::None, |a| update::on_action(&mut state, a))
                 }

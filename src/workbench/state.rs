@@ -7,13 +7,15 @@ use ratatui::text::Line;
 
 use crate::engine::diagnostic::Diagnostic;
 use crate::workbench::analysis::{Analysis, Status};
+use crate::workbench::replay::ReplayState;
 use crate::workbench::theme::Theme;
 
-/// What the workbench is doing. Inspecting a parse is the only mode for now; a stream replay
-/// mode will sit beside it (its own state and views, dispatched on this enum).
+/// What the workbench is doing: inspecting the parse of a sample, or replaying its stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     Inspect,
+    /// Stream replay: see [`crate::workbench::replay`].
+    Replay,
 }
 
 /// The panes, in focus order.
@@ -147,6 +149,10 @@ pub struct State {
     /// A short note for the status bar (e.g. "reloaded").
     pub note: Option<String>,
     pub took: Option<std::time::Duration>,
+    /// The stream replay (set while in [`Mode::Replay`]).
+    pub replay: Option<ReplayState>,
+    /// Text being typed at the status bar prompt (chunk sizes in replay mode).
+    pub prompt: Option<String>,
 }
 
 impl State {
@@ -180,6 +186,8 @@ impl State {
             quit: false,
             note: None,
             took: None,
+            replay: None,
+            prompt: None,
         }
     }
 

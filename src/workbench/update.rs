@@ -9,7 +9,8 @@ use ratatui::layout::Rect;
 use crate::workbench::analysis::Analysis;
 use crate::workbench::keys::Action;
 use crate::workbench::layout;
-use crate::workbench::state::{Pane, Report, State};
+use crate::workbench::replay::{ReplayState, parse_sizes};
+use crate::workbench::state::{Mode, Pane, Report, State};
 use crate::workbench::view::raw;
 
 /// What the run loop must do after an update.
@@ -189,19 +190,25 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
     state.note = None;
     if state.help {
         match action {
-            Action::Quit | Action::Help => state.help = false,
+            Action::Quit | Action::Help | Action::Back => state.help = false,
             Action::Down => state.scroll.help = state.scroll.help.saturating_add(1),
             Action::Up => state.scroll.help = state.scroll.help.saturating_sub(1),
             _ => {}
         }
         return Effect::None;
     }
+    if state.mode == Mode::Replay {
+        return on_replay_action(state, action);
+    }
     let focus = state.focus;
     match action {
-        Action::Quit => {
+        Action::Quit | Action::Back => {
             state.quit = true;
             return Effect::Quit;
         }
+        Action::Replay => enter_replay(state),
+        Action::PlayPause => return on_motion(state, Action::PageDown),
+        Action::NextChunking | Action::Prompt => {}
         Action::Help => {
             state.help = true;
             state.scroll.help = 0;
@@ -267,6 +274,147 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
         _ => return on_motion(state, action),
     }
     Effect::None
+}
+
+/// Starts the stream replay of the sample on screen.
+fn enter_replay(state: &mut State) {
+    let Some(a) = state.analysis().cloned() else {
+        state.note = Some("nothing to replay: no sample parsed yet".into());
+        return;
+    };
+    state.replay = Some(ReplayState::new(&a));
+    state.mode = Mode::Replay;
+}
+
+/// Keys in replay mode: steps, playback, chunking and the timeline.
+fn on_replay_action(state: &mut State, action: Action) -> Effect {
+    let analysis = state.analysis().cloned();
+    let Some(rs) = state.replay.as_mut() else {
+        state.mode = Mode::Inspect;
+        return Effect::None;
+    };
+    let mut rebuild = false;
+    match action {
+        Action::Quit => {
+            state.quit = true;
+            return Effect::Quit;
+        }
+        Action::Back | Action::Replay => {
+            state.mode = Mode::Inspect;
+            state.replay = None;
+            return Effect::None;
+        }
+        Action::Help => {
+            state.help = true;
+            state.scroll.help = 0;
+        }
+        Action::Right => rs.forward(1),
+        Action::Left => rs.forward(-1),
+        Action::PageDown => rs.forward(10),
+        Action::PageUp => rs.forward(-10),
+        Action::Top | Action::LineStart => rs.go(0),
+        Action::Bottom | Action::LineEnd => rs.go(isize::MAX),
+        Action::Down => rs.move_selection(1),
+        Action::Up => rs.move_selection(-1),
+        Action::PlayPause => rs.toggle_play(),
+        Action::Wider => rs.faster(true),
+        Action::Narrower => rs.faster(false),
+        Action::Taller => rebuild = rs.adjust(1),
+        Action::Shorter => rebuild = rs.adjust(-1),
+        Action::NextChunking => {
+            rs.next_kind();
+            rebuild = true;
+        }
+        Action::Prompt => state.prompt = Some(String::new()),
+        Action::NextSample => return select_sample(state, state.selected_sample + 1),
+        Action::PrevSample => {
+            return select_sample(state, state.selected_sample.saturating_sub(1));
+        }
+        Action::Reload => {
+            state.note = Some("re-reading files".into());
+            return Effect::Reparse;
+        }
+        _ => {}
+    }
+    if rebuild && let Some(a) = analysis {
+        rs.rebuild(&a);
+    }
+    Effect::None
+}
+
+/// Mouse in replay mode: a click on a timeline row selects that event; the wheel steps the
+/// stream over the text and scrolls the timeline's selection over the timeline.
+fn on_replay_mouse(state: &mut State, ev: MouseEvent) {
+    use crate::workbench::view::replay::{ReplayPane, layout, timeline_top};
+    let main = Rect::new(0, 0, state.size.0, state.size.1.saturating_sub(1));
+    let Some((pane, rect)) = layout(main, state.bottom).into_iter().find(|(_, r)| {
+        ev.column >= r.x && ev.column < r.x + r.width && ev.row >= r.y && ev.row < r.y + r.height
+    }) else {
+        return;
+    };
+    let Some(rs) = state.replay.as_mut() else {
+        return;
+    };
+    let down = match ev.kind {
+        MouseEventKind::ScrollDown => Some(true),
+        MouseEventKind::ScrollUp => Some(false),
+        _ => None,
+    };
+    match (pane, ev.kind, down) {
+        (ReplayPane::Timeline, MouseEventKind::Down(MouseButton::Left), _)
+            if ev.row > rect.y && ev.row + 1 < rect.y + rect.height =>
+        {
+            let h = usize::from(rect.height.saturating_sub(2));
+            let i = timeline_top(rs, h) + usize::from(ev.row - rect.y - 1);
+            if i < rs.replay.timeline().len() {
+                rs.select_event(i);
+            }
+        }
+        (ReplayPane::Timeline, _, Some(d)) => rs.move_selection(if d { 3 } else { -3 }),
+        (_, _, Some(d)) => rs.forward(if d { 1 } else { -1 }),
+        _ => {}
+    }
+}
+
+/// A key typed at the prompt (chunk sizes): Enter applies, Esc cancels.
+pub fn on_prompt_key(state: &mut State, key: crossterm::event::KeyEvent) -> Effect {
+    use crossterm::event::{KeyCode, KeyEventKind};
+    if key.kind == KeyEventKind::Release {
+        return Effect::None;
+    }
+    let Some(text) = state.prompt.as_mut() else {
+        return Effect::None;
+    };
+    match key.code {
+        KeyCode::Esc => state.prompt = None,
+        KeyCode::Backspace => {
+            text.pop();
+        }
+        KeyCode::Char(c) if text.len() < 200 => text.push(c),
+        KeyCode::Enter => {
+            let typed = state.prompt.take().unwrap_or_default();
+            match parse_sizes(&typed) {
+                Ok(sizes) => {
+                    let analysis = state.analysis().cloned();
+                    if let (Some(rs), Some(a)) = (state.replay.as_mut(), analysis) {
+                        rs.sizes = sizes;
+                        rs.kind = crate::workbench::replay::ChunkKind::Sizes;
+                        rs.rebuild(&a);
+                    }
+                }
+                Err(e) => state.note = Some(e),
+            }
+        }
+        _ => {}
+    }
+    Effect::None
+}
+
+/// A playback tick: the next step of a playing replay.
+pub fn on_tick(state: &mut State) {
+    if let Some(rs) = state.replay.as_mut() {
+        rs.tick();
+    }
 }
 
 /// Cursor and scroll motions, which act on the focused pane.
@@ -355,6 +503,10 @@ fn apply_mouse(state: &mut State, ev: MouseEvent) -> Effect {
         if let MouseEventKind::Down(_) = ev.kind {
             state.help = false;
         }
+        return Effect::None;
+    }
+    if state.mode == Mode::Replay {
+        on_replay_mouse(state, ev);
         return Effect::None;
     }
     let sc = screen(state);
@@ -505,6 +657,10 @@ pub fn on_report(state: &mut State, report: Report) {
         state.region = None;
     }
     cursor_moved(state);
+    if let Some(rs) = state.replay.as_mut() {
+        // The file or the sample changed: stream the new text with the same chunking.
+        rs.rebuild(&a);
+    }
     if state.region.is_none() {
         // Select the first explicit region so the region pane shows something useful.
         state.region = a

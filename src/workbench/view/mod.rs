@@ -6,6 +6,7 @@ pub mod help;
 pub mod message;
 pub mod raw;
 pub mod region;
+pub mod replay;
 pub mod samples;
 pub mod status;
 
@@ -40,6 +41,10 @@ pub fn draw(frame: &mut Frame, state: &State) {
             for (pane, rect) in &screen.panes {
                 draw_pane(frame, *pane, *rect, state);
             }
+        }
+        Mode::Replay => {
+            let main = Rect::new(area.x, area.y, area.width, area.height.saturating_sub(1));
+            replay::draw(frame, main, state);
         }
     }
     status::render(frame, screen.status, state);

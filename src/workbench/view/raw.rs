@@ -16,7 +16,7 @@ use crate::workbench::theme::Theme;
 use crate::workbench::view::pane_block;
 
 /// How a character is drawn: its display text and width.
-fn shown_char(c: char) -> (char, usize) {
+pub fn shown_char(c: char) -> (char, usize) {
     if c.is_ascii() {
         return if c == '\t' {
             (' ', 1)

@@ -15,6 +15,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     let mut left = vec![Span::styled(
         match state.mode {
             Mode::Inspect => " rtbench ",
+            Mode::Replay => " REPLAY ",
         },
         bold,
     )];
@@ -36,10 +37,24 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         left.push(Span::styled(" STALE ", theme.stale()));
         left.push(Span::styled(" ", base));
     }
+    if let (Mode::Replay, Some(rs)) = (state.mode, &state.replay) {
+        let play = if rs.playing {
+            format!("▶ {} ms/step ", crate::workbench::replay::SPEEDS_MS[rs.speed])
+        } else {
+            "⏸ ".to_string()
+        };
+        left.push(Span::styled(format!("{} · {play}", rs.label()), bold));
+    }
+    if let Some(text) = &state.prompt {
+        left.push(Span::styled(format!(" chunk sizes: {text}▏ (Enter applies, Esc cancels) "), theme.selected()));
+    }
     if let Some(note) = &state.note {
         left.push(Span::styled(format!("{note} "), base));
     }
-    let hints: Vec<(&str, &str)> = vec![("?", "help"), ("Tab", "focus"), ("q", "quit")];
+    let hints: Vec<(&str, &str)> = match state.mode {
+        Mode::Inspect => vec![("?", "help"), ("s", "replay"), ("Tab", "focus"), ("q", "quit")],
+        Mode::Replay => vec![("←→", "step"), ("Space", "play"), ("+-", "size"), ("c", "chunking"), ("Esc", "back")],
+    };
     let mut right = Vec::new();
     for (k, what) in hints {
         right.push(Span::styled(format!(" {k}"), bold));

@@ -1,0 +1,293 @@
+//! The stream replay mode's state: the current sample streamed with a chosen chunking, the step
+//! on screen, playback, and the timeline selection. Building the replay is the engine's
+//! ([`crate::engine::replay`]); this module only chooses what to build and which step to show.
+
+use std::sync::Arc;
+
+use crate::engine::chunking::Chunking;
+use crate::engine::replay::Replay;
+use crate::workbench::analysis::Analysis;
+
+/// How the generation is cut into feeds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChunkKind {
+    /// Every feed `size` code points.
+    CodePoints,
+    /// A list of sizes in code points, cycled (typed with `:`).
+    Sizes,
+    /// Seeded random sizes from 1 to 12 code points.
+    Random,
+    /// Word and punctuation pieces, like a tokenizer's.
+    Tokens,
+    /// `size` UTF-8 bytes per feed, each decoded on its own (what a byte-level streamer that
+    /// does not buffer split characters sends).
+    Bytes,
+}
+
+impl ChunkKind {
+    const ORDER: [ChunkKind; 5] = [
+        ChunkKind::CodePoints,
+        ChunkKind::Sizes,
+        ChunkKind::Random,
+        ChunkKind::Tokens,
+        ChunkKind::Bytes,
+    ];
+
+    fn next(self) -> ChunkKind {
+        let i = ChunkKind::ORDER.iter().position(|k| *k == self).unwrap_or(0);
+        ChunkKind::ORDER[(i + 1) % ChunkKind::ORDER.len()]
+    }
+}
+
+/// Playback speeds: milliseconds between steps.
+pub const SPEEDS_MS: [u64; 7] = [1000, 500, 250, 120, 60, 30, 10];
+
+/// Everything about the replay on screen.
+#[derive(Clone, Debug)]
+pub struct ReplayState {
+    pub replay: Arc<Replay>,
+    /// The sample it was built from (a new sample rebuilds it).
+    pub sample_name: String,
+    pub kind: ChunkKind,
+    /// Chunk size for [`ChunkKind::CodePoints`] and [`ChunkKind::Bytes`].
+    pub size: usize,
+    pub sizes: Vec<usize>,
+    pub seed: u64,
+    pub step: usize,
+    pub playing: bool,
+    /// Index into [`SPEEDS_MS`].
+    pub speed: usize,
+    /// The timeline event selected (its text is highlighted in the raw view).
+    pub selected_event: Option<usize>,
+    /// First timeline row shown.
+    pub timeline_top: usize,
+    /// Byte offset of every line start in the replay's document.
+    pub line_starts: Vec<usize>,
+}
+
+/// Chunk sizes as typed: `3`, `3,5,1`, `2 7` (code points, each at least 1).
+pub fn parse_sizes(text: &str) -> Result<Vec<usize>, String> {
+    let sizes: Vec<usize> = text
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|s| !s.is_empty())
+        .map(|s| match s.parse::<usize>() {
+            Ok(n) if n >= 1 => Ok(n),
+            _ => Err(format!("'{s}' is not a chunk size (a whole number from 1)")),
+        })
+        .collect::<Result<_, _>>()?;
+    if sizes.is_empty() {
+        return Err("give one or more chunk sizes, e.g. 3 or 3,5,1".into());
+    }
+    Ok(sizes)
+}
+
+impl ReplayState {
+    /// Streams the analysed sample one code point at a time and shows the first step.
+    pub fn new(a: &Analysis) -> ReplayState {
+        let mut state = ReplayState {
+            replay: Arc::new(build(a, &Chunking::CodePoints(vec![1]))),
+            sample_name: a.sample_name.clone(),
+            kind: ChunkKind::CodePoints,
+            size: 1,
+            sizes: vec![3, 5, 1],
+            seed: 1,
+            step: 0,
+            playing: false,
+            speed: 3,
+            selected_event: None,
+            timeline_top: 0,
+            line_starts: Vec::new(),
+        };
+        state.line_starts = line_starts(state.replay.document());
+        state
+    }
+
+    pub fn chunking(&self) -> Chunking {
+        match self.kind {
+            ChunkKind::CodePoints => Chunking::CodePoints(vec![self.size]),
+            ChunkKind::Sizes => Chunking::CodePoints(self.sizes.clone()),
+            ChunkKind::Random => Chunking::Random {
+                seed: self.seed,
+                min: 1,
+                max: 12,
+            },
+            ChunkKind::Tokens => Chunking::Tokens,
+            ChunkKind::Bytes => Chunking::Bytes(self.size),
+        }
+    }
+
+    /// Streams `a` again with the current chunking, staying at the same point of the text: the
+    /// step that feeds what the old step had fed.
+    pub fn rebuild(&mut self, a: &Analysis) {
+        let fed = self.replay.step(self.step).fed_to;
+        let at_end = self.step == self.replay.last_step();
+        let same_sample = self.sample_name == a.sample_name;
+        self.replay = Arc::new(build(a, &self.chunking()));
+        self.sample_name = a.sample_name.clone();
+        self.line_starts = line_starts(self.replay.document());
+        self.step = if !same_sample {
+            0
+        } else if at_end {
+            self.replay.last_step()
+        } else {
+            self.step_at(fed)
+        };
+        self.selected_event = None;
+    }
+
+    /// The first step that has fed at least up to `fed` (document offset).
+    fn step_at(&self, fed: usize) -> usize {
+        let r = &self.replay;
+        if fed <= r.step(0).fed_to {
+            return 0;
+        }
+        r.step_feeding(fed.saturating_sub(1)).min(r.last_step())
+    }
+
+    pub fn interval(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(SPEEDS_MS[self.speed.min(SPEEDS_MS.len() - 1)])
+    }
+
+    /// Moves to `step` (clamped); the timeline selection follows to that step's first event.
+    pub fn go(&mut self, step: isize) {
+        let last = self.replay.last_step() as isize;
+        self.step = step.clamp(0, last) as usize;
+        let events = self.replay.step(self.step).events;
+        self.selected_event = (!events.is_empty()).then_some(events.start);
+        if self.step as isize == last {
+            self.playing = false;
+        }
+    }
+
+    pub fn forward(&mut self, n: isize) {
+        self.go(self.step as isize + n);
+    }
+
+    /// One playback tick: the next step, stopping at the end.
+    pub fn tick(&mut self) {
+        if self.playing {
+            self.forward(1);
+        }
+    }
+
+    pub fn toggle_play(&mut self) {
+        if self.step == self.replay.last_step() {
+            // Playing from the end starts over.
+            self.go(0);
+        }
+        self.playing = !self.playing;
+    }
+
+    /// `+` / `-`: the chunk size (or the random seed) up or down; `false` when nothing
+    /// changed.
+    pub fn adjust(&mut self, delta: isize) -> bool {
+        match self.kind {
+            ChunkKind::CodePoints | ChunkKind::Bytes => {
+                let new = (self.size as isize + delta).clamp(1, 4096) as usize;
+                let changed = new != self.size;
+                self.size = new;
+                changed
+            }
+            ChunkKind::Random => {
+                self.seed = self.seed.wrapping_add_signed(delta as i64);
+                true
+            }
+            ChunkKind::Sizes | ChunkKind::Tokens => false,
+        }
+    }
+
+    pub fn next_kind(&mut self) {
+        self.kind = self.kind.next();
+    }
+
+    pub fn faster(&mut self, faster: bool) {
+        self.speed = if faster {
+            (self.speed + 1).min(SPEEDS_MS.len() - 1)
+        } else {
+            self.speed.saturating_sub(1)
+        };
+    }
+
+    /// Selects a timeline event and shows the step that produced it.
+    pub fn select_event(&mut self, i: usize) {
+        let timeline = self.replay.timeline();
+        if timeline.is_empty() {
+            return;
+        }
+        let i = i.min(timeline.len() - 1);
+        self.step = timeline[i].step;
+        self.selected_event = Some(i);
+        self.playing = false;
+    }
+
+    pub fn move_selection(&mut self, delta: isize) {
+        let n = self.replay.timeline().len();
+        if n == 0 {
+            return;
+        }
+        let from = self
+            .selected_event
+            .unwrap_or_else(|| self.replay.step(self.step).events.start.min(n - 1));
+        self.select_event((from as isize + delta).clamp(0, n as isize - 1) as usize);
+    }
+
+    /// A short label of the chunking (`size 3`, `sizes 3,5,1`, `random seed 2`, ...).
+    pub fn label(&self) -> String {
+        match self.kind {
+            ChunkKind::CodePoints => format!("size {} cp", self.size),
+            ChunkKind::Sizes => format!(
+                "sizes {} cp",
+                self.sizes
+                    .iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            ChunkKind::Random => format!("random 1-12 cp, seed {}", self.seed),
+            ChunkKind::Tokens => "tokens".into(),
+            ChunkKind::Bytes => format!("{} bytes", self.size),
+        }
+    }
+}
+
+fn build(a: &Analysis, chunking: &Chunking) -> Replay {
+    let s = &a.sample;
+    Replay::new(
+        Arc::clone(&a.template),
+        s.prefix.as_deref().unwrap_or(""),
+        &s.generation,
+        s.tools.as_ref(),
+        chunking.clone(),
+    )
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+    let mut v = vec![0];
+    v.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_whole_numbers_from_one() {
+        assert_eq!(parse_sizes("3,5 1"), Ok(vec![3, 5, 1]));
+        assert!(parse_sizes("3,0").unwrap_err().contains("'0'"));
+        assert!(parse_sizes(" ").is_err());
+        assert!(parse_sizes("x").is_err());
+    }
+
+    #[test]
+    fn kinds_cycle_through_all() {
+        let mut k = ChunkKind::CodePoints;
+        let mut seen = vec![k];
+        for _ in 0..4 {
+            k = k.next();
+            seen.push(k);
+        }
+        assert_eq!(seen, ChunkKind::ORDER.to_vec());
+        assert_eq!(k.next(), ChunkKind::CodePoints);
+    }
+}

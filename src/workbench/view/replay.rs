@@ -1,0 +1,485 @@
+//! The stream replay screen: the text coloured as the stream stood after the current step
+//! (the chunk just fed underlined, held-back text marked, unfed text dimmed), what the step did
+//! (chunk, events, held text and the delimiters it might start), the message a streaming
+//! client would show, and the timeline of every event.
+//!
+//! ```text
+//! +-- raw (step 12/340) ----------+-- step -----------------------+
+//! |                               |                               |
+//! |                               +-- client message -------------+
+//! |                               |                               |
+//! +-- timeline -----------------------------------------------------+
+//! status bar
+//! ```
+
+use std::ops::Range;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Paragraph, Wrap};
+
+use crate::engine::event::EventKind;
+use crate::engine::py::py_repr_str_truncated;
+use crate::engine::replay::{CandidateState, Outcome, Paint, Replay, Role, StepKind};
+use crate::engine::value::Value;
+use crate::workbench::highlight;
+use crate::workbench::replay::ReplayState;
+use crate::workbench::state::State;
+use crate::workbench::theme::Theme;
+use crate::workbench::view::raw::shown_char;
+
+/// The replay screen's panes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplayPane {
+    Raw,
+    Step,
+    Message,
+    Timeline,
+}
+
+/// Where the replay panes go in `main` (the screen without the status bar).
+pub fn layout(main: Rect, bottom: u16) -> Vec<(ReplayPane, Rect)> {
+    let timeline_h = if main.height < 23 {
+        bottom.min(main.height / 3)
+    } else {
+        bottom
+    }
+    .clamp(3, main.height.saturating_sub(6).max(3));
+    let top_h = main.height.saturating_sub(timeline_h);
+    let raw_w = if main.width >= 100 {
+        main.width * 55 / 100
+    } else {
+        main.width / 2
+    };
+    let right_w = main.width - raw_w;
+    let step_h = top_h / 2;
+    vec![
+        (ReplayPane::Raw, Rect::new(main.x, main.y, raw_w, top_h)),
+        (
+            ReplayPane::Step,
+            Rect::new(main.x + raw_w, main.y, right_w, step_h),
+        ),
+        (
+            ReplayPane::Message,
+            Rect::new(main.x + raw_w, main.y + step_h, right_w, top_h - step_h),
+        ),
+        (
+            ReplayPane::Timeline,
+            Rect::new(main.x, main.y + top_h, main.width, timeline_h),
+        ),
+    ]
+}
+
+fn block(theme: &Theme, title: Vec<Span<'static>>, focused: bool) -> Block<'static> {
+    let block = Block::bordered()
+        .border_style(theme.border(focused))
+        .title(Line::from(title));
+    if focused {
+        block.border_type(BorderType::Thick)
+    } else {
+        block
+    }
+}
+
+fn inner(r: Rect) -> Rect {
+    crate::workbench::view::inner(r)
+}
+
+/// Draws the replay screen into `main`.
+pub fn draw(frame: &mut Frame, main: Rect, state: &State) {
+    let Some(rs) = &state.replay else {
+        return;
+    };
+    for (pane, rect) in layout(main, state.bottom) {
+        if rect.width < 3 || rect.height < 3 {
+            continue;
+        }
+        match pane {
+            ReplayPane::Raw => raw(frame, rect, state, rs),
+            ReplayPane::Step => step(frame, rect, state, rs),
+            ReplayPane::Message => message(frame, rect, state, rs),
+            ReplayPane::Timeline => timeline(frame, rect, state, rs),
+        }
+    }
+}
+
+/// The style of a painted stretch of text.
+fn paint_style(theme: &Theme, paint: Paint) -> Style {
+    match paint {
+        Paint::Cut => theme.before_anchor(),
+        Paint::OpenDelimiter(f) | Paint::CloseDelimiter(f) => theme.delimiter(f),
+        Paint::Body(f) => theme.body(f),
+        Paint::Discarded => theme.discarded(),
+        Paint::Unrouted => theme.discarded().add_modifier(Modifier::ITALIC),
+        Paint::Held => theme.held(theme.text()),
+        Paint::Unfed => theme.dim(),
+    }
+}
+
+/// The wrapped rows of the document line starting at `start` and ending at `end` (without its
+/// line break): byte ranges, at least one.
+fn wrap(doc: &str, line: Range<usize>, width: usize) -> Vec<Range<usize>> {
+    let width = width.max(2);
+    let mut rows = Vec::new();
+    let mut start = line.start;
+    let mut used = 0;
+    for (i, c) in doc[line.clone()].char_indices() {
+        let w = shown_char(c).1;
+        if used + w > width {
+            rows.push(start..line.start + i);
+            start = line.start + i;
+            used = 0;
+        }
+        used += w;
+    }
+    rows.push(start..line.end);
+    rows
+}
+
+/// The document rows to show: the row holding `focus` about two thirds down.
+fn visible_rows(rs: &ReplayState, width: usize, height: usize, focus: usize) -> Vec<Range<usize>> {
+    let doc = rs.replay.document();
+    let starts = &rs.line_starts;
+    let line_range = |l: usize| {
+        let end = starts.get(l + 1).map_or(doc.len(), |s| s - 1);
+        starts[l]..end
+    };
+    let focus_line = starts.partition_point(|&s| s <= focus).saturating_sub(1);
+    // Rows up to and including the focus row, walking back line by line.
+    let mut before: Vec<Range<usize>> = Vec::new();
+    let want_before = (height * 2 / 3).max(1);
+    let mut line = focus_line;
+    loop {
+        let rows = wrap(doc, line_range(line), width);
+        let rows: Vec<_> = if line == focus_line {
+            let k = rows
+                .iter()
+                .rposition(|r| r.start <= focus)
+                .unwrap_or(0);
+            rows[..=k].to_vec()
+        } else {
+            rows
+        };
+        for r in rows.into_iter().rev() {
+            before.push(r);
+        }
+        if before.len() >= want_before || line == 0 {
+            break;
+        }
+        line -= 1;
+    }
+    before.truncate(want_before);
+    before.reverse();
+    // Then the rest of the focus line and the lines after it.
+    let mut out = before;
+    let mut line = focus_line;
+    let mut skip = out.iter().filter(|r| r.start >= starts[focus_line]).count();
+    while out.len() < height && line < starts.len() {
+        for r in wrap(doc, line_range(line), width) {
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            if out.len() < height {
+                out.push(r);
+            }
+        }
+        line += 1;
+    }
+    out
+}
+
+fn raw(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
+    let theme = &state.theme;
+    let r = &rs.replay;
+    let s = r.step(rs.step);
+    let fed_cp = r.document()[..s.fed_to].chars().count();
+    let total_cp = r.document().chars().count();
+    let title = vec![
+        Span::styled("raw", theme.title(true)),
+        Span::styled(
+            format!(" step {}/{} · fed {fed_cp}/{total_cp} cp ", rs.step, r.last_step()),
+            theme.dim(),
+        ),
+    ];
+    let inner = inner(area);
+    frame.render_widget(block(theme, title, true), area);
+    let selected = rs
+        .selected_event
+        .and_then(|i| r.timeline().get(i))
+        .map(|e| e.event.span.clone())
+        .filter(|sp| !sp.is_empty());
+    let focus = selected.as_ref().map_or(s.fed_to, |sp| sp.start);
+    let rows = visible_rows(rs, usize::from(inner.width), usize::from(inner.height), focus);
+    let segments = r.paint(rs.step);
+    let chunk = s.chunk.as_ref().map(|c| c.range.clone());
+    let style_at = |at: usize, seg: usize| {
+        let g = &segments[seg];
+        let mut style = paint_style(theme, g.paint);
+        if at < r.prefix_len() && g.paint != Paint::Cut {
+            style = style.add_modifier(Modifier::DIM);
+        }
+        if chunk.as_ref().is_some_and(|c| c.contains(&at)) {
+            style = style.add_modifier(Modifier::UNDERLINED | Modifier::BOLD);
+        }
+        if selected.as_ref().is_some_and(|sp| sp.contains(&at)) {
+            style = style.add_modifier(Modifier::REVERSED);
+        }
+        style
+    };
+    let doc = r.document();
+    let mut lines = Vec::with_capacity(rows.len());
+    for row in rows {
+        let mut spans: Vec<Span<'static>> = Vec::new();
+        let mut seg = segments.partition_point(|g| g.range.end <= row.start);
+        let mut piece = String::new();
+        let mut current: Option<Style> = None;
+        for (i, c) in doc[row.clone()].char_indices() {
+            let at = row.start + i;
+            while seg + 1 < segments.len() && segments[seg].range.end <= at {
+                seg += 1;
+            }
+            let style = style_at(at, seg.min(segments.len().saturating_sub(1)));
+            if current != Some(style) {
+                if let Some(st) = current.take()
+                    && !piece.is_empty()
+                {
+                    spans.push(Span::styled(std::mem::take(&mut piece), st));
+                }
+                current = Some(style);
+            }
+            piece.push(shown_char(c).0);
+        }
+        if let Some(st) = current
+            && !piece.is_empty()
+        {
+            spans.push(Span::styled(piece, st));
+        }
+        lines.push(Line::from(spans));
+    }
+    frame.render_widget(Paragraph::new(lines).style(theme.text()), inner);
+}
+
+fn event_text(r: &Replay, ev: &crate::engine::event::Event, width: usize) -> (String, String) {
+    let field = r.field_name(ev.field).to_string();
+    let max = width.max(8);
+    match &ev.kind {
+        EventKind::Open => ("open".into(), field),
+        EventKind::Chunk { text, dirty } => (
+            if *dirty { "chunk*" } else { "chunk" }.into(),
+            format!("{field} {}", py_repr_str_truncated(text, max)),
+        ),
+        EventKind::Close { value } => {
+            let v = value.py_repr();
+            let v: String = if v.chars().count() > max {
+                v.chars().take(max).chain(['…']).collect()
+            } else {
+                v
+            };
+            ("close".into(), format!("{field} = {v}"))
+        }
+        EventKind::Discard { text } => (
+            "discard".into(),
+            format!("(no field) {}", py_repr_str_truncated(text, max)),
+        ),
+    }
+}
+
+fn step(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
+    let theme = &state.theme;
+    let r = &rs.replay;
+    let s = r.step(rs.step);
+    let inner = inner(area);
+    let width = usize::from(inner.width);
+    let what = match s.kind {
+        StepKind::Prefix => "the prefix (initial events)".to_string(),
+        StepKind::Feed { index } => format!("feed {} of {}", index + 1, r.last_step().saturating_sub(1)),
+        StepKind::Finalize => "finalize (end of stream)".to_string(),
+    };
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!("step {}: ", rs.step), theme.key()),
+        Span::raw(what),
+    ])];
+    if let Some(c) = &s.chunk {
+        let cp = |b: usize| r.document()[..b].chars().count();
+        lines.push(Line::from(vec![
+            Span::styled("chunk ", theme.key()),
+            Span::styled(
+                py_repr_str_truncated(r.chunk_text(rs.step), width.saturating_sub(20).max(8)),
+                theme.text().add_modifier(Modifier::UNDERLINED | Modifier::BOLD),
+            ),
+            Span::styled(format!(" cp {}-{}", cp(c.range.start), cp(c.range.end)), theme.dim()),
+        ]));
+        if let Some(note) = c.note() {
+            lines.push(Line::styled(note, theme.warning()));
+        }
+    }
+    let events = r.events(rs.step);
+    if events.is_empty() {
+        lines.push(Line::styled("no events", theme.dim()));
+    }
+    for e in events {
+        let (kind, text) = event_text(r, &e.event, width.saturating_sub(16));
+        let style = match &e.event.kind {
+            EventKind::Open | EventKind::Close { .. } => theme.delimiter(e.event.field),
+            EventKind::Chunk { .. } => theme.body(e.event.field),
+            EventKind::Discard { .. } => theme.discarded(),
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("{kind:<7} "), style),
+            Span::raw(text),
+        ]));
+    }
+    let held = r.held_text(rs.step);
+    if held.is_empty() {
+        lines.push(Line::styled("held back: nothing", theme.dim()));
+    } else {
+        lines.push(Line::from(vec![
+            Span::styled("held back ", theme.key()),
+            Span::styled(
+                py_repr_str_truncated(held, width.saturating_sub(12).max(8)),
+                theme.held(theme.text()),
+            ),
+        ]));
+        match r.held_candidates(rs.step) {
+            Ok(cands) => {
+                for c in cands {
+                    let role = match c.role {
+                        Role::Open => "open",
+                        Role::Close => "close",
+                    };
+                    let how = match c.state {
+                        CandidateState::Partial => "might start here".to_string(),
+                        CandidateState::MayGrow => "matched, may still grow".to_string(),
+                        CandidateState::Blocked { .. } => "matched, waits for an earlier pending match".to_string(),
+                        CandidateState::Stalled { .. } => "zero-width close of an unopened region: stalls".to_string(),
+                    };
+                    lines.push(Line::from(vec![
+                        Span::raw("  "),
+                        Span::styled(format!("{role} {}", c.delimiter), theme.delimiter(c.field)),
+                        Span::styled(format!(" of {}: {how}", r.field_name(c.field)), theme.dim()),
+                    ]));
+                }
+            }
+            Err(e) => lines.push(Line::styled(format!("  (cannot tell: {e})"), theme.warning())),
+        }
+    }
+    if let Some(e) = &s.error {
+        lines.push(Line::styled(format!("error: {}", e.message), theme.error()));
+    }
+    frame.render_widget(block(theme, vec![Span::styled("step", theme.title(false))], false), area);
+    frame.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: false }).style(theme.text()),
+        inner,
+    );
+}
+
+fn message(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
+    let theme = &state.theme;
+    let r = &rs.replay;
+    let pm = r.partial_message(rs.step);
+    let inner = inner(area);
+    let status = if pm.finished {
+        Span::styled(" final ", theme.ok())
+    } else if let Outcome::Failed { step, .. } = r.outcome()
+        && *step <= rs.step
+    {
+        Span::styled(" failed ", theme.error())
+    } else {
+        Span::styled(" so far ", theme.dim())
+    };
+    let title = vec![Span::styled("client message", theme.title(false)), status];
+    frame.render_widget(block(theme, title, false), area);
+    let json = crate::workbench::analysis::pretty_json(&pm.to_value(r.template()));
+    let mut lines = highlight::json_lines(&json, &theme.syntect_theme, theme.no_color);
+    if let Some(live) = &pm.live {
+        let how = if live.dirty {
+            "raw text until it closes"
+        } else {
+            "streaming text"
+        };
+        lines.push(Line::from(vec![
+            Span::styled("live ", theme.key()),
+            Span::styled(live.name.clone(), theme.body(live.field)),
+            Span::styled(format!(": {how}"), theme.dim()),
+        ]));
+        if let Some(p) = &live.preview {
+            let v = crate::engine::py::json_dumps(&p.value, &Default::default())
+                .unwrap_or_else(|_| Value::Null.py_repr());
+            lines.push(Line::from(vec![
+                Span::styled("preview ", theme.key()),
+                Span::raw(v),
+            ]));
+            lines.push(Line::styled(
+                "  (a guess that closes the JSON so far; not the value)",
+                theme.dim(),
+            ));
+        }
+    }
+    frame.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: false }).style(theme.text()),
+        inner,
+    );
+}
+
+/// The first timeline row shown for a pane `height` rows high, keeping the selected event (or
+/// the step's first event) in view.
+pub fn timeline_top(rs: &ReplayState, height: usize) -> usize {
+    let r = &rs.replay;
+    let n = r.timeline().len();
+    let focus = rs
+        .selected_event
+        .unwrap_or_else(|| r.step(rs.step).events.start.min(n.saturating_sub(1)));
+    focus
+        .saturating_sub(height / 2)
+        .min(n.saturating_sub(height))
+}
+
+fn timeline(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
+    let theme = &state.theme;
+    let r = &rs.replay;
+    let inner = inner(area);
+    let h = usize::from(inner.height);
+    let top = timeline_top(rs, h);
+    let events = r.timeline();
+    let current = r.step(rs.step).events;
+    let title = vec![
+        Span::styled("timeline", theme.title(false)),
+        Span::styled(
+            format!(" {} events · ↑↓ select · click ", events.len()),
+            theme.dim(),
+        ),
+    ];
+    frame.render_widget(block(theme, title, false), area);
+    let width = usize::from(inner.width);
+    let mut lines = Vec::new();
+    for (i, e) in events.iter().enumerate().skip(top).take(h) {
+        let (kind, text) = event_text(r, &e.event, width.saturating_sub(22));
+        let mut base = if current.contains(&i) {
+            theme.text().add_modifier(Modifier::BOLD)
+        } else {
+            theme.text()
+        };
+        if rs.selected_event == Some(i) {
+            base = theme.selected();
+        }
+        let step = match r.step(e.step).kind {
+            StepKind::Prefix => "prefix".to_string(),
+            StepKind::Finalize => "final".to_string(),
+            StepKind::Feed { .. } => format!("{}", e.step),
+        };
+        let kind_style = match &e.event.kind {
+            EventKind::Open | EventKind::Close { .. } => theme.delimiter(e.event.field),
+            EventKind::Chunk { .. } => theme.body(e.event.field),
+            EventKind::Discard { .. } => theme.discarded(),
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("{step:>6} "), base.patch(theme.dim())),
+            Span::styled(format!("{kind:<7} "), if rs.selected_event == Some(i) { base } else { kind_style }),
+            Span::styled(text, base),
+        ]));
+    }
+    frame.render_widget(Paragraph::new(lines).style(theme.text()), inner);
+}
