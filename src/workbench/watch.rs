@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use notify::RecursiveMode;
+use notify::{EventKind, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 
 /// How long a burst of file events is gathered before one refresh.
@@ -100,10 +100,12 @@ where
             None,
             move |result: DebounceEventResult| match result {
                 Ok(events) => {
-                    if events
-                        .iter()
-                        .any(|e| e.event.paths.iter().any(|p| filter.matters(p)))
-                    {
+                    // Reading a file is an event too (open, close): only changes count, or
+                    // every parse would trigger the next one.
+                    if events.iter().any(|e| {
+                        !matches!(e.event.kind, EventKind::Access(_))
+                            && e.event.paths.iter().any(|p| filter.matters(p))
+                    }) {
                         send(WatchEvent::Changed);
                     }
                 }
