@@ -56,7 +56,10 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("<  >", "raw pane narrower / wider"),
     ("+  -", "bottom row taller / shorter"),
     ("r", "re-read the files now"),
-    ("click  drag", "focus a pane; in raw text, put the cursor there"),
+    (
+        "click  drag",
+        "focus a pane; in raw text, put the cursor there",
+    ),
     ("mouse wheel", "scroll the pane under the pointer"),
 ];
 
