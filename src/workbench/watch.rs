@@ -147,4 +147,12 @@ mod tests {
         assert_eq!(f.folders().len(), 2);
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    #[test]
+    fn watching_a_missing_folder_fails_with_a_message() {
+        let e = start(&[PathBuf::from("/no/such/folder/template.json")], |_| {})
+            .err()
+            .expect("an error");
+        assert!(e.contains("/no/such/folder"), "{e}");
+    }
 }
