@@ -84,8 +84,12 @@ fn dump(buf: &Buffer) -> String {
     let mut out = String::new();
     for y in 0..area.height {
         let mut line = String::new();
-        for x in 0..area.width {
-            line.push_str(buf[(x, y)].symbol());
+        let mut x = 0;
+        while x < area.width {
+            // A wide character covers the next cell too.
+            let symbol = buf[(x, y)].symbol();
+            line.push_str(symbol);
+            x += ratatui::text::Span::raw(symbol).width().max(1) as u16;
         }
         out.push_str(line.trim_end());
         out.push('\n');
