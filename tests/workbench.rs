@@ -223,6 +223,7 @@ fn no_color_draws_without_colours() {
             .iter()
             .any(|c| c.modifier.contains(Modifier::REVERSED))
     );
+    snapshot("valid_no_color_80x24", &state);
 }
 
 fn key(c: KeyCode) -> KeyEvent {
