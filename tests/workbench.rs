@@ -84,8 +84,12 @@ fn dump(buf: &Buffer) -> String {
     let mut out = String::new();
     for y in 0..area.height {
         let mut line = String::new();
-        for x in 0..area.width {
-            line.push_str(buf[(x, y)].symbol());
+        let mut x = 0;
+        while x < area.width {
+            // A wide character covers the next cell too.
+            let symbol = buf[(x, y)].symbol();
+            line.push_str(symbol);
+            x += ratatui::text::Span::raw(symbol).width().max(1) as u16;
         }
         out.push_str(line.trim_end());
         out.push('\n');
@@ -219,6 +223,7 @@ fn no_color_draws_without_colours() {
             .iter()
             .any(|c| c.modifier.contains(Modifier::REVERSED))
     );
+    snapshot("valid_no_color_80x24", &state);
 }
 
 fn key(c: KeyCode) -> KeyEvent {
@@ -481,4 +486,36 @@ fn without_a_terminal_the_messages_are_printed() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// Reading the watched files (as every parse does) is not a change; writing one is, also when
+/// an editor saves by renaming a temporary file over it.
+#[test]
+fn the_watcher_reports_changes_but_not_reads() {
+    use rtbench::workbench::watch::{self, WatchEvent};
+    use std::time::Duration;
+    let dir = std::env::temp_dir().join(format!("rtbench-watch-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("template.json");
+    std::fs::write(&file, "{}").unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let _w = watch::start(std::slice::from_ref(&file), move |e| {
+        let _ = tx.send(e);
+    })
+    .unwrap();
+    for _ in 0..5 {
+        let _ = std::fs::read(&file).unwrap();
+    }
+    assert!(
+        rx.recv_timeout(Duration::from_millis(400)).is_err(),
+        "a read was reported as a change"
+    );
+    let tmp = dir.join(".template.json.tmp");
+    std::fs::write(&tmp, "{\"a\": 1}").unwrap();
+    std::fs::rename(&tmp, &file).unwrap();
+    assert_eq!(
+        rx.recv_timeout(Duration::from_secs(5)),
+        Ok(WatchEvent::Changed)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -94,7 +94,7 @@ impl Status {
             Status::Differs(_) => "differs",
             Status::NoExpected => "no expected",
             Status::Unreadable(_) => "unreadable",
-            Status::Unknown => "?",
+            Status::Unknown => "not parsed",
         }
     }
 }

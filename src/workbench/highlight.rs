@@ -13,6 +13,9 @@ use syntect::parsing::SyntaxSet;
 /// Longest line highlighted (in bytes); the rest is shown plainly after a marker.
 const MAX_LINE: usize = 2000;
 
+/// Text beyond this many bytes is shown without highlighting (a huge message stays quick).
+const MAX_TOTAL: usize = 256 * 1024;
+
 struct Sets {
     syntaxes: SyntaxSet,
     themes: ThemeSet,
@@ -55,8 +58,21 @@ pub fn json_lines(text: &str, theme_name: &str, no_color: bool) -> Vec<Line<'sta
     };
     let mut h = HighlightLines::new(syntax, theme);
     let mut out = Vec::new();
+    let mut done = 0;
     for line in text.lines() {
         let (shown, rest) = cut(line);
+        done += shown.len();
+        if done > MAX_TOTAL {
+            let mut spans = vec![Span::raw(shown.to_string())];
+            if let Some(more) = rest {
+                spans.push(Span::styled(
+                    format!("… ({more} more bytes)"),
+                    Style::default().add_modifier(Modifier::DIM),
+                ));
+            }
+            out.push(Line::from(spans));
+            continue;
+        }
         let with_nl = format!("{shown}\n");
         let mut spans: Vec<Span<'static>> = match h.highlight_line(&with_nl, &sets.syntaxes) {
             Ok(ranges) => ranges

@@ -75,8 +75,14 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("replay: + -", "chunk size (random: seed) up / down"),
     ("replay: c", "chunking: size, sizes, random, tokens, bytes"),
     ("replay: :", "type chunk sizes, e.g. 3,5,1 (Enter)"),
-    ("replay: ↑ ↓ j k", "select a timeline event (highlighted in the text)"),
-    ("click  drag", "focus a pane; in raw text, put the cursor there"),
+    (
+        "replay: ↑ ↓ j k",
+        "select a timeline event (highlighted in the text)",
+    ),
+    (
+        "click  drag",
+        "focus a pane; in raw text, put the cursor there",
+    ),
     ("mouse wheel", "scroll the pane under the pointer"),
 ];
 

@@ -34,7 +34,10 @@ impl ChunkKind {
     ];
 
     fn next(self) -> ChunkKind {
-        let i = ChunkKind::ORDER.iter().position(|k| *k == self).unwrap_or(0);
+        let i = ChunkKind::ORDER
+            .iter()
+            .position(|k| *k == self)
+            .unwrap_or(0);
         ChunkKind::ORDER[(i + 1) % ChunkKind::ORDER.len()]
     }
 }

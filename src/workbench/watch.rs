@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use notify::RecursiveMode;
+use notify::{EventKind, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 
 /// How long a burst of file events is gathered before one refresh.
@@ -100,10 +100,12 @@ where
             None,
             move |result: DebounceEventResult| match result {
                 Ok(events) => {
-                    if events
-                        .iter()
-                        .any(|e| e.event.paths.iter().any(|p| filter.matters(p)))
-                    {
+                    // Reading a file is an event too (open, close): only changes count, or
+                    // every parse would trigger the next one.
+                    if events.iter().any(|e| {
+                        !matches!(e.event.kind, EventKind::Access(_))
+                            && e.event.paths.iter().any(|p| filter.matters(p))
+                    }) {
                         send(WatchEvent::Changed);
                     }
                 }
@@ -144,5 +146,13 @@ mod tests {
         assert!(!f.matters(&canon.join("s").join("notes.md")));
         assert_eq!(f.folders().len(), 2);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn watching_a_missing_folder_fails_with_a_message() {
+        let e = start(&[PathBuf::from("/no/such/folder/template.json")], |_| {})
+            .err()
+            .expect("an error");
+        assert!(e.contains("/no/such/folder"), "{e}");
     }
 }

@@ -154,10 +154,7 @@ fn visible_rows(rs: &ReplayState, width: usize, height: usize, focus: usize) -> 
     loop {
         let rows = wrap(doc, line_range(line), width);
         let rows: Vec<_> = if line == focus_line {
-            let k = rows
-                .iter()
-                .rposition(|r| r.start <= focus)
-                .unwrap_or(0);
+            let k = rows.iter().rposition(|r| r.start <= focus).unwrap_or(0);
             rows[..=k].to_vec()
         } else {
             rows
@@ -200,7 +197,11 @@ fn raw(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
     let title = vec![
         Span::styled("raw", theme.title(true)),
         Span::styled(
-            format!(" step {}/{} · fed {fed_cp}/{total_cp} cp ", rs.step, r.last_step()),
+            format!(
+                " step {}/{} · fed {fed_cp}/{total_cp} cp ",
+                rs.step,
+                r.last_step()
+            ),
             theme.dim(),
         ),
     ];
@@ -212,7 +213,12 @@ fn raw(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
         .map(|e| e.event.span.clone())
         .filter(|sp| !sp.is_empty());
     let focus = selected.as_ref().map_or(s.fed_to, |sp| sp.start);
-    let rows = visible_rows(rs, usize::from(inner.width), usize::from(inner.height), focus);
+    let rows = visible_rows(
+        rs,
+        usize::from(inner.width),
+        usize::from(inner.height),
+        focus,
+    );
     let segments = r.paint(rs.step);
     let chunk = s.chunk.as_ref().map(|c| c.range.clone());
     let style_at = |at: usize, seg: usize| {
@@ -295,7 +301,9 @@ fn step(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
     let width = usize::from(inner.width);
     let what = match s.kind {
         StepKind::Prefix => "the prefix (initial events)".to_string(),
-        StepKind::Feed { index } => format!("feed {} of {}", index + 1, r.last_step().saturating_sub(1)),
+        StepKind::Feed { index } => {
+            format!("feed {} of {}", index + 1, r.last_step().saturating_sub(1))
+        }
         StepKind::Finalize => "finalize (end of stream)".to_string(),
     };
     let mut lines = vec![Line::from(vec![
@@ -308,9 +316,14 @@ fn step(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
             Span::styled("chunk ", theme.key()),
             Span::styled(
                 py_repr_str_truncated(r.chunk_text(rs.step), width.saturating_sub(20).max(8)),
-                theme.text().add_modifier(Modifier::UNDERLINED | Modifier::BOLD),
+                theme
+                    .text()
+                    .add_modifier(Modifier::UNDERLINED | Modifier::BOLD),
             ),
-            Span::styled(format!(" cp {}-{}", cp(c.range.start), cp(c.range.end)), theme.dim()),
+            Span::styled(
+                format!(" cp {}-{}", cp(c.range.start), cp(c.range.end)),
+                theme.dim(),
+            ),
         ]));
         if let Some(note) = c.note() {
             lines.push(Line::styled(note, theme.warning()));
@@ -353,8 +366,12 @@ fn step(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
                     let how = match c.state {
                         CandidateState::Partial => "might start here".to_string(),
                         CandidateState::MayGrow => "matched, may still grow".to_string(),
-                        CandidateState::Blocked { .. } => "matched, waits for an earlier pending match".to_string(),
-                        CandidateState::Stalled { .. } => "zero-width close of an unopened region: stalls".to_string(),
+                        CandidateState::Blocked { .. } => {
+                            "matched, waits for an earlier pending match".to_string()
+                        }
+                        CandidateState::Stalled { .. } => {
+                            "zero-width close of an unopened region: stalls".to_string()
+                        }
                     };
                     lines.push(Line::from(vec![
                         Span::raw("  "),
@@ -363,15 +380,23 @@ fn step(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
                     ]));
                 }
             }
-            Err(e) => lines.push(Line::styled(format!("  (cannot tell: {e})"), theme.warning())),
+            Err(e) => lines.push(Line::styled(
+                format!("  (cannot tell: {e})"),
+                theme.warning(),
+            )),
         }
     }
     if let Some(e) = &s.error {
         lines.push(Line::styled(format!("error: {}", e.message), theme.error()));
     }
-    frame.render_widget(block(theme, vec![Span::styled("step", theme.title(false))], false), area);
     frame.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: false }).style(theme.text()),
+        block(theme, vec![Span::styled("step", theme.title(false))], false),
+        area,
+    );
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .style(theme.text()),
         inner,
     );
 }
@@ -419,7 +444,9 @@ fn message(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
         }
     }
     frame.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: false }).style(theme.text()),
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .style(theme.text()),
         inner,
     );
 }
@@ -477,7 +504,14 @@ fn timeline(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
         };
         lines.push(Line::from(vec![
             Span::styled(format!("{step:>6} "), base.patch(theme.dim())),
-            Span::styled(format!("{kind:<7} "), if rs.selected_event == Some(i) { base } else { kind_style }),
+            Span::styled(
+                format!("{kind:<7} "),
+                if rs.selected_event == Some(i) {
+                    base
+                } else {
+                    kind_style
+                },
+            ),
             Span::styled(text, base),
         ]));
     }

@@ -39,21 +39,38 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     }
     if let (Mode::Replay, Some(rs)) = (state.mode, &state.replay) {
         let play = if rs.playing {
-            format!("▶ {} ms/step ", crate::workbench::replay::SPEEDS_MS[rs.speed])
+            format!(
+                "▶ {} ms/step ",
+                crate::workbench::replay::SPEEDS_MS[rs.speed]
+            )
         } else {
             "⏸ ".to_string()
         };
         left.push(Span::styled(format!("{} · {play}", rs.label()), bold));
     }
     if let Some(text) = &state.prompt {
-        left.push(Span::styled(format!(" chunk sizes: {text}▏ (Enter applies, Esc cancels) "), theme.selected()));
+        left.push(Span::styled(
+            format!(" chunk sizes: {text}▏ (Enter applies, Esc cancels) "),
+            theme.selected(),
+        ));
     }
     if let Some(note) = &state.note {
         left.push(Span::styled(format!("{note} "), base));
     }
     let hints: Vec<(&str, &str)> = match state.mode {
-        Mode::Inspect => vec![("?", "help"), ("s", "replay"), ("Tab", "focus"), ("q", "quit")],
-        Mode::Replay => vec![("←→", "step"), ("Space", "play"), ("+-", "size"), ("c", "chunking"), ("Esc", "back")],
+        Mode::Inspect => vec![
+            ("?", "help"),
+            ("s", "replay"),
+            ("Tab", "focus"),
+            ("q", "quit"),
+        ],
+        Mode::Replay => vec![
+            ("←→", "step"),
+            ("Space", "play"),
+            ("+-", "size"),
+            ("c", "chunking"),
+            ("Esc", "back"),
+        ],
     };
     let mut right = Vec::new();
     for (k, what) in hints {
