@@ -13,7 +13,11 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier};
 use rtbench::workbench::inputs::{Inputs, Source};
 use rtbench::workbench::keys::{self, Action};
-use rtbench::workbench::state::{Pane, State};
+use std::sync::Arc;
+
+use rtbench::engine::chunking::Chunking;
+use rtbench::engine::replay::Outcome;
+use rtbench::workbench::state::{Mode, Pane, State};
 use rtbench::workbench::theme::Theme;
 use rtbench::workbench::view::raw;
 use rtbench::workbench::{layout, request_for, update, view, worker};
@@ -518,4 +522,159 @@ fn the_watcher_reports_changes_but_not_reads() {
         Ok(WatchEvent::Changed)
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---- stream replay ----
+
+/// The weather sample in replay mode at `size`, at the first step.
+fn replaying(size: (u16, u16)) -> State {
+    let mut state = loaded(&valid_inputs(), size, 1);
+    assert_eq!(
+        update::on_action(&mut state, Action::Replay),
+        update::Effect::None
+    );
+    assert_eq!(state.mode, Mode::Replay);
+    state
+}
+
+fn go_to(state: &mut State, step: usize) {
+    update::on_action(state, Action::Top);
+    for _ in 0..step {
+        update::on_action(state, Action::Right);
+    }
+    assert_eq!(state.replay.as_ref().unwrap().step, step);
+}
+
+#[test]
+fn replay_screens_at_several_steps() {
+    for size in [(80, 24), (120, 40)] {
+        let mut state = replaying(size);
+        let name = |what: &str| format!("replay_{what}_{}x{}", size.0, size.1);
+        snapshot(&name("start"), &state);
+
+        // Fed one code point at a time, `<think>` arrives over several feeds: after `<th` it
+        // is held back, and the step says which delimiter it might start.
+        go_to(&mut state, 3);
+        let rs = state.replay.as_ref().unwrap();
+        assert_eq!(rs.replay.held_text(3), "<th");
+        let cands = rs.replay.held_candidates(3).unwrap();
+        assert_eq!(cands.len(), 1);
+        assert_eq!(cands[0].delimiter, "'<think>'");
+        snapshot(&name("held_delimiter"), &state);
+
+        // Mid tool call: the client shows the raw JSON so far and a preview that closes it.
+        let r = Arc::clone(&rs.replay);
+        let mid = (0..=r.last_step())
+            .find(|&s| {
+                r.partial_message(s)
+                    .live
+                    .is_some_and(|l| l.name == "tool_calls" && l.text.contains("Paris"))
+            })
+            .expect("a step inside the first tool call");
+        go_to(&mut state, mid);
+        snapshot(&name("tool_call_preview"), &state);
+
+        update::on_action(&mut state, Action::Bottom);
+        let rs = state.replay.as_ref().unwrap();
+        assert!(rs.replay.partial_message(rs.step).finished);
+        snapshot(&name("end"), &state);
+    }
+}
+
+#[test]
+fn replay_keys_step_play_and_change_the_chunking() {
+    let mut state = replaying((80, 24));
+    go_to(&mut state, 5);
+    let fed = |s: &State| {
+        let rs = s.replay.as_ref().unwrap();
+        rs.replay.step(rs.step).fed_to
+    };
+    let before = fed(&state);
+    // A bigger chunk size streams again and stays where the text had got to.
+    update::on_action(&mut state, Action::Taller);
+    let rs = state.replay.as_ref().unwrap();
+    assert_eq!(rs.chunking(), Chunking::CodePoints(vec![2]));
+    assert!(fed(&state) >= before && fed(&state) <= before + 1);
+    // Typed sizes.
+    update::on_action(&mut state, Action::Prompt);
+    for c in "3,5".chars() {
+        update::on_prompt_key(&mut state, key(KeyCode::Char(c)));
+    }
+    update::on_prompt_key(&mut state, key(KeyCode::Enter));
+    assert_eq!(state.prompt, None);
+    assert_eq!(
+        state.replay.as_ref().unwrap().chunking(),
+        Chunking::CodePoints(vec![3, 5])
+    );
+    // A bad size is refused with a note, the replay unchanged.
+    update::on_action(&mut state, Action::Prompt);
+    update::on_prompt_key(&mut state, key(KeyCode::Char('0')));
+    update::on_prompt_key(&mut state, key(KeyCode::Enter));
+    assert!(state.note.as_deref().unwrap().contains("'0'"));
+    assert_eq!(
+        state.replay.as_ref().unwrap().chunking(),
+        Chunking::CodePoints(vec![3, 5])
+    );
+    // The chunking kinds cycle.
+    update::on_action(&mut state, Action::NextChunking);
+    assert!(matches!(
+        state.replay.as_ref().unwrap().chunking(),
+        Chunking::Random { .. }
+    ));
+    update::on_action(&mut state, Action::NextChunking);
+    assert_eq!(state.replay.as_ref().unwrap().chunking(), Chunking::Tokens);
+    update::on_action(&mut state, Action::NextChunking);
+    assert_eq!(
+        state.replay.as_ref().unwrap().chunking(),
+        Chunking::Bytes(2)
+    );
+
+    // Play runs to the end, one step per tick, and stops there.
+    update::on_action(&mut state, Action::Top);
+    update::on_action(&mut state, Action::PlayPause);
+    let last = state.replay.as_ref().unwrap().replay.last_step();
+    for i in 1..=last + 3 {
+        update::on_tick(&mut state);
+        assert_eq!(state.replay.as_ref().unwrap().step, i.min(last));
+    }
+    assert!(!state.replay.as_ref().unwrap().playing);
+
+    // Selecting a timeline event shows the step that made it.
+    update::on_action(&mut state, Action::Top);
+    update::on_action(&mut state, Action::Down);
+    let rs = state.replay.as_ref().unwrap();
+    let e = rs.selected_event.unwrap();
+    assert_eq!(rs.step, rs.replay.timeline()[e].step);
+
+    // Esc goes back to inspecting; q still quits.
+    update::on_action(&mut state, Action::Back);
+    assert_eq!(state.mode, Mode::Inspect);
+    assert!(state.replay.is_none());
+}
+
+#[test]
+fn replay_follows_a_template_edit() {
+    let mut state = replaying((80, 24));
+    update::on_action(&mut state, Action::Taller);
+    go_to(&mut state, 4);
+    // The thinking delimiters are renamed in the file: the replay streams the new template
+    // with the same chunking.
+    let edited = TEMPLATE.replace("\"thinking\"", "\"reasoning\"");
+    let leaked: &'static str = Box::leak(edited.into_boxed_str());
+    let next = inputs(
+        leaked,
+        &[
+            ("truncated-tool-call.sample", TRUNCATED),
+            ("weather-tool-call.sample", WEATHER),
+        ],
+    );
+    let req = request_for(&mut state);
+    update::on_report(&mut state, worker::compute(&next, &req));
+    let rs = state.replay.as_ref().unwrap();
+    assert_eq!(rs.chunking(), Chunking::CodePoints(vec![2]));
+    assert_eq!(rs.replay.field_name(0), "reasoning");
+    let Outcome::Message(m) = rs.replay.outcome() else {
+        panic!("parses")
+    };
+    assert!(m.contains_key("reasoning"));
 }

@@ -54,7 +54,7 @@ pub fn layout(main: Rect, bottom: u16) -> Vec<(ReplayPane, Rect)> {
         main.width / 2
     };
     let right_w = main.width - raw_w;
-    let step_h = top_h / 2;
+    let step_h = top_h * 11 / 20;
     vec![
         (ReplayPane::Raw, Rect::new(main.x, main.y, raw_w, top_h)),
         (
