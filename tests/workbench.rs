@@ -430,13 +430,14 @@ fn samples_get_the_test_verdict_and_differences_are_warnings() {
     const MATCHES: &str = "--- prefix ---\n--- generation ---\nHi<|im_end|>\n--- expected ---\n{\"role\": \"assistant\", \"content\": \"Hi\"}\n";
     const DIFFERS: &str = "--- prefix ---\n--- generation ---\nHo<|im_end|>\n--- expected ---\n{\"role\": \"assistant\", \"content\": \"Hi\"}\n";
     const FAILS_AS_EXPECTED: &str = "--- prefix ---\n--- generation ---\n<tool_call>{<|im_end|>\n--- expected ---\n{\"$error\": true}\n";
+    const FAILS: &str = "--- prefix ---\n--- generation ---\n<tool_call>{<|im_end|>\n";
     let all = inputs(
         TEMPLATE,
         &[
             ("a.sample", MATCHES),
             ("b.sample", DIFFERS),
             ("c.sample", FAILS_AS_EXPECTED),
-            ("d.sample", TRUNCATED),
+            ("d.sample", FAILS),
             ("e.sample", "no sections"),
         ],
     );
@@ -677,4 +678,77 @@ fn replay_follows_a_template_edit() {
         panic!("parses")
     };
     assert!(m.contains_key("reasoning"));
+}
+
+// ---- explain and chunking-check overlays ----
+
+#[test]
+fn explain_overlay_shows_the_engine_explanation_and_switches_fields() {
+    let mut state = loaded(&valid_inputs(), (80, 24), 1);
+    let a = Arc::clone(state.analysis().unwrap());
+    let selected_field = a.regions[state.region.unwrap()].field;
+    update::on_action(&mut state, Action::Explain);
+    let expected = |field: usize| {
+        let s = &a.sample;
+        rtbench::engine::explain::explain(
+            &a.template,
+            s.prefix.as_deref().unwrap(),
+            &s.generation,
+            s.tools.as_ref(),
+            &a.field_names[field],
+        )
+        .unwrap()
+        .lines()
+    };
+    let o = state.overlay.as_ref().expect("an explanation");
+    assert_eq!(o.field, Some(selected_field));
+    assert_eq!(o.lines, expected(selected_field));
+    // → explains the next field; keys do not reach the panes meanwhile.
+    let cursor = state.cursor;
+    update::on_action(&mut state, Action::Right);
+    let next = (selected_field + 1) % a.field_names.len();
+    assert_eq!(state.overlay.as_ref().unwrap().lines, expected(next));
+    assert_eq!(state.cursor, cursor);
+    let screen = dump(&render(&state));
+    assert!(
+        screen.contains(&format!("explain {}", a.field_names[next])),
+        "{screen}"
+    );
+    update::on_action(&mut state, Action::Back);
+    assert!(state.overlay.is_none());
+    assert_eq!(
+        state.mode,
+        Mode::Inspect,
+        "Esc closed the overlay, not the app"
+    );
+}
+
+#[test]
+fn chunking_check_overlay_passes_a_sample_and_finds_a_chunking_dependent_template() {
+    let mut state = loaded(&valid_inputs(), (80, 24), 1);
+    update::on_action(&mut state, Action::CheckChunkings);
+    let o = state.overlay.as_ref().unwrap();
+    assert_eq!(o.title, "chunking check: every chunking agrees");
+    assert!(
+        o.lines[0].contains("all 41 chunkings agree"),
+        "{:?}",
+        o.lines
+    );
+    update::on_action(&mut state, Action::Back);
+
+    // A close whose negative lookahead cannot see text not yet fed (the reference's results
+    // for it are recorded in tests/data/replay): size 1 changes the result.
+    const PLAN: &str = r#"{"version": 1, "defaults": {"role": "assistant"}, "start_anchor": "<|im_start|>assistant\n",
+      "fields": {"plan": {"open": "Plan:\n", "close_pattern": "\\n\\n(?!- )"}, "content": {"close": "<|im_end|>"}}}"#;
+    const SAMPLE: &str = "--- prefix ---\n<|im_start|>user\nBook me a table at the café.<|im_end|>\n<|im_start|>assistant\n\n--- generation ---\nPlan:\n- check the café's opening hours\n\n- book a table for two (東京 branch)\n\nI'll check the hours first, then book the table.<|im_end|>\n";
+    let mut state = loaded(&inputs(PLAN, &[("plan.sample", SAMPLE)]), (80, 24), 0);
+    update::on_action(&mut state, Action::CheckChunkings);
+    let o = state.overlay.as_ref().unwrap();
+    assert_eq!(
+        o.title,
+        "chunking check: the result depends on the chunking"
+    );
+    let text = o.lines.join("\n");
+    assert!(text.contains("smallest: size 1"), "{text}");
+    assert!(text.contains("$.message.plan"), "{text}");
 }

@@ -70,70 +70,11 @@ pub fn chunks(args: &InputArgs, max: usize, random: usize, seed: u64) -> Result<
         tokens: true,
     };
     let report = check(&generation, &plan);
-    let what = crate::engine::chunking::summarize(&report.tried);
+    let text = report.describe(&args.output.display().to_string(), &inputs.output);
     if report.agrees() {
-        let mut text = format!(
-            "{}: all {} chunkings agree with the one-shot parse ({what})",
-            args.output.display(),
-            report.tried.len()
-        );
-        if let Err(e) = &report.baseline.message {
-            text.push_str(&format!(
-                "\nnote: every one of them fails like the one-shot parse: {e}"
-            ));
-        }
         return output::print_line(&text);
     }
-    Err(Failure::invalid(chunk_report_text(&report, &inputs.output)))
-}
-
-/// The explanation printed when a chunking changes the result.
-fn chunk_report_text(report: &crate::engine::chunking::ChunkReport, text: &str) -> String {
-    use crate::engine::chunking::summarize;
-    let differing: Vec<_> = report
-        .disagreements
-        .iter()
-        .map(|d| d.chunking.clone())
-        .collect();
-    let mut out = format!(
-        "{} of {} chunkings change the result: {}\nsmallest: {}",
-        differing.len(),
-        report.tried.len(),
-        summarize(&differing),
-        differing[0].label()
-    );
-    if let Some(cuts) = &report.minimal_cuts {
-        let n = cuts.len();
-        out.push_str(&format!(
-            "\nit takes {n} cut{} of the stream to change it:",
-            if n == 1 { "" } else { "s" }
-        ));
-        for &c in cuts.iter().take(8) {
-            let before: String = text[..c]
-                .chars()
-                .rev()
-                .take(16)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
-            let after: String = text[c..].chars().take(16).collect();
-            out.push_str(&format!(
-                "\n  after code point {}: {} | {}",
-                text[..c].chars().count(),
-                Value::from(before.as_str()).py_repr(),
-                Value::from(after.as_str()).py_repr()
-            ));
-        }
-        if n > 8 {
-            out.push_str(&format!("\n  ... and {} more", n - 8));
-        }
-    }
-    out.push_str("\ndifference (one-shot parse -> chunked):");
-    for d in report.differences().iter().take(20) {
-        out.push_str(&format!("\n  {d}"));
-    }
-    out
+    Err(Failure::invalid(text))
 }
 
 /// Chunk sizes from `--chunks N[,N...]`.

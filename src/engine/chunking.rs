@@ -333,6 +333,69 @@ impl ChunkReport {
     }
 
     /// How the first disagreeing result differs from the one-shot parse.
+    /// The report as text: one line when every chunking agrees (`name` is the generation's
+    /// name), else which chunkings differ, the smallest, the fewest cuts that change the result
+    /// (with the text around each) and the differences. `text` is the generation.
+    pub fn describe(&self, name: &str, text: &str) -> String {
+        if self.agrees() {
+            let mut out = format!(
+                "{name}: all {} chunkings agree with the one-shot parse ({})",
+                self.tried.len(),
+                summarize(&self.tried)
+            );
+            if let Err(e) = &self.baseline.message {
+                out.push_str(&format!(
+                    "\nnote: every one of them fails like the one-shot parse: {e}"
+                ));
+            }
+            return out;
+        }
+        let differing: Vec<_> = self
+            .disagreements
+            .iter()
+            .map(|d| d.chunking.clone())
+            .collect();
+        let mut out = format!(
+            "{} of {} chunkings change the result: {}\nsmallest: {}",
+            differing.len(),
+            self.tried.len(),
+            summarize(&differing),
+            differing[0].label()
+        );
+        if let Some(cuts) = &self.minimal_cuts {
+            let n = cuts.len();
+            out.push_str(&format!(
+                "\nit takes {n} cut{} of the stream to change it:",
+                if n == 1 { "" } else { "s" }
+            ));
+            for &c in cuts.iter().take(8) {
+                let before: String = text[..c]
+                    .chars()
+                    .rev()
+                    .take(16)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
+                let after: String = text[c..].chars().take(16).collect();
+                out.push_str(&format!(
+                    "\n  after code point {}: {} | {}",
+                    text[..c].chars().count(),
+                    Value::from(before.as_str()).py_repr(),
+                    Value::from(after.as_str()).py_repr()
+                ));
+            }
+            if n > 8 {
+                out.push_str(&format!("\n  ... and {} more", n - 8));
+            }
+        }
+        out.push_str("\ndifference (one-shot parse -> chunked):");
+        for d in self.differences().iter().take(20) {
+            out.push_str(&format!("\n  {d}"));
+        }
+        out
+    }
+
     pub fn differences(&self) -> Vec<Difference> {
         let Some(result) = self
             .minimal_result

@@ -13,6 +13,9 @@ use aho_corasick::{AhoCorasick, Input, MatchKind};
 use crate::engine::regex::{Flags, Partial, Regex, RegexError};
 use crate::engine::value::Value;
 
+/// How long [`Delimiter::nearest_partial`] may search a pattern delimiter.
+const NEAREST_PARTIAL_TIME: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// A compiled delimiter.
 #[derive(Clone, Debug)]
 pub enum Delimiter {
@@ -267,27 +270,40 @@ impl Delimiter {
                         matches!(p.regex.search_partial(&text[..e], s)?, Partial::Partial { start } if start == s),
                     )
                 };
+                // Bounded in time as well as in starts: a pattern that backtracks heavily
+                // makes each test slow, and this is a hint, not a verdict.
+                let deadline = std::time::Instant::now() + NEAREST_PARTIAL_TIME;
                 for s in starts.take(max_starts) {
+                    if std::time::Instant::now() > deadline {
+                        break;
+                    }
                     let next = text[s..].chars().next().map_or(s, |c| s + c.len_utf8());
                     if !viable(s, next)? {
                         continue;
                     }
-                    let bounds: Vec<usize> = text[s..]
-                        .char_indices()
-                        .map(|(i, _)| s + i)
-                        .skip(1)
-                        .chain([text.len()])
-                        .collect();
-                    let (mut lo, mut hi) = (0, bounds.len() - 1);
-                    while lo < hi {
-                        let mid = (lo + hi).div_ceil(2);
-                        if viable(s, bounds[mid])? {
+                    // Bisect on byte offsets, moved to character boundaries.
+                    let ceil = |mut i: usize| {
+                        while i < text.len() && !text.is_char_boundary(i) {
+                            i += 1;
+                        }
+                        i
+                    };
+                    let (mut lo, mut hi) = (next, text.len());
+                    while lo < hi && std::time::Instant::now() <= deadline {
+                        let mid = ceil(lo + (hi - lo).div_ceil(2));
+                        if mid >= hi {
+                            if viable(s, hi)? {
+                                lo = hi;
+                            }
+                            break;
+                        }
+                        if viable(s, mid)? {
                             lo = mid;
                         } else {
-                            hi = mid - 1;
+                            hi = mid - text[..mid].chars().next_back().map_or(1, char::len_utf8);
                         }
                     }
-                    consider(s..bounds[lo]);
+                    consider(s..lo);
                 }
             }
         }

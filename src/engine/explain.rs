@@ -181,12 +181,31 @@ pub fn explain(
                 Some(c) => c.find_all(parsed).map_err(regex)?,
                 None => Vec::new(),
             };
+            // A literal must be matched for a third of its length (at least two characters)
+            // to count as a near miss; and the text of another region's delimiter is taken.
+            let min_chars = match open {
+                Delimiter::Literal(set) => set
+                    .literals
+                    .iter()
+                    .map(|l| l.chars().count())
+                    .min()
+                    .unwrap_or(0)
+                    .div_ceil(3)
+                    .max(2),
+                Delimiter::Pattern(_) => 2,
+            };
+            let in_delimiter = |at: usize| {
+                regions
+                    .iter()
+                    .any(|g| g.open.contains(&at) || g.close.contains(&at))
+            };
             nearest_open = open
                 .nearest_partial(parsed, 4096)
                 .map_err(regex)?
-                .filter(|r| parsed[r.clone()].chars().nth(1).is_some())
+                .filter(|r| parsed[r.clone()].chars().count() >= min_chars)
                 .filter(|r| !closes.iter().any(|c| c.start <= r.start && r.start < c.end))
-                .map(|r| origin + r.start..origin + r.end);
+                .map(|r| origin + r.start..origin + r.end)
+                .filter(|r| !in_delimiter(r.start));
         }
     }
     let mut nearest_close = None;
@@ -367,7 +386,7 @@ impl Explanation {
     }
 
     fn quote(&self, r: &Range<usize>) -> String {
-        Value::from(&self.document[r.clone()]).py_repr()
+        Value::from(shorten(&self.document[r.clone()]).as_str()).py_repr()
     }
 
     /// Describes a near miss: the text that matched the beginning of a delimiter and the
@@ -401,7 +420,8 @@ impl Explanation {
             .rev()
             .collect();
         let after: String = self.document[r.end..].chars().take(12).collect();
-        Value::from(format!("{before}[{}]{after}", &self.document[r.clone()]).as_str()).py_repr()
+        let inside = shorten(&self.document[r.clone()]);
+        Value::from(format!("{before}[{inside}]{after}").as_str()).py_repr()
     }
 
     /// The explanation as plain lines of text.
@@ -529,6 +549,20 @@ impl Explanation {
         }
         out
     }
+}
+
+/// Longest quoted stretch of text, in characters.
+const QUOTE_CHARS: usize = 60;
+
+/// `text`, or its beginning and end around an ellipsis when it is longer than [`QUOTE_CHARS`].
+fn shorten(text: &str) -> String {
+    let n = text.chars().count();
+    if n <= QUOTE_CHARS {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(QUOTE_CHARS / 2).collect();
+    let tail: String = text.chars().skip(n - QUOTE_CHARS / 2).collect();
+    format!("{head}…{tail}")
 }
 
 fn characters(n: usize) -> String {

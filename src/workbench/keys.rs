@@ -42,6 +42,10 @@ pub enum Action {
     NextChunking,
     /// Type chunk sizes in the replay.
     Prompt,
+    /// Explain the selected region's field (why it matched where it did, or nowhere).
+    Explain,
+    /// Check that no chunking changes the current sample's result.
+    CheckChunkings,
 }
 
 /// Every binding as shown in the help: keys, then what they do.
@@ -67,6 +71,14 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("<  >", "raw pane narrower / wider"),
     ("+  -", "bottom row taller / shorter"),
     ("r", "re-read the files now"),
+    (
+        "e",
+        "explain the selected region's field (← → other fields)",
+    ),
+    (
+        "x",
+        "check every chunking of the sample against the one-shot parse",
+    ),
     ("s", "stream replay of the sample: on / off"),
     ("replay: ← → h l", "one step back / forward (PgUp PgDn: 10)"),
     ("replay: g G Home End", "first / last step"),
@@ -109,6 +121,8 @@ pub fn action(key: KeyEvent) -> Option<Action> {
         KeyCode::Char('s') => Action::Replay,
         KeyCode::Char('c') => Action::NextChunking,
         KeyCode::Char(':') => Action::Prompt,
+        KeyCode::Char('e') => Action::Explain,
+        KeyCode::Char('x') => Action::CheckChunkings,
         KeyCode::Home | KeyCode::Char('0') => Action::LineStart,
         KeyCode::End | KeyCode::Char('$') => Action::LineEnd,
         KeyCode::Char('g') => Action::Top,

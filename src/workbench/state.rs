@@ -52,6 +52,17 @@ impl Pane {
     }
 }
 
+/// A text shown over the screen until Esc.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Overlay {
+    pub title: String,
+    /// Lines; those starting with two spaces are details, the others headings.
+    pub lines: Vec<String>,
+    pub scroll: u16,
+    /// For an explanation: the field explained (← → switch fields).
+    pub field: Option<usize>,
+}
+
 /// Whether files are watched.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Live {
@@ -151,6 +162,8 @@ pub struct State {
     pub took: Option<std::time::Duration>,
     /// The stream replay (set while in [`Mode::Replay`]).
     pub replay: Option<ReplayState>,
+    /// An explanation or a chunking report over the screen.
+    pub overlay: Option<Overlay>,
     /// Text being typed at the status bar prompt (chunk sizes in replay mode).
     pub prompt: Option<String>,
 }
@@ -187,6 +200,7 @@ impl State {
             note: None,
             took: None,
             replay: None,
+            overlay: None,
             prompt: None,
         }
     }

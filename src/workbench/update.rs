@@ -197,6 +197,21 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
         }
         return Effect::None;
     }
+    if state.overlay.is_some() {
+        on_overlay_action(state, action);
+        return Effect::None;
+    }
+    match action {
+        Action::Explain => {
+            explain_field(state, None);
+            return Effect::None;
+        }
+        Action::CheckChunkings => {
+            check_chunkings(state);
+            return Effect::None;
+        }
+        _ => {}
+    }
     if state.mode == Mode::Replay {
         return on_replay_action(state, action);
     }
@@ -274,6 +289,113 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
         _ => return on_motion(state, action),
     }
     Effect::None
+}
+
+/// Keys while an overlay is shown: scroll it, switch the explained field, or close it.
+fn on_overlay_action(state: &mut State, action: Action) {
+    let field = state.overlay.as_ref().and_then(|o| o.field);
+    let fields = state.analysis().map_or(0, |a| a.field_names.len());
+    let Some(o) = state.overlay.as_mut() else {
+        return;
+    };
+    match action {
+        Action::Down => o.scroll = o.scroll.saturating_add(1),
+        Action::Up => o.scroll = o.scroll.saturating_sub(1),
+        Action::PageDown | Action::PlayPause => o.scroll = o.scroll.saturating_add(10),
+        Action::PageUp => o.scroll = o.scroll.saturating_sub(10),
+        Action::Right | Action::Left if fields > 0 => {
+            if let Some(f) = field {
+                let next = if action == Action::Right {
+                    (f + 1) % fields
+                } else {
+                    (f + fields - 1) % fields
+                };
+                explain_field(state, Some(next));
+            }
+        }
+        Action::Quit | Action::Back | Action::Explain | Action::CheckChunkings => {
+            state.overlay = None;
+        }
+        _ => {}
+    }
+}
+
+/// Explains a field of the current sample: `field`, or the selected region's field, or the
+/// first field that matched nothing.
+fn explain_field(state: &mut State, field: Option<usize>) {
+    let Some(a) = state.analysis().cloned() else {
+        state.note = Some("nothing to explain: no sample parsed yet".into());
+        return;
+    };
+    let field = field
+        .or_else(|| state.region.and_then(|r| a.regions.get(r)).map(|g| g.field))
+        .or_else(|| a.matched_fields.iter().position(|m| !m))
+        .unwrap_or(0);
+    let Some(name) = a.field_names.get(field) else {
+        return;
+    };
+    let s = &a.sample;
+    let lines = match crate::engine::explain::explain(
+        &a.template,
+        s.prefix.as_deref().unwrap_or(""),
+        &s.generation,
+        s.tools.as_ref(),
+        name,
+    ) {
+        Ok(e) => e.lines(),
+        Err(e) => vec![e],
+    };
+    state.overlay = Some(crate::workbench::state::Overlay {
+        title: format!(
+            "explain {name} ({}/{}, ← → other fields)",
+            field + 1,
+            a.field_names.len()
+        ),
+        lines,
+        scroll: 0,
+        field: Some(field),
+    });
+}
+
+/// Streams the current sample with every chunk size from 1 to 32, 8 random chunkings and
+/// tokenizer-like pieces, and shows whether any changes the result (as `rtbench chunks`).
+fn check_chunkings(state: &mut State) {
+    use crate::engine::chunking::{CheckPlan, Generation, check};
+    let Some(a) = state.analysis().cloned() else {
+        state.note = Some("nothing to check: no sample parsed yet".into());
+        return;
+    };
+    let s = &a.sample;
+    let generation = Generation {
+        template: Arc::clone(&a.template),
+        prefix: s.prefix.as_deref().unwrap_or(""),
+        tools: s.tools.as_ref(),
+        text: &s.generation,
+    };
+    let report = check(&generation, &CheckPlan::default());
+    let agrees = report.agrees();
+    let text = report.describe(&a.sample_name, &s.generation);
+    let lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 || l.starts_with("  ") {
+                l.to_string()
+            } else {
+                format!("  {l}")
+            }
+        })
+        .collect();
+    state.overlay = Some(crate::workbench::state::Overlay {
+        title: if agrees {
+            "chunking check: every chunking agrees".into()
+        } else {
+            "chunking check: the result depends on the chunking".into()
+        },
+        lines,
+        scroll: 0,
+        field: None,
+    });
 }
 
 /// Starts the stream replay of the sample on screen.

@@ -4,6 +4,7 @@
 pub mod diagnostics;
 pub mod help;
 pub mod message;
+pub mod overlay;
 pub mod raw;
 pub mod region;
 pub mod replay;
@@ -48,6 +49,7 @@ pub fn draw(frame: &mut Frame, state: &State) {
         }
     }
     status::render(frame, screen.status, state);
+    overlay::render(frame, area, state);
     if state.help {
         help::render(frame, area, state);
     }

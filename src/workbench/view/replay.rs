@@ -21,7 +21,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph, Wrap};
 
 use crate::engine::event::EventKind;
-use crate::engine::py::py_repr_str_truncated;
+use crate::engine::py::py_repr_str;
 use crate::engine::replay::{CandidateState, Outcome, Paint, Replay, Role, StepKind};
 use crate::engine::value::Value;
 use crate::workbench::highlight;
@@ -29,6 +29,14 @@ use crate::workbench::replay::ReplayState;
 use crate::workbench::state::State;
 use crate::workbench::theme::Theme;
 use crate::workbench::view::raw::shown_char;
+
+/// `text` as a Python string literal, cut to `max` characters with an ellipsis after the quote.
+fn quoted(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max.max(1)) {
+        Some((cut, _)) => format!("{}…", py_repr_str(&text[..cut])),
+        None => py_repr_str(text),
+    }
+}
 
 /// The replay screen's panes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -275,7 +283,7 @@ fn event_text(r: &Replay, ev: &crate::engine::event::Event, width: usize) -> (St
         EventKind::Open => ("open".into(), field),
         EventKind::Chunk { text, dirty } => (
             if *dirty { "chunk*" } else { "chunk" }.into(),
-            format!("{field} {}", py_repr_str_truncated(text, max)),
+            format!("{field} {}", quoted(text, max)),
         ),
         EventKind::Close { value } => {
             let v = value.py_repr();
@@ -288,7 +296,7 @@ fn event_text(r: &Replay, ev: &crate::engine::event::Event, width: usize) -> (St
         }
         EventKind::Discard { text } => (
             "discard".into(),
-            format!("(no field) {}", py_repr_str_truncated(text, max)),
+            format!("(no field) {}", quoted(text, max)),
         ),
     }
 }
@@ -315,7 +323,7 @@ fn step(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
         lines.push(Line::from(vec![
             Span::styled("chunk ", theme.key()),
             Span::styled(
-                py_repr_str_truncated(r.chunk_text(rs.step), width.saturating_sub(20).max(8)),
+                quoted(r.chunk_text(rs.step), width.saturating_sub(20).max(8)),
                 theme
                     .text()
                     .add_modifier(Modifier::UNDERLINED | Modifier::BOLD),
@@ -352,7 +360,7 @@ fn step(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
         lines.push(Line::from(vec![
             Span::styled("held back ", theme.key()),
             Span::styled(
-                py_repr_str_truncated(held, width.saturating_sub(12).max(8)),
+                quoted(held, width.saturating_sub(12).max(8)),
                 theme.held(theme.text()),
             ),
         ]));

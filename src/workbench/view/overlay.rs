@@ -1,0 +1,61 @@
+//! A text overlay over the screen: the explanation of a field, or the chunking check's
+//! report. Drawn like the help; Esc closes it.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Wrap};
+
+use crate::workbench::state::State;
+
+pub fn render(frame: &mut Frame, area: Rect, state: &State) {
+    let Some(o) = &state.overlay else {
+        return;
+    };
+    let theme = &state.theme;
+    let w = area.width.saturating_sub(4).min(100);
+    // As tall as the wrapped text, within the screen.
+    let inner_w = usize::from(w.saturating_sub(2)).max(1);
+    let rows: usize = o
+        .lines
+        .iter()
+        .map(|l| Span::raw(l.as_str()).width().div_ceil(inner_w).max(1))
+        .sum();
+    let h = (rows as u16)
+        .saturating_add(2)
+        .min(area.height.saturating_sub(2));
+    let rect = Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    );
+    let lines: Vec<Line<'static>> = o
+        .lines
+        .iter()
+        .map(|l| {
+            if l.starts_with("  ") {
+                Line::raw(l.clone())
+            } else {
+                Line::styled(l.clone(), theme.key())
+            }
+        })
+        .collect();
+    frame.render_widget(Clear, rect);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .scroll((o.scroll, 0))
+            .block(
+                Block::bordered()
+                    .border_type(BorderType::Double)
+                    .border_style(theme.border(true))
+                    .title(Span::styled(
+                        format!(" {} · Esc closes · j k scroll ", o.title),
+                        theme.title(true),
+                    )),
+            )
+            .style(theme.text()),
+        rect,
+    );
+}
