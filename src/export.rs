@@ -19,8 +19,10 @@ use crate::engine::value::Value;
 pub struct Style {
     /// One level of indentation (`"  "`, `"    "`, `"\t"`), or `None` for one-line JSON.
     pub indent: Option<String>,
-    /// Between a key and its value: `": "` or `":"`.
+    /// Between a key and its value: `": "`, `":"`, `" : "`.
     pub key_separator: String,
+    /// Between the entries of a one-line object: `", "` or `","`.
+    pub item_separator: String,
     pub ensure_ascii: bool,
     pub newline: String,
 }
@@ -40,20 +42,38 @@ pub fn detect_style(text: &str) -> Style {
     } else {
         ": "
     };
+    let item_separator = if key_separator == ":" { "," } else { ", " };
     // Escaped non-ASCII (`\u00e9`) and no raw non-ASCII: the file was written with
     // ensure_ascii. Files with neither get raw UTF-8, which stays readable.
-    let escapes_non_ascii = text.split("\\u").skip(1).any(|s| {
-        s.get(..4)
-            .and_then(|h| u32::from_str_radix(h, 16).ok())
-            .is_some_and(|c| c >= 0x80)
-    });
-    let ensure_ascii = escapes_non_ascii && text.is_ascii();
+    let ensure_ascii = text.is_ascii() && escapes_non_ascii(text);
     Style {
         indent,
         key_separator: key_separator.to_string(),
+        item_separator: item_separator.to_string(),
         ensure_ascii,
         newline: newline.to_string(),
     }
+}
+
+/// Whether the JSON text has a `\uXXXX` escape of a non-ASCII character (an escaped
+/// backslash followed by `u` is not one).
+fn escapes_non_ascii(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if b[i] == b'\\' {
+            if b[i + 1] == b'u'
+                && let Some(hex) = text.get(i + 2..i + 6)
+                && u32::from_str_radix(hex, 16).is_ok_and(|c| c >= 0x80)
+            {
+                return true;
+            }
+            i += 2; // skip the escaped character
+        } else {
+            i += 1;
+        }
+    }
+    false
 }
 
 /// The planned change to the file.
@@ -128,7 +148,17 @@ pub fn export(config_text: &str, template: &Value) -> Result<Export, String> {
             "the file's JSON is not an object, so it cannot hold a response_template key".into(),
         );
     };
-    let style = detect_style(config_text);
+    let mut style = detect_style(config_text);
+    // The file's own separator between a key and its value, read off its first entry.
+    if let Some(first) = top.keys().next()
+        && let Some(node) = spans.get(&[PathSeg::Key(first.clone())])
+        && let Some(key) = &node.key
+        && let Some(sep) = config_text.get(key.end..node.value.start)
+        && sep.contains(':')
+        && !sep.contains('\n')
+    {
+        style.key_separator = sep.to_string();
+    }
     let key = PathSeg::Key(CONFIG_KEY.into());
     let new_text = if let Some(node) = spans.get(std::slice::from_ref(&key)) {
         let value = render(template, &style, 1)?;
@@ -175,7 +205,7 @@ fn insert(
             format!("{}{unit}", style.newline),
             format!(",{}{unit}", style.newline),
         ),
-        None => (String::new(), ", ".to_string()),
+        None => (String::new(), style.item_separator.clone()),
     };
     if sorted && let Some(next) = keys.iter().find(|k| k.as_str() > CONFIG_KEY) {
         // Before the first greater key: `"response_template": ..., <newline+indent>"next"`.
@@ -185,12 +215,13 @@ fn insert(
             .start;
         let ws_start = text[..at].trim_end_matches([' ', '\t', '\r', '\n']).len();
         let ws = &text[ws_start..at];
-        let sep = if ws.is_empty() && style.indent.is_none() {
-            " "
+        let entry_sep = if style.indent.is_none() {
+            // One line: the file's item separator (`,` or `, `) already holds any space.
+            format!("{entry}{}", style.item_separator)
         } else {
-            ws
+            format!("{entry},{ws}")
         };
-        return Ok(splice(text, at..at, &format!("{entry},{sep}")));
+        return Ok(splice(text, at..at, &entry_sep));
     }
     match keys.last() {
         Some(last) => {
@@ -281,11 +312,16 @@ fn verify(old: &Value, new_text: &str, template: &Value) -> Result<(), String> {
     let (Value::Dict(old), Value::Dict(new)) = (old, &new) else {
         return Err("internal error: the exported file is not an object".into());
     };
-    let same_rest = old
-        .iter()
-        .filter(|(k, _)| k.as_str() != CONFIG_KEY)
-        .eq(new.iter().filter(|(k, _)| k.as_str() != CONFIG_KEY));
-    if !same_rest || new.get(CONFIG_KEY) != Some(template) {
+    // Compared as JSON text, so that NaN (which the files may hold) equals itself.
+    let dump = |v: &Value| py::json_dumps(v, &DumpOptions::default()).unwrap_or_default();
+    let rest = |d: &crate::engine::value::Dict| {
+        d.iter()
+            .filter(|(k, _)| k.as_str() != CONFIG_KEY)
+            .map(|(k, v)| format!("{k}={}", dump(v)))
+            .collect::<Vec<_>>()
+    };
+    let same_template = new.get(CONFIG_KEY).map(dump) == Some(dump(template));
+    if rest(old) != rest(new) || !same_template {
         return Err("internal error: the exported file would differ from the plan".into());
     }
     Ok(())

@@ -46,7 +46,10 @@ fn typo_in_the_open_delimiter_shows_the_near_miss_and_the_orphan_close() {
         vec![close_at..close_at + "</tool_call>".len()]
     );
     let text = e.lines().join("\n");
-    assert!(text.contains("'<tool' at code point"), "{text}");
+    assert!(
+        text.contains("'<tool' at generation code point 35"),
+        "{text}"
+    );
     assert!(text.contains("then '_' did not fit"), "{text}");
     assert!(
         text.contains("while no region of this field was open"),
@@ -202,4 +205,20 @@ fn headless_explain_prints_the_explanation() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no field 'answer'"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn another_regions_close_is_not_an_orphan() {
+    // Both fields open with `<t>` and close with `</t>`: `a` (alphabetically first) takes the
+    // region, and its `</t>` is not an orphan close of `b`.
+    let t = template(
+        r#"{"start_anchor": "A", "fields": {"b": {"open": "<t>", "close": "</t>"},
+            "a": {"open": "<t>", "close": "</t>"}, "content": {"close": "E"}}}"#,
+    );
+    let e = explained(&t, "", "x<t>in</t>yE", "b");
+    assert!(e.regions.is_empty());
+    assert!(e.stray_closes.is_empty(), "{:?}", e.stray_closes);
+    assert!(
+        matches!(&e.missed_opens[..], [m] if matches!(&m.reason, rtbench::engine::explain::Missed::Beaten { by, .. } if by == "a"))
+    );
 }

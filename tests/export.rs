@@ -191,3 +191,83 @@ fn headless_export_shows_the_change_and_writes_only_when_asked() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn compact_files_keep_their_separators_and_odd_files_are_handled() {
+    let t = template(SMOLLM3);
+    // Sorted compact file: the new entry uses `,` like its neighbours.
+    let plan = export(r#"{"a":1,"z":2}"#, &t).unwrap();
+    reloads_as(&plan.new_text, &t);
+    assert!(
+        plan.new_text
+            .starts_with(r#"{"a":1,"response_template":{"version":1,"#),
+        "{}",
+        plan.new_text
+    );
+    assert!(
+        plan.new_text.ends_with(r#""content":"text"}}},"z":2}"#),
+        "{}",
+        plan.new_text
+    );
+    // A space before the colon is the file's style too.
+    let plan = export("{\n  \"a\" : 1\n}", &t).unwrap();
+    assert!(
+        plan.new_text
+            .contains("\"response_template\" : {\n    \"version\" : 1,"),
+        "{}",
+        plan.new_text
+    );
+    // An escaped backslash before `u00e9` is not an escape of a non-ASCII character.
+    assert!(!detect_style(r#"{"p": "C:\\u00e9x"}"#).ensure_ascii);
+    // NaN in the file (Python's json accepts it) is kept and does not confuse the check.
+    let plan = export("{\"a\": NaN}", &t).unwrap();
+    assert!(
+        plan.new_text
+            .starts_with("{\"a\": NaN, \"response_template\": {"),
+        "{}",
+        plan.new_text
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_config_is_written_through_the_link() {
+    let dir = std::env::temp_dir().join(format!("rtbench-export-link-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("blobs")).unwrap();
+    std::fs::create_dir_all(dir.join("snapshot")).unwrap();
+    let blob = dir.join("blobs/abc123");
+    std::fs::write(&blob, CONFIG).unwrap();
+    let link = dir.join("snapshot/tokenizer_config.json");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink("../blobs/abc123", &link).unwrap();
+    let tpl = dir.join("template.json");
+    std::fs::write(&tpl, SMOLLM3).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_rtbench"))
+        .args([
+            "export",
+            "--template",
+            tpl.to_str().unwrap(),
+            link.to_str().unwrap(),
+            "--write",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        std::fs::read_to_string(&blob).unwrap(),
+        export(CONFIG, &template(SMOLLM3)).unwrap().new_text
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("is a link: wrote"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -6,10 +6,14 @@ use crate::cli::{Failure, InputArgs};
 use crate::engine::explain::explain;
 
 /// `rtbench explain ... FIELD`: prints the explanation as plain text. Exit 0 when the
-/// explanation could be made (whatever it says), 2 for an unknown field or unreadable inputs.
+/// explanation could be made (whatever it says), 1 without a prefix (as `parse`), 2 for an
+/// unknown field or unreadable inputs.
 pub fn run(args: &InputArgs, field: &str) -> Result<(), Failure> {
     let inputs = inputs::read(args)?;
-    let prefix = inputs.prefix.as_deref().unwrap_or("");
+    let prefix = inputs
+        .prefix
+        .as_deref()
+        .ok_or_else(inputs::missing_prefix)?;
     let explanation = explain(
         &inputs.template,
         prefix,

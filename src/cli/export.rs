@@ -20,8 +20,15 @@ pub fn run(template: &Path, config: &Path, write: bool) -> Result<(), Failure> {
     let past = if plan.replaced { "d" } else { "ed" };
     let mut text = plan.diff(&name, 2);
     if write {
-        write_atomically(config, &plan.new_text)
-            .map_err(|e| Failure::usage(format!("cannot write {name}: {e}")))?;
+        // A symlinked config (as in a model cache) is written where the link points, so the
+        // link stays a link.
+        let target = std::fs::canonicalize(config)
+            .map_err(|e| Failure::usage(format!("cannot resolve {name}: {e}")))?;
+        write_atomically(&target, &plan.new_text)
+            .map_err(|e| Failure::usage(format!("cannot write {}: {e}", target.display())))?;
+        if std::fs::symlink_metadata(config).is_ok_and(|m| m.file_type().is_symlink()) {
+            text.push_str(&format!("{name} is a link: wrote {}\n", target.display()));
+        }
         text.push_str(&format!(
             "{name}: response_template written ({verb}{past}); every other byte is unchanged"
         ));

@@ -86,8 +86,10 @@ pub struct Explanation {
     pub stray_closes: Vec<Range<usize>>,
     pub anchor: AnchorCut,
     pub parse_error: Option<ParseError>,
-    /// The document the ranges refer to.
+    /// The document the ranges refer to (prefix + generation).
     pub document: String,
+    /// Length of the prefix in the document (bytes).
+    pub prefix_len: usize,
 }
 
 /// Explains `field` for one generation.
@@ -217,11 +219,18 @@ pub fn explain(
                     || (g.ended_by == Ending::Failed && g.body.end == document.len()))
         }),
     ) {
+        // A close that was cut off is near the end: search the last 4096 characters.
         let body = &document[last.body.clone()];
+        let from = body.char_indices().rev().nth(4095).map_or(0, |(i, _)| i);
+        let base = last.body.start + from;
         nearest_close = close
-            .nearest_partial(body, 4096)
+            .nearest_partial(&body[from..], 4096)
             .map_err(regex)?
-            .map(|r| last.body.start + r.start..last.body.start + r.end);
+            .filter(|r| {
+                let t = &body[from..][r.clone()];
+                t.chars().nth(1).is_some() && !t.trim().is_empty()
+            })
+            .map(|r| base + r.start..base + r.end);
     }
     let mut stray_closes = Vec::new();
     if let (Some(_), Some(close)) = (&f.open, &f.close) {
@@ -231,11 +240,13 @@ pub fn explain(
                 g.field == f.name
                     && (g.close == at || (g.body.start <= at.start && at.start < g.body.end))
             });
+            // Text inside another explicit region, or that is another region's delimiter,
+            // was never a candidate for this field's close.
             let inside_other = regions.iter().any(|g| {
                 g.field != f.name
-                    && !g.open.is_empty()
-                    && g.body.start <= at.start
-                    && at.start < g.body.end
+                    && ((!g.open.is_empty() && g.body.start <= at.start && at.start < g.body.end)
+                        || overlaps(&g.open, &at)
+                        || overlaps(&g.close, &at))
             });
             if !own && !inside_other && !at.is_empty() {
                 stray_closes.push(at);
@@ -255,6 +266,7 @@ pub fn explain(
         stray_closes,
         anchor,
         parse_error,
+        prefix_len: prefix.len(),
         document,
     })
 }
@@ -379,10 +391,21 @@ fn regions(template: &Template, events: &[Event], doc_len: usize) -> Vec<Region>
 }
 
 impl Explanation {
-    fn cp(&self, byte: usize) -> usize {
-        self.document[..byte.min(self.document.len())]
-            .chars()
-            .count()
+    /// A position for people: code points counted from the start of the generation, or of the
+    /// prefix for text in the prefix.
+    fn cp(&self, byte: usize) -> String {
+        let byte = byte.min(self.document.len());
+        if byte >= self.prefix_len {
+            format!(
+                "generation code point {}",
+                self.document[self.prefix_len..byte].chars().count()
+            )
+        } else {
+            format!(
+                "prefix code point {}",
+                self.document[..byte].chars().count()
+            )
+        }
     }
 
     fn quote(&self, r: &Range<usize>) -> String {
@@ -401,7 +424,7 @@ impl Explanation {
             None => "then the text ended".to_string(),
         };
         format!(
-            "{} at code point {} ({} matched, {stop}) in {}",
+            "{} at {} ({} matched, {stop}) in {}",
             self.quote(r),
             self.cp(r.start),
             characters(self.document[r.clone()].chars().count()),
@@ -439,32 +462,28 @@ impl Explanation {
         }
         for (i, g) in self.regions.iter().enumerate() {
             let opened = if g.open.is_empty() {
-                format!(
-                    "opened at code point {} (first leftover text)",
-                    self.cp(g.open.start)
-                )
+                format!("opened at {} (first leftover text)", self.cp(g.open.start))
             } else {
                 format!(
-                    "opened by {} at code point {}",
+                    "opened by {} at {}",
                     self.quote(&g.open),
                     self.cp(g.open.start)
                 )
             };
             let ended = match &g.ended_by {
                 Ending::Close => format!(
-                    "closed by {} at code point {}",
+                    "closed by {} at {}",
                     self.quote(&g.close),
                     self.cp(g.close.start)
                 ),
-                Ending::Open(by) => format!(
-                    "ended at code point {} where '{by}' opened",
-                    self.cp(g.close.start)
-                ),
+                Ending::Open(by) => {
+                    format!("ended at {} where '{by}' opened", self.cp(g.close.start))
+                }
                 Ending::EndOfStream => {
                     "ran to the end of the stream (its close never matched)".into()
                 }
                 Ending::Failed => format!(
-                    "its body up to code point {} could not be parsed (below)",
+                    "its body up to {} could not be parsed (below)",
                     self.cp(g.body.end)
                 ),
             };
@@ -480,7 +499,7 @@ impl Explanation {
                     "it lay inside the '{f}' region, where only that region's close is watched"
                 ),
                 Missed::Beaten { by, at } => format!(
-                    "'{by}' matched {} at code point {} first (earliest start wins, then the longest match, then opens before closes, then field names in alphabetical order)",
+                    "'{by}' matched {} at {} first (earliest start wins, then the longest match, then opens before closes, then field names in alphabetical order)",
                     self.quote(at),
                     self.cp(at.start)
                 ),
@@ -489,7 +508,7 @@ impl Explanation {
                 }
             };
             out.push(format!(
-                "  the open delimiter appears at code point {} but did not open the field: {why}",
+                "  the open delimiter appears at {} but did not open the field: {why}",
                 self.cp(m.at.start)
             ));
         }
@@ -525,7 +544,7 @@ impl Explanation {
                 ""
             };
             out.push(format!(
-                "  the close delimiter appears at code point {} ({}) while no region of this field was open{hint}",
+                "  the close delimiter appears at {} ({}) while no region of this field was open{hint}",
                 self.cp(r.start),
                 self.context(r)
             ));
@@ -535,12 +554,12 @@ impl Explanation {
                 "  prefix: none was given, so nothing the prompt wrote is known (a chat template that opens a region, such as <think>, for the model leaves this region unopened); pass the prompt as the prefix".into(),
             ),
             AnchorCut::NotFound { prefix_len } => out.push(format!(
-                "  prefix: the start anchor was not found in it, so the whole prefix ({} characters, earlier turns included) was parsed",
-                self.document[..*prefix_len].chars().count()
+                "  prefix: the start anchor was not found in it, so the whole prefix ({}, earlier turns included) was parsed",
+                characters(self.document[..*prefix_len].chars().count())
             )),
             AnchorCut::Cut { at, kept } => out.push(format!(
-                "  prefix: cut after the last start anchor at code point {}; the parser saw {} of it",
-                self.cp(*at),
+                "  prefix: cut after the last start anchor at {}; the parser saw {} of it",
+                format!("prefix code point {}", self.document[..*at].chars().count()),
                 if kept.is_empty() { "nothing".to_string() } else { self.quote(kept) }
             )),
         }
