@@ -79,6 +79,20 @@ fn close_anchored_at_text_start_can_never_match() {
     let (line, col, msg) = one(text);
     assert_eq!((line, col), position(text, "\"^</tc>"));
     assert!(msg.contains("can never match after the open"), "{msg}");
+    // Anchors inside lookarounds and repeats pin the match to the start too.
+    for close in ["(?<=^)</tc>", "(?=^)</tc>", "^+</tc>"] {
+        let text = format!(
+            "{{\"start_anchor\": \"A\", \"fields\": {{\"t\": {{\"open\": \"<tc>\", \"close_pattern\": \"{close}\"}}, \"c\": {{\"close\": \"E\"}}}}}}"
+        );
+        assert!(one(&text).2.contains("can never match"), "{close}");
+    }
+    // A lookbehind that needs text before the anchor's position is not pinned to it.
+    assert_eq!(
+        warnings(
+            "{\"start_anchor\": \"A\", \"fields\": {\"t\": {\"open\": \"<t>\", \"close_pattern\": \"(?<=^a)x\"}, \"c\": {\"close\": \"E\"}}}"
+        ),
+        vec![]
+    );
     // A multiline `^` can match at a line start inside the region: no warning.
     assert_eq!(
         warnings(

@@ -444,9 +444,16 @@ fn a_failing_feed_ends_the_replay_at_that_step() {
     assert!(matches!(r.step(*step).kind, StepKind::Feed { .. }));
     assert_eq!(r.step(*step).error.as_ref(), Some(error));
     assert!(error.message.contains("tool_calls"), "{}", error.message);
-    // Fed up to the failing chunk, which holds the close delimiter's last character.
-    // Fed up to the failing chunk ("all>n", which completes the close), nothing after it.
-    assert_eq!(r.document(), &text[..30]);
+    // Fed up to the failing chunk ("all>n", which completes the close); the rest was never
+    // fed, and stays in the document painted as such.
+    assert_eq!(r.step(*step).fed_to, 30);
+    assert_eq!(r.document(), text);
+    let unfed = r
+        .paint(*step)
+        .into_iter()
+        .find(|g| g.paint == Paint::Unfed)
+        .unwrap();
+    assert_eq!(unfed.range, 30..text.len());
     // The partial message at the failure still shows the tool call being streamed.
     let partial = r.partial_message(*step);
     assert!(!partial.finished);

@@ -645,6 +645,10 @@ fn replay_keys_step_play_and_change_the_chunking() {
     update::on_action(&mut state, Action::Down);
     let rs = state.replay.as_ref().unwrap();
     let e = rs.selected_event.unwrap();
+    assert_eq!(
+        e, 0,
+        "↓ from a step without events selects the next event, not the one after"
+    );
     assert_eq!(rs.step, rs.replay.timeline()[e].step);
 
     // Esc goes back to inspecting; q still quits.
@@ -751,4 +755,36 @@ fn chunking_check_overlay_passes_a_sample_and_finds_a_chunking_dependent_templat
     let text = o.lines.join("\n");
     assert!(text.contains("smallest: size 1"), "{text}");
     assert!(text.contains("$.message.plan"), "{text}");
+}
+
+#[test]
+fn replay_of_a_feed_that_fails_counts_feeds_and_keeps_the_unfed_text() {
+    const BAD: &str = "--- prefix ---\n--- generation ---\n<tool_call>\n{bad json}\n</tool_call>\nafter text é<|im_end|>\n";
+    let mut state = loaded(&inputs(TEMPLATE, &[("bad.sample", BAD)]), (80, 24), 0);
+    update::on_action(&mut state, Action::Replay);
+    update::on_action(&mut state, Action::Bottom);
+    let rs = state.replay.as_ref().unwrap();
+    let step = rs.replay.step(rs.step);
+    assert!(step.error.is_some());
+    let screen = dump(&render(&state));
+    assert!(
+        screen.contains(&format!("feed {} of {}", rs.feeds, rs.feeds)),
+        "{screen}"
+    );
+    let total = rs.replay.document().chars().count();
+    let fed = rs.replay.document()[..step.fed_to].chars().count();
+    assert!(fed < total);
+    assert!(
+        screen.contains(&format!("fed {fed}/{total} cp")),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("after text é"),
+        "the unfed text is shown: {screen}"
+    );
+    assert!(screen.contains("error: Field 'tool_calls'"), "{screen}");
+    assert!(
+        !screen.contains("live tool_calls"),
+        "no live region after the failure: {screen}"
+    );
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::engine::chunking::Chunking;
-use crate::engine::replay::Replay;
+use crate::engine::replay::{Replay, StepKind};
 use crate::workbench::analysis::Analysis;
 
 /// How the generation is cut into feeds.
@@ -66,6 +66,8 @@ pub struct ReplayState {
     pub timeline_top: usize,
     /// Byte offset of every line start in the replay's document.
     pub line_starts: Vec<usize>,
+    /// How many feed steps the replay has.
+    pub feeds: usize,
 }
 
 /// Chunk sizes as typed: `3`, `3,5,1`, `2 7` (code points, each at least 1).
@@ -100,8 +102,9 @@ impl ReplayState {
             selected_event: None,
             timeline_top: 0,
             line_starts: Vec::new(),
+            feeds: 0,
         };
-        state.line_starts = line_starts(state.replay.document());
+        state.refresh();
         state
     }
 
@@ -127,7 +130,7 @@ impl ReplayState {
         let same_sample = self.sample_name == a.sample_name;
         self.replay = Arc::new(build(a, &self.chunking()));
         self.sample_name = a.sample_name.clone();
-        self.line_starts = line_starts(self.replay.document());
+        self.refresh();
         self.step = if !same_sample {
             0
         } else if at_end {
@@ -138,13 +141,31 @@ impl ReplayState {
         self.selected_event = None;
     }
 
-    /// The first step that has fed at least up to `fed` (document offset).
+    /// What is derived from the replay once per build.
+    fn refresh(&mut self) {
+        self.line_starts = line_starts(self.replay.document());
+        self.feeds = self
+            .replay
+            .steps()
+            .filter(|s| matches!(s.kind, StepKind::Feed { .. }))
+            .count();
+    }
+
+    /// The step whose fed text ends nearest to `fed` (document offset), so that switching
+    /// chunkings back and forth does not drift along the text.
     fn step_at(&self, fed: usize) -> usize {
         let r = &self.replay;
         if fed <= r.step(0).fed_to {
             return 0;
         }
-        r.step_feeding(fed.saturating_sub(1)).min(r.last_step())
+        let after = r.step_feeding(fed.saturating_sub(1)).min(r.last_step());
+        let before = after.saturating_sub(1);
+        let distance = |s: usize| r.step(s).fed_to.abs_diff(fed);
+        if distance(before) < distance(after) {
+            before
+        } else {
+            after
+        }
     }
 
     pub fn interval(&self) -> std::time::Duration {
@@ -228,10 +249,20 @@ impl ReplayState {
         if n == 0 {
             return;
         }
-        let from = self
-            .selected_event
-            .unwrap_or_else(|| self.replay.step(self.step).events.start.min(n - 1));
-        self.select_event((from as isize + delta).clamp(0, n as isize - 1) as usize);
+        let to = match self.selected_event {
+            Some(from) => from as isize + delta,
+            // Nothing selected: the step's events start at the next event, which ↓ selects
+            // first; ↑ selects the one before it.
+            None => {
+                let next = self.replay.step(self.step).events.start as isize;
+                if delta > 0 {
+                    next + delta - 1
+                } else {
+                    next + delta
+                }
+            }
+        };
+        self.select_event(to.clamp(0, n as isize - 1) as usize);
     }
 
     /// A short label of the chunking (`size 3`, `sizes 3,5,1`, `random seed 2`, ...).
@@ -248,6 +279,7 @@ impl ReplayState {
             ),
             ChunkKind::Random => format!("random 1-12 cp, seed {}", self.seed),
             ChunkKind::Tokens => "tokens".into(),
+            ChunkKind::Bytes if self.size == 1 => "1 byte".into(),
             ChunkKind::Bytes => format!("{} bytes", self.size),
         }
     }

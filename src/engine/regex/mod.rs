@@ -416,6 +416,31 @@ fn starts_at_text_start(node: &Node) -> bool {
         }
         Node::Alt(items) => !items.is_empty() && items.iter().all(starts_at_text_start),
         Node::Group { node, .. } | Node::Atomic(node) => starts_at_text_start(node),
+        Node::Repeat { node, min, .. } => *min >= 1 && starts_at_text_start(node),
+        // `(?=^…)` checks the match start; `(?<=^)` only when nothing comes after the anchor.
+        Node::Look {
+            positive: true,
+            behind: false,
+            node,
+        } => starts_at_text_start(node),
+        Node::Look {
+            positive: true,
+            behind: true,
+            node,
+        } => is_text_start(node),
+        _ => false,
+    }
+}
+
+/// Whether `node` is a start-of-text anchor and nothing else.
+fn is_text_start(node: &Node) -> bool {
+    match node {
+        Node::Assert(ast::Assertion::StartOfString) => true,
+        Node::Group { node, .. } => is_text_start(node),
+        Node::Seq(items) => {
+            let mut items = items.iter().filter(|n| !matches!(n, Node::Empty));
+            items.next().is_some_and(is_text_start) && items.next().is_none()
+        }
         _ => false,
     }
 }

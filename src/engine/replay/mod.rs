@@ -266,8 +266,13 @@ impl Replay {
     /// Feeds the generation chunk by chunk, one step each; false when a feed failed.
     fn feed_all(&mut self, parser: &mut Parser, generation: &str, client: &mut Client) -> bool {
         let chunking = self.chunking.clone();
+        let mut failed = false;
         for (source, text, replaced) in feeds(&chunking, generation) {
             self.document.push_str(&text);
+            if failed {
+                // Never fed: kept in the document so that a view shows it as such.
+                continue;
+            }
             let mut step = self.next_record(Kind::Feed, parser);
             step.source_end = source.end;
             step.replaced = u32::try_from(replaced).unwrap_or(u32::MAX);
@@ -278,11 +283,11 @@ impl Replay {
                 }
                 Err(error) => {
                     self.fail(step, error, parser);
-                    return false;
+                    failed = true;
                 }
             }
         }
-        true
+        !failed
     }
 
     /// The finalize step and the outcome.

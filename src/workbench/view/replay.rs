@@ -310,7 +310,7 @@ fn step(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
     let what = match s.kind {
         StepKind::Prefix => "the prefix (initial events)".to_string(),
         StepKind::Feed { index } => {
-            format!("feed {} of {}", index + 1, r.last_step().saturating_sub(1))
+            format!("feed {} of {}", index + 1, rs.feeds)
         }
         StepKind::Finalize => "finalize (end of stream)".to_string(),
     };
@@ -395,7 +395,14 @@ fn step(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
         }
     }
     if let Some(e) = &s.error {
-        lines.push(Line::styled(format!("error: {}", e.message), theme.error()));
+        for (i, l) in e.message.lines().enumerate() {
+            let l = if i == 0 {
+                format!("error: {l}")
+            } else {
+                format!("  {l}")
+            };
+            lines.push(Line::styled(l, theme.error()));
+        }
     }
     frame.render_widget(
         block(theme, vec![Span::styled("step", theme.title(false))], false),
@@ -416,9 +423,7 @@ fn message(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
     let inner = inner(area);
     let status = if pm.finished {
         Span::styled(" final ", theme.ok())
-    } else if let Outcome::Failed { step, .. } = r.outcome()
-        && *step <= rs.step
-    {
+    } else if matches!(r.outcome(), Outcome::Failed { step, .. } if *step <= rs.step) {
         Span::styled(" failed ", theme.error())
     } else {
         Span::styled(" so far ", theme.dim())
@@ -427,7 +432,8 @@ fn message(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
     frame.render_widget(block(theme, title, false), area);
     let json = crate::workbench::analysis::pretty_json(&pm.to_value(r.template()));
     let mut lines = highlight::json_lines(&json, &theme.syntect_theme, theme.no_color);
-    if let Some(live) = &pm.live {
+    let failed = matches!(r.outcome(), Outcome::Failed { step, .. } if *step <= rs.step);
+    if let Some(live) = pm.live.as_ref().filter(|_| !failed) {
         let how = if live.dirty {
             "raw text until it closes"
         } else {

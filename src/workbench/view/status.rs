@@ -50,7 +50,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     }
     if let Some(text) = &state.prompt {
         left.push(Span::styled(
-            format!(" chunk sizes: {text}▏ (Enter applies, Esc cancels) "),
+            format!(" sizes: {text}▏ Enter / Esc "),
             theme.selected(),
         ));
     }
