@@ -558,8 +558,8 @@ impl Explanation {
                 characters(self.document[..*prefix_len].chars().count())
             )),
             AnchorCut::Cut { at, kept } => out.push(format!(
-                "  prefix: cut after the last start anchor at {}; the parser saw {} of it",
-                format!("prefix code point {}", self.document[..*at].chars().count()),
+                "  prefix: cut after the last start anchor at prefix code point {}; the parser saw {} of it",
+                self.document[..*at].chars().count(),
                 if kept.is_empty() { "nothing".to_string() } else { self.quote(kept) }
             )),
         }
