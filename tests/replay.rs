@@ -73,21 +73,52 @@ fn cuts_of(chunks: &[String]) -> Vec<usize> {
     cuts
 }
 
+/// A recorded conformance case whose template loads and which has a prefix.
+struct Corpus {
+    name: String,
+    template: Arc<Template>,
+    prefix: String,
+    tools: Option<Value>,
+    output: String,
+    case: Value,
+}
+
+fn corpus() -> Vec<Corpus> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance/shared");
+    common::load_cases(&dir)
+        .into_iter()
+        .filter_map(|case| {
+            let template = load_template(get(&case, "template")).ok()?;
+            let prefix = get(&case, "prefix").as_str()?.to_string();
+            Some(Corpus {
+                name: get(&case, "name").as_str().unwrap_or("?").to_string(),
+                template: Arc::new(template),
+                prefix,
+                tools: Some(get(&case, "tools"))
+                    .filter(|t| !matches!(t, Value::Null))
+                    .cloned(),
+                output: get(&case, "output")
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                case,
+            })
+        })
+        .collect()
+}
+
 #[test]
 fn replays_reproduce_the_references_recorded_streams_step_by_step() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance/shared");
     let mut streams = 0;
-    for case in common::load_cases(&dir) {
-        let name = get(&case, "name").as_str().unwrap_or("?").to_string();
-        let (Ok(template), Some(prefix)) = (
-            load_template(get(&case, "template")),
-            get(&case, "prefix").as_str(),
-        ) else {
-            continue;
-        };
-        let template = Arc::new(template);
-        let tools = Some(get(&case, "tools")).filter(|t| !matches!(t, Value::Null));
-        let output = get(&case, "output").as_str().unwrap();
+    for c in corpus() {
+        let (name, prefix, output, tools) = (
+            c.name.clone(),
+            c.prefix.as_str(),
+            c.output.as_str(),
+            c.tools.as_ref(),
+        );
+        let template = Arc::clone(&c.template);
+        let case = &c.case;
         for stream in get(&case, "streams").as_list().unwrap_or(&[]) {
             let label = get(stream, "label").as_str().unwrap_or("?");
             let chunks: Vec<String> = get(stream, "chunks")
@@ -561,19 +592,15 @@ fn a_long_chunk_1_replay_builds_in_linear_time() {
 
 #[test]
 fn every_view_of_every_step_holds_its_invariants_on_the_whole_corpus() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance/shared");
     let mut steps = 0;
-    for case in common::load_cases(&dir) {
-        let name = get(&case, "name").as_str().unwrap_or("?").to_string();
-        let (Ok(template), Some(prefix)) = (
-            load_template(get(&case, "template")),
-            get(&case, "prefix").as_str(),
-        ) else {
-            continue;
-        };
-        let template = Arc::new(template);
-        let tools = Some(get(&case, "tools")).filter(|t| !matches!(t, Value::Null));
-        let output = get(&case, "output").as_str().unwrap();
+    for c in corpus() {
+        let (name, prefix, output, tools) = (
+            c.name.clone(),
+            c.prefix.as_str(),
+            c.output.as_str(),
+            c.tools.as_ref(),
+        );
+        let template = Arc::clone(&c.template);
         for chunking in [
             Chunking::Bytes(3),
             Chunking::Random {

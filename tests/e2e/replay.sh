@@ -11,14 +11,7 @@
 # Usage: tests/e2e/replay.sh   (RTBENCH=path/to/rtbench to skip the build; SIZE=80x24 to resize)
 set -euo pipefail
 
-command -v tmux >/dev/null || { echo "tmux is needed (apt-get install -y tmux)" >&2; exit 2; }
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-if [[ -z "${RTBENCH:-}" ]]; then
-  (cd "$root" && cargo build --quiet)
-  RTBENCH="$root/target/debug/rtbench"
-fi
-RTBENCH="$(realpath "$RTBENCH")"
-size="${SIZE:-120x40}"
+source "$(dirname "$0")/lib.sh"
 session="rtbench-replay-$$"
 trap 'tmux kill-session -t "$session" 2>/dev/null || true' EXIT
 
@@ -38,7 +31,7 @@ wait_for() {
 
 ok() { echo "ok - $*"; }
 
-tmux new-session -d -s "$session" -x "${size%x*}" -y "${size#*x}" \
+tmux new-session -d -s "$session" -x "$cols" -y "$rows" \
   "$RTBENCH $root/samples/smollm3/template.json $root/samples/smollm3/weather-tool-call.sample"
 wait_for "weather-tool-call"
 

@@ -9,16 +9,7 @@
 # Usage: tests/e2e/watch.sh   (RTBENCH=path/to/rtbench to skip the build; SIZE=80x24 to resize)
 set -euo pipefail
 
-command -v tmux >/dev/null || { echo "tmux is needed (apt-get install -y tmux)" >&2; exit 2; }
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-if [[ -z "${RTBENCH:-}" ]]; then
-  (cd "$root" && cargo build --quiet)
-  RTBENCH="$root/target/debug/rtbench"
-fi
-RTBENCH="$(realpath "$RTBENCH")"
-size="${SIZE:-120x40}"
-cols="${size%x*}"
-rows="${size#*x}"
+source "$(dirname "$0")/lib.sh"
 session="rtbench-e2e-$$"
 work="$(mktemp -d)"
 cleanup() {

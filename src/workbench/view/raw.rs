@@ -39,12 +39,18 @@ pub fn shown_char(c: char) -> (char, usize) {
 
 /// The wrapped rows of one line (byte ranges into the document); at least one row.
 pub fn rows_of_line(a: &Analysis, line: usize, width: usize) -> Vec<Range<usize>> {
-    let r = a.line_range(line);
+    wrap_rows(&a.document, a.line_range(line), width)
+}
+
+/// The rows `line` (a byte range of `text` without its line break) takes when wrapped to
+/// `width` cells: byte ranges, at least one.
+pub fn wrap_rows(text: &str, line: Range<usize>, width: usize) -> Vec<Range<usize>> {
     let width = width.max(2);
-    let text = &a.document[r.clone()];
-    if text.is_ascii() {
+    let r = line;
+    let slice = &text[r.clone()];
+    if slice.is_ascii() {
         // Every ASCII character takes one cell.
-        if text.is_empty() {
+        if slice.is_empty() {
             return vec![r];
         }
         return (r.start..r.end)
@@ -55,7 +61,7 @@ pub fn rows_of_line(a: &Analysis, line: usize, width: usize) -> Vec<Range<usize>
     let mut rows = Vec::new();
     let mut start = r.start;
     let mut used = 0;
-    for (i, c) in a.document[r.clone()].char_indices() {
+    for (i, c) in slice.char_indices() {
         let w = shown_char(c).1;
         if used + w > width {
             rows.push(start..r.start + i);

@@ -28,7 +28,7 @@ use crate::workbench::highlight;
 use crate::workbench::replay::ReplayState;
 use crate::workbench::state::State;
 use crate::workbench::theme::Theme;
-use crate::workbench::view::raw::shown_char;
+use crate::workbench::view::raw::{shown_char, wrap_rows};
 
 /// `text` as a Python string literal, cut to `max` characters with an ellipsis after the quote.
 fn quoted(text: &str, max: usize) -> String {
@@ -126,26 +126,6 @@ fn paint_style(theme: &Theme, paint: Paint) -> Style {
     }
 }
 
-/// The wrapped rows of the document line starting at `start` and ending at `end` (without its
-/// line break): byte ranges, at least one.
-fn wrap(doc: &str, line: Range<usize>, width: usize) -> Vec<Range<usize>> {
-    let width = width.max(2);
-    let mut rows = Vec::new();
-    let mut start = line.start;
-    let mut used = 0;
-    for (i, c) in doc[line.clone()].char_indices() {
-        let w = shown_char(c).1;
-        if used + w > width {
-            rows.push(start..line.start + i);
-            start = line.start + i;
-            used = 0;
-        }
-        used += w;
-    }
-    rows.push(start..line.end);
-    rows
-}
-
 /// The document rows to show: the row holding `focus` about two thirds down.
 fn visible_rows(rs: &ReplayState, width: usize, height: usize, focus: usize) -> Vec<Range<usize>> {
     let doc = rs.replay.document();
@@ -160,7 +140,7 @@ fn visible_rows(rs: &ReplayState, width: usize, height: usize, focus: usize) -> 
     let want_before = (height * 2 / 3).max(1);
     let mut line = focus_line;
     loop {
-        let rows = wrap(doc, line_range(line), width);
+        let rows = wrap_rows(doc, line_range(line), width);
         let rows: Vec<_> = if line == focus_line {
             let k = rows.iter().rposition(|r| r.start <= focus).unwrap_or(0);
             rows[..=k].to_vec()
@@ -182,7 +162,7 @@ fn visible_rows(rs: &ReplayState, width: usize, height: usize, focus: usize) -> 
     let mut line = focus_line;
     let mut skip = out.iter().filter(|r| r.start >= starts[focus_line]).count();
     while out.len() < height && line < starts.len() {
-        for r in wrap(doc, line_range(line), width) {
+        for r in wrap_rows(doc, line_range(line), width) {
             if skip > 0 {
                 skip -= 1;
                 continue;
