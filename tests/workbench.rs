@@ -788,3 +788,24 @@ fn replay_of_a_feed_that_fails_counts_feeds_and_keeps_the_unfed_text() {
         "no live region after the failure: {screen}"
     );
 }
+
+#[test]
+fn lint_warnings_appear_in_the_diagnostics() {
+    // The implicit field has no close: the reference loads this, but it is likely a mistake.
+    const NO_CLOSE: &str = "{\"start_anchor\": \"<|im_start|>assistant\\n\",\n  \"fields\": {\"thinking\": {\"open\": \"<think>\", \"close\": \"</think>\"},\n   \"content\": {}}}";
+    let state = loaded(&inputs(NO_CLOSE, &[("w.sample", WEATHER)]), (120, 40), 0);
+    assert!(state.template_error.is_none());
+    assert_eq!(state.lint.len(), 1);
+    let (lines, errors, warnings) = view::diagnostics::lines(&state, 100);
+    assert_eq!(errors, 0);
+    assert!(warnings >= 1);
+    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let text = text.join("\n");
+    assert!(
+        text.contains("field 'content' takes leftover text and has no close"),
+        "{text}"
+    );
+    assert!(text.contains("demo/template.json:3:4"), "{text}");
+    // The bundled template has none.
+    assert!(loaded(&valid_inputs(), (80, 24), 1).lint.is_empty());
+}

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::engine::diagnostic::Diagnostic;
 use crate::engine::template::Template;
 use crate::engine::template::load_template;
-use crate::engine::template::source::{LoadError, load_file, source_from_text};
+use crate::engine::template::source::{LoadError, TemplateSource, load_file, source_from_text};
 use crate::sample::{Sample, expand, parse_sample};
 
 const BUNDLED_DIR: &str = "samples/smollm3";
@@ -65,6 +65,8 @@ pub struct Inputs {
 pub struct LoadedTemplate {
     pub template: Arc<Template>,
     pub name: String,
+    /// Lint warnings about the template, located in its file.
+    pub lint: Vec<Diagnostic>,
 }
 
 /// One sample as read now: its text and parsed form, or why it cannot be used.
@@ -176,7 +178,11 @@ impl Inputs {
         let name = self.template.name();
         match &self.template {
             Source::File(p) => match load_file(p) {
-                Ok((template, _)) => Ok(LoadedTemplate { template, name }),
+                Ok((template, source)) => Ok(LoadedTemplate {
+                    lint: lint_warnings(&template, &source),
+                    template,
+                    name,
+                }),
                 Err(LoadError::Io { error, .. }) => Err(Box::new(
                     Diagnostic::error(format!("cannot read the template: {error}"))
                         .in_file(name)
@@ -195,6 +201,7 @@ impl Inputs {
                 let template = load_template(source.template_value())
                     .map_err(|e| Box::new(source.diagnose(&e)))?;
                 Ok(LoadedTemplate {
+                    lint: lint_warnings(&template, &source),
                     template: Arc::new(template),
                     name,
                 })
@@ -262,4 +269,12 @@ mod tests {
             assert!(read_sample(s).sample.is_ok());
         }
     }
+}
+
+/// The lint findings of a loaded template as located warnings.
+fn lint_warnings(template: &Template, source: &TemplateSource) -> Vec<Diagnostic> {
+    crate::engine::template::lint::lint(template, source.template_value())
+        .iter()
+        .map(|f| source.warn(f))
+        .collect()
 }

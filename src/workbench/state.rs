@@ -100,6 +100,8 @@ pub struct Report {
     pub shown: Option<Shown>,
     /// Fields that no sample matched.
     pub never_matched: Vec<String>,
+    /// Lint warnings about the template.
+    pub lint: Vec<Diagnostic>,
     /// How long the analysis took.
     pub took: std::time::Duration,
 }
@@ -142,6 +144,8 @@ pub struct State {
     pub samples: Vec<SampleEntry>,
     pub selected_sample: usize,
     pub never_matched: Vec<String>,
+    /// Lint warnings about the template (kept while the template is invalid).
+    pub lint: Vec<Diagnostic>,
     /// The result on screen.
     pub shown: Option<Shown>,
     /// The last result with a message for the same sample (shown, marked stale, while the
@@ -189,6 +193,7 @@ impl State {
             samples: Vec::new(),
             selected_sample: 0,
             never_matched: Vec::new(),
+            lint: Vec::new(),
             shown: None,
             last_good: None,
             cursor: 0,

@@ -731,6 +731,7 @@ pub fn on_report(state: &mut State, report: Report) {
         state.samples = report.samples;
         if state.template_error.is_none() {
             state.never_matched = report.never_matched;
+            state.lint = report.lint;
         }
         if state.selected_sample >= state.samples.len() {
             state.selected_sample = state.samples.len().saturating_sub(1);

@@ -53,6 +53,7 @@ pub fn compute(inputs: &Inputs, req: &Request) -> Report {
                 sample_error: None,
                 shown: None,
                 never_matched: Vec::new(),
+                lint: Vec::new(),
                 took: started.elapsed(),
             };
         }
@@ -118,6 +119,7 @@ pub fn compute(inputs: &Inputs, req: &Request) -> Report {
         sample_error,
         shown,
         never_matched,
+        lint: loaded.lint,
         took: started.elapsed(),
     }
 }
@@ -149,6 +151,7 @@ fn compute_guarded(inputs: &Inputs, req: &Request) -> Report {
                 )),
                 shown: None,
                 never_matched: Vec::new(),
+                lint: Vec::new(),
                 took: started.elapsed(),
             }
         },

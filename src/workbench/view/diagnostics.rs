@@ -185,6 +185,10 @@ pub fn lines(state: &State, width: usize) -> (Vec<Line<'static>>, usize, usize) 
             );
         }
     }
+    for d in &state.lint {
+        warnings += 1;
+        out.extend(diagnostic_lines(d, state, width));
+    }
     for f in &state.never_matched {
         warnings += 1;
         out.push(Line::from(vec![
