@@ -119,7 +119,7 @@ fn replays_reproduce_the_references_recorded_streams_step_by_step() {
         );
         let template = Arc::clone(&c.template);
         let case = &c.case;
-        for stream in get(&case, "streams").as_list().unwrap_or(&[]) {
+        for stream in get(case, "streams").as_list().unwrap_or(&[]) {
             let label = get(stream, "label").as_str().unwrap_or("?");
             let chunks: Vec<String> = get(stream, "chunks")
                 .as_list()

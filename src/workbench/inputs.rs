@@ -255,6 +255,14 @@ pub fn read_sample(source: &Source) -> SampleFile {
     SampleFile { name, text, sample }
 }
 
+/// The lint findings of a loaded template as located warnings.
+fn lint_warnings(template: &Template, source: &TemplateSource) -> Vec<Diagnostic> {
+    crate::engine::template::lint::lint(template, source.template_value())
+        .iter()
+        .map(|f| source.warn(f))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,12 +277,4 @@ mod tests {
             assert!(read_sample(s).sample.is_ok());
         }
     }
-}
-
-/// The lint findings of a loaded template as located warnings.
-fn lint_warnings(template: &Template, source: &TemplateSource) -> Vec<Diagnostic> {
-    crate::engine::template::lint::lint(template, source.template_value())
-        .iter()
-        .map(|f| source.warn(f))
-        .collect()
 }
