@@ -162,7 +162,7 @@ fn replays_reproduce_the_references_recorded_streams_step_by_step() {
 fn check_steps(r: &Replay, stream: &Value, feeds: &[Value], chunks: &[String], at: &str) {
     assert_eq!(r.step(0).kind, StepKind::Prefix, "{at}");
     let initial = get(stream, "initial_events").as_list().unwrap_or(&[]);
-    assert_events(&r.reference_events(0), initial, &format!("{at} initial"));
+    common::assert_events(&r.reference_events(0), initial, &format!("{at} initial"));
     let fed_steps = r
         .steps()
         .filter(|s| matches!(s.kind, StepKind::Feed { .. }))
@@ -173,26 +173,19 @@ fn check_steps(r: &Replay, stream: &Value, feeds: &[Value], chunks: &[String], a
         let last = r.last_step();
         assert_eq!(r.step(last).kind, StepKind::Finalize, "{at}");
         let finals = get(stream, "final_events").as_list().unwrap_or(&[]);
-        assert_events(&r.reference_events(last), finals, &format!("{at} final"));
+        common::assert_events(&r.reference_events(last), finals, &format!("{at} final"));
     }
     for (i, feed) in feeds.iter().enumerate().take(fed_steps) {
         let step = i + 1;
         assert_eq!(r.step(step).kind, StepKind::Feed { index: i }, "{at}");
         assert_eq!(r.chunk_text(step), chunks[i], "{at} chunk {i}");
         if r.step(step).error.is_none() {
-            assert_events(
+            common::assert_events(
                 &r.reference_events(step),
                 feed.as_list().unwrap(),
                 &format!("{at} feed {i}"),
             );
         }
-    }
-}
-
-fn assert_events(ours: &[Value], theirs: &[Value], at: &str) {
-    assert_eq!(ours.len(), theirs.len(), "{at}: {ours:?} vs {theirs:?}");
-    for (a, b) in ours.iter().zip(theirs) {
-        assert!(common::json_eq(a, b), "{at}: {a:?} vs {b:?}");
     }
 }
 

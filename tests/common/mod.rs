@@ -427,3 +427,11 @@ impl Summary {
 pub fn empty_dict() -> Dict {
     Dict::new()
 }
+
+/// Asserts that our events equal the reference's recorded ones (as JSON values).
+pub fn assert_events(ours: &[Value], theirs: &[Value], at: &str) {
+    assert_eq!(ours.len(), theirs.len(), "{at}: {ours:?} vs {theirs:?}");
+    for (a, b) in ours.iter().zip(theirs) {
+        assert!(json_eq(a, b), "{at}: {a:?} vs {b:?}");
+    }
+}
