@@ -809,3 +809,34 @@ fn lint_warnings_appear_in_the_diagnostics() {
     // The bundled template has none.
     assert!(loaded(&valid_inputs(), (80, 24), 1).lint.is_empty());
 }
+
+#[test]
+fn a_large_sample_is_streamed_in_the_background() {
+    use rtbench::workbench::replay::BACKGROUND_BUILD;
+    let body = "The forecast for Paris is mild. ".repeat(BACKGROUND_BUILD / 30 + 10);
+    let text =
+        format!("--- prefix ---\n--- generation ---\n<think>\nplan\n</think>\n{body}<|im_end|>\n");
+    let leaked: &'static str = Box::leak(text.into_boxed_str());
+    let mut state = loaded(&inputs(TEMPLATE, &[("big.sample", leaked)]), (80, 24), 0);
+    update::on_action(&mut state, Action::Replay);
+    // At once: the whole text as one feed, and the real replay on its way.
+    let rs = state.replay.as_ref().unwrap();
+    assert!(rs.is_building());
+    assert_eq!(rs.feeds, 1);
+    assert!(dump(&render(&state)).contains("streaming…"));
+    // Ticks show it when it is ready (the clock of the run loop does this).
+    let mut ticks = 0;
+    while state.replay.as_ref().unwrap().is_building() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        update::on_tick(&mut state);
+        ticks += 1;
+        assert!(ticks < 3000, "the background build never finished");
+    }
+    let rs = state.replay.as_ref().unwrap();
+    assert_eq!(rs.chunking(), Chunking::CodePoints(vec![1]));
+    assert_eq!(rs.feeds, rs.replay.document().chars().count());
+    let Outcome::Message(m) = rs.replay.outcome() else {
+        panic!("parses")
+    };
+    assert_eq!(m.get("thinking").and_then(|v| v.as_str()), Some("plan"));
+}

@@ -152,8 +152,16 @@ pub fn run(options: &Options) -> Result<(), Failure> {
     draw(&mut guard, &state)?;
     loop {
         // While a replay plays, wake up for its next step.
-        let first = match state.replay.as_ref().filter(|r| r.playing) {
-            Some(r) => match rx.recv_timeout(r.interval()) {
+        let wake = state.replay.as_ref().and_then(|r| {
+            if r.is_building() {
+                // Look for the replay being built a few times a second.
+                Some(r.interval().min(std::time::Duration::from_millis(50)))
+            } else {
+                r.playing.then(|| r.interval())
+            }
+        });
+        let first = match wake {
+            Some(interval) => match rx.recv_timeout(interval) {
                 Ok(m) => m,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     update::on_tick(&mut state);

@@ -2,7 +2,7 @@
 //! on screen, playback, and the timeline selection. Building the replay is the engine's
 //! ([`crate::engine::replay`]); this module only chooses what to build and which step to show.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::engine::chunking::Chunking;
 use crate::engine::replay::{Replay, StepKind};
@@ -68,7 +68,22 @@ pub struct ReplayState {
     pub line_starts: Vec<usize>,
     /// How many feed steps the replay has.
     pub feeds: usize,
+    /// A replay being built on another thread (large samples), shown when it is ready.
+    pending: Option<Pending>,
 }
+
+/// A replay being built off the UI thread, and where to show it once built.
+#[derive(Clone, Debug)]
+struct Pending {
+    slot: Arc<Mutex<Option<Replay>>>,
+    fed: usize,
+    at_end: bool,
+    same_sample: bool,
+}
+
+/// Generations longer than this (bytes) are streamed on another thread, so that the screen
+/// keeps responding; shorter ones take well under 0.2 s at one code point per feed.
+pub const BACKGROUND_BUILD: usize = 256 * 1024;
 
 /// Chunk sizes as typed: `3`, `3,5,1`, `2 7` (code points, each at least 1).
 pub fn parse_sizes(text: &str) -> Result<Vec<usize>, String> {
@@ -90,7 +105,16 @@ impl ReplayState {
     /// Streams the analysed sample one code point at a time and shows the first step.
     pub fn new(a: &Analysis) -> ReplayState {
         let mut state = ReplayState {
-            replay: Arc::new(build(a, &Chunking::CodePoints(vec![1]))),
+            // A large sample is shown at once as one feed, then as the real replay once it
+            // has been built in the background.
+            replay: Arc::new(build(
+                a,
+                &if a.sample.generation.len() > BACKGROUND_BUILD {
+                    Chunking::Whole
+                } else {
+                    Chunking::CodePoints(vec![1])
+                },
+            )),
             sample_name: a.sample_name.clone(),
             kind: ChunkKind::CodePoints,
             size: 1,
@@ -103,8 +127,12 @@ impl ReplayState {
             timeline_top: 0,
             line_starts: Vec::new(),
             feeds: 0,
+            pending: None,
         };
         state.refresh();
+        if a.sample.generation.len() > BACKGROUND_BUILD {
+            state.rebuild(a);
+        }
         state
     }
 
@@ -128,8 +156,52 @@ impl ReplayState {
         let fed = self.replay.step(self.step).fed_to;
         let at_end = self.step == self.replay.last_step();
         let same_sample = self.sample_name == a.sample_name;
-        self.replay = Arc::new(build(a, &self.chunking()));
         self.sample_name = a.sample_name.clone();
+        if a.sample.generation.len() <= BACKGROUND_BUILD {
+            self.pending = None;
+            self.install(build(a, &self.chunking()), fed, at_end, same_sample);
+            return;
+        }
+        // A newer request replaces an older one; the older thread's result is dropped.
+        let slot = Arc::new(Mutex::new(None));
+        let (template, sample, chunking) = (
+            Arc::clone(&a.template),
+            Arc::clone(&a.sample),
+            self.chunking(),
+        );
+        let out = Arc::clone(&slot);
+        let spawned = std::thread::Builder::new()
+            .name("rtbench-replay".into())
+            .spawn(move || {
+                let r = Replay::new(
+                    template,
+                    sample.prefix.as_deref().unwrap_or(""),
+                    &sample.generation,
+                    sample.tools.as_ref(),
+                    chunking,
+                );
+                if let Ok(mut o) = out.lock() {
+                    *o = Some(r);
+                }
+            });
+        match spawned {
+            Ok(_) => {
+                self.playing = false;
+                self.pending = Some(Pending {
+                    slot,
+                    fed,
+                    at_end,
+                    same_sample,
+                });
+            }
+            // No thread: build here.
+            Err(_) => self.install(build(a, &self.chunking()), fed, at_end, same_sample),
+        }
+    }
+
+    /// Shows a newly built replay at the step nearest to where the old one was.
+    fn install(&mut self, replay: Replay, fed: usize, at_end: bool, same_sample: bool) {
+        self.replay = Arc::new(replay);
         self.refresh();
         self.step = if !same_sample {
             0
@@ -139,6 +211,26 @@ impl ReplayState {
             self.step_at(fed)
         };
         self.selected_event = None;
+    }
+
+    /// Whether a replay is being built on another thread.
+    pub fn is_building(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Shows the replay built on another thread, if it is ready; true when it was.
+    pub fn poll(&mut self) -> bool {
+        let Some(p) = &self.pending else {
+            return false;
+        };
+        let ready = p.slot.lock().ok().and_then(|mut o| o.take());
+        let Some(replay) = ready else {
+            return false;
+        };
+        let (fed, at_end, same_sample) = (p.fed, p.at_end, p.same_sample);
+        self.pending = None;
+        self.install(replay, fed, at_end, same_sample);
+        true
     }
 
     /// What is derived from the replay once per build.
@@ -187,9 +279,11 @@ impl ReplayState {
         self.go(self.step as isize + n);
     }
 
-    /// One playback tick: the next step, stopping at the end.
+    /// One tick of the clock: shows a replay built in the background once ready, and while
+    /// playing, the next step (stopping at the end).
     pub fn tick(&mut self) {
-        if self.playing {
+        self.poll();
+        if self.playing && !self.is_building() {
             self.forward(1);
         }
     }

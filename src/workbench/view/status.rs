@@ -47,6 +47,9 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
             "⏸ ".to_string()
         };
         left.push(Span::styled(format!("{} · {play}", rs.label()), bold));
+        if rs.is_building() {
+            left.push(Span::styled("⟳ streaming… ", bold));
+        }
     }
     if let Some(text) = &state.prompt {
         left.push(Span::styled(
