@@ -49,18 +49,7 @@ fn verdicts_match_the_reference_on_chunking_dependent_cases() {
         // one-shot message?
         let one_shot = get(get(&case, "expect"), "message");
         for stream in get(&case, "streams").as_list().unwrap() {
-            let chunks: Vec<String> = get(stream, "chunks")
-                .as_list()
-                .unwrap()
-                .iter()
-                .map(|c| c.as_str().unwrap().to_string())
-                .collect();
-            let mut cuts = Vec::new();
-            let mut at = 0;
-            for c in &chunks[..chunks.len().saturating_sub(1)] {
-                at += c.len();
-                cuts.push(at);
-            }
+            let cuts = common::cuts_of(&common::recorded_chunks(stream));
             let reference_differs = !common::json_eq(one_shot, get(stream, "message"));
             let ours = run(&generation, &Chunking::Cuts(cuts));
             let ours_differs =

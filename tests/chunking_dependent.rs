@@ -49,23 +49,12 @@ fn cases() -> Vec<(PathBuf, Value)> {
     cases
 }
 
-/// Byte offsets where the chunks end (all but the last).
-fn cuts_of(chunks: &[String]) -> Vec<usize> {
-    let mut at = 0;
-    let mut cuts = Vec::new();
-    for c in &chunks[..chunks.len().saturating_sub(1)] {
-        at += c.len();
-        cuts.push(at);
-    }
-    cuts
-}
-
 /// The chunking a recorded stream was made with, as the engine names it.
 fn chunking_of(label: &str, chunks: &[String]) -> Chunking {
     match label.strip_prefix("size-") {
         Some(n) => Chunking::CodePoints(vec![n.parse().unwrap()]),
         None if label == "tokens" => Chunking::Tokens,
-        None => Chunking::Cuts(cuts_of(chunks)),
+        None => Chunking::Cuts(common::cuts_of(chunks)),
     }
 }
 

@@ -62,17 +62,6 @@ fn replay_sample(template: &Arc<Template>, s: &Sample, chunking: Chunking) -> Re
     )
 }
 
-/// Byte offsets where the recorded chunks end (all but the last).
-fn cuts_of(chunks: &[String]) -> Vec<usize> {
-    let mut at = 0;
-    let mut cuts = Vec::new();
-    for c in &chunks[..chunks.len().saturating_sub(1)] {
-        at += c.len();
-        cuts.push(at);
-    }
-    cuts
-}
-
 /// A recorded conformance case whose template loads and which has a prefix.
 struct Corpus {
     name: String,
@@ -81,6 +70,18 @@ struct Corpus {
     tools: Option<Value>,
     output: String,
     case: Value,
+}
+
+impl Corpus {
+    fn replay(&self, chunking: Chunking) -> Replay {
+        Replay::new(
+            Arc::clone(&self.template),
+            &self.prefix,
+            &self.output,
+            self.tools.as_ref(),
+            chunking,
+        )
+    }
 }
 
 fn corpus() -> Vec<Corpus> {
@@ -111,32 +112,13 @@ fn corpus() -> Vec<Corpus> {
 fn replays_reproduce_the_references_recorded_streams_step_by_step() {
     let mut streams = 0;
     for c in corpus() {
-        let (name, prefix, output, tools) = (
-            c.name.clone(),
-            c.prefix.as_str(),
-            c.output.as_str(),
-            c.tools.as_ref(),
-        );
-        let template = Arc::clone(&c.template);
-        let case = &c.case;
-        for stream in get(case, "streams").as_list().unwrap_or(&[]) {
+        for stream in get(&c.case, "streams").as_list().unwrap_or(&[]) {
             let label = get(stream, "label").as_str().unwrap_or("?");
-            let chunks: Vec<String> = get(stream, "chunks")
-                .as_list()
-                .unwrap()
-                .iter()
-                .map(|c| c.as_str().unwrap().to_string())
-                .collect();
-            let r = Replay::new(
-                Arc::clone(&template),
-                prefix,
-                output,
-                tools,
-                Chunking::Cuts(cuts_of(&chunks)),
-            );
+            let chunks = common::recorded_chunks(stream);
+            let r = c.replay(Chunking::Cuts(common::cuts_of(&chunks)));
             let feeds = get(stream, "feeds").as_list().unwrap_or(&[]);
             let expected_error = matches!(get(stream, "message"), Value::Null);
-            let at = format!("{name} [{label}]");
+            let at = format!("{} [{label}]", c.name);
             check_steps(&r, stream, feeds, &chunks, &at);
             match r.outcome() {
                 Outcome::Message(m) => {
@@ -587,13 +569,6 @@ fn a_long_chunk_1_replay_builds_in_linear_time() {
 fn every_view_of_every_step_holds_its_invariants_on_the_whole_corpus() {
     let mut steps = 0;
     for c in corpus() {
-        let (name, prefix, output, tools) = (
-            c.name.clone(),
-            c.prefix.as_str(),
-            c.output.as_str(),
-            c.tools.as_ref(),
-        );
-        let template = Arc::clone(&c.template);
         for chunking in [
             Chunking::Bytes(3),
             Chunking::Random {
@@ -603,11 +578,12 @@ fn every_view_of_every_step_holds_its_invariants_on_the_whole_corpus() {
             },
             Chunking::Cuts(vec![7, 3, 1_000_000]),
         ] {
-            let r = Replay::new(Arc::clone(&template), prefix, output, tools, chunking);
+            let r = c.replay(chunking);
             // A parser fed alongside: the client's settled values must be its message so far.
-            let mut p = Parser::new(Arc::clone(&template), Some(prefix), tools).ok();
+            let mut p =
+                Parser::new(Arc::clone(&c.template), Some(&c.prefix), c.tools.as_ref()).ok();
             for step in 0..r.step_count() {
-                let at = format!("{name} [{}] step {step}", r.chunking().label());
+                let at = format!("{} [{}] step {step}", c.name, r.chunking().label());
                 check_views(&r, step, &at);
                 if let Some(parser) = p.as_mut()
                     && matches!(r.step(step).kind, StepKind::Feed { .. })

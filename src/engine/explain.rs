@@ -73,7 +73,6 @@ pub struct Explanation {
     pub field: String,
     pub open: Option<String>,
     pub close: Option<String>,
-    pub implicit: bool,
     pub repeats: bool,
     pub regions: Vec<Region>,
     pub missed_opens: Vec<MissedOpen>,
@@ -257,7 +256,6 @@ pub fn explain(
         field: f.name.clone(),
         open: f.open.as_ref().map(Delimiter::describe),
         close: f.close.as_ref().map(Delimiter::describe),
-        implicit: template.implicit == Some(index),
         repeats: f.repeats,
         regions: regions.into_iter().filter(|g| g.field == f.name).collect(),
         missed_opens,
@@ -344,7 +342,7 @@ fn failed_region(
 fn regions(template: &Template, events: &[Event], doc_len: usize) -> Vec<Region> {
     let mut out: Vec<Region> = Vec::new();
     let mut open: Option<(usize, Range<usize>, usize)> = None;
-    for ev in events {
+    for (i, ev) in events.iter().enumerate() {
         match &ev.kind {
             EventKind::Open => {
                 open = Some((ev.field, ev.span.clone(), ev.span.end));
@@ -362,9 +360,11 @@ fn regions(template: &Template, events: &[Event], doc_len: usize) -> Vec<Region>
                 } else if ev.span.start == doc_len {
                     Ending::EndOfStream
                 } else {
-                    // An empty close span inside the text: the next region's open delimiter.
-                    let next = events
+                    // An empty close span inside the text: the next region's open delimiter,
+                    // which follows this close in the events.
+                    let next = events[i + 1..]
                         .iter()
+                        .take_while(|e| e.span.start <= ev.span.start)
                         .find(|e| {
                             matches!(e.kind, EventKind::Open)
                                 && e.span.start == ev.span.start

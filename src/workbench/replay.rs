@@ -62,8 +62,6 @@ pub struct ReplayState {
     pub speed: usize,
     /// The timeline event selected (its text is highlighted in the raw view).
     pub selected_event: Option<usize>,
-    /// First timeline row shown.
-    pub timeline_top: usize,
     /// Byte offset of every line start in the replay's document.
     pub line_starts: Vec<usize>,
     /// How many feed steps the replay has.
@@ -124,7 +122,6 @@ impl ReplayState {
             playing: false,
             speed: 3,
             selected_event: None,
-            timeline_top: 0,
             line_starts: Vec::new(),
             feeds: 0,
             pending: None,

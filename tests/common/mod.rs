@@ -435,3 +435,24 @@ pub fn assert_events(ours: &[Value], theirs: &[Value], at: &str) {
         assert!(json_eq(a, b), "{at}: {a:?} vs {b:?}");
     }
 }
+
+/// The chunk texts of a recorded stream.
+pub fn recorded_chunks(stream: &Value) -> Vec<String> {
+    get(stream, "chunks")
+        .and_then(Value::as_list)
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Byte offsets where the chunks end (all but the last).
+pub fn cuts_of(chunks: &[String]) -> Vec<usize> {
+    let mut at = 0;
+    let mut cuts = Vec::new();
+    for c in &chunks[..chunks.len().saturating_sub(1)] {
+        at += c.len();
+        cuts.push(at);
+    }
+    cuts
+}

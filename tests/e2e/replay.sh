@@ -15,21 +15,8 @@ source "$(dirname "$0")/lib.sh"
 session="rtbench-replay-$$"
 trap 'tmux kill-session -t "$session" 2>/dev/null || true' EXIT
 
-screen() { tmux capture-pane -p -t "$session"; }
 keys() { tmux send-keys -t "$session" "$@"; }
 
-# wait_for PATTERN: waits up to 10 s for the screen to contain PATTERN.
-wait_for() {
-  for _ in $(seq 1 100); do
-    screen | grep -qF -- "$1" && return 0
-    sleep 0.1
-  done
-  echo "FAIL: screen shows no: $1" >&2
-  screen >&2
-  exit 1
-}
-
-ok() { echo "ok - $*"; }
 
 tmux new-session -d -s "$session" -x "$cols" -y "$rows" \
   "$RTBENCH $root/samples/smollm3/template.json $root/samples/smollm3/weather-tool-call.sample"

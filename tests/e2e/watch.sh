@@ -29,38 +29,19 @@ save() {
   mv -f "$tmp" "$target"
 }
 
-screen() { tmux capture-pane -p -t "$session"; }
-
-# wait_for PATTERN [absent]: waits up to 10 s for the screen to (not) contain PATTERN.
-wait_for() {
-  local pattern="$1" absent="${2:-}"
-  for _ in $(seq 1 100); do
-    if screen | grep -qF -- "$pattern"; then
-      [[ -z "$absent" ]] && return 0
-    else
-      [[ -n "$absent" ]] && return 0
-    fi
-    sleep 0.1
-  done
-  echo "FAIL: screen ${absent:+still }shows${absent:+ (expected gone)}${absent:- no}: $pattern" >&2
-  screen >&2
-  exit 1
-}
-
-step() { echo "ok - $*"; }
 
 tmux new-session -d -s "$session" -x "$cols" -y "$rows" \
   "cd '$work' && '$RTBENCH' template.json weather.sample; sleep 60"
 
 wait_for '"thinking":'
 wait_for '● live'
-step "first parse shown, live refresh on"
+ok "first parse shown, live refresh on"
 
 # 1. Rename the thinking field: the message must follow.
 sed 's/"thinking":/"reasoning":/' "$work/template.json" | save "$work/template.json"
 wait_for '"reasoning":'
 wait_for '"thinking":' absent
-step "an editor-style save (temp file + rename) shows the new parse"
+ok "an editor-style save (temp file + rename) shows the new parse"
 
 # 2. Break the JSON: the error shows, and the last good result stays, marked STALE.
 good="$(cat "$work/template.json")"
@@ -68,14 +49,14 @@ printf '%s' "${good:0:80}" | save "$work/template.json"
 wait_for 'invalid JSON'
 wait_for 'STALE'
 wait_for '"reasoning":'
-step "broken JSON: error shown beside the stale last good result"
+ok "broken JSON: error shown beside the stale last good result"
 
 # 3. Fix it: recovery.
 printf '%s\n' "$good" | save "$work/template.json"
 wait_for 'STALE' absent
 wait_for '0 errors'
 wait_for '"reasoning":'
-step "fixed JSON: recovered"
+ok "fixed JSON: recovered"
 
 # 4. Delete the template, then create it again.
 rm "$work/template.json"
@@ -84,19 +65,19 @@ wait_for 'STALE'
 printf '%s\n' "$good" | save "$work/template.json"
 wait_for 'STALE' absent
 wait_for '"reasoning":'
-step "deleted and re-created: recovered"
+ok "deleted and re-created: recovered"
 
 # 5. A burst of saves ends on the last version.
 for i in 1 2 3 4 5; do
   sed "s/\"reasoning\":/\"reasoning$i\":/" <<<"$good" | save "$work/template.json"
 done
 wait_for '"reasoning5":'
-step "a burst of saves shows the last one"
+ok "a burst of saves shows the last one"
 
 # 6. The sample is watched too.
 sed 's/The user wants/The caller wants/' "$work/weather.sample" | save "$work/weather.sample"
 wait_for 'The caller wants'
-step "a sample edit shows the new parse"
+ok "a sample edit shows the new parse"
 
 tmux send-keys -t "$session" q
 sleep 0.3
