@@ -38,7 +38,6 @@ pub struct LiteralSet {
 /// A Python `regex` pattern compiled with DOTALL.
 #[derive(Clone, Debug)]
 pub struct PatternDelimiter {
-    pub source: String,
     pub regex: Regex,
 }
 
@@ -114,9 +113,13 @@ impl LiteralSet {
 impl PatternDelimiter {
     pub fn new(source: &str) -> Result<PatternDelimiter, RegexError> {
         Ok(PatternDelimiter {
-            source: source.to_string(),
             regex: Regex::new(source, Flags { dotall: true })?,
         })
+    }
+
+    /// The pattern as the template wrote it.
+    pub fn source(&self) -> &str {
+        self.regex.as_str()
     }
 
     fn to_match(&self, hay: &str, m: &crate::engine::regex::Match) -> DelimMatch {
@@ -282,15 +285,9 @@ impl Delimiter {
                         continue;
                     }
                     // Bisect on byte offsets, moved to character boundaries.
-                    let ceil = |mut i: usize| {
-                        while i < text.len() && !text.is_char_boundary(i) {
-                            i += 1;
-                        }
-                        i
-                    };
                     let (mut lo, mut hi) = (next, text.len());
                     while lo < hi && std::time::Instant::now() <= deadline {
-                        let mid = ceil(lo + (hi - lo).div_ceil(2));
+                        let mid = text.ceil_char_boundary(lo + (hi - lo).div_ceil(2));
                         if mid >= hi {
                             if viable(s, hi)? {
                                 lo = hi;
@@ -324,7 +321,7 @@ impl Delimiter {
             )
             .py_repr(),
             Delimiter::Pattern(p) => {
-                format!("pattern {}", Value::from(p.source.as_str()).py_repr())
+                format!("pattern {}", Value::from(p.source()).py_repr())
             }
         }
     }

@@ -30,14 +30,14 @@ pub struct Location {
 impl Location {
     /// Locates `span` in `source`.
     pub fn new(source: &str, span: Range<usize>) -> Location {
-        let start = floor_char_boundary(source, span.start.min(source.len()));
+        let start = source.floor_char_boundary(span.start.min(source.len()));
         let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
         let line_end = source[start..]
             .find('\n')
             .map_or(source.len(), |i| start + i);
         let line = source[..start].matches('\n').count() + 1;
         let column = source[line_start..start].chars().count() + 1;
-        let end = floor_char_boundary(source, span.end.clamp(start, line_end));
+        let end = source.floor_char_boundary(span.end.clamp(start, line_end));
         let caret_len = source[start..end].chars().count().max(1);
         Location {
             line,
@@ -49,13 +49,6 @@ impl Location {
             caret_len,
         }
     }
-}
-
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
-    while i > 0 && !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 /// A message about a file, optionally located.

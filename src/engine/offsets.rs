@@ -2,6 +2,13 @@
 //! reference counts code points (chunk sizes, Python string indices), and views count
 //! characters.
 
+/// The byte offset of every line start in `text` (0, then just after each `\n`).
+pub fn line_starts(text: &str) -> Vec<usize> {
+    let mut v = vec![0];
+    v.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+    v
+}
+
 /// Converts byte offsets of one text into code-point offsets in O(checkpoint) time each.
 #[derive(Clone, Debug, Default)]
 pub struct CharIndex {

@@ -58,7 +58,7 @@ fn regex_failure(e: RegexError, field: &Field, which: &str) -> ParseError {
              search was stopped (the reference would hang here); avoid nested quantifiers such \
              as (a*)* and alternatives that overlap inside a repeat such as (a|aa)*",
             field.name,
-            Value::from(p.source.as_str()).py_repr()
+            Value::from(p.source()).py_repr()
         ),
         (e, _) => format!("Field '{}': {which} search failed: {e}", field.name),
     };
@@ -378,48 +378,42 @@ impl Parser {
     /// text begins (the buffer end when nothing is pending).
     fn scan(&mut self, eos: bool) -> Result<(Option<Best>, usize), ParseError> {
         let template = Arc::clone(&self.template);
-        let mut best: Option<Best> = None;
+        // The winner so far as (role, field, start, end); its match stays in the scan cache
+        // and is taken out only if it is committed.
+        let mut best: Option<(Role, usize, usize, usize)> = None;
         let mut hold_start = self.buffer.len();
         let mut consider = |role: Role, field: usize, delim: &Delimiter, parser: &mut Parser| {
             let slot = 2 * field + role as usize;
             let (pos, buf_len) = (parser.pos, parser.buffer.len());
-            let found = match &parser.scans[slot] {
-                Some(c) if c.reusable(pos, buf_len, eos) => c.result.clone(),
-                _ => {
-                    let found = delim.scan(&mut parser.buffer, pos, eos).map_err(|e| {
-                        let which = if role == Role::Open { "open" } else { "close" };
-                        regex_failure(e, &template.fields[field], which)
-                    })?;
-                    parser.scans[slot] = Some(CachedScan {
-                        from: pos,
-                        buf_len,
-                        eos,
-                        result: found.clone(),
-                    });
-                    found
-                }
-            };
-            match found {
-                Scan::Nothing => {}
-                Scan::Pending(start) => hold_start = hold_start.min(start),
-                Scan::Complete(m) => {
-                    let better = match &best {
-                        None => true,
-                        Some(b) => {
-                            let key = |s: usize, e: usize, r: Role, f: usize| {
-                                (
-                                    s,
-                                    std::cmp::Reverse(e - s),
-                                    r,
-                                    template.fields[f].name.as_str(),
-                                )
-                            };
-                            key(m.start, m.end, role, field)
-                                < key(b.m.start, b.m.end, b.role, b.field)
-                        }
+            if !matches!(&parser.scans[slot], Some(c) if c.reusable(pos, buf_len, eos)) {
+                let result = delim.scan(&mut parser.buffer, pos, eos).map_err(|e| {
+                    let which = if role == Role::Open { "open" } else { "close" };
+                    regex_failure(e, &template.fields[field], which)
+                })?;
+                parser.scans[slot] = Some(CachedScan {
+                    from: pos,
+                    buf_len,
+                    eos,
+                    result,
+                });
+            }
+            match parser.scans[slot].as_ref().map(|c| &c.result) {
+                None | Some(Scan::Nothing) => {}
+                Some(Scan::Pending(start)) => hold_start = hold_start.min(*start),
+                Some(Scan::Complete(m)) => {
+                    let key = |s: usize, e: usize, r: Role, f: usize| {
+                        (
+                            s,
+                            std::cmp::Reverse(e - s),
+                            r,
+                            template.fields[f].name.as_str(),
+                        )
                     };
+                    let better = best.is_none_or(|(r, f, s, e)| {
+                        key(m.start, m.end, role, field) < key(s, e, r, f)
+                    });
                     if better {
-                        best = Some(Best { role, field, m });
+                        best = Some((role, field, m.start, m.end));
                     }
                 }
             }
@@ -446,7 +440,15 @@ impl Parser {
         }
         // A complete match at or after a pending one must wait: the pending delimiter starts no
         // later and may be the one that fires.
-        let best = best.filter(|b| b.m.start < hold_start);
+        let best = best
+            .filter(|&(_, _, start, _)| start < hold_start)
+            .and_then(|(role, field, _, _)| {
+                // Committed: its position moves past this scan, so the cached match is spent.
+                match self.scans[2 * field + role as usize].take()?.result {
+                    Scan::Complete(m) => Some(Best { role, field, m }),
+                    _ => None,
+                }
+            });
         Ok((best, hold_start))
     }
 
@@ -775,7 +777,11 @@ pub fn parse_response(
     prefix: Option<&str>,
     tools: Option<&Value>,
 ) -> Result<Dict, ParseError> {
-    parse_response_owned(template, text.to_string(), prefix, tools)
+    // One spare byte: pattern delimiters probe the buffer's growth by appending a character,
+    // which would otherwise copy the whole text once more.
+    let mut owned = String::with_capacity(text.len() + 1);
+    owned.push_str(text);
+    parse_response_owned(template, owned, prefix, tools)
 }
 
 /// [`parse_response`] for a generation the caller owns (no copy of it is made).

@@ -124,7 +124,6 @@ pub struct Analysis {
     /// Prefix followed by the generation.
     pub document: String,
     pub prefix_len: usize,
-    pub has_prefix: bool,
     /// Where the start anchor cut the prefix.
     pub origin: usize,
     pub segments: Vec<Segment>,
@@ -137,8 +136,6 @@ pub struct Analysis {
     pub content_kinds: Vec<&'static str>,
     /// The message, or `None` when parsing failed.
     pub message: Option<Dict>,
-    /// The message as indented JSON (empty on failure).
-    pub message_json: String,
     pub problem: Option<ParseProblem>,
     pub warnings: Vec<Diagnostic>,
     pub status: Status,
@@ -160,14 +157,6 @@ struct Trace {
     result: Result<Dict, ParseError>,
 }
 
-fn floor_boundary(s: &str, mut i: usize) -> usize {
-    i = i.min(s.len());
-    while i > 0 && !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
 /// Runs the parser with tracing. When parsing fails, the text is parsed again up to the error
 /// so that everything before it can still be shown.
 fn trace(template: &Arc<Template>, prefix: &str, generation: &str, tools: Option<&Value>) -> Trace {
@@ -180,7 +169,7 @@ fn trace(template: &Arc<Template>, prefix: &str, generation: &str, tools: Option
                 .span
                 .as_ref()
                 .map_or(0, |s| if s.is_empty() { s.start } else { s.end });
-            let cut = floor_boundary(prefix, cut);
+            let cut = prefix.floor_char_boundary(cut);
             let partial = Parser::with_events(
                 Arc::clone(template),
                 Some(&prefix[..cut]),
@@ -245,7 +234,7 @@ fn replay_until(
     match &error.span {
         Some(s) => {
             let at = if s.is_empty() { s.start } else { s.end };
-            let cut = floor_boundary(generation, at.saturating_sub(prefix.len()));
+            let cut = generation.floor_char_boundary(at.saturating_sub(prefix.len()));
             if let Ok(evs) = p.feed(&generation[..cut]) {
                 events.extend(evs);
             }
@@ -505,7 +494,7 @@ pub fn matched_fields(template: &Arc<Template>, sample: &Sample) -> Vec<bool> {
 pub fn line_col(line_starts: &[usize], text: &str, byte: usize) -> (usize, usize) {
     let line = line_starts.partition_point(|&s| s <= byte).max(1) - 1;
     let start = line_starts[line];
-    let byte = floor_boundary(text, byte.max(start));
+    let byte = text.floor_char_boundary(byte.max(start));
     (line + 1, text[start..byte].chars().count() + 1)
 }
 
@@ -519,21 +508,23 @@ pub fn analyze(template: &Arc<Template>, name: &str, sample: &Sample, file_text:
     // Error positions come from the content parsers: keep them on character boundaries.
     let error_at = error
         .and_then(|e| e.span.as_ref())
-        .map(|s| floor_boundary(&document, s.start));
+        .map(|s| document.floor_char_boundary(s.start));
     let error_field = error
         .and_then(|e| e.field.as_deref())
         .and_then(|f| template.field_index(f));
     let (regions, segments) = regions_and_segments(&document, &trace, error_at, error_field);
-    let mut line_starts = vec![0];
-    line_starts.extend(memchr::memchr_iter(b'\n', document.as_bytes()).map(|i| i + 1));
+    let line_starts = crate::engine::offsets::line_starts(&document);
     let field_names: Vec<String> = template.fields.iter().map(|f| f.name.clone()).collect();
 
     let problem = error.map(|e| {
         let region = regions.iter().rposition(|g| g.failed);
-        let at = e.span.as_ref().map(|s| floor_boundary(&document, s.start));
+        let at = e
+            .span
+            .as_ref()
+            .map(|s| document.floor_char_boundary(s.start));
         let in_region = match (region, at) {
             (Some(r), Some(at)) => {
-                let body = floor_boundary(&document, regions[r].body.start.min(at));
+                let body = document.floor_char_boundary(regions[r].body.start.min(at));
                 let end = e.span.as_ref().map_or(at, |s| s.end).min(document.len());
                 let text = &document[body..];
                 Some(Location::new(text, at - body..end.max(at) - body))
@@ -625,10 +616,6 @@ pub fn analyze(template: &Arc<Template>, name: &str, sample: &Sample, file_text:
     }
 
     let message = trace.result.as_ref().ok().cloned();
-    let message_json = message
-        .as_ref()
-        .map(|m| pretty_json(&Value::Dict(m.clone())))
-        .unwrap_or_default();
     Analysis {
         sample_name: name.to_string(),
         template: Arc::clone(template),
@@ -636,7 +623,6 @@ pub fn analyze(template: &Arc<Template>, name: &str, sample: &Sample, file_text:
         chars: CharIndex::new(&document),
         document,
         prefix_len,
-        has_prefix: sample.prefix.is_some(),
         origin: trace.origin,
         segments,
         regions,
@@ -644,7 +630,6 @@ pub fn analyze(template: &Arc<Template>, name: &str, sample: &Sample, file_text:
         field_names,
         content_kinds: template.fields.iter().map(|f| f.content.name()).collect(),
         message,
-        message_json,
         problem,
         warnings,
         status,

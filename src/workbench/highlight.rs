@@ -38,10 +38,7 @@ fn cut(line: &str) -> (&str, Option<usize>) {
     if line.len() <= MAX_LINE {
         return (line, None);
     }
-    let mut at = MAX_LINE;
-    while !line.is_char_boundary(at) {
-        at -= 1;
-    }
+    let at = line.floor_char_boundary(MAX_LINE);
     (&line[..at], Some(line.len() - at))
 }
 

@@ -164,8 +164,9 @@ pub fn run(options: &Options) -> Result<(), Failure> {
             Some(interval) => match rx.recv_timeout(interval) {
                 Ok(m) => m,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
-                    update::on_tick(&mut state);
-                    draw(&mut guard, &state)?;
+                    if update::on_tick(&mut state) {
+                        draw(&mut guard, &state)?;
+                    }
                     continue;
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,

@@ -5,6 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use crate::engine::chunking::Chunking;
+use crate::engine::offsets::{CharIndex, line_starts};
 use crate::engine::replay::{Replay, StepKind};
 use crate::workbench::analysis::Analysis;
 
@@ -66,6 +67,9 @@ pub struct ReplayState {
     pub line_starts: Vec<usize>,
     /// How many feed steps the replay has.
     pub feeds: usize,
+    /// Code-point offsets of the replay's document, and its length in code points.
+    pub chars: CharIndex,
+    pub total_chars: usize,
     /// A replay being built on another thread (large samples), shown when it is ready.
     pending: Option<Pending>,
 }
@@ -124,6 +128,8 @@ impl ReplayState {
             selected_event: None,
             line_starts: Vec::new(),
             feeds: 0,
+            chars: CharIndex::default(),
+            total_chars: 0,
             pending: None,
         };
         state.refresh();
@@ -232,7 +238,10 @@ impl ReplayState {
 
     /// What is derived from the replay once per build.
     fn refresh(&mut self) {
-        self.line_starts = line_starts(self.replay.document());
+        let doc = self.replay.document();
+        self.line_starts = line_starts(doc);
+        self.chars = CharIndex::new(doc);
+        self.total_chars = self.chars.chars_at(doc, doc.len());
         self.feeds = self
             .replay
             .steps()
@@ -277,12 +286,15 @@ impl ReplayState {
     }
 
     /// One tick of the clock: shows a replay built in the background once ready, and while
-    /// playing, the next step (stopping at the end).
-    pub fn tick(&mut self) {
-        self.poll();
+    /// playing, the next step (stopping at the end). True when the screen must be redrawn.
+    pub fn tick(&mut self) -> bool {
+        let installed = self.poll();
         if self.playing && !self.is_building() {
+            let before = self.step;
             self.forward(1);
+            return installed || self.step != before;
         }
+        installed
     }
 
     pub fn toggle_play(&mut self) {
@@ -385,12 +397,6 @@ fn build(a: &Analysis, chunking: &Chunking) -> Replay {
         s.tools.as_ref(),
         chunking.clone(),
     )
-}
-
-fn line_starts(text: &str) -> Vec<usize> {
-    let mut v = vec![0];
-    v.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
-    v
 }
 
 #[cfg(test)]

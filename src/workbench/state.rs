@@ -160,10 +160,8 @@ pub struct State {
     /// The region shown in the region pane.
     pub region: Option<usize>,
     pub scroll: Scrolls,
-    pub quit: bool,
     /// A short note for the status bar (e.g. "reloaded").
     pub note: Option<String>,
-    pub took: Option<std::time::Duration>,
     /// The stream replay (set while in [`Mode::Replay`]).
     pub replay: Option<ReplayState>,
     /// An explanation or a chunking report over the screen.
@@ -201,9 +199,7 @@ impl State {
             raw_top: (0, 0),
             region: None,
             scroll: Scrolls::default(),
-            quit: false,
             note: None,
-            took: None,
             replay: None,
             overlay: None,
             prompt: None,

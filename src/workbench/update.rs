@@ -33,20 +33,12 @@ fn raw_geometry(state: &State) -> Option<(usize, usize)> {
     Some((usize::from(t.width).max(2), usize::from(t.height).max(1)))
 }
 
-fn floor_char(text: &str, mut at: usize) -> usize {
-    at = at.min(text.len());
-    while at > 0 && !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
-}
-
 /// After the cursor moved: keep it on screen and select the region under it.
 fn cursor_moved(state: &mut State) {
     let Some(a) = state.analysis().cloned() else {
         return;
     };
-    state.cursor = floor_char(&a.document, state.cursor);
+    state.cursor = a.document.floor_char_boundary(state.cursor);
     if let Some((w, h)) = raw_geometry(state) {
         state.raw_top = raw::ensure_visible(&a, w, h, state.raw_top, state.cursor);
     }
@@ -61,7 +53,7 @@ fn cursor_moved(state: &mut State) {
 }
 
 fn remember_col(state: &mut State, a: &Analysis) {
-    state.cursor = floor_char(&a.document, state.cursor);
+    state.cursor = a.document.floor_char_boundary(state.cursor);
     let line = raw::line_of(a, state.cursor);
     let start = a.line_starts[line];
     state.want_col = a.document[start..state.cursor].chars().count();
@@ -218,7 +210,6 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
     let focus = state.focus;
     match action {
         Action::Quit | Action::Back => {
-            state.quit = true;
             return Effect::Quit;
         }
         Action::Replay => enter_replay(state),
@@ -418,7 +409,6 @@ fn on_replay_action(state: &mut State, action: Action) -> Effect {
     let mut rebuild = false;
     match action {
         Action::Quit => {
-            state.quit = true;
             return Effect::Quit;
         }
         Action::Back | Action::Replay => {
@@ -532,11 +522,10 @@ pub fn on_prompt_key(state: &mut State, key: crossterm::event::KeyEvent) -> Effe
     Effect::None
 }
 
-/// A playback tick: the next step of a playing replay.
-pub fn on_tick(state: &mut State) {
-    if let Some(rs) = state.replay.as_mut() {
-        rs.tick();
-    }
+/// A clock tick of the replay (playback, or a replay being built in the background); true
+/// when something changed on screen.
+pub fn on_tick(state: &mut State) -> bool {
+    state.replay.as_mut().is_some_and(|rs| rs.tick())
 }
 
 /// Cursor and scroll motions, which act on the focused pane.
@@ -721,7 +710,6 @@ pub fn on_report(state: &mut State, report: Report) {
         return;
     }
     state.busy = false;
-    state.took = Some(report.took);
     state.template_name = report.template_name;
     state.template_error = report.template_error;
     state.sample_error = report.sample_error;

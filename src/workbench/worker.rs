@@ -7,6 +7,7 @@ use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 use std::thread;
 use std::time::Instant;
 
+use crate::engine::value::Value;
 use crate::workbench::analysis::{self, Status};
 use crate::workbench::highlight;
 use crate::workbench::inputs::{Inputs, read_sample};
@@ -80,8 +81,13 @@ pub fn compute(inputs: &Inputs, req: &Request) -> Report {
                     *m |= hit;
                 }
                 let status = a.status.clone();
-                let lines =
-                    highlight::json_lines(&a.message_json, &req.syntect_theme, req.no_color);
+                // The message as indented JSON (nothing on failure), highlighted once here.
+                let json = a
+                    .message
+                    .as_ref()
+                    .map(|m| analysis::pretty_json(&Value::Dict(m.clone())))
+                    .unwrap_or_default();
+                let lines = highlight::json_lines(&json, &req.syntect_theme, req.no_color);
                 shown = Some(Shown {
                     analysis: Arc::new(a),
                     message_lines: Arc::new(lines),

@@ -38,7 +38,7 @@ pub struct JsonError {
 
 impl JsonError {
     pub(crate) fn new(kind: JsonErrorKind, message: String, src: &str, offset: usize) -> JsonError {
-        let offset = floor_char_boundary(src, offset);
+        let offset = src.floor_char_boundary(offset);
         let (line, column) = super::json_spans::line_col(src, offset);
         let char_offset = src[..offset].chars().count();
         JsonError {
@@ -82,11 +82,3 @@ impl fmt::Display for JsonError {
 }
 
 impl std::error::Error for JsonError {}
-
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
-    i = i.min(s.len());
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}

@@ -121,10 +121,7 @@ impl Drop for SpanMap {
 /// Python's position convention for `source[..byte_offset]`: 1-based line, and 1-based column
 /// counted in code points (`JSONDecodeError.lineno` / `colno`).
 pub fn line_col(source: &str, byte_offset: usize) -> (usize, usize) {
-    let mut end = byte_offset.min(source.len());
-    while !source.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = source.floor_char_boundary(byte_offset);
     let before = &source.as_bytes()[..end];
     let line = 1 + memchr::memchr_iter(b'\n', before).count();
     let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);

@@ -154,13 +154,6 @@ impl Match {
     pub fn group_count(&self) -> usize {
         self.spans.len() - 1
     }
-
-    /// The named groups that took part, as Python's `groupdict()` minus the `None` entries.
-    pub fn named_groups(&self) -> impl Iterator<Item = (&str, Range<usize>)> + '_ {
-        self.names
-            .iter()
-            .filter_map(|(n, i)| self.group(*i).map(|r| (n.as_str(), r)))
-    }
 }
 
 /// The result of a partial search.
@@ -210,24 +203,6 @@ impl Regex {
     /// Python's `groups`: the number of capture groups.
     pub fn group_count(&self) -> usize {
         self.inner.prog.group_count
-    }
-
-    /// A one-line summary of the compiled program (for diagnostics).
-    #[doc(hidden)]
-    pub fn program_summary(&self) -> String {
-        let p = &self.inner.prog;
-        format!(
-            "insts={} sets={} groups={} slots={} general_repeats={} stateful={} start_test={:?} required={:?} min_width={}",
-            p.insts.len(),
-            p.sets.len(),
-            p.group_count,
-            p.slot_count,
-            p.rep_count,
-            p.stateful,
-            self.inner.prefilter,
-            p.required.as_ref().map(|r| (&r.text, r.offset)),
-            p.min_width
-        )
     }
 
     pub fn features(&self) -> Features {

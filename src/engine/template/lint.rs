@@ -143,7 +143,7 @@ fn portability(d: &Delimiter, path: JsonPath, out: &mut Vec<TemplateError>) {
         TemplateError::new(
             format!(
                 "pattern {} uses {}: Python's regex module accepts them, but many other regex engines (Rust's regex, RE2, Go, JavaScript) do not, so runtimes that reimplement this template may refuse it or match differently",
-                Value::from(p.source.as_str()).py_repr(),
+                Value::from(p.source()).py_repr(),
                 constructs.join(", ")
             ),
             path,

@@ -22,10 +22,12 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     }
     frame.render_widget(pane_block(state, Pane::Message, extra), area);
     let mut lines: Vec<Line<'static>> = Vec::new();
+    // Each line takes at least one row: no more than these can be on screen.
+    let keep = usize::from(state.scroll.message) + usize::from(inner(area).height);
     match state.shown.as_ref() {
         None => lines.push(Line::styled("no message yet", theme.dim())),
         Some(shown) if shown.analysis.message.is_some() => {
-            lines.extend(shown.message_lines.iter().cloned());
+            lines.extend(shown.message_lines.iter().take(keep).cloned());
         }
         Some(shown) => {
             lines.push(Line::styled("no message: parsing failed", theme.error()));
@@ -42,7 +44,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
                     Span::styled(" STALE ", theme.stale()),
                     Span::styled(" last good message of this sample:", theme.dim()),
                 ]));
-                lines.extend(good.message_lines.iter().cloned());
+                lines.extend(good.message_lines.iter().take(keep).cloned());
             }
         }
     }

@@ -180,8 +180,8 @@ fn raw(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
     let theme = &state.theme;
     let r = &rs.replay;
     let s = r.step(rs.step);
-    let fed_cp = r.document()[..s.fed_to].chars().count();
-    let total_cp = r.document().chars().count();
+    let fed_cp = rs.chars.chars_at(r.document(), s.fed_to);
+    let total_cp = rs.total_chars;
     let title = vec![
         Span::styled("raw", theme.title(true)),
         Span::styled(
@@ -266,11 +266,16 @@ fn event_text(r: &Replay, ev: &crate::engine::event::Event, width: usize) -> (St
             format!("{field} {}", quoted(text, max)),
         ),
         EventKind::Close { value } => {
-            let v = value.py_repr();
-            let v: String = if v.chars().count() > max {
-                v.chars().take(max).chain(['…']).collect()
-            } else {
-                v
+            // A long text value is cut before it is quoted, not after.
+            let v = match value {
+                Value::Str(text) => quoted(text, max),
+                other => {
+                    let v = other.py_repr();
+                    match v.char_indices().nth(max) {
+                        Some((cut, _)) => format!("{}…", &v[..cut]),
+                        None => v,
+                    }
+                }
             };
             ("close".into(), format!("{field} = {v}"))
         }
@@ -299,7 +304,7 @@ fn step(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
         Span::raw(what),
     ])];
     if let Some(c) = &s.chunk {
-        let cp = |b: usize| r.document()[..b].chars().count();
+        let cp = |b: usize| rs.chars.chars_at(r.document(), b);
         lines.push(Line::from(vec![
             Span::styled("chunk ", theme.key()),
             Span::styled(
@@ -321,7 +326,14 @@ fn step(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
     if events.is_empty() {
         lines.push(Line::styled("no events", theme.dim()));
     }
-    for e in events {
+    // Only what fits is formatted: a whole-text feed can hold every event of the stream.
+    let room = usize::from(inner.height).saturating_sub(lines.len());
+    let shown = if events.len() > room {
+        room.saturating_sub(1)
+    } else {
+        events.len()
+    };
+    for e in &events[..shown] {
         let (kind, text) = event_text(r, &e.event, width.saturating_sub(16));
         let style = match &e.event.kind {
             EventKind::Open | EventKind::Close { .. } => theme.delimiter(e.event.field),
@@ -332,6 +344,12 @@ fn step(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
             Span::styled(format!("{kind:<7} "), style),
             Span::raw(text),
         ]));
+    }
+    if shown < events.len() {
+        lines.push(Line::styled(
+            format!("… {} more events (timeline below)", events.len() - shown),
+            theme.dim(),
+        ));
     }
     let held = r.held_text(rs.step);
     if held.is_empty() {
@@ -411,7 +429,12 @@ fn message(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
     let title = vec![Span::styled("client message", theme.title(false)), status];
     frame.render_widget(block(theme, title, false), area);
     let json = crate::workbench::analysis::pretty_json(&pm.to_value(r.template()));
-    let mut lines = highlight::json_lines(&json, &theme.syntect_theme, theme.no_color);
+    // The pane does not scroll: highlight only the lines it can show.
+    let visible = json
+        .match_indices('\n')
+        .nth(usize::from(inner.height))
+        .map_or(json.as_str(), |(i, _)| &json[..i]);
+    let mut lines = highlight::json_lines(visible, &theme.syntect_theme, theme.no_color);
     let failed = matches!(r.outcome(), Outcome::Failed { step, .. } if *step <= rs.step);
     if let Some(live) = pm.live.as_ref().filter(|_| !failed) {
         let how = if live.dirty {

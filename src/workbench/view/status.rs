@@ -1,4 +1,4 @@
-//! The status bar: mode, template, live-refresh state, staleness, parse time, and key hints.
+//! The status bar: mode, template, live-refresh state, staleness, the replay's chunking and playback, and key hints.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
