@@ -166,6 +166,19 @@ impl Parser {
         Ok(parser)
     }
 
+    /// A parser for a whole text fed at once, like [`parse_response`] (same JSON nesting
+    /// limit, hence the same result), but reporting `events` as well.
+    pub fn for_whole_text(
+        template: Arc<Template>,
+        prefix: Option<&str>,
+        tools: Option<&Value>,
+        events: Events,
+    ) -> Result<Parser, ParseError> {
+        let mut parser = Parser::build(template, tools, events, py::JSON_MAX_DEPTH_PARSE)?;
+        parser.consume_prefix(prefix)?;
+        Ok(parser)
+    }
+
     /// A parser before its prefix; `json_depth` is how deep `json.loads` may nest when a
     /// region closes during a feed (it differs between the reference's entry points).
     fn build(

@@ -7,7 +7,7 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::cli::test_samples::{Verdict, parse_sample_with, verdict};
+use crate::cli::test_samples::{Verdict, verdict};
 use crate::engine::diagnostic::{Diagnostic, Location};
 use crate::engine::event::{Event, EventKind};
 use crate::engine::explain::explain;
@@ -451,28 +451,13 @@ pub fn pretty_json(v: &Value) -> String {
 
 /// The sample's status as `rtbench test` decides it.
 pub fn status_of(template: &Arc<Template>, sample: &Sample) -> Status {
-    let result = parse_sample_with(template, sample);
-    match (&result, verdict(sample, &result)) {
-        (Err(_), Verdict::Pass) => Status::Ok,
-        (Err(e), _) => Status::Error(e.clone()),
-        (Ok(_), Verdict::Pass) => Status::Ok,
-        (Ok(_), Verdict::Fail(lines)) => Status::Differs(lines),
-        (Ok(_), Verdict::NoExpectation) => Status::NoExpected,
-    }
+    status_and_matched(template, sample).0
 }
 
-/// Which fields open at least one region in a sample (a cheap run without tracing).
-pub fn matched_fields(template: &Arc<Template>, sample: &Sample) -> Vec<bool> {
+/// The sample's verdict and which fields open at least one region in it, from one parse
+/// without tracing (the one-shot parse `rtbench test` judges, with its events counted).
+pub fn status_and_matched(template: &Arc<Template>, sample: &Sample) -> (Status, Vec<bool>) {
     let mut matched = vec![false; template.fields.len()];
-    let prefix = sample.prefix.as_deref().unwrap_or("");
-    let Ok(mut p) = Parser::with_events(
-        Arc::clone(template),
-        Some(prefix),
-        sample.tools.as_ref(),
-        Events::Reference,
-    ) else {
-        return matched;
-    };
     let mut mark = |evs: &[Event]| {
         for e in evs {
             if matches!(e.kind, EventKind::Open) {
@@ -480,14 +465,29 @@ pub fn matched_fields(template: &Arc<Template>, sample: &Sample) -> Vec<bool> {
             }
         }
     };
-    mark(p.initial_events());
-    if let Ok(evs) = p.feed(&sample.generation) {
+    let prefix = sample.prefix.as_deref().unwrap_or("");
+    let result = Parser::for_whole_text(
+        Arc::clone(template),
+        Some(prefix),
+        sample.tools.as_ref(),
+        Events::Reference,
+    )
+    .and_then(|mut p| {
+        mark(p.initial_events());
+        mark(&p.feed(&sample.generation)?);
+        let (message, evs) = p.finalize()?;
         mark(&evs);
-        if let Ok((_, evs)) = p.finalize() {
-            mark(&evs);
-        }
-    }
-    matched
+        Ok(message)
+    })
+    .map_err(|e| e.message);
+    let status = match (&result, verdict(sample, &result)) {
+        (Err(_), Verdict::Pass) => Status::Ok,
+        (Err(e), _) => Status::Error(e.clone()),
+        (Ok(_), Verdict::Pass) => Status::Ok,
+        (Ok(_), Verdict::Fail(lines)) => Status::Differs(lines),
+        (Ok(_), Verdict::NoExpectation) => Status::NoExpected,
+    };
+    (status, matched)
 }
 
 /// Line and column of a byte offset in a text (1-based; columns in characters).

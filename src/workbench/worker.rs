@@ -96,10 +96,11 @@ pub fn compute(inputs: &Inputs, req: &Request) -> Report {
             }
             Ok(s) => {
                 readable += 1;
-                for (m, hit) in matched.iter_mut().zip(analysis::matched_fields(t, s)) {
+                let (status, hits) = analysis::status_and_matched(t, s);
+                for (m, hit) in matched.iter_mut().zip(hits) {
                     *m |= hit;
                 }
-                analysis::status_of(t, s)
+                status
             }
         };
         samples.push(SampleEntry {
