@@ -7,9 +7,9 @@ mod input;
 use std::sync::Arc;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use rtbench::engine::parser::parse_response;
-use rtbench::engine::py::json_loads;
-use rtbench::engine::template::load_template;
+use rtbench_engine::parser::parse_response;
+use rtbench_engine::py::json_loads;
+use rtbench_engine::template::load_template;
 
 fn one_shot(c: &mut Criterion) {
     let template = Arc::new(load_template(&json_loads(input::SMOLLM3_TEMPLATE).unwrap()).unwrap());

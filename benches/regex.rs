@@ -1,8 +1,8 @@
-//! Throughput of `rtbench::engine::regex` on a 10 MB prose buffer: full and partial searches
+//! Throughput of `pyregex` on a 10 MB prose buffer: full and partial searches
 //! for delimiter patterns that never occur (so every search scans the whole buffer).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use rtbench::engine::regex::{Flags, Regex};
+use pyregex::{Flags, Regex};
 use std::hint::black_box;
 
 /// Deterministic English-like prose with newlines and punctuation, but no `<`.

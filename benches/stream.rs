@@ -8,9 +8,9 @@ mod input;
 use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use rtbench::engine::parser::Parser;
-use rtbench::engine::py::json_loads;
-use rtbench::engine::template::{Template, load_template};
+use rtbench_engine::parser::Parser;
+use rtbench_engine::py::json_loads;
+use rtbench_engine::template::{Template, load_template};
 
 const GPT_OSS_TEMPLATE: &str = r#"{"version": 1, "start_anchor": "<|start|>assistant", "defaults": {"role": "assistant"},
  "fields": {

@@ -6,7 +6,4 @@
 //! transforms and tool-argument coercion. It has no terminal code.
 
 pub mod cli;
-pub mod engine;
-pub mod export;
-pub mod sample;
 pub mod workbench;

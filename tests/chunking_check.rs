@@ -8,11 +8,11 @@ mod common;
 use std::path::Path;
 use std::sync::Arc;
 
-use rtbench::engine::chunking::{CheckPlan, Chunking, Generation, check, run};
-use rtbench::engine::template::load_template;
-use rtbench::engine::template::source::load_file;
-use rtbench::engine::value::Value;
-use rtbench::sample::{expand, read_sample};
+use rtbench_engine::template::load_template;
+use rtbench_engine::template::source::load_file;
+use rtbench_engine::value::Value;
+use rtbench_tooling::chunking::{CheckPlan, Chunking, Generation, check, run};
+use rtbench_tooling::sample::{expand, read_sample};
 
 fn get<'a>(v: &'a Value, k: &str) -> &'a Value {
     v.as_dict().and_then(|d| d.get(k)).unwrap_or(&Value::Null)

@@ -10,13 +10,13 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rtbench::engine::chunking::{CheckPlan, Chunking, Generation, check, run};
-use rtbench::engine::py::json_loads;
-use rtbench::engine::replay::{Outcome, Replay, StepKind};
-use rtbench::engine::template::load_template;
-use rtbench::engine::template::source::load_file;
-use rtbench::engine::value::Value;
-use rtbench::sample::{expand, read_sample};
+use rtbench_engine::py::json_loads;
+use rtbench_engine::template::load_template;
+use rtbench_engine::template::source::load_file;
+use rtbench_engine::value::Value;
+use rtbench_tooling::chunking::{CheckPlan, Chunking, Generation, check, run};
+use rtbench_tooling::replay::{Outcome, Replay, StepKind};
+use rtbench_tooling::sample::{expand, read_sample};
 
 fn get<'a>(v: &'a Value, k: &str) -> &'a Value {
     v.as_dict().and_then(|d| d.get(k)).unwrap_or(&Value::Null)
@@ -61,7 +61,7 @@ fn chunking_of(label: &str, chunks: &[String]) -> Chunking {
 struct Case {
     name: String,
     value: Value,
-    template: Arc<rtbench::engine::template::Template>,
+    template: Arc<rtbench_engine::template::Template>,
 }
 
 impl Case {

@@ -4,9 +4,9 @@
 
 mod common;
 
-use rtbench::engine::content::{ContentKind, PatternCache, parse_content};
-use rtbench::engine::py::json_loads;
-use rtbench::engine::value::Value;
+use rtbench_engine::content::{ContentKind, PatternCache, parse_content};
+use rtbench_engine::py::json_loads;
+use rtbench_engine::value::Value;
 
 #[test]
 fn content_parsers_match_the_reference() {

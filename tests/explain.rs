@@ -6,10 +6,10 @@
 use std::process::Command;
 use std::sync::Arc;
 
-use rtbench::engine::explain::{AnchorCut, Ending, Explanation, explain};
-use rtbench::engine::parser::parse_response;
-use rtbench::engine::py::json_loads;
-use rtbench::engine::template::{Template, load_template};
+use rtbench_engine::parser::parse_response;
+use rtbench_engine::py::json_loads;
+use rtbench_engine::template::{Template, load_template};
+use rtbench_tooling::explain::{AnchorCut, Ending, Explanation, explain};
 
 const SMOLLM3: &str = include_str!("../samples/smollm3/template.json");
 const PROMPT: &str = "<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n";
@@ -219,6 +219,6 @@ fn another_regions_close_is_not_an_orphan() {
     assert!(e.regions.is_empty());
     assert!(e.stray_closes.is_empty(), "{:?}", e.stray_closes);
     assert!(
-        matches!(&e.missed_opens[..], [m] if matches!(&m.reason, rtbench::engine::explain::Missed::Beaten { by, .. } if by == "a"))
+        matches!(&e.missed_opens[..], [m] if matches!(&m.reason, rtbench_tooling::explain::Missed::Beaten { by, .. } if by == "a"))
     );
 }

@@ -3,10 +3,10 @@
 
 use std::process::Command;
 
-use rtbench::engine::py::json_loads;
-use rtbench::engine::template::source::{load_file, source_from_text};
-use rtbench::engine::value::Value;
-use rtbench::export::{detect_style, export};
+use rtbench_engine::py::json_loads;
+use rtbench_engine::template::source::{load_file, source_from_text};
+use rtbench_engine::value::Value;
+use rtbench_tooling::export::{detect_style, export};
 
 const CONFIG: &str = include_str!("data/export/tokenizer_config.json");
 const SMOLLM3: &str = include_str!("../samples/smollm3/template.json");
@@ -37,7 +37,7 @@ fn reloads_as(text: &str, expected: &Value) {
     let source = source_from_text("tokenizer_config.json".into(), text.into()).unwrap();
     assert!(source.is_tokenizer_config());
     assert_eq!(source.template_value(), expected);
-    rtbench::engine::template::load_template(source.template_value()).expect("valid");
+    rtbench_engine::template::load_template(source.template_value()).expect("valid");
 }
 
 #[test]

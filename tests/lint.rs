@@ -3,10 +3,10 @@
 
 use std::process::Command;
 
-use rtbench::engine::diagnostic::Severity;
-use rtbench::engine::template::lint::lint;
-use rtbench::engine::template::load_template;
-use rtbench::engine::template::source::source_from_text;
+use rtbench_engine::diagnostic::Severity;
+use rtbench_engine::template::load_template;
+use rtbench_engine::template::source::source_from_text;
+use rtbench_tooling::lint::lint;
 
 /// The 1-based (line, column) of the first occurrence of `needle` in `text`.
 fn position(text: &str, needle: &str) -> (usize, usize) {

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use rtbench::engine::parser::Parser;
-use rtbench::engine::template::load_template;
-use rtbench::engine::value::{Dict, Value};
+use rtbench_engine::parser::Parser;
+use rtbench_engine::template::load_template;
+use rtbench_engine::value::{Dict, Value};
 
 const PIECES: &[&str] = &[
     "<a>",

@@ -1,16 +1,16 @@
-//! Differential tests: the Python value semantics of `rtbench::engine::py` against CPython 3.11.7.
+//! Differential tests: the Python value semantics of `rtbench_engine::py` against CPython 3.11.7.
 //!
 //! The cases in `tests/data/py/` were produced by running the reference interpreter
 //! (`tools/py/gen_cases.py`, `tools/py/measure_depths.py`); see the generator for the encodings.
 //! Every case must match exactly: values structurally (floats by their bits), errors by Python
 //! class and message.
 
-use rtbench::engine::py::{
+use rtbench_engine::py::{
     self, DumpOptions, JSON_DUMP_MAX_DEPTH_CLI, JSON_MAX_DEPTH_PARSE, JSON_MAX_DEPTH_STREAM,
     JSON_MAX_DEPTH_TEMPLATE_FILE, PathSeg, json_dumps, json_loads, json_loads_depth,
     json_loads_with_spans, json_max_depth, string_offset_to_source,
 };
-use rtbench::engine::value::{Value, surrogate_char, surrogate_of};
+use rtbench_engine::value::{Value, surrogate_char, surrogate_of};
 use std::fmt::Write;
 
 // ------------------------------------------------------------------------------- data helpers

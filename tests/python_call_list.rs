@@ -5,9 +5,9 @@
 //! The case file is ASCII JSON whose strings may hold lone-surrogate escapes; the engine's JSON
 //! reader turns them into the value type's stand-ins.
 
-use rtbench::engine::content::python_call_list::parse_python_call_list;
-use rtbench::engine::py::json_loads;
-use rtbench::engine::value::{Value, surrogate_char};
+use rtbench_engine::content::python_call_list::parse_python_call_list;
+use rtbench_engine::py::json_loads;
+use rtbench_engine::value::{Value, surrogate_char};
 
 const CASES: &str = include_str!("data/pcl/cases.json");
 

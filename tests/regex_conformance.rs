@@ -1,4 +1,4 @@
-//! Differential conformance of `rtbench::engine::regex` against the reference `regex` module.
+//! Differential conformance of `pyregex` against the reference `regex` module.
 //!
 //! The cases in `tests/data/regex/*.json` were recorded on the reference by
 //! `tools/regex/gen_cases.py`. Every compile verdict (with the reference's message and position),
@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 use std::fs;
 
-use rtbench::engine::regex::{Flags, Partial, Regex, RegexError};
+use pyregex::{Flags, Partial, Regex, RegexError};
 use serde_json::Value;
 
 #[derive(Default)]
@@ -78,7 +78,7 @@ fn spans_value(h: &str, v: &Value) -> Option<Vec<Option<(usize, usize)>>> {
     )
 }
 
-fn our_spans(m: &rtbench::engine::regex::Match) -> Vec<Option<(usize, usize)>> {
+fn our_spans(m: &pyregex::Match) -> Vec<Option<(usize, usize)>> {
     (0..=m.group_count())
         .map(|i| m.group(i).map(|r| (r.start, r.end)))
         .collect()
@@ -300,7 +300,7 @@ fn conformance_with_reference() {
 /// after much work, so small cases would never exercise it).
 #[test]
 fn conformance_with_memo_forced() {
-    rtbench::engine::regex::force_memo(true);
+    pyregex::force_memo(true);
     run_all();
 }
 

@@ -9,15 +9,15 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use rtbench::engine::chunking::Chunking;
-use rtbench::engine::event::EventKind;
-use rtbench::engine::parser::{Events, Parser, parse_response};
-use rtbench::engine::py::json_loads;
-use rtbench::engine::replay::{Candidate, CandidateState, Outcome, Paint, Replay, Role, StepKind};
-use rtbench::engine::template::source::load_file;
-use rtbench::engine::template::{Template, load_template};
-use rtbench::engine::value::Value;
-use rtbench::sample::{Sample, expand, read_sample};
+use rtbench_engine::event::EventKind;
+use rtbench_engine::parser::{Events, Parser, parse_response};
+use rtbench_engine::py::json_loads;
+use rtbench_engine::template::source::load_file;
+use rtbench_engine::template::{Template, load_template};
+use rtbench_engine::value::Value;
+use rtbench_tooling::chunking::Chunking;
+use rtbench_tooling::replay::{Candidate, CandidateState, Outcome, Paint, Replay, Role, StepKind};
+use rtbench_tooling::sample::{Sample, expand, read_sample};
 
 fn get<'a>(v: &'a Value, k: &str) -> &'a Value {
     v.as_dict().and_then(|d| d.get(k)).unwrap_or(&Value::Null)
@@ -220,7 +220,7 @@ fn held_text_and_timeline_are_exactly_a_plain_streaming_run() {
             )
             .unwrap();
             let mut plain: Vec<(usize, Vec<Value>)> = Vec::new();
-            let named = |evs: &[rtbench::engine::event::Event]| -> Vec<Value> {
+            let named = |evs: &[rtbench_engine::event::Event]| -> Vec<Value> {
                 evs.iter()
                     .filter_map(|e| e.to_value(&template.fields[e.field].name))
                     .collect()
@@ -653,14 +653,14 @@ fn check_views(r: &Replay, step: usize, at: &str) {
 fn scaling() {
     for size in [100_000, 200_000, 400_000, 800_000] {
         let (template, prefix, text) = long_generation(size);
-        let g = rtbench::engine::chunking::Generation {
+        let g = rtbench_tooling::chunking::Generation {
             template: Arc::clone(&template),
             prefix: &prefix,
             tools: None,
             text: &text,
         };
         let start = Instant::now();
-        let _ = rtbench::engine::chunking::run(&g, &Chunking::CodePoints(vec![1]));
+        let _ = rtbench_tooling::chunking::run(&g, &Chunking::CodePoints(vec![1]));
         let plain = start.elapsed();
         let start = Instant::now();
         let r = Replay::new(

@@ -9,10 +9,10 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use proptest::prelude::*;
-use rtbench::engine::event::{Event, EventKind};
-use rtbench::engine::parser::{Events, Parser};
-use rtbench::engine::template::{Template, load_template};
-use rtbench::engine::value::Value;
+use rtbench_engine::event::{Event, EventKind};
+use rtbench_engine::parser::{Events, Parser};
+use rtbench_engine::template::{Template, load_template};
+use rtbench_engine::value::Value;
 
 struct Case {
     template: Arc<Template>,

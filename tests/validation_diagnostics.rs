@@ -1,9 +1,9 @@
 //! Every validation rule of the reference, each with the file position its diagnostic points at:
 //! the offending key or value (or the character inside a pattern), shown with a caret.
 
-use rtbench::engine::diagnostic::Diagnostic;
-use rtbench::engine::template::load_template;
-use rtbench::engine::template::source::{LoadError, source_from_text};
+use rtbench_engine::diagnostic::Diagnostic;
+use rtbench_engine::template::load_template;
+use rtbench_engine::template::source::{LoadError, source_from_text};
 
 /// Loads `text` as `t.json` and returns the diagnostic (the template must be invalid).
 fn diagnose(text: &str) -> Diagnostic {

@@ -15,12 +15,12 @@ use rtbench::workbench::inputs::{Inputs, Source};
 use rtbench::workbench::keys::{self, Action};
 use std::sync::Arc;
 
-use rtbench::engine::chunking::Chunking;
-use rtbench::engine::replay::Outcome;
 use rtbench::workbench::state::{Mode, Pane, State};
 use rtbench::workbench::theme::Theme;
 use rtbench::workbench::view::raw;
 use rtbench::workbench::{layout, request_for, update, view, worker};
+use rtbench_tooling::chunking::Chunking;
+use rtbench_tooling::replay::Outcome;
 
 const TEMPLATE: &str = include_str!("../samples/smollm3/template.json");
 const WEATHER: &str = include_str!("../samples/smollm3/weather-tool-call.sample");
@@ -694,7 +694,7 @@ fn explain_overlay_shows_the_engine_explanation_and_switches_fields() {
     update::on_action(&mut state, Action::Explain);
     let expected = |field: usize| {
         let s = &a.sample;
-        rtbench::engine::explain::explain(
+        rtbench_tooling::explain::explain(
             &a.template,
             s.prefix.as_deref().unwrap(),
             &s.generation,

@@ -3,7 +3,7 @@
 use crate::cli::inputs;
 use crate::cli::output;
 use crate::cli::{Failure, InputArgs};
-use crate::engine::explain::explain;
+use rtbench_tooling::explain::explain;
 
 /// `rtbench explain ... FIELD`: prints the explanation as plain text. Exit 0 when the
 /// explanation could be made (whatever it says), 1 without a prefix (as `parse`), 2 for an

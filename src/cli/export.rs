@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::cli::{Failure, inputs, output};
-use crate::export::export;
+use rtbench_tooling::export::export;
 
 pub fn run(template: &Path, config: &Path, write: bool) -> Result<(), Failure> {
     let (_, source) = inputs::template(template)?;

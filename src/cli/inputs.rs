@@ -4,10 +4,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::cli::{Failure, InputArgs};
-use crate::engine::py;
-use crate::engine::template::Template;
-use crate::engine::template::source::{LoadError, TemplateSource, load_file};
-use crate::engine::value::Value;
+use rtbench_engine::py;
+use rtbench_engine::template::Template;
+use rtbench_engine::template::source::{LoadError, TemplateSource, load_file};
+use rtbench_engine::value::Value;
 
 /// Everything `parse` and `stream` need.
 pub struct Inputs {

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::cli::output;
 use crate::cli::{Failure, inputs};
-use crate::engine::template::lint::lint;
+use rtbench_tooling::lint::lint;
 
 /// Prints every warning with its location; exit 0, or 1 with `deny` when there are warnings
 /// (and 1 for an invalid template, as `check`).

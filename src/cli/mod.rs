@@ -9,7 +9,7 @@ mod inputs;
 mod lint;
 mod output;
 mod run;
-pub mod test_samples;
+mod test_samples;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -5,9 +5,9 @@
 //! feeding one code point at a time produces a line per code point.
 
 use crate::cli::Failure;
-use crate::engine::event::{Event, EventKind};
-use crate::engine::py::{self, DumpOptions};
-use crate::engine::value::{Value, surrogate_of};
+use rtbench_engine::event::{Event, EventKind};
+use rtbench_engine::py::{self, DumpOptions};
+use rtbench_engine::value::{Value, surrogate_of};
 
 fn dump_options(pretty: bool) -> DumpOptions {
     let mut opts = DumpOptions::reference_cli();

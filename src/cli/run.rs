@@ -8,11 +8,11 @@ use std::sync::Arc;
 use crate::cli::inputs::{self, Inputs};
 use crate::cli::output;
 use crate::cli::{Failure, InputArgs};
-use crate::engine::event::{Event, EventKind};
-use crate::engine::offsets::CharIndex;
-use crate::engine::parser::{Events, Parser, parse_response_owned};
-use crate::engine::template::Template;
-use crate::engine::value::Value;
+use rtbench_engine::event::{Event, EventKind};
+use rtbench_engine::offsets::CharIndex;
+use rtbench_engine::parser::{Events, Parser, parse_response_owned};
+use rtbench_engine::template::Template;
+use rtbench_engine::value::Value;
 
 /// `rtbench check`.
 pub fn check(path: &Path) -> Result<(), Failure> {
@@ -51,7 +51,7 @@ pub fn parse(args: &InputArgs, pretty: bool) -> Result<(), Failure> {
 
 /// `rtbench chunks`.
 pub fn chunks(args: &InputArgs, max: usize, random: usize, seed: u64) -> Result<(), Failure> {
-    use crate::engine::chunking::{CheckPlan, Generation, check};
+    use rtbench_tooling::chunking::{CheckPlan, Generation, check};
     let inputs = inputs::read(args)?;
     let prefix = inputs
         .prefix
@@ -284,16 +284,16 @@ const BUNDLED_SAMPLE: &str = include_str!("../../samples/smollm3/weather-tool-ca
 
 /// `rtbench` with no arguments: parse the bundled sample and print its message.
 pub fn bundled_sample() -> Result<(), Failure> {
-    use crate::engine::template::source::source_from_text;
+    use rtbench_engine::template::source::source_from_text;
     let source = source_from_text(
         "samples/smollm3/template.json".into(),
         BUNDLED_TEMPLATE.into(),
     )
     .map_err(|e| Failure::invalid(e.to_string()))?;
-    let template = crate::engine::template::load_template(source.template_value())
+    let template = rtbench_engine::template::load_template(source.template_value())
         .map_err(|e| Failure::invalid(source.diagnose(&e).to_string()))?;
     let path = Path::new("samples/smollm3/weather-tool-call.sample");
-    let sample = crate::sample::parse_sample(path, BUNDLED_SAMPLE)
+    let sample = rtbench_tooling::sample::parse_sample(path, BUNDLED_SAMPLE)
         .map_err(|e| Failure::invalid(e.to_string()))?;
     let mut parser = Parser::new(
         Arc::new(template),

@@ -9,23 +9,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::cli::{Failure, inputs, output};
-use crate::engine::diff::diff;
-use crate::engine::parser::parse_response;
-use crate::engine::py::{DumpOptions, json_dumps};
-use crate::engine::template::Template;
-use crate::engine::value::{Dict, Value};
-use crate::sample::{EXPECTED_ERROR_KEY, Sample, expand, read_sample, replace_expected};
-
-/// Template file names looked for beside samples, in order.
-pub const TEMPLATE_FILES: [&str; 2] = ["template.json", "tokenizer_config.json"];
-
-/// The template file for samples in `dir`, if there is one.
-pub fn template_beside(dir: &Path) -> Option<PathBuf> {
-    TEMPLATE_FILES
-        .iter()
-        .map(|f| dir.join(f))
-        .find(|p| p.is_file())
-}
+use rtbench_engine::template::Template;
+use rtbench_tooling::sample::{self, expand, read_sample, replace_expected};
+use rtbench_tooling::testing::{
+    Verdict, expected_section, parse_sample_with, template_beside, verdict,
+};
 
 /// Sample files under `path`: the file itself, the samples of a folder, and those of its
 /// sub-folders (sorted, so that runs are reproducible).
@@ -52,69 +40,6 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
         collect(&d, out)?;
     }
     Ok(())
-}
-
-/// What happened to one sample (also shown by the workbench's sample list).
-pub enum Verdict {
-    Pass,
-    Fail(Vec<String>),
-    NoExpectation,
-}
-
-/// Parses a sample like the reference's `parse_response` (a sample without a prefix opts out
-/// with an empty one).
-pub fn parse_sample_with(template: &Arc<Template>, sample: &Sample) -> Result<Dict, String> {
-    parse_response(
-        Arc::clone(template),
-        &sample.generation,
-        Some(sample.prefix.as_deref().unwrap_or("")),
-        sample.tools.as_ref(),
-    )
-    .map_err(|e| e.message)
-}
-
-/// The `rtbench test` verdict for one sample's parse result.
-pub fn verdict(sample: &Sample, result: &Result<Dict, String>) -> Verdict {
-    let Some(expected) = &sample.expected else {
-        return Verdict::NoExpectation;
-    };
-    match (sample.expects_error(), result) {
-        (true, Err(_)) => Verdict::Pass,
-        (true, Ok(m)) => Verdict::Fail(vec![format!(
-            "expected parsing to fail, got {}",
-            Value::Dict(m.clone()).py_repr()
-        )]),
-        (false, Err(e)) => Verdict::Fail(vec![format!("expected a message, got an error: {e}")]),
-        (false, Ok(m)) => {
-            let lines: Vec<String> = diff(expected, &Value::Dict(m.clone()))
-                .iter()
-                .map(ToString::to_string)
-                .collect();
-            if lines.is_empty() {
-                Verdict::Pass
-            } else {
-                Verdict::Fail(lines)
-            }
-        }
-    }
-}
-
-/// The expected section for a result: the message, or `{"$error": "..."}`.
-fn expected_text(result: &Result<Dict, String>) -> Result<String, Failure> {
-    let value = match result {
-        Ok(m) => Value::Dict(m.clone()),
-        Err(e) => Value::Dict(Dict::from_iter([(
-            EXPECTED_ERROR_KEY.to_string(),
-            Value::from(e.as_str()),
-        )])),
-    };
-    let opts = DumpOptions {
-        indent: Some(2),
-        compact: false,
-        ..DumpOptions::reference_cli()
-    };
-    json_dumps(&value, &opts)
-        .map_err(|e| Failure::invalid(format!("cannot write the result as JSON: {e}")))
 }
 
 /// `rtbench test`.
@@ -177,14 +102,15 @@ pub fn run(paths: &[PathBuf], template: Option<&Path>, bless: bool) -> Result<()
         };
         let result = parse_sample_with(&template, &sample);
         if bless {
-            if file
-                .extension()
-                .is_some_and(|e| e == crate::sample::EXTENSION)
-            {
+            if file.extension().is_some_and(|e| e == sample::EXTENSION) {
                 let text = std::fs::read_to_string(file)
                     .map_err(|e| Failure::usage(format!("cannot read {}: {e}", file.display())))?;
-                let updated = replace_expected(file, &text, &expected_text(&result)?)
-                    .map_err(|e| Failure::invalid(e.to_string()))?;
+                let updated = replace_expected(
+                    file,
+                    &text,
+                    &expected_section(&result).map_err(Failure::invalid)?,
+                )
+                .map_err(|e| Failure::invalid(e.to_string()))?;
                 if updated != text {
                     std::fs::write(file, updated).map_err(|e| {
                         Failure::usage(format!("cannot write {}: {e}", file.display()))

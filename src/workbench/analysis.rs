@@ -7,16 +7,16 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::cli::test_samples::{Verdict, verdict};
-use crate::engine::diagnostic::{Diagnostic, Location};
-use crate::engine::event::{Event, EventKind};
-use crate::engine::explain::explain;
-use crate::engine::offsets::CharIndex;
-use crate::engine::parser::{Events, ParseError, Parser};
-use crate::engine::py::{DumpOptions, json_dumps};
-use crate::engine::template::Template;
-use crate::engine::value::{Dict, Value};
-use crate::sample::Sample;
+use rtbench_engine::diagnostic::{Diagnostic, Location};
+use rtbench_engine::event::{Event, EventKind};
+use rtbench_engine::offsets::CharIndex;
+use rtbench_engine::parser::{Events, ParseError, Parser};
+use rtbench_engine::py::{DumpOptions, json_dumps};
+use rtbench_engine::template::Template;
+use rtbench_engine::value::{Dict, Value};
+use rtbench_tooling::explain::explain;
+use rtbench_tooling::sample::Sample;
+use rtbench_tooling::testing::{Verdict, verdict};
 
 /// What a stretch of the document is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -513,7 +513,7 @@ pub fn analyze(template: &Arc<Template>, name: &str, sample: &Sample, file_text:
         .and_then(|e| e.field.as_deref())
         .and_then(|f| template.field_index(f));
     let (regions, segments) = regions_and_segments(&document, &trace, error_at, error_field);
-    let line_starts = crate::engine::offsets::line_starts(&document);
+    let line_starts = rtbench_engine::offsets::line_starts(&document);
     let field_names: Vec<String> = template.fields.iter().map(|f| f.name.clone()).collect();
 
     let problem = error.map(|e| {
@@ -716,8 +716,8 @@ impl Analysis {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::py;
-    use crate::engine::template::load_template;
+    use rtbench_engine::py;
+    use rtbench_engine::template::load_template;
     use std::path::Path;
 
     fn smollm3() -> Arc<Template> {
@@ -726,7 +726,7 @@ mod tests {
     }
 
     fn sample(text: &str) -> Sample {
-        crate::sample::parse_sample(Path::new("t.sample"), text).unwrap()
+        rtbench_tooling::sample::parse_sample(Path::new("t.sample"), text).unwrap()
     }
 
     #[test]

@@ -5,11 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::engine::diagnostic::Diagnostic;
-use crate::engine::template::Template;
-use crate::engine::template::load_template;
-use crate::engine::template::source::{LoadError, TemplateSource, load_file, source_from_text};
-use crate::sample::{Sample, expand, parse_sample};
+use rtbench_engine::diagnostic::Diagnostic;
+use rtbench_engine::template::Template;
+use rtbench_engine::template::load_template;
+use rtbench_engine::template::source::{LoadError, TemplateSource, load_file, source_from_text};
+use rtbench_tooling::sample::{Sample, expand, parse_sample};
 
 const BUNDLED_DIR: &str = "samples/smollm3";
 const BUNDLED_TEMPLATE: &str = include_str!("../../samples/smollm3/template.json");
@@ -109,7 +109,7 @@ impl Inputs {
             }
         }
         let (template, default_dir) = if first.is_dir() {
-            let t = crate::cli::test_samples::template_beside(first).ok_or_else(|| {
+            let t = rtbench_tooling::testing::template_beside(first).ok_or_else(|| {
                 format!(
                     "{}: no template.json or tokenizer_config.json in this folder",
                     first.display()
@@ -238,7 +238,7 @@ pub fn read_sample(source: &Source) -> SampleFile {
     };
     let sample = if path
         .extension()
-        .is_some_and(|e| e == crate::sample::EXTENSION)
+        .is_some_and(|e| e == rtbench_tooling::sample::EXTENSION)
     {
         parse_sample(&path, &text).map_err(|e| e.to_string())
     } else {
@@ -257,7 +257,7 @@ pub fn read_sample(source: &Source) -> SampleFile {
 
 /// The lint findings of a loaded template as located warnings.
 fn lint_warnings(template: &Template, source: &TemplateSource) -> Vec<Diagnostic> {
-    crate::engine::template::lint::lint(template, source.template_value())
+    rtbench_tooling::lint::lint(template, source.template_value())
         .iter()
         .map(|f| source.warn(f))
         .collect()

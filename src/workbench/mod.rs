@@ -28,13 +28,13 @@ use std::sync::mpsc;
 use crossterm::event::{self, Event};
 
 use crate::cli::Failure;
-use crate::engine::value::Value;
 use crate::workbench::inputs::Inputs;
 use crate::workbench::state::{Live, State};
 use crate::workbench::theme::Theme;
 use crate::workbench::update::Effect;
 use crate::workbench::watch::WatchEvent;
 use crate::workbench::worker::{Request, Worker};
+use rtbench_engine::value::Value;
 
 /// Options of the workbench from the command line.
 #[derive(Clone, Debug, Default)]
@@ -228,7 +228,7 @@ fn print_headless(inputs: &Inputs) -> Result<(), Failure> {
         let f = inputs::read_sample(&source);
         let result = match &f.sample {
             Err(e) => Err(e.clone()),
-            Ok(s) => crate::cli::test_samples::parse_sample_with(&loaded.template, s),
+            Ok(s) => rtbench_tooling::testing::parse_sample_with(&loaded.template, s),
         };
         let text = match result {
             Ok(m) => format!("{}:\n{}", f.name, analysis::pretty_json(&Value::Dict(m))),

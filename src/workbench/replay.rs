@@ -1,13 +1,13 @@
 //! The stream replay mode's state: the current sample streamed with a chosen chunking, the step
 //! on screen, playback, and the timeline selection. Building the replay is the engine's
-//! ([`crate::engine::replay`]); this module only chooses what to build and which step to show.
+//! ([`rtbench_tooling::replay`]); this module only chooses what to build and which step to show.
 
 use std::sync::{Arc, Mutex};
 
-use crate::engine::chunking::Chunking;
-use crate::engine::offsets::{CharIndex, line_starts};
-use crate::engine::replay::{Replay, StepKind};
 use crate::workbench::analysis::Analysis;
+use rtbench_engine::offsets::{CharIndex, line_starts};
+use rtbench_tooling::chunking::Chunking;
+use rtbench_tooling::replay::{Replay, StepKind};
 
 /// How the generation is cut into feeds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

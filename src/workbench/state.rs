@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use ratatui::text::Line;
 
-use crate::engine::diagnostic::Diagnostic;
 use crate::workbench::analysis::{Analysis, Status};
 use crate::workbench::replay::ReplayState;
 use crate::workbench::theme::Theme;
+use rtbench_engine::diagnostic::Diagnostic;
 
 /// What the workbench is doing: inspecting the parse of a sample, or replaying its stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

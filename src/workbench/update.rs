@@ -326,7 +326,7 @@ fn explain_field(state: &mut State, field: Option<usize>) {
         return;
     };
     let s = &a.sample;
-    let lines = match crate::engine::explain::explain(
+    let lines = match rtbench_tooling::explain::explain(
         &a.template,
         s.prefix.as_deref().unwrap_or(""),
         &s.generation,
@@ -351,7 +351,7 @@ fn explain_field(state: &mut State, field: Option<usize>) {
 /// Streams the current sample with every chunk size from 1 to 32, 8 random chunkings and
 /// tokenizer-like pieces, and shows whether any changes the result (as `rtbench chunks`).
 fn check_chunkings(state: &mut State) {
-    use crate::engine::chunking::{CheckPlan, Generation, check};
+    use rtbench_tooling::chunking::{CheckPlan, Generation, check};
     let Some(a) = state.analysis().cloned() else {
         state.note = Some("nothing to check: no sample parsed yet".into());
         return;

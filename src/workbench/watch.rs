@@ -73,7 +73,7 @@ impl Filter {
         }
         let is_sample = path
             .extension()
-            .is_some_and(|e| e == crate::sample::EXTENSION || e == "txt");
+            .is_some_and(|e| e == rtbench_tooling::sample::EXTENSION || e == "txt");
         (is_sample
             && path
                 .parent()

@@ -7,11 +7,11 @@ use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 use std::thread;
 use std::time::Instant;
 
-use crate::engine::value::Value;
 use crate::workbench::analysis::{self, Status};
 use crate::workbench::highlight;
 use crate::workbench::inputs::{Inputs, read_sample};
 use crate::workbench::state::{Report, SampleEntry, Shown};
+use rtbench_engine::value::Value;
 
 /// The parse thread's name.
 pub const THREAD_NAME: &str = "rtbench-parse";

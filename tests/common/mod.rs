@@ -8,12 +8,12 @@ use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
-use rtbench::engine::delimiter::Delimiter;
-use rtbench::engine::event::Event;
-use rtbench::engine::parser::Parser;
-use rtbench::engine::py::json_loads;
-use rtbench::engine::template::{Template, load_template};
-use rtbench::engine::value::{Dict, Value};
+use rtbench_engine::delimiter::Delimiter;
+use rtbench_engine::event::Event;
+use rtbench_engine::parser::Parser;
+use rtbench_engine::py::json_loads;
+use rtbench_engine::template::{Template, load_template};
+use rtbench_engine::value::{Dict, Value};
 
 /// Equality as the harness defines it: numbers by value (`1 == 1.0`), booleans never equal to
 /// numbers, dict key order ignored, list order significant.

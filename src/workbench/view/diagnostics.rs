@@ -9,9 +9,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use crate::engine::diagnostic::{Diagnostic, Severity};
 use crate::workbench::state::{Pane, State};
 use crate::workbench::view::{inner, pane_block};
+use rtbench_engine::diagnostic::{Diagnostic, Severity};
 
 /// The offending line and the caret under the culprit, cropped around the caret to fit
 /// `width` columns.

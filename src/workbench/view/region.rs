@@ -7,11 +7,11 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-use crate::engine::value::Value;
 use crate::workbench::analysis::{Analysis, pretty_json};
 use crate::workbench::highlight;
 use crate::workbench::state::{Pane, State};
 use crate::workbench::view::{inner, pane_block};
+use rtbench_engine::value::Value;
 
 /// The start of `text` that can show in `budget` characters (a column never shows more: each
 /// character takes at least one cell), marked when cut.

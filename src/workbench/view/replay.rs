@@ -20,15 +20,15 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph, Wrap};
 
-use crate::engine::event::EventKind;
-use crate::engine::py::py_repr_str;
-use crate::engine::replay::{CandidateState, Outcome, Paint, Replay, Role, StepKind};
-use crate::engine::value::Value;
 use crate::workbench::highlight;
 use crate::workbench::replay::ReplayState;
 use crate::workbench::state::State;
 use crate::workbench::theme::Theme;
 use crate::workbench::view::raw::{shown_char, wrap_rows};
+use rtbench_engine::event::EventKind;
+use rtbench_engine::py::py_repr_str;
+use rtbench_engine::value::Value;
+use rtbench_tooling::replay::{CandidateState, Outcome, Paint, Replay, Role, StepKind};
 
 /// `text` as a Python string literal, cut to `max` characters with an ellipsis after the quote.
 fn quoted(text: &str, max: usize) -> String {
@@ -256,7 +256,7 @@ fn raw(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
     frame.render_widget(Paragraph::new(lines).style(theme.text()), inner);
 }
 
-fn event_text(r: &Replay, ev: &crate::engine::event::Event, width: usize) -> (String, String) {
+fn event_text(r: &Replay, ev: &rtbench_engine::event::Event, width: usize) -> (String, String) {
     let field = r.field_name(ev.field).to_string();
     let max = width.max(8);
     match &ev.kind {
@@ -448,7 +448,7 @@ fn message(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
             Span::styled(format!(": {how}"), theme.dim()),
         ]));
         if let Some(p) = &live.preview {
-            let v = crate::engine::py::json_dumps(&p.value, &Default::default())
+            let v = rtbench_engine::py::json_dumps(&p.value, &Default::default())
                 .unwrap_or_else(|_| Value::Null.py_repr());
             lines.push(Line::from(vec![
                 Span::styled("preview ", theme.key()),

@@ -1,0 +1,210 @@
+//! Content parsers: how a region's raw text becomes its value (`content` and `content_args`).
+//!
+//! `content_args` is whatever JSON the template gave; like the reference, a parser only
+//! complains about it when it reads it, that is when a region is parsed.
+
+pub mod json;
+pub mod kv_lines;
+pub mod python_call_list;
+pub mod scalar;
+pub mod xml_inline;
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::value::{Dict, Value};
+use pyregex::{Flags, Regex, RegexError};
+
+/// The eight content parsers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContentKind {
+    Text,
+    Int,
+    Float,
+    Bool,
+    Json,
+    XmlInline,
+    KvLines,
+    PythonCallList,
+}
+
+impl ContentKind {
+    pub const NAMES: [&'static str; 8] = [
+        "text",
+        "int",
+        "float",
+        "bool",
+        "json",
+        "xml-inline",
+        "kv-lines",
+        "python-call-list",
+    ];
+
+    pub fn from_name(name: &str) -> Option<ContentKind> {
+        Some(match name {
+            "text" => ContentKind::Text,
+            "int" => ContentKind::Int,
+            "float" => ContentKind::Float,
+            "bool" => ContentKind::Bool,
+            "json" => ContentKind::Json,
+            "xml-inline" => ContentKind::XmlInline,
+            "kv-lines" => ContentKind::KvLines,
+            "python-call-list" => ContentKind::PythonCallList,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    /// Text-like parsers whose chunks are already part of the value (`dirty: false`).
+    pub fn is_streamable(self) -> bool {
+        matches!(
+            self,
+            ContentKind::Text | ContentKind::Int | ContentKind::Float | ContentKind::Bool
+        )
+    }
+}
+
+/// A region body the reference cannot parse.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContentError {
+    pub message: String,
+    /// Byte offset inside the region body where the problem is, when known.
+    pub offset: Option<usize>,
+}
+
+impl ContentError {
+    pub fn new(message: impl Into<String>) -> ContentError {
+        ContentError {
+            message: message.into(),
+            offset: None,
+        }
+    }
+
+    pub fn at(mut self, offset: usize) -> ContentError {
+        self.offset = Some(offset);
+        self
+    }
+}
+
+impl fmt::Display for ContentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<RegexError> for ContentError {
+    fn from(e: RegexError) -> ContentError {
+        ContentError::new(e.to_string())
+    }
+}
+
+/// What content parsers share across regions: patterns compiled at parse time
+/// (`tag_pattern`, `string_delims`) and how deep JSON may nest at this point of the
+/// reference's call stack (its `RecursionError` depends on it).
+#[derive(Debug)]
+pub struct PatternCache {
+    compiled: HashMap<(String, bool), Result<Regex, RegexError>>,
+    /// Containers `json.loads` may nest here (see [`crate::py::json_max_depth`]).
+    pub json_depth: usize,
+}
+
+impl Default for PatternCache {
+    fn default() -> PatternCache {
+        PatternCache {
+            compiled: HashMap::new(),
+            json_depth: crate::py::JSON_MAX_DEPTH_STREAM,
+        }
+    }
+}
+
+/// Python frames a nested `value_parser` adds (`_sub_parse`, `parse_content` and the parser).
+const SUB_PARSE_FRAMES: usize = 3;
+
+impl PatternCache {
+    pub fn get(&mut self, pattern: &str, dotall: bool) -> Result<Regex, RegexError> {
+        self.compiled
+            .entry((pattern.to_string(), dotall))
+            .or_insert_with(|| Regex::new(pattern, Flags { dotall }))
+            .clone()
+    }
+}
+
+/// `args.get(key)` where the reference requires `args` to be a dict (it calls `.get` on it).
+pub(crate) fn arg<'a>(args: &'a Value, key: &str) -> Result<Option<&'a Value>, ContentError> {
+    match args {
+        Value::Dict(d) => Ok(d.get(key)),
+        other => Err(ContentError::new(format!(
+            "'{}' object has no attribute 'get' (content_args must be an object)",
+            other.type_name()
+        ))),
+    }
+}
+
+/// Runs the content parser `kind` on `text` (`None` stands for Python's `None`, which a nested
+/// `value_parser` can receive when xml-inline's `value` group did not take part).
+pub fn parse_content(
+    text: Option<&str>,
+    kind: ContentKind,
+    args: &Value,
+    cache: &mut PatternCache,
+) -> Result<Value, ContentError> {
+    fn need_text(text: Option<&str>, kind: ContentKind) -> Result<&str, ContentError> {
+        text.ok_or_else(|| {
+            ContentError::new(format!(
+                "{} parser received None (the tag pattern's `value` group did not take part)",
+                kind.name()
+            ))
+        })
+    }
+    match kind {
+        ContentKind::Text => scalar::text(text, args).map(|t| t.map_or(Value::Null, Value::Str)),
+        ContentKind::Int => scalar::int(text, args),
+        ContentKind::Float => scalar::float(text, args),
+        ContentKind::Bool => scalar::boolean(text, args),
+        ContentKind::Json => json::parse(need_text(text, kind)?, args, cache),
+        ContentKind::XmlInline => xml_inline::parse(need_text(text, kind)?, args, cache),
+        ContentKind::KvLines => kv_lines::parse(need_text(text, kind)?, args, cache),
+        ContentKind::PythonCallList => {
+            python_call_list::parse_python_call_list(need_text(text, kind)?)
+                .map_err(|e| ContentError::new(e.to_string()))
+        }
+    }
+}
+
+/// The reference's `_sub_parse`: a nested `value_parser` (`{"name", "args"}`) applied to one
+/// value of an xml-inline or kv-lines region; without one the raw text is kept.
+pub(crate) fn sub_parse(
+    raw: Option<&str>,
+    value_parser: Option<&Value>,
+    cache: &mut PatternCache,
+) -> Result<Value, ContentError> {
+    let Some(vp) = value_parser.filter(|v| !matches!(v, Value::Null)) else {
+        return Ok(raw.map_or(Value::Null, Value::from));
+    };
+    let Value::Dict(vp) = vp else {
+        return Err(ContentError::new(format!(
+            "'{}' object has no attribute 'get' (value_parser must be an object)",
+            vp.type_name()
+        )));
+    };
+    let kind = match vp.get("name") {
+        None => ContentKind::Text,
+        Some(Value::Str(name)) => ContentKind::from_name(name)
+            .ok_or_else(|| ContentError::new(format!("unknown value_parser name '{name}'")))?,
+        Some(other) => {
+            return Err(ContentError::new(format!(
+                "unknown value_parser name {}",
+                other.py_repr()
+            )));
+        }
+    };
+    let empty = Value::Dict(Dict::new());
+    let args = vp.get("args").unwrap_or(&empty);
+    cache.json_depth -= SUB_PARSE_FRAMES;
+    let result = parse_content(raw, kind, args, cache);
+    cache.json_depth += SUB_PARSE_FRAMES;
+    result
+}

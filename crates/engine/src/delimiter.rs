@@ -1,0 +1,393 @@
+//! Delimiters: the literal strings or Python patterns that open and close regions, and the
+//! reference's rules for deciding, on a growing buffer, whether a delimiter has matched, might
+//! still match (pending, so text must be held back), or cannot match.
+//!
+//! Literal delimiters are matched leftmost-longest with Aho-Corasick, which is what the
+//! reference's longest-first alternation of escaped literals does. Pattern delimiters use the
+//! Python-pattern engine in [`pyregex`].
+
+use std::ops::Range;
+
+use aho_corasick::{AhoCorasick, Input, MatchKind};
+
+use crate::value::Value;
+use pyregex::{Flags, Partial, Regex, RegexError};
+
+/// How long [`Delimiter::nearest_partial`] may search a pattern delimiter.
+const NEAREST_PARTIAL_TIME: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// A compiled delimiter.
+#[derive(Clone, Debug)]
+pub enum Delimiter {
+    Literal(LiteralSet),
+    Pattern(PatternDelimiter),
+}
+
+/// One or more literal strings, any of which matches.
+#[derive(Clone, Debug)]
+pub struct LiteralSet {
+    /// The literals, duplicates removed, in the order the template gave them.
+    pub literals: Vec<String>,
+    /// Whether one literal is a strict prefix of another, so that a match at the end of the
+    /// buffer could still grow into a longer one.
+    pub can_extend: bool,
+    matcher: AhoCorasick,
+    max_len: usize,
+}
+
+/// A Python `regex` pattern compiled with DOTALL.
+#[derive(Clone, Debug)]
+pub struct PatternDelimiter {
+    pub regex: Regex,
+}
+
+/// A complete delimiter match with its named captures (the pattern's `groupdict()`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DelimMatch {
+    pub start: usize,
+    pub end: usize,
+    /// Every named group in pattern order, `None` when the group did not take part.
+    pub captures: Vec<(String, Option<String>)>,
+}
+
+impl DelimMatch {
+    pub fn span(&self) -> Range<usize> {
+        self.start..self.end
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+}
+
+/// What a search for one delimiter found in the buffer from the current position.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scan {
+    /// No match at all (only possible at end of stream).
+    Nothing,
+    /// A match may start here but cannot be committed yet: text from here on must be held.
+    Pending(usize),
+    /// A match that can be committed now.
+    Complete(DelimMatch),
+}
+
+impl LiteralSet {
+    /// Builds the set; `literals` must be non-empty and contain no empty strings.
+    pub fn new(literals: Vec<String>) -> LiteralSet {
+        let can_extend = literals
+            .iter()
+            .any(|a| literals.iter().any(|b| a != b && a.starts_with(b.as_str())));
+        let matcher = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(&literals)
+            .expect("a handful of literal delimiters always fits an Aho-Corasick automaton");
+        let max_len = literals.iter().map(String::len).max().unwrap_or(0);
+        LiteralSet {
+            literals,
+            can_extend,
+            matcher,
+            max_len,
+        }
+    }
+
+    fn find(&self, hay: &str, pos: usize) -> Option<Range<usize>> {
+        self.matcher
+            .find(Input::new(hay).range(pos..))
+            .map(|m| m.start()..m.end())
+    }
+
+    /// The leftmost start `>= pos` from which the rest of `hay` is a proper prefix of some
+    /// literal (the end of the buffer if there is none: the empty rest always qualifies).
+    fn partial_start(&self, hay: &str, pos: usize) -> usize {
+        let from = pos.max(hay.len().saturating_sub(self.max_len.saturating_sub(1)));
+        (from..hay.len())
+            .filter(|&s| hay.is_char_boundary(s))
+            .find(|&s| {
+                let rest = &hay[s..];
+                self.literals.iter().any(|l| l.starts_with(rest))
+            })
+            .unwrap_or(hay.len())
+    }
+}
+
+impl PatternDelimiter {
+    pub fn new(source: &str) -> Result<PatternDelimiter, RegexError> {
+        Ok(PatternDelimiter {
+            regex: Regex::new(source, Flags { dotall: true })?,
+        })
+    }
+
+    /// The pattern as the template wrote it.
+    pub fn source(&self) -> &str {
+        self.regex.as_str()
+    }
+
+    fn to_match(&self, hay: &str, m: &pyregex::Match) -> DelimMatch {
+        DelimMatch {
+            start: m.start(),
+            end: m.end(),
+            captures: self
+                .regex
+                .names()
+                .iter()
+                .map(|(name, idx)| (name.clone(), m.group(*idx).map(|r| hay[r].to_string())))
+                .collect(),
+        }
+    }
+
+    /// The reference's growth test for a complete match that ends before the buffer end: the
+    /// stream is pretended to continue with a NUL character; if the match then moves or its
+    /// captures change, it was relying on the buffer edge and must wait.
+    fn can_grow_inside(&self, buf: &mut String, m: &DelimMatch) -> Result<bool, RegexError> {
+        buf.push('\0');
+        let extended = self.regex.match_at(buf, m.start);
+        buf.pop();
+        Ok(match extended? {
+            None => true,
+            Some(e) => {
+                let e = self.to_match(buf, &e);
+                e.span() != m.span() || e.captures != m.captures
+            }
+        })
+    }
+}
+
+impl Delimiter {
+    /// Searches `buf` from `pos` the way the reference's `_scan` does for one delimiter.
+    ///
+    /// Not at end of stream, a match that could still change with more input is reported as
+    /// [`Scan::Pending`] at its start, as is the leftmost partial match when there is no complete
+    /// one. `buf` is only borrowed mutably to append and remove a probe character.
+    pub fn scan(&self, buf: &mut String, pos: usize, eos: bool) -> Result<Scan, RegexError> {
+        match self {
+            Delimiter::Literal(set) => Ok(match set.find(buf, pos) {
+                Some(r) => {
+                    // A literal match before the edge has seen its last character; at the edge
+                    // it can only grow when one literal extends another.
+                    if !eos && r.end == buf.len() && set.can_extend {
+                        Scan::Pending(r.start)
+                    } else {
+                        Scan::Complete(DelimMatch {
+                            start: r.start,
+                            end: r.end,
+                            captures: Vec::new(),
+                        })
+                    }
+                }
+                None if eos => Scan::Nothing,
+                None => Scan::Pending(set.partial_start(buf, pos)),
+            }),
+            Delimiter::Pattern(p) => {
+                if eos {
+                    return Ok(match p.regex.search(buf, pos)? {
+                        Some(m) => Scan::Complete(p.to_match(buf, &m)),
+                        None => Scan::Nothing,
+                    });
+                }
+                match p.regex.search_partial(buf, pos)? {
+                    Partial::Partial { start } => Ok(Scan::Pending(start)),
+                    Partial::Complete(m) => {
+                        let m = p.to_match(buf, &m);
+                        // At the edge a pattern match (zero-width or not) may always change.
+                        let grows = m.end == buf.len() || p.can_grow_inside(buf, &m)?;
+                        Ok(if grows {
+                            Scan::Pending(m.start)
+                        } else {
+                            Scan::Complete(m)
+                        })
+                    }
+                }
+            }
+        }
+    }
+
+    /// The end of the last of the non-overlapping matches in `text` (Python's `finditer`), used
+    /// to cut the prefix after the last start anchor.
+    pub fn last_match_end(&self, text: &str) -> Result<Option<usize>, RegexError> {
+        match self {
+            Delimiter::Literal(set) => Ok(set.matcher.find_iter(text).last().map(|m| m.end())),
+            Delimiter::Pattern(p) => {
+                let mut last = None;
+                for m in p.regex.find_iter(text) {
+                    last = Some(m?.end());
+                }
+                Ok(last)
+            }
+        }
+    }
+
+    /// Every complete match in `text`, non-overlapping, left to right (Python's `finditer`).
+    pub fn find_all(&self, text: &str) -> Result<Vec<Range<usize>>, RegexError> {
+        match self {
+            Delimiter::Literal(set) => Ok(set
+                .matcher
+                .find_iter(text)
+                .map(|m| m.start()..m.end())
+                .collect()),
+            Delimiter::Pattern(p) => p
+                .regex
+                .find_iter(text)
+                .map(|m| m.map(|m| m.start()..m.end()))
+                .collect(),
+        }
+    }
+
+    /// The longest stretch of `text` that is the beginning of a match without being one (the
+    /// earliest of the longest): where a delimiter that never matched came closest. At most
+    /// `max_starts` start positions are tried for patterns.
+    pub fn nearest_partial(
+        &self,
+        text: &str,
+        max_starts: usize,
+    ) -> Result<Option<Range<usize>>, RegexError> {
+        let starts = text.char_indices().map(|(i, _)| i);
+        let mut best: Option<Range<usize>> = None;
+        let mut consider = |r: Range<usize>| {
+            if !r.is_empty() && best.as_ref().is_none_or(|b| r.len() > b.len()) {
+                best = Some(r);
+            }
+        };
+        match self {
+            Delimiter::Literal(set) => {
+                for s in starts {
+                    let rest = &text[s..];
+                    for lit in &set.literals {
+                        let common = lit
+                            .char_indices()
+                            .zip(rest.chars())
+                            .take_while(|((_, a), b)| a == b)
+                            .last()
+                            .map_or(0, |((i, a), _)| i + a.len_utf8());
+                        if common < lit.len() {
+                            consider(s..s + common);
+                        }
+                    }
+                }
+            }
+            Delimiter::Pattern(p) => {
+                // The text from `s` to `e` is a viable beginning when a partial search over the
+                // text cut at `e` reports a partial match starting at `s`; viability shrinks
+                // monotonically, so the longest `e` is found by bisection.
+                let viable = |s: usize, e: usize| -> Result<bool, RegexError> {
+                    Ok(
+                        matches!(p.regex.search_partial(&text[..e], s)?, Partial::Partial { start } if start == s),
+                    )
+                };
+                // Bounded in time as well as in starts: a pattern that backtracks heavily
+                // makes each test slow, and this is a hint, not a verdict.
+                let deadline = std::time::Instant::now() + NEAREST_PARTIAL_TIME;
+                for s in starts.take(max_starts) {
+                    if std::time::Instant::now() > deadline {
+                        break;
+                    }
+                    let next = text[s..].chars().next().map_or(s, |c| s + c.len_utf8());
+                    if !viable(s, next)? {
+                        continue;
+                    }
+                    // Bisect on byte offsets, moved to character boundaries.
+                    let (mut lo, mut hi) = (next, text.len());
+                    while lo < hi && std::time::Instant::now() <= deadline {
+                        let mid = text.ceil_char_boundary(lo + (hi - lo).div_ceil(2));
+                        if mid >= hi {
+                            if viable(s, hi)? {
+                                lo = hi;
+                            }
+                            break;
+                        }
+                        if viable(s, mid)? {
+                            lo = mid;
+                        } else {
+                            hi = mid - text[..mid].chars().next_back().map_or(1, char::len_utf8);
+                        }
+                    }
+                    consider(s..lo);
+                }
+            }
+        }
+        Ok(best)
+    }
+
+    /// How the template wrote the delimiter: `"<think>"`, `["a", "b"]` or `pattern '<x\d+>'`.
+    pub fn describe(&self) -> String {
+        match self {
+            Delimiter::Literal(set) if set.literals.len() == 1 => {
+                Value::from(set.literals[0].as_str()).py_repr()
+            }
+            Delimiter::Literal(set) => Value::List(
+                set.literals
+                    .iter()
+                    .map(|l| Value::from(l.as_str()))
+                    .collect(),
+            )
+            .py_repr(),
+            Delimiter::Pattern(p) => {
+                format!("pattern {}", Value::from(p.source()).py_repr())
+            }
+        }
+    }
+
+    /// Named groups the delimiter can capture (empty for literals).
+    pub fn capture_names(&self) -> Vec<String> {
+        match self {
+            Delimiter::Literal(_) => Vec::new(),
+            Delimiter::Pattern(p) => p.regex.names().iter().map(|(n, _)| n.clone()).collect(),
+        }
+    }
+
+    pub fn is_pattern(&self) -> bool {
+        matches!(self, Delimiter::Pattern(_))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lit(ls: &[&str]) -> Delimiter {
+        Delimiter::Literal(LiteralSet::new(ls.iter().map(|s| s.to_string()).collect()))
+    }
+
+    fn scan(d: &Delimiter, buf: &str, pos: usize, eos: bool) -> Scan {
+        d.scan(&mut buf.to_string(), pos, eos).unwrap()
+    }
+
+    fn complete(start: usize, end: usize) -> Scan {
+        Scan::Complete(DelimMatch {
+            start,
+            end,
+            captures: vec![],
+        })
+    }
+
+    #[test]
+    fn literal_prefers_longest_at_leftmost_start() {
+        let d = lit(&["</think>", "</think>\n\n"]);
+        assert_eq!(scan(&d, "a</think>\n\nb", 0, false), complete(1, 11));
+        assert_eq!(scan(&d, "a</think>\nb", 0, false), complete(1, 9));
+    }
+
+    #[test]
+    fn literal_at_edge_waits_only_when_extendable() {
+        assert_eq!(scan(&lit(&["</a>"]), "x</a>", 0, false), complete(1, 5));
+        let ext = lit(&["</a>", "</a>\n"]);
+        assert_eq!(scan(&ext, "x</a>", 0, false), Scan::Pending(1));
+        assert_eq!(scan(&ext, "x</a>", 0, true), complete(1, 5));
+    }
+
+    #[test]
+    fn literal_partial_is_leftmost_proper_prefix() {
+        let d = lit(&["<tool_call>"]);
+        assert_eq!(scan(&d, "abc<tool", 0, false), Scan::Pending(3));
+        assert_eq!(scan(&d, "abc<x", 0, false), Scan::Pending(5));
+        assert_eq!(scan(&d, "abc<x", 0, true), Scan::Nothing);
+        // Multi-byte text before the partial: starts are on char boundaries.
+        assert_eq!(scan(&d, "é<to", 0, false), Scan::Pending(2));
+    }
+
+    #[test]
+    fn start_anchor_takes_last_non_overlapping_match() {
+        assert_eq!(lit(&["aa"]).last_match_end("aaa").unwrap(), Some(2));
+        assert_eq!(lit(&["<s>"]).last_match_end("x<s>y<s>z").unwrap(), Some(8));
+        assert_eq!(lit(&["<s>"]).last_match_end("xyz").unwrap(), None);
+    }
+}

@@ -1,0 +1,80 @@
+//! Streaming events: the reference's `region_open` / `region_chunk` / `region_close`, each with
+//! the spans of text it stands for, so that a view can colour the raw text by region.
+//!
+//! Offsets are byte offsets into the *document*: the prefix followed by the generation. Text cut
+//! off before the start anchor is never seen by the parser, so spans start at the cut point.
+
+use std::ops::Range;
+
+use crate::value::{Dict, Value};
+
+/// One event of the stream.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// Index of the field in the template.
+    pub field: usize,
+    pub kind: EventKind,
+    /// Where the event's text lies in the document (see [`EventKind`] for each kind).
+    pub span: Range<usize>,
+    /// For `Close` events when tracing: how the value was made.
+    pub detail: Option<Box<RegionDetail>>,
+}
+
+/// How a closed region's value was made, step by step (recorded when tracing).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegionDetail {
+    /// The region body in the document.
+    pub body: Range<usize>,
+    /// Named captures of the open and close delimiters that took part.
+    pub captures: Vec<(String, Value)>,
+    /// What the content parser made of the body.
+    pub parsed: Value,
+    /// The value after the transform (before tool-argument coercion); `None` without transform.
+    pub transformed: Option<Value>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventKind {
+    /// A region opened. Span: the open delimiter (empty for the implicit region, which opens at
+    /// its first character).
+    Open,
+    /// Text routed to the open region. Span: that text.
+    Chunk { text: String, dirty: bool },
+    /// A region closed with its parsed value. Span: the close delimiter that ended it, or an
+    /// empty span where it ended (an open delimiter of another region, or the end of stream).
+    Close { value: Value },
+    /// Text that went to no field (no implicit field, and no region open). Only produced when
+    /// tracing is on; the reference has no such event.
+    Discard { text: String },
+}
+
+impl Event {
+    /// Whether the reference emits this event (everything but [`EventKind::Discard`]).
+    pub fn is_reference(&self) -> bool {
+        !matches!(self.kind, EventKind::Discard { .. })
+    }
+
+    /// The event as the reference's dict (`{"type", "field", ...}`), `None` for trace-only events.
+    pub fn to_value(&self, field_name: &str) -> Option<Value> {
+        let mut d = Dict::new();
+        let kind = match &self.kind {
+            EventKind::Open => "region_open",
+            EventKind::Chunk { .. } => "region_chunk",
+            EventKind::Close { .. } => "region_close",
+            EventKind::Discard { .. } => return None,
+        };
+        d.insert("type".into(), Value::from(kind));
+        d.insert("field".into(), Value::from(field_name));
+        match &self.kind {
+            EventKind::Chunk { text, dirty } => {
+                d.insert("text".into(), Value::from(text.as_str()));
+                d.insert("dirty".into(), Value::Bool(*dirty));
+            }
+            EventKind::Close { value } => {
+                d.insert("value".into(), value.clone());
+            }
+            _ => {}
+        }
+        Some(Value::Dict(d))
+    }
+}

@@ -1,0 +1,924 @@
+//! The streaming parser: the reference's `ResponseParser` state machine.
+//!
+//! Text is appended to a buffer; each step searches every watched delimiter from the current
+//! position, commits the earliest (then longest, then open-before-close, then alphabetical)
+//! complete match that starts before every pending one, and emits text up to the earliest
+//! pending delimiter. The rest is held back until more text (or the end of stream) decides it.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use crate::content::{ContentError, PatternCache, parse_content};
+use crate::delimiter::{DelimMatch, Delimiter, Scan};
+use crate::event::{Event, EventKind, RegionDetail};
+use crate::py;
+use crate::template::{Field, Template};
+use crate::tools::ToolSchemas;
+use crate::transform::Scope;
+use crate::value::{Dict, Value};
+use pyregex::RegexError;
+
+/// Why parsing failed (the reference raises an exception).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParseError {
+    pub message: String,
+    /// The field whose region failed, if any.
+    pub field: Option<String>,
+    /// Where in the document the problem is: the region body, or a position inside it.
+    pub span: Option<Range<usize>>,
+}
+
+impl ParseError {
+    fn new(message: impl Into<String>) -> ParseError {
+        ParseError {
+            message: message.into(),
+            field: None,
+            span: None,
+        }
+    }
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+fn regex_failure(e: RegexError, field: &Field, which: &str) -> ParseError {
+    let delimiter = if which == "open" {
+        &field.open
+    } else {
+        &field.close
+    };
+    let message = match (e, delimiter) {
+        (RegexError::Budget, Some(Delimiter::Pattern(p))) => format!(
+            "Field '{}': {which}_pattern {} backtracks catastrophically on this text, so the \
+             search was stopped (the reference would hang here); avoid nested quantifiers such \
+             as (a*)* and alternatives that overlap inside a repeat such as (a|aa)*",
+            field.name,
+            Value::from(p.source()).py_repr()
+        ),
+        (e, _) => format!("Field '{}': {which} search failed: {e}", field.name),
+    };
+    ParseError {
+        message,
+        field: Some(field.name.clone()),
+        span: None,
+    }
+}
+
+/// Python frames the reference's constructor adds around prefix processing, compared with a
+/// direct `feed` (they lower the nesting depth at which `json.loads` gives up).
+const PREFIX_FRAMES: usize = 2;
+
+/// Which events a parser records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Events {
+    /// None: only the message is wanted (the reference's `parse_response`).
+    None,
+    /// The reference's events.
+    Reference,
+    /// The reference's events plus [`EventKind::Discard`] for text that goes to no field.
+    Trace,
+}
+
+/// Which delimiter of which field a watched entry is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Role {
+    Open = 0,
+    Close = 1,
+}
+
+/// A committable match chosen by one scan step.
+struct Best {
+    role: Role,
+    field: usize,
+    m: DelimMatch,
+}
+
+/// A streaming parser for one generation.
+#[derive(Debug)]
+pub struct Parser {
+    template: Arc<Template>,
+    tools: ToolSchemas,
+    buffer: String,
+    /// Document offset of `buffer[0]` (where the prefix was cut after the start anchor).
+    origin: usize,
+    pos: usize,
+    output: Dict,
+    current: Option<usize>,
+    captures: Vec<(String, Value)>,
+    /// Buffer range of the current region's body.
+    body: Range<usize>,
+    opened: bool,
+    finalized: bool,
+    patterns: PatternCache,
+    events: Events,
+    initial_events: Vec<Event>,
+    /// The last scan of each delimiter (index `2 * field + role`), reused while still valid.
+    scans: Vec<Option<CachedScan>>,
+}
+
+/// A scan result and the conditions under which it was computed. On an unchanged buffer, a
+/// search from any position between `from` and the result's start finds the same result, so
+/// each delimiter scans each stretch of text once per buffer state instead of once per step.
+#[derive(Debug, Clone)]
+struct CachedScan {
+    from: usize,
+    buf_len: usize,
+    eos: bool,
+    result: Scan,
+}
+
+impl CachedScan {
+    fn reusable(&self, pos: usize, buf_len: usize, eos: bool) -> bool {
+        let start = match &self.result {
+            Scan::Nothing => usize::MAX,
+            Scan::Pending(s) => *s,
+            Scan::Complete(m) => m.start,
+        };
+        self.buf_len == buf_len && self.eos == eos && self.from <= pos && pos <= start
+    }
+}
+
+impl Parser {
+    /// Creates a parser and runs the prefix through it. `prefix` is required, as in the
+    /// reference (`Some("")` opts out); `tools` is the optional list of tool schemas.
+    pub fn new(
+        template: Arc<Template>,
+        prefix: Option<&str>,
+        tools: Option<&Value>,
+    ) -> Result<Parser, ParseError> {
+        Parser::with_events(template, prefix, tools, Events::Reference)
+    }
+
+    /// Like [`Parser::new`], recording the given kind of events.
+    pub fn with_events(
+        template: Arc<Template>,
+        prefix: Option<&str>,
+        tools: Option<&Value>,
+        events: Events,
+    ) -> Result<Parser, ParseError> {
+        let mut parser = Parser::build(template, tools, events, py::JSON_MAX_DEPTH_STREAM)?;
+        parser.consume_prefix(prefix)?;
+        Ok(parser)
+    }
+
+    /// A parser for a whole text fed at once, like [`parse_response`] (same JSON nesting
+    /// limit, hence the same result), but reporting `events` as well.
+    pub fn for_whole_text(
+        template: Arc<Template>,
+        prefix: Option<&str>,
+        tools: Option<&Value>,
+        events: Events,
+    ) -> Result<Parser, ParseError> {
+        let mut parser = Parser::build(template, tools, events, py::JSON_MAX_DEPTH_PARSE)?;
+        parser.consume_prefix(prefix)?;
+        Ok(parser)
+    }
+
+    /// A parser before its prefix; `json_depth` is how deep `json.loads` may nest when a
+    /// region closes during a feed (it differs between the reference's entry points).
+    fn build(
+        template: Arc<Template>,
+        tools: Option<&Value>,
+        events: Events,
+        json_depth: usize,
+    ) -> Result<Parser, ParseError> {
+        let tools = ToolSchemas::from_tools(tools).map_err(|e| ParseError::new(e.0))?;
+        let mut patterns = PatternCache::default();
+        patterns.json_depth = json_depth;
+        Ok(Parser {
+            output: template.defaults.clone(),
+            current: template.implicit,
+            scans: vec![None; 2 * template.fields.len()],
+            template,
+            tools,
+            buffer: String::new(),
+            origin: 0,
+            pos: 0,
+            captures: Vec::new(),
+            body: 0..0,
+            opened: false,
+            finalized: false,
+            patterns,
+            events,
+            initial_events: Vec::new(),
+        })
+    }
+
+    /// Cuts the prefix after the last start anchor and runs the rest through the parser; its
+    /// events become the initial events. A missing prefix is an error, as in the reference.
+    fn consume_prefix(&mut self, prefix: Option<&str>) -> Result<(), ParseError> {
+        let Some(prefix) = prefix else {
+            return Err(ParseError::new(
+                "a prefix is required: pass the chat prompt sent to the model before generation \
+                 (chat templates often pre-write part of the assistant message, such as an \
+                 opening <think>), or an empty prefix to opt out explicitly",
+            ));
+        };
+        if prefix.is_empty() {
+            return Ok(());
+        }
+        let cut = self
+            .template
+            .start_anchor
+            .last_match_end(prefix)
+            .map_err(|e| ParseError::new(format!("start anchor search failed: {e}")))?
+            .unwrap_or(0);
+        self.origin = cut;
+        if cut == prefix.len() {
+            return Ok(());
+        }
+        self.buffer.push_str(&prefix[cut..]);
+        let mut events = Vec::new();
+        // The reference consumes the prefix two Python frames deeper than a feed.
+        self.patterns.json_depth -= PREFIX_FRAMES;
+        let result = self.process(&mut events, false);
+        self.patterns.json_depth += PREFIX_FRAMES;
+        result?;
+        self.initial_events = events;
+        Ok(())
+    }
+
+    /// Events produced while consuming the prefix.
+    pub fn initial_events(&self) -> &[Event] {
+        &self.initial_events
+    }
+
+    pub fn template(&self) -> &Arc<Template> {
+        &self.template
+    }
+
+    /// Document offset where the parsed part of the prefix begins (after the last start anchor).
+    pub fn origin(&self) -> usize {
+        self.origin
+    }
+
+    /// Document range of text received but not yet routed to any region (held back because a
+    /// delimiter may be starting there).
+    pub fn held(&self) -> Range<usize> {
+        self.origin + self.pos..self.origin + self.buffer.len()
+    }
+
+    /// The message built so far (before end-of-stream filtering).
+    pub fn output(&self) -> &Dict {
+        &self.output
+    }
+
+    /// The field whose region is currently receiving text, if any.
+    pub fn current_field(&self) -> Option<usize> {
+        self.current.filter(|_| self.opened)
+    }
+
+    /// Feeds more generated text and returns the events it produced.
+    pub fn feed(&mut self, text: &str) -> Result<Vec<Event>, ParseError> {
+        if self.finalized {
+            return Err(ParseError::new("ResponseParser already finalized"));
+        }
+        self.buffer.push_str(text);
+        let mut events = Vec::new();
+        self.process(&mut events, false)?;
+        Ok(events)
+    }
+
+    /// Like [`Parser::feed`] for text the caller owns: a first feed takes it over instead of
+    /// copying it (one-shot parsing of large generations).
+    pub fn feed_string(&mut self, text: String) -> Result<Vec<Event>, ParseError> {
+        if self.buffer.is_empty() && !self.finalized {
+            self.buffer = text;
+            let mut events = Vec::new();
+            self.process(&mut events, false)?;
+            return Ok(events);
+        }
+        self.feed(&text)
+    }
+
+    /// Ends the stream: flushes held text, closes the open region, checks required fields and
+    /// drops empty values. Returns the message and the final events.
+    pub fn finalize(&mut self) -> Result<(Dict, Vec<Event>), ParseError> {
+        if self.finalized {
+            return Err(ParseError::new("ResponseParser already finalized"));
+        }
+        let mut events = Vec::new();
+        self.process(&mut events, true)?;
+        let missing: Vec<Value> = self
+            .template
+            .fields
+            .iter()
+            .filter(|f| !f.optional && !self.output.contains_key(&f.name))
+            .map(|f| Value::from(f.name.as_str()))
+            .collect();
+        if !missing.is_empty() {
+            return Err(ParseError::new(format!(
+                "Required response_template fields missing from parsed output: {}",
+                Value::List(missing).py_repr()
+            )));
+        }
+        let defaults = &self.template.defaults;
+        let message = std::mem::take(&mut self.output)
+            .into_iter()
+            .filter(|(k, v)| defaults.contains_key(k) || !v.is_empty_value())
+            .collect();
+        self.finalized = true;
+        Ok((message, events))
+    }
+
+    fn process(&mut self, events: &mut Vec<Event>, eos: bool) -> Result<(), ParseError> {
+        // States seen since the position last moved: coming back to one means empty matches
+        // are opening and closing regions at the same place forever.
+        let mut still_at = self.pos;
+        let mut seen: Vec<(Option<usize>, bool)> = Vec::new();
+        loop {
+            let (best, hold_start) = self.scan(eos)?;
+            if let Some(Best { role, field, m }) = best {
+                if m.end == still_at {
+                    if seen.contains(&(self.current, self.opened)) {
+                        return Err(self.no_progress(field));
+                    }
+                    seen.push((self.current, self.opened));
+                } else {
+                    still_at = m.end;
+                    seen.clear();
+                }
+                if m.start > self.pos {
+                    self.accumulate(events, self.pos..m.start);
+                }
+                self.pos = m.end;
+                match role {
+                    Role::Open => {
+                        self.close_current(events, m.start..m.start)?;
+                        self.open_explicit(events, field, m);
+                    }
+                    Role::Close => {
+                        let had_content = self.opened;
+                        for (name, value) in &m.captures {
+                            if let Some(v) = value {
+                                self.set_capture(name, Value::Str(v.clone()));
+                            }
+                        }
+                        self.close_current(events, m.start..m.end)?;
+                        // A zero-width close on a region that never opened would fire again
+                        // at once: stop here, as the reference does.
+                        if !had_content && m.is_empty() {
+                            break;
+                        }
+                    }
+                }
+                continue;
+            }
+            if eos {
+                if self.pos < self.buffer.len() {
+                    self.accumulate(events, self.pos..self.buffer.len());
+                    self.pos = self.buffer.len();
+                }
+                let end = self.buffer.len();
+                self.close_current(events, end..end)?;
+                break;
+            }
+            if hold_start > self.pos {
+                self.accumulate(events, self.pos..hold_start);
+                self.pos = hold_start;
+            }
+            break;
+        }
+        Ok(())
+    }
+
+    /// One pass over the watched delimiters: the committable match, if any, and where held
+    /// text begins (the buffer end when nothing is pending).
+    fn scan(&mut self, eos: bool) -> Result<(Option<Best>, usize), ParseError> {
+        let template = Arc::clone(&self.template);
+        // The winner so far as (role, field, start, end); its match stays in the scan cache
+        // and is taken out only if it is committed.
+        let mut best: Option<(Role, usize, usize, usize)> = None;
+        let mut hold_start = self.buffer.len();
+        let mut consider = |role: Role, field: usize, delim: &Delimiter, parser: &mut Parser| {
+            let slot = 2 * field + role as usize;
+            let (pos, buf_len) = (parser.pos, parser.buffer.len());
+            if !matches!(&parser.scans[slot], Some(c) if c.reusable(pos, buf_len, eos)) {
+                let result = delim.scan(&mut parser.buffer, pos, eos).map_err(|e| {
+                    let which = if role == Role::Open { "open" } else { "close" };
+                    regex_failure(e, &template.fields[field], which)
+                })?;
+                parser.scans[slot] = Some(CachedScan {
+                    from: pos,
+                    buf_len,
+                    eos,
+                    result,
+                });
+            }
+            match parser.scans[slot].as_ref().map(|c| &c.result) {
+                None | Some(Scan::Nothing) => {}
+                Some(Scan::Pending(start)) => hold_start = hold_start.min(*start),
+                Some(Scan::Complete(m)) => {
+                    let key = |s: usize, e: usize, r: Role, f: usize| {
+                        (
+                            s,
+                            std::cmp::Reverse(e - s),
+                            r,
+                            template.fields[f].name.as_str(),
+                        )
+                    };
+                    let better = best.is_none_or(|(r, f, s, e)| {
+                        key(m.start, m.end, role, field) < key(s, e, r, f)
+                    });
+                    if better {
+                        best = Some((role, field, m.start, m.end));
+                    }
+                }
+            }
+            Ok::<(), ParseError>(())
+        };
+        match self.current {
+            Some(cur) if Some(cur) != template.implicit => {
+                if let Some(close) = &template.fields[cur].close {
+                    consider(Role::Close, cur, close, self)?;
+                }
+            }
+            _ => {
+                for (i, f) in template.fields.iter().enumerate() {
+                    if let Some(open) = &f.open {
+                        consider(Role::Open, i, open, self)?;
+                    }
+                }
+                if let Some(imp) = template.implicit
+                    && let Some(close) = &template.fields[imp].close
+                {
+                    consider(Role::Close, imp, close, self)?;
+                }
+            }
+        }
+        // A complete match at or after a pending one must wait: the pending delimiter starts no
+        // later and may be the one that fires.
+        let best = best
+            .filter(|&(_, _, start, _)| start < hold_start)
+            .and_then(|(role, field, _, _)| {
+                // Committed: its position moves past this scan, so the cached match is spent.
+                match self.scans[2 * field + role as usize].take()?.result {
+                    Scan::Complete(m) => Some(Best { role, field, m }),
+                    _ => None,
+                }
+            });
+        Ok((best, hold_start))
+    }
+
+    /// The error for delimiters that match empty text over and over at one position (the
+    /// reference loops forever there, storing empty regions).
+    fn no_progress(&self, field: usize) -> ParseError {
+        let name = &self.template.fields[field].name;
+        let at = self.origin + self.pos;
+        ParseError {
+            message: format!(
+                "Field '{name}': its delimiters match empty text at the same position (document \
+                 offset {at}) again and again, so parsing cannot move on (the reference loops \
+                 forever here); make the open or close delimiter match at least one character"
+            ),
+            field: Some(name.clone()),
+            span: Some(at..at),
+        }
+    }
+
+    fn set_capture(&mut self, name: &str, value: Value) {
+        match self.captures.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = value,
+            None => self.captures.push((name.to_string(), value)),
+        }
+    }
+
+    /// Routes buffer text to the current region (or discards it when there is none).
+    fn accumulate(&mut self, events: &mut Vec<Event>, range: Range<usize>) {
+        if range.is_empty() {
+            return;
+        }
+        let span = self.origin + range.start..self.origin + range.end;
+        let Some(cur) = self.current else {
+            if self.events == Events::Trace {
+                let text = self.buffer[range].to_string();
+                events.push(Event {
+                    field: usize::MAX,
+                    kind: EventKind::Discard { text },
+                    span,
+                    detail: None,
+                });
+            }
+            return;
+        };
+        let emit = self.events != Events::None;
+        if !self.opened {
+            if emit {
+                events.push(Event {
+                    field: cur,
+                    kind: EventKind::Open,
+                    span: span.start..span.start,
+                    detail: None,
+                });
+            }
+            self.opened = true;
+            self.body = range.start..range.start;
+        }
+        self.body.end = range.end;
+        if emit {
+            let text = self.buffer[range].to_string();
+            let dirty = self.template.fields[cur].dirty();
+            events.push(Event {
+                field: cur,
+                kind: EventKind::Chunk { text, dirty },
+                span,
+                detail: None,
+            });
+        }
+    }
+
+    fn open_explicit(&mut self, events: &mut Vec<Event>, field: usize, m: DelimMatch) {
+        self.current = Some(field);
+        self.captures = m
+            .captures
+            .into_iter()
+            .filter_map(|(n, v)| v.map(|v| (n, Value::Str(v))))
+            .collect();
+        self.body = m.end..m.end;
+        self.opened = true;
+        if self.events != Events::None {
+            events.push(Event {
+                field,
+                kind: EventKind::Open,
+                span: self.origin + m.start..self.origin + m.end,
+                detail: None,
+            });
+        }
+    }
+
+    /// Closes the current region (parsing and storing its value) and returns to the implicit
+    /// region. `at` is the buffer range of the delimiter that ends it.
+    fn close_current(
+        &mut self,
+        events: &mut Vec<Event>,
+        at: Range<usize>,
+    ) -> Result<(), ParseError> {
+        let Some(cur) = self.current.filter(|_| self.opened) else {
+            self.reset_to_implicit();
+            return Ok(());
+        };
+        let template = Arc::clone(&self.template);
+        let field = &template.fields[cur];
+        let mut detail = (self.events == Events::Trace).then(|| {
+            Box::new(RegionDetail {
+                body: self.origin + self.body.start..self.origin + self.body.end,
+                captures: self.captures.clone(),
+                parsed: Value::Null,
+                transformed: None,
+            })
+        });
+        let value = self.region_value(field, detail.as_deref_mut())?;
+        if self.events == Events::None {
+            self.store(field, value)?;
+        } else {
+            self.store(field, value.clone())?;
+            events.push(Event {
+                field: cur,
+                kind: EventKind::Close { value },
+                span: self.origin + at.start..self.origin + at.end,
+                detail,
+            });
+        }
+        self.reset_to_implicit();
+        Ok(())
+    }
+
+    /// Content parser, then transform, then tool coercion (the reference's `process_field`).
+    fn region_value(
+        &mut self,
+        field: &Field,
+        mut detail: Option<&mut RegionDetail>,
+    ) -> Result<Value, ParseError> {
+        let body_range = self.body.clone();
+        let doc_body = self.origin + body_range.start..self.origin + body_range.end;
+        let fail = |message: String, offset: Option<usize>| ParseError {
+            message,
+            field: Some(field.name.clone()),
+            span: Some(match offset {
+                Some(o) => doc_body.start + o..doc_body.start + o,
+                None => doc_body.clone(),
+            }),
+        };
+        let body = &self.buffer[body_range];
+        let parsed = parse_content(
+            Some(body),
+            field.content,
+            &field.content_args,
+            &mut self.patterns,
+        )
+        .map_err(|ContentError { message, offset }| {
+            fail(format!("Field '{}': {message}", field.name), offset)
+        })?;
+        if let Some(d) = detail.as_deref_mut() {
+            d.parsed = parsed.clone();
+        }
+        let mut value = match &field.transform {
+            None => parsed,
+            Some(t) if field.transform_each => {
+                let Value::List(items) = parsed else {
+                    return Err(fail(
+                        format!(
+                            "Field '{}': transform_each requires the parsed content to be a list, got {}.",
+                            field.name,
+                            parsed.type_name()
+                        ),
+                        None,
+                    ));
+                };
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    let Value::Dict(item) = item else {
+                        return Err(fail(
+                            format!(
+                                "Field '{}': transform_each requires each list element to be a dict, got {}.",
+                                field.name,
+                                item.type_name()
+                            ),
+                            None,
+                        ));
+                    };
+                    let scope = EachScope {
+                        captures: &self.captures,
+                        item: &item,
+                    };
+                    out.push(t.apply(&scope).map_err(|e| fail(e.0, None))?);
+                }
+                Value::List(out)
+            }
+            Some(t) => {
+                let scope = ContentScope {
+                    captures: &self.captures,
+                    content: &parsed,
+                };
+                t.apply(&scope).map_err(|e| fail(e.0, None))?
+            }
+        };
+        if let Some(d) = detail
+            && field.transform.is_some()
+        {
+            d.transformed = Some(value.clone());
+        }
+        if !self.tools.is_empty() {
+            // `_coerce_tool_calls` sits one frame shallower than the content parser.
+            let depth = self.patterns.json_depth + 1;
+            self.tools
+                .coerce(&mut value, depth)
+                .map_err(|e| fail(e.0, None))?;
+        }
+        Ok(value)
+    }
+
+    /// Stores a closed region's value: joined, appended or replaced.
+    fn store(&mut self, field: &Field, value: Value) -> Result<(), ParseError> {
+        let name = field.name.as_str();
+        if let Some(sep) = &field.join {
+            let Value::Str(s) = value else {
+                return Err(ParseError {
+                    message: format!(
+                        "Field '{name}': 'join' requires each match to parse to a string, got {}.",
+                        value.type_name()
+                    ),
+                    field: Some(name.to_string()),
+                    span: None,
+                });
+            };
+            let joined = match self.output.get(name) {
+                None | Some(Value::Null) => s,
+                Some(Value::Str(prev)) => format!("{prev}{sep}{s}"),
+                Some(other) => {
+                    return Err(ParseError {
+                        message: format!(
+                            "Field '{name}': cannot join onto a {} default",
+                            other.type_name()
+                        ),
+                        field: Some(name.to_string()),
+                        span: None,
+                    });
+                }
+            };
+            self.output.insert(name.to_string(), Value::Str(joined));
+        } else if field.repeats {
+            match self.output.get_mut(name) {
+                None => {
+                    self.output
+                        .insert(name.to_string(), Value::List(vec![value]));
+                }
+                Some(Value::List(items)) => items.push(value),
+                Some(other) => {
+                    return Err(ParseError {
+                        message: format!(
+                            "Field '{name}': '{}' object has no attribute 'append' (a repeating field's default must be a list)",
+                            other.type_name()
+                        ),
+                        field: Some(name.to_string()),
+                        span: None,
+                    });
+                }
+            }
+        } else {
+            self.output.insert(name.to_string(), value);
+        }
+        Ok(())
+    }
+
+    fn reset_to_implicit(&mut self) {
+        self.current = self.template.implicit;
+        self.captures.clear();
+        self.body = self.pos..self.pos;
+        self.opened = false;
+    }
+}
+
+/// Transform scope `{**captures, "content": value}`.
+struct ContentScope<'a> {
+    captures: &'a [(String, Value)],
+    content: &'a Value,
+}
+
+/// Transform scope `{**captures, **item}` for `transform_each`.
+struct EachScope<'a> {
+    captures: &'a [(String, Value)],
+    item: &'a Dict,
+}
+
+fn capture_value<'a>(captures: &'a [(String, Value)], name: &str) -> Option<&'a Value> {
+    captures.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+}
+
+impl Scope for ContentScope<'_> {
+    fn get(&self, name: &str) -> Option<&Value> {
+        if name == "content" {
+            return Some(self.content);
+        }
+        capture_value(self.captures, name)
+    }
+    fn names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.captures.iter().map(|(n, _)| n.clone()).collect();
+        if !v.iter().any(|n| n == "content") {
+            v.push("content".into());
+        }
+        v
+    }
+}
+
+impl Scope for EachScope<'_> {
+    fn get(&self, name: &str) -> Option<&Value> {
+        self.item
+            .get(name)
+            .or_else(|| capture_value(self.captures, name))
+    }
+    fn names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.captures.iter().map(|(n, _)| n.clone()).collect();
+        for k in self.item.keys() {
+            if !v.contains(k) {
+                v.push(k.clone());
+            }
+        }
+        v
+    }
+}
+
+/// Parses a whole generation at once (the reference's `parse_response`).
+pub fn parse_response(
+    template: Arc<Template>,
+    text: &str,
+    prefix: Option<&str>,
+    tools: Option<&Value>,
+) -> Result<Dict, ParseError> {
+    // One spare byte: pattern delimiters probe the buffer's growth by appending a character,
+    // which would otherwise copy the whole text once more.
+    let mut owned = String::with_capacity(text.len() + 1);
+    owned.push_str(text);
+    parse_response_owned(template, owned, prefix, tools)
+}
+
+/// [`parse_response`] for a generation the caller owns (no copy of it is made).
+pub fn parse_response_owned(
+    template: Arc<Template>,
+    text: String,
+    prefix: Option<&str>,
+    tools: Option<&Value>,
+) -> Result<Dict, ParseError> {
+    let mut parser = Parser::build(template, tools, Events::None, py::JSON_MAX_DEPTH_PARSE)?;
+    parser.consume_prefix(prefix)?;
+    parser.feed_string(text)?;
+    Ok(parser.finalize()?.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::template::load_template;
+
+    fn template(json: &str) -> Arc<Template> {
+        Arc::new(load_template(&py::json_loads(json).unwrap()).unwrap())
+    }
+
+    fn smollm3() -> Arc<Template> {
+        template(
+            r#"{"start_anchor": "<|im_start|>assistant\n", "defaults": {"role": "assistant"},
+                "fields": {"thinking": {"open": "<think>", "close": "</think>"},
+                           "content": {"close": "<|im_end|>"}}}"#,
+        )
+    }
+
+    #[test]
+    fn feeding_or_finalizing_after_finalize_is_an_error() {
+        let mut p = Parser::new(smollm3(), Some(""), None).unwrap();
+        p.feed("hi").unwrap();
+        p.finalize().unwrap();
+        assert_eq!(
+            p.feed("more").unwrap_err().message,
+            "ResponseParser already finalized"
+        );
+        assert_eq!(
+            p.finalize().unwrap_err().message,
+            "ResponseParser already finalized"
+        );
+    }
+
+    #[test]
+    fn a_missing_prefix_is_an_error_and_an_empty_one_opts_out() {
+        assert!(Parser::new(smollm3(), None, None).is_err());
+        assert!(Parser::new(smollm3(), Some(""), None).is_ok());
+    }
+
+    #[test]
+    fn partial_delimiters_are_held_until_resolved() {
+        let mut p = Parser::new(smollm3(), Some(""), None).unwrap();
+        let evs = p.feed("Hello <thi").unwrap();
+        let text: String = evs
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Chunk { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(text, "Hello ");
+        assert_eq!(p.held(), 6..10);
+        // The held text turns out not to be a delimiter: it is released.
+        let evs = p.feed("s is text").unwrap();
+        assert!(matches!(&evs[0].kind, EventKind::Chunk { text, .. } if text == "<this is text"));
+        assert_eq!(p.held(), 19..19);
+    }
+
+    #[test]
+    fn prefix_is_cut_after_the_last_anchor_and_its_events_come_first() {
+        let prefix = "<|im_start|>assistant\nold<|im_end|><|im_start|>assistant\n<think>";
+        let p = Parser::new(smollm3(), Some(prefix), None).unwrap();
+        assert_eq!(p.origin(), prefix.len() - "<think>".len());
+        let ev = &p.initial_events()[0];
+        assert_eq!(ev.kind, EventKind::Open);
+        assert_eq!(ev.span, p.origin()..prefix.len());
+        let mut p = p;
+        p.feed("plan</think>answer<|im_end|>").unwrap();
+        let (message, _) = p.finalize().unwrap();
+        assert_eq!(message["thinking"], Value::from("plan"));
+        assert_eq!(message["content"], Value::from("answer"));
+    }
+
+    #[test]
+    fn empty_delimiters_that_never_advance_are_an_error_not_a_hang() {
+        for repeats in ["true", "false"] {
+            let t = template(&format!(
+                r#"{{"start_anchor": "<s>", "fields": {{"t": {{"open_pattern": "", "close_pattern": "", "repeats": {repeats}}}}}}}"#
+            ));
+            let mut p = Parser::new(t, Some(""), None).unwrap();
+            let err = p.feed("abc").unwrap_err();
+            assert!(err.message.contains("again and again"), "{}", err.message);
+        }
+        // An empty open with a real close makes progress and is fine.
+        let t = template(
+            r#"{"start_anchor": "<s>", "fields": {"t": {"open_pattern": "", "close": "x", "repeats": true}}}"#,
+        );
+        let mut p = Parser::new(t, Some(""), None).unwrap();
+        p.feed("axbx").unwrap();
+        let (m, _) = p.finalize().unwrap();
+        assert_eq!(m["t"], py::json_loads(r#"["a", "b"]"#).unwrap());
+    }
+
+    #[test]
+    fn trace_mode_reports_discarded_text_and_region_steps() {
+        let t = template(
+            r#"{"start_anchor": "<s>", "fields": {"n": {"open": "<n>", "close": "</n>", "content": "int",
+                "transform": {"value": "{content}"}}}}"#,
+        );
+        let mut p = Parser::with_events(t, Some(""), None, Events::Trace).unwrap();
+        let mut evs = p.feed("noise<n> 7 </n>").unwrap();
+        evs.extend(p.finalize().unwrap().1);
+        assert!(matches!(&evs[0].kind, EventKind::Discard { text } if text == "noise"));
+        let close = evs
+            .iter()
+            .find(|e| matches!(e.kind, EventKind::Close { .. }))
+            .unwrap();
+        let d = close.detail.as_ref().unwrap();
+        assert_eq!((d.body.clone(), close.span.clone()), (8..11, 11..15));
+        assert_eq!(d.parsed, Value::Int(7));
+        assert_eq!(d.transformed, py::json_loads(r#"{"value": 7}"#).ok());
+    }
+}

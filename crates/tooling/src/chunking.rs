@@ -1,0 +1,595 @@
+//! Chunkings of a generation and the chunking check: does any way of cutting the stream into
+//! feeds change the parsed message or the sequence of regions, compared with the one-shot
+//! parse? The reference's own results can depend on chunking (a complete delimiter match wins
+//! over a longer partial one), so a template can be correct one-shot and wrong when streamed.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use crate::diff::{Difference, diff};
+use rtbench_engine::event::EventKind;
+use rtbench_engine::parser::Parser;
+use rtbench_engine::template::Template;
+use rtbench_engine::value::{Dict, Value};
+
+/// How a generation is cut into feeds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Chunking {
+    /// The whole text in one feed (the one-shot parse).
+    Whole,
+    /// Chunks of these many code points, the list cycled.
+    CodePoints(Vec<usize>),
+    /// Random code-point sizes between `min` and `max`, from a seed.
+    Random { seed: u64, min: usize, max: usize },
+    /// Word and punctuation pieces, the way a tokenizer cuts text (a leading space stays with
+    /// its word, each punctuation character is a piece, whitespace runs are pieces).
+    Tokens,
+    /// Chunks of this many UTF-8 bytes, each decoded on its own with U+FFFD for broken
+    /// characters: what a streamer that decodes bytes naively delivers.
+    Bytes(usize),
+    /// Feeds that end at these byte offsets of the text.
+    Cuts(Vec<usize>),
+}
+
+impl Chunking {
+    pub fn label(&self) -> String {
+        match self {
+            Chunking::Whole => "one feed".into(),
+            Chunking::CodePoints(s) if s.len() == 1 => format!("size {}", s[0]),
+            Chunking::CodePoints(s) => format!(
+                "sizes {}",
+                s.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            Chunking::Random { seed, min, max } => {
+                format!("random sizes {min}-{max} (seed {seed})")
+            }
+            Chunking::Tokens => "word and punctuation tokens".into(),
+            Chunking::Bytes(n) => format!("{n}-byte chunks decoded one by one"),
+            Chunking::Cuts(c) => format!("{} cuts", c.len()),
+        }
+    }
+
+    /// The feeds this chunking makes of `text`.
+    pub fn chunks<'a>(&self, text: &'a str) -> Vec<Cow<'a, str>> {
+        if let Chunking::Bytes(n) = self {
+            return text
+                .as_bytes()
+                .chunks((*n).max(1))
+                .map(|b| Cow::Owned(String::from_utf8_lossy(b).into_owned()))
+                .collect();
+        }
+        let mut start = 0;
+        let mut out = Vec::new();
+        for end in self.cuts(text).into_iter().chain([text.len()]) {
+            if end > start {
+                out.push(Cow::Borrowed(&text[start..end]));
+                start = end;
+            }
+        }
+        out
+    }
+
+    /// Byte offsets (char boundaries, increasing, excluding 0 and the end) where feeds end.
+    pub fn cuts(&self, text: &str) -> Vec<usize> {
+        let bounds = || text.char_indices().map(|(i, _)| i).skip(1);
+        match self {
+            Chunking::Whole => Vec::new(),
+            Chunking::CodePoints(sizes) => {
+                let sizes: Vec<usize> = sizes.iter().map(|&s| s.max(1)).collect();
+                let mut out = Vec::new();
+                let (mut k, mut left) = (0, sizes.first().copied().unwrap_or(1));
+                for b in bounds() {
+                    left -= 1;
+                    if left == 0 {
+                        out.push(b);
+                        k += 1;
+                        left = sizes[k % sizes.len()];
+                    }
+                }
+                out
+            }
+            Chunking::Random { seed, min, max } => {
+                let mut rng = SplitMix(*seed);
+                let (min, max) = ((*min).max(1), (*max).max((*min).max(1)));
+                let mut out = Vec::new();
+                let mut left = rng.between(min, max);
+                for b in bounds() {
+                    left -= 1;
+                    if left == 0 {
+                        out.push(b);
+                        left = rng.between(min, max);
+                    }
+                }
+                out
+            }
+            Chunking::Tokens => token_cuts(text),
+            Chunking::Bytes(n) => (1..)
+                .map(|k| k * (*n).max(1))
+                .take_while(|&b| b < text.len())
+                .collect(),
+            Chunking::Cuts(c) => c
+                .iter()
+                .copied()
+                .filter(|&b| b > 0 && b < text.len())
+                .collect(),
+        }
+    }
+}
+
+/// Cut points of a tokenizer-like split: a word (with the single space before it), a run of
+/// other whitespace, or one punctuation character make a piece each.
+fn token_cuts(text: &str) -> Vec<usize> {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let at = |i: usize| chars.get(i).map(|&(_, c)| c);
+    let mut cuts = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i].1;
+        if word(c) || (c == ' ' && at(i + 1).is_some_and(word)) {
+            i += 1;
+            while at(i).is_some_and(word) {
+                i += 1;
+            }
+        } else if c.is_whitespace() {
+            i += 1;
+            // A space right before a word belongs to that word.
+            while at(i)
+                .is_some_and(|c| c.is_whitespace() && !(c == ' ' && at(i + 1).is_some_and(word)))
+            {
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
+        if let Some(&(b, _)) = chars.get(i) {
+            cuts.push(b);
+        }
+    }
+    cuts
+}
+
+/// A short description of a set of chunkings: `sizes 1-5, 7, random seeds 0, 3, tokens`.
+pub fn summarize(chunkings: &[Chunking]) -> String {
+    let mut sizes: Vec<usize> = Vec::new();
+    let mut seeds: Vec<String> = Vec::new();
+    let mut others: Vec<String> = Vec::new();
+    for c in chunkings {
+        match c {
+            Chunking::CodePoints(s) if s.len() == 1 => sizes.push(s[0]),
+            Chunking::Random { seed, .. } => seeds.push(seed.to_string()),
+            other => others.push(other.label()),
+        }
+    }
+    let mut parts = Vec::new();
+    if !sizes.is_empty() {
+        let mut ranges: Vec<String> = Vec::new();
+        let mut i = 0;
+        while i < sizes.len() {
+            let mut j = i;
+            while j + 1 < sizes.len() && sizes[j + 1] == sizes[j] + 1 {
+                j += 1;
+            }
+            ranges.push(if j > i {
+                format!("{}-{}", sizes[i], sizes[j])
+            } else {
+                sizes[i].to_string()
+            });
+            i = j + 1;
+        }
+        parts.push(format!(
+            "{} {}",
+            if sizes.len() == 1 { "size" } else { "sizes" },
+            ranges.join(", ")
+        ));
+    }
+    if !seeds.is_empty() {
+        parts.push(format!(
+            "random {} {}",
+            if seeds.len() == 1 { "seed" } else { "seeds" },
+            seeds.join(", ")
+        ));
+    }
+    parts.extend(others);
+    parts.join("; ")
+}
+
+/// A small deterministic generator for random chunk sizes.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn between(&mut self, min: usize, max: usize) -> usize {
+        min + (self.next() % (max - min + 1) as u64) as usize
+    }
+}
+
+/// What a stream produced: the message (or the error), and each closed region in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamResult {
+    pub message: Result<Dict, String>,
+    /// `(field, value)` of every `region_close`, prefix regions included.
+    pub regions: Vec<(String, Value)>,
+}
+
+impl StreamResult {
+    /// The result as one value, for diffs: `{"message": ..., "regions": [[field, value], ...]}`
+    /// (an error becomes `{"error": message}`).
+    pub fn to_value(&self) -> Value {
+        let mut d = Dict::new();
+        d.insert(
+            "message".into(),
+            match &self.message {
+                Ok(m) => Value::Dict(m.clone()),
+                Err(e) => Value::Dict(Dict::from_iter([(
+                    "error".to_string(),
+                    Value::from(e.as_str()),
+                )])),
+            },
+        );
+        d.insert(
+            "regions".into(),
+            Value::List(
+                self.regions
+                    .iter()
+                    .map(|(f, v)| Value::List(vec![Value::from(f.as_str()), v.clone()]))
+                    .collect(),
+            ),
+        );
+        Value::Dict(d)
+    }
+
+    /// Whether two results agree (same message or both errors, same regions).
+    pub fn agrees_with(&self, other: &StreamResult) -> bool {
+        let messages = match (&self.message, &other.message) {
+            (Ok(a), Ok(b)) => diff(&Value::Dict(a.clone()), &Value::Dict(b.clone())).is_empty(),
+            (Err(_), Err(_)) => true,
+            _ => false,
+        };
+        messages
+            && self.regions.len() == other.regions.len()
+            && self
+                .regions
+                .iter()
+                .zip(&other.regions)
+                .all(|((f, v), (g, w))| f == g && diff(v, w).is_empty())
+    }
+}
+
+/// The inputs of one generation.
+#[derive(Clone, Debug)]
+pub struct Generation<'a> {
+    pub template: Arc<Template>,
+    pub prefix: &'a str,
+    pub tools: Option<&'a Value>,
+    pub text: &'a str,
+}
+
+/// Streams the generation with a chunking.
+pub fn run(generation: &Generation<'_>, chunking: &Chunking) -> StreamResult {
+    let mut regions = Vec::new();
+    let mut record = |template: &Template, events: &[rtbench_engine::event::Event]| {
+        for e in events {
+            if let EventKind::Close { value } = &e.kind {
+                regions.push((template.fields[e.field].name.clone(), value.clone()));
+            }
+        }
+    };
+    let template = &generation.template;
+    let message = (|| {
+        let mut p = Parser::new(
+            Arc::clone(template),
+            Some(generation.prefix),
+            generation.tools,
+        )
+        .map_err(|e| e.message)?;
+        record(template, p.initial_events());
+        for chunk in chunking.chunks(generation.text) {
+            let evs = p.feed(&chunk).map_err(|e| e.message)?;
+            record(template, &evs);
+        }
+        let (message, evs) = p.finalize().map_err(|e| e.message)?;
+        record(template, &evs);
+        Ok(message)
+    })();
+    StreamResult { message, regions }
+}
+
+/// A chunking whose result differs from the one-shot parse.
+#[derive(Clone, Debug)]
+pub struct Disagreement {
+    pub chunking: Chunking,
+    pub result: StreamResult,
+}
+
+/// The outcome of [`check`].
+#[derive(Clone, Debug)]
+pub struct ChunkReport {
+    /// The one-shot parse.
+    pub baseline: StreamResult,
+    /// Every chunking tried, in order.
+    pub tried: Vec<Chunking>,
+    pub disagreements: Vec<Disagreement>,
+    /// For the first disagreement: a smallest set of cut points (byte offsets) that still
+    /// changes the result, found by removing cuts that do not matter.
+    pub minimal_cuts: Option<Vec<usize>>,
+    /// The result with the minimal cuts.
+    pub minimal_result: Option<StreamResult>,
+}
+
+impl ChunkReport {
+    pub fn agrees(&self) -> bool {
+        self.disagreements.is_empty()
+    }
+
+    /// How the first disagreeing result differs from the one-shot parse.
+    /// The report as text: one line when every chunking agrees (`name` is the generation's
+    /// name), else which chunkings differ, the smallest, the fewest cuts that change the result
+    /// (with the text around each) and the differences. `text` is the generation.
+    pub fn describe(&self, name: &str, text: &str) -> String {
+        if self.agrees() {
+            let mut out = format!(
+                "{name}: all {} chunkings agree with the one-shot parse ({})",
+                self.tried.len(),
+                summarize(&self.tried)
+            );
+            if let Err(e) = &self.baseline.message {
+                out.push_str(&format!(
+                    "\nnote: every one of them fails like the one-shot parse: {e}"
+                ));
+            }
+            return out;
+        }
+        let differing: Vec<_> = self
+            .disagreements
+            .iter()
+            .map(|d| d.chunking.clone())
+            .collect();
+        let mut out = format!(
+            "{} of {} chunkings change the result: {}\nsmallest: {}",
+            differing.len(),
+            self.tried.len(),
+            summarize(&differing),
+            differing[0].label()
+        );
+        if let Some(cuts) = &self.minimal_cuts {
+            let n = cuts.len();
+            out.push_str(&format!(
+                "\nit takes {n} cut{} of the stream to change it:",
+                if n == 1 { "" } else { "s" }
+            ));
+            for &c in cuts.iter().take(8) {
+                let before: String = text[..c]
+                    .chars()
+                    .rev()
+                    .take(16)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
+                let after: String = text[c..].chars().take(16).collect();
+                out.push_str(&format!(
+                    "\n  after code point {}: {} | {}",
+                    text[..c].chars().count(),
+                    Value::from(before.as_str()).py_repr(),
+                    Value::from(after.as_str()).py_repr()
+                ));
+            }
+            if n > 8 {
+                out.push_str(&format!("\n  ... and {} more", n - 8));
+            }
+        }
+        out.push_str("\ndifference (one-shot parse -> chunked):");
+        for d in self.differences().iter().take(20) {
+            out.push_str(&format!("\n  {d}"));
+        }
+        out
+    }
+
+    pub fn differences(&self) -> Vec<Difference> {
+        let Some(result) = self
+            .minimal_result
+            .as_ref()
+            .or(self.disagreements.first().map(|d| &d.result))
+        else {
+            return Vec::new();
+        };
+        diff(&self.baseline.to_value(), &result.to_value())
+    }
+}
+
+/// Which chunkings [`check`] tries.
+#[derive(Clone, Debug)]
+pub struct CheckPlan {
+    /// Every code-point size from 1 to `max_size`.
+    pub max_size: usize,
+    /// This many seeded random chunkings (sizes 1 to 12).
+    pub random: usize,
+    pub seed: u64,
+    /// Also the tokenizer-like chunking.
+    pub tokens: bool,
+}
+
+impl Default for CheckPlan {
+    fn default() -> CheckPlan {
+        CheckPlan {
+            max_size: 32,
+            random: 8,
+            seed: 0,
+            tokens: true,
+        }
+    }
+}
+
+impl CheckPlan {
+    pub fn chunkings(&self) -> Vec<Chunking> {
+        let mut v: Vec<Chunking> = (1..=self.max_size)
+            .map(|n| Chunking::CodePoints(vec![n]))
+            .collect();
+        v.extend((0..self.random as u64).map(|k| Chunking::Random {
+            seed: self.seed.wrapping_add(k),
+            min: 1,
+            max: 12,
+        }));
+        if self.tokens {
+            v.push(Chunking::Tokens);
+        }
+        v
+    }
+}
+
+/// Runs the generation through every chunking of the plan and compares each result with the
+/// one-shot parse.
+pub fn check(generation: &Generation<'_>, plan: &CheckPlan) -> ChunkReport {
+    let baseline = run(generation, &Chunking::Whole);
+    let tried = plan.chunkings();
+    let disagreements: Vec<Disagreement> = tried
+        .iter()
+        .filter_map(|c| {
+            let result = run(generation, c);
+            (!result.agrees_with(&baseline)).then(|| Disagreement {
+                chunking: c.clone(),
+                result,
+            })
+        })
+        .collect();
+    let (minimal_cuts, minimal_result) = match disagreements.first() {
+        Some(d) => {
+            let cuts = minimize(d.chunking.cuts(generation.text), |cuts| {
+                !run(generation, &Chunking::Cuts(cuts.to_vec())).agrees_with(&baseline)
+            });
+            let result = run(generation, &Chunking::Cuts(cuts.clone()));
+            (Some(cuts), Some(result))
+        }
+        None => (None, None),
+    };
+    ChunkReport {
+        baseline,
+        tried,
+        disagreements,
+        minimal_cuts,
+        minimal_result,
+    }
+}
+
+/// Removes cut points that the failure does not need (delta debugging on the cut list), with a
+/// bounded number of trials.
+fn minimize(mut cuts: Vec<usize>, fails: impl Fn(&[usize]) -> bool) -> Vec<usize> {
+    let mut trials = 0;
+    let mut parts = 2;
+    while cuts.len() > 1 && trials < 4000 {
+        let size = cuts.len().div_ceil(parts);
+        let mut reduced = false;
+        for start in (0..cuts.len()).step_by(size) {
+            let candidate: Vec<usize> = cuts[..start]
+                .iter()
+                .chain(&cuts[(start + size).min(cuts.len())..])
+                .copied()
+                .collect();
+            trials += 1;
+            if fails(&candidate) {
+                cuts = candidate;
+                parts = (parts - 1).max(2);
+                reduced = true;
+                break;
+            }
+        }
+        if !reduced {
+            if size == 1 {
+                break;
+            }
+            parts = (parts * 2).min(cuts.len());
+        }
+    }
+    cuts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(c: &Chunking, t: &str) -> Vec<String> {
+        c.chunks(t).into_iter().map(Cow::into_owned).collect()
+    }
+
+    #[test]
+    fn code_point_chunks_cycle_their_sizes() {
+        assert_eq!(
+            texts(&Chunking::CodePoints(vec![1, 2]), "aé😀bcd"),
+            ["a", "é😀", "b", "cd"]
+        );
+        assert_eq!(texts(&Chunking::Whole, "abc"), ["abc"]);
+        assert!(texts(&Chunking::Whole, "").is_empty());
+        assert_eq!(texts(&Chunking::Cuts(vec![1, 3]), "abcd"), ["a", "bc", "d"]);
+    }
+
+    #[test]
+    fn byte_chunks_break_multibyte_characters_like_a_naive_decoder() {
+        assert_eq!(
+            texts(&Chunking::Bytes(1), "aé"),
+            ["a", "\u{fffd}", "\u{fffd}"]
+        );
+        assert_eq!(texts(&Chunking::Bytes(3), "aé"), ["aé"]);
+    }
+
+    #[test]
+    fn token_chunks_follow_words_and_punctuation() {
+        assert_eq!(
+            texts(&Chunking::Tokens, "Hello world, <tool_call>{\"a\": 1}"),
+            [
+                "Hello",
+                " world",
+                ",",
+                " ",
+                "<",
+                "tool_call",
+                ">",
+                "{",
+                "\"",
+                "a",
+                "\"",
+                ":",
+                " 1",
+                "}"
+            ]
+        );
+    }
+
+    #[test]
+    fn random_chunkings_are_reproducible() {
+        let c = Chunking::Random {
+            seed: 7,
+            min: 1,
+            max: 4,
+        };
+        let t = "abcdefghijklmnopqrstuvwxyz";
+        assert_eq!(texts(&c, t), texts(&c, t));
+        assert_eq!(texts(&c, t).concat(), t);
+        assert!(
+            texts(&c, t)
+                .iter()
+                .all(|s| (1..=4).contains(&s.chars().count()))
+        );
+    }
+
+    #[test]
+    fn minimize_keeps_only_the_cuts_that_matter() {
+        let cuts: Vec<usize> = (1..100).collect();
+        assert_eq!(minimize(cuts, |c| c.contains(&42)), vec![42]);
+        let cuts: Vec<usize> = (1..50).collect();
+        assert_eq!(
+            minimize(cuts, |c| c.contains(&3) && c.contains(&40)),
+            vec![3, 40]
+        );
+    }
+}

@@ -1,0 +1,148 @@
+//! Structural differences between two values, as readable lines (`$.tool_calls[1].function.name:
+//! expected 'f', got 'g'`). Used to explain why a chunking or a sample disagrees.
+
+use rtbench_engine::value::Value;
+
+/// One difference at a path.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Difference {
+    /// JSONPath-like location (`$`, `$.a`, `$.a[2]`, `$['key with spaces']`).
+    pub path: String,
+    pub expected: Option<Value>,
+    pub got: Option<Value>,
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let show = |v: &Option<Value>| v.as_ref().map_or("nothing".to_string(), short);
+        match (&self.expected, &self.got) {
+            (Some(_), None) => write!(
+                f,
+                "{}: missing (expected {})",
+                self.path,
+                show(&self.expected)
+            ),
+            (None, Some(_)) => write!(f, "{}: unexpected {}", self.path, show(&self.got)),
+            _ => write!(
+                f,
+                "{}: expected {}, got {}",
+                self.path,
+                show(&self.expected),
+                show(&self.got)
+            ),
+        }
+    }
+}
+
+fn short(v: &Value) -> String {
+    let s = v.py_repr();
+    match s.char_indices().nth(120) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s,
+    }
+}
+
+fn key_path(path: &str, key: &str) -> String {
+    let simple = !key.is_empty()
+        && key.chars().all(|c| c.is_alphanumeric() || c == '_')
+        && !key.starts_with(|c: char| c.is_ascii_digit());
+    if simple {
+        format!("{path}.{key}")
+    } else {
+        format!("{path}[{}]", Value::from(key).py_repr())
+    }
+}
+
+/// Every difference between `expected` and `got`, in document order. Numbers compare by
+/// value (`1 == 1.0`), booleans never equal numbers, dict key order is ignored.
+pub fn diff(expected: &Value, got: &Value) -> Vec<Difference> {
+    let mut out = Vec::new();
+    walk("$".to_string(), expected, got, &mut out);
+    out
+}
+
+fn same_kind(a: &Value, b: &Value) -> bool {
+    use Value::*;
+    matches!(
+        (a, b),
+        (Null, Null)
+            | (Bool(_), Bool(_))
+            | (Int(_) | BigInt(_) | Float(_), Int(_) | BigInt(_) | Float(_))
+            | (Str(_), Str(_))
+            | (List(_), List(_))
+            | (Dict(_), Dict(_))
+    )
+}
+
+fn walk(path: String, a: &Value, b: &Value, out: &mut Vec<Difference>) {
+    match (a, b) {
+        (Value::Dict(x), Value::Dict(y)) => {
+            for (k, v) in x {
+                match y.get(k) {
+                    Some(w) => walk(key_path(&path, k), v, w, out),
+                    None => out.push(Difference {
+                        path: key_path(&path, k),
+                        expected: Some(v.clone()),
+                        got: None,
+                    }),
+                }
+            }
+            for (k, w) in y.iter().filter(|(k, _)| !x.contains_key(*k)) {
+                out.push(Difference {
+                    path: key_path(&path, k),
+                    expected: None,
+                    got: Some(w.clone()),
+                });
+            }
+        }
+        (Value::List(x), Value::List(y)) => {
+            for i in 0..x.len().max(y.len()) {
+                let p = format!("{path}[{i}]");
+                match (x.get(i), y.get(i)) {
+                    (Some(v), Some(w)) => walk(p, v, w, out),
+                    (v, w) => out.push(Difference {
+                        path: p,
+                        expected: v.cloned(),
+                        got: w.cloned(),
+                    }),
+                }
+            }
+        }
+        _ if same_kind(a, b) && a.py_eq(b) => {}
+        _ => out.push(Difference {
+            path,
+            expected: Some(a.clone()),
+            got: Some(b.clone()),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtbench_engine::py::json_loads;
+
+    fn d(a: &str, b: &str) -> Vec<String> {
+        diff(&json_loads(a).unwrap(), &json_loads(b).unwrap())
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn reports_paths_of_changed_missing_and_extra_values() {
+        assert!(d(r#"{"a": 1, "b": [1, 2.0]}"#, r#"{"b": [1, 2], "a": 1.0}"#).is_empty());
+        assert_eq!(
+            d(
+                r#"{"a": {"x": 1}, "l": [1, 2], "k k": true}"#,
+                r#"{"a": {"x": 2}, "l": [1], "k k": 1, "z": null}"#
+            ),
+            vec![
+                "$.a.x: expected 1, got 2",
+                "$.l[1]: missing (expected 2)",
+                "$['k k']: expected True, got 1",
+                "$.z: unexpected None",
+            ]
+        );
+    }
+}

@@ -1,0 +1,12 @@
+//! Debugging tools on top of the response-template engine, shared by rtbench's command line and
+//! its workbench. Nothing here draws on a terminal.
+
+pub mod chunking;
+pub mod diff;
+pub mod explain;
+pub mod export;
+pub mod lint;
+pub mod partial_json;
+pub mod replay;
+pub mod sample;
+pub mod testing;

@@ -1,0 +1,88 @@
+//! Regression verdicts for samples: a sample's parse against its expected message, and the
+//! expected section `rtbench test --bless` writes. Shared by the command line and the workbench.
+//!
+//! A sample's template is `template.json` (or `tokenizer_config.json`) in the sample's folder,
+//! unless one is named.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::diff::diff;
+use crate::sample::{EXPECTED_ERROR_KEY, Sample};
+use rtbench_engine::parser::parse_response;
+use rtbench_engine::py::{DumpOptions, json_dumps};
+use rtbench_engine::template::Template;
+use rtbench_engine::value::{Dict, Value};
+
+/// Template file names looked for beside samples, in order.
+pub const TEMPLATE_FILES: [&str; 2] = ["template.json", "tokenizer_config.json"];
+
+/// The template file for samples in `dir`, if there is one.
+pub fn template_beside(dir: &Path) -> Option<PathBuf> {
+    TEMPLATE_FILES
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.is_file())
+}
+
+/// What happened to one sample (also shown by the workbench's sample list).
+pub enum Verdict {
+    Pass,
+    Fail(Vec<String>),
+    NoExpectation,
+}
+
+/// Parses a sample like the reference's `parse_response` (a sample without a prefix opts out
+/// with an empty one).
+pub fn parse_sample_with(template: &Arc<Template>, sample: &Sample) -> Result<Dict, String> {
+    parse_response(
+        Arc::clone(template),
+        &sample.generation,
+        Some(sample.prefix.as_deref().unwrap_or("")),
+        sample.tools.as_ref(),
+    )
+    .map_err(|e| e.message)
+}
+
+/// The `rtbench test` verdict for one sample's parse result.
+pub fn verdict(sample: &Sample, result: &Result<Dict, String>) -> Verdict {
+    let Some(expected) = &sample.expected else {
+        return Verdict::NoExpectation;
+    };
+    match (sample.expects_error(), result) {
+        (true, Err(_)) => Verdict::Pass,
+        (true, Ok(m)) => Verdict::Fail(vec![format!(
+            "expected parsing to fail, got {}",
+            Value::Dict(m.clone()).py_repr()
+        )]),
+        (false, Err(e)) => Verdict::Fail(vec![format!("expected a message, got an error: {e}")]),
+        (false, Ok(m)) => {
+            let lines: Vec<String> = diff(expected, &Value::Dict(m.clone()))
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            if lines.is_empty() {
+                Verdict::Pass
+            } else {
+                Verdict::Fail(lines)
+            }
+        }
+    }
+}
+
+/// The expected section for a result: the message, or `{"$error": "..."}`.
+pub fn expected_section(result: &Result<Dict, String>) -> Result<String, String> {
+    let value = match result {
+        Ok(m) => Value::Dict(m.clone()),
+        Err(e) => Value::Dict(Dict::from_iter([(
+            EXPECTED_ERROR_KEY.to_string(),
+            Value::from(e.as_str()),
+        )])),
+    };
+    let opts = DumpOptions {
+        indent: Some(2),
+        compact: false,
+        ..DumpOptions::reference_cli()
+    };
+    json_dumps(&value, &opts).map_err(|e| format!("cannot write the result as JSON: {e}"))
+}
