@@ -5,8 +5,6 @@
 #[path = "support/input.rs"]
 mod input;
 
-use std::sync::Arc;
-
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rtbench_engine::parser::Parser;
 use rtbench_engine::py::json_loads;
@@ -20,8 +18,8 @@ const GPT_OSS_TEMPLATE: &str = r#"{"version": 1, "start_anchor": "<|start|>assis
    "close": ["<|call|>", "<|end|>"], "content": "json", "repeats": true,
    "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}}}}"#;
 
-fn template(json: &str) -> Arc<Template> {
-    Arc::new(load_template(&json_loads(json).unwrap()).unwrap())
+fn template(json: &str) -> Template {
+    load_template(&json_loads(json).unwrap()).unwrap()
 }
 
 /// Byte offsets that cut `text` every `n` code points.
@@ -31,8 +29,8 @@ fn cuts(text: &str, n: usize) -> Vec<usize> {
     v
 }
 
-fn feed_all(t: &Arc<Template>, text: &str, cuts: &[usize]) -> usize {
-    let mut p = Parser::new(Arc::clone(t), Some(""), None).unwrap();
+fn feed_all(t: &Template, text: &str, cuts: &[usize]) -> usize {
+    let mut p = Parser::new(t, Some(""), None).unwrap();
     let mut events = 0;
     for w in cuts.windows(2) {
         events += p.feed(&text[w[0]..w[1]]).unwrap().len();

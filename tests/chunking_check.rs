@@ -6,7 +6,6 @@
 mod common;
 
 use std::path::Path;
-use std::sync::Arc;
 
 use rtbench_engine::template::load_template;
 use rtbench_engine::template::source::load_file;
@@ -32,7 +31,7 @@ fn verdicts_match_the_reference_on_chunking_dependent_cases() {
         }
         dependent += 1;
         let name = get(&case, "name").as_str().unwrap().to_string();
-        let template = Arc::new(load_template(get(&case, "template")).unwrap());
+        let template = load_template(get(&case, "template")).unwrap();
         let tools = Some(get(&case, "tools")).filter(|t| !matches!(t, Value::Null));
         let generation = Generation {
             template,
@@ -77,7 +76,7 @@ fn every_bundled_sample_passes_the_check() {
         for path in expand(&dir).unwrap() {
             let sample = read_sample(&path).unwrap();
             let generation = Generation {
-                template: Arc::clone(&template),
+                template: template.clone(),
                 prefix: sample.prefix.as_deref().unwrap_or(""),
                 tools: sample.tools.as_ref(),
                 text: &sample.generation,

@@ -8,7 +8,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use rtbench_engine::py::json_loads;
 use rtbench_engine::template::load_template;
@@ -61,12 +60,12 @@ fn chunking_of(label: &str, chunks: &[String]) -> Chunking {
 struct Case {
     name: String,
     value: Value,
-    template: Arc<rtbench_engine::template::Template>,
+    template: rtbench_engine::template::Template,
 }
 
 impl Case {
     fn load(value: Value) -> Case {
-        let template = Arc::new(load_template(get(&value, "template")).unwrap());
+        let template = load_template(get(&value, "template")).unwrap();
         Case {
             name: get(&value, "name").as_str().unwrap().to_string(),
             value,
@@ -77,7 +76,7 @@ impl Case {
     fn generation(&self) -> Generation<'_> {
         let tools = Some(get(&self.value, "tools")).filter(|t| !matches!(t, Value::Null));
         Generation {
-            template: Arc::clone(&self.template),
+            template: self.template.clone(),
             prefix: get(&self.value, "prefix").as_str().unwrap(),
             tools,
             text: get(&self.value, "generation").as_str().unwrap(),
@@ -132,7 +131,7 @@ fn the_engine_reproduces_every_recorded_stream_exactly() {
             assert_eq!(ours, chunks, "{at}: chunks");
             // Event for event, feed by feed, then the message.
             let r = Replay::new(
-                Arc::clone(&g.template),
+                g.template.clone(),
                 g.prefix,
                 g.text,
                 g.tools,
@@ -260,7 +259,7 @@ fn every_bundled_sample_passes_a_wider_check() {
         for path in expand(&dir).unwrap() {
             let sample = read_sample(&path).unwrap();
             let g = Generation {
-                template: Arc::clone(&template),
+                template: template.clone(),
                 prefix: sample.prefix.as_deref().unwrap_or(""),
                 tools: sample.tools.as_ref(),
                 text: &sample.generation,

@@ -4,7 +4,6 @@
 //! really did, and the headless command prints the same explanation.
 
 use std::process::Command;
-use std::sync::Arc;
 
 use rtbench_engine::parser::parse_response;
 use rtbench_engine::py::json_loads;
@@ -15,11 +14,11 @@ const SMOLLM3: &str = include_str!("../samples/smollm3/template.json");
 const PROMPT: &str = "<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n";
 const TOOL_CALL: &str = "<think>\nNeed the weather.\n</think>\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call><|im_end|>";
 
-fn template(json: &str) -> Arc<Template> {
-    Arc::new(load_template(&json_loads(json).unwrap()).unwrap())
+fn template(json: &str) -> Template {
+    load_template(&json_loads(json).unwrap()).unwrap()
 }
 
-fn explained(t: &Arc<Template>, prefix: &str, generation: &str, field: &str) -> Explanation {
+fn explained(t: &Template, prefix: &str, generation: &str, field: &str) -> Explanation {
     explain(t, prefix, generation, None, field).unwrap()
 }
 
@@ -56,7 +55,7 @@ fn typo_in_the_open_delimiter_shows_the_near_miss_and_the_orphan_close() {
         "{text}"
     );
     // The parser really drops the tool call: the explanation is about a real mis-parse.
-    let message = parse_response(Arc::clone(&t), TOOL_CALL, Some(PROMPT), None).unwrap();
+    let message = parse_response(&t, Some(PROMPT), TOOL_CALL, None).unwrap();
     assert!(!message.contains_key("tool_calls"));
 }
 
@@ -143,7 +142,7 @@ fn non_repeating_field_keeps_its_last_region() {
     // replaces the answer (the reference does the same).
     let t = template(SMOLLM3);
     let generation = "<think>\nhm\n</think>\nThe answer.<|im_end|>\n";
-    let message = parse_response(Arc::clone(&t), generation, Some(PROMPT), None).unwrap();
+    let message = parse_response(&t, Some(PROMPT), generation, None).unwrap();
     assert!(!message.contains_key("content"));
     let e = explained(&t, PROMPT, generation, "content");
     assert_eq!(e.regions.len(), 2);

@@ -179,7 +179,7 @@ fn headless_export_shows_the_change_and_writes_only_when_asked() {
     );
     let (tpl_loaded, _) = load_file(&config).unwrap();
     let (expected, _) = load_file(&tpl).unwrap();
-    assert_eq!(tpl_loaded.fields.len(), expected.fields.len());
+    assert_eq!(tpl_loaded.fields().len(), expected.fields().len());
     assert!(String::from_utf8_lossy(&run(&[]).stdout).contains("already up to date"));
     // A broken config is refused and left alone.
     std::fs::write(&config, "{\"eos_token\": ").unwrap();

@@ -2,8 +2,6 @@
 //! metacharacters) and random texts thrown at the loader and the parser, whole and chunked.
 //! Errors are fine; panics and hangs are not.
 
-use std::sync::Arc;
-
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use rtbench_engine::parser::Parser;
@@ -265,8 +263,7 @@ fn exercise(tpl: &Value, prefix: &str, text: &str, sizes: &[usize]) -> bool {
     let Ok(template) = load_template(tpl) else {
         return false;
     };
-    let template = Arc::new(template);
-    if let Ok(mut p) = Parser::new(Arc::clone(&template), Some(prefix), None) {
+    if let Ok(mut p) = Parser::new(&template, Some(prefix), None) {
         let chars: Vec<char> = text.chars().collect();
         let (mut i, mut k) = (0, 0);
         while i < chars.len() {

@@ -6,7 +6,6 @@
 mod common;
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Instant;
 
 use rtbench_engine::event::EventKind;
@@ -23,11 +22,11 @@ fn get<'a>(v: &'a Value, k: &str) -> &'a Value {
     v.as_dict().and_then(|d| d.get(k)).unwrap_or(&Value::Null)
 }
 
-fn template(json: &str) -> Arc<Template> {
-    Arc::new(load_template(&json_loads(json).unwrap()).unwrap())
+fn template(json: &str) -> Template {
+    load_template(&json_loads(json).unwrap()).unwrap()
 }
 
-fn smollm3() -> Arc<Template> {
+fn smollm3() -> Template {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     load_file(&root.join("samples/smollm3/template.json"))
         .unwrap()
@@ -35,7 +34,7 @@ fn smollm3() -> Arc<Template> {
 }
 
 /// Every bundled sample with its template.
-fn samples() -> Vec<(Arc<Template>, Sample)> {
+fn samples() -> Vec<(Template, Sample)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
     let mut out = Vec::new();
     for dir in std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()) {
@@ -44,17 +43,17 @@ fn samples() -> Vec<(Arc<Template>, Sample)> {
         }
         let (template, _) = load_file(&dir.join("template.json")).unwrap();
         for path in expand(&dir).unwrap() {
-            out.push((Arc::clone(&template), read_sample(&path).unwrap()));
+            out.push((template.clone(), read_sample(&path).unwrap()));
         }
     }
     assert!(!out.is_empty());
     out
 }
 
-fn replay_sample(template: &Arc<Template>, s: &Sample, chunking: Chunking) -> Replay {
+fn replay_sample(template: &Template, s: &Sample, chunking: Chunking) -> Replay {
     let prefix = s.prefix.as_deref().unwrap_or("");
     Replay::new(
-        Arc::clone(template),
+        template.clone(),
         prefix,
         &s.generation,
         s.tools.as_ref(),
@@ -65,7 +64,7 @@ fn replay_sample(template: &Arc<Template>, s: &Sample, chunking: Chunking) -> Re
 /// A recorded conformance case whose template loads and which has a prefix.
 struct Corpus {
     name: String,
-    template: Arc<Template>,
+    template: Template,
     prefix: String,
     tools: Option<Value>,
     output: String,
@@ -75,7 +74,7 @@ struct Corpus {
 impl Corpus {
     fn replay(&self, chunking: Chunking) -> Replay {
         Replay::new(
-            Arc::clone(&self.template),
+            self.template.clone(),
             &self.prefix,
             &self.output,
             self.tools.as_ref(),
@@ -93,7 +92,7 @@ fn corpus() -> Vec<Corpus> {
             let prefix = get(&case, "prefix").as_str()?.to_string();
             Some(Corpus {
                 name: get(&case, "name").as_str().unwrap_or("?").to_string(),
-                template: Arc::new(template),
+                template: template,
                 prefix,
                 tools: Some(get(&case, "tools"))
                     .filter(|t| !matches!(t, Value::Null))
@@ -175,12 +174,7 @@ fn check_steps(r: &Replay, stream: &Value, feeds: &[Value], chunks: &[String], a
 fn every_sample_ends_in_the_one_shot_message_at_every_chunk_size_1_to_8() {
     for (template, s) in samples() {
         let prefix = s.prefix.as_deref().unwrap_or("");
-        let one_shot = parse_response(
-            Arc::clone(&template),
-            &s.generation,
-            Some(prefix),
-            s.tools.as_ref(),
-        );
+        let one_shot = parse_response(&template, Some(prefix), &s.generation, s.tools.as_ref());
         for n in 1..=8 {
             let r = replay_sample(&template, &s, Chunking::CodePoints(vec![n]));
             let at = format!("{} size {n}", s.path.display());
@@ -212,17 +206,13 @@ fn held_text_and_timeline_are_exactly_a_plain_streaming_run() {
             let r = replay_sample(&template, &s, chunking.clone());
             let at = format!("{} {}", s.path.display(), chunking.label());
             let prefix = s.prefix.as_deref().unwrap_or("");
-            let mut p = Parser::with_events(
-                Arc::clone(&template),
-                Some(prefix),
-                s.tools.as_ref(),
-                Events::Reference,
-            )
-            .unwrap();
+            let mut p =
+                Parser::with_events(&template, Some(prefix), s.tools.as_ref(), Events::Reference)
+                    .unwrap();
             let mut plain: Vec<(usize, Vec<Value>)> = Vec::new();
             let named = |evs: &[rtbench_engine::event::Event]| -> Vec<Value> {
                 evs.iter()
-                    .filter_map(|e| e.to_value(&template.fields[e.field].name))
+                    .filter_map(|e| e.to_value(&template.fields()[e.field].name))
                     .collect()
             };
             plain.push((0, named(p.initial_events())));
@@ -485,7 +475,7 @@ fn a_failing_finalize_is_the_last_step_and_a_bad_prefix_the_first() {
     assert!(r.partial_message(0).settled.is_empty());
 }
 
-fn template_with_int() -> Arc<Template> {
+fn template_with_int() -> Template {
     template(
         r#"{"start_anchor": "<s>", "fields": {"n": {"open": "<n>", "close": "</n>", "content": "int"}}}"#,
     )
@@ -513,7 +503,7 @@ fn prefix_regions_come_first_and_the_cut_part_is_never_painted_as_fed() {
 }
 
 /// A long generation: the SmolLM3 samples' generations repeated to about `size` bytes.
-fn long_generation(size: usize) -> (Arc<Template>, String, String) {
+fn long_generation(size: usize) -> (Template, String, String) {
     let all = samples();
     let (template, s) = all
         .iter()
@@ -525,7 +515,7 @@ fn long_generation(size: usize) -> (Arc<Template>, String, String) {
         text.push_str(&body);
     }
     text.push_str("<|im_end|>");
-    (Arc::clone(template), s.prefix.clone().unwrap(), text)
+    (template.clone(), s.prefix.clone().unwrap(), text)
 }
 
 #[test]
@@ -549,7 +539,7 @@ fn a_long_chunk_1_replay_builds_in_linear_time() {
     assert!(matches!(r.outcome(), Outcome::Message(_)));
     assert_eq!(r.step_count(), text.chars().count() + 2);
     // Messages rebuilt from snapshots are the parser's message at that point.
-    let mut p = Parser::new(Arc::clone(r.template()), Some(&prefix), None).unwrap();
+    let mut p = Parser::new(r.template(), Some(&prefix), None).unwrap();
     for step in 1..r.last_step() {
         p.feed(r.chunk_text(step)).unwrap();
         if step % 997 == 0 {
@@ -580,8 +570,7 @@ fn every_view_of_every_step_holds_its_invariants_on_the_whole_corpus() {
         ] {
             let r = c.replay(chunking);
             // A parser fed alongside: the client's settled values must be its message so far.
-            let mut p =
-                Parser::new(Arc::clone(&c.template), Some(&c.prefix), c.tools.as_ref()).ok();
+            let mut p = Parser::new(&c.template, Some(&c.prefix), c.tools.as_ref()).ok();
             for step in 0..r.step_count() {
                 let at = format!("{} [{}] step {step}", c.name, r.chunking().label());
                 check_views(&r, step, &at);
@@ -654,7 +643,7 @@ fn scaling() {
     for size in [100_000, 200_000, 400_000, 800_000] {
         let (template, prefix, text) = long_generation(size);
         let g = rtbench_tooling::chunking::Generation {
-            template: Arc::clone(&template),
+            template: template.clone(),
             prefix: &prefix,
             tools: None,
             text: &text,

@@ -6,7 +6,7 @@
 mod common;
 
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use rtbench_engine::event::{Event, EventKind};
@@ -15,7 +15,7 @@ use rtbench_engine::template::{Template, load_template};
 use rtbench_engine::value::Value;
 
 struct Case {
-    template: Arc<Template>,
+    template: Template,
     prefix: String,
     tools: Option<Value>,
     output: String,
@@ -30,7 +30,7 @@ fn corpus() -> &'static [Case] {
             .into_iter()
             .filter_map(|c| {
                 let d = c.as_dict()?;
-                let template = Arc::new(load_template(d.get("template")?).ok()?);
+                let template = load_template(d.get("template")?).ok()?;
                 Some(Case {
                     template,
                     prefix: d.get("prefix")?.as_str()?.to_string(),
@@ -62,7 +62,7 @@ fn chunk(text: &str, sizes: &[usize]) -> Vec<String> {
 /// Runs a case over a chunking; `None` when the reference would raise (any stage).
 fn run(case: &Case, chunks: &[String]) -> Option<Vec<Event>> {
     let mut p = Parser::with_events(
-        Arc::clone(&case.template),
+        &case.template,
         Some(&case.prefix),
         case.tools.as_ref(),
         Events::Trace,

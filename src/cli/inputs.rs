@@ -1,7 +1,6 @@
 //! Reading the command line's inputs: template, prefix, tools and generation files.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use crate::cli::{Failure, InputArgs};
 use rtbench_engine::py;
@@ -11,13 +10,13 @@ use rtbench_engine::value::Value;
 
 /// Everything `parse` and `stream` need.
 pub struct Inputs {
-    pub template: Arc<Template>,
+    pub template: Template,
     pub prefix: Option<String>,
     pub tools: Option<Value>,
     pub output: String,
 }
 
-pub fn template(path: &Path) -> Result<(Arc<Template>, TemplateSource), Failure> {
+pub fn template(path: &Path) -> Result<(Template, TemplateSource), Failure> {
     load_file(path).map_err(|e| match e {
         LoadError::Io { .. } => Failure::usage(e.to_string()),
         LoadError::Invalid(d) => Failure::invalid(d.to_string()),

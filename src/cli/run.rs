@@ -3,7 +3,6 @@
 use std::io::{BufWriter, Write};
 use std::ops::Range;
 use std::path::Path;
-use std::sync::Arc;
 
 use crate::cli::inputs::{self, Inputs};
 use crate::cli::output;
@@ -17,7 +16,7 @@ use rtbench_engine::value::Value;
 /// `rtbench check`.
 pub fn check(path: &Path) -> Result<(), Failure> {
     let (template, source) = inputs::template(path)?;
-    let names: Vec<&str> = template.fields.iter().map(|f| f.name.as_str()).collect();
+    let names: Vec<&str> = template.fields().iter().map(|f| f.name.as_str()).collect();
     let kind = if source.is_tokenizer_config() {
         "response template (in tokenizer config)"
     } else {
@@ -39,9 +38,9 @@ pub fn parse(args: &InputArgs, pretty: bool) -> Result<(), Failure> {
         .as_deref()
         .ok_or_else(inputs::missing_prefix)?;
     let message = parse_response_owned(
-        inputs.template,
-        inputs.output,
+        &inputs.template,
         Some(prefix),
+        inputs.output,
         inputs.tools.as_ref(),
     )
     .map_err(|e| Failure::invalid(e.message))?;
@@ -154,7 +153,7 @@ impl<W: Write> LineWriter<'_, W> {
             output::push_event(
                 &mut self.line,
                 ev,
-                &self.template.fields[ev.field].name,
+                &self.template.fields()[ev.field].name,
                 extra.as_deref(),
             )?;
         }
@@ -233,7 +232,7 @@ pub fn stream(args: &InputArgs, chunks: &str, spans: bool) -> Result<(), Failure
 
 fn stream_to<W: Write>(
     lines: &mut LineWriter<'_, W>,
-    template: &Arc<Template>,
+    template: &Template,
     prefix: &str,
     tools: Option<&Value>,
     text: &str,
@@ -244,7 +243,7 @@ fn stream_to<W: Write>(
     } else {
         Events::Reference
     };
-    let mut parser = Parser::with_events(Arc::clone(template), Some(prefix), tools, mode)
+    let mut parser = Parser::with_events(template, Some(prefix), tools, mode)
         .map_err(|e| Failure::invalid(e.message))?;
     lines.line.push('{');
     lines.events("initial_events", parser.initial_events())?;
@@ -295,12 +294,8 @@ pub fn bundled_sample() -> Result<(), Failure> {
     let path = Path::new("samples/smollm3/weather-tool-call.sample");
     let sample = rtbench_tooling::sample::parse_sample(path, BUNDLED_SAMPLE)
         .map_err(|e| Failure::invalid(e.to_string()))?;
-    let mut parser = Parser::new(
-        Arc::new(template),
-        sample.prefix.as_deref(),
-        sample.tools.as_ref(),
-    )
-    .map_err(|e| Failure::invalid(e.message))?;
+    let mut parser = Parser::new(&template, sample.prefix.as_deref(), sample.tools.as_ref())
+        .map_err(|e| Failure::invalid(e.message))?;
     parser
         .feed(&sample.generation)
         .map_err(|e| Failure::invalid(e.message))?;

@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use crate::cli::{Failure, inputs, output};
 use rtbench_engine::template::Template;
@@ -57,7 +56,7 @@ pub fn run(paths: &[PathBuf], template: Option<&Path>, bless: bool) -> Result<()
     if files.is_empty() {
         return Err(Failure::usage("no sample files found (.sample or .txt)"));
     }
-    let mut templates: BTreeMap<PathBuf, Result<Arc<Template>, String>> = BTreeMap::new();
+    let mut templates: BTreeMap<PathBuf, Result<Template, String>> = BTreeMap::new();
     let (mut passed, mut failed, mut unchecked, mut blessed) = (0, 0, 0, 0);
     let mut report = String::new();
     for file in &files {
@@ -90,7 +89,7 @@ pub fn run(paths: &[PathBuf], template: Option<&Path>, bless: bool) -> Result<()
                 .map_err(|f| f.message)
         });
         let template = match loaded {
-            Ok(t) => Arc::clone(t),
+            Ok(t) => t.clone(),
             Err(e) => {
                 failed += 1;
                 line(

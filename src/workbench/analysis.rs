@@ -119,7 +119,7 @@ pub struct ParseProblem {
 pub struct Analysis {
     pub sample_name: String,
     /// The template and sample this was made from (the stream replay runs them again).
-    pub template: Arc<Template>,
+    pub template: Template,
     pub sample: Arc<Sample>,
     /// Prefix followed by the generation.
     pub document: String,
@@ -159,9 +159,8 @@ struct Trace {
 
 /// Runs the parser with tracing. When parsing fails, the text is parsed again up to the error
 /// so that everything before it can still be shown.
-fn trace(template: &Arc<Template>, prefix: &str, generation: &str, tools: Option<&Value>) -> Trace {
-    let mut p = match Parser::with_events(Arc::clone(template), Some(prefix), tools, Events::Trace)
-    {
+fn trace(template: &Template, prefix: &str, generation: &str, tools: Option<&Value>) -> Trace {
+    let mut p = match Parser::with_events(template, Some(prefix), tools, Events::Trace) {
         Ok(p) => p,
         Err(e) => {
             // The prefix itself failed: show what the prefix up to the error made.
@@ -170,12 +169,7 @@ fn trace(template: &Arc<Template>, prefix: &str, generation: &str, tools: Option
                 .as_ref()
                 .map_or(0, |s| if s.is_empty() { s.start } else { s.end });
             let cut = prefix.floor_char_boundary(cut);
-            let partial = Parser::with_events(
-                Arc::clone(template),
-                Some(&prefix[..cut]),
-                tools,
-                Events::Trace,
-            );
+            let partial = Parser::with_events(template, Some(&prefix[..cut]), tools, Events::Trace);
             let (events, origin, held) = match &partial {
                 Ok(p) => (p.initial_events().to_vec(), p.origin(), p.held()),
                 Err(_) => (Vec::new(), 0, 0..0),
@@ -220,14 +214,13 @@ fn trace(template: &Arc<Template>, prefix: &str, generation: &str, tools: Option
 
 /// Events of the generation up to where `error` happened, and what was held there.
 fn replay_until(
-    template: &Arc<Template>,
+    template: &Template,
     prefix: &str,
     generation: &str,
     tools: Option<&Value>,
     error: &ParseError,
 ) -> (Vec<Event>, Range<usize>) {
-    let Ok(mut p) = Parser::with_events(Arc::clone(template), Some(prefix), tools, Events::Trace)
-    else {
+    let Ok(mut p) = Parser::with_events(template, Some(prefix), tools, Events::Trace) else {
         return (Vec::new(), 0..0);
     };
     let mut events = Vec::new();
@@ -450,14 +443,14 @@ pub fn pretty_json(v: &Value) -> String {
 }
 
 /// The sample's status as `rtbench test` decides it.
-pub fn status_of(template: &Arc<Template>, sample: &Sample) -> Status {
+pub fn status_of(template: &Template, sample: &Sample) -> Status {
     status_and_matched(template, sample).0
 }
 
 /// The sample's verdict and which fields open at least one region in it, from one parse
 /// without tracing (the one-shot parse `rtbench test` judges, with its events counted).
-pub fn status_and_matched(template: &Arc<Template>, sample: &Sample) -> (Status, Vec<bool>) {
-    let mut matched = vec![false; template.fields.len()];
+pub fn status_and_matched(template: &Template, sample: &Sample) -> (Status, Vec<bool>) {
+    let mut matched = vec![false; template.fields().len()];
     let mut mark = |evs: &[Event]| {
         for e in evs {
             if matches!(e.kind, EventKind::Open) {
@@ -467,7 +460,7 @@ pub fn status_and_matched(template: &Arc<Template>, sample: &Sample) -> (Status,
     };
     let prefix = sample.prefix.as_deref().unwrap_or("");
     let result = Parser::for_whole_text(
-        Arc::clone(template),
+        template,
         Some(prefix),
         sample.tools.as_ref(),
         Events::Reference,
@@ -499,7 +492,7 @@ pub fn line_col(line_starts: &[usize], text: &str, byte: usize) -> (usize, usize
 }
 
 /// Analyses one sample: `file_text` is the sample file's text (for file positions).
-pub fn analyze(template: &Arc<Template>, name: &str, sample: &Sample, file_text: &str) -> Analysis {
+pub fn analyze(template: &Template, name: &str, sample: &Sample, file_text: &str) -> Analysis {
     let prefix = sample.prefix.as_deref().unwrap_or("");
     let document = format!("{prefix}{}", sample.generation);
     let prefix_len = prefix.len();
@@ -514,7 +507,7 @@ pub fn analyze(template: &Arc<Template>, name: &str, sample: &Sample, file_text:
         .and_then(|f| template.field_index(f));
     let (regions, segments) = regions_and_segments(&document, &trace, error_at, error_field);
     let line_starts = rtbench_engine::offsets::line_starts(&document);
-    let field_names: Vec<String> = template.fields.iter().map(|f| f.name.clone()).collect();
+    let field_names: Vec<String> = template.fields().iter().map(|f| f.name.clone()).collect();
 
     let problem = error.map(|e| {
         let region = regions.iter().rposition(|g| g.failed);
@@ -557,21 +550,22 @@ pub fn analyze(template: &Arc<Template>, name: &str, sample: &Sample, file_text:
                 "use a .sample file with a '--- prefix ---' section".into(),
             )),
         );
-    } else if !prefix.is_empty() && matches!(template.start_anchor.last_match_end(prefix), Ok(None))
+    } else if !prefix.is_empty()
+        && matches!(template.start_anchor().last_match_end(prefix), Ok(None))
     {
         warnings.push(
             Diagnostic::warning(format!(
                 "start anchor {} not found in the prefix: the whole prefix was parsed",
-                template.start_anchor.describe()
+                template.start_anchor().describe()
             ))
             .in_file(name.to_string()),
         );
     }
-    let mut matched_fields = vec![false; template.fields.len()];
+    let mut matched_fields = vec![false; template.fields().len()];
     for g in &regions {
         matched_fields[g.field] = true;
     }
-    for (i, f) in template.fields.iter().enumerate() {
+    for (i, f) in template.fields().iter().enumerate() {
         if !f.optional && !matched_fields[i] {
             warnings.push(
                 Diagnostic::warning(format!(
@@ -584,7 +578,7 @@ pub fn analyze(template: &Arc<Template>, name: &str, sample: &Sample, file_text:
     }
     let mut unmatched = Vec::new();
     if document.len() <= EXPLAIN_LIMIT {
-        for (i, f) in template.fields.iter().enumerate() {
+        for (i, f) in template.fields().iter().enumerate() {
             // Pattern delimiters are left out: the nearest-partial search behind an explanation
             // is not time-bounded, and a pathological pattern would stall the parse thread.
             if matched_fields[i] || f.open.as_ref().is_none_or(|o| o.is_pattern()) {
@@ -618,7 +612,7 @@ pub fn analyze(template: &Arc<Template>, name: &str, sample: &Sample, file_text:
     let message = trace.result.as_ref().ok().cloned();
     Analysis {
         sample_name: name.to_string(),
-        template: Arc::clone(template),
+        template: template.clone(),
         sample: Arc::new(sample.clone()),
         chars: CharIndex::new(&document),
         document,
@@ -628,7 +622,7 @@ pub fn analyze(template: &Arc<Template>, name: &str, sample: &Sample, file_text:
         regions,
         line_starts,
         field_names,
-        content_kinds: template.fields.iter().map(|f| f.content.name()).collect(),
+        content_kinds: template.fields().iter().map(|f| f.content.name()).collect(),
         message,
         problem,
         warnings,
@@ -720,9 +714,9 @@ mod tests {
     use rtbench_engine::template::load_template;
     use std::path::Path;
 
-    fn smollm3() -> Arc<Template> {
+    fn smollm3() -> Template {
         let t = include_str!("../../samples/smollm3/template.json");
-        Arc::new(load_template(&py::json_loads(t).unwrap()).unwrap())
+        load_template(&py::json_loads(t).unwrap()).unwrap()
     }
 
     fn sample(text: &str) -> Sample {
@@ -792,8 +786,8 @@ mod tests {
         }
     }
 
-    fn template(json: &str) -> Arc<Template> {
-        Arc::new(load_template(&py::json_loads(json).unwrap()).unwrap())
+    fn template(json: &str) -> Template {
+        load_template(&py::json_loads(json).unwrap()).unwrap()
     }
 
     fn kind_at<'a>(a: &'a Analysis, text: &str) -> &'a Segment {

@@ -3,7 +3,6 @@
 //! refresh, so edits, deletions and re-creations are always seen as they are now.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use rtbench_engine::diagnostic::Diagnostic;
 use rtbench_engine::template::Template;
@@ -63,7 +62,7 @@ pub struct Inputs {
 /// A template file that can be used, with its name.
 #[derive(Clone, Debug)]
 pub struct LoadedTemplate {
-    pub template: Arc<Template>,
+    pub template: Template,
     pub name: String,
     /// Lint warnings about the template, located in its file.
     pub lint: Vec<Diagnostic>,
@@ -202,7 +201,7 @@ impl Inputs {
                     .map_err(|e| Box::new(source.diagnose(&e)))?;
                 Ok(LoadedTemplate {
                     lint: lint_warnings(&template, &source),
-                    template: Arc::new(template),
+                    template: template,
                     name,
                 })
             }

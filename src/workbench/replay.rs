@@ -167,11 +167,8 @@ impl ReplayState {
         }
         // A newer request replaces an older one; the older thread's result is dropped.
         let slot = Arc::new(Mutex::new(None));
-        let (template, sample, chunking) = (
-            Arc::clone(&a.template),
-            Arc::clone(&a.sample),
-            self.chunking(),
-        );
+        let (template, sample, chunking) =
+            (a.template.clone(), Arc::clone(&a.sample), self.chunking());
         let out = Arc::clone(&slot);
         let spawned = std::thread::Builder::new()
             .name("rtbench-replay".into())
@@ -391,7 +388,7 @@ impl ReplayState {
 fn build(a: &Analysis, chunking: &Chunking) -> Replay {
     let s = &a.sample;
     Replay::new(
-        Arc::clone(&a.template),
+        a.template.clone(),
         s.prefix.as_deref().unwrap_or(""),
         &s.generation,
         s.tools.as_ref(),

@@ -358,7 +358,7 @@ fn check_chunkings(state: &mut State) {
     };
     let s = &a.sample;
     let generation = Generation {
-        template: Arc::clone(&a.template),
+        template: a.template.clone(),
         prefix: s.prefix.as_deref().unwrap_or(""),
         tools: s.tools.as_ref(),
         text: &s.generation,

@@ -62,7 +62,7 @@ pub fn compute(inputs: &Inputs, req: &Request) -> Report {
     };
     let t = &loaded.template;
     let mut samples = Vec::with_capacity(files.len());
-    let mut matched = vec![false; t.fields.len()];
+    let mut matched = vec![false; t.fields().len()];
     let mut readable = 0;
     let mut shown = None;
     let mut sample_error = None;
@@ -109,7 +109,7 @@ pub fn compute(inputs: &Inputs, req: &Request) -> Report {
         });
     }
     let never_matched = if readable > 0 {
-        t.fields
+        t.fields()
             .iter()
             .zip(&matched)
             .filter(|(_, m)| !**m)

@@ -83,18 +83,18 @@ struct Run {
 fn events_to_values(template: &Template, events: &[Event]) -> Vec<Value> {
     events
         .iter()
-        .filter_map(|e| e.to_value(&template.fields[e.field].name))
+        .filter_map(|e| e.to_value(&template.fields()[e.field].name))
         .collect()
 }
 
 /// Runs the engine over recorded chunks. `Err` when any stage raised.
 fn run_stream(
-    template: &Arc<Template>,
+    template: &Template,
     prefix: Option<&str>,
     tools: Option<&Value>,
     chunks: &[&str],
 ) -> Result<Run, String> {
-    let mut parser = Parser::new(Arc::clone(template), prefix, tools).map_err(|e| e.message)?;
+    let mut parser = Parser::new(template, prefix, tools).map_err(|e| e.message)?;
     let initial = events_to_values(template, parser.initial_events());
     let mut feeds = Vec::new();
     for chunk in chunks {
@@ -211,7 +211,7 @@ pub fn run_case(case: &Value) -> Outcome {
     let loaded = load_template(&template_v).map(Arc::new);
     if let Ok(t) = &loaded {
         out.lazy_delimiters = t
-            .fields
+            .fields()
             .iter()
             .flat_map(|f| [&f.open, &f.close])
             .flatten()

@@ -19,7 +19,9 @@ const NEAREST_PARTIAL_TIME: std::time::Duration = std::time::Duration::from_mill
 /// A compiled delimiter.
 #[derive(Clone, Debug)]
 pub enum Delimiter {
+    /// One or more literal strings (`open`, `close`, `start_anchor`).
     Literal(LiteralSet),
+    /// A Python regular expression (`open_pattern`, `close_pattern`, `start_anchor_pattern`).
     Pattern(PatternDelimiter),
 }
 
@@ -38,23 +40,28 @@ pub struct LiteralSet {
 /// A Python `regex` pattern compiled with DOTALL.
 #[derive(Clone, Debug)]
 pub struct PatternDelimiter {
+    /// The compiled pattern.
     pub regex: Regex,
 }
 
 /// A complete delimiter match with its named captures (the pattern's `groupdict()`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DelimMatch {
+    /// Byte offset of the match's start.
     pub start: usize,
+    /// Byte offset just past the match.
     pub end: usize,
     /// Every named group in pattern order, `None` when the group did not take part.
     pub captures: Vec<(String, Option<String>)>,
 }
 
 impl DelimMatch {
+    /// The matched byte range.
     pub fn span(&self) -> Range<usize> {
         self.start..self.end
     }
 
+    /// Whether the match is empty.
     pub fn is_empty(&self) -> bool {
         self.start == self.end
     }
@@ -111,6 +118,7 @@ impl LiteralSet {
 }
 
 impl PatternDelimiter {
+    /// Compiles a pattern as the reference does (Python `regex`, DOTALL).
     pub fn new(source: &str) -> Result<PatternDelimiter, RegexError> {
         Ok(PatternDelimiter {
             regex: Regex::new(source, Flags { dotall: true })?,
@@ -334,6 +342,7 @@ impl Delimiter {
         }
     }
 
+    /// Whether this delimiter is a regular expression.
     pub fn is_pattern(&self) -> bool {
         matches!(self, Delimiter::Pattern(_))
     }

@@ -6,9 +6,12 @@
 use std::fmt;
 use std::ops::Range;
 
+/// How serious a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Severity {
+    /// The input cannot be used.
     Error,
+    /// The input works but probably not as meant.
     Warning,
 }
 
@@ -54,15 +57,20 @@ impl Location {
 /// A message about a file, optionally located.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Diagnostic {
+    /// Error or warning.
     pub severity: Severity,
+    /// What is wrong, in one line.
     pub message: String,
     /// The file as the user named it.
     pub file: Option<String>,
+    /// Where in the file, when known.
     pub location: Option<Location>,
+    /// What to do about it.
     pub help: Option<String>,
 }
 
 impl Diagnostic {
+    /// An error with no location yet.
     pub fn error(message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             severity: Severity::Error,
@@ -73,6 +81,7 @@ impl Diagnostic {
         }
     }
 
+    /// A warning with no location yet.
     pub fn warning(message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             severity: Severity::Warning,
@@ -80,16 +89,19 @@ impl Diagnostic {
         }
     }
 
+    /// Names the file the diagnostic is about.
     pub fn in_file(mut self, file: impl Into<String>) -> Diagnostic {
         self.file = Some(file.into());
         self
     }
 
+    /// Locates the diagnostic at a byte range of the file's text.
     pub fn at(mut self, source: &str, span: Range<usize>) -> Diagnostic {
         self.location = Some(Location::new(source, span));
         self
     }
 
+    /// Adds advice on how to fix it.
     pub fn with_help(mut self, help: Option<String>) -> Diagnostic {
         self.help = help;
         self

@@ -13,6 +13,7 @@ use crate::value::{Dict, Value};
 pub struct Event {
     /// Index of the field in the template.
     pub field: usize,
+    /// What happened.
     pub kind: EventKind,
     /// Where the event's text lies in the document (see [`EventKind`] for each kind).
     pub span: Range<usize>,
@@ -33,19 +34,32 @@ pub struct RegionDetail {
     pub transformed: Option<Value>,
 }
 
+/// The kinds of streaming event: the reference's `region_open`, `region_chunk` and
+/// `region_close`, and (when tracing) text that went to no region.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EventKind {
     /// A region opened. Span: the open delimiter (empty for the implicit region, which opens at
     /// its first character).
     Open,
     /// Text routed to the open region. Span: that text.
-    Chunk { text: String, dirty: bool },
+    Chunk {
+        /// The text.
+        text: String,
+        /// Set for structured content parsers: the text is raw, the value comes at the close.
+        dirty: bool,
+    },
     /// A region closed with its parsed value. Span: the close delimiter that ended it, or an
     /// empty span where it ended (an open delimiter of another region, or the end of stream).
-    Close { value: Value },
+    Close {
+        /// The region's parsed (and transformed) value.
+        value: Value,
+    },
     /// Text that went to no field (no implicit field, and no region open). Only produced when
     /// tracing is on; the reference has no such event.
-    Discard { text: String },
+    Discard {
+        /// The text.
+        text: String,
+    },
 }
 
 impl Event {

@@ -19,6 +19,7 @@ pub struct CharIndex {
 const STEP: usize = 1024;
 
 impl CharIndex {
+    /// Indexes `text`.
     pub fn new(text: &str) -> CharIndex {
         let mut checkpoints = vec![(0, 0)];
         let (mut byte, mut chars) = (0, 0);

@@ -6,7 +6,6 @@
 //! pending delimiter. The rest is held back until more text (or the end of stream) decides it.
 
 use std::ops::Range;
-use std::sync::Arc;
 
 use crate::content::{ContentError, PatternCache, parse_content};
 use crate::delimiter::{DelimMatch, Delimiter, Scan};
@@ -21,6 +20,7 @@ use pyregex::RegexError;
 /// Why parsing failed (the reference raises an exception).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParseError {
+    /// The reference's exception message.
     pub message: String,
     /// The field whose region failed, if any.
     pub field: Option<String>,
@@ -101,7 +101,7 @@ struct Best {
 /// A streaming parser for one generation.
 #[derive(Debug)]
 pub struct Parser {
-    template: Arc<Template>,
+    template: Template,
     tools: ToolSchemas,
     buffer: String,
     /// Document offset of `buffer[0]` (where the prefix was cut after the start anchor).
@@ -143,11 +143,46 @@ impl CachedScan {
     }
 }
 
+/// A streaming parser: feed the generation chunk by chunk, get the events each chunk completes,
+/// and finalize for the message. The events and the message are the reference's
+/// (`ResponseParser`), whatever the chunking.
+///
+/// ```
+/// use rtbench_engine::{EventKind, Parser, Template, Value};
+///
+/// let template = Template::from_json_str(r#"{
+///   "start_anchor": "<|assistant|>",
+///   "fields": {
+///     "thinking": {"open": "<think>", "close": "</think>"},
+///     "content": {"close": "<|end|>"}
+///   }
+/// }"#)?;
+/// let mut parser = Parser::new(&template, Some("<|user|>Hi<|assistant|>"), None)?;
+/// let mut events = parser.initial_events().to_vec();
+/// for chunk in ["<thi", "nk>Hm.</th", "ink>Hel", "lo<|end|>"] {
+///     events.extend(parser.feed(chunk)?);
+/// }
+/// let (message, last) = parser.finalize()?;
+/// events.extend(last);
+///
+/// // A delimiter split across chunks is held back until it is known.
+/// let thinking: String = events
+///     .iter()
+///     .filter(|e| e.field == template.field_index("thinking").unwrap())
+///     .filter_map(|e| match &e.kind {
+///         EventKind::Chunk { text, .. } => Some(text.as_str()),
+///         _ => None,
+///     })
+///     .collect();
+/// assert_eq!(thinking, "Hm.");
+/// assert_eq!(message.get("content"), Some(&Value::from("Hello")));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 impl Parser {
     /// Creates a parser and runs the prefix through it. `prefix` is required, as in the
     /// reference (`Some("")` opts out); `tools` is the optional list of tool schemas.
     pub fn new(
-        template: Arc<Template>,
+        template: &Template,
         prefix: Option<&str>,
         tools: Option<&Value>,
     ) -> Result<Parser, ParseError> {
@@ -156,12 +191,12 @@ impl Parser {
 
     /// Like [`Parser::new`], recording the given kind of events.
     pub fn with_events(
-        template: Arc<Template>,
+        template: &Template,
         prefix: Option<&str>,
         tools: Option<&Value>,
         events: Events,
     ) -> Result<Parser, ParseError> {
-        let mut parser = Parser::build(template, tools, events, py::JSON_MAX_DEPTH_STREAM)?;
+        let mut parser = Parser::build(template.clone(), tools, events, py::JSON_MAX_DEPTH_STREAM)?;
         parser.consume_prefix(prefix)?;
         Ok(parser)
     }
@@ -169,12 +204,12 @@ impl Parser {
     /// A parser for a whole text fed at once, like [`parse_response`] (same JSON nesting
     /// limit, hence the same result), but reporting `events` as well.
     pub fn for_whole_text(
-        template: Arc<Template>,
+        template: &Template,
         prefix: Option<&str>,
         tools: Option<&Value>,
         events: Events,
     ) -> Result<Parser, ParseError> {
-        let mut parser = Parser::build(template, tools, events, py::JSON_MAX_DEPTH_PARSE)?;
+        let mut parser = Parser::build(template.clone(), tools, events, py::JSON_MAX_DEPTH_PARSE)?;
         parser.consume_prefix(prefix)?;
         Ok(parser)
     }
@@ -182,7 +217,7 @@ impl Parser {
     /// A parser before its prefix; `json_depth` is how deep `json.loads` may nest when a
     /// region closes during a feed (it differs between the reference's entry points).
     fn build(
-        template: Arc<Template>,
+        template: Template,
         tools: Option<&Value>,
         events: Events,
         json_depth: usize,
@@ -191,9 +226,9 @@ impl Parser {
         let mut patterns = PatternCache::default();
         patterns.json_depth = json_depth;
         Ok(Parser {
-            output: template.defaults.clone(),
-            current: template.implicit,
-            scans: vec![None; 2 * template.fields.len()],
+            output: template.defaults().clone(),
+            current: template.implicit(),
+            scans: vec![None; 2 * template.fields().len()],
             template,
             tools,
             buffer: String::new(),
@@ -224,7 +259,7 @@ impl Parser {
         }
         let cut = self
             .template
-            .start_anchor
+            .start_anchor()
             .last_match_end(prefix)
             .map_err(|e| ParseError::new(format!("start anchor search failed: {e}")))?
             .unwrap_or(0);
@@ -248,7 +283,8 @@ impl Parser {
         &self.initial_events
     }
 
-    pub fn template(&self) -> &Arc<Template> {
+    /// The template this parser runs.
+    pub fn template(&self) -> &Template {
         &self.template
     }
 
@@ -306,7 +342,7 @@ impl Parser {
         self.process(&mut events, true)?;
         let missing: Vec<Value> = self
             .template
-            .fields
+            .fields()
             .iter()
             .filter(|f| !f.optional && !self.output.contains_key(&f.name))
             .map(|f| Value::from(f.name.as_str()))
@@ -317,7 +353,7 @@ impl Parser {
                 Value::List(missing).py_repr()
             )));
         }
-        let defaults = &self.template.defaults;
+        let defaults = &self.template.defaults();
         let message = std::mem::take(&mut self.output)
             .into_iter()
             .filter(|(k, v)| defaults.contains_key(k) || !v.is_empty_value())
@@ -390,7 +426,7 @@ impl Parser {
     /// One pass over the watched delimiters: the committable match, if any, and where held
     /// text begins (the buffer end when nothing is pending).
     fn scan(&mut self, eos: bool) -> Result<(Option<Best>, usize), ParseError> {
-        let template = Arc::clone(&self.template);
+        let template = self.template.clone();
         // The winner so far as (role, field, start, end); its match stays in the scan cache
         // and is taken out only if it is committed.
         let mut best: Option<(Role, usize, usize, usize)> = None;
@@ -401,7 +437,7 @@ impl Parser {
             if !matches!(&parser.scans[slot], Some(c) if c.reusable(pos, buf_len, eos)) {
                 let result = delim.scan(&mut parser.buffer, pos, eos).map_err(|e| {
                     let which = if role == Role::Open { "open" } else { "close" };
-                    regex_failure(e, &template.fields[field], which)
+                    regex_failure(e, &template.fields()[field], which)
                 })?;
                 parser.scans[slot] = Some(CachedScan {
                     from: pos,
@@ -419,7 +455,7 @@ impl Parser {
                             s,
                             std::cmp::Reverse(e - s),
                             r,
-                            template.fields[f].name.as_str(),
+                            template.fields()[f].name.as_str(),
                         )
                     };
                     let better = best.is_none_or(|(r, f, s, e)| {
@@ -433,19 +469,19 @@ impl Parser {
             Ok::<(), ParseError>(())
         };
         match self.current {
-            Some(cur) if Some(cur) != template.implicit => {
-                if let Some(close) = &template.fields[cur].close {
+            Some(cur) if Some(cur) != template.implicit() => {
+                if let Some(close) = &template.fields()[cur].close {
                     consider(Role::Close, cur, close, self)?;
                 }
             }
             _ => {
-                for (i, f) in template.fields.iter().enumerate() {
+                for (i, f) in template.fields().iter().enumerate() {
                     if let Some(open) = &f.open {
                         consider(Role::Open, i, open, self)?;
                     }
                 }
-                if let Some(imp) = template.implicit
-                    && let Some(close) = &template.fields[imp].close
+                if let Some(imp) = template.implicit()
+                    && let Some(close) = &template.fields()[imp].close
                 {
                     consider(Role::Close, imp, close, self)?;
                 }
@@ -468,7 +504,7 @@ impl Parser {
     /// The error for delimiters that match empty text over and over at one position (the
     /// reference loops forever there, storing empty regions).
     fn no_progress(&self, field: usize) -> ParseError {
-        let name = &self.template.fields[field].name;
+        let name = &self.template.fields()[field].name;
         let at = self.origin + self.pos;
         ParseError {
             message: format!(
@@ -522,7 +558,7 @@ impl Parser {
         self.body.end = range.end;
         if emit {
             let text = self.buffer[range].to_string();
-            let dirty = self.template.fields[cur].dirty();
+            let dirty = self.template.fields()[cur].dirty();
             events.push(Event {
                 field: cur,
                 kind: EventKind::Chunk { text, dirty },
@@ -562,8 +598,8 @@ impl Parser {
             self.reset_to_implicit();
             return Ok(());
         };
-        let template = Arc::clone(&self.template);
-        let field = &template.fields[cur];
+        let template = self.template.clone();
+        let field = &template.fields()[cur];
         let mut detail = (self.events == Events::Trace).then(|| {
             Box::new(RegionDetail {
                 body: self.origin + self.body.start..self.origin + self.body.end,
@@ -727,7 +763,7 @@ impl Parser {
     }
 
     fn reset_to_implicit(&mut self) {
-        self.current = self.template.implicit;
+        self.current = self.template.implicit();
         self.captures.clear();
         self.body = self.pos..self.pos;
         self.opened = false;
@@ -783,28 +819,57 @@ impl Scope for EachScope<'_> {
     }
 }
 
-/// Parses a whole generation at once (the reference's `parse_response`).
+/// Parses a whole generation at once (the reference's `parse_response`). `prefix` is the
+/// prompt the generation continues (required, as in the reference: `Some("")` opts out);
+/// `tools` the tool schemas that coerce tool-call arguments.
+///
+/// A failure carries the reference's message, the field and where in the document:
+///
+/// ```
+/// use rtbench_engine::{Template, parse_response};
+///
+/// let template = Template::from_json_str(r#"{
+///   "start_anchor": "<|assistant|>",
+///   "fields": {
+///     "content": {"close": "<|end|>"},
+///     "tool_calls": {"open": "<tool>", "close": "</tool>", "content": "json"}
+///   }
+/// }"#)?;
+/// let err = parse_response(&template, Some("<|assistant|>"), "Hi<tool>{\"name\": </tool>", None)
+///     .unwrap_err();
+/// assert_eq!(err.field.as_deref(), Some("tool_calls"));
+/// assert!(err.message.contains("Expecting value"), "{}", err.message);
+///
+/// // The prefix is required, as in the reference.
+/// assert!(parse_response(&template, None, "Hi", None).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn parse_response(
-    template: Arc<Template>,
-    text: &str,
+    template: &Template,
     prefix: Option<&str>,
+    text: &str,
     tools: Option<&Value>,
 ) -> Result<Dict, ParseError> {
     // One spare byte: pattern delimiters probe the buffer's growth by appending a character,
     // which would otherwise copy the whole text once more.
     let mut owned = String::with_capacity(text.len() + 1);
     owned.push_str(text);
-    parse_response_owned(template, owned, prefix, tools)
+    parse_response_owned(template, prefix, owned, tools)
 }
 
 /// [`parse_response`] for a generation the caller owns (no copy of it is made).
 pub fn parse_response_owned(
-    template: Arc<Template>,
-    text: String,
+    template: &Template,
     prefix: Option<&str>,
+    text: String,
     tools: Option<&Value>,
 ) -> Result<Dict, ParseError> {
-    let mut parser = Parser::build(template, tools, Events::None, py::JSON_MAX_DEPTH_PARSE)?;
+    let mut parser = Parser::build(
+        template.clone(),
+        tools,
+        Events::None,
+        py::JSON_MAX_DEPTH_PARSE,
+    )?;
     parser.consume_prefix(prefix)?;
     parser.feed_string(text)?;
     Ok(parser.finalize()?.0)
@@ -815,11 +880,11 @@ mod tests {
     use super::*;
     use crate::template::load_template;
 
-    fn template(json: &str) -> Arc<Template> {
-        Arc::new(load_template(&py::json_loads(json).unwrap()).unwrap())
+    fn template(json: &str) -> Template {
+        load_template(&py::json_loads(json).unwrap()).unwrap()
     }
 
-    fn smollm3() -> Arc<Template> {
+    fn smollm3() -> Template {
         template(
             r#"{"start_anchor": "<|im_start|>assistant\n", "defaults": {"role": "assistant"},
                 "fields": {"thinking": {"open": "<think>", "close": "</think>"},
@@ -829,7 +894,7 @@ mod tests {
 
     #[test]
     fn feeding_or_finalizing_after_finalize_is_an_error() {
-        let mut p = Parser::new(smollm3(), Some(""), None).unwrap();
+        let mut p = Parser::new(&smollm3(), Some(""), None).unwrap();
         p.feed("hi").unwrap();
         p.finalize().unwrap();
         assert_eq!(
@@ -844,13 +909,13 @@ mod tests {
 
     #[test]
     fn a_missing_prefix_is_an_error_and_an_empty_one_opts_out() {
-        assert!(Parser::new(smollm3(), None, None).is_err());
-        assert!(Parser::new(smollm3(), Some(""), None).is_ok());
+        assert!(Parser::new(&smollm3(), None, None).is_err());
+        assert!(Parser::new(&smollm3(), Some(""), None).is_ok());
     }
 
     #[test]
     fn partial_delimiters_are_held_until_resolved() {
-        let mut p = Parser::new(smollm3(), Some(""), None).unwrap();
+        let mut p = Parser::new(&smollm3(), Some(""), None).unwrap();
         let evs = p.feed("Hello <thi").unwrap();
         let text: String = evs
             .iter()
@@ -870,7 +935,7 @@ mod tests {
     #[test]
     fn prefix_is_cut_after_the_last_anchor_and_its_events_come_first() {
         let prefix = "<|im_start|>assistant\nold<|im_end|><|im_start|>assistant\n<think>";
-        let p = Parser::new(smollm3(), Some(prefix), None).unwrap();
+        let p = Parser::new(&smollm3(), Some(prefix), None).unwrap();
         assert_eq!(p.origin(), prefix.len() - "<think>".len());
         let ev = &p.initial_events()[0];
         assert_eq!(ev.kind, EventKind::Open);
@@ -888,7 +953,7 @@ mod tests {
             let t = template(&format!(
                 r#"{{"start_anchor": "<s>", "fields": {{"t": {{"open_pattern": "", "close_pattern": "", "repeats": {repeats}}}}}}}"#
             ));
-            let mut p = Parser::new(t, Some(""), None).unwrap();
+            let mut p = Parser::new(&t, Some(""), None).unwrap();
             let err = p.feed("abc").unwrap_err();
             assert!(err.message.contains("again and again"), "{}", err.message);
         }
@@ -896,7 +961,7 @@ mod tests {
         let t = template(
             r#"{"start_anchor": "<s>", "fields": {"t": {"open_pattern": "", "close": "x", "repeats": true}}}"#,
         );
-        let mut p = Parser::new(t, Some(""), None).unwrap();
+        let mut p = Parser::new(&t, Some(""), None).unwrap();
         p.feed("axbx").unwrap();
         let (m, _) = p.finalize().unwrap();
         assert_eq!(m["t"], py::json_loads(r#"["a", "b"]"#).unwrap());
@@ -908,7 +973,7 @@ mod tests {
             r#"{"start_anchor": "<s>", "fields": {"n": {"open": "<n>", "close": "</n>", "content": "int",
                 "transform": {"value": "{content}"}}}}"#,
         );
-        let mut p = Parser::with_events(t, Some(""), None, Events::Trace).unwrap();
+        let mut p = Parser::with_events(&t, Some(""), None, Events::Trace).unwrap();
         let mut evs = p.feed("noise<n> 7 </n>").unwrap();
         evs.extend(p.finalize().unwrap().1);
         assert!(matches!(&evs[0].kind, EventKind::Discard { text } if text == "noise"));

@@ -10,13 +10,13 @@ use crate::value::{Dict, Value};
 
 /// Parameter schemas by tool name, as the reference collects them from a `tools` list.
 #[derive(Clone, Debug, Default)]
-pub struct ToolSchemas {
+pub(crate) struct ToolSchemas {
     params: IndexMap<String, Dict>,
 }
 
 /// A `tools` value the reference cannot even iterate, or a cast that raises.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ToolsError(pub String);
+pub(crate) struct ToolsError(pub String);
 
 impl std::fmt::Display for ToolsError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -28,7 +28,7 @@ impl ToolSchemas {
     /// Collects `name -> parameters.properties` from the tools (OpenAI style, with or without
     /// the `{"type": "function", "function": ...}` wrapper). Entries without a string name are
     /// ignored, as are non-dict tools.
-    pub fn from_tools(tools: Option<&Value>) -> Result<ToolSchemas, ToolsError> {
+    pub(crate) fn from_tools(tools: Option<&Value>) -> Result<ToolSchemas, ToolsError> {
         let mut params = IndexMap::new();
         let items: Vec<&Value> = match tools {
             None => Vec::new(),
@@ -64,13 +64,13 @@ impl ToolSchemas {
         Ok(ToolSchemas { params })
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.params.is_empty()
     }
 
     /// The reference's `_coerce_tool_calls`, applied to a closed region's value. `json_depth`
     /// is how deep `json.loads` may nest at this point of the reference's call stack.
-    pub fn coerce(&self, value: &mut Value, json_depth: usize) -> Result<(), ToolsError> {
+    pub(crate) fn coerce(&self, value: &mut Value, json_depth: usize) -> Result<(), ToolsError> {
         if let Value::List(items) = value {
             // Each list level costs the reference a recursive call and a comprehension frame.
             for item in items {

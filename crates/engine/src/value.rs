@@ -19,15 +19,21 @@ pub type Dict = IndexMap<String, Value>;
 /// A Python value restricted to what JSON-described templates and parsers can produce.
 #[derive(Clone, Debug)]
 pub enum Value {
+    /// `None`.
     Null,
+    /// `True` / `False`.
     Bool(bool),
     /// An integer that fits in `i64`.
     Int(i64),
     /// An integer outside the `i64` range (never used for values that fit).
     BigInt(Box<BigInt>),
+    /// A Python float.
     Float(f64),
+    /// A Python str.
     Str(String),
+    /// A Python list.
     List(Vec<Value>),
+    /// A Python dict (insertion-ordered).
     Dict(Dict),
 }
 
@@ -97,6 +103,7 @@ impl Value {
         }
     }
 
+    /// The string, if this is one.
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Value::Str(s) => Some(s),
@@ -104,6 +111,7 @@ impl Value {
         }
     }
 
+    /// The dict, if this is one.
     pub fn as_dict(&self) -> Option<&Dict> {
         match self {
             Value::Dict(d) => Some(d),
@@ -111,6 +119,7 @@ impl Value {
         }
     }
 
+    /// The dict, mutably, if this is one.
     pub fn as_dict_mut(&mut self) -> Option<&mut Dict> {
         match self {
             Value::Dict(d) => Some(d),
@@ -118,6 +127,7 @@ impl Value {
         }
     }
 
+    /// The list, if this is one.
     pub fn as_list(&self) -> Option<&[Value]> {
         match self {
             Value::List(l) => Some(l),

@@ -4,7 +4,6 @@
 //! over a longer partial one), so a template can be correct one-shot and wrong when streamed.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
 use crate::diff::{Difference, diff};
 use rtbench_engine::event::EventKind;
@@ -269,7 +268,7 @@ impl StreamResult {
 /// The inputs of one generation.
 #[derive(Clone, Debug)]
 pub struct Generation<'a> {
-    pub template: Arc<Template>,
+    pub template: Template,
     pub prefix: &'a str,
     pub tools: Option<&'a Value>,
     pub text: &'a str,
@@ -281,18 +280,14 @@ pub fn run(generation: &Generation<'_>, chunking: &Chunking) -> StreamResult {
     let mut record = |template: &Template, events: &[rtbench_engine::event::Event]| {
         for e in events {
             if let EventKind::Close { value } = &e.kind {
-                regions.push((template.fields[e.field].name.clone(), value.clone()));
+                regions.push((template.fields()[e.field].name.clone(), value.clone()));
             }
         }
     };
     let template = &generation.template;
     let message = (|| {
-        let mut p = Parser::new(
-            Arc::clone(template),
-            Some(generation.prefix),
-            generation.tools,
-        )
-        .map_err(|e| e.message)?;
+        let mut p = Parser::new(template, Some(generation.prefix), generation.tools)
+            .map_err(|e| e.message)?;
         record(template, p.initial_events());
         for chunk in chunking.chunks(generation.text) {
             let evs = p.feed(&chunk).map_err(|e| e.message)?;

@@ -3,7 +3,6 @@
 //! field's delimiters over the parsed text, so that what it says is what the parser did.
 
 use std::ops::Range;
-use std::sync::Arc;
 
 use pyregex::RegexError;
 use rtbench_engine::delimiter::Delimiter;
@@ -93,20 +92,20 @@ pub struct Explanation {
 
 /// Explains `field` for one generation.
 pub fn explain(
-    template: &Arc<Template>,
+    template: &Template,
     prefix: &str,
     generation: &str,
     tools: Option<&Value>,
     field: &str,
 ) -> Result<Explanation, String> {
     let index = template.field_index(field).ok_or_else(|| {
-        let names: Vec<&str> = template.fields.iter().map(|f| f.name.as_str()).collect();
+        let names: Vec<&str> = template.fields().iter().map(|f| f.name.as_str()).collect();
         format!(
             "no field '{field}' in the template (fields: {})",
             names.join(", ")
         )
     })?;
-    let f = &template.fields[index];
+    let f = &template.fields()[index];
     let document = format!("{prefix}{generation}");
     let (events, parse_error, origin) = trace(template, prefix, generation, tools);
     let mut regions = regions(template, &events, document.len());
@@ -119,7 +118,7 @@ pub fn explain(
         AnchorCut::EmptyPrefix
     } else {
         match template
-            .start_anchor
+            .start_anchor()
             .last_match_end(prefix)
             .map_err(regex)?
         {
@@ -275,14 +274,13 @@ fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
 
 /// Runs the parser with tracing; events up to a parse error are kept.
 fn trace(
-    template: &Arc<Template>,
+    template: &Template,
     prefix: &str,
     generation: &str,
     tools: Option<&Value>,
 ) -> (Vec<Event>, Option<ParseError>, usize) {
     let mut events = Vec::new();
-    let mut p = match Parser::with_events(Arc::clone(template), Some(prefix), tools, Events::Trace)
-    {
+    let mut p = match Parser::with_events(template, Some(prefix), tools, Events::Trace) {
         Ok(p) => p,
         Err(e) => return (events, Some(e), prefix.len()),
     };
@@ -321,7 +319,7 @@ fn failed_region(
         }
     }
     let open = open?;
-    let field = template.fields[open.field].name.clone();
+    let field = template.fields()[open.field].name.clone();
     if error.field.as_deref() != Some(field.as_str()) {
         return None;
     }
@@ -370,14 +368,14 @@ fn regions(template: &Template, events: &[Event], doc_len: usize) -> Vec<Region>
                                 && e.span.start == ev.span.start
                                 && !e.span.is_empty()
                         })
-                        .map(|e| template.fields[e.field].name.clone());
+                        .map(|e| template.fields()[e.field].name.clone());
                     match next {
                         Some(name) => Ending::Open(name),
                         None => Ending::Close,
                     }
                 };
                 out.push(Region {
-                    field: template.fields[field].name.clone(),
+                    field: template.fields()[field].name.clone(),
                     open: open_span,
                     body,
                     close: ev.span.clone(),

@@ -37,14 +37,14 @@ impl Role {
 /// Lints a loaded template. `spec` is the template's JSON value (to locate list members).
 pub fn lint(template: &Template, spec: &Value) -> Vec<TemplateError> {
     let mut out = Vec::new();
-    if let Delimiter::Pattern(_) = &template.start_anchor {
+    if let Delimiter::Pattern(_) = template.start_anchor() {
         portability(
-            &template.start_anchor,
+            template.start_anchor(),
             vec![key("start_anchor_pattern")],
             &mut out,
         );
     }
-    for f in &template.fields {
+    for f in template.fields() {
         for (role, d) in [(Role::Open, &f.open), (Role::Close, &f.close)] {
             if let Some(d) = d {
                 portability(d, delimiter_path(&f.name, role, d), &mut out);
@@ -84,8 +84,8 @@ pub fn lint(template: &Template, spec: &Value) -> Vec<TemplateError> {
             }
         }
     }
-    if let Some(i) = template.implicit {
-        let f = &template.fields[i];
+    if let Some(i) = template.implicit() {
+        let f = &template.fields()[i];
         if f.close.is_none() {
             out.push(
                 TemplateError::new(
@@ -163,13 +163,13 @@ struct Literal<'a> {
 
 fn literals<'a>(template: &'a Template, spec: &Value) -> Vec<Literal<'a>> {
     let mut out = Vec::new();
-    for (i, f) in template.fields.iter().enumerate() {
+    for (i, f) in template.fields().iter().enumerate() {
         // Watched together: every open, and the close of the implicit field (outside regions).
         let candidates = [
             (Role::Open, f.open.as_ref()),
             (
                 Role::Close,
-                f.close.as_ref().filter(|_| template.implicit == Some(i)),
+                f.close.as_ref().filter(|_| template.implicit() == Some(i)),
             ),
         ];
         for (role, d) in candidates {

@@ -5,7 +5,6 @@
 //! unless one is named.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use crate::diff::diff;
 use crate::sample::{EXPECTED_ERROR_KEY, Sample};
@@ -34,11 +33,11 @@ pub enum Verdict {
 
 /// Parses a sample like the reference's `parse_response` (a sample without a prefix opts out
 /// with an empty one).
-pub fn parse_sample_with(template: &Arc<Template>, sample: &Sample) -> Result<Dict, String> {
+pub fn parse_sample_with(template: &Template, sample: &Sample) -> Result<Dict, String> {
     parse_response(
-        Arc::clone(template),
-        &sample.generation,
+        template,
         Some(sample.prefix.as_deref().unwrap_or("")),
+        &sample.generation,
         sample.tools.as_ref(),
     )
     .map_err(|e| e.message)

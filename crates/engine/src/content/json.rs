@@ -18,7 +18,11 @@ const LAX_CLOSE: char = '\x02';
 /// The reference's bare-key rewrite: quoted strings are matched first and kept as they are.
 const UNQUOTED_KEYS: &str = r#""(?:\\.|[^"\\])*"|(?<=[{,])(\s*)(\w+)(\s*):"#;
 
-pub fn parse(text: &str, args: &Value, cache: &mut PatternCache) -> Result<Value, ContentError> {
+pub(crate) fn parse(
+    text: &str,
+    args: &Value,
+    cache: &mut PatternCache,
+) -> Result<Value, ContentError> {
     let string_delims = arg(args, "string_delims")?;
     let unquoted_keys = arg(args, "unquoted_keys")?.is_some_and(Value::truthy);
     let delims_truthy = string_delims.is_some_and(Value::truthy);

@@ -21,7 +21,11 @@ fn py_split<'a>(text: &'a str, sep: Option<&Value>) -> Result<Vec<&'a str>, Cont
     }
 }
 
-pub fn parse(text: &str, args: &Value, cache: &mut PatternCache) -> Result<Value, ContentError> {
+pub(crate) fn parse(
+    text: &str,
+    args: &Value,
+    cache: &mut PatternCache,
+) -> Result<Value, ContentError> {
     let line_sep = arg(args, "line_sep")?;
     let kv_sep = arg(args, "kv_sep")?;
     let value_parser = arg(args, "value_parser")?;

@@ -3,11 +3,11 @@
 //! `content_args` is whatever JSON the template gave; like the reference, a parser only
 //! complains about it when it reads it, that is when a region is parsed.
 
-pub mod json;
-pub mod kv_lines;
-pub mod python_call_list;
-pub mod scalar;
-pub mod xml_inline;
+pub(crate) mod json;
+pub(crate) mod kv_lines;
+pub(crate) mod python_call_list;
+pub(crate) mod scalar;
+pub(crate) mod xml_inline;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -18,17 +18,26 @@ use pyregex::{Flags, Regex, RegexError};
 /// The eight content parsers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ContentKind {
+    /// The region's text as is.
     Text,
+    /// Python `int()` of the stripped text.
     Int,
+    /// Python `float()` of the stripped text.
     Float,
+    /// `true`/`false` (any case) of the stripped text.
     Bool,
+    /// `json.loads`, with the dialect options of `content_args`.
     Json,
+    /// Inline XML tags (`<key>value</key>`) as a dict.
     XmlInline,
+    /// `key: value` lines as a dict.
     KvLines,
+    /// A Python-style call list (`[f(a=1), g()]`) as tool calls.
     PythonCallList,
 }
 
 impl ContentKind {
+    /// The names a template may give under `content`, in the order the reference lists them.
     pub const NAMES: [&'static str; 8] = [
         "text",
         "int",
@@ -40,6 +49,7 @@ impl ContentKind {
         "python-call-list",
     ];
 
+    /// The parser a template names, if it is one.
     pub fn from_name(name: &str) -> Option<ContentKind> {
         Some(match name {
             "text" => ContentKind::Text,
@@ -54,6 +64,7 @@ impl ContentKind {
         })
     }
 
+    /// The name a template uses for this parser.
     pub fn name(self) -> &'static str {
         Self::NAMES[self as usize]
     }
@@ -69,21 +80,21 @@ impl ContentKind {
 
 /// A region body the reference cannot parse.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ContentError {
+pub(crate) struct ContentError {
     pub message: String,
     /// Byte offset inside the region body where the problem is, when known.
     pub offset: Option<usize>,
 }
 
 impl ContentError {
-    pub fn new(message: impl Into<String>) -> ContentError {
+    pub(crate) fn new(message: impl Into<String>) -> ContentError {
         ContentError {
             message: message.into(),
             offset: None,
         }
     }
 
-    pub fn at(mut self, offset: usize) -> ContentError {
+    pub(crate) fn at(mut self, offset: usize) -> ContentError {
         self.offset = Some(offset);
         self
     }
@@ -105,7 +116,7 @@ impl From<RegexError> for ContentError {
 /// (`tag_pattern`, `string_delims`) and how deep JSON may nest at this point of the
 /// reference's call stack (its `RecursionError` depends on it).
 #[derive(Debug)]
-pub struct PatternCache {
+pub(crate) struct PatternCache {
     compiled: HashMap<(String, bool), Result<Regex, RegexError>>,
     /// Containers `json.loads` may nest here (see [`crate::py::json_max_depth`]).
     pub json_depth: usize,
@@ -124,7 +135,7 @@ impl Default for PatternCache {
 const SUB_PARSE_FRAMES: usize = 3;
 
 impl PatternCache {
-    pub fn get(&mut self, pattern: &str, dotall: bool) -> Result<Regex, RegexError> {
+    pub(crate) fn get(&mut self, pattern: &str, dotall: bool) -> Result<Regex, RegexError> {
         self.compiled
             .entry((pattern.to_string(), dotall))
             .or_insert_with(|| Regex::new(pattern, Flags { dotall }))
@@ -145,7 +156,7 @@ pub(crate) fn arg<'a>(args: &'a Value, key: &str) -> Result<Option<&'a Value>, C
 
 /// Runs the content parser `kind` on `text` (`None` stands for Python's `None`, which a nested
 /// `value_parser` can receive when xml-inline's `value` group did not take part).
-pub fn parse_content(
+pub(crate) fn parse_content(
     text: Option<&str>,
     kind: ContentKind,
     args: &Value,

@@ -43,7 +43,7 @@ const MAX_INTEGER_CHARS: usize = 17;
 
 /// Parses `text` as the reference's `python-call-list` content: a `Value::List` of
 /// `Value::Dict`s with the keys `name` (a string) and `arguments` (a dict), in that order.
-pub fn parse_python_call_list(text: &str) -> Result<Value, CallListError> {
+pub(crate) fn parse_python_call_list(text: &str) -> Result<Value, CallListError> {
     let mut parser = Parser {
         text,
         bytes: text.as_bytes(),
@@ -58,7 +58,7 @@ pub fn parse_python_call_list(text: &str) -> Result<Value, CallListError> {
 
 /// A rejected call list: what the reference objects to, and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CallListError {
+pub(crate) struct CallListError {
     pub kind: CallListErrorKind,
     /// Offset in Unicode code points from the start of the text, as the reference reports it.
     pub position: usize,
@@ -66,7 +66,7 @@ pub struct CallListError {
 
 /// The reasons the reference's grammar rejects a text.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CallListErrorKind {
+pub(crate) enum CallListErrorKind {
     /// A required punctuation character (`[`, `(`, `,` or `:`) is missing.
     Expected(char),
     /// No function name where a call should start.

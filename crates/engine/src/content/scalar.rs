@@ -6,7 +6,7 @@ use crate::py;
 use crate::value::Value;
 
 /// The reference's `_text`: `text.strip()` unless `content_args.strip` is falsy.
-pub fn text(text: Option<&str>, args: &Value) -> Result<Option<String>, ContentError> {
+pub(crate) fn text(text: Option<&str>, args: &Value) -> Result<Option<String>, ContentError> {
     let strip = arg(args, "strip")?.is_none_or(Value::truthy);
     match text {
         Some(t) if strip => Ok(Some(py::py_strip(t).to_string())),
@@ -26,19 +26,19 @@ fn required(text: Option<String>, what: &str) -> Result<String, ContentError> {
     })
 }
 
-pub fn int(t: Option<&str>, args: &Value) -> Result<Value, ContentError> {
+pub(crate) fn int(t: Option<&str>, args: &Value) -> Result<Value, ContentError> {
     let s = required(text(t, args)?, "int")?;
     py::py_int(&s).map_err(|e| ContentError::new(e.to_string()))
 }
 
-pub fn float(t: Option<&str>, args: &Value) -> Result<Value, ContentError> {
+pub(crate) fn float(t: Option<&str>, args: &Value) -> Result<Value, ContentError> {
     let s = required(text(t, args)?, "float")?;
     py::py_float(&s)
         .map(Value::Float)
         .map_err(|e| ContentError::new(e.to_string()))
 }
 
-pub fn boolean(t: Option<&str>, args: &Value) -> Result<Value, ContentError> {
+pub(crate) fn boolean(t: Option<&str>, args: &Value) -> Result<Value, ContentError> {
     let s = text(t, args)?
         .ok_or_else(|| ContentError::new("'NoneType' object has no attribute 'lower'"))?;
     let lower = py::py_lower(&s);

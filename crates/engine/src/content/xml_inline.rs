@@ -5,7 +5,11 @@
 use crate::content::{ContentError, PatternCache, arg, sub_parse};
 use crate::value::{Dict, Value};
 
-pub fn parse(text: &str, args: &Value, cache: &mut PatternCache) -> Result<Value, ContentError> {
+pub(crate) fn parse(
+    text: &str,
+    args: &Value,
+    cache: &mut PatternCache,
+) -> Result<Value, ContentError> {
     let pattern = match arg(args, "tag_pattern")? {
         None | Some(Value::Null) => {
             return Err(ContentError::new(

@@ -29,12 +29,14 @@ use std::ops::Range;
 /// running script's module frame counts as one such entry; so does a Python `__init__` run by a
 /// class call), containers may nest `997 - stack_cost` deep. A `NaN`, `Infinity` or `-Infinity`
 /// costs one more level where it appears.
-pub const fn json_max_depth(stack_cost: usize) -> usize {
+#[cfg(test)]
+pub(crate) const fn json_max_depth(stack_cost: usize) -> usize {
     JSON_DEPTH_BASE.saturating_sub(stack_cost)
 }
 
 /// See [`json_max_depth`].
-pub const JSON_DEPTH_BASE: usize = 997;
+#[cfg(test)]
+pub(crate) const JSON_DEPTH_BASE: usize = 997;
 
 /// Nesting limit of the reference's `json` content parser for a field's own body, in the
 /// one-shot `parse` command (`parse_response` -> `feed`/`finalize` -> ... -> `_json`), measured:
@@ -42,15 +44,15 @@ pub const JSON_DEPTH_BASE: usize = 997;
 /// allow two levels less (985); a `value_parser` of `xml-inline` or `kv-lines` costs three levels
 /// (984); `json.loads` in tool-argument coercion allows 988, two levels less per list around the
 /// tool call.
-pub const JSON_MAX_DEPTH_PARSE: usize = 987;
+pub(crate) const JSON_MAX_DEPTH_PARSE: usize = 987;
 
 /// As [`JSON_MAX_DEPTH_PARSE`] when `ResponseParser.feed`/`finalize` are called directly by the
 /// command-line script (the `stream` command): one frame less, 988 (986 for prefix regions).
-pub const JSON_MAX_DEPTH_STREAM: usize = 988;
+pub(crate) const JSON_MAX_DEPTH_STREAM: usize = 988;
 
 /// Nesting limit when the command-line script reads a template or tools file with `json.load`
 /// (measured: 992).
-pub const JSON_MAX_DEPTH_TEMPLATE_FILE: usize = 992;
+pub(crate) const JSON_MAX_DEPTH_TEMPLATE_FILE: usize = 992;
 
 /// Python's `json.loads(s)` as the reference's `json` content parser calls it (nesting limit
 /// [`JSON_MAX_DEPTH_PARSE`]).
@@ -61,7 +63,7 @@ pub fn json_loads(s: &str) -> Result<Value, JsonError> {
 /// Python's `json.loads(s)` with containers allowed to nest `max_depth` deep (see
 /// [`json_max_depth`]). Dropping the result recurses once per level, so keep `max_depth` near
 /// Python's limits.
-pub fn json_loads_depth(s: &str, max_depth: usize) -> Result<Value, JsonError> {
+pub(crate) fn json_loads_depth(s: &str, max_depth: usize) -> Result<Value, JsonError> {
     Decoder::<false>::new(s, max_depth)
         .document()
         .map(|(v, _)| v)

@@ -64,7 +64,7 @@ impl DumpOptions {
 /// How deep containers may nest (the printed object included) when the command-line script
 /// dumps a message or event line: `json.dumps` called from a helper of the script's `main`
 /// (measured with the C encoder: 997 minus the Python stack cost, as for decoding).
-pub const JSON_DUMP_MAX_DEPTH_CLI: usize = 993;
+pub(crate) const JSON_DUMP_MAX_DEPTH_CLI: usize = 993;
 
 /// Which Python exception `json.dumps` (or writing its result) raises.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,7 +82,9 @@ pub enum DumpErrorKind {
 /// An error from [`json_dumps`], with Python's message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DumpError {
+    /// The Python exception class.
     pub kind: DumpErrorKind,
+    /// Python's exception message.
     pub message: String,
 }
 

@@ -21,6 +21,7 @@ pub enum JsonErrorKind {
 /// An error from decoding JSON the way Python's `json.loads` does.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JsonError {
+    /// The Python exception class.
     pub kind: JsonErrorKind,
     /// Python's message without position (`Expecting value`, `Extra data`, ...; for `Value` and
     /// `Recursion` the whole message).

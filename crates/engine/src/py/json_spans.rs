@@ -12,7 +12,9 @@ use std::ops::Range;
 /// One step of a JSON path.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum PathSeg {
+    /// A dict key.
     Key(String),
+    /// A list index.
     Index(usize),
 }
 
@@ -120,7 +122,7 @@ impl Drop for SpanMap {
 
 /// Python's position convention for `source[..byte_offset]`: 1-based line, and 1-based column
 /// counted in code points (`JSONDecodeError.lineno` / `colno`).
-pub fn line_col(source: &str, byte_offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(source: &str, byte_offset: usize) -> (usize, usize) {
     let end = source.floor_char_boundary(byte_offset);
     let before = &source.as_bytes()[..end];
     let line = 1 + memchr::memchr_iter(b'\n', before).count();
@@ -132,7 +134,7 @@ pub fn line_col(source: &str, byte_offset: usize) -> (usize, usize) {
 /// included) back to a byte offset in `source`: the start of the source character or escape
 /// that produced that decoded byte. An offset at or past the end of the value maps to the
 /// closing quote.
-pub fn string_offset_to_source(
+pub(crate) fn string_offset_to_source(
     source: &str,
     literal_span: Range<usize>,
     decoded_byte_offset: usize,

@@ -8,7 +8,7 @@ use super::unicode::{is_case_ignorable, is_cased, lower_multi, lower_single};
 const CAPITAL_SIGMA: char = '\u{03A3}';
 
 /// Python 3.11 `str.lower()`.
-pub fn py_lower(s: &str) -> String {
+pub(crate) fn py_lower(s: &str) -> String {
     if s.is_ascii() {
         return s.to_ascii_lowercase();
     }

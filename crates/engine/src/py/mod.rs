@@ -13,23 +13,28 @@ mod lower;
 mod num;
 mod repr;
 mod strip;
-pub mod unicode;
+pub(crate) mod unicode;
 #[rustfmt::skip]
 mod unicode_tables;
 
-pub use json_decode::{
-    JSON_DEPTH_BASE, JSON_MAX_DEPTH_PARSE, JSON_MAX_DEPTH_STREAM, JSON_MAX_DEPTH_TEMPLATE_FILE,
-    json_loads, json_loads_depth, json_loads_with_spans, json_max_depth,
-};
-pub use json_encode::{
-    DumpError, DumpErrorKind, DumpOptions, JSON_DUMP_MAX_DEPTH_CLI, json_dumps, json_dumps_str,
-};
+pub use json_decode::{json_loads, json_loads_with_spans};
+pub use json_encode::{DumpError, DumpErrorKind, DumpOptions, json_dumps, json_dumps_str};
 pub use json_error::{JsonError, JsonErrorKind};
-pub use json_spans::{NodeSpan, PathSeg, SpanMap, line_col, string_offset_to_source};
-pub use lower::py_lower;
-pub use num::{
-    INT_MAX_STR_DIGITS, PyValueError, float_is_integer, float_repr, int_from_float, py_float,
-    py_int,
-};
-pub use repr::{py_repr_str, py_repr_str_truncated};
-pub use strip::{is_py_space, py_lstrip, py_rstrip, py_strip};
+pub use json_spans::{NodeSpan, PathSeg, SpanMap};
+pub use repr::py_repr_str;
+
+pub(crate) use json_decode::{JSON_MAX_DEPTH_PARSE, JSON_MAX_DEPTH_STREAM, json_loads_depth};
+pub(crate) use json_spans::string_offset_to_source;
+pub(crate) use lower::py_lower;
+pub(crate) use num::{float_repr, int_from_float, py_float, py_int};
+pub(crate) use strip::{is_py_space, py_strip};
+
+// Reached only by the differential tests against the interpreter.
+#[cfg(test)]
+pub(crate) use json_decode::{JSON_MAX_DEPTH_TEMPLATE_FILE, json_max_depth};
+#[cfg(test)]
+pub(crate) use json_encode::JSON_DUMP_MAX_DEPTH_CLI;
+#[cfg(test)]
+pub(crate) use json_spans::line_col;
+#[cfg(test)]
+pub(crate) use repr::py_repr_str_truncated;

@@ -17,11 +17,11 @@ use std::fmt;
 
 /// CPython's default `sys.get_int_max_str_digits()`: decimal strings with more digits do not
 /// convert to `int`.
-pub const INT_MAX_STR_DIGITS: usize = 4300;
+pub(crate) const INT_MAX_STR_DIGITS: usize = 4300;
 
 /// Python's `ValueError` from a number conversion, with Python's message.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PyValueError {
+pub(crate) struct PyValueError {
     pub message: String,
 }
 
@@ -31,7 +31,7 @@ impl PyValueError {
     }
 
     /// The error `int()` raises for a decimal string of more than [`INT_MAX_STR_DIGITS`] digits.
-    pub fn int_digit_limit(digits: usize) -> PyValueError {
+    pub(crate) fn int_digit_limit(digits: usize) -> PyValueError {
         PyValueError::new(format!(
             "Exceeds the limit ({INT_MAX_STR_DIGITS} digits) for integer string conversion: \
              value has {digits} digits; use sys.set_int_max_str_digits() to increase the limit"
@@ -52,7 +52,7 @@ impl std::error::Error for PyValueError {}
 /// Accepts surrounding whitespace, one sign, decimal digits of any script, single underscores
 /// between digits and leading zeros; raises `ValueError` for anything else and for more than
 /// 4300 digits (leading zeros count, underscores and the sign do not).
-pub fn py_int(s: &str) -> Result<Value, PyValueError> {
+pub(crate) fn py_int(s: &str) -> Result<Value, PyValueError> {
     let invalid = || {
         PyValueError::new(format!(
             "invalid literal for int() with base 10: {}",
@@ -119,7 +119,7 @@ pub(crate) fn int_from_ascii_digits(negative: bool, digits: &[u8]) -> Value {
 /// Accepts surrounding whitespace, a sign, decimal digits of any script, underscores between
 /// digits (PEP 515), `1.`, `.5`, exponents, and `inf`, `infinity`, `nan` in any case. The result
 /// is correctly rounded; out-of-range values become infinities or zeros without error.
-pub fn py_float(s: &str) -> Result<f64, PyValueError> {
+pub(crate) fn py_float(s: &str) -> Result<f64, PyValueError> {
     let invalid = || {
         PyValueError::new(format!(
             "could not convert string to float: {}",
@@ -344,7 +344,7 @@ fn skip_ascii_space(b: &[u8], mut i: usize) -> usize {
 /// Python's `repr(float)`: the shortest text that reads back as the same float, in positional
 /// notation for decimal exponents -4..16 and scientific notation (`1e-05`, `1.5e+16`) otherwise;
 /// `inf`, `-inf`, `nan`.
-pub fn float_repr(f: f64) -> String {
+pub(crate) fn float_repr(f: f64) -> String {
     if f.is_nan() {
         return "nan".to_string();
     }
@@ -452,14 +452,9 @@ fn is_exactly(f: f64, twice: &BigInt, exp10: i32) -> bool {
     lhs == rhs
 }
 
-/// Python's `float.is_integer()`.
-pub fn float_is_integer(f: f64) -> bool {
-    f.is_finite() && f.fract() == 0.0
-}
-
 /// Python's `int(f)` for a float: truncation toward zero, exact at any magnitude; `None` for
 /// infinities and NaN (where Python raises).
-pub fn int_from_float(f: f64) -> Option<Value> {
+pub(crate) fn int_from_float(f: f64) -> Option<Value> {
     if !f.is_finite() {
         return None;
     }
@@ -590,8 +585,5 @@ mod tests {
         assert_eq!(int_from_float(f64::NAN), None);
         let big = int_from_float(1e20).unwrap();
         assert!(matches!(&big, Value::BigInt(b) if b.to_string() == "100000000000000000000"));
-        assert!(
-            float_is_integer(3.0) && !float_is_integer(3.5) && !float_is_integer(f64::INFINITY)
-        );
     }
 }

@@ -24,7 +24,7 @@ pub fn py_repr_str(s: &str) -> String {
 
 /// `%.NR` in CPython's `PyUnicode_FromFormat`: the repr cut to its first `max_chars` characters
 /// (used by `int()`'s error message with 200).
-pub fn py_repr_str_truncated(s: &str, max_chars: usize) -> String {
+pub(crate) fn py_repr_str_truncated(s: &str, max_chars: usize) -> String {
     let repr = py_repr_str(s);
     match repr.char_indices().nth(max_chars) {
         Some((cut, _)) => repr[..cut].to_string(),

@@ -5,7 +5,7 @@
 //! excludes nothing Rust has, for 29 code points in all (Unicode 14, CPython 3.11).
 
 /// Python 3.11 `str.isspace()` for one character.
-pub fn is_py_space(c: char) -> bool {
+pub(crate) fn is_py_space(c: char) -> bool {
     matches!(
         c,
         '\t'..='\r'
@@ -24,18 +24,8 @@ pub fn is_py_space(c: char) -> bool {
 
 /// Python `str.strip()` with no argument: removes leading and trailing [`is_py_space`]
 /// characters.
-pub fn py_strip(s: &str) -> &str {
+pub(crate) fn py_strip(s: &str) -> &str {
     s.trim_matches(is_py_space)
-}
-
-/// Python `str.lstrip()` with no argument.
-pub fn py_lstrip(s: &str) -> &str {
-    s.trim_start_matches(is_py_space)
-}
-
-/// Python `str.rstrip()` with no argument.
-pub fn py_rstrip(s: &str) -> &str {
-    s.trim_end_matches(is_py_space)
 }
 
 #[cfg(test)]
@@ -57,7 +47,5 @@ mod tests {
         assert_eq!(py_strip("\u{85}\u{3000}x\u{a0}"), "x");
         assert_eq!(py_strip("\u{200b}x"), "\u{200b}x"); // zero width space is not whitespace
         assert_eq!(py_strip(" \t\n"), "");
-        assert_eq!(py_lstrip(" x "), "x ");
-        assert_eq!(py_rstrip(" x "), " x");
     }
 }

@@ -7,7 +7,7 @@ use super::unicode_tables::{
 
 /// The value of `c` as a decimal digit (`unicodedata.decimal`), for the digits that `int()` and
 /// `float()` accept: ASCII `0`-`9` and every other Unicode decimal digit (category `Nd`).
-pub fn decimal_value(c: char) -> Option<u8> {
+pub(crate) fn decimal_value(c: char) -> Option<u8> {
     if c.is_ascii_digit() {
         return Some(c as u8 - b'0');
     }
@@ -21,7 +21,7 @@ pub fn decimal_value(c: char) -> Option<u8> {
 }
 
 /// Python's `str.isprintable()` for one character (what `repr()` leaves unescaped).
-pub fn is_printable(c: char) -> bool {
+pub(crate) fn is_printable(c: char) -> bool {
     if c.is_ascii() {
         return (' '..='~').contains(&c);
     }
@@ -29,18 +29,18 @@ pub fn is_printable(c: char) -> bool {
 }
 
 /// Whether the final-sigma rule of `str.lower()` skips `c` (Unicode `Case_Ignorable`).
-pub fn is_case_ignorable(c: char) -> bool {
+pub(crate) fn is_case_ignorable(c: char) -> bool {
     in_ranges(CASE_IGNORABLE, c as u32)
 }
 
 /// Whether `c` is `Cased` (only meaningful for characters that are not case-ignorable).
-pub fn is_cased(c: char) -> bool {
+pub(crate) fn is_cased(c: char) -> bool {
     in_ranges(CASED, c as u32)
 }
 
 /// The lowercase of `c` under `str.lower()` when it is one character other than `c` (capital
 /// sigma excluded).
-pub fn lower_single(c: char) -> Option<char> {
+pub(crate) fn lower_single(c: char) -> Option<char> {
     let cp = c as u32;
     let i = LOWER_SINGLE
         .binary_search_by_key(&cp, |&(from, _)| from)
@@ -49,7 +49,7 @@ pub fn lower_single(c: char) -> Option<char> {
 }
 
 /// The lowercase of `c` under `str.lower()` when it is several characters.
-pub fn lower_multi(c: char) -> Option<&'static [u32]> {
+pub(crate) fn lower_multi(c: char) -> Option<&'static [u32]> {
     let cp = c as u32;
     LOWER_MULTI
         .iter()

@@ -24,6 +24,7 @@ pub struct TemplateError {
     pub message: String,
     /// Where in the template it is (relative to the template object itself).
     pub path: JsonPath,
+    /// Whether the key or its value is at fault.
     pub target: Target,
     /// For errors inside a string value (a bad regex), the byte offset inside the decoded string.
     pub inner_offset: Option<usize>,
@@ -32,6 +33,7 @@ pub struct TemplateError {
 }
 
 impl TemplateError {
+    /// An error about the node at `path`.
     pub fn new(message: impl Into<String>, path: JsonPath, target: Target) -> TemplateError {
         TemplateError {
             message: message.into(),
@@ -42,11 +44,13 @@ impl TemplateError {
         }
     }
 
+    /// Adds advice on how to fix it.
     pub fn help(mut self, help: impl Into<String>) -> TemplateError {
         self.help = Some(help.into());
         self
     }
 
+    /// Points at a character inside the string value (a regex syntax error's position).
     pub fn at_offset(mut self, offset: usize) -> TemplateError {
         self.inner_offset = Some(offset);
         self

@@ -107,12 +107,12 @@ pub fn load_template(spec: &Value) -> Result<Template, TemplateError> {
         Some(Value::Dict(d)) => d.clone(),
         _ => Dict::new(),
     };
-    Ok(Template {
+    Ok(Template::new(
         defaults,
         fields,
-        implicit: implicit.first().copied(),
+        implicit.first().copied(),
         start_anchor,
-    })
+    ))
 }
 
 /// The top-level checks of the reference's `_validate_template_shape`.

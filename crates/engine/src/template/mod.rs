@@ -8,6 +8,8 @@ pub mod error;
 pub mod load;
 pub mod source;
 
+use std::sync::Arc;
+
 use crate::content::ContentKind;
 use crate::delimiter::Delimiter;
 use crate::transform::Transform;
@@ -15,36 +17,51 @@ use crate::value::{Dict, Value};
 
 pub use error::{JsonPath, PathSeg, Target, TemplateError};
 pub use load::load_template;
+pub use source::{LoadError, TemplateSource};
 
-/// A loaded response template.
+/// A loaded, validated response template.
+///
+/// Cloning is cheap (the compiled template is shared), so one template can serve many parsers
+/// and threads.
 #[derive(Clone, Debug)]
 pub struct Template {
-    /// Values the message starts with; their keys are never dropped.
-    pub defaults: Dict,
-    /// The fields in the template's order (which decides output key order and tie-breaks).
-    pub fields: Vec<Field>,
-    /// Index of the field without an open delimiter, if any.
-    pub implicit: Option<usize>,
-    /// Marks where the current assistant message begins inside the prefix.
-    pub start_anchor: Delimiter,
+    inner: Arc<Compiled>,
 }
 
-/// One field of a template: how its region is delimited and how its text is parsed.
+/// The compiled parts of a template.
+#[derive(Debug)]
+struct Compiled {
+    defaults: Dict,
+    fields: Vec<Field>,
+    implicit: Option<usize>,
+    start_anchor: Delimiter,
+}
+
+/// One field of a template: how its region is delimited and how its text is parsed. Read it
+/// through [`Template::fields`].
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Field {
+    /// The field's key in the template and in the message.
     pub name: String,
+    /// `open` / `open_pattern`; `None` for the implicit field.
     pub open: Option<Delimiter>,
+    /// `close` / `close_pattern`; `None`: the region runs to the next open or the end.
     pub close: Option<Delimiter>,
+    /// The content parser (`content`, default `text`).
     pub content: ContentKind,
     /// `content_args` as written (any JSON value: the reference only complains when a region
     /// is parsed).
     pub content_args: Value,
     /// Python truthiness of `repeats`.
     pub repeats: bool,
+    /// `join`: the separator that concatenates a repeating field's string values.
     pub join: Option<String>,
     /// Python truthiness of `optional` (default true).
     pub optional: bool,
+    /// `transform`: how the parsed value is reshaped.
     pub transform: Option<Transform>,
+    /// `transform_each`: the transform applies to each element of a parsed list.
     pub transform_each: bool,
 }
 
@@ -56,7 +73,94 @@ impl Field {
 }
 
 impl Template {
+    /// Loads a template from its decoded JSON value, applying every rule of the reference.
+    /// Errors carry the JSON path of the offending key; [`Template::from_json_str`] and
+    /// [`Template::load`] turn it into a line and column.
+    pub fn from_value(spec: &Value) -> Result<Template, TemplateError> {
+        load_template(spec)
+    }
+
+    /// Loads a template from JSON text: a response template, or a `tokenizer_config.json`
+    /// holding one under `response_template`. Errors name the line and column.
+    ///
+    /// ```
+    /// use rtbench_engine::Template;
+    ///
+    /// let err = Template::from_json_str(r#"{
+    ///   "start_anchor": "<|assistant|>",
+    ///   "fields": {"content": {"repeats": true, "join": 1}}
+    /// }"#).unwrap_err();
+    /// let diagnostic = err.diagnostic().unwrap();
+    /// assert_eq!(diagnostic.position().as_deref(), Some("<string>:3:51"));
+    /// assert!(diagnostic.message.contains("join"));
+    /// ```
+    pub fn from_json_str(text: &str) -> Result<Template, LoadError> {
+        let source = source::source_from_text("<string>".into(), text.to_string())?;
+        source.template()
+    }
+
+    /// Reads and loads a template file (see [`Template::from_json_str`]).
+    ///
+    /// ```
+    /// use rtbench_engine::Template;
+    ///
+    /// let dir = std::env::temp_dir().join(format!("rtbench-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("tokenizer_config.json");
+    /// std::fs::write(&path, r#"{"response_template": {"start_anchor": "A:", "fields": {}}}"#)?;
+    /// let err = Template::load(&path).unwrap_err();
+    /// let diagnostic = err.diagnostic().unwrap();
+    /// assert!(diagnostic.message.contains("fields must be a non-empty dict"));
+    /// assert_eq!(diagnostic.location.as_ref().map(|l| (l.line, l.column)), Some((1, 56)));
+    ///
+    /// std::fs::write(&path, r#"{"response_template": {"start_anchor": "A:", "fields": {"content": {}}}}"#)?;
+    /// let template = Template::load(&path)?;
+    /// assert_eq!(template.fields()[0].name, "content");
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn load(path: impl AsRef<std::path::Path>) -> Result<Template, LoadError> {
+        source::load_file(path.as_ref()).map(|(t, _)| t)
+    }
+
+    pub(crate) fn new(
+        defaults: Dict,
+        fields: Vec<Field>,
+        implicit: Option<usize>,
+        start_anchor: Delimiter,
+    ) -> Template {
+        Template {
+            inner: Arc::new(Compiled {
+                defaults,
+                fields,
+                implicit,
+                start_anchor,
+            }),
+        }
+    }
+
+    /// Values the message starts with; their keys are never dropped.
+    pub fn defaults(&self) -> &Dict {
+        &self.inner.defaults
+    }
+
+    /// The fields in the template's order (which decides output key order and tie-breaks).
+    pub fn fields(&self) -> &[Field] {
+        &self.inner.fields
+    }
+
+    /// Index of the field without an open delimiter, if any.
+    pub fn implicit(&self) -> Option<usize> {
+        self.inner.implicit
+    }
+
+    /// Marks where the current assistant message begins inside the prefix.
+    pub fn start_anchor(&self) -> &Delimiter {
+        &self.inner.start_anchor
+    }
+
+    /// The index of the field called `name`.
     pub fn field_index(&self, name: &str) -> Option<usize> {
-        self.fields.iter().position(|f| f.name == name)
+        self.fields().iter().position(|f| f.name == name)
     }
 }

@@ -3,7 +3,6 @@
 //! error, not only a JSON syntax error, points at its file, line and column.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use crate::diagnostic::Diagnostic;
 use crate::py::{self, NodeSpan, SpanMap};
@@ -19,6 +18,7 @@ pub const CONFIG_KEY: &str = "response_template";
 pub struct TemplateSource {
     /// The file name as the user gave it (used in diagnostics).
     pub name: String,
+    /// The file's text.
     pub text: String,
     /// The whole JSON document.
     pub document: Value,
@@ -31,10 +31,27 @@ pub struct TemplateSource {
 #[derive(Debug)]
 pub enum LoadError {
     /// The file could not be read.
-    Io { name: String, error: std::io::Error },
+    Io {
+        /// The file name as the user gave it.
+        name: String,
+        /// Why reading failed.
+        error: std::io::Error,
+    },
     /// The file is not valid JSON, or not a valid template.
     Invalid(Box<Diagnostic>),
 }
+
+impl LoadError {
+    /// The located diagnostic, unless the file could not be read.
+    pub fn diagnostic(&self) -> Option<&Diagnostic> {
+        match self {
+            LoadError::Io { .. } => None,
+            LoadError::Invalid(d) => Some(d),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
 
 impl std::fmt::Display for LoadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -48,6 +65,12 @@ impl std::fmt::Display for LoadError {
 }
 
 impl TemplateSource {
+    /// Validates the template this file holds; an error is located in the file.
+    pub fn template(&self) -> Result<Template, LoadError> {
+        load_template(self.template_value())
+            .map_err(|e| LoadError::Invalid(Box::new(self.diagnose(&e))))
+    }
+
     /// The template value (the document, or its `response_template`).
     pub fn template_value(&self) -> &Value {
         match (&self.document, self.base.first()) {
@@ -180,9 +203,8 @@ fn looks_like_tokenizer_config(d: &crate::value::Dict) -> bool {
 }
 
 /// Reads, decodes and validates a template file.
-pub fn load_file(path: &Path) -> Result<(Arc<Template>, TemplateSource), LoadError> {
+pub fn load_file(path: &Path) -> Result<(Template, TemplateSource), LoadError> {
     let source = read_source(path)?;
-    let template = load_template(source.template_value())
-        .map_err(|e| LoadError::Invalid(Box::new(source.diagnose(&e))))?;
-    Ok((Arc::new(template), source))
+    let template = source.template()?;
+    Ok((template, source))
 }

@@ -4,7 +4,7 @@
 //! knows the template (its defaults and field options) but not the parser's internals.
 
 use crate::partial_json::{self, Preview};
-use rtbench_engine::content::ContentKind;
+use rtbench_engine::ContentKind;
 use rtbench_engine::event::{Event, EventKind};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::{Dict, Value};
@@ -22,8 +22,8 @@ pub(super) struct Client {
 impl Client {
     pub fn new(template: &Template) -> Client {
         Client {
-            size: template.defaults.values().map(nodes).sum(),
-            settled: template.defaults.clone(),
+            size: template.defaults().values().map(nodes).sum(),
+            settled: template.defaults().clone(),
         }
     }
 
@@ -32,7 +32,7 @@ impl Client {
         let EventKind::Close { value } = &event.kind else {
             return 0;
         };
-        let Some(field) = template.fields.get(event.field) else {
+        let Some(field) = template.fields().get(event.field) else {
             return 0;
         };
         let name = field.name.as_str();
@@ -112,7 +112,7 @@ impl PartialMessage {
     pub fn to_value(&self, template: &Template) -> Value {
         let mut message = self.settled.clone();
         if let Some(live) = &self.live
-            && let Some(field) = template.fields.get(live.field)
+            && let Some(field) = template.fields().get(live.field)
         {
             let text = Value::Str(live.text.clone());
             let name = live.name.as_str();
@@ -151,7 +151,7 @@ impl Replay {
         }
         let finished = s.error.is_none() && matches!(s.kind, super::StepKind::Finalize);
         if finished {
-            let defaults = &self.template.defaults;
+            let defaults = &self.template.defaults();
             client
                 .settled
                 .retain(|k, v| defaults.contains_key(k) || !v.is_empty_value());
@@ -167,7 +167,7 @@ impl Replay {
     /// The open region's text from its chunk events up to timeline index `upto`.
     fn live_region(&self, region: usize, upto: usize) -> LiveRegion {
         let r = &self.regions[region];
-        let field = &self.template.fields[r.field];
+        let field = &self.template.fields()[r.field];
         let mut text = String::new();
         let mut dirty = field.dirty();
         for t in &self.timeline[r.open_event + 1..upto] {

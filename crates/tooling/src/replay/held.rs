@@ -96,8 +96,8 @@ impl Replay {
 
     /// The delimiters the parser watches while `current` (the open field, if any) receives text.
     fn watched(&self, current: Option<usize>) -> Vec<(usize, Role, &Delimiter)> {
-        let fields = &self.template.fields;
-        let implicit = self.template.implicit;
+        let fields = &self.template.fields();
+        let implicit = self.template.implicit();
         match current {
             Some(cur) if Some(cur) != implicit => fields[cur]
                 .close

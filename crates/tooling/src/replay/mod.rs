@@ -21,7 +21,6 @@ mod paint;
 
 use std::borrow::Cow;
 use std::ops::Range;
-use std::sync::Arc;
 
 use crate::chunking::Chunking;
 use rtbench_engine::event::{Event, EventKind};
@@ -201,7 +200,7 @@ pub enum Outcome {
 /// A recorded stream.
 #[derive(Clone, Debug)]
 pub struct Replay {
-    template: Arc<Template>,
+    template: Template,
     chunking: Chunking,
     document: String,
     prefix_len: usize,
@@ -223,14 +222,14 @@ impl Replay {
     /// records every step. A parse error is an outcome, not a failure: the replay stops at the
     /// step that failed.
     pub fn new(
-        template: Arc<Template>,
+        template: Template,
         prefix: &str,
         generation: &str,
         tools: Option<&Value>,
         chunking: Chunking,
     ) -> Replay {
         let mut replay = Replay {
-            template: Arc::clone(&template),
+            template: template.clone(),
             chunking,
             document: String::with_capacity(prefix.len() + generation.len()),
             prefix_len: prefix.len(),
@@ -239,13 +238,13 @@ impl Replay {
             timeline: Vec::new(),
             regions: Vec::new(),
             discarded: Vec::new(),
-            snapshots: vec![(0, template.defaults.clone())],
+            snapshots: vec![(0, template.defaults().clone())],
             since_snapshot: (0, 0),
             outcome: Outcome::Message(Dict::new()),
         };
         replay.document.push_str(prefix);
         let mut client = Client::new(&template);
-        let mut parser = match Parser::with_events(template, Some(prefix), tools, Events::Trace) {
+        let mut parser = match Parser::with_events(&template, Some(prefix), tools, Events::Trace) {
             Ok(p) => p,
             Err(error) => {
                 let fed_to = replay.document.len();
@@ -390,7 +389,7 @@ impl Replay {
         };
     }
 
-    pub fn template(&self) -> &Arc<Template> {
+    pub fn template(&self) -> &Template {
         &self.template
     }
 
@@ -489,7 +488,7 @@ impl Replay {
     /// A field's name (`""` for text that went to no field).
     pub fn field_name(&self, field: usize) -> &str {
         self.template
-            .fields
+            .fields()
             .get(field)
             .map_or("", |f| f.name.as_str())
     }

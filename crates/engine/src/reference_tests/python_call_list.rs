@@ -5,11 +5,11 @@
 //! The case file is ASCII JSON whose strings may hold lone-surrogate escapes; the engine's JSON
 //! reader turns them into the value type's stand-ins.
 
-use rtbench_engine::content::python_call_list::parse_python_call_list;
-use rtbench_engine::py::json_loads;
-use rtbench_engine::value::{Value, surrogate_char};
+use crate::content::python_call_list::parse_python_call_list;
+use crate::py::json_loads;
+use crate::value::{Value, surrogate_char};
 
-const CASES: &str = include_str!("data/pcl/cases.json");
+const CASES: &str = include_str!("../../../../tests/data/pcl/cases.json");
 
 /// Replays `tests/data/pcl/cases.json`, or the case file named by `PCL_CASES` (for larger runs
 /// of the generator with other seeds).
