@@ -335,12 +335,13 @@ fn regions_and_paint_show_the_stream_as_fed_so_far() {
     let paint = r.paint(1);
     let painted: Vec<(std::ops::Range<usize>, Paint)> =
         paint.iter().map(|s| (s.range.clone(), s.paint)).collect();
+    assert_eq!(r.regions()[0].field, thinking);
     assert_eq!(
         painted,
         vec![
             (0..p, Paint::Cut),
-            (p..p + 7, Paint::OpenDelimiter(thinking)),
-            (p + 7..p + 9, Paint::Body(thinking)),
+            (p..p + 7, Paint::Open { region: 0 }),
+            (p + 7..p + 9, Paint::Body { region: 0 }),
             (p + 9..r.document().len(), Paint::Unfed),
         ]
     );
@@ -353,15 +354,10 @@ fn regions_and_paint_show_the_stream_as_fed_so_far() {
     }
     let last = r.paint(r.last_step());
     let content = r.template().field_index("content").unwrap();
-    assert!(
-        last.iter()
-            .any(|s| s.paint == Paint::CloseDelimiter(content))
-    );
-    assert!(
-        !last
-            .iter()
-            .any(|s| matches!(s.paint, Paint::Held | Paint::Unfed))
-    );
+    assert!(last.iter().any(
+        |s| matches!(s.paint, Paint::Close { region } if r.regions()[region].field == content)
+    ));
+    assert!(!last.iter().any(|s| s.held || s.paint == Paint::Unfed));
 }
 
 #[test]
@@ -606,9 +602,15 @@ fn check_views(r: &Replay, step: usize, at: &str) {
     );
     // (After a failed step, held text is whatever the parser had not routed when it stopped.)
     if !s.held.is_empty() && s.error.is_none() {
+        let held: Vec<_> = segs
+            .iter()
+            .filter(|g| g.held)
+            .map(|g| g.range.clone())
+            .collect();
         assert!(
-            segs.iter()
-                .any(|g| g.paint == Paint::Held && g.range == s.held),
+            held.first().map(|h| h.start) == Some(s.held.start)
+                && held.last().map(|h| h.end) == Some(s.held.end)
+                && held.windows(2).all(|w| w[0].end == w[1].start),
             "{at}: held {:?} not painted: {segs:?}",
             s.held
         );

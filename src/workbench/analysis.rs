@@ -12,63 +12,15 @@ use rtbench_engine::event::{Event, EventKind};
 use rtbench_engine::offsets::CharIndex;
 use rtbench_engine::parser::{Events, ParseError, Parser};
 use rtbench_engine::py::{DumpOptions, json_dumps};
+use rtbench_engine::region::{Ending, Region, RegionBuilder};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::{Dict, Value};
 use rtbench_tooling::explain::explain;
+use rtbench_tooling::paint;
 use rtbench_tooling::sample::Sample;
 use rtbench_tooling::testing::{Verdict, verdict};
 
-/// What a stretch of the document is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SegKind {
-    /// Prefix text before the start anchor's cut: the parser never sees it.
-    BeforeAnchor,
-    /// An open delimiter of region `region`.
-    Open { region: usize },
-    /// A close delimiter of region `region`.
-    Close { region: usize },
-    /// A named capture inside a delimiter of `region` (index into its captures).
-    Capture { region: usize, capture: usize },
-    /// Body text of `region`.
-    Body { region: usize },
-    /// Text that went to no field (no implicit field and no region open).
-    Discarded,
-    /// Text the parser never routed anywhere (after a parse error, or swallowed by a
-    /// delimiter quirk such as `$` before a final newline).
-    Unrouted,
-}
-
-/// A stretch of the document with one look.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Segment {
-    pub range: Range<usize>,
-    pub kind: SegKind,
-    /// Held back at the end of the stream (a delimiter might have started here).
-    pub held: bool,
-    /// Where a parse error points.
-    pub error: bool,
-}
-
-/// A region of one field, as the parser opened and closed it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RegionInfo {
-    pub field: usize,
-    /// The open delimiter (empty for the implicit region).
-    pub open: Range<usize>,
-    pub body: Range<usize>,
-    /// The close delimiter (empty where the region just ended); `None` while still open.
-    pub close: Option<Range<usize>>,
-    /// Named captures, with where their text was found inside the delimiters.
-    pub captures: Vec<(String, Value, Option<Range<usize>>)>,
-    /// Content parser output.
-    pub parsed: Option<Value>,
-    /// Transform output (`None` without a transform).
-    pub transformed: Option<Value>,
-    /// The value stored (after tool coercion).
-    pub value: Option<Value>,
-    /// Whether making its value failed.
-    pub failed: bool,
-}
+pub use rtbench_tooling::paint::{Paint, Segment};
 
 /// How a sample fares: the `rtbench test` verdict.
 #[derive(Clone, Debug, PartialEq)]
@@ -127,7 +79,10 @@ pub struct Analysis {
     /// Where the start anchor cut the prefix.
     pub origin: usize,
     pub segments: Vec<Segment>,
-    pub regions: Vec<RegionInfo>,
+    /// The regions of the parse (the engine's region model).
+    pub regions: Vec<Region>,
+    /// For each region, where each of its captures' text lies inside its delimiters.
+    pub capture_spans: Vec<Vec<Option<Range<usize>>>>,
     /// Byte offset of every line start in the document.
     pub line_starts: Vec<usize>,
     pub chars: CharIndex,
@@ -247,82 +202,35 @@ fn replay_until(
 
 /// Regions and coloured segments from a trace.
 fn regions_and_segments(
+    template: &Template,
     document: &str,
     trace: &Trace,
     error_at: Option<usize>,
-    error_field: Option<usize>,
-) -> (Vec<RegionInfo>, Vec<Segment>) {
-    let mut regions: Vec<RegionInfo> = Vec::new();
-    let mut pieces: Vec<(Range<usize>, SegKind)> = Vec::new();
-    let mut current: Option<usize> = None;
-    for ev in &trace.events {
-        match &ev.kind {
-            EventKind::Open => {
-                let r = regions.len();
-                regions.push(RegionInfo {
-                    field: ev.field,
-                    open: ev.span.clone(),
-                    body: ev.span.end..ev.span.end,
-                    close: None,
-                    captures: Vec::new(),
-                    parsed: None,
-                    transformed: None,
-                    value: None,
-                    failed: false,
-                });
-                current = Some(r);
-                if !ev.span.is_empty() {
-                    pieces.push((ev.span.clone(), SegKind::Open { region: r }));
-                }
-            }
-            EventKind::Chunk { .. } => {
-                if let Some(r) = current {
-                    let g = &mut regions[r];
-                    if g.body.is_empty() {
-                        g.body = ev.span.clone();
-                    } else {
-                        g.body.end = ev.span.end;
-                    }
-                    pieces.push((ev.span.clone(), SegKind::Body { region: r }));
-                } else {
-                    pieces.push((ev.span.clone(), SegKind::Unrouted));
-                }
-            }
-            EventKind::Close { value } => {
-                if let Some(r) = current.take() {
-                    let g = &mut regions[r];
-                    g.close = Some(ev.span.clone());
-                    g.value = Some(value.clone());
-                    if let Some(d) = &ev.detail {
-                        g.body = d.body.clone();
-                        g.captures = d
-                            .captures
-                            .iter()
-                            .map(|(n, v)| (n.clone(), v.clone(), None))
-                            .collect();
-                        g.parsed = Some(d.parsed.clone());
-                        g.transformed = d.transformed.clone();
-                    }
-                    if !ev.span.is_empty() {
-                        pieces.push((ev.span.clone(), SegKind::Close { region: r }));
-                    }
-                }
-            }
-            EventKind::Discard { .. } => pieces.push((ev.span.clone(), SegKind::Discarded)),
-        }
+) -> Painted {
+    let mut model = RegionBuilder::new(document.len());
+    let mut pieces: Vec<(Range<usize>, Paint)> = Vec::new();
+    for (i, ev) in trace.events.iter().enumerate() {
+        let region = model.push(i, ev);
+        let kind = match (&ev.kind, region) {
+            (EventKind::Open, Some(region)) => Paint::Open { region },
+            (EventKind::Chunk { .. }, Some(region)) => Paint::Body { region },
+            (EventKind::Close { .. }, Some(region)) => Paint::Close { region },
+            (EventKind::Discard { .. }, _) => Paint::Discarded,
+            _ => Paint::Unrouted,
+        };
+        pieces.push((ev.span.clone(), kind));
     }
-    // The region open when parsing failed is the one that failed.
-    if let Some(r) = current
-        && trace.result.is_err()
-        && (error_field.is_none() || error_field == Some(regions[r].field))
-    {
-        regions[r].failed = true;
+    if let Err(e) = &trace.result {
+        model.fail(template, e);
     }
+    let regions = model.into_regions();
     // Locate captures inside their delimiters.
     let mut capture_pieces = Vec::new();
-    for (ri, g) in regions.iter_mut().enumerate() {
+    let mut capture_spans = Vec::with_capacity(regions.len());
+    for (ri, g) in regions.iter().enumerate() {
         let close = g.close.clone().unwrap_or(0..0);
-        for (ci, (_, value, at)) in g.captures.iter_mut().enumerate() {
+        let mut spans = vec![None; g.captures.len()];
+        for (ci, ((_, value), at)) in g.captures.iter().zip(&mut spans).enumerate() {
             let Value::Str(text) = value else { continue };
             if text.is_empty() {
                 continue;
@@ -339,94 +247,37 @@ fn regions_and_segments(
                 }
             }
         }
+        capture_spans.push(spans);
     }
-    pieces.retain(|(r, _)| !r.is_empty() && r.end <= document.len());
-    pieces.sort_by_key(|(r, _)| r.start);
-    // Fill the gaps.
-    let mut segments = Vec::with_capacity(pieces.len() * 2 + 2);
-    let mut at = 0;
-    let push_gap = |segments: &mut Vec<Segment>, from: usize, to: usize| {
-        if from >= to {
-            return;
-        }
-        let anchor_end = trace.origin.min(to);
-        if from < anchor_end {
-            segments.push(seg(from..anchor_end, SegKind::BeforeAnchor));
-        }
-        let from = from.max(anchor_end);
-        if from < to {
-            segments.push(seg(from..to, SegKind::Unrouted));
-        }
-    };
-    for (r, kind) in pieces {
-        let start = r.start.max(at);
-        if start >= r.end {
-            continue;
-        }
-        push_gap(&mut segments, at, start);
-        segments.push(seg(start..r.end, kind));
-        at = r.end;
-    }
-    push_gap(&mut segments, at, document.len());
+    let mut segments = paint::cover(pieces, trace.origin, document.len());
     for (r, region, capture) in capture_pieces {
-        overlay(&mut segments, &r, |s| {
-            if matches!(s.kind, SegKind::Open { .. } | SegKind::Close { .. }) {
-                s.kind = SegKind::Capture { region, capture };
+        paint::overlay(&mut segments, &r, |s| {
+            if matches!(s.paint, Paint::Open { .. } | Paint::Close { .. }) {
+                s.paint = Paint::Capture { region, capture };
             }
         });
     }
     if !trace.held.is_empty() {
-        overlay(&mut segments, &trace.held, |s| s.held = true);
+        paint::overlay(&mut segments, &trace.held, |s| s.held = true);
     }
     if let Some(p) = error_at
         && p < document.len()
     {
         let end = document[p..].chars().next().map_or(p, |c| p + c.len_utf8());
-        overlay(&mut segments, &(p..end), |s| s.error = true);
+        paint::overlay(&mut segments, &(p..end), |s| s.error = true);
     }
-    (regions, segments)
-}
-
-fn seg(range: Range<usize>, kind: SegKind) -> Segment {
-    Segment {
-        range,
-        kind,
-        held: false,
-        error: false,
+    Painted {
+        regions,
+        capture_spans,
+        segments,
     }
 }
 
-/// Applies `f` to the part of the segments inside `r`, splitting segments at its edges.
-fn overlay(segments: &mut Vec<Segment>, r: &Range<usize>, f: impl Fn(&mut Segment)) {
-    if r.is_empty() {
-        return;
-    }
-    let first = segments.partition_point(|s| s.range.end <= r.start);
-    let mut i = first;
-    while i < segments.len() && segments[i].range.start < r.end {
-        let s = segments[i].clone();
-        let mut parts = Vec::with_capacity(3);
-        if s.range.start < r.start {
-            parts.push((s.range.start..r.start, false));
-        }
-        parts.push((s.range.start.max(r.start)..s.range.end.min(r.end), true));
-        if s.range.end > r.end {
-            parts.push((r.end..s.range.end, false));
-        }
-        let n = parts.len();
-        let replaced: Vec<Segment> = parts
-            .into_iter()
-            .map(|(range, inside)| {
-                let mut p = Segment { range, ..s.clone() };
-                if inside {
-                    f(&mut p);
-                }
-                p
-            })
-            .collect();
-        segments.splice(i..i + 1, replaced);
-        i += n;
-    }
+/// What [`regions_and_segments`] makes of a trace.
+struct Painted {
+    regions: Vec<Region>,
+    capture_spans: Vec<Vec<Option<Range<usize>>>>,
+    segments: Vec<Segment>,
 }
 
 /// The indented JSON of a value as the workbench shows it (non-ASCII kept, NaN allowed).
@@ -502,15 +353,18 @@ pub fn analyze(template: &Template, name: &str, sample: &Sample, file_text: &str
     let error_at = error
         .and_then(|e| e.span.as_ref())
         .map(|s| document.floor_char_boundary(s.start));
-    let error_field = error
-        .and_then(|e| e.field.as_deref())
-        .and_then(|f| template.field_index(f));
-    let (regions, segments) = regions_and_segments(&document, &trace, error_at, error_field);
+    let Painted {
+        regions,
+        capture_spans,
+        segments,
+    } = regions_and_segments(template, &document, &trace, error_at);
     let line_starts = rtbench_engine::offsets::line_starts(&document);
     let field_names: Vec<String> = template.fields().iter().map(|f| f.name.clone()).collect();
 
     let problem = error.map(|e| {
-        let region = regions.iter().rposition(|g| g.failed);
+        let region = regions
+            .iter()
+            .rposition(|g| g.ending == Some(Ending::Failed));
         let at = e
             .span
             .as_ref()
@@ -620,6 +474,7 @@ pub fn analyze(template: &Template, name: &str, sample: &Sample, file_text: &str
         origin: trace.origin,
         segments,
         regions,
+        capture_spans,
         line_starts,
         field_names,
         content_kinds: template.fields().iter().map(|f| f.content.name()).collect(),
@@ -637,17 +492,6 @@ impl Analysis {
     pub fn segment_index(&self, at: usize) -> Option<usize> {
         let i = self.segments.partition_point(|s| s.range.end <= at);
         (i < self.segments.len() && self.segments[i].range.start <= at).then_some(i)
-    }
-
-    /// The region a segment belongs to.
-    pub fn region_of(&self, kind: SegKind) -> Option<usize> {
-        match kind {
-            SegKind::Open { region }
-            | SegKind::Close { region }
-            | SegKind::Capture { region, .. }
-            | SegKind::Body { region } => Some(region),
-            _ => None,
-        }
     }
 
     /// Line and column of a document byte offset.
@@ -676,23 +520,24 @@ impl Analysis {
             let f = self.regions[r].field;
             self.regions[..r].iter().filter(|g| g.field == f).count() + 1
         };
-        let mut out = match s.kind {
-            SegKind::BeforeAnchor => "before the start anchor (not parsed)".to_string(),
-            SegKind::Open { region } => {
+        let mut out = match s.paint {
+            Paint::Cut => "before the start anchor (not parsed)".to_string(),
+            Paint::Open { region } => {
                 format!("{} #{} · open delimiter", field(region), nth(region))
             }
-            SegKind::Close { region } => {
+            Paint::Close { region } => {
                 format!("{} #{} · close delimiter", field(region), nth(region))
             }
-            SegKind::Capture { region, capture } => format!(
+            Paint::Capture { region, capture } => format!(
                 "{} #{} · capture '{}'",
                 field(region),
                 nth(region),
                 self.regions[region].captures[capture].0
             ),
-            SegKind::Body { region } => format!("{} #{} · body", field(region), nth(region)),
-            SegKind::Discarded => "discarded (went to no field)".to_string(),
-            SegKind::Unrouted => "unrouted (went to no field)".to_string(),
+            Paint::Body { region } => format!("{} #{} · body", field(region), nth(region)),
+            Paint::Discarded => "discarded (went to no field)".to_string(),
+            Paint::Unrouted => "unrouted (went to no field)".to_string(),
+            Paint::Unfed => "not fed yet".to_string(),
         };
         if at < self.prefix_len {
             out.push_str(" · prefix");
@@ -735,11 +580,11 @@ mod tests {
             at = s.range.end;
         }
         assert_eq!(at, a.document.len());
-        assert_eq!(a.segments[0].kind, SegKind::BeforeAnchor);
+        assert_eq!(a.segments[0].paint, Paint::Cut);
         let open = a.document.find("<tool_call>").unwrap();
         assert!(matches!(
-            a.segments[a.segment_index(open).unwrap()].kind,
-            SegKind::Open { .. }
+            a.segments[a.segment_index(open).unwrap()].paint,
+            Paint::Open { .. }
         ));
         // The sample's expected section was produced by the reference.
         assert_eq!(a.status, Status::Ok);
@@ -811,10 +656,10 @@ mod tests {
         );
         let a = analyze(&t, "g", &bare("x<call name=get>1</call>"), "");
         let s = kind_at(&a, "get");
-        assert!(matches!(s.kind, SegKind::Capture { .. }), "{:?}", s.kind);
-        assert!(matches!(kind_at(&a, "<call").kind, SegKind::Open { .. }));
+        assert!(matches!(s.paint, Paint::Capture { .. }), "{:?}", s.paint);
+        assert!(matches!(kind_at(&a, "<call").paint, Paint::Open { .. }));
         // No implicit field: the leading text goes nowhere.
-        assert_eq!(kind_at(&a, "x").kind, SegKind::Discarded);
+        assert_eq!(kind_at(&a, "x").paint, Paint::Discarded);
         let g = &a.regions[0];
         assert!(g.transformed.is_some());
         assert!(

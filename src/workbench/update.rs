@@ -43,7 +43,7 @@ fn cursor_moved(state: &mut State) {
         state.raw_top = raw::ensure_visible(&a, w, h, state.raw_top, state.cursor);
     }
     if let Some(i) = a.segment_index(state.cursor)
-        && let Some(r) = a.region_of(a.segments[i].kind)
+        && let Some(r) = a.segments[i].paint.region()
     {
         if state.region != Some(r) {
             state.scroll.region = 0;

@@ -40,6 +40,7 @@ pub mod event;
 pub mod offsets;
 pub mod parser;
 pub mod py;
+pub mod region;
 #[cfg(feature = "serde")]
 mod serde_json_interop;
 pub mod template;
@@ -51,6 +52,7 @@ pub use content::ContentKind;
 pub use diagnostic::{Diagnostic, Location, Severity};
 pub use event::{Event, EventKind};
 pub use parser::{Events, ParseError, Parser, parse_response, parse_response_owned};
+pub use region::{Ending, Region, regions};
 #[cfg(feature = "serde")]
 pub use serde_json_interop::LossyConversion;
 pub use template::{Field, LoadError, Template, TemplateError};

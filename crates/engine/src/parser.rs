@@ -26,6 +26,8 @@ pub struct ParseError {
     pub field: Option<String>,
     /// Where in the document the problem is: the region body, or a position inside it.
     pub span: Option<Range<usize>>,
+    /// The body of the region whose value could not be made, when that is the problem.
+    pub body: Option<Range<usize>>,
 }
 
 impl ParseError {
@@ -34,6 +36,7 @@ impl ParseError {
             message: message.into(),
             field: None,
             span: None,
+            body: None,
         }
     }
 }
@@ -66,6 +69,7 @@ fn regex_failure(e: RegexError, field: &Field, which: &str) -> ParseError {
         message,
         field: Some(field.name.clone()),
         span: None,
+        body: None,
     }
 }
 
@@ -514,6 +518,7 @@ impl Parser {
             ),
             field: Some(name.clone()),
             span: Some(at..at),
+            body: None,
         }
     }
 
@@ -639,6 +644,7 @@ impl Parser {
                 Some(o) => doc_body.start + o..doc_body.start + o,
                 None => doc_body.clone(),
             }),
+            body: Some(doc_body.clone()),
         };
         let body = &self.buffer[body_range];
         let parsed = parse_content(
@@ -721,6 +727,7 @@ impl Parser {
                     ),
                     field: Some(name.to_string()),
                     span: None,
+                    body: None,
                 });
             };
             let joined = match self.output.get(name) {
@@ -734,6 +741,7 @@ impl Parser {
                         ),
                         field: Some(name.to_string()),
                         span: None,
+                        body: None,
                     });
                 }
             };
@@ -753,6 +761,7 @@ impl Parser {
                         ),
                         field: Some(name.to_string()),
                         span: None,
+                        body: None,
                     });
                 }
             }

@@ -6,12 +6,14 @@ use std::ops::Range;
 
 use pyregex::RegexError;
 use rtbench_engine::delimiter::Delimiter;
-use rtbench_engine::event::{Event, EventKind};
+use rtbench_engine::event::Event;
 use rtbench_engine::parser::{Events, ParseError, Parser};
+use rtbench_engine::region::{self as model, RegionBuilder};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::Value;
 
-/// Where text came from, as document ranges (the document is prefix + generation).
+/// A region of the engine's model ([`rtbench_engine::region`]) with its field named, as
+/// document ranges (the document is prefix + generation).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Region {
     pub field: String,
@@ -108,10 +110,7 @@ pub fn explain(
     let f = &template.fields()[index];
     let document = format!("{prefix}{generation}");
     let (events, parse_error, origin) = trace(template, prefix, generation, tools);
-    let mut regions = regions(template, &events, document.len());
-    if let Some(g) = failed_region(template, &events, parse_error.as_ref(), document.len()) {
-        regions.push(g);
-    }
+    let regions = regions(template, &events, parse_error.as_ref(), document.len());
     let regex = |e: RegexError| format!("searching the delimiters failed: {e}");
 
     let anchor = if prefix.is_empty() {
@@ -302,90 +301,40 @@ fn trace(
     (events, error, origin)
 }
 
-/// The region still open when a parse error stopped the trace, if the error is about it.
-fn failed_region(
+/// The closed (or failed) regions of the trace, from the engine's region model, named.
+fn regions(
     template: &Template,
     events: &[Event],
     error: Option<&ParseError>,
     doc_len: usize,
-) -> Option<Region> {
-    let error = error?;
-    let mut open = None;
-    for ev in events {
-        match ev.kind {
-            EventKind::Open => open = Some(ev),
-            EventKind::Close { .. } => open = None,
-            _ => {}
-        }
+) -> Vec<Region> {
+    let mut model = RegionBuilder::new(doc_len);
+    for (i, e) in events.iter().enumerate() {
+        model.push(i, e);
     }
-    let open = open?;
-    let field = template.fields()[open.field].name.clone();
-    if error.field.as_deref() != Some(field.as_str()) {
-        return None;
+    if let Some(e) = error {
+        model.fail(template, e);
     }
-    let body_end = match &error.span {
-        Some(s) if s.start == open.span.end && s.end >= s.start => s.end,
-        _ => doc_len,
-    };
-    Some(Region {
-        field,
-        open: open.span.clone(),
-        body: open.span.end..body_end,
-        close: body_end..body_end,
-        ended_by: Ending::Failed,
-    })
-}
-
-/// Pairs open and close events into regions.
-fn regions(template: &Template, events: &[Event], doc_len: usize) -> Vec<Region> {
-    let mut out: Vec<Region> = Vec::new();
-    let mut open: Option<(usize, Range<usize>, usize)> = None;
-    for (i, ev) in events.iter().enumerate() {
-        match &ev.kind {
-            EventKind::Open => {
-                open = Some((ev.field, ev.span.clone(), ev.span.end));
-            }
-            EventKind::Close { .. } => {
-                let Some((field, open_span, body_start)) = open.take() else {
-                    continue;
-                };
-                let body = ev
-                    .detail
-                    .as_ref()
-                    .map_or(body_start..ev.span.start, |d| d.body.clone());
-                let ended_by = if !ev.span.is_empty() {
-                    Ending::Close
-                } else if ev.span.start == doc_len {
-                    Ending::EndOfStream
-                } else {
-                    // An empty close span inside the text: the next region's open delimiter,
-                    // which follows this close in the events.
-                    let next = events[i + 1..]
-                        .iter()
-                        .take_while(|e| e.span.start <= ev.span.start)
-                        .find(|e| {
-                            matches!(e.kind, EventKind::Open)
-                                && e.span.start == ev.span.start
-                                && !e.span.is_empty()
-                        })
-                        .map(|e| template.fields()[e.field].name.clone());
-                    match next {
-                        Some(name) => Ending::Open(name),
-                        None => Ending::Close,
-                    }
-                };
-                out.push(Region {
-                    field: template.fields()[field].name.clone(),
-                    open: open_span,
-                    body,
-                    close: ev.span.clone(),
-                    ended_by,
-                });
-            }
-            _ => {}
-        }
-    }
-    out
+    let name = |f: usize| template.fields()[f].name.clone();
+    model
+        .into_regions()
+        .into_iter()
+        .filter_map(|g| {
+            let ended_by = match g.ending? {
+                model::Ending::Close => Ending::Close,
+                model::Ending::Open(by) => Ending::Open(name(by)),
+                model::Ending::EndOfStream => Ending::EndOfStream,
+                model::Ending::Failed => Ending::Failed,
+            };
+            Some(Region {
+                field: name(g.field),
+                open: g.open,
+                body: g.body,
+                close: g.close.unwrap_or_default(),
+                ended_by,
+            })
+        })
+        .collect()
 }
 
 impl Explanation {

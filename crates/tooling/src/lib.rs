@@ -6,6 +6,7 @@ pub mod diff;
 pub mod explain;
 pub mod export;
 pub mod lint;
+pub mod paint;
 pub mod partial_json;
 pub mod replay;
 pub mod sample;

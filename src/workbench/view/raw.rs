@@ -10,7 +10,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::workbench::analysis::{Analysis, SegKind, Segment};
+use crate::workbench::analysis::{Analysis, Paint, Segment};
 use crate::workbench::state::{Pane, State};
 use crate::workbench::theme::Theme;
 use crate::workbench::view::pane_block;
@@ -187,18 +187,32 @@ pub fn hit(a: &Analysis, width: usize, top: (usize, usize), x: usize, y: usize) 
     r.end
 }
 
-/// The style of a segment.
+/// The style of a segment of the analysis.
 pub fn segment_style(a: &Analysis, s: &Segment, theme: &Theme) -> Style {
-    let field = |r: usize| a.regions[r].field;
-    let mut style = match s.kind {
-        SegKind::BeforeAnchor => theme.before_anchor(),
-        SegKind::Open { region } | SegKind::Close { region } => theme.delimiter(field(region)),
-        SegKind::Capture { .. } => theme.capture(),
-        SegKind::Body { region } => theme.body(field(region)),
-        SegKind::Discarded => theme.discarded(),
-        SegKind::Unrouted => theme.discarded().add_modifier(Modifier::ITALIC),
+    paint_style(theme, s, a.prefix_len, |r| a.regions[r].field)
+}
+
+/// The style of a painted segment, for the raw pane and the replay alike: by what it is (the
+/// field of its region for delimiters and bodies), dimmed in the prefix, marked where held back
+/// or where a parse error points.
+pub fn paint_style(
+    theme: &Theme,
+    s: &Segment,
+    prefix_len: usize,
+    field: impl Fn(usize) -> usize,
+) -> Style {
+    let mut style = match s.paint {
+        Paint::Cut => theme.before_anchor(),
+        Paint::Open { region } | Paint::Close { region } => theme.delimiter(field(region)),
+        Paint::Capture { .. } => theme.capture(),
+        Paint::Body { region } => theme.body(field(region)),
+        Paint::Discarded => theme.discarded(),
+        // Held-back text is not lost, only waiting: plain text under the held mark.
+        Paint::Unrouted if s.held => theme.text(),
+        Paint::Unrouted => theme.discarded().add_modifier(Modifier::ITALIC),
+        Paint::Unfed => theme.dim(),
     };
-    if s.range.start < a.prefix_len && s.kind != SegKind::BeforeAnchor {
+    if s.range.start < prefix_len && s.paint != Paint::Cut {
         style = style.add_modifier(Modifier::DIM);
     }
     if s.held {

@@ -11,6 +11,7 @@ use crate::workbench::analysis::{Analysis, pretty_json};
 use crate::workbench::highlight;
 use crate::workbench::state::{Pane, State};
 use crate::workbench::view::{inner, pane_block};
+use rtbench_engine::region::Ending;
 use rtbench_engine::value::Value;
 
 /// The start of `text` that can show in `budget` characters (a column never shows more: each
@@ -72,7 +73,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     }
     if !g.captures.is_empty() {
         body.push(Line::styled("captures", heading(state)));
-        for (name, value, _) in &g.captures {
+        for (name, value) in &g.captures {
             body.push(Line::from(vec![
                 Span::styled(format!("{name} = "), theme.capture()),
                 Span::raw(value.py_repr()),
@@ -84,7 +85,8 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         format!("→ parsed ({})", a.content_kinds[g.field]),
         heading(state),
     )];
-    match (&g.parsed, g.failed) {
+    let failed = g.ending == Some(Ending::Failed);
+    match (&g.parsed, failed) {
         (Some(v), _) => parsed.extend(json_lines(v, state, budget)),
         (None, true) => {
             let msg = a
@@ -113,11 +115,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         (None, None) => {
             third.push(Line::styled("→ transform", heading(state)));
             third.push(Line::styled(
-                if g.failed {
-                    "(failed)"
-                } else {
-                    "(no value yet)"
-                },
+                if failed { "(failed)" } else { "(no value yet)" },
                 theme.dim(),
             ));
         }

@@ -24,11 +24,11 @@ use crate::workbench::highlight;
 use crate::workbench::replay::ReplayState;
 use crate::workbench::state::State;
 use crate::workbench::theme::Theme;
-use crate::workbench::view::raw::{shown_char, wrap_rows};
+use crate::workbench::view::raw::{paint_style, shown_char, wrap_rows};
 use rtbench_engine::event::EventKind;
 use rtbench_engine::py::py_repr_str;
 use rtbench_engine::value::Value;
-use rtbench_tooling::replay::{CandidateState, Outcome, Paint, Replay, Role, StepKind};
+use rtbench_tooling::replay::{CandidateState, Outcome, Replay, Role, StepKind};
 
 /// `text` as a Python string literal, cut to `max` characters with an ellipsis after the quote.
 fn quoted(text: &str, max: usize) -> String {
@@ -110,19 +110,6 @@ pub fn draw(frame: &mut Frame, main: Rect, state: &State) {
             ReplayPane::Message => message(frame, rect, state, rs),
             ReplayPane::Timeline => timeline(frame, rect, state, rs),
         }
-    }
-}
-
-/// The style of a painted stretch of text.
-fn paint_style(theme: &Theme, paint: Paint) -> Style {
-    match paint {
-        Paint::Cut => theme.before_anchor(),
-        Paint::OpenDelimiter(f) | Paint::CloseDelimiter(f) => theme.delimiter(f),
-        Paint::Body(f) => theme.body(f),
-        Paint::Discarded => theme.discarded(),
-        Paint::Unrouted => theme.discarded().add_modifier(Modifier::ITALIC),
-        Paint::Held => theme.held(theme.text()),
-        Paint::Unfed => theme.dim(),
     }
 }
 
@@ -210,11 +197,9 @@ fn raw(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
     let segments = r.paint(rs.step);
     let chunk = s.chunk.as_ref().map(|c| c.range.clone());
     let style_at = |at: usize, seg: usize| {
-        let g = &segments[seg];
-        let mut style = paint_style(theme, g.paint);
-        if at < r.prefix_len() && g.paint != Paint::Cut {
-            style = style.add_modifier(Modifier::DIM);
-        }
+        let mut style = paint_style(theme, &segments[seg], r.prefix_len(), |i| {
+            r.regions()[i].field
+        });
         if chunk.as_ref().is_some_and(|c| c.contains(&at)) {
             style = style.add_modifier(Modifier::UNDERLINED | Modifier::BOLD);
         }

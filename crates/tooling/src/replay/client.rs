@@ -166,7 +166,7 @@ impl Replay {
 
     /// The open region's text from its chunk events up to timeline index `upto`.
     fn live_region(&self, region: usize, upto: usize) -> LiveRegion {
-        let r = &self.regions[region];
+        let r = &self.regions()[region];
         let field = &self.template.fields()[r.field];
         let mut text = String::new();
         let mut dirty = field.dirty();

@@ -25,12 +25,14 @@ use std::ops::Range;
 use crate::chunking::Chunking;
 use rtbench_engine::event::{Event, EventKind};
 use rtbench_engine::parser::{Events, ParseError, Parser};
+use rtbench_engine::region::RegionBuilder;
 use rtbench_engine::template::Template;
 use rtbench_engine::value::{Dict, Value};
 
+pub use crate::paint::{Paint, Segment};
 pub use client::{LiveRegion, PartialMessage};
 pub use held::{Candidate, CandidateState, Role};
-pub use paint::{Paint, RegionView, Segment};
+pub use paint::RegionView;
 
 use client::Client;
 
@@ -170,23 +172,9 @@ pub struct TimelineEvent {
     pub event: Event,
 }
 
-/// One region of the stream: where it opened, what it received and where it closed.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Region {
-    pub field: usize,
-    /// The open delimiter (empty, at the first character, for the implicit region).
-    pub open: Range<usize>,
-    /// The text routed to the region by the end of the replay.
-    pub body: Range<usize>,
-    /// The close delimiter (empty where another region's open or the end of stream ended it).
-    pub close: Option<Range<usize>>,
-    /// The steps at which it opened and closed.
-    pub opened_at: usize,
-    pub closed_at: Option<usize>,
-    /// Timeline indices of its open and close events.
-    pub open_event: usize,
-    pub close_event: Option<usize>,
-}
+/// One region of the stream (the engine's region model); its open and close event indices
+/// are indices into [`Replay::timeline`].
+pub use rtbench_engine::region::Region;
 
 /// How the stream ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -207,7 +195,7 @@ pub struct Replay {
     origin: usize,
     steps: Vec<Record>,
     timeline: Vec<TimelineEvent>,
-    regions: Vec<Region>,
+    regions: RegionBuilder,
     /// Text that went to no region: `(step, range)`, in document order.
     discarded: Vec<(usize, Range<usize>)>,
     /// The client's settled message after `timeline[..upto]`, every few closes.
@@ -236,13 +224,16 @@ impl Replay {
             origin: 0,
             steps: Vec::new(),
             timeline: Vec::new(),
-            regions: Vec::new(),
+            regions: RegionBuilder::default(),
             discarded: Vec::new(),
             snapshots: vec![(0, template.defaults().clone())],
             since_snapshot: (0, 0),
             outcome: Outcome::Message(Dict::new()),
         };
         replay.document.push_str(prefix);
+        let feeds = feeds(&replay.chunking, generation);
+        let fed_len: usize = feeds.iter().map(|(_, text, _)| text.len()).sum();
+        replay.regions = RegionBuilder::new(prefix.len() + fed_len);
         let mut client = Client::new(&template);
         let mut parser = match Parser::with_events(&template, Some(prefix), tools, Events::Trace) {
             Ok(p) => p,
@@ -256,17 +247,21 @@ impl Replay {
         replay.origin = parser.origin();
         let step = replay.next_record(Kind::Prefix, &parser);
         replay.record(step, parser.initial_events().to_vec(), &mut client);
-        if replay.feed_all(&mut parser, generation, &mut client) {
+        if replay.feed_all(&mut parser, feeds, &mut client) {
             replay.finish(&mut parser, &mut client);
         }
         replay
     }
 
     /// Feeds the generation chunk by chunk, one step each; false when a feed failed.
-    fn feed_all(&mut self, parser: &mut Parser, generation: &str, client: &mut Client) -> bool {
-        let chunking = self.chunking.clone();
+    fn feed_all(
+        &mut self,
+        parser: &mut Parser,
+        feeds: Vec<(Range<usize>, Cow<'_, str>, usize)>,
+        client: &mut Client,
+    ) -> bool {
         let mut failed = false;
-        for (source, text, replaced) in feeds(&chunking, generation) {
+        for (source, text, replaced) in feeds {
             self.document.push_str(&text);
             if failed {
                 // Never fed: kept in the document so that a view shows it as such.
@@ -323,10 +318,12 @@ impl Replay {
     /// Adds a step with its events, updating the regions and the client's snapshots.
     fn record(&mut self, mut record: Record, events: Vec<Event>, client: &mut Client) {
         let step = self.steps.len();
-        let mut live = unpack(record.live);
         for event in events {
             let index = self.timeline.len();
-            self.track_region(step, index, &event, &mut live);
+            self.regions.push(index, &event);
+            if let EventKind::Discard { .. } = event.kind {
+                self.discarded.push((step, event.span.clone()));
+            }
             let work = client.apply(&self.template, &event);
             if work > 0 {
                 self.since_snapshot.0 += 1;
@@ -340,43 +337,10 @@ impl Replay {
             self.timeline.push(TimelineEvent { step, event });
         }
         record.events_end = self.timeline.len();
+        let live = self.regions.live();
         record.live = pack(live);
-        record.live_end = live.map_or(0, |r| self.regions[r].body.end);
+        record.live_end = live.map_or(0, |r| self.regions.regions()[r].body.end);
         self.steps.push(record);
-    }
-
-    /// Follows regions through one event.
-    fn track_region(&mut self, step: usize, index: usize, event: &Event, live: &mut Option<usize>) {
-        match &event.kind {
-            EventKind::Open => {
-                let end = event.span.end;
-                self.regions.push(Region {
-                    field: event.field,
-                    open: event.span.clone(),
-                    body: end..end,
-                    close: None,
-                    opened_at: step,
-                    closed_at: None,
-                    open_event: index,
-                    close_event: None,
-                });
-                *live = Some(self.regions.len() - 1);
-            }
-            EventKind::Chunk { .. } => {
-                if let Some(r) = *live {
-                    self.regions[r].body.end = event.span.end;
-                }
-            }
-            EventKind::Close { .. } => {
-                if let Some(r) = live.take() {
-                    let region = &mut self.regions[r];
-                    region.close = Some(event.span.clone());
-                    region.closed_at = Some(step);
-                    region.close_event = Some(index);
-                }
-            }
-            EventKind::Discard { .. } => self.discarded.push((step, event.span.clone())),
-        }
     }
 
     /// Adds the step that failed and ends the replay there.
@@ -495,7 +459,7 @@ impl Replay {
 
     /// Every region of the whole stream, in the order they opened.
     pub fn regions(&self) -> &[Region] {
-        &self.regions
+        self.regions.regions()
     }
 
     /// The text fed at a step (empty for the prefix and finalize steps).

@@ -4,33 +4,7 @@
 use std::ops::Range;
 
 use super::Replay;
-
-/// What a stretch of the document was after a step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Paint {
-    /// Prefix text before the start anchor's cut: never seen by the parser.
-    Cut,
-    OpenDelimiter(usize),
-    Body(usize),
-    CloseDelimiter(usize),
-    /// Text that went to no region (no implicit field and no region open).
-    Discarded,
-    /// Consumed by the parser without any event: the implicit field's close delimiter when
-    /// that region had not opened (the reference reports no close for it), or text of a step
-    /// that failed (its events are lost).
-    Unrouted,
-    /// Received but held back: a delimiter may start here.
-    Held,
-    /// Not fed yet.
-    Unfed,
-}
-
-/// A stretch of the document with its paint; segments are in order and cover the document.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Segment {
-    pub range: Range<usize>,
-    pub paint: Paint,
-}
+use crate::paint::{self, Paint, Segment};
 
 /// A region as it stood after a step.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,13 +22,15 @@ pub struct RegionView {
 impl Replay {
     /// The regions opened by the end of `step`, open ones with the body received so far.
     pub fn regions_at(&self, step: usize) -> Vec<RegionView> {
-        let live = self.step(step).live;
-        let n = self.regions.partition_point(|r| r.opened_at <= step);
-        self.regions[..n]
+        let s = self.step(step);
+        let (live, events_end) = (s.live, s.events.end);
+        let regions = self.regions();
+        let n = regions.partition_point(|r| r.open_event < events_end);
+        regions[..n]
             .iter()
             .enumerate()
             .map(|(i, r)| {
-                let closed = r.closed_at.is_some_and(|c| c <= step);
+                let closed = r.close_event.is_some_and(|c| c < events_end);
                 let body_end = match live {
                     Some((open, end)) if open == i && !closed => end,
                     _ => r.body.end,
@@ -70,55 +46,32 @@ impl Replay {
             .collect()
     }
 
-    /// The whole document painted as it stood after `step`.
+    /// The whole document painted as it stood after `step`: regions as far as they had got,
+    /// discarded text, the held-back text marked, and the rest [`Paint::Unfed`].
     pub fn paint(&self, step: usize) -> Vec<Segment> {
         let s = self.step(step);
-        let mut marks: Vec<Segment> = Vec::new();
+        let mut marks = Vec::new();
         for r in self.regions_at(step) {
-            marks.push(seg(r.open, Paint::OpenDelimiter(r.field)));
-            marks.push(seg(r.body, Paint::Body(r.field)));
+            marks.push((r.open, Paint::Open { region: r.region }));
+            marks.push((r.body, Paint::Body { region: r.region }));
             if let Some(close) = r.close {
-                marks.push(seg(close, Paint::CloseDelimiter(r.field)));
+                marks.push((close, Paint::Close { region: r.region }));
             }
         }
         let discarded = self.discarded.partition_point(|(st, _)| *st <= step);
         marks.extend(
             self.discarded[..discarded]
                 .iter()
-                .map(|(_, r)| seg(r.clone(), Paint::Discarded)),
+                .map(|(_, r)| (r.clone(), Paint::Discarded)),
         );
-        marks.retain(|m| !m.range.is_empty());
-        marks.sort_by_key(|m| m.range.start);
-        let mut out = Vec::with_capacity(marks.len() * 2 + 4);
-        push(&mut out, 0..self.origin, Paint::Cut);
-        let mut at = self.origin;
-        for m in marks {
-            push(&mut out, at..m.range.start, Paint::Unrouted);
-            at = at.max(m.range.end);
-            push(&mut out, m.range, m.paint);
-        }
-        push(&mut out, at..s.held.start.max(at), Paint::Unrouted);
-        push(&mut out, s.held.start.max(at)..s.held.end, Paint::Held);
-        push(&mut out, s.fed_to..self.document.len(), Paint::Unfed);
+        let mut out = paint::cover(marks, self.origin, self.document.len());
+        paint::overlay(&mut out, &(s.fed_to..self.document.len()), |g| {
+            g.paint = Paint::Unfed
+        });
+        paint::overlay(&mut out, &s.held, |g| g.held = true);
+        let mut out = paint::merge(out);
+        // Views dim the prefix by segment: keep its end a segment boundary.
+        paint::overlay(&mut out, &(0..self.prefix_len), |_| {});
         out
     }
-}
-
-fn seg(range: Range<usize>, paint: Paint) -> Segment {
-    Segment { range, paint }
-}
-
-/// Appends a non-empty segment, merging it with the previous one when they touch and match.
-fn push(out: &mut Vec<Segment>, range: Range<usize>, paint: Paint) {
-    if range.is_empty() {
-        return;
-    }
-    if let Some(last) = out.last_mut()
-        && last.paint == paint
-        && last.range.end == range.start
-    {
-        last.range.end = range.end;
-        return;
-    }
-    out.push(seg(range, paint));
 }

@@ -1,0 +1,307 @@
+//! Regions: a stream's events paired into the stretches of text each field received, with how
+//! each one ended. Every view of a parse (explanations, the workbench's colouring and region
+//! pane, the stream replay) reads regions from here, so they all agree on what the parser did.
+//!
+//! Events come from a parser recording them ([`crate::Events::Reference`] or, for the values
+//! before and after the transform and the delimiter captures, [`crate::Events::Trace`]).
+//!
+//! ```
+//! use rtbench_engine::region::{Ending, regions};
+//! use rtbench_engine::{Events, Parser, Template};
+//!
+//! let template = Template::from_json_str(r#"{
+//!   "start_anchor": "<|assistant|>",
+//!   "fields": {
+//!     "content": {},
+//!     "tool_calls": {"open": "<tool>", "close": "</tool>", "content": "json", "repeats": true}
+//!   }
+//! }"#)?;
+//! let generation = "Let me check.<tool>{\"name\": \"f\"}</tool>";
+//! let mut parser = Parser::with_events(&template, Some("<|assistant|>"), None, Events::Trace)?;
+//! let mut events = parser.initial_events().to_vec();
+//! events.extend(parser.feed(generation)?);
+//! events.extend(parser.finalize()?.1);
+//!
+//! let found = regions(&events, generation.len() + "<|assistant|>".len());
+//! let tool = template.field_index("tool_calls").unwrap();
+//! assert_eq!(found.len(), 2);
+//! assert_eq!(found[0].ending, Some(Ending::Open(tool))); // the tool call's open ended the text
+//! assert_eq!(found[1].ending, Some(Ending::Close));
+//! assert_eq!(found[1].value.as_ref().map(|v| v.py_repr()).as_deref(), Some("{'name': 'f'}"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::ops::Range;
+
+use crate::event::{Event, EventKind};
+use crate::parser::ParseError;
+use crate::template::Template;
+use crate::value::Value;
+
+/// One region of one field: where it opened, the text it received, where and how it ended,
+/// and the values made of it. Ranges are byte ranges of the document (prefix + generation).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Region {
+    /// Index of the field in the template.
+    pub field: usize,
+    /// The open delimiter (empty, at its first character, for the implicit region).
+    pub open: Range<usize>,
+    /// The text routed to the region so far (with tracing, at the close: the body the
+    /// content parser saw).
+    pub body: Range<usize>,
+    /// The close delimiter, or an empty range where the region ended; `None` while open.
+    pub close: Option<Range<usize>>,
+    /// How it ended; `None` while open.
+    pub ending: Option<Ending>,
+    /// Named captures of the open and close delimiters (with tracing).
+    pub captures: Vec<(String, Value)>,
+    /// What the content parser made of the body (with tracing).
+    pub parsed: Option<Value>,
+    /// The value after the transform (with tracing and a transform).
+    pub transformed: Option<Value>,
+    /// The value the close event reported.
+    pub value: Option<Value>,
+    /// Index of the open event in the events given.
+    pub open_event: usize,
+    /// Index of the close event, once closed.
+    pub close_event: Option<usize>,
+}
+
+/// Why a region ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// Its own close delimiter matched.
+    Close,
+    /// The open delimiter of this field's region matched (the implicit region, or a region
+    /// without a close, ends there).
+    Open(usize),
+    /// The stream ended first.
+    EndOfStream,
+    /// Its value could not be made; the parse error says why.
+    Failed,
+}
+
+impl Region {
+    /// Whether the region had closed (or failed).
+    pub fn is_closed(&self) -> bool {
+        self.ending.is_some()
+    }
+}
+
+/// Pairs events into regions as they arrive; [`regions`] does it for a finished stream.
+#[derive(Clone, Debug, Default)]
+pub struct RegionBuilder {
+    doc_len: usize,
+    regions: Vec<Region>,
+    live: Option<usize>,
+    /// A region that ended with an empty close span: the open event that follows at the same
+    /// place (if any) tells which field's open ended it.
+    pending: Option<usize>,
+}
+
+impl RegionBuilder {
+    /// A builder for a document of `doc_len` bytes (prefix + the whole generation).
+    pub fn new(doc_len: usize) -> RegionBuilder {
+        RegionBuilder {
+            doc_len,
+            ..RegionBuilder::default()
+        }
+    }
+
+    /// Takes the event at `index` of the stream. Returns the region it belongs to, if any
+    /// (discarded text belongs to none).
+    pub fn push(&mut self, index: usize, event: &Event) -> Option<usize> {
+        if let Some(p) = self.pending {
+            let close = self.regions[p].close.clone().unwrap_or_default();
+            if matches!(event.kind, EventKind::Open)
+                && event.span.start == close.start
+                && !event.span.is_empty()
+            {
+                self.regions[p].ending = Some(Ending::Open(event.field));
+                self.pending = None;
+            } else if event.span.start > close.start {
+                self.pending = None;
+            }
+        }
+        match &event.kind {
+            EventKind::Open => {
+                let end = event.span.end;
+                self.regions.push(Region {
+                    field: event.field,
+                    open: event.span.clone(),
+                    body: end..end,
+                    close: None,
+                    ending: None,
+                    captures: Vec::new(),
+                    parsed: None,
+                    transformed: None,
+                    value: None,
+                    open_event: index,
+                    close_event: None,
+                });
+                self.live = Some(self.regions.len() - 1);
+                self.live
+            }
+            EventKind::Chunk { .. } => {
+                let r = self.live?;
+                let body = &mut self.regions[r].body;
+                if body.start == body.end {
+                    *body = event.span.clone();
+                } else {
+                    body.end = event.span.end;
+                }
+                Some(r)
+            }
+            EventKind::Close { value } => {
+                let r = self.live.take()?;
+                let g = &mut self.regions[r];
+                g.close = Some(event.span.clone());
+                g.close_event = Some(index);
+                g.value = Some(value.clone());
+                if let Some(d) = &event.detail {
+                    g.body = d.body.clone();
+                    g.captures = d.captures.clone();
+                    g.parsed = Some(d.parsed.clone());
+                    g.transformed = d.transformed.clone();
+                }
+                g.ending = Some(if !event.span.is_empty() {
+                    Ending::Close
+                } else if event.span.start >= self.doc_len {
+                    Ending::EndOfStream
+                } else {
+                    // Until an open at the same place says otherwise.
+                    self.pending = Some(r);
+                    Ending::Close
+                });
+                Some(r)
+            }
+            EventKind::Discard { .. } => None,
+        }
+    }
+
+    /// Marks the open region as the one that failed, when the parse error is about its field.
+    /// Its body is the one the error names, else the rest of the document (the parser had
+    /// taken all the text it received into it).
+    pub fn fail(&mut self, template: &Template, error: &ParseError) -> Option<usize> {
+        let r = self.live?;
+        let g = &mut self.regions[r];
+        if error.field.as_deref() != Some(template.fields()[g.field].name.as_str()) {
+            return None;
+        }
+        g.body = match &error.body {
+            Some(b) => b.clone(),
+            None => g.open.end..self.doc_len.max(g.open.end),
+        };
+        let end = g.body.end;
+        g.close = Some(end..end);
+        g.ending = Some(Ending::Failed);
+        self.live = None;
+        Some(r)
+    }
+
+    /// The region receiving text, if one is open.
+    pub fn live(&self) -> Option<usize> {
+        self.live
+    }
+
+    /// The regions so far, in the order they opened.
+    pub fn regions(&self) -> &[Region] {
+        &self.regions
+    }
+
+    /// The regions, in the order they opened.
+    pub fn into_regions(self) -> Vec<Region> {
+        self.regions
+    }
+}
+
+/// The regions of a stream's events over a document of `doc_len` bytes.
+pub fn regions(events: &[Event], doc_len: usize) -> Vec<Region> {
+    let mut b = RegionBuilder::new(doc_len);
+    for (i, e) in events.iter().enumerate() {
+        b.push(i, e);
+    }
+    b.into_regions()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parser::{Events, Parser};
+
+    fn traced(template: &Template, prefix: &str, chunks: &[&str]) -> (Vec<Event>, usize) {
+        let mut p = Parser::with_events(template, Some(prefix), None, Events::Trace).unwrap();
+        let mut events = p.initial_events().to_vec();
+        for c in chunks {
+            events.extend(p.feed(c).unwrap());
+        }
+        events.extend(p.finalize().unwrap().1);
+        (events, prefix.len() + chunks.concat().len())
+    }
+
+    #[test]
+    fn endings_are_told_apart_whatever_the_chunking() {
+        let t = Template::from_json_str(
+            r#"{"start_anchor": "A:", "fields": {
+                "content": {},
+                "thinking": {"open": "<t>", "close": "</t>"},
+                "tool_calls": {"open": "<c>", "repeats": true}
+            }}"#,
+        )
+        .unwrap();
+        let text = "hi<t>hm</t>so<c>x";
+        let whole = traced(&t, "A:", &[text]);
+        let pieces: Vec<String> = text.chars().map(String::from).collect();
+        let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        let split = traced(&t, "A:", &pieces);
+        for (events, len) in [whole, split] {
+            let r = regions(&events, len);
+            let got: Vec<(&str, Option<Ending>, &str)> = r
+                .iter()
+                .map(|g| {
+                    let doc = format!("A:{text}");
+                    let body = doc[g.body.clone()].to_string();
+                    (
+                        t.fields()[g.field].name.as_str(),
+                        g.ending.clone(),
+                        Box::leak(body.into_boxed_str()) as &str,
+                    )
+                })
+                .collect();
+            assert_eq!(
+                got,
+                [
+                    ("content", Some(Ending::Open(1)), "hi"),
+                    ("thinking", Some(Ending::Close), "hm"),
+                    ("content", Some(Ending::Open(2)), "so"),
+                    ("tool_calls", Some(Ending::EndOfStream), "x"),
+                ]
+            );
+        }
+    }
+
+    #[test]
+    fn a_failing_region_is_marked_with_its_body() {
+        let t = Template::from_json_str(
+            r#"{"start_anchor": "A:", "fields": {"content": {"open": "<j>", "close": "</j>", "content": "json"}}}"#,
+        )
+        .unwrap();
+        let doc = "A:<j>{oops</j>";
+        let mut p = Parser::with_events(&t, Some("A:"), None, Events::Trace).unwrap();
+        let mut b = RegionBuilder::new(doc.len());
+        let events = p.feed("<j>{oo").unwrap();
+        for (i, e) in events.iter().enumerate() {
+            b.push(i, e);
+        }
+        assert_eq!(b.live(), Some(0));
+        let err = p.feed("ps</j>").unwrap_err();
+        assert_eq!(b.fail(&t, &err), Some(0));
+        let g = &b.regions()[0];
+        assert_eq!(
+            (g.ending.clone(), g.open.clone()),
+            (Some(Ending::Failed), 2..5)
+        );
+        assert_eq!(&doc[g.body.clone()], "{oops", "{err:?}");
+        assert_eq!(b.live(), None);
+    }
+}
