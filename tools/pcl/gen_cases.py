@@ -287,6 +287,42 @@ def hand_written(c: Cases) -> None:
     c.add("large-long-list", arg("[" + ", ".join(str(i * 7919 % 100003) for i in range(5000)) + "]"))
     c.add("large-whitespace", "[" + " \t\r\n" * 5000 + "f()" + "\n" * 5000 + "]" + " " * 5000)
 
+    # `repr()` in error messages: a repeated dict key and an unsupported escape are quoted with
+    # `{!r}`, which escapes exactly what `str.isprintable()` rejects (Unicode 14): unassigned code
+    # points (some assigned by later Unicode versions), private-use and format characters,
+    # noncharacters and separators, while combining marks and other visible characters stay as
+    # they are. Lone surrogates are rejected before any quoting, so they only show that.
+    repr_chars = [
+        # Unassigned (Cn), some of them assigned in Unicode 15.
+        "\u0378", "\u0379", "\u0cf3", "\U0001e030", "\U00031350", "\U0001f6dc", "\U000e0080",
+        "\U000e01f0", "\U0002fffd",
+        # Private use (Co).
+        "\ue000", "\uf8ff", "\U000f0000", "\U000ffffd",
+        # Format characters (Cf).
+        "\u200b", "\u200e", "\u2060", "\u061c", "\xad", "\U000110bd", "\U00013430", "\u180e",
+        "\u0890",
+        # Combining marks (Mn, Me): printable.
+        "\u0301", "\u20dd", "\u1ab0", "\U000e0100",
+        # Noncharacters, separators, C1 controls.
+        "\ufdd0", "\U0001ffff", "\u1680", "\u3000", "\x85", "\x9f",
+        # Printable look-alikes of blanks and recent assignments (Unicode 14).
+        "\u2800", "\u115f", "\u3164", "\ufffc", "\ufffd", "\u0870", "\U0001f6dd", "\U0001faf0",
+    ]
+    for ch in repr_chars:
+        cp = ord(ch)
+        c.add(f"repr-key-{cp:04x}", arg(f"{{'k{ch}': 1, 'k{ch}': 2}}"))
+        units = ch.encode("utf-16-be")
+        escaped = "".join(f"\\u{int.from_bytes(units[i:i + 2], 'big'):04x}" for i in range(0, len(units), 2))
+        c.add(f"repr-key-escaped-{cp:04x}", arg(f"{{'{escaped}': 1, '{escaped}': 2}}"))
+        c.add(f"repr-key-dq-{cp:04x}", arg(f'{{"\'{ch}": 1, "\'{ch}": 2}}'))
+        c.add(f"repr-escape-{cp:04x}", f"[g(a=1, b='\\{ch}')]")
+    c.add("repr-key-mixed", arg("{'" + "".join(repr_chars) + "': 1, '" + "".join(repr_chars) + "': 2}"))
+    for i, text in enumerate([
+        "{'\ud800': 1, '\ud800': 2}", "{'\\ud800': 1, '\\ud800': 2}", "'x\\\udfff'",
+        "{'k': 1, 'k': 2, '\\\udbff': 3}", "{'\\ud83d\\ude00': 1, '\\ud83d\\ude00': 2}",
+    ]):
+        c.add(f"repr-surrogate-{i}", arg(text))
+
 
 # ---------------------------------------------------------------------------------------------
 # Random cases

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Generates `src/engine/py/unicode_tables.rs`: the Unicode data of the reference's Python.
+"""Generates `crates/engine/src/py/unicode_tables.rs`: the Unicode data of the reference's Python.
 
 Run with the oracle interpreter (CPython 3.11.7, Unicode 14.0.0):
 
-    /tmp/oracle/bin/python tools/py/gen_tables.py > src/engine/py/unicode_tables.rs
+    /tmp/oracle/bin/python tools/py/gen_tables.py > crates/engine/src/py/unicode_tables.rs
 
 Every table is measured through the behaviour it feeds (`int()`, `str.lower()`, `str.isprintable()`),
 not read from `unicodedata`, so that the tables describe what the interpreter does.

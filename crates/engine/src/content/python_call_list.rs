@@ -27,9 +27,16 @@
 //! Positions in errors count Unicode code points, as Python does. Raw lone surrogates in the
 //! text are the stand-in characters of [`crate::value`]. The parser runs in linear time
 //! and its recursion is bounded by the nesting limit.
+//!
+//! The grammar's character classes are ASCII, as the reference's patterns are (`[A-Za-z0-9_]`,
+//! `[0-9]`, `[0-9a-fA-F]`, `[ \t\n\r]`), so no Unicode property is consulted while parsing. The
+//! one place Unicode data matters is the Python `repr()` quoting a repeated name or an
+//! unsupported escape in an error message: that is `py::py_repr_str`, on the tables generated
+//! from the reference's interpreter.
 
 use std::fmt;
 
+use crate::py::py_repr_str;
 use crate::value::{Dict, Value, surrogate_of};
 
 /// The deepest nesting of lists and dicts the reference accepts.
@@ -104,7 +111,7 @@ impl fmt::Display for CallListErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use CallListErrorKind::*;
         match self {
-            Expected(c) => write!(f, "expected {}", py_repr(c.encode_utf8(&mut [0; 4]))),
+            Expected(c) => write!(f, "expected {}", py_repr_str(c.encode_utf8(&mut [0; 4]))),
             ExpectedFunctionName => f.write_str("expected a function name"),
             ExpectedKeywordArgument => f.write_str(
                 "expected a keyword argument (positional arguments and trailing commas are not \
@@ -115,14 +122,14 @@ impl fmt::Display for CallListErrorKind {
                 f.write_str("expected a string, number, list, dict, True, False or None")
             }
             DictKeyNotString => f.write_str("dict keys must be strings"),
-            RepeatedName(key) => write!(f, "repeated name {}", py_repr(key)),
+            RepeatedName(key) => write!(f, "repeated name {}", py_repr_str(key)),
             InvalidString => f.write_str("invalid string"),
             LoneSurrogate => f.write_str("lone surrogate in the string starting"),
             UnsupportedEscape(escape) => {
                 write!(
                     f,
                     "unsupported escape {} in the string starting",
-                    py_repr(escape)
+                    py_repr_str(escape)
                 )
             }
             LoneSurrogateEscape => f.write_str("lone surrogate escape in the string starting"),
@@ -519,77 +526,6 @@ fn low_surrogate_escape(s: &str) -> Option<u32> {
     hex4(rest).filter(|code| (0xDC00..=0xDFFF).contains(code))
 }
 
-/// Python's `repr()` of a string, for error messages. Non-ASCII characters are escaped when
-/// Python (Unicode 14) considers them unprintable, except unassigned code points other than
-/// noncharacters, which are shown as they are.
-fn py_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        let cp = match surrogate_of(c) {
-            Some(surrogate) => u32::from(surrogate),
-            None => c as u32,
-        };
-        match c {
-            _ if c == quote || c == '\\' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            _ if cp < 0x20 || cp == 0x7F => out.push_str(&format!("\\x{cp:02x}")),
-            _ if cp < 0x7F || is_printable(cp) => out.push(c),
-            _ if cp <= 0xFF => out.push_str(&format!("\\x{cp:02x}")),
-            _ if cp <= 0xFFFF => out.push_str(&format!("\\u{cp:04x}")),
-            _ => out.push_str(&format!("\\U{cp:08x}")),
-        }
-    }
-    out.push(quote);
-    out
-}
-
-/// Python's `str.isprintable()` for one non-ASCII code point: false for the categories Cc, Cf,
-/// Cs, Co, Zs, Zl and Zp (Unicode 14) and for noncharacters.
-fn is_printable(cp: u32) -> bool {
-    const UNPRINTABLE: &[(u32, u32)] = &[
-        (0x80, 0xA0),
-        (0xAD, 0xAD),
-        (0x600, 0x605),
-        (0x61C, 0x61C),
-        (0x6DD, 0x6DD),
-        (0x70F, 0x70F),
-        (0x890, 0x891),
-        (0x8E2, 0x8E2),
-        (0x1680, 0x1680),
-        (0x180E, 0x180E),
-        (0x2000, 0x200F),
-        (0x2028, 0x202F),
-        (0x205F, 0x2064),
-        (0x2066, 0x206F),
-        (0x3000, 0x3000),
-        (0xD800, 0xF8FF),
-        (0xFDD0, 0xFDEF),
-        (0xFEFF, 0xFEFF),
-        (0xFFF9, 0xFFFB),
-        (0x110BD, 0x110BD),
-        (0x110CD, 0x110CD),
-        (0x13430, 0x13438),
-        (0x1BCA0, 0x1BCA3),
-        (0x1D173, 0x1D17A),
-        (0xE0001, 0xE0001),
-        (0xE0020, 0xE007F),
-        (0xF0000, 0x10FFFF),
-    ];
-    let noncharacter = cp & 0xFFFE == 0xFFFE;
-    !noncharacter && !UNPRINTABLE.iter().any(|&(lo, hi)| (lo..=hi).contains(&cp))
-}
-
 #[cfg(test)]
 mod tests {
     use super::CallListErrorKind::*;
@@ -928,14 +864,20 @@ mod tests {
             message("[f(a='\\\n')]"),
             r"python-call-list: unsupported escape '\\\n' in the string starting at position 5."
         );
-        assert_eq!(py_repr("it's"), "\"it's\"");
-        assert_eq!(py_repr("'\""), r#"'\'"'"#);
+        // Quoted values are Python `repr()`s, escaping what `str.isprintable()` (Unicode 14)
+        // rejects: unassigned code points included, combining marks not.
         assert_eq!(
-            py_repr("\u{0}\u{7f}\u{a0}é\u{2028}\u{feff}😀\u{e0001}"),
-            r"'\x00\x7f\xa0é\u2028\ufeff😀\U000e0001'"
+            message("[f(a={'\u{378}': 1, '\u{378}': 2})]"),
+            r"python-call-list: repeated name '\u0378' at position 21."
         );
-        let raw = crate::value::surrogate_char(0xDC01);
-        assert_eq!(py_repr(&raw.to_string()), r"'\udc01'");
+        assert_eq!(
+            message("[f(a={\"'\u{200b}\u{e000}\u{301}\": 1, \"'\u{200b}\u{e000}\u{301}\": 2})]"),
+            "python-call-list: repeated name \"'\\u200b\\ue000\u{301}\" at position 27."
+        );
+        assert_eq!(
+            message("[f(a='\\\u{1e030}')]"),
+            r"python-call-list: unsupported escape '\\\U0001e030' in the string starting at position 5."
+        );
     }
 
     #[test]

@@ -68,6 +68,12 @@ mod tests {
         assert_eq!(py_repr_str("a\tb\n\\"), "'a\\tb\\n\\\\'");
         assert_eq!(py_repr_str("\x00\x7f\u{a0}é"), "'\\x00\\x7f\\xa0é'");
         assert_eq!(py_repr_str("\u{200b}\u{e0001}"), "'\\u200b\\U000e0001'");
+        // Unassigned in Unicode 14 (U+1E030 only from Unicode 15 on), private use, and a
+        // combining mark, which stays as it is.
+        assert_eq!(
+            py_repr_str("\u{378}\u{1e030}\u{e000}\u{301}"),
+            "'\\u0378\\U0001e030\\ue000\u{301}'"
+        );
         assert_eq!(
             py_repr_str(&surrogate_char(0xD800).to_string()),
             "'\\ud800'"
