@@ -8,29 +8,14 @@
 //! reference's partial matcher reports partial matches that no continuation can complete, so it
 //! holds back text it need not hold. rtbench releases that text earlier. Such a stream is
 //! accepted only when it agrees semantically and, after every feed, everything the reference had
-//! emitted is a prefix of what rtbench had (earlier, never different). Any other difference must
-//! be listed with its reason in `data/conformance/exact-differences.txt`.
+//! emitted is a prefix of what rtbench had (earlier, never different). Any other event-for-event
+//! difference fails the test: there is no list of tolerated exceptions.
 
 mod common;
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use common::{Summary, load_cases, run_case};
-
-/// `case-name [stream-label]` lines, each documented in the file, that may differ event for
-/// event (never semantically).
-fn allowed_exact_differences() -> BTreeSet<String> {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance/exact-differences.txt");
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|l| l.split(" #").next().unwrap_or(l).trim().to_string())
-        .collect()
-}
 
 fn run_dir(sub: &str) {
     run_path(
@@ -44,7 +29,6 @@ fn run_dir(sub: &str) {
 fn run_path(sub: &str, dir: &Path) {
     let cases = load_cases(dir);
     assert!(!cases.is_empty(), "no cases in {}", dir.display());
-    let allowed = allowed_exact_differences();
     let mut summary = Summary::default();
     let mut failures = Vec::new();
     let mut unexplained = Vec::new();
@@ -56,14 +40,9 @@ fn run_path(sub: &str, dir: &Path) {
             failures.push(format!("{}: {f}", o.name));
         }
         for (e, ahead) in &o.exact_only {
-            let label = e
-                .split(']')
-                .next()
-                .unwrap_or("")
-                .trim_start_matches("stream [");
             if *ahead && o.lazy_delimiters {
                 lazy_ahead += 1;
-            } else if !allowed.contains(&format!("{} [{label}]", o.name)) {
+            } else {
                 unexplained.push(format!("{}: {e}", o.name));
             }
         }
