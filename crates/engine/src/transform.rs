@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::template::PathSeg;
+use crate::py::PathSeg;
 use crate::value::{Dict, Value};
 use pyregex::is_word_char;
 

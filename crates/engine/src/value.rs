@@ -155,29 +155,6 @@ impl Value {
         }
     }
 
-    /// Python's `repr()` of the value, for error messages (`'abc'`, `1.0`, `None`, `[1, 'a']`).
-    pub fn py_repr(&self) -> String {
-        match self {
-            Value::Null => "None".into(),
-            Value::Bool(b) => if *b { "True" } else { "False" }.into(),
-            Value::Int(i) => i.to_string(),
-            Value::BigInt(b) => b.to_string(),
-            Value::Float(f) => crate::py::float_repr(*f),
-            Value::Str(s) => crate::py::py_repr_str(s),
-            Value::List(items) => {
-                let parts: Vec<String> = items.iter().map(Value::py_repr).collect();
-                format!("[{}]", parts.join(", "))
-            }
-            Value::Dict(d) => {
-                let parts: Vec<String> = d
-                    .iter()
-                    .map(|(k, v)| format!("{}: {}", crate::py::py_repr_str(k), v.py_repr()))
-                    .collect();
-                format!("{{{}}}", parts.join(", "))
-            }
-        }
-    }
-
     fn as_number(&self) -> Option<Number<'_>> {
         match self {
             Value::Bool(b) => Some(Number::Int(*b as i64)),

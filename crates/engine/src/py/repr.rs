@@ -1,7 +1,6 @@
 //! Python's `repr()` of a string, as the reference's error messages show text (`{text!r}`).
 
-use super::unicode::is_printable;
-use crate::value::surrogate_of;
+use crate::value::{Value, surrogate_of};
 use std::fmt::Write;
 
 /// Python `repr(s)`: quoted with `'` unless the text holds `'` and no `"`, with `\\`, the quote,
@@ -42,7 +41,7 @@ fn push_repr_char(out: &mut String, c: char, quote: char) {
             out.push('\\');
             out.push(c);
         }
-        c if is_printable(c) => out.push(c),
+        c if pyunicode::isprintable(c) => out.push(c),
         c => {
             let cp = surrogate_of(c).map_or(c as u32, u32::from);
             // Writing to a String cannot fail.
@@ -51,6 +50,32 @@ fn push_repr_char(out: &mut String, c: char, quote: char) {
                 0x100..=0xFFFF => write!(out, "\\u{cp:04x}"),
                 _ => write!(out, "\\U{cp:08x}"),
             };
+        }
+    }
+}
+
+// The method lives with the Python semantics it needs, so that values do not depend on them.
+impl Value {
+    /// Python's `repr()` of the value, for error messages (`'abc'`, `1.0`, `None`, `[1, 'a']`).
+    pub fn py_repr(&self) -> String {
+        match self {
+            Value::Null => "None".into(),
+            Value::Bool(b) => if *b { "True" } else { "False" }.into(),
+            Value::Int(i) => i.to_string(),
+            Value::BigInt(b) => b.to_string(),
+            Value::Float(f) => super::float_repr(*f),
+            Value::Str(s) => py_repr_str(s),
+            Value::List(items) => {
+                let parts: Vec<String> = items.iter().map(Value::py_repr).collect();
+                format!("[{}]", parts.join(", "))
+            }
+            Value::Dict(d) => {
+                let parts: Vec<String> = d
+                    .iter()
+                    .map(|(k, v)| format!("{}: {}", py_repr_str(k), v.py_repr()))
+                    .collect();
+                format!("{{{}}}", parts.join(", "))
+            }
         }
     }
 }
