@@ -21,6 +21,7 @@ fn get<'a>(v: &'a Value, k: &str) -> &'a Value {
 fn verdicts_match_the_reference_on_chunking_dependent_cases() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance/shared");
     let mut dependent = 0;
+    // `load_cases` keeps `json_loads`: cases hold templates, and messages compared with Values.
     for case in common::load_cases(&dir) {
         let tags = get(&case, "tags").as_list().unwrap_or(&[]).to_vec();
         if !tags

@@ -16,20 +16,28 @@ use rtbench_engine::value::Value;
 use rtbench_tooling::chunking::{CheckPlan, Chunking, Generation, check, run};
 use rtbench_tooling::replay::{Outcome, Replay, StepKind};
 use rtbench_tooling::sample::{expand, read_sample};
+use serde::Deserialize;
 
 fn get<'a>(v: &'a Value, k: &str) -> &'a Value {
     v.as_dict().and_then(|d| d.get(k)).unwrap_or(&Value::Null)
 }
 
-fn strings(v: &Value) -> Vec<String> {
-    v.as_list()
-        .unwrap_or(&[])
-        .iter()
-        .map(|c| c.as_str().unwrap().to_string())
-        .collect()
+/// The test's own bookkeeping in a recording (names, chunk texts, the reference's verdicts):
+/// plain JSON, read with `serde_json`.
+#[derive(Deserialize)]
+struct Recording {
+    name: String,
+    streams: Vec<RecordedStream>,
 }
 
-fn cases() -> Vec<(PathBuf, Value)> {
+#[derive(Deserialize)]
+struct RecordedStream {
+    label: String,
+    chunks: Vec<String>,
+    differs: bool,
+}
+
+fn cases() -> Vec<(PathBuf, Recording, Value)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/replay");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
@@ -37,11 +45,15 @@ fn cases() -> Vec<(PathBuf, Value)> {
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
     paths.sort();
-    let cases: Vec<(PathBuf, Value)> = paths
+    let cases: Vec<(PathBuf, Recording, Value)> = paths
         .into_iter()
         .map(|p| {
-            let v = json_loads(&std::fs::read_to_string(&p).unwrap()).unwrap();
-            (p, v)
+            let text = std::fs::read_to_string(&p).unwrap();
+            let recording =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            // Python json: template, tools, texts feed the engine; events and messages meet Values.
+            let v = json_loads(&text).unwrap();
+            (p, recording, v)
         })
         .collect();
     assert!(!cases.is_empty());
@@ -59,15 +71,17 @@ fn chunking_of(label: &str, chunks: &[String]) -> Chunking {
 
 struct Case {
     name: String,
+    recorded: Vec<RecordedStream>,
     value: Value,
     template: rtbench_engine::template::Template,
 }
 
 impl Case {
-    fn load(value: Value) -> Case {
+    fn load(recording: Recording, value: Value) -> Case {
         let template = load_template(get(&value, "template")).unwrap();
         Case {
-            name: get(&value, "name").as_str().unwrap().to_string(),
+            name: recording.name,
+            recorded: recording.streams,
             value,
             template,
         }
@@ -83,21 +97,19 @@ impl Case {
         }
     }
 
-    fn streams(&self) -> &[Value] {
-        get(&self.value, "streams").as_list().unwrap()
+    /// Each recorded stream: its label, chunks and verdict, and its events and message.
+    fn streams(&self) -> impl Iterator<Item = (&RecordedStream, &Value)> {
+        let streams = get(&self.value, "streams").as_list().unwrap();
+        self.recorded.iter().zip(streams)
     }
 }
 
 #[test]
 fn the_reference_really_differs_by_chunking() {
-    for (path, v) in cases() {
-        let case = Case::load(v);
-        let differing = case
-            .streams()
-            .iter()
-            .filter(|s| get(s, "differs").truthy())
-            .count();
-        let agreeing = case.streams().len() - differing;
+    for (path, recording, v) in cases() {
+        let case = Case::load(recording, v);
+        let differing = case.recorded.iter().filter(|s| s.differs).count();
+        let agreeing = case.recorded.len() - differing;
         assert!(
             differing > 0 && agreeing > 0,
             "{}: the recorded reference results do not depend on chunking",
@@ -105,30 +117,30 @@ fn the_reference_really_differs_by_chunking() {
         );
         // The flag is honest: a differing stream's message is not the one-shot message.
         let whole = get(get(&case.value, "whole"), "message");
-        for s in case.streams() {
+        for (recorded, s) in case.streams() {
             let differs = !common::json_eq(get(s, "message"), whole);
-            assert_eq!(differs, get(s, "differs").truthy(), "{}", case.name);
+            assert_eq!(differs, recorded.differs, "{}", case.name);
         }
     }
 }
 
 #[test]
 fn the_engine_reproduces_every_recorded_stream_exactly() {
-    for (_, v) in cases() {
-        let case = Case::load(v);
+    for (_, recording, v) in cases() {
+        let case = Case::load(recording, v);
         let g = case.generation();
-        for s in case.streams() {
-            let label = get(s, "label").as_str().unwrap();
+        for (recorded, s) in case.streams() {
+            let label = &recorded.label;
             let at = format!("{} [{label}]", case.name);
-            let chunks = strings(get(s, "chunks"));
+            let chunks = &recorded.chunks;
             // The engine cuts the text the way the recording did.
-            let chunking = chunking_of(label, &chunks);
+            let chunking = chunking_of(label, chunks);
             let ours: Vec<String> = chunking
                 .chunks(g.text)
                 .into_iter()
                 .map(|c| c.into_owned())
                 .collect();
-            assert_eq!(ours, chunks, "{at}: chunks");
+            assert_eq!(&ours, chunks, "{at}: chunks");
             // Event for event, feed by feed, then the message.
             let r = Replay::new(
                 g.template.clone(),
@@ -175,21 +187,17 @@ fn the_engine_reproduces_every_recorded_stream_exactly() {
 
 #[test]
 fn the_check_flags_the_smallest_differing_chunking_and_one_cut_that_explains_it() {
-    for (_, v) in cases() {
-        let case = Case::load(v);
+    for (_, recording, v) in cases() {
+        let case = Case::load(recording, v);
         let g = case.generation();
         let plan = CheckPlan::default();
         let report = check(&g, &plan);
         assert!(!report.agrees(), "{}", case.name);
         // Every recorded chunking the plan tries gets the reference's verdict.
         let recorded: Vec<(Chunking, bool)> = case
-            .streams()
+            .recorded
             .iter()
-            .map(|s| {
-                let label = get(s, "label").as_str().unwrap();
-                let chunks = strings(get(s, "chunks"));
-                (chunking_of(label, &chunks), get(s, "differs").truthy())
-            })
+            .map(|s| (chunking_of(&s.label, &s.chunks), s.differs))
             .collect();
         for (chunking, differs) in &recorded {
             if report.tried.contains(chunking) {
@@ -219,16 +227,16 @@ fn the_check_flags_the_smallest_differing_chunking_and_one_cut_that_explains_it(
             .iter()
             .position(|(c, _)| c == &Chunking::Cuts(cuts.clone()))
             .unwrap_or_else(|| panic!("{}: minimal cuts {cuts:?} were not recorded", case.name));
-        let stream = &case.streams()[minimal];
+        let (meta, stream) = case.streams().nth(minimal).unwrap();
         eprintln!(
             "{}: {} of {} chunkings disagree, first {}; minimal cuts {cuts:?} ({})",
             case.name,
             report.disagreements.len(),
             report.tried.len(),
             report.disagreements[0].chunking.label(),
-            get(stream, "label").as_str().unwrap()
+            meta.label
         );
-        assert!(get(stream, "differs").truthy());
+        assert!(meta.differs);
         let ours = report
             .minimal_result
             .as_ref()

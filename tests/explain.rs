@@ -15,6 +15,7 @@ const PROMPT: &str = "<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|
 const TOOL_CALL: &str = "<think>\nNeed the weather.\n</think>\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call><|im_end|>";
 
 fn template(json: &str) -> Template {
+    // A template is engine input: read with Python json semantics, as the engine reads its files.
     load_template(&json_loads(json).unwrap()).unwrap()
 }
 

@@ -1,6 +1,8 @@
 //! Unit tests of the public API on hand-picked cases measured on the reference.
 
 use super::*;
+use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
 
 fn re(p: &str) -> Regex {
     Regex::new(p, Flags { dotall: true }).unwrap_or_else(|e| panic!("{p}: {e}"))
@@ -252,43 +254,45 @@ fn positions_are_byte_offsets_and_lookbehind_sees_before_pos() {
     assert_eq!(re("x").match_at("ax", 0).unwrap(), None);
 }
 
-/// A tiny deterministic generator for the robustness tests.
-struct Rng(u64);
+/// Characters random patterns are made of: syntax, class and property letters, digits,
+/// whitespace and multi-byte text.
+const PATTERN_CHARS: &str = "()[]{}?*+|^$\\.#-:=!<>PpNgLxuU01289,aAbBwWdDsSzZmM&~' \n\té😀K";
+/// Characters random haystacks are made of.
+const HAYSTACK_CHARS: &str = "aAbB<>/ \néK😀1_-";
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[(self.next() % items.len() as u64) as usize]
-    }
+/// Strings of fewer than `max` characters drawn from `pool`.
+fn string_from(pool: &'static str, max: usize) -> impl Strategy<Value = String> {
+    let chars: Vec<char> = pool.chars().collect();
+    proptest::collection::vec(proptest::sample::select(chars), 0..max)
+        .prop_map(|cs| cs.into_iter().collect())
 }
 
-#[test]
-fn never_panics_or_hangs_on_random_patterns() {
-    let pool: Vec<char> = "()[]{}?*+|^$\\.#-:=!<>PpNgLxuU01289,aAbBwWdDsSzZmM&~' \n\té😀K"
-        .chars()
-        .collect();
-    let hay_pool: Vec<char> = "aAbB<>/ \néK😀1_-".chars().collect();
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    for i in 0..4000 {
-        let n = rng.next() % 14;
-        let p: String = (0..n).map(|_| rng.pick(&pool)).collect();
-        let Ok(r) = Regex::new(&p, Flags { dotall: i % 3 != 0 }) else {
-            continue;
+proptest! {
+    // A fixed seed tries the same cases on every run, and nothing is written to disk: a failure
+    // prints its shrunk pattern and haystacks, and the next run fails the same way.
+    #![proptest_config(ProptestConfig {
+        cases: 4000,
+        rng_seed: RngSeed::Fixed(0x9E37_79B9_7F4A_7C15),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn never_panics_or_hangs_on_random_patterns(
+        pattern in string_from(PATTERN_CHARS, 14),
+        dotall in proptest::bool::weighted(2.0 / 3.0),
+        haystacks in proptest::collection::vec(string_from(HAYSTACK_CHARS, 12), 3),
+    ) {
+        let Ok(r) = Regex::new(&pattern, Flags { dotall }) else {
+            return Ok(());
         };
-        for _ in 0..3 {
-            let n = rng.next() % 12;
-            let h: String = (0..n).map(|_| rng.pick(&hay_pool)).collect();
+        for h in &haystacks {
             for pos in 0..=h.len() + 1 {
-                let _ = r.search(&h, pos);
-                let _ = r.match_at(&h, pos);
-                let _ = r.search_partial(&h, pos);
+                let _ = r.search(h, pos);
+                let _ = r.match_at(h, pos);
+                let _ = r.search_partial(h, pos);
             }
-            for m in r.find_iter(&h).take(64) {
+            for m in r.find_iter(h).take(64) {
                 let _ = m;
             }
         }

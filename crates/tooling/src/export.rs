@@ -10,6 +10,8 @@
 
 use std::ops::Range;
 
+use similar::TextDiff;
+
 use rtbench_engine::py::{self, DumpOptions, PathSeg};
 use rtbench_engine::template::source::CONFIG_KEY;
 use rtbench_engine::value::Value;
@@ -90,46 +92,19 @@ impl Export {
         self.old_text == self.new_text
     }
 
-    /// A unified-style diff of the changed lines with `context` lines around them, numbered
-    /// as in the old and new files.
+    /// A unified diff (computed by `similar`) of the changed lines with `context` lines around
+    /// them, one `@@ -old +new @@` hunk per group of changes, numbered as in the old and new
+    /// files. Lines are shown without their line ends (a CRLF file diffs like an LF one).
     pub fn diff(&self, name: &str, context: usize) -> String {
-        let old: Vec<&str> = self.old_text.split_inclusive('\n').collect();
-        let new: Vec<&str> = self.new_text.split_inclusive('\n').collect();
-        let head = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
-        let tail = old[head..]
-            .iter()
-            .rev()
-            .zip(new[head..].iter().rev())
-            .take_while(|(a, b)| a == b)
-            .count();
-        let from = head.saturating_sub(context);
-        let old_end = old.len() - tail;
-        let new_end = new.len() - tail;
-        let to_old = (old_end + context).min(old.len());
+        let diff = TextDiff::from_lines(self.old_text.as_str(), self.new_text.as_str());
         let mut out = format!("--- {name}\n+++ {name} (with response_template)\n");
-        out.push_str(&format!(
-            "@@ -{},{} +{},{} @@\n",
-            from + 1,
-            to_old - from,
-            from + 1,
-            (new_end + context).min(new.len()) - from
-        ));
-        let line = |out: &mut String, mark: char, l: &str| {
-            out.push(mark);
-            out.push_str(l.trim_end_matches(['\n', '\r']));
-            out.push('\n');
-        };
-        for l in &old[from..head] {
-            line(&mut out, ' ', l);
-        }
-        for l in &old[head..old_end] {
-            line(&mut out, '-', l);
-        }
-        for l in &new[head..new_end] {
-            line(&mut out, '+', l);
-        }
-        for l in &old[old_end..to_old] {
-            line(&mut out, ' ', l);
+        for hunk in diff.unified_diff().context_radius(context).iter_hunks() {
+            out.push_str(&format!("{}\n", hunk.header()));
+            for change in hunk.iter_changes() {
+                out.push_str(&format!("{}", change.tag()));
+                out.push_str(change.value().trim_end_matches(['\n', '\r']));
+                out.push('\n');
+            }
         }
         out
     }
@@ -325,4 +300,48 @@ fn verify(old: &Value, new_text: &str, template: &Value) -> Result<(), String> {
         return Err("internal error: the exported file would differ from the plan".into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(old: &str, new: &str) -> Export {
+        Export {
+            old_text: old.to_string(),
+            new_text: new.to_string(),
+            replaced: false,
+        }
+    }
+
+    #[test]
+    fn diff_shows_changed_lines_with_context_numbered_as_in_the_files() {
+        let old = "{\n  \"a\": 1,\n  \"b\": 2,\n  \"c\": 3,\n  \"d\": 4\n}\n";
+        let new = "{\n  \"a\": 1,\n  \"b\": 2,\n  \"c\": 3,\n  \"d\": 4,\n  \"response_template\": {}\n}\n";
+        assert_eq!(
+            plan(old, new).diff("t.json", 2),
+            "--- t.json\n+++ t.json (with response_template)\n@@ -3,4 +3,5 @@\n   \"b\": 2,\n   \"c\": 3,\n-  \"d\": 4\n+  \"d\": 4,\n+  \"response_template\": {}\n }\n"
+        );
+    }
+
+    #[test]
+    fn diff_splits_distant_changes_into_hunks_and_drops_line_ends() {
+        let old: String = (1..=12).map(|i| format!("l{i}\r\n")).collect();
+        let new = old
+            .replace("l2\r\n", "L2\r\n")
+            .replace("l11\r\n", "L11\r\n");
+        let d = plan(&old, &new).diff("c", 1);
+        assert_eq!(
+            d,
+            "--- c\n+++ c (with response_template)\n\
+             @@ -1,3 +1,3 @@\n l1\n-l2\n+L2\n l3\n\
+             @@ -10,3 +10,3 @@\n l10\n-l11\n+L11\n l12\n"
+        );
+        assert!(!d.contains('\r'));
+        // No change: the header alone.
+        assert_eq!(
+            plan(&old, &old).diff("c", 2),
+            "--- c\n+++ c (with response_template)\n"
+        );
+    }
 }

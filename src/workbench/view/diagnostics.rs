@@ -8,13 +8,20 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::workbench::state::{Pane, State};
 use crate::workbench::view::{inner, pane_block};
 use rtbench_engine::diagnostic::{Diagnostic, Severity};
 
+/// The display width of a character in terminal cells (control characters take none).
+fn cells(c: char) -> usize {
+    c.width().unwrap_or(0)
+}
+
 /// The offending line and the caret under the culprit, cropped around the caret to fit
-/// `width` columns.
+/// `width` columns. Positions are measured in display cells, so the caret stays under the
+/// culprit after wide characters (CJK, emoji); tabs are shown as one space.
 fn source_lines(
     line: usize,
     text: &str,
@@ -32,23 +39,47 @@ fn source_lines(
         .collect();
     let col = column.saturating_sub(1).min(chars.len());
     let (mut from, mut to) = (0, chars.len());
-    if chars.len() > room {
-        from = col.saturating_sub(room / 3);
-        to = (from + room).min(chars.len());
-        if to - from < room {
-            from = to.saturating_sub(room);
+    if chars.iter().map(|&c| cells(c)).sum::<usize>() > room {
+        // About a third of the room before the culprit, the rest after it; a line that ends
+        // first is shown to its end.
+        let mut used = 0;
+        from = col;
+        while from > 0 && used + cells(chars[from - 1]) <= room / 3 {
+            from -= 1;
+            used += cells(chars[from]);
+        }
+        to = from;
+        used = 0;
+        while to < chars.len() && used + cells(chars[to]) <= room {
+            used += cells(chars[to]);
+            to += 1;
+        }
+        while to == chars.len() && from > 0 && used + cells(chars[from - 1]) <= room {
+            from -= 1;
+            used += cells(chars[from]);
         }
     }
-    let mut shown: String = chars[from..to].iter().collect();
-    let mut caret_at = col - from;
+    // The ellipses take the place of the first and last characters shown, so a character of
+    // the line stays at the same index of `shown`.
+    let mut shown: Vec<char> = chars[from..to].to_vec();
     if from > 0 {
-        shown = format!("…{}", shown.chars().skip(1).collect::<String>());
+        shown[0] = '…';
     }
     if to < chars.len() {
-        shown.pop();
-        shown.push('…');
+        *shown.last_mut().expect("a cropped line shows something") = '…';
     }
-    let caret_len = caret_len.min(to.saturating_sub(col)).max(1);
+    // Measured as the terminal draws it: ratatui skips control characters.
+    let drawn = |cs: &[char]| {
+        cs.iter()
+            .filter(|c| !c.is_control())
+            .collect::<String>()
+            .width()
+    };
+    let at = col - from;
+    let end = col.saturating_add(caret_len).min(to).max(col) - from;
+    let mut caret_at = drawn(&shown[..at]);
+    let caret_len = drawn(&shown[at..end]).max(1);
+    let shown: String = shown.into_iter().collect();
     if caret_at >= room {
         caret_at = room.saturating_sub(1);
     }
@@ -227,4 +258,75 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
             .scroll((state.scroll.diagnostics, 0)),
         inner(area),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The two lines as text, and the display offset of the caret and of `culprit` in the
+    /// shown line (both from the start of the line, gutter included).
+    fn render(
+        text: &str,
+        column: usize,
+        caret_len: usize,
+        width: usize,
+        culprit: &str,
+    ) -> (String, String, usize, usize) {
+        let [shown, caret] = source_lines(7, text, column, caret_len, width, Style::default());
+        let (shown, caret) = (shown.to_string(), caret.to_string());
+        let at = shown
+            .find(culprit)
+            .unwrap_or_else(|| panic!("{culprit:?} in {shown:?}"));
+        let culprit_cells = shown[..at].width();
+        let caret_cells = caret[..caret.find('^').expect("a caret")].width();
+        (shown, caret, culprit_cells, caret_cells)
+    }
+
+    #[test]
+    fn ascii_lines_keep_their_layout() {
+        let (shown, caret, ..) = render("{\"a\": [1, 2]}", 7, 6, 80, "[");
+        assert_eq!(shown, "7 | {\"a\": [1, 2]}");
+        assert_eq!(caret, "  |       ^^^^^^");
+        // Cropped: a third of the room before the caret, ellipses at both ends.
+        let long = format!("{}X{}", "a".repeat(50), "b".repeat(50));
+        let (shown, caret, at, caret_at) = render(&long, 51, 1, 24, "X");
+        assert_eq!(shown, format!("7 | …{}X{}…", "a".repeat(5), "b".repeat(12)));
+        assert_eq!((at, caret_at), (10, 10), "{caret}");
+    }
+
+    #[test]
+    fn the_caret_is_under_the_culprit_after_wide_characters() {
+        let line = "{\"名前\": \"😀\", \"値\":\toops}";
+        let col = line.chars().position(|c| c == 'o').unwrap() + 1;
+        let (shown, caret, at, caret_at) = render(line, col, 4, 80, "oops");
+        assert_eq!(shown, "7 | {\"名前\": \"😀\", \"値\": oops}");
+        assert_eq!(caret_at, at, "{shown}\n{caret}");
+        assert!(caret.ends_with(" ^^^^"), "{caret}");
+        // A wide culprit is underlined across its cells.
+        let (_, caret, at, caret_at) = render("key = 名前", 7, 2, 80, "名");
+        assert_eq!((caret_at, caret.matches('^').count()), (at, 4), "{caret}");
+    }
+
+    #[test]
+    fn cropped_wide_lines_fit_the_pane_and_keep_the_caret_aligned() {
+        let line = format!("{}\"oops\"{}", "名前😀".repeat(30), "値".repeat(40));
+        let col = line.chars().position(|c| c == 'o').unwrap() + 1;
+        for width in [20, 21, 33, 60] {
+            let (shown, caret, at, caret_at) = render(&line, col, 4, width, "oops");
+            assert!(shown.width() <= width.max(12), "{width}: {shown}");
+            assert!(shown.contains('…'), "{width}: {shown}");
+            assert_eq!(caret_at, at, "{width}:\n{shown}\n{caret}");
+            assert!(caret.ends_with(" ^^^^"), "{width}: {caret}");
+        }
+        // The caret past the end of a long line of wide characters.
+        let line = "値".repeat(40);
+        let [shown, caret] = source_lines(7, &line, 41, 1, 30, Style::default());
+        let (shown, caret) = (shown.to_string(), caret.to_string());
+        assert!(shown.width() <= 30, "{shown}");
+        assert_eq!(
+            caret.find('^').map(|i| caret[..i].width()),
+            Some(shown.width())
+        );
+    }
 }
