@@ -336,49 +336,53 @@ fn an_answer_to_an_older_request_is_ignored() {
     assert!(state.busy);
 }
 
-/// Random generations made of delimiter pieces, multi-byte and control characters: analysing,
-/// moving the cursor everywhere and drawing never panics.
-#[test]
-fn random_generations_never_panic() {
-    const PIECES: [&str; 16] = [
-        "<think>",
-        "</think>",
-        "<tool_call>",
-        "</tool_call>",
-        "<|im_end|>",
-        "<tool_",
-        "</thi",
-        "{\"name\": \"f\", \"arguments\": {}}",
-        "{\"a\": ",
-        "東京",
-        "é",
-        "\t",
-        "\r\n",
-        "\n",
-        "x",
-        "\u{301}",
-    ];
-    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-    let mut next = move |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n as u64) as usize
-    };
-    for round in 0..60 {
-        let mut generation = String::new();
-        for _ in 0..next(30) {
-            generation.push_str(PIECES[next(PIECES.len())]);
-        }
-        let prefix = if round % 3 == 0 {
-            ""
-        } else {
+proptest::proptest! {
+    // A fixed seed tries the same cases on every run, and nothing is written to disk: a failure
+    // prints its shrunk generation, and the next run fails the same way.
+    #![proptest_config(proptest::test_runner::Config {
+        cases: 60,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x2545_f491_4f6c_dd1d),
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    })]
+
+    /// Random generations made of delimiter pieces, multi-byte and control characters:
+    /// analysing, moving the cursor everywhere and drawing never panics.
+    #[test]
+    fn random_generations_never_panic(
+        pieces in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "<think>",
+                "</think>",
+                "<tool_call>",
+                "</tool_call>",
+                "<|im_end|>",
+                "<tool_",
+                "</thi",
+                "{\"name\": \"f\", \"arguments\": {}}",
+                "{\"a\": ",
+                "東京",
+                "é",
+                "\t",
+                "\r\n",
+                "\n",
+                "x",
+                "\u{301}",
+            ]),
+            0..30,
+        ),
+        with_prefix in proptest::bool::ANY,
+        size in proptest::sample::select(vec![(80u16, 24u16), (41, 11), (120, 40)]),
+    ) {
+        let generation = pieces.concat();
+        let prefix = if with_prefix {
             "<|im_start|>assistant\n<think>"
+        } else {
+            ""
         };
         let sample = format!("--- prefix ---\n{prefix}\n--- generation ---\n{generation}");
         let leaked: &'static str = Box::leak(sample.into_boxed_str());
         let inputs = inputs(TEMPLATE, &[("r.sample", leaked)]);
-        let size = [(80, 24), (41, 11), (120, 40)][round % 3];
         let mut state = loaded(&inputs, size, 0);
         render(&state);
         for action in [
@@ -839,4 +843,78 @@ fn a_large_sample_is_streamed_in_the_background() {
         panic!("parses")
     };
     assert_eq!(m.get("thinking").and_then(|v| v.as_str()), Some("plan"));
+}
+
+// ---- explanations and chunking checks off the UI thread ----
+
+/// A loaded state whose jobs run on a real tooling thread; their results come back on the
+/// returned channel (the run loop forwards them to its event channel the same way).
+fn with_tooling_thread(
+    state: &mut State,
+) -> std::sync::mpsc::Receiver<rtbench::workbench::jobs::Done> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    state.runner = Some(rtbench::workbench::jobs::Runner::start(move |d| {
+        let _ = tx.send(d);
+    }));
+    rx
+}
+
+#[test]
+fn explain_runs_on_the_tooling_thread_with_a_spinner_and_shows_the_same_overlay() {
+    // What the explanation looks like when run at once (no runner, as the tests above).
+    let mut inline = loaded(&valid_inputs(), (80, 24), 1);
+    update::on_action(&mut inline, Action::Explain);
+    let expected = inline.overlay.clone().expect("an explanation");
+
+    let mut state = loaded(&valid_inputs(), (80, 24), 1);
+    let rx = with_tooling_thread(&mut state);
+    update::on_action(&mut state, Action::Explain);
+    assert!(state.overlay.is_none(), "not computed on this thread");
+    let screen = dump(&render(&state));
+    assert!(screen.contains("explaining"), "{screen}");
+    assert!(screen.contains("Esc cancels"), "{screen}");
+    // The clock turns the spinner.
+    let before = dump(&render(&state));
+    assert!(update::on_spinner_tick(&mut state));
+    assert_ne!(dump(&render(&state)), before);
+
+    let done = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the explanation arrives");
+    update::on_job_done(&mut state, done);
+    assert!(state.job.is_none());
+    assert_eq!(state.overlay.as_ref(), Some(&expected));
+    assert_eq!(dump(&render(&state)), dump(&render(&inline)));
+}
+
+#[test]
+fn esc_cancels_a_chunking_check_on_the_tooling_thread() {
+    let mut state = loaded(&valid_inputs(), (80, 24), 1);
+    let rx = with_tooling_thread(&mut state);
+    update::on_action(&mut state, Action::CheckChunkings);
+    assert!(dump(&render(&state)).contains("checking chunkings"));
+    assert_eq!(
+        update::on_action(&mut state, Action::Back),
+        update::Effect::None
+    );
+    assert!(state.job.is_none());
+    let screen = dump(&render(&state));
+    assert!(!screen.contains("checking chunkings"), "{screen}");
+    assert!(screen.contains("chunking check cancelled"), "{screen}");
+    // The check cannot be interrupted: if it finished before Esc, its result arrives, and is
+    // dropped (after Esc it is not even sent).
+    if let Ok(late) = rx.recv_timeout(std::time::Duration::from_millis(500)) {
+        update::on_job_done(&mut state, late);
+    }
+    assert!(state.overlay.is_none());
+    // A new request after the cancel is answered.
+    update::on_action(&mut state, Action::CheckChunkings);
+    let done = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the check arrives");
+    update::on_job_done(&mut state, done);
+    assert_eq!(
+        state.overlay.as_ref().unwrap().title,
+        "chunking check: every chunking agrees"
+    );
 }

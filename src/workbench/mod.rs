@@ -3,12 +3,14 @@
 //!
 //! State -> update -> view: [`state`] holds everything drawn, [`update`] changes it on keys,
 //! mouse and worker reports, [`view`] draws it (a pure function, so screens can be tested).
-//! Parsing runs on a [`worker`] thread (newest request wins); [`watch`] reports file changes.
+//! Parsing runs on a [`worker`] thread, explanations and chunking checks on a [`jobs`] thread
+//! (newest request wins for both); [`watch`] reports file changes. The UI thread never parses.
 //! The engine knows nothing of this module.
 
 pub mod analysis;
 pub mod highlight;
 pub mod inputs;
+pub mod jobs;
 pub mod keys;
 pub mod layout;
 pub mod replay;
@@ -24,6 +26,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc;
+use std::time::Duration;
 
 use crossterm::event::{self, Event};
 
@@ -49,6 +52,8 @@ pub struct Options {
 enum Msg {
     Input(Event),
     Report(Box<state::Report>),
+    /// An explanation or a chunking check is done.
+    Job(Box<jobs::Done>),
     Watch(WatchEvent),
 }
 
@@ -93,6 +98,11 @@ pub fn run(options: &Options) -> Result<(), Failure> {
         let _ = report_tx.send(Msg::Report(Box::new(r)));
     });
 
+    let job_tx = tx.clone();
+    let runner = jobs::Runner::start(move |d| {
+        let _ = job_tx.send(Msg::Job(Box::new(d)));
+    });
+
     let mut guard = terminal::Guard::enter()
         .map_err(|e| Failure::usage(format!("cannot set up the terminal: {e}")))?;
     let size = guard
@@ -100,6 +110,7 @@ pub fn run(options: &Options) -> Result<(), Failure> {
         .size()
         .map_err(|e| Failure::usage(e.to_string()))?;
     let mut state = State::new(theme, (size.width, size.height));
+    state.runner = Some(runner);
     // What is known before the first parse arrives.
     state.template_name = inputs.template.name();
     state.samples = inputs
@@ -150,21 +161,46 @@ pub fn run(options: &Options) -> Result<(), Failure> {
             .map_err(|e| Failure::usage(format!("cannot draw: {e}")))
     };
     draw(&mut guard, &state)?;
+    // How long the replay's clock has waited through spinner ticks since its last tick (any
+    // message restarts the wait, as the replay's steps always have).
+    let mut replay_waited = Duration::ZERO;
     loop {
         // While a replay plays, wake up for its next step.
-        let wake = state.replay.as_ref().and_then(|r| {
+        let replay_wake = state.replay.as_ref().and_then(|r| {
             if r.is_building() {
                 // Look for the replay being built a few times a second.
-                Some(r.interval().min(std::time::Duration::from_millis(50)))
+                Some(r.interval().min(Duration::from_millis(50)))
             } else {
                 r.playing.then(|| r.interval())
             }
         });
+        if replay_wake.is_none() {
+            replay_waited = Duration::ZERO;
+        }
+        let replay_left = replay_wake.map(|d| d.saturating_sub(replay_waited));
+        // While a job runs, wake up to turn the spinner.
+        let spinner_wake = state.job.is_some().then_some(update::SPINNER_INTERVAL);
+        let wake = match (replay_left, spinner_wake) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         let first = match wake {
-            Some(interval) => match rx.recv_timeout(interval) {
+            Some(timeout) => match rx.recv_timeout(timeout) {
                 Ok(m) => m,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if update::on_tick(&mut state) {
+                    let mut changed = false;
+                    match replay_left {
+                        Some(left) if left <= timeout => {
+                            replay_waited = Duration::ZERO;
+                            changed |= update::on_tick(&mut state);
+                        }
+                        Some(_) => replay_waited += timeout,
+                        None => {}
+                    }
+                    if spinner_wake.is_some() {
+                        changed |= update::on_spinner_tick(&mut state);
+                    }
+                    if changed {
                         draw(&mut guard, &state)?;
                     }
                     continue;
@@ -176,6 +212,7 @@ pub fn run(options: &Options) -> Result<(), Failure> {
                 Err(_) => break,
             },
         };
+        replay_waited = Duration::ZERO;
         // Handle everything that is waiting, then draw once (the newest frame wins).
         let mut pending = Some(first);
         let mut reparse = false;
@@ -195,6 +232,10 @@ pub fn run(options: &Options) -> Result<(), Failure> {
                 Msg::Input(_) => Effect::None,
                 Msg::Report(r) => {
                     update::on_report(&mut state, *r);
+                    Effect::None
+                }
+                Msg::Job(d) => {
+                    update::on_job_done(&mut state, *d);
                     Effect::None
                 }
                 Msg::Watch(WatchEvent::Changed) => Effect::Reparse,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use ratatui::text::Line;
 
 use crate::workbench::analysis::{Analysis, Status};
+use crate::workbench::jobs::{JobKind, Runner};
 use crate::workbench::replay::ReplayState;
 use crate::workbench::theme::Theme;
 use rtbench_engine::diagnostic::Diagnostic;
@@ -106,6 +107,17 @@ pub struct Report {
     pub took: std::time::Duration,
 }
 
+/// A tooling job running off the UI thread (see [`crate::workbench::jobs`]), whose result
+/// the screen waits for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Running {
+    /// The request: only the result with this number is shown.
+    pub seq: u64,
+    pub kind: JobKind,
+    /// Spinner frames shown so far (the run loop's clock turns it).
+    pub spin: usize,
+}
+
 /// Scroll offsets of the panes (rows).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Scrolls {
@@ -168,6 +180,13 @@ pub struct State {
     pub overlay: Option<Overlay>,
     /// Text being typed at the status bar prompt (chunk sizes in replay mode).
     pub prompt: Option<String>,
+    /// The explanation or chunking check being computed (Esc cancels it).
+    pub job: Option<Running>,
+    /// The newest job requested (each request gets the next number).
+    pub jobs_requested: u64,
+    /// Where jobs run: the run loop's tooling thread. Without one (a state drawn by tests or
+    /// tools), a job runs at once on the calling thread.
+    pub runner: Option<Runner>,
 }
 
 impl State {
@@ -203,6 +222,9 @@ impl State {
             replay: None,
             overlay: None,
             prompt: None,
+            job: None,
+            jobs_requested: 0,
+            runner: None,
         }
     }
 

@@ -1,5 +1,6 @@
 //! A text overlay over the screen: the explanation of a field, or the chunking check's
-//! report. Drawn like the help; Esc closes it.
+//! report. Drawn like the help; Esc closes it. While the next explanation is computed, the
+//! title shows a spinner.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -41,6 +42,17 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
             }
         })
         .collect();
+    let mut title = vec![Span::styled(
+        format!(" {} · Esc closes · j k scroll ", o.title),
+        theme.title(true),
+    )];
+    // What will replace it, while it is computed (another field's explanation).
+    if let Some(job) = &state.job {
+        title.push(Span::styled(
+            format!(" {} ", crate::workbench::view::status::running(job)),
+            theme.key(),
+        ));
+    }
     frame.render_widget(Clear, rect);
     frame.render_widget(
         Paragraph::new(lines)
@@ -50,10 +62,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
                 Block::bordered()
                     .border_type(BorderType::Double)
                     .border_style(theme.border(true))
-                    .title(Span::styled(
-                        format!(" {} · Esc closes · j k scroll ", o.title),
-                        theme.title(true),
-                    )),
+                    .title(Line::from(title)),
             )
             .style(theme.text()),
         rect,

@@ -1,4 +1,5 @@
-//! The status bar: mode, template, live-refresh state, staleness, the replay's chunking and playback, and key hints.
+//! The status bar: mode, template, live-refresh state, parsing, a running explanation or check
+//! (with a spinner), staleness, the replay's chunking and playback, and key hints.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -6,7 +7,19 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::workbench::state::{Live, Mode, State};
+use crate::workbench::state::{Live, Mode, Running, State};
+
+/// The spinner's frames.
+const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/// The spinner and label of a running job, e.g. `⠹ explaining content…`.
+pub fn running(job: &Running) -> String {
+    format!(
+        "{} {}…",
+        SPINNER[job.spin % SPINNER.len()],
+        job.kind.label()
+    )
+}
 
 pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     let theme = &state.theme;
@@ -32,6 +45,9 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     }
     if state.busy {
         left.push(Span::styled("⟳ parsing… ", bold));
+    }
+    if let Some(job) = &state.job {
+        left.push(Span::styled(format!("{} Esc cancels ", running(job)), bold));
     }
     if state.is_stale() {
         left.push(Span::styled(" STALE ", theme.stale()));

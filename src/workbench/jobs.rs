@@ -1,0 +1,464 @@
+//! Tooling jobs off the UI thread: the explanation of a field (`e`) and the chunking check
+//! (`x`) parse the sample again, many times for the check, so they run on a thread of their
+//! own like the parse ([`crate::workbench::worker`]). The newest job wins: jobs that queue up
+//! while one runs are skipped but for the newest, a job cancelled (Esc) or replaced before it
+//! starts is not run, and the result of one cancelled or replaced while it runs is dropped.
+//! The tooling calls cannot be interrupted, so a new job does not wait for a job no longer
+//! wanted to finish: that one is left to finish on its thread while a fresh thread takes the
+//! new one (at most [`MAX_THREADS`] at once). The UI checks the sequence number again when a
+//! result arrives, so a late one never replaces a newer request's.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, mpsc};
+use std::thread;
+
+use crate::workbench::analysis::Analysis;
+use crate::workbench::state::Overlay;
+
+/// The tooling thread's name.
+pub const THREAD_NAME: &str = "rtbench-tooling";
+
+/// What a job computes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobKind {
+    /// Explain field number `field` (named `name`) of the sample.
+    Explain { field: usize, name: String },
+    /// Stream the sample with many chunkings and compare with the one-shot parse.
+    CheckChunkings,
+}
+
+impl JobKind {
+    /// What the status bar says while the job runs.
+    pub fn label(&self) -> String {
+        match self {
+            JobKind::Explain { name, .. } => format!("explaining {name}"),
+            JobKind::CheckChunkings => "checking chunkings".into(),
+        }
+    }
+}
+
+/// A job: what to compute, on which analysed sample.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// The request this is (see [`crate::workbench::state::State::jobs_requested`]).
+    pub seq: u64,
+    pub kind: JobKind,
+    pub analysis: Arc<Analysis>,
+}
+
+/// A job's result: the overlay to show.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Done {
+    /// The request this answers.
+    pub seq: u64,
+    pub overlay: Overlay,
+}
+
+impl Job {
+    /// Runs the tooling call (on any thread); a panic becomes an overlay saying so.
+    pub fn run(&self) -> Done {
+        let overlay = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.compute()))
+            .unwrap_or_else(|payload| {
+                let what = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                Overlay {
+                    title: format!("{} failed", self.kind.label()),
+                    lines: vec![format!("internal error (a bug; please report it): {what}")],
+                    scroll: 0,
+                    field: match self.kind {
+                        JobKind::Explain { field, .. } => Some(field),
+                        JobKind::CheckChunkings => None,
+                    },
+                }
+            });
+        Done {
+            seq: self.seq,
+            overlay,
+        }
+    }
+
+    fn compute(&self) -> Overlay {
+        match &self.kind {
+            JobKind::Explain { field, name } => explain(&self.analysis, *field, name),
+            JobKind::CheckChunkings => check_chunkings(&self.analysis),
+        }
+    }
+}
+
+/// Explains field `field` (named `name`) of the sample: why it matched where it did, or
+/// nowhere.
+fn explain(a: &Analysis, field: usize, name: &str) -> Overlay {
+    let s = &a.sample;
+    let lines = match rtbench_tooling::explain::explain(
+        &a.template,
+        s.prefix.as_deref().unwrap_or(""),
+        &s.generation,
+        s.tools.as_ref(),
+        name,
+    ) {
+        Ok(e) => e.lines(),
+        Err(e) => vec![e],
+    };
+    Overlay {
+        title: format!(
+            "explain {name} ({}/{}, ← → other fields)",
+            field + 1,
+            a.field_names.len()
+        ),
+        lines,
+        scroll: 0,
+        field: Some(field),
+    }
+}
+
+/// Streams the sample with every chunk size from 1 to 32, 8 random chunkings and
+/// tokenizer-like pieces, and reports whether any changes the result (as `rtbench chunks`).
+fn check_chunkings(a: &Analysis) -> Overlay {
+    use rtbench_tooling::chunking::{CheckPlan, Generation, check};
+    let s = &a.sample;
+    let generation = Generation {
+        template: a.template.clone(),
+        prefix: s.prefix.as_deref().unwrap_or(""),
+        tools: s.tools.as_ref(),
+        text: &s.generation,
+    };
+    let report = check(&generation, &CheckPlan::default());
+    let agrees = report.agrees();
+    let text = report.describe(&a.sample_name, &s.generation);
+    let lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 || l.starts_with("  ") {
+                l.to_string()
+            } else {
+                format!("  {l}")
+            }
+        })
+        .collect();
+    Overlay {
+        title: if agrees {
+            "chunking check: every chunking agrees".into()
+        } else {
+            "chunking check: the result depends on the chunking".into()
+        },
+        lines,
+        scroll: 0,
+        field: None,
+    }
+}
+
+/// At most this many tooling threads run at once: the one running the job wanted, and one
+/// finishing a job no longer wanted. Beyond that, a new job waits for the older one.
+pub const MAX_THREADS: usize = 2;
+
+/// Where the UI sends jobs. Cloning shares the same destination.
+#[derive(Clone)]
+pub struct Runner {
+    submit: Arc<dyn Fn(Job) + Send + Sync>,
+    /// The job whose result is still wanted (0: none); the threads skip the others.
+    wanted: Arc<AtomicU64>,
+}
+
+impl fmt::Debug for Runner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Runner")
+            .field("wanted", &self.wanted.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Runner {
+    /// A runner that hands every job to `submit` (tests use it to run jobs when they like).
+    pub fn new(submit: impl Fn(Job) + Send + Sync + 'static) -> Runner {
+        Runner {
+            submit: Arc::new(submit),
+            wanted: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// Starts the tooling thread: it runs the newest job still wanted and sends its result
+    /// through `send` (which should forward it to the UI and wake it). The threads end when
+    /// every clone of the runner is gone.
+    pub fn start(send: impl Fn(Done) + Send + Sync + 'static) -> Runner {
+        Runner::start_with(Job::run, send)
+    }
+
+    /// [`Runner::start`] with `run` doing the jobs (tests hold it to see what is skipped).
+    fn start_with(
+        run: impl Fn(&Job) -> Done + Send + Sync + 'static,
+        send: impl Fn(Done) + Send + Sync + 'static,
+    ) -> Runner {
+        let wanted = Arc::new(AtomicU64::new(0));
+        let pool = Pool {
+            run: Arc::new(run),
+            send: Arc::new(send),
+            wanted: Arc::clone(&wanted),
+            alive: Arc::new(AtomicUsize::new(0)),
+            lane: Mutex::new(None),
+        };
+        let first = pool.spawn().expect("the tooling thread can be started");
+        *pool.lane.lock().unwrap_or_else(|e| e.into_inner()) = Some(first);
+        Runner {
+            submit: Arc::new(move |job| pool.submit(job)),
+            wanted,
+        }
+    }
+
+    /// Sends `job`; it replaces any job sent before.
+    pub fn submit(&self, job: Job) {
+        self.wanted.store(job.seq, Ordering::SeqCst);
+        (self.submit)(job);
+    }
+
+    /// No job's result is wanted any more: a queued job is skipped, a running one's result
+    /// is dropped.
+    pub fn cancel(&self) {
+        self.wanted.store(0, Ordering::SeqCst);
+    }
+}
+
+/// The tooling threads: the current one, which takes new jobs, and any left finishing a job
+/// no longer wanted.
+struct Pool {
+    run: Arc<dyn Fn(&Job) -> Done + Send + Sync>,
+    send: Arc<dyn Fn(Done) + Send + Sync>,
+    wanted: Arc<AtomicU64>,
+    /// Threads running (the current one and those finishing).
+    alive: Arc<AtomicUsize>,
+    lane: Mutex<Option<Lane>>,
+}
+
+/// A tooling thread: where to send it jobs, and the job it is running (0: none).
+struct Lane {
+    tx: mpsc::Sender<Job>,
+    running: Arc<AtomicU64>,
+}
+
+impl Pool {
+    /// Sends `job` (already the one wanted) to the current thread, or, when that one is busy
+    /// with a job no longer wanted, to a new thread, leaving the old one to finish and end.
+    fn submit(&self, job: Job) {
+        let mut lane = self.lane.lock().unwrap_or_else(|e| e.into_inner());
+        let busy = lane
+            .as_ref()
+            .is_some_and(|l| l.running.load(Ordering::SeqCst) != 0);
+        if (busy || lane.is_none())
+            && self.alive.load(Ordering::SeqCst) < MAX_THREADS
+            && let Some(fresh) = self.spawn()
+        {
+            // The old thread's channel closes: it ends after its job.
+            *lane = Some(fresh);
+        }
+        if let Some(l) = lane.as_ref() {
+            let _ = l.tx.send(job);
+        }
+    }
+
+    fn spawn(&self) -> Option<Lane> {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let running = Arc::new(AtomicU64::new(0));
+        let (run, send, wanted, alive, busy) = (
+            Arc::clone(&self.run),
+            Arc::clone(&self.send),
+            Arc::clone(&self.wanted),
+            Arc::clone(&self.alive),
+            Arc::clone(&running),
+        );
+        self.alive.fetch_add(1, Ordering::SeqCst);
+        let spawned = thread::Builder::new()
+            .name(THREAD_NAME.into())
+            .spawn(move || {
+                while let Ok(mut job) = rx.recv() {
+                    // Serve only the newest job.
+                    while let Ok(newer) = rx.try_recv() {
+                        job = newer;
+                    }
+                    // Busy first: a job sent from now on either sees it busy (and goes to a
+                    // new thread) or has replaced this one, which the check below sees.
+                    busy.store(job.seq, Ordering::SeqCst);
+                    if wanted.load(Ordering::SeqCst) != job.seq {
+                        // Cancelled or replaced before it started.
+                        busy.store(0, Ordering::SeqCst);
+                        continue;
+                    }
+                    let done = run(&job);
+                    busy.store(0, Ordering::SeqCst);
+                    if wanted.load(Ordering::SeqCst) == job.seq {
+                        send(done);
+                    }
+                }
+                alive.fetch_sub(1, Ordering::SeqCst);
+            });
+        match spawned {
+            Ok(_) => Some(Lane { tx, running }),
+            Err(_) => {
+                self.alive.fetch_sub(1, Ordering::SeqCst);
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workbench::update::testing::loaded;
+    use std::time::Duration;
+
+    fn job(seq: u64, kind: JobKind) -> Job {
+        let state = loaded(0, (80, 24));
+        Job {
+            seq,
+            kind,
+            analysis: Arc::clone(state.analysis().unwrap()),
+        }
+    }
+
+    #[test]
+    fn an_explain_job_shows_the_tooling_explanation() {
+        let j = job(
+            3,
+            JobKind::Explain {
+                field: 0,
+                name: "thinking".into(),
+            },
+        );
+        let a = &j.analysis;
+        let done = j.run();
+        assert_eq!(done.seq, 3);
+        assert_eq!(done.overlay.field, Some(0));
+        assert!(done.overlay.title.starts_with("explain thinking (1/"));
+        let s = &a.sample;
+        let expected = rtbench_tooling::explain::explain(
+            &a.template,
+            s.prefix.as_deref().unwrap_or(""),
+            &s.generation,
+            s.tools.as_ref(),
+            "thinking",
+        )
+        .unwrap()
+        .lines();
+        assert_eq!(done.overlay.lines, expected);
+    }
+
+    #[test]
+    fn an_unknown_field_is_explained_as_an_error_line() {
+        let done = job(
+            1,
+            JobKind::Explain {
+                field: 0,
+                name: "nope".into(),
+            },
+        )
+        .run();
+        assert_eq!(done.overlay.lines.len(), 1);
+        assert!(
+            done.overlay.lines[0].contains("no field 'nope'"),
+            "{:?}",
+            done.overlay.lines
+        );
+    }
+
+    /// Lets each held job finish when the test says.
+    #[derive(Default)]
+    struct Gate {
+        open: Mutex<std::collections::HashSet<u64>>,
+        changed: std::sync::Condvar,
+    }
+
+    impl Gate {
+        fn wait(&self, seq: u64) {
+            let mut open = self.open.lock().unwrap();
+            while !open.contains(&seq) {
+                open = self.changed.wait(open).unwrap();
+            }
+        }
+
+        fn release(&self, seq: u64) {
+            self.open.lock().unwrap().insert(seq);
+            self.changed.notify_all();
+        }
+    }
+
+    #[test]
+    fn the_newest_job_runs_at_once_and_the_others_are_skipped_or_dropped() {
+        // Each job says when it starts, then waits for the test to let it finish.
+        let (started_tx, started) = mpsc::channel();
+        let gate = Arc::new(Gate::default());
+        let g = Arc::clone(&gate);
+        let (tx, rx) = mpsc::channel();
+        let runner = Runner::start_with(
+            move |job| {
+                started_tx.send(job.seq).unwrap();
+                g.wait(job.seq);
+                Done {
+                    seq: job.seq,
+                    overlay: Overlay {
+                        title: String::new(),
+                        lines: Vec::new(),
+                        scroll: 0,
+                        field: None,
+                    },
+                }
+            },
+            move |d| {
+                let _ = tx.send(d.seq);
+            },
+        );
+        let wait = Duration::from_secs(30);
+        let [j1, j2, j3, j4, j5] = [1, 2, 3, 4, 5].map(|seq| job(seq, JobKind::CheckChunkings));
+        // 1 runs; Esc cancels it, and 2 is asked for: 2 starts without waiting for 1.
+        runner.submit(j1);
+        assert_eq!(started.recv_timeout(wait), Ok(1));
+        runner.cancel();
+        runner.submit(j2);
+        assert_eq!(started.recv_timeout(wait), Ok(2));
+        // Two threads are busy: 3 then 4 wait for the second; only 4 is run.
+        runner.submit(j3);
+        runner.submit(j4);
+        gate.release(2);
+        assert_eq!(started.recv_timeout(wait), Ok(4));
+        gate.release(4);
+        assert_eq!(rx.recv_timeout(wait), Ok(4));
+        // 1 finishes late: dropped.
+        gate.release(1);
+        // 5 runs and is cancelled while it runs: dropped.
+        runner.submit(j5);
+        assert_eq!(started.recv_timeout(wait), Ok(5));
+        runner.cancel();
+        gate.release(5);
+        assert!(rx.recv_timeout(Duration::from_millis(300)).is_err());
+        assert!(started.try_recv().is_err(), "3 never started");
+    }
+
+    #[test]
+    fn the_real_thread_sends_the_result() {
+        let (tx, rx) = mpsc::channel();
+        let runner = Runner::start(move |d| {
+            let _ = tx.send(d);
+        });
+        runner.submit(job(7, JobKind::CheckChunkings));
+        let done = rx.recv_timeout(Duration::from_secs(60)).unwrap();
+        assert_eq!(done.seq, 7);
+        assert_eq!(done.overlay.title, "chunking check: every chunking agrees");
+    }
+
+    #[test]
+    fn kinds_have_status_labels() {
+        assert_eq!(
+            JobKind::Explain {
+                field: 1,
+                name: "content".into()
+            }
+            .label(),
+            "explaining content"
+        );
+        assert_eq!(JobKind::CheckChunkings.label(), "checking chunkings");
+    }
+}

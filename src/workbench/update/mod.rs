@@ -1,0 +1,327 @@
+//! State changes: key actions, mouse events, worker reports and the clock. Each returns what
+//! the run loop must do next (nothing, ask for a new parse, quit); none of them draws, does
+//! I/O or runs a parse (explanations and chunking checks are sent to the tooling thread, see
+//! [`overlay`]).
+//!
+//! This module dispatches; the changes themselves are by mode and kind of input:
+//! [`motion`] (cursor, scrolls, sample selection), [`panes`] (focus and layout), [`overlay`]
+//! (help, explanation and chunking-check overlays, and their jobs), [`replay`] (the stream
+//! replay's keys and mouse), [`prompt`] (the status bar prompt) and [`mouse`].
+
+mod motion;
+mod mouse;
+mod overlay;
+mod panes;
+mod prompt;
+mod replay;
+
+use std::sync::Arc;
+
+use ratatui::layout::Rect;
+
+use crate::workbench::analysis::Analysis;
+use crate::workbench::jobs::Done;
+use crate::workbench::keys::Action;
+use crate::workbench::layout;
+use crate::workbench::state::{Mode, Pane, Report, State};
+use crate::workbench::view::raw;
+
+pub use mouse::on_mouse;
+pub use prompt::on_prompt_key;
+
+/// How often the spinner turns while a job runs.
+pub const SPINNER_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// What the run loop must do after an update.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    None,
+    /// Files or the selected sample changed: parse again.
+    Reparse,
+    Quit,
+}
+
+fn screen(state: &State) -> layout::Screen {
+    layout::compute(Rect::new(0, 0, state.size.0, state.size.1), state)
+}
+
+/// Width and height of the raw pane's text area.
+fn raw_geometry(state: &State) -> Option<(usize, usize)> {
+    let r = screen(state).rect(Pane::Raw)?;
+    let t = raw::text_area(r);
+    Some((usize::from(t.width).max(2), usize::from(t.height).max(1)))
+}
+
+/// Applies a key action.
+pub fn on_action(state: &mut State, action: Action) -> Effect {
+    let effect = apply_action(state, action);
+    motion::clamp_scrolls(state);
+    effect
+}
+
+fn apply_action(state: &mut State, action: Action) -> Effect {
+    state.note = None;
+    if state.help {
+        overlay::on_help_action(state, action);
+        return Effect::None;
+    }
+    if state.overlay.is_some() {
+        overlay::on_overlay_action(state, action);
+        return Effect::None;
+    }
+    match action {
+        // Esc first cancels a running explanation or check.
+        Action::Back if overlay::cancel_job(state) => return Effect::None,
+        Action::Explain => {
+            overlay::explain_field(state, None);
+            return Effect::None;
+        }
+        Action::CheckChunkings => {
+            overlay::check_chunkings(state);
+            return Effect::None;
+        }
+        _ => {}
+    }
+    if state.mode == Mode::Replay {
+        return replay::on_replay_action(state, action);
+    }
+    match action {
+        Action::Quit | Action::Back => Effect::Quit,
+        Action::Replay => {
+            replay::enter_replay(state);
+            Effect::None
+        }
+        Action::PlayPause => motion::on_motion(state, Action::PageDown),
+        Action::NextChunking | Action::Prompt => Effect::None,
+        Action::Help => {
+            overlay::open_help(state);
+            Effect::None
+        }
+        Action::FocusNext
+        | Action::FocusPrev
+        | Action::TogglePane(_)
+        | Action::Zoom
+        | Action::Wider
+        | Action::Narrower
+        | Action::Taller
+        | Action::Shorter => {
+            panes::on_pane_action(state, action);
+            Effect::None
+        }
+        Action::Reload => {
+            state.note = Some("re-reading files".into());
+            Effect::Reparse
+        }
+        Action::NextSample => motion::select_sample(state, state.selected_sample + 1),
+        Action::PrevSample => motion::select_sample(state, state.selected_sample.saturating_sub(1)),
+        _ => motion::on_motion(state, action),
+    }
+}
+
+/// A clock tick of the replay (playback, or a replay being built in the background); true
+/// when something changed on screen.
+pub fn on_tick(state: &mut State) -> bool {
+    state.replay.as_mut().is_some_and(|rs| rs.tick())
+}
+
+/// A clock tick while a job runs: the spinner turns (true: redraw).
+pub fn on_spinner_tick(state: &mut State) -> bool {
+    match state.job.as_mut() {
+        Some(j) => {
+            j.spin = j.spin.wrapping_add(1);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Takes a job's result: shown when it answers the request still awaited; dropped when a
+/// newer request replaced it or Esc cancelled it.
+pub fn on_job_done(state: &mut State, done: Done) {
+    overlay::install(state, done);
+}
+
+/// The terminal was resized.
+pub fn on_resize(state: &mut State, width: u16, height: u16) {
+    state.size = (width, height);
+    motion::cursor_moved(state);
+}
+
+/// Takes a worker report: a newer result replaces the shown one; when the files cannot be
+/// used, the shown result stays and is marked stale.
+pub fn on_report(state: &mut State, report: Report) {
+    if report.seq < state.requested {
+        // An answer to an older request: a newer one is on its way.
+        return;
+    }
+    state.busy = false;
+    state.template_name = report.template_name;
+    state.template_error = report.template_error;
+    state.sample_error = report.sample_error;
+    // With an unusable template the statuses of the last good parse stay (stale), unless
+    // there are none yet.
+    if state.template_error.is_none() || state.samples.is_empty() {
+        state.samples = report.samples;
+        if state.template_error.is_none() {
+            state.never_matched = report.never_matched;
+            state.lint = report.lint;
+        }
+        if state.selected_sample >= state.samples.len() {
+            state.selected_sample = state.samples.len().saturating_sub(1);
+        }
+    }
+    let Some(shown) = report.shown else {
+        return;
+    };
+    let same_sample = state
+        .analysis()
+        .is_some_and(|a| a.sample_name == shown.analysis.sample_name);
+    if shown.analysis.message.is_some() {
+        state.last_good = Some(shown.clone());
+    } else if state
+        .last_good
+        .as_ref()
+        .is_some_and(|g| g.analysis.sample_name != shown.analysis.sample_name)
+    {
+        state.last_good = None;
+    }
+    let a: Arc<Analysis> = Arc::clone(&shown.analysis);
+    state.shown = Some(shown);
+    motion::clamp_scrolls(state);
+    if !same_sample {
+        // A new sample: start where the generation starts, or at the error.
+        state.cursor = a
+            .problem
+            .as_ref()
+            .and_then(|p| p.at)
+            .unwrap_or(a.prefix_len.max(a.origin));
+        // Show a little of what comes before the cursor.
+        state.raw_top = match raw_geometry(state) {
+            Some((w, h)) => {
+                let back = (h / 3) as isize;
+                let top = raw::step_rows(&a, w, raw::position_of(&a, state.cursor, w), -back);
+                raw::fill_to_end(&a, w, h, top)
+            }
+            None => (0, 0),
+        };
+        state.region = None;
+        state.scroll.message = 0;
+        state.scroll.region = 0;
+        state.scroll.diagnostics = 0;
+        motion::remember_col(state, &a);
+    } else if state.region.is_some_and(|r| r >= a.regions.len()) {
+        state.region = None;
+    }
+    motion::cursor_moved(state);
+    if let Some(rs) = state.replay.as_mut() {
+        // The file or the sample changed: stream the new text with the same chunking.
+        rs.rebuild(&a);
+    }
+    if state.region.is_none() {
+        // Select the first explicit region so the region pane shows something useful.
+        state.region = a
+            .regions
+            .iter()
+            .position(|g| !g.open.is_empty())
+            .or(if a.regions.is_empty() { None } else { Some(0) });
+    }
+}
+
+/// Building states for the tests of the update modules.
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::sync::{Arc, Mutex};
+
+    use crate::workbench::inputs::Inputs;
+    use crate::workbench::jobs::{Job, Runner};
+    use crate::workbench::state::State;
+    use crate::workbench::theme::Theme;
+    use crate::workbench::{request_for, worker};
+
+    /// A state that has received the worker's answer for the bundled sample number `sample`
+    /// (0: the weather tool call, 1: think then answer, 2: a truncated tool call).
+    pub fn loaded(sample: usize, size: (u16, u16)) -> State {
+        let mut state = State::new(Theme::dark(), size);
+        state.selected_sample = sample;
+        let req = request_for(&mut state);
+        super::on_report(&mut state, worker::compute(&Inputs::bundled(), &req));
+        state
+    }
+
+    /// Jobs sent to a test runner, kept for the test to run when it likes.
+    pub type Queue = Arc<Mutex<Vec<Job>>>;
+
+    /// `state` with a runner that only collects the jobs sent to it.
+    pub fn with_queue(state: &mut State) -> Queue {
+        let queue: Queue = Arc::default();
+        let q = Arc::clone(&queue);
+        state.runner = Some(Runner::new(move |job| q.lock().unwrap().push(job)));
+        queue
+    }
+
+    /// Takes the jobs sent so far.
+    pub fn take(queue: &Queue) -> Vec<Job> {
+        std::mem::take(&mut *queue.lock().unwrap())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::*;
+    use super::*;
+
+    #[test]
+    fn esc_with_nothing_running_quits_and_q_quits_always() {
+        let mut state = loaded(0, (80, 24));
+        assert_eq!(on_action(&mut state, Action::Back), Effect::Quit);
+        assert_eq!(on_action(&mut state, Action::Quit), Effect::Quit);
+    }
+
+    #[test]
+    fn reload_asks_for_a_parse_and_says_so() {
+        let mut state = loaded(0, (80, 24));
+        assert_eq!(on_action(&mut state, Action::Reload), Effect::Reparse);
+        assert_eq!(state.note.as_deref(), Some("re-reading files"));
+        // The note lasts until the next key.
+        on_action(&mut state, Action::Down);
+        assert_eq!(state.note, None);
+    }
+
+    #[test]
+    fn the_spinner_turns_only_while_a_job_runs() {
+        let mut state = loaded(0, (80, 24));
+        assert!(!on_spinner_tick(&mut state));
+        let queue = with_queue(&mut state);
+        on_action(&mut state, Action::CheckChunkings);
+        assert_eq!(take(&queue).len(), 1);
+        assert!(on_spinner_tick(&mut state));
+        assert!(on_spinner_tick(&mut state));
+        assert_eq!(state.job.as_ref().unwrap().spin, 2);
+        // No replay: the replay's clock changes nothing.
+        assert!(!on_tick(&mut state));
+    }
+
+    #[test]
+    fn a_new_sample_puts_the_cursor_at_the_generation_and_selects_a_region() {
+        let state = loaded(1, (80, 24));
+        let a = state.analysis().unwrap();
+        assert_eq!(a.sample_name, "samples/smollm3/think-then-answer.sample");
+        assert_eq!(state.cursor, a.prefix_len.max(a.origin));
+        let r = state.region.expect("a region is selected");
+        assert!(!a.regions[r].open.is_empty(), "the first explicit region");
+    }
+
+    #[test]
+    fn a_resize_keeps_the_cursor_on_screen() {
+        let mut state = loaded(0, (120, 40));
+        on_action(&mut state, Action::Bottom);
+        on_resize(&mut state, 60, 16);
+        assert_eq!(state.size, (60, 16));
+        let a = Arc::clone(state.analysis().unwrap());
+        let (w, h) = raw_geometry(&state).unwrap();
+        assert_eq!(
+            raw::ensure_visible(&a, w, h, state.raw_top, state.cursor),
+            state.raw_top
+        );
+    }
+}

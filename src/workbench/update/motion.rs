@@ -1,0 +1,340 @@
+//! Cursor and scroll motions: the raw pane's cursor (by characters, lines, pages and regions),
+//! the other panes' scrolls, and the sample selection.
+
+use crate::workbench::analysis::Analysis;
+use crate::workbench::keys::Action;
+use crate::workbench::state::{Pane, State};
+use crate::workbench::view::raw;
+
+use super::{Effect, raw_geometry, screen};
+
+/// After the cursor moved: keep it on screen and select the region under it.
+pub(super) fn cursor_moved(state: &mut State) {
+    let Some(a) = state.analysis().cloned() else {
+        return;
+    };
+    state.cursor = a.document.floor_char_boundary(state.cursor);
+    if let Some((w, h)) = raw_geometry(state) {
+        state.raw_top = raw::ensure_visible(&a, w, h, state.raw_top, state.cursor);
+    }
+    if let Some(i) = a.segment_index(state.cursor)
+        && let Some(r) = a.segments[i].paint.region()
+    {
+        if state.region != Some(r) {
+            state.scroll.region = 0;
+        }
+        state.region = Some(r);
+    }
+}
+
+pub(super) fn remember_col(state: &mut State, a: &Analysis) {
+    state.cursor = a.document.floor_char_boundary(state.cursor);
+    let line = raw::line_of(a, state.cursor);
+    let start = a.line_starts[line];
+    state.want_col = a.document[start..state.cursor].chars().count();
+}
+
+/// Moves the cursor by whole lines, keeping the wanted column.
+fn move_rows(state: &mut State, a: &Analysis, delta: isize) {
+    let line = raw::line_of(a, state.cursor);
+    let target_line = if delta < 0 {
+        line.saturating_sub(delta.unsigned_abs())
+    } else {
+        (line + delta as usize).min(a.line_starts.len() - 1)
+    };
+    let r = a.line_range(target_line);
+    let at = a.document[r.clone()]
+        .char_indices()
+        .nth(state.want_col)
+        .map_or(r.end, |(i, _)| r.start + i);
+    state.cursor = at;
+}
+
+fn move_chars(state: &mut State, a: &Analysis, delta: isize) {
+    let doc = &a.document;
+    if delta > 0 {
+        if let Some(c) = doc[state.cursor..].chars().next() {
+            state.cursor += c.len_utf8();
+        }
+    } else if let Some(c) = doc[..state.cursor].chars().next_back() {
+        state.cursor -= c.len_utf8();
+    }
+    remember_col(state, a);
+}
+
+fn jump_region(state: &mut State, a: &Analysis, forward: bool) {
+    let starts = a.regions.iter().map(|g| {
+        if g.open.is_empty() {
+            g.body.start
+        } else {
+            g.open.start
+        }
+    });
+    let target = if forward {
+        starts.filter(|&s| s > state.cursor).min()
+    } else {
+        starts.filter(|&s| s < state.cursor).max()
+    };
+    if let Some(t) = target {
+        state.cursor = t;
+        remember_col(state, a);
+    }
+}
+
+pub(super) fn scroll_of(state: &mut State, pane: Pane) -> Option<&mut u16> {
+    match pane {
+        Pane::Message => Some(&mut state.scroll.message),
+        Pane::Region => Some(&mut state.scroll.region),
+        Pane::Diagnostics => Some(&mut state.scroll.diagnostics),
+        Pane::Samples | Pane::Raw => None,
+    }
+}
+
+pub(super) fn select_sample(state: &mut State, to: usize) -> Effect {
+    if state.samples.is_empty() {
+        return Effect::None;
+    }
+    let to = to.min(state.samples.len() - 1);
+    if to == state.selected_sample {
+        return Effect::None;
+    }
+    state.selected_sample = to;
+    if let Some(r) = screen(state).rect(Pane::Samples) {
+        let h = usize::from(r.height.saturating_sub(2)).max(1);
+        let top = usize::from(state.scroll.samples);
+        if to < top {
+            state.scroll.samples = to as u16;
+        } else if to >= top + h {
+            state.scroll.samples = (to + 1 - h) as u16;
+        }
+    }
+    Effect::Reparse
+}
+
+fn page(state: &State, pane: Pane) -> usize {
+    screen(state)
+        .rect(pane)
+        .map_or(10, |r| usize::from(r.height.saturating_sub(3)).max(1))
+}
+
+/// Rows that `lines` take when wrapped to `width` (by characters; word wrapping may take a
+/// few more, hence the slack).
+fn rows_of(lines: &[ratatui::text::Line<'_>], width: u16) -> usize {
+    let w = usize::from(width.max(1));
+    let rows: usize = lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum();
+    rows + lines.len() / 4
+}
+
+/// Keeps the message and diagnostics scrolls within their text.
+pub(super) fn clamp_scrolls(state: &mut State) {
+    let sc = screen(state);
+    if let Some(r) = sc.rect(Pane::Message) {
+        let inner = crate::workbench::view::inner(r);
+        let rows = state
+            .shown
+            .as_ref()
+            .map_or(1, |s| rows_of(&s.message_lines, inner.width) + 4);
+        let max = rows.saturating_sub(usize::from(inner.height)) as u16;
+        state.scroll.message = state.scroll.message.min(max);
+    }
+    if let Some(r) = sc.rect(Pane::Diagnostics) {
+        let inner = crate::workbench::view::inner(r);
+        let (lines, _, _) =
+            crate::workbench::view::diagnostics::lines(state, usize::from(inner.width));
+        let max = rows_of(&lines, inner.width).saturating_sub(usize::from(inner.height)) as u16;
+        state.scroll.diagnostics = state.scroll.diagnostics.min(max);
+    }
+}
+
+/// Cursor and scroll motions, which act on the focused pane.
+pub(super) fn on_motion(state: &mut State, action: Action) -> Effect {
+    let focus = state.focus;
+    if focus == Pane::Samples {
+        let s = state.selected_sample;
+        let to = match action {
+            Action::Up => s.saturating_sub(1),
+            Action::Down => s + 1,
+            Action::PageUp => s.saturating_sub(page(state, focus)),
+            Action::PageDown => s + page(state, focus),
+            Action::Top => 0,
+            Action::Bottom => usize::MAX,
+            _ => s,
+        };
+        return select_sample(state, to);
+    }
+    if focus == Pane::Raw {
+        let Some(a) = state.analysis().cloned() else {
+            return Effect::None;
+        };
+        let pg = page(state, focus) as isize;
+        match action {
+            Action::Left => move_chars(state, &a, -1),
+            Action::Right => move_chars(state, &a, 1),
+            Action::Up => move_rows(state, &a, -1),
+            Action::Down => move_rows(state, &a, 1),
+            Action::PageUp => move_rows(state, &a, -pg),
+            Action::PageDown => move_rows(state, &a, pg),
+            Action::LineStart => {
+                state.cursor = a.line_range(raw::line_of(&a, state.cursor)).start;
+                remember_col(state, &a);
+            }
+            Action::LineEnd => {
+                state.cursor = a.line_range(raw::line_of(&a, state.cursor)).end;
+                remember_col(state, &a);
+            }
+            Action::Top => {
+                state.cursor = 0;
+                remember_col(state, &a);
+            }
+            Action::Bottom => {
+                state.cursor = a.document.len();
+                remember_col(state, &a);
+            }
+            Action::NextRegion => jump_region(state, &a, true),
+            Action::PrevRegion => jump_region(state, &a, false),
+            _ => {}
+        }
+        cursor_moved(state);
+        return Effect::None;
+    }
+    // Region jumps work from any pane: they move the raw cursor.
+    if matches!(action, Action::NextRegion | Action::PrevRegion) {
+        if let Some(a) = state.analysis().cloned() {
+            jump_region(state, &a, action == Action::NextRegion);
+            cursor_moved(state);
+        }
+        return Effect::None;
+    }
+    let pg = page(state, focus) as u16;
+    if let Some(s) = scroll_of(state, focus) {
+        *s = match action {
+            Action::Up => s.saturating_sub(1),
+            Action::Down => s.saturating_add(1),
+            Action::PageUp => s.saturating_sub(pg),
+            Action::PageDown => s.saturating_add(pg),
+            Action::Top => 0,
+            Action::Bottom => u16::MAX / 2,
+            _ => *s,
+        };
+    }
+    Effect::None
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::super::on_action;
+    use super::super::testing::loaded;
+    use super::*;
+
+    #[test]
+    fn arrows_move_the_raw_cursor_by_characters_and_lines_keeping_the_column() {
+        let mut state = loaded(0, (120, 40));
+        let a = Arc::clone(state.analysis().unwrap());
+        on_action(&mut state, Action::Top);
+        assert_eq!((state.cursor, state.want_col), (0, 0));
+        on_action(&mut state, Action::Right);
+        on_action(&mut state, Action::Right);
+        assert_eq!((state.cursor, state.want_col), (2, 2));
+        on_action(&mut state, Action::Down);
+        assert_eq!(raw::line_of(&a, state.cursor), 1);
+        let start = a.line_starts[1];
+        let col = a.document[start..state.cursor].chars().count();
+        assert_eq!(col, 2.min(a.line_range(1).len()), "the column is kept");
+        on_action(&mut state, Action::Left);
+        assert_eq!(state.want_col, col.saturating_sub(1));
+        on_action(&mut state, Action::LineEnd);
+        assert_eq!(state.cursor, a.line_range(1).end);
+        on_action(&mut state, Action::LineStart);
+        assert_eq!(state.cursor, start);
+        on_action(&mut state, Action::Bottom);
+        assert_eq!(state.cursor, a.document.len());
+        // At the end, → stays.
+        on_action(&mut state, Action::Right);
+        assert_eq!(state.cursor, a.document.len());
+    }
+
+    #[test]
+    fn region_jumps_move_the_cursor_and_select_the_region_from_any_pane() {
+        let mut state = loaded(0, (120, 40));
+        let a = Arc::clone(state.analysis().unwrap());
+        on_action(&mut state, Action::Top);
+        on_action(&mut state, Action::NextRegion);
+        let start = a
+            .regions
+            .iter()
+            .map(|g| {
+                if g.open.is_empty() {
+                    g.body.start
+                } else {
+                    g.open.start
+                }
+            })
+            .filter(|&s| s > 0)
+            .min()
+            .unwrap();
+        assert_eq!(state.cursor, start);
+        let r = state.region.expect("a region under the cursor");
+        let here = state.cursor;
+        // From the message pane too.
+        state.focus = Pane::Message;
+        on_action(&mut state, Action::NextRegion);
+        assert!(state.cursor > here);
+        assert_ne!(state.region, Some(r));
+        on_action(&mut state, Action::PrevRegion);
+        assert_eq!(state.cursor, here);
+        assert_eq!(state.region, Some(r));
+        assert_eq!(state.focus, Pane::Message, "the focus stays");
+    }
+
+    #[test]
+    fn in_the_samples_pane_arrows_select_a_sample_and_ask_for_a_parse() {
+        let mut state = loaded(0, (120, 40));
+        state.focus = Pane::Samples;
+        assert_eq!(on_action(&mut state, Action::Down), Effect::Reparse);
+        assert_eq!(state.selected_sample, 1);
+        assert_eq!(on_action(&mut state, Action::Bottom), Effect::Reparse);
+        assert_eq!(state.selected_sample, state.samples.len() - 1);
+        // Already at the bottom: nothing to parse.
+        assert_eq!(on_action(&mut state, Action::Down), Effect::None);
+        assert_eq!(on_action(&mut state, Action::Top), Effect::Reparse);
+        assert_eq!(state.selected_sample, 0);
+        // ] and [ work from any pane.
+        state.focus = Pane::Raw;
+        assert_eq!(on_action(&mut state, Action::NextSample), Effect::Reparse);
+        assert_eq!(state.selected_sample, 1);
+        assert_eq!(on_action(&mut state, Action::PrevSample), Effect::Reparse);
+        assert_eq!(on_action(&mut state, Action::PrevSample), Effect::None);
+    }
+
+    #[test]
+    fn other_panes_scroll_within_their_text() {
+        let mut state = loaded(0, (80, 24));
+        state.focus = Pane::Message;
+        on_action(&mut state, Action::Down);
+        assert_eq!(state.scroll.message, 1);
+        on_action(&mut state, Action::Up);
+        on_action(&mut state, Action::Up);
+        assert_eq!(state.scroll.message, 0);
+        // Bottom goes as far as the text goes, no further.
+        on_action(&mut state, Action::Bottom);
+        let bottom = state.scroll.message;
+        assert!(bottom > 0 && bottom < 200, "{bottom}");
+        on_action(&mut state, Action::Down);
+        assert_eq!(state.scroll.message, bottom);
+        let cursor = state.cursor;
+        on_action(&mut state, Action::Top);
+        assert_eq!(state.scroll.message, 0);
+        assert_eq!(state.cursor, cursor, "the raw cursor stays");
+    }
+
+    #[test]
+    fn space_pages_down_outside_the_replay() {
+        let mut state = loaded(0, (80, 24));
+        on_action(&mut state, Action::Top);
+        on_action(&mut state, Action::PlayPause);
+        let a = state.analysis().unwrap();
+        assert_eq!(raw::line_of(a, state.cursor), page(&state, Pane::Raw));
+    }
+}

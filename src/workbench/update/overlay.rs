@@ -1,0 +1,360 @@
+//! What is drawn over the screen: the help, and the overlays of an explanation (`e`) or a
+//! chunking check (`x`).
+//!
+//! Explanations and checks parse the sample again (the check, 41 times), so they are jobs for
+//! the tooling thread ([`crate::workbench::jobs`]): a request gets the next number and becomes
+//! [`State::job`]; the spinner shows while it runs; its result is shown only if it answers
+//! the request still awaited. A newer request replaces an older one, and Esc cancels (the
+//! result is dropped when it arrives, and a job that has not started is not run).
+
+use std::sync::Arc;
+
+use crate::workbench::analysis::Analysis;
+use crate::workbench::jobs::{Done, Job, JobKind};
+use crate::workbench::keys::Action;
+use crate::workbench::state::{Running, State};
+
+/// `?` (or F1): shows the help from the top.
+pub(super) fn open_help(state: &mut State) {
+    state.help = true;
+    state.scroll.help = 0;
+}
+
+/// Keys while the help is shown: scroll it or close it.
+pub(super) fn on_help_action(state: &mut State, action: Action) {
+    match action {
+        Action::Quit | Action::Help | Action::Back => state.help = false,
+        Action::Down => state.scroll.help = state.scroll.help.saturating_add(1),
+        Action::Up => state.scroll.help = state.scroll.help.saturating_sub(1),
+        _ => {}
+    }
+}
+
+/// Keys while an overlay is shown: scroll it, switch the explained field, or close it (which
+/// also cancels the job that would replace it).
+pub(super) fn on_overlay_action(state: &mut State, action: Action) {
+    // ← → count from the field being explained, if one is on its way.
+    let field = match state.job.as_ref().map(|j| &j.kind) {
+        Some(JobKind::Explain { field, .. }) => Some(*field),
+        _ => state.overlay.as_ref().and_then(|o| o.field),
+    };
+    let fields = state.analysis().map_or(0, |a| a.field_names.len());
+    let Some(o) = state.overlay.as_mut() else {
+        return;
+    };
+    match action {
+        Action::Down => o.scroll = o.scroll.saturating_add(1),
+        Action::Up => o.scroll = o.scroll.saturating_sub(1),
+        Action::PageDown | Action::PlayPause => o.scroll = o.scroll.saturating_add(10),
+        Action::PageUp => o.scroll = o.scroll.saturating_sub(10),
+        Action::Right | Action::Left if fields > 0 => {
+            if let Some(f) = field {
+                let next = if action == Action::Right {
+                    (f + 1) % fields
+                } else {
+                    (f + fields - 1) % fields
+                };
+                explain_field(state, Some(next));
+            }
+        }
+        Action::Quit | Action::Back | Action::Explain | Action::CheckChunkings => {
+            state.overlay = None;
+            cancel_job(state);
+        }
+        _ => {}
+    }
+}
+
+/// Explains a field of the current sample: `field`, or the selected region's field, or the
+/// first field that matched nothing.
+pub(super) fn explain_field(state: &mut State, field: Option<usize>) {
+    let Some(a) = state.analysis().cloned() else {
+        state.note = Some("nothing to explain: no sample parsed yet".into());
+        return;
+    };
+    let field = field
+        .or_else(|| state.region.and_then(|r| a.regions.get(r)).map(|g| g.field))
+        .or_else(|| a.matched_fields.iter().position(|m| !m))
+        .unwrap_or(0);
+    let Some(name) = a.field_names.get(field).cloned() else {
+        return;
+    };
+    start_job(state, JobKind::Explain { field, name }, a);
+}
+
+/// Streams the current sample with many chunkings and shows whether any changes the result.
+pub(super) fn check_chunkings(state: &mut State) {
+    let Some(a) = state.analysis().cloned() else {
+        state.note = Some("nothing to check: no sample parsed yet".into());
+        return;
+    };
+    start_job(state, JobKind::CheckChunkings, a);
+}
+
+/// Requests a job: it replaces any job still running. Without a runner it runs here, now.
+fn start_job(state: &mut State, kind: JobKind, analysis: Arc<Analysis>) {
+    state.jobs_requested += 1;
+    let seq = state.jobs_requested;
+    state.job = Some(Running {
+        seq,
+        kind: kind.clone(),
+        spin: 0,
+    });
+    let job = Job {
+        seq,
+        kind,
+        analysis,
+    };
+    match &state.runner {
+        Some(runner) => runner.submit(job),
+        None => {
+            let done = job.run();
+            install(state, done);
+        }
+    }
+}
+
+/// Esc while a job runs: its result will be dropped. False when none was running.
+pub(super) fn cancel_job(state: &mut State) -> bool {
+    let Some(job) = state.job.take() else {
+        return false;
+    };
+    if let Some(runner) = &state.runner {
+        runner.cancel();
+    }
+    state.note = Some(match job.kind {
+        JobKind::Explain { name, .. } => format!("explanation of {name} cancelled"),
+        JobKind::CheckChunkings => "chunking check cancelled".into(),
+    });
+    true
+}
+
+/// A job's result: shown if it answers the request awaited, else dropped (stale or
+/// cancelled).
+pub(super) fn install(state: &mut State, done: Done) {
+    if state.job.as_ref().map(|j| j.seq) != Some(done.seq) {
+        return;
+    }
+    state.job = None;
+    state.overlay = Some(done.overlay);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{loaded, take, with_queue};
+    use super::super::{Effect, on_action, on_job_done};
+    use super::*;
+    use crate::workbench::state::{Mode, Pane};
+
+    /// Field number of the region selected on screen.
+    fn selected_field(state: &State) -> usize {
+        let a = state.analysis().unwrap();
+        a.regions[state.region.unwrap()].field
+    }
+
+    #[test]
+    fn explain_sends_a_job_and_shows_its_result_when_it_arrives() {
+        let mut state = loaded(1, (80, 24));
+        let queue = with_queue(&mut state);
+        let field = selected_field(&state);
+        let name = state.analysis().unwrap().field_names[field].clone();
+        assert_eq!(on_action(&mut state, Action::Explain), Effect::None);
+        // Requested, not yet shown: nothing ran on this thread.
+        let jobs = take(&queue);
+        assert_eq!(jobs.len(), 1);
+        assert_eq!(
+            jobs[0].kind,
+            JobKind::Explain {
+                field,
+                name: name.clone()
+            }
+        );
+        assert!(state.overlay.is_none());
+        let running = state.job.as_ref().expect("a job is running");
+        assert_eq!(running.seq, jobs[0].seq);
+        // The screen keeps working meanwhile.
+        let cursor = state.cursor;
+        on_action(&mut state, Action::Right);
+        assert_ne!(state.cursor, cursor);
+        on_job_done(&mut state, jobs[0].run());
+        assert!(state.job.is_none());
+        let o = state.overlay.as_ref().expect("the explanation");
+        assert_eq!(o.field, Some(field));
+        assert!(
+            o.title.starts_with(&format!("explain {name} (")),
+            "{}",
+            o.title
+        );
+    }
+
+    #[test]
+    fn a_result_for_an_older_request_is_dropped() {
+        let mut state = loaded(0, (80, 24));
+        let queue = with_queue(&mut state);
+        on_action(&mut state, Action::Explain);
+        // A newer request replaces it.
+        on_action(&mut state, Action::CheckChunkings);
+        let jobs = take(&queue);
+        assert_eq!(jobs.len(), 2);
+        assert!(jobs[0].seq < jobs[1].seq);
+        on_job_done(&mut state, jobs[0].run());
+        assert!(
+            state.overlay.is_none(),
+            "the older explanation is not shown"
+        );
+        assert_eq!(state.job.as_ref().map(|j| j.seq), Some(jobs[1].seq));
+        on_job_done(&mut state, jobs[1].run());
+        let o = state.overlay.as_ref().unwrap();
+        assert_eq!(o.title, "chunking check: every chunking agrees");
+        assert!(state.job.is_none());
+        // Arriving again (or later) changes nothing.
+        let shown = o.clone();
+        on_job_done(&mut state, jobs[0].run());
+        assert_eq!(state.overlay.as_ref(), Some(&shown));
+    }
+
+    #[test]
+    fn esc_cancels_a_running_job_without_quitting_and_its_result_is_dropped() {
+        let mut state = loaded(0, (80, 24));
+        let queue = with_queue(&mut state);
+        on_action(&mut state, Action::CheckChunkings);
+        let jobs = take(&queue);
+        assert_eq!(
+            on_action(&mut state, Action::Back),
+            Effect::None,
+            "not quit"
+        );
+        assert!(state.job.is_none());
+        assert_eq!(state.note.as_deref(), Some("chunking check cancelled"));
+        on_job_done(&mut state, jobs[0].run());
+        assert!(state.overlay.is_none());
+        // Nothing runs now: Esc quits again.
+        assert_eq!(on_action(&mut state, Action::Back), Effect::Quit);
+    }
+
+    #[test]
+    fn esc_in_the_replay_cancels_the_job_first_then_leaves_the_replay() {
+        let mut state = loaded(0, (80, 24));
+        let queue = with_queue(&mut state);
+        on_action(&mut state, Action::Replay);
+        on_action(&mut state, Action::Explain);
+        assert_eq!(take(&queue).len(), 1);
+        on_action(&mut state, Action::Back);
+        assert!(state.job.is_none());
+        assert_eq!(state.mode, Mode::Replay);
+        on_action(&mut state, Action::Back);
+        assert_eq!(state.mode, Mode::Inspect);
+    }
+
+    #[test]
+    fn arrows_over_an_explanation_ask_for_the_next_fields_in_turn() {
+        let mut state = loaded(1, (80, 24));
+        let queue = with_queue(&mut state);
+        let fields = state.analysis().unwrap().field_names.len();
+        let first = selected_field(&state);
+        on_action(&mut state, Action::Explain);
+        let job = take(&queue).remove(0);
+        on_job_done(&mut state, job.run());
+        // Two → before the first answer: the second counts from the field on its way.
+        on_action(&mut state, Action::Right);
+        on_action(&mut state, Action::Right);
+        let jobs = take(&queue);
+        let asked: Vec<_> = jobs
+            .iter()
+            .map(|j| match &j.kind {
+                JobKind::Explain { field, .. } => *field,
+                k => panic!("{k:?}"),
+            })
+            .collect();
+        assert_eq!(asked, [(first + 1) % fields, (first + 2) % fields]);
+        // The old explanation stays on screen until the newest arrives.
+        assert_eq!(state.overlay.as_ref().unwrap().field, Some(first));
+        on_job_done(&mut state, jobs[0].run());
+        assert_eq!(state.overlay.as_ref().unwrap().field, Some(first));
+        on_job_done(&mut state, jobs[1].run());
+        assert_eq!(
+            state.overlay.as_ref().unwrap().field,
+            Some((first + 2) % fields)
+        );
+        // ← goes back one.
+        on_action(&mut state, Action::Left);
+        let job = take(&queue).remove(0);
+        on_job_done(&mut state, job.run());
+        assert_eq!(
+            state.overlay.as_ref().unwrap().field,
+            Some((first + 1) % fields)
+        );
+    }
+
+    #[test]
+    fn closing_the_overlay_cancels_the_explanation_on_its_way() {
+        let mut state = loaded(1, (80, 24));
+        let queue = with_queue(&mut state);
+        on_action(&mut state, Action::Explain);
+        let job = take(&queue).remove(0);
+        on_job_done(&mut state, job.run());
+        on_action(&mut state, Action::Right);
+        let next = take(&queue).remove(0);
+        assert_eq!(on_action(&mut state, Action::Back), Effect::None);
+        assert!(state.overlay.is_none() && state.job.is_none());
+        on_job_done(&mut state, next.run());
+        assert!(state.overlay.is_none(), "the late result is dropped");
+        assert_eq!(state.mode, Mode::Inspect);
+    }
+
+    #[test]
+    fn keys_over_an_overlay_scroll_it_and_do_not_reach_the_panes() {
+        let mut state = loaded(0, (80, 24));
+        on_action(&mut state, Action::CheckChunkings);
+        // No runner: the job ran at once.
+        assert!(state.job.is_none());
+        let (cursor, focus) = (state.cursor, state.focus);
+        on_action(&mut state, Action::Down);
+        on_action(&mut state, Action::PageDown);
+        on_action(&mut state, Action::FocusNext);
+        assert_eq!(state.overlay.as_ref().unwrap().scroll, 11);
+        on_action(&mut state, Action::Up);
+        on_action(&mut state, Action::PageUp);
+        assert_eq!(state.overlay.as_ref().unwrap().scroll, 0);
+        assert_eq!((state.cursor, state.focus), (cursor, focus));
+        assert_eq!(state.focus, Pane::Raw);
+        // x again closes it.
+        on_action(&mut state, Action::CheckChunkings);
+        assert!(state.overlay.is_none());
+    }
+
+    #[test]
+    fn the_help_opens_scrolls_and_closes() {
+        let mut state = loaded(0, (80, 24));
+        on_action(&mut state, Action::Help);
+        assert!(state.help);
+        on_action(&mut state, Action::Down);
+        on_action(&mut state, Action::Down);
+        on_action(&mut state, Action::Up);
+        assert_eq!(state.scroll.help, 1);
+        // Other keys do nothing, Esc closes it (and does not quit).
+        on_action(&mut state, Action::Explain);
+        assert!(state.overlay.is_none() && state.job.is_none());
+        assert_eq!(on_action(&mut state, Action::Back), Effect::None);
+        assert!(!state.help);
+        on_action(&mut state, Action::Help);
+        assert_eq!(state.scroll.help, 0, "opens at the top");
+    }
+
+    #[test]
+    fn nothing_to_explain_or_check_before_the_first_parse() {
+        let mut state = State::new(crate::workbench::theme::Theme::dark(), (80, 24));
+        let queue = with_queue(&mut state);
+        on_action(&mut state, Action::Explain);
+        assert_eq!(
+            state.note.as_deref(),
+            Some("nothing to explain: no sample parsed yet")
+        );
+        on_action(&mut state, Action::CheckChunkings);
+        assert_eq!(
+            state.note.as_deref(),
+            Some("nothing to check: no sample parsed yet")
+        );
+        assert!(take(&queue).is_empty() && state.job.is_none());
+    }
+}
