@@ -6,4 +6,5 @@
 //! transforms and tool-argument coercion. It has no terminal code.
 
 pub mod cli;
+pub mod failure;
 pub mod workbench;

@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use crossterm::event::{self, Event};
 
-use crate::cli::Failure;
+use crate::failure::Failure;
 use crate::workbench::inputs::Inputs;
 use crate::workbench::state::{Live, State};
 use crate::workbench::theme::Theme;
