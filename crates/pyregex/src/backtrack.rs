@@ -55,6 +55,48 @@ pub enum Stop {
     Budget,
 }
 
+/// Where a path of the matcher stands: the instruction to run next, the position in the
+/// haystack and the loops' progress bits (a set bit: that loop's iteration has consumed).
+#[derive(Clone, Copy, Debug)]
+struct Cursor {
+    pc: Pc,
+    pos: usize,
+    bits: u32,
+}
+
+impl Cursor {
+    /// Consumed text up to `pos` (at least one character, or a literal): every loop has
+    /// progressed. Continues at `next`.
+    #[inline(always)]
+    fn consume(&mut self, pos: usize, next: Pc) {
+        self.pos = pos;
+        self.bits = !0;
+        self.pc = next;
+    }
+
+    /// Moved from the current position to `pos`, which may be the same place: the loops have
+    /// progressed only if it is not. Continues at `next`.
+    #[inline(always)]
+    fn move_to(&mut self, pos: usize, next: Pc) {
+        if pos != self.pos {
+            self.bits = !0;
+        }
+        self.pos = pos;
+        self.pc = next;
+    }
+}
+
+/// The outcome of one step of the matcher.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    /// Carry on from the updated [`Cursor`].
+    Continue,
+    /// This path failed: resume the most recent choice point.
+    Fail,
+    /// The (sub)program succeeded, ending at this position.
+    Match(usize),
+}
+
 #[derive(Clone, Copy, Debug)]
 struct RepState {
     count: u32,
@@ -294,480 +336,604 @@ impl<'a> Matcher<'a> {
 
     /// Runs from `pc` until a `Match`/`SubEnd` (returns the end position) or until backtracking
     /// exhausts every choice above `base` (returns `None`).
-    fn exec(
-        &mut self,
-        mut pc: Pc,
-        mut pos: usize,
-        mut bits: u32,
-        base: usize,
-    ) -> Result<Option<usize>, Stop> {
+    fn exec(&mut self, pc: Pc, pos: usize, bits: u32, base: usize) -> Result<Option<usize>, Stop> {
         let prog = self.prog;
-        let len = self.bytes.len();
-        'run: loop {
-            self.steps += 1;
-            if self.steps > self.budget {
-                return Err(Stop::Budget);
-            }
-            let inst = &prog.insts[pc as usize];
-            if self.memo_on && inst.is_memo_point() {
-                let state = if prog.stateful {
-                    self.state_hash(pc, pos)
-                } else {
-                    0
-                };
-                let key = (pc, bits & prog.loop_mask[pc as usize], pos, state);
-                if self.failed.contains(&key) {
-                    match self.backtrack(base)? {
-                        Some((p, q, b)) => {
-                            pc = p;
-                            pos = q;
-                            bits = b;
-                            continue 'run;
-                        }
-                        None => return Ok(None),
-                    }
-                }
-                self.stack.push(Frame::Done { key });
-            } else if !self.memo_on && self.steps > self.memo_threshold {
-                self.memo_on = true;
-            }
-            let ok: bool = match *inst {
-                Inst::Char { c, rev, next } => {
-                    if !rev {
-                        match self.char_fwd(pos) {
-                            Some((x, n)) if x == c as u32 => {
-                                pos += n;
-                                bits = !0;
-                                pc = next;
-                                true
-                            }
-                            None if self.partial => return Err(Stop::Partial),
-                            _ => false,
-                        }
-                    } else {
-                        match self.char_back(pos) {
-                            Some((x, n)) if x == c as u32 => {
-                                pos -= n;
-                                bits = !0;
-                                pc = next;
-                                true
-                            }
-                            _ => false,
-                        }
-                    }
-                }
-                Inst::Str { s, rev, next } => {
-                    let lit = prog.strings[s as usize].as_bytes();
-                    if !rev {
-                        let avail = &self.bytes[pos..];
-                        if avail.len() >= lit.len() {
-                            if &avail[..lit.len()] == lit {
-                                pos += lit.len();
-                                bits = !0;
-                                pc = next;
-                                true
-                            } else {
-                                false
-                            }
-                        } else if self.partial && lit.starts_with(avail) {
-                            return Err(Stop::Partial);
-                        } else {
-                            false
-                        }
-                    } else if pos >= lit.len() && &self.bytes[pos - lit.len()..pos] == lit {
-                        pos -= lit.len();
-                        bits = !0;
-                        pc = next;
-                        true
-                    } else {
-                        false
-                    }
-                }
-                Inst::Set { set, rev, next } => {
-                    let set = &prog.sets[set as usize];
-                    let ch = if rev {
-                        self.char_back(pos)
-                    } else {
-                        self.char_fwd(pos)
-                    };
-                    match ch {
-                        Some((x, n)) if set.contains(x) => {
-                            if rev {
-                                pos -= n;
-                            } else {
-                                pos += n;
-                            }
-                            bits = !0;
-                            pc = next;
-                            true
-                        }
-                        None if !rev && self.partial => return Err(Stop::Partial),
-                        _ => false,
-                    }
-                }
-                Inst::Any { rev, next } => {
-                    let ch = if rev {
-                        self.char_back(pos)
-                    } else {
-                        self.char_fwd(pos)
-                    };
-                    match ch {
-                        Some((_, n)) => {
-                            if rev {
-                                pos -= n;
-                            } else {
-                                pos += n;
-                            }
-                            bits = !0;
-                            pc = next;
-                            true
-                        }
-                        None if !rev && self.partial => return Err(Stop::Partial),
-                        None => false,
-                    }
-                }
-                Inst::Assert { look, next } => {
-                    if self.check(look, pos) {
-                        pc = next;
-                        true
-                    } else {
-                        false
-                    }
-                }
-                Inst::Split { first, second } => {
-                    self.stack.push(Frame::Alt {
-                        pc: second,
-                        pos,
-                        bits,
-                    });
-                    pc = first;
-                    true
-                }
-                Inst::Mark { slot, next } => {
-                    let old = self.slots[slot as usize];
-                    self.stack.push(Frame::Slot { slot, old });
-                    self.slots[slot as usize] = pos;
-                    pc = next;
-                    true
-                }
-                Inst::Close {
-                    slot,
-                    group,
-                    rev,
-                    next,
-                } => {
-                    let mark = self.slots[slot as usize];
-                    let span = if rev { (pos, mark) } else { (mark, pos) };
-                    let old = self.caps[group as usize];
-                    self.stack.push(Frame::Cap {
+        let mut cur = Cursor { pc, pos, bits };
+        loop {
+            self.tick()?;
+            let inst = &prog.insts[cur.pc as usize];
+            let step = if self.memo_enter(inst, &cur) == Step::Fail {
+                Step::Fail
+            } else {
+                let c = &mut cur;
+                match *inst {
+                    Inst::Char { c: ch, rev, next } => self.step_char(c, ch, rev, next)?,
+                    Inst::Str { s, rev, next } => self.step_str(c, s, rev, next)?,
+                    Inst::Set { set, rev, next } => self.step_set(c, set, rev, next)?,
+                    Inst::Any { rev, next } => self.step_any(c, rev, next)?,
+                    Inst::Assert { look, next } => self.step_assert(c, look, next),
+                    Inst::Split { first, second } => self.step_split(c, first, second),
+                    Inst::Mark { slot, next } => self.step_mark(c, slot, next),
+                    Inst::Close {
+                        slot,
                         group,
-                        start: old.0,
-                        end: old.1,
-                    });
-                    if prog.referenced[group as usize] && old != span {
-                        self.stack.push(Frame::Cc { old: self.cc });
-                        self.cc += 1;
-                    }
-                    self.caps[group as usize] = span;
-                    pc = next;
-                    true
-                }
-                Inst::RepOne {
-                    set,
-                    min,
-                    max,
-                    greedy,
-                    rev,
-                    next,
-                } => {
-                    let set = &prog.sets[set as usize];
-                    let start = pos;
-                    if greedy {
-                        // A greedy unbounded repeat that failed from `from` fails from any later
-                        // start within the same run (its continuations are a subset), when the
-                        // progress bits do not tell the two apart.
-                        let run_ok = self.memo_on
-                            && max == u32::MAX
-                            && !rev
-                            && !prog.stateful
-                            && (bits | !prog.loop_mask[next as usize]) == !0;
-                        if run_ok {
-                            let (from, to) = self.run_failed[pc as usize];
-                            if from < pos && pos <= to {
-                                match self.backtrack(base)? {
-                                    Some((p, q, b)) => {
-                                        pc = p;
-                                        pos = q;
-                                        bits = b;
-                                        continue 'run;
-                                    }
-                                    None => return Ok(None),
-                                }
-                            }
-                        }
-                        let mut count = 0u32;
-                        let mut p = pos;
-                        let mut min_pos = pos;
-                        loop {
-                            if count == min {
-                                min_pos = p;
-                            }
-                            if count == max {
-                                break;
-                            }
-                            let ch = if rev {
-                                self.char_back(p)
-                            } else {
-                                self.char_fwd(p)
-                            };
-                            match ch {
-                                Some((x, n)) if set.contains(x) => {
-                                    count += 1;
-                                    if rev {
-                                        p -= n;
-                                    } else {
-                                        p += n;
-                                    }
-                                }
-                                None if !rev && self.partial => return Err(Stop::Partial),
-                                _ => break,
-                            }
-                        }
-                        self.steps += u64::from(count) / 8;
-                        if count < min {
-                            false
-                        } else {
-                            if run_ok && p > pos {
-                                self.stack.push(Frame::RunDone {
-                                    pc,
-                                    from: pos,
-                                    to: p,
-                                });
-                            }
-                            if p != min_pos {
-                                self.stack.push(Frame::Greedy {
-                                    next,
-                                    start,
-                                    min_pos,
-                                    pos: p,
-                                    bits,
-                                    rev,
-                                });
-                            }
-                            if p != start {
-                                bits = !0;
-                            }
-                            pos = p;
-                            pc = next;
-                            true
-                        }
-                    } else {
-                        let mut count = 0u32;
-                        let mut p = pos;
-                        let mut ok = true;
-                        while count < min {
-                            let ch = if rev {
-                                self.char_back(p)
-                            } else {
-                                self.char_fwd(p)
-                            };
-                            match ch {
-                                Some((x, n)) if set.contains(x) => {
-                                    count += 1;
-                                    if rev {
-                                        p -= n;
-                                    } else {
-                                        p += n;
-                                    }
-                                }
-                                None if !rev && self.partial => return Err(Stop::Partial),
-                                _ => {
-                                    ok = false;
-                                    break;
-                                }
-                            }
-                        }
-                        if ok {
-                            if count < max {
-                                self.stack.push(Frame::Lazy {
-                                    pc,
-                                    start,
-                                    pos: p,
-                                    count,
-                                    bits,
-                                });
-                            }
-                            if p != start {
-                                bits = !0;
-                            }
-                            pos = p;
-                            pc = next;
-                        }
-                        ok
-                    }
-                }
-                Inst::RepStart {
-                    rep,
-                    min,
-                    max,
-                    greedy,
-                    iter,
-                    exit,
-                } => {
-                    let old = self.reps[rep as usize];
-                    self.stack.push(Frame::Rep { rep, old });
-                    self.reps[rep as usize] = RepState {
-                        count: 0,
-                        start: pos,
-                        cc: self.cc,
-                    };
-                    self.dispatch(greedy, max > 0, min == 0, iter, exit, &mut pc, pos, bits)
-                }
-                Inst::RepEnd {
-                    rep,
-                    min,
-                    max,
-                    greedy,
-                    guard,
-                    iter,
-                    exit,
-                } => {
-                    let old = self.reps[rep as usize];
-                    self.stack.push(Frame::Rep { rep, old });
-                    let r = &mut self.reps[rep as usize];
-                    r.count = r.count.saturating_add(1);
-                    let changed = pos != r.start || r.cc != self.cc;
-                    let try_tail = !changed || r.count >= min;
-                    let blocked = guard && try_tail && self.partial && pos == len;
-                    let try_body = changed && (r.count < max || max == u32::MAX) && !blocked;
-                    self.dispatch(greedy, try_body, try_tail, iter, exit, &mut pc, pos, bits)
-                }
-                Inst::RepIter { rep, next } => {
-                    let old = self.reps[rep as usize];
-                    self.stack.push(Frame::Rep { rep, old });
-                    let r = &mut self.reps[rep as usize];
-                    r.start = pos;
-                    r.cc = self.cc;
-                    pc = next;
-                    true
-                }
-                Inst::LoopBack {
-                    body,
-                    exit,
-                    greedy,
-                    guard,
-                } => {
-                    let blocked = guard && self.partial && pos == len;
-                    self.dispatch(greedy, !blocked, true, body, exit, &mut pc, pos, bits)
-                }
-                Inst::LoopIter { bit, next } => {
-                    bits &= !(1 << bit);
-                    pc = next;
-                    true
-                }
-                Inst::LoopEnd {
-                    bit,
-                    greedy,
-                    guard,
-                    iter,
-                    exit,
-                } => {
-                    let changed = bits & (1 << bit) != 0;
-                    let blocked = guard && self.partial && pos == len;
-                    self.dispatch(
+                        rev,
+                        next,
+                    } => self.step_close(c, slot, group, rev, next),
+                    Inst::RepOne {
+                        set,
+                        min,
+                        max,
+                        greedy: true,
+                        rev,
+                        next,
+                    } => self.step_rep_one_greedy(c, set, min, max, rev, next)?,
+                    Inst::RepOne {
+                        set,
+                        min,
+                        max,
+                        greedy: false,
+                        rev,
+                        next,
+                    } => self.step_rep_one_lazy(c, set, min, max, rev, next)?,
+                    Inst::RepStart {
+                        rep,
+                        min,
+                        max,
                         greedy,
-                        changed && !blocked,
-                        true,
                         iter,
                         exit,
-                        &mut pc,
-                        pos,
-                        bits,
-                    )
+                    } => self.step_rep_start(c, rep, min, max, greedy, iter, exit),
+                    Inst::RepEnd {
+                        rep,
+                        min,
+                        max,
+                        greedy,
+                        guard,
+                        iter,
+                        exit,
+                    } => self.step_rep_end(c, rep, min, max, greedy, guard, iter, exit),
+                    Inst::RepIter { rep, next } => self.step_rep_iter(c, rep, next),
+                    Inst::LoopBack {
+                        body,
+                        exit,
+                        greedy,
+                        guard,
+                    } => self.step_loop_back(c, body, exit, greedy, guard),
+                    Inst::LoopIter { bit, next } => Self::step_loop_iter(c, bit, next),
+                    Inst::LoopEnd {
+                        bit,
+                        greedy,
+                        guard,
+                        iter,
+                        exit,
+                    } => self.step_loop_end(c, bit, greedy, guard, iter, exit),
+                    Inst::Atomic { body, next } => self.step_atomic(c, body, next)?,
+                    Inst::Lookaround {
+                        body,
+                        positive,
+                        next,
+                    } => self.step_lookaround(c, body, positive, next)?,
+                    Inst::SubEnd => Step::Match(c.pos),
+                    Inst::Backref {
+                        group,
+                        ign,
+                        rev,
+                        next,
+                    } => self.step_backref(c, group, ign, rev, next)?,
+                    Inst::Match => self.step_match(c),
+                    Inst::Fail => Step::Fail,
                 }
-                Inst::Atomic { body, next } => {
-                    let sub_base = self.stack.len();
-                    match self.exec(body, pos, 0, sub_base)? {
-                        Some(end) => {
-                            self.cut(sub_base);
-                            if end != pos {
-                                bits = !0;
-                            }
-                            pos = end;
-                            pc = next;
-                            true
-                        }
-                        None => false,
-                    }
-                }
-                Inst::Lookaround {
-                    body,
-                    positive,
-                    next,
-                } => {
-                    let sub_base = self.stack.len();
-                    let r = self.exec(body, pos, 0, sub_base)?;
-                    match (r.is_some(), positive) {
-                        (true, true) => {
-                            self.cut(sub_base);
-                            pc = next;
-                            true
-                        }
-                        (true, false) => {
-                            self.unwind(sub_base);
-                            false
-                        }
-                        (false, true) => false,
-                        (false, false) => {
-                            pc = next;
-                            true
-                        }
-                    }
-                }
-                Inst::SubEnd => return Ok(Some(pos)),
-                Inst::Backref {
-                    group,
-                    ign,
-                    rev,
-                    next,
-                } => {
-                    let (s, e) = self.caps[group as usize];
-                    if s == NONE {
-                        false
-                    } else {
-                        match self.backref(s, e, pos, ign, rev)? {
-                            Some(p) => {
-                                if p != pos {
-                                    bits = !0;
-                                }
-                                pos = p;
-                                pc = next;
-                                true
-                            }
-                            None => false,
-                        }
-                    }
-                }
-                Inst::Match => {
-                    if self.must_advance && pos == self.anchor {
-                        false
-                    } else {
-                        return Ok(Some(pos));
-                    }
-                }
-                Inst::Fail => false,
             };
-            if ok {
-                continue 'run;
-            }
-            match self.backtrack(base)? {
-                Some((p, q, b)) => {
-                    pc = p;
-                    pos = q;
-                    bits = b;
+            match step {
+                Step::Continue => {}
+                Step::Match(end) => return Ok(Some(end)),
+                Step::Fail => {
+                    if !self.resume(&mut cur, base)? {
+                        return Ok(None);
+                    }
                 }
-                None => return Ok(None),
             }
+        }
+    }
+
+    /// Counts one step against the work budget.
+    #[inline(always)]
+    fn tick(&mut self) -> Result<(), Stop> {
+        self.steps += 1;
+        if self.steps > self.budget {
+            return Err(Stop::Budget);
+        }
+        Ok(())
+    }
+
+    /// Before running `inst` at `cur`: with the memo on, fails a state already known to fail,
+    /// and otherwise pushes the frame that records the state as failed if backtracking ever
+    /// passes it; with the memo off, turns it on once the search has done enough work.
+    #[inline(always)]
+    fn memo_enter(&mut self, inst: &Inst, cur: &Cursor) -> Step {
+        let prog = self.prog;
+        if self.memo_on && inst.is_memo_point() {
+            let state = if prog.stateful {
+                self.state_hash(cur.pc, cur.pos)
+            } else {
+                0
+            };
+            let key = (
+                cur.pc,
+                cur.bits & prog.loop_mask[cur.pc as usize],
+                cur.pos,
+                state,
+            );
+            if self.failed.contains(&key) {
+                return Step::Fail;
+            }
+            self.stack.push(Frame::Done { key });
+        } else if !self.memo_on && self.steps > self.memo_threshold {
+            self.memo_on = true;
+        }
+        Step::Continue
+    }
+
+    /// After a failure: pops the backtrack stack down to the next choice point above `base`
+    /// and moves `cur` there. `false` when every choice is exhausted.
+    #[inline(always)]
+    fn resume(&mut self, cur: &mut Cursor, base: usize) -> Result<bool, Stop> {
+        match self.backtrack(base)? {
+            Some((pc, pos, bits)) => {
+                *cur = Cursor { pc, pos, bits };
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// The character after `pos` (`rev`: before it) and its length in bytes.
+    #[inline(always)]
+    fn char_dir(&self, pos: usize, rev: bool) -> Option<(u32, usize)> {
+        if rev {
+            self.char_back(pos)
+        } else {
+            self.char_fwd(pos)
+        }
+    }
+
+    /// `Inst::Char`: one exact character.
+    #[inline(always)]
+    fn step_char(&self, cur: &mut Cursor, c: char, rev: bool, next: Pc) -> Result<Step, Stop> {
+        if !rev {
+            match self.char_fwd(cur.pos) {
+                Some((x, n)) if x == c as u32 => {
+                    cur.consume(cur.pos + n, next);
+                    Ok(Step::Continue)
+                }
+                None if self.partial => Err(Stop::Partial),
+                _ => Ok(Step::Fail),
+            }
+        } else {
+            match self.char_back(cur.pos) {
+                Some((x, n)) if x == c as u32 => {
+                    cur.consume(cur.pos - n, next);
+                    Ok(Step::Continue)
+                }
+                _ => Ok(Step::Fail),
+            }
+        }
+    }
+
+    /// `Inst::Str`: an exact string. Forwards, text that ends inside it is partial.
+    #[inline(always)]
+    fn step_str(&self, cur: &mut Cursor, s: u32, rev: bool, next: Pc) -> Result<Step, Stop> {
+        let lit = self.prog.strings[s as usize].as_bytes();
+        let pos = cur.pos;
+        if !rev {
+            let avail = &self.bytes[pos..];
+            if avail.len() >= lit.len() {
+                if &avail[..lit.len()] == lit {
+                    cur.consume(pos + lit.len(), next);
+                    Ok(Step::Continue)
+                } else {
+                    Ok(Step::Fail)
+                }
+            } else if self.partial && lit.starts_with(avail) {
+                Err(Stop::Partial)
+            } else {
+                Ok(Step::Fail)
+            }
+        } else if pos >= lit.len() && &self.bytes[pos - lit.len()..pos] == lit {
+            cur.consume(pos - lit.len(), next);
+            Ok(Step::Continue)
+        } else {
+            Ok(Step::Fail)
+        }
+    }
+
+    /// `Inst::Set`: one character from a set.
+    #[inline(always)]
+    fn step_set(&self, cur: &mut Cursor, set: u32, rev: bool, next: Pc) -> Result<Step, Stop> {
+        let set = &self.prog.sets[set as usize];
+        match self.char_dir(cur.pos, rev) {
+            Some((x, n)) if set.contains(x) => {
+                let pos = if rev { cur.pos - n } else { cur.pos + n };
+                cur.consume(pos, next);
+                Ok(Step::Continue)
+            }
+            None if !rev && self.partial => Err(Stop::Partial),
+            _ => Ok(Step::Fail),
+        }
+    }
+
+    /// `Inst::Any`: any one character.
+    #[inline(always)]
+    fn step_any(&self, cur: &mut Cursor, rev: bool, next: Pc) -> Result<Step, Stop> {
+        match self.char_dir(cur.pos, rev) {
+            Some((_, n)) => {
+                let pos = if rev { cur.pos - n } else { cur.pos + n };
+                cur.consume(pos, next);
+                Ok(Step::Continue)
+            }
+            None if !rev && self.partial => Err(Stop::Partial),
+            None => Ok(Step::Fail),
+        }
+    }
+
+    /// `Inst::Assert`: an anchor or word-boundary test at the current position.
+    #[inline(always)]
+    fn step_assert(&self, cur: &mut Cursor, look: Look, next: Pc) -> Step {
+        if self.check(look, cur.pos) {
+            cur.pc = next;
+            Step::Continue
+        } else {
+            Step::Fail
+        }
+    }
+
+    /// `Inst::Split`: tries `first`, leaving a choice point to resume at `second`.
+    #[inline(always)]
+    fn step_split(&mut self, cur: &mut Cursor, first: Pc, second: Pc) -> Step {
+        self.stack.push(Frame::Alt {
+            pc: second,
+            pos: cur.pos,
+            bits: cur.bits,
+        });
+        cur.pc = first;
+        Step::Continue
+    }
+
+    /// `Inst::Mark`: remembers the current position in a private slot (undoably).
+    #[inline(always)]
+    fn step_mark(&mut self, cur: &mut Cursor, slot: u32, next: Pc) -> Step {
+        let old = self.slots[slot as usize];
+        self.stack.push(Frame::Slot { slot, old });
+        self.slots[slot as usize] = cur.pos;
+        cur.pc = next;
+        Step::Continue
+    }
+
+    /// `Inst::Close`: sets a public group from its slot to the current position (undoably),
+    /// bumping the capture-change counter when a backreferenced group changes.
+    #[inline(always)]
+    fn step_close(&mut self, cur: &mut Cursor, slot: u32, group: u32, rev: bool, next: Pc) -> Step {
+        let pos = cur.pos;
+        let mark = self.slots[slot as usize];
+        let span = if rev { (pos, mark) } else { (mark, pos) };
+        let old = self.caps[group as usize];
+        self.stack.push(Frame::Cap {
+            group,
+            start: old.0,
+            end: old.1,
+        });
+        if self.prog.referenced[group as usize] && old != span {
+            self.stack.push(Frame::Cc { old: self.cc });
+            self.cc += 1;
+        }
+        self.caps[group as usize] = span;
+        cur.pc = next;
+        Step::Continue
+    }
+
+    /// `Inst::RepOne`, greedy: takes as many characters of the set as allowed, leaving a
+    /// [`Frame::Greedy`] to give them back one by one down to the minimum.
+    #[inline(always)]
+    fn step_rep_one_greedy(
+        &mut self,
+        cur: &mut Cursor,
+        set: u32,
+        min: u32,
+        max: u32,
+        rev: bool,
+        next: Pc,
+    ) -> Result<Step, Stop> {
+        let prog = self.prog;
+        let set = &prog.sets[set as usize];
+        let Cursor { pc, pos, bits } = *cur;
+        let start = pos;
+        // A greedy unbounded repeat that failed from `from` fails from any later start within
+        // the same run (its continuations are a subset), when the progress bits do not tell the
+        // two apart.
+        let run_ok = self.memo_on
+            && max == u32::MAX
+            && !rev
+            && !prog.stateful
+            && (bits | !prog.loop_mask[next as usize]) == !0;
+        if run_ok {
+            let (from, to) = self.run_failed[pc as usize];
+            if from < pos && pos <= to {
+                return Ok(Step::Fail);
+            }
+        }
+        let mut count = 0u32;
+        let mut p = pos;
+        let mut min_pos = pos;
+        loop {
+            if count == min {
+                min_pos = p;
+            }
+            if count == max {
+                break;
+            }
+            match self.char_dir(p, rev) {
+                Some((x, n)) if set.contains(x) => {
+                    count += 1;
+                    if rev {
+                        p -= n;
+                    } else {
+                        p += n;
+                    }
+                }
+                None if !rev && self.partial => return Err(Stop::Partial),
+                _ => break,
+            }
+        }
+        self.steps += u64::from(count) / 8;
+        if count < min {
+            return Ok(Step::Fail);
+        }
+        if run_ok && p > pos {
+            self.stack.push(Frame::RunDone {
+                pc,
+                from: pos,
+                to: p,
+            });
+        }
+        if p != min_pos {
+            self.stack.push(Frame::Greedy {
+                next,
+                start,
+                min_pos,
+                pos: p,
+                bits,
+                rev,
+            });
+        }
+        cur.move_to(p, next);
+        Ok(Step::Continue)
+    }
+
+    /// `Inst::RepOne`, lazy: takes the minimum number of characters of the set, leaving a
+    /// [`Frame::Lazy`] to take more one by one up to the maximum.
+    #[inline(always)]
+    fn step_rep_one_lazy(
+        &mut self,
+        cur: &mut Cursor,
+        set: u32,
+        min: u32,
+        max: u32,
+        rev: bool,
+        next: Pc,
+    ) -> Result<Step, Stop> {
+        let set = &self.prog.sets[set as usize];
+        let Cursor { pc, pos, bits } = *cur;
+        let start = pos;
+        let mut count = 0u32;
+        let mut p = pos;
+        while count < min {
+            match self.char_dir(p, rev) {
+                Some((x, n)) if set.contains(x) => {
+                    count += 1;
+                    if rev {
+                        p -= n;
+                    } else {
+                        p += n;
+                    }
+                }
+                None if !rev && self.partial => return Err(Stop::Partial),
+                _ => return Ok(Step::Fail),
+            }
+        }
+        if count < max {
+            self.stack.push(Frame::Lazy {
+                pc,
+                start,
+                pos: p,
+                count,
+                bits,
+            });
+        }
+        cur.move_to(p, next);
+        Ok(Step::Continue)
+    }
+
+    /// `Inst::RepStart`: enters a general repeat, resetting its register (undoably), then
+    /// chooses between a first iteration and the tail.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn step_rep_start(
+        &mut self,
+        cur: &mut Cursor,
+        rep: u32,
+        min: u32,
+        max: u32,
+        greedy: bool,
+        iter: Pc,
+        exit: Pc,
+    ) -> Step {
+        let old = self.reps[rep as usize];
+        self.stack.push(Frame::Rep { rep, old });
+        self.reps[rep as usize] = RepState {
+            count: 0,
+            start: cur.pos,
+            cc: self.cc,
+        };
+        self.branch_repeat(cur, greedy, max > 0, min == 0, iter, exit)
+    }
+
+    /// `Inst::RepEnd`: counts a finished iteration of a general repeat (undoably), then
+    /// chooses between another iteration and the tail. An iteration that changed nothing may
+    /// not repeat, and one that still needs more iterations may not leave.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn step_rep_end(
+        &mut self,
+        cur: &mut Cursor,
+        rep: u32,
+        min: u32,
+        max: u32,
+        greedy: bool,
+        guard: bool,
+        iter: Pc,
+        exit: Pc,
+    ) -> Step {
+        let pos = cur.pos;
+        let old = self.reps[rep as usize];
+        self.stack.push(Frame::Rep { rep, old });
+        let r = &mut self.reps[rep as usize];
+        r.count = r.count.saturating_add(1);
+        let changed = pos != r.start || r.cc != self.cc;
+        let try_tail = !changed || r.count >= min;
+        let blocked = guard && try_tail && self.partial && pos == self.bytes.len();
+        let try_body = changed && (r.count < max || max == u32::MAX) && !blocked;
+        self.branch_repeat(cur, greedy, try_body, try_tail, iter, exit)
+    }
+
+    /// `Inst::RepIter`: records where an iteration of a general repeat begins (undoably).
+    #[inline(always)]
+    fn step_rep_iter(&mut self, cur: &mut Cursor, rep: u32, next: Pc) -> Step {
+        let old = self.reps[rep as usize];
+        self.stack.push(Frame::Rep { rep, old });
+        let r = &mut self.reps[rep as usize];
+        r.start = cur.pos;
+        r.cc = self.cc;
+        cur.pc = next;
+        Step::Continue
+    }
+
+    /// `Inst::LoopBack`: after an iteration of an always-consuming loop, chooses between
+    /// another iteration and the exit (only the exit at the end of the text under `guard`).
+    #[inline(always)]
+    fn step_loop_back(
+        &mut self,
+        cur: &mut Cursor,
+        body: Pc,
+        exit: Pc,
+        greedy: bool,
+        guard: bool,
+    ) -> Step {
+        let blocked = guard && self.partial && cur.pos == self.bytes.len();
+        self.branch_repeat(cur, greedy, !blocked, true, body, exit)
+    }
+
+    /// `Inst::LoopIter`: starts an iteration of a loop that may match empty by clearing its
+    /// progress bit.
+    #[inline(always)]
+    fn step_loop_iter(cur: &mut Cursor, bit: u32, next: Pc) -> Step {
+        cur.bits &= !(1 << bit);
+        cur.pc = next;
+        Step::Continue
+    }
+
+    /// `Inst::LoopEnd`: after an iteration of a loop that may match empty, chooses between
+    /// another iteration (only if this one consumed) and the exit.
+    #[inline(always)]
+    fn step_loop_end(
+        &mut self,
+        cur: &mut Cursor,
+        bit: u32,
+        greedy: bool,
+        guard: bool,
+        iter: Pc,
+        exit: Pc,
+    ) -> Step {
+        let changed = cur.bits & (1 << bit) != 0;
+        let blocked = guard && self.partial && cur.pos == self.bytes.len();
+        self.branch_repeat(cur, greedy, changed && !blocked, true, iter, exit)
+    }
+
+    /// `Inst::Atomic`: runs the body to its first success, then drops its choice points
+    /// (keeping its undo records) and continues after it.
+    #[inline(always)]
+    fn step_atomic(&mut self, cur: &mut Cursor, body: Pc, next: Pc) -> Result<Step, Stop> {
+        let sub_base = self.stack.len();
+        match self.exec(body, cur.pos, 0, sub_base)? {
+            Some(end) => {
+                self.cut(sub_base);
+                cur.move_to(end, next);
+                Ok(Step::Continue)
+            }
+            None => Ok(Step::Fail),
+        }
+    }
+
+    /// `Inst::Lookaround`: runs the body at the current position without moving. A positive
+    /// lookaround keeps the captures of its first success; a negative one keeps none.
+    #[inline(always)]
+    fn step_lookaround(
+        &mut self,
+        cur: &mut Cursor,
+        body: Pc,
+        positive: bool,
+        next: Pc,
+    ) -> Result<Step, Stop> {
+        let sub_base = self.stack.len();
+        let r = self.exec(body, cur.pos, 0, sub_base)?;
+        Ok(match (r.is_some(), positive) {
+            (true, true) => {
+                self.cut(sub_base);
+                cur.pc = next;
+                Step::Continue
+            }
+            (true, false) => {
+                self.unwind(sub_base);
+                Step::Fail
+            }
+            (false, true) => Step::Fail,
+            (false, false) => {
+                cur.pc = next;
+                Step::Continue
+            }
+        })
+    }
+
+    /// `Inst::Backref`: matches the text of a group; an unset group fails.
+    #[inline(always)]
+    fn step_backref(
+        &self,
+        cur: &mut Cursor,
+        group: u32,
+        ign: bool,
+        rev: bool,
+        next: Pc,
+    ) -> Result<Step, Stop> {
+        let (s, e) = self.caps[group as usize];
+        if s == NONE {
+            return Ok(Step::Fail);
+        }
+        Ok(match self.backref(s, e, cur.pos, ign, rev)? {
+            Some(p) => {
+                cur.move_to(p, next);
+                Step::Continue
+            }
+            None => Step::Fail,
+        })
+    }
+
+    /// `Inst::Match`: succeeds, unless this is an empty match the `finditer` rule rejects.
+    #[inline(always)]
+    fn step_match(&self, cur: &Cursor) -> Step {
+        if self.must_advance && cur.pos == self.anchor {
+            Step::Fail
+        } else {
+            Step::Match(cur.pos)
         }
     }
 
@@ -813,20 +979,19 @@ impl<'a> Matcher<'a> {
         h.finish()
     }
 
-    /// Chooses between a repeat's body and its tail as the reference does.
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    fn dispatch(
+    /// Chooses between a repeat's body (`iter`) and its tail (`exit`) as the reference does:
+    /// when both are allowed, takes the preferred one and leaves a choice point for the other.
+    #[inline(always)]
+    fn branch_repeat(
         &mut self,
+        cur: &mut Cursor,
         greedy: bool,
         try_body: bool,
         try_tail: bool,
         iter: Pc,
         exit: Pc,
-        pc: &mut Pc,
-        pos: usize,
-        bits: u32,
-    ) -> bool {
+    ) -> Step {
+        let (pos, bits) = (cur.pos, cur.bits);
         match (try_body, try_tail) {
             (true, true) => {
                 if greedy {
@@ -835,26 +1000,26 @@ impl<'a> Matcher<'a> {
                         pos,
                         bits,
                     });
-                    *pc = iter;
+                    cur.pc = iter;
                 } else {
                     self.stack.push(Frame::Alt {
                         pc: iter,
                         pos,
                         bits,
                     });
-                    *pc = exit;
+                    cur.pc = exit;
                 }
-                true
+                Step::Continue
             }
             (true, false) => {
-                *pc = iter;
-                true
+                cur.pc = iter;
+                Step::Continue
             }
             (false, true) => {
-                *pc = exit;
-                true
+                cur.pc = exit;
+                Step::Continue
             }
-            (false, false) => false,
+            (false, false) => Step::Fail,
         }
     }
 
