@@ -339,7 +339,7 @@ pub fn force_memo(on: bool) {
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() * 2);
     for c in s.chars() {
-        if "()[]{}?*+|^$\\.-#&~".contains(c) || unicode::py_isspace(c) {
+        if "()[]{}?*+|^$\\.-#&~".contains(c) || pyunicode::isspace(c) {
             out.push('\\');
         }
         out.push(c);

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use super::ast::{Assertion, Enc, GroupName, Node, RepeatKind, SetItem};
 use super::props::{self, Lookup};
-use super::unicode::{py_isalpha, py_isdigit, py_isidentifier, py_isspace};
+use super::unicode::py_isdigit;
 
 // Flag bits, as in the reference.
 pub const F_ASCII: u32 = 0x80;
@@ -91,7 +91,7 @@ impl Source {
         loop {
             match self.s.get(pos) {
                 None => return Skip::End(pos),
-                Some(&c) if py_isspace(c) => pos += 1,
+                Some(&c) if pyunicode::isspace(c) => pos += 1,
                 Some('#') => match self.s[pos..].iter().position(|&c| c == '\n') {
                     Some(i) => pos += i,
                     None => return Skip::CommentToEnd,
@@ -159,7 +159,7 @@ impl Source {
                         self.pos = self.s.len();
                         return out;
                     }
-                    Some(&c) if py_isspace(c) => pos += 1,
+                    Some(&c) if pyunicode::isspace(c) => pos += 1,
                     Some('#') => match self.s[pos..].iter().position(|&c| c == '\n') {
                         Some(i) => pos += i,
                         None => {
@@ -845,7 +845,7 @@ fn parse_paren(source: &mut Source, info: &mut Info) -> PResult<Option<Node>> {
     if ch == Some('*') {
         let saved_pos_2 = source.pos;
         let word = source.get_while(|c| c == ')' || c == '>', false, false);
-        if word.chars().next().is_some_and(py_isalpha) {
+        if word.chars().next().is_some_and(pyunicode::isalpha) {
             match word.as_str() {
                 "FAIL" | "F" => {
                     source.expect(")")?;
@@ -1158,7 +1158,7 @@ fn parse_name(source: &mut Source, allow_numeric: bool, allow_group_0: bool) -> 
             }
             return err("bad character in group name", source.pos);
         }
-    } else if !py_isidentifier(&name) {
+    } else if !pyunicode::isidentifier(&name) {
         return err("bad character in group name", source.pos);
     }
     Ok(name)
@@ -1528,7 +1528,7 @@ fn parse_property_name(source: &mut Source) -> (Option<String>, String) {
             true,
             false,
         );
-        let value = value.trim_matches(|c: char| py_isspace(c)).to_string();
+        let value = value.trim_matches(pyunicode::isspace).to_string();
         if !value.is_empty() {
             saved_pos = source.pos;
             (Some(name), value)

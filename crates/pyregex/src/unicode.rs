@@ -1,47 +1,14 @@
-//! Lookups over the generated tables: Python `str` predicates the parser relies on and the case
-//! equivalents the matcher uses.
+//! Lookups over the generated tables: the case equivalents the matcher uses and the two
+//! string-level Python helpers the parser needs. Python's `str` character data itself
+//! (`isspace`, `isalpha`, `isdigit`, `isidentifier`, decimal values) comes from `pyunicode`.
 
 use super::unicode_tables as t;
 
-/// Whether `c` lies in one of the sorted inclusive ranges.
-pub fn in_table(table: &[(u32, u32)], c: u32) -> bool {
-    table
-        .binary_search_by(|&(lo, hi)| {
-            if hi < c {
-                std::cmp::Ordering::Less
-            } else if lo > c {
-                std::cmp::Ordering::Greater
-            } else {
-                std::cmp::Ordering::Equal
-            }
-        })
-        .is_ok()
-}
+pub use pyunicode::in_table;
 
-/// Python `str.isspace()` for one character.
-pub fn py_isspace(c: char) -> bool {
-    in_table(t::PY_SPACE, c as u32)
-}
-
-/// Python `str.isalpha()` for one character.
-pub fn py_isalpha(c: char) -> bool {
-    in_table(t::PY_ALPHA, c as u32)
-}
-
-/// Python `str.isdigit()` for a non-empty string.
+/// Python `str.isdigit()` for a string: non-empty and every character a digit.
 pub fn py_isdigit(s: &str) -> bool {
-    !s.is_empty() && s.chars().all(|c| in_table(t::PY_DIGIT, c as u32))
-}
-
-/// Python `str.isidentifier()`.
-pub fn py_isidentifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(first) if in_table(t::PY_ID_START, first as u32) => {
-            chars.all(|c| in_table(t::PY_ID_CONTINUE, c as u32))
-        }
-        _ => false,
-    }
+    !s.is_empty() && s.chars().all(pyunicode::isdigit)
 }
 
 /// Python `int(s)` for a string of `str.isdecimal()` characters; `None` when Python's `int()`
@@ -49,15 +16,8 @@ pub fn py_isidentifier(s: &str) -> bool {
 pub fn py_int(s: &str) -> Option<u64> {
     let mut value: u64 = 0;
     for c in s.chars() {
-        let c = c as u32;
-        let i = t::PY_DECIMAL.partition_point(|&(_, hi, _)| hi < c);
-        let &(lo, hi, first) = t::PY_DECIMAL.get(i)?;
-        if c < lo || c > hi {
-            return None;
-        }
-        value = value
-            .saturating_mul(10)
-            .saturating_add(u64::from(first + (c - lo)));
+        let d = pyunicode::decimal_value(c)?;
+        value = value.saturating_mul(10).saturating_add(u64::from(d));
     }
     Some(value)
 }
@@ -89,15 +49,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn python_predicates() {
-        assert!(py_isspace(' ') && py_isspace('\x1c') && !py_isspace('a'));
-        assert!(py_isidentifier("name") && py_isidentifier("_x1") && py_isidentifier("é"));
-        assert!(!py_isidentifier("1x") && !py_isidentifier("") && !py_isidentifier("a-b"));
+    fn python_string_helpers() {
         assert!(py_isdigit("12") && py_isdigit("²") && !py_isdigit("1a") && !py_isdigit(""));
         assert_eq!(py_int("12"), Some(12));
         assert_eq!(py_int("١٢"), Some(12));
         assert_eq!(py_int("²"), None);
-        assert!(py_isalpha('é') && !py_isalpha('1'));
+        assert_eq!(py_int("99999999999999999999999"), Some(u64::MAX));
     }
 
     #[test]

@@ -2,14 +2,14 @@
 //! `kv_sep`; blank lines and lines without the separator are skipped.
 
 use crate::content::{ContentError, PatternCache, arg, scalar, sub_parse};
-use crate::py::is_py_space;
 use crate::value::{Dict, Value};
+use pyunicode::isspace;
 
 /// Python's `str.split(sep)`; `sep=None` splits on runs of whitespace.
 fn py_split<'a>(text: &'a str, sep: Option<&Value>) -> Result<Vec<&'a str>, ContentError> {
     match sep {
         None => Ok(text.split('\n').collect()),
-        Some(Value::Null) => Ok(text.split(is_py_space).filter(|s| !s.is_empty()).collect()),
+        Some(Value::Null) => Ok(text.split(isspace).filter(|s| !s.is_empty()).collect()),
         Some(Value::Str(s)) if s.is_empty() => Err(ContentError::new(
             "empty separator (kv-lines line_sep must not be empty)",
         )),

@@ -3,7 +3,7 @@
 //! Rust's `str::to_lowercase` follows a newer Unicode version (it lowercases letters added since
 //! Unicode 14, which Python 3.11 leaves alone), so the mapping comes from generated tables.
 
-use super::unicode::{is_case_ignorable, is_cased, lower_multi, lower_single};
+use pyunicode::{is_case_ignorable, is_cased, lower_multi, lower_single};
 
 const CAPITAL_SIGMA: char = '\u{03A3}';
 
@@ -25,7 +25,7 @@ pub(crate) fn py_lower(s: &str) -> String {
         } else if let Some(low) = lower_single(c) {
             out.push(low);
         } else if let Some(low) = lower_multi(c) {
-            out.extend(low.iter().filter_map(|&cp| char::from_u32(cp)));
+            out.extend(low);
         } else {
             out.push(c);
         }

@@ -8,11 +8,10 @@
 //! the text as an invalid character) and then parsed.
 
 use super::repr::{py_repr_str, py_repr_str_truncated};
-use super::strip::is_py_space;
-use super::unicode::decimal_value;
 use crate::value::Value;
 use num_bigint::BigInt;
 use num_traits::FromPrimitive;
+use pyunicode::{decimal_value, isspace};
 use std::fmt;
 
 /// CPython's default `sys.get_int_max_str_digits()`: decimal strings with more digits do not
@@ -317,7 +316,7 @@ fn to_ascii_numeric(s: &str) -> Vec<u8> {
     for c in s.chars() {
         if (c as u32) < 127 {
             out.push(c as u8);
-        } else if is_py_space(c) {
+        } else if isspace(c) {
             out.push(b' ');
         } else if let Some(d) = decimal_value(c) {
             out.push(b'0' + d);

@@ -11,6 +11,9 @@ use crate::py::{
     json_loads_with_spans, json_max_depth, string_offset_to_source,
 };
 use crate::value::{Value, surrogate_char, surrogate_of};
+use proptest::prelude::*;
+use proptest::sample::Index;
+use proptest::test_runner::RngSeed;
 use std::fmt::Write;
 
 // ------------------------------------------------------------------------------- data helpers
@@ -351,11 +354,11 @@ fn string_functions_match_python_on_every_code_point() {
         let lower_each: String = chars.iter().map(|c| py::py_lower(&c.to_string())).collect();
         let spaces: Vec<u8> = chars
             .iter()
-            .map(|&c| u8::from(py::is_py_space(c)))
+            .map(|&c| u8::from(pyunicode::isspace(c)))
             .collect();
         let decimals: Vec<u8> = chars
             .iter()
-            .map(|&c| py::unicode::decimal_value(c).unwrap_or(255))
+            .map(|&c| pyunicode::decimal_value(c).unwrap_or(255))
             .collect();
         let checks = [
             ("lower", fnv(&enc(&py::py_lower(&s)))),
@@ -616,76 +619,79 @@ fn recursion_limits_match_the_reference_command_line() {
     assert!(int(field(&loads, "max_depth")) > 900);
 }
 
-/// A small deterministic generator for the robustness test.
-struct Rng(u64);
+/// The JSON-ish pieces the random documents are made of.
+const PIECES: &[&str] = &[
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    ":",
+    "\"",
+    "\\",
+    "\\u",
+    "d800",
+    "dc00",
+    "00e9",
+    "1",
+    "-",
+    "0",
+    ".",
+    "e",
+    "+",
+    "_",
+    " ",
+    "\n",
+    "\t",
+    "\x00",
+    "\x1f",
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "null",
+    "true",
+    "é",
+    "😀",
+    "\u{10F800}",
+    "\u{3000}",
+    "\u{0663}",
+    "inf",
+    "nan",
+    "\u{feff}",
+    "x",
+    "9999999999999999999",
+];
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
+proptest! {
+    // A fixed seed tries the same cases on every run, and nothing is written to disk: a failure
+    // prints its shrunk input, and the next run fails the same way.
+    #![proptest_config(ProptestConfig {
+        cases: 20_000,
+        rng_seed: RngSeed::Fixed(0x9E37_79B9_7F4A_7C15),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
 
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-/// Random mixtures of JSON-ish pieces never make the functions panic.
-#[test]
-fn no_panics_on_random_input() {
-    let pieces = [
-        "[",
-        "]",
-        "{",
-        "}",
-        ",",
-        ":",
-        "\"",
-        "\\",
-        "\\u",
-        "d800",
-        "dc00",
-        "00e9",
-        "1",
-        "-",
-        "0",
-        ".",
-        "e",
-        "+",
-        "_",
-        " ",
-        "\n",
-        "\t",
-        "\x00",
-        "\x1f",
-        "NaN",
-        "Infinity",
-        "-Infinity",
-        "null",
-        "true",
-        "é",
-        "😀",
-        "\u{10F800}",
-        "\u{3000}",
-        "\u{0663}",
-        "inf",
-        "nan",
-        "\u{feff}",
-        "x",
-        "9999999999999999999",
-    ];
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    for _ in 0..20_000 {
-        let n = rng.below(24);
-        let s: String = (0..n).map(|_| pieces[rng.below(pieces.len())]).collect();
+    /// Random mixtures of JSON-ish pieces never make the functions panic.
+    #[test]
+    fn no_panics_on_random_input(
+        pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..24),
+        depth in 0usize..4,
+        max_chars in 0usize..10,
+        // Decoded offsets into each string literal found, used in turn.
+        decoded in proptest::collection::vec(0usize..8, 1..8),
+        start in any::<Index>(),
+        width in any::<Index>(),
+        at in any::<Index>(),
+        last_decoded in 0usize..8,
+    ) {
+        let s = pieces.concat();
         let _ = json_loads(&s);
-        let _ = json_loads_depth(&s, rng.below(4));
+        let _ = json_loads_depth(&s, depth);
         let _ = py::py_int(&s);
         let _ = py::py_float(&s);
         let _ = py::py_lower(&s);
-        let _ = py::py_repr_str_truncated(&s, rng.below(10));
+        let _ = py::py_repr_str_truncated(&s, max_chars);
         if let Ok((v, spans)) = json_loads_with_spans(&s) {
             let _ = json_dumps(&v, &DumpOptions::reference_cli());
             let _ = json_dumps(
@@ -695,13 +701,14 @@ fn no_panics_on_random_input() {
                     ..DumpOptions::default()
                 },
             );
-            for (_, span) in spans.entries() {
-                let _ = string_offset_to_source(&s, span.value.clone(), rng.below(8));
+            for (i, (_, span)) in spans.entries().into_iter().enumerate() {
+                let _ = string_offset_to_source(&s, span.value.clone(), decoded[i % decoded.len()]);
             }
         }
-        let a = rng.below(s.len() + 2);
-        let _ = string_offset_to_source(&s, a..a + rng.below(s.len() + 2), rng.below(8));
-        let _ = py::line_col(&s, rng.below(s.len() + 2));
+        // Ranges and offsets may point past the end of the string.
+        let a = start.index(s.len() + 2);
+        let _ = string_offset_to_source(&s, a..a + width.index(s.len() + 2), last_decoded);
+        let _ = py::line_col(&s, at.index(s.len() + 2));
     }
 }
 
