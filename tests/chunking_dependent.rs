@@ -118,7 +118,7 @@ fn the_reference_really_differs_by_chunking() {
         // The flag is honest: a differing stream's message is not the one-shot message.
         let whole = get(get(&case.value, "whole"), "message");
         for (recorded, s) in case.streams() {
-            let differs = !common::json_eq(get(s, "message"), whole);
+            let differs = !get(s, "message").json_eq(whole);
             assert_eq!(differs, recorded.differs, "{}", case.name);
         }
     }
@@ -175,7 +175,7 @@ fn the_engine_reproduces_every_recorded_stream_exactly() {
             };
             let want = get(s, "message");
             assert!(
-                common::json_eq(&Value::Dict(message.clone()), want),
+                Value::Dict(message.clone()).json_eq(want),
                 "{at}: {message:?} vs {want:?}"
             );
             // The plain stream run agrees with the replay.
@@ -244,7 +244,7 @@ fn the_check_flags_the_smallest_differing_chunking_and_one_cut_that_explains_it(
             .message
             .clone()
             .unwrap();
-        assert!(common::json_eq(&Value::Dict(ours), get(stream, "message")));
+        assert!(Value::Dict(ours).json_eq(get(stream, "message")));
         assert!(!report.differences().is_empty());
     }
 }

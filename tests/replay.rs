@@ -92,7 +92,7 @@ fn corpus() -> Vec<Corpus> {
             let prefix = get(&case, "prefix").as_str()?.to_string();
             Some(Corpus {
                 name: get(&case, "name").as_str().unwrap_or("?").to_string(),
-                template: template,
+                template,
                 prefix,
                 tools: Some(get(&case, "tools"))
                     .filter(|t| !matches!(t, Value::Null))
@@ -122,11 +122,11 @@ fn replays_reproduce_the_references_recorded_streams_step_by_step() {
             match r.outcome() {
                 Outcome::Message(m) => {
                     let want = get(stream, "message");
-                    assert!(common::json_eq(&Value::Dict(m.clone()), want), "{at}");
+                    assert!(Value::Dict(m.clone()).json_eq(want), "{at}");
                     let partial = r.partial_message(r.last_step());
                     assert!(partial.finished && partial.live.is_none(), "{at}");
                     assert!(
-                        common::json_eq(&Value::Dict(partial.settled), want),
+                        Value::Dict(partial.settled).json_eq(want),
                         "{at}: the client's message differs from the final message"
                     );
                 }

@@ -2,19 +2,13 @@
 //! the offending key or value (or the character inside a pattern), shown with a caret.
 
 use rtbench_engine::diagnostic::Diagnostic;
-use rtbench_engine::template::load_template;
-use rtbench_engine::template::source::{LoadError, source_from_text};
+use rtbench_engine::template::source::source_from_text;
 
 /// Loads `text` as `t.json` and returns the diagnostic (the template must be invalid).
 fn diagnose(text: &str) -> Diagnostic {
-    let source = match source_from_text("t.json".into(), text.into()) {
-        Ok(s) => s,
-        Err(LoadError::Invalid(d)) => return *d,
-        Err(e) => panic!("{e}"),
-    };
-    match load_template(source.template_value()) {
+    match source_from_text("t.json".into(), text.into()).and_then(|s| s.template()) {
         Ok(_) => panic!("template unexpectedly valid:\n{text}"),
-        Err(e) => source.diagnose(&e),
+        Err(e) => e.diagnostic().cloned().unwrap_or_else(|| panic!("{e}")),
     }
 }
 

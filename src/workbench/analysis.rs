@@ -81,8 +81,6 @@ pub struct Analysis {
     pub segments: Vec<Segment>,
     /// The regions of the parse (the engine's region model).
     pub regions: Vec<Region>,
-    /// For each region, where each of its captures' text lies inside its delimiters.
-    pub capture_spans: Vec<Vec<Option<Range<usize>>>>,
     /// Byte offset of every line start in the document.
     pub line_starts: Vec<usize>,
     pub chars: CharIndex,
@@ -206,7 +204,7 @@ fn regions_and_segments(
     document: &str,
     trace: &Trace,
     error_at: Option<usize>,
-) -> Painted {
+) -> (Vec<Region>, Vec<Segment>) {
     let mut model = RegionBuilder::new(document.len());
     let mut pieces: Vec<(Range<usize>, Paint)> = Vec::new();
     for (i, ev) in trace.events.iter().enumerate() {
@@ -226,28 +224,21 @@ fn regions_and_segments(
     let regions = model.into_regions();
     // Locate captures inside their delimiters.
     let mut capture_pieces = Vec::new();
-    let mut capture_spans = Vec::with_capacity(regions.len());
     for (ri, g) in regions.iter().enumerate() {
         let close = g.close.clone().unwrap_or(0..0);
-        let mut spans = vec![None; g.captures.len()];
-        for (ci, ((_, value), at)) in g.captures.iter().zip(&mut spans).enumerate() {
+        for (ci, (_, value)) in g.captures.iter().enumerate() {
             let Value::Str(text) = value else { continue };
             if text.is_empty() {
                 continue;
             }
-            for delim in [&g.open, &close] {
-                if delim.is_empty() || delim.end > document.len() {
-                    continue;
-                }
-                if let Some(i) = document[delim.clone()].find(text.as_str()) {
-                    let r = delim.start + i..delim.start + i + text.len();
-                    *at = Some(r.clone());
-                    capture_pieces.push((r, ri, ci));
-                    break;
-                }
+            let found = [&g.open, &close].into_iter().find_map(|delim| {
+                let at = document.get(delim.clone())?.find(text.as_str())?;
+                Some(delim.start + at..delim.start + at + text.len())
+            });
+            if let Some(r) = found {
+                capture_pieces.push((r, ri, ci));
             }
         }
-        capture_spans.push(spans);
     }
     let mut segments = paint::cover(pieces, trace.origin, document.len());
     for (r, region, capture) in capture_pieces {
@@ -266,18 +257,7 @@ fn regions_and_segments(
         let end = document[p..].chars().next().map_or(p, |c| p + c.len_utf8());
         paint::overlay(&mut segments, &(p..end), |s| s.error = true);
     }
-    Painted {
-        regions,
-        capture_spans,
-        segments,
-    }
-}
-
-/// What [`regions_and_segments`] makes of a trace.
-struct Painted {
-    regions: Vec<Region>,
-    capture_spans: Vec<Vec<Option<Range<usize>>>>,
-    segments: Vec<Segment>,
+    (regions, segments)
 }
 
 /// The indented JSON of a value as the workbench shows it (non-ASCII kept, NaN allowed).
@@ -353,11 +333,7 @@ pub fn analyze(template: &Template, name: &str, sample: &Sample, file_text: &str
     let error_at = error
         .and_then(|e| e.span.as_ref())
         .map(|s| document.floor_char_boundary(s.start));
-    let Painted {
-        regions,
-        capture_spans,
-        segments,
-    } = regions_and_segments(template, &document, &trace, error_at);
+    let (regions, segments) = regions_and_segments(template, &document, &trace, error_at);
     let line_starts = rtbench_engine::offsets::line_starts(&document);
     let field_names: Vec<String> = template.fields().iter().map(|f| f.name.clone()).collect();
 
@@ -474,7 +450,6 @@ pub fn analyze(template: &Template, name: &str, sample: &Sample, file_text: &str
         origin: trace.origin,
         segments,
         regions,
-        capture_spans,
         line_starts,
         field_names,
         content_kinds: template.fields().iter().map(|f| f.content.name()).collect(),

@@ -201,7 +201,7 @@ impl Inputs {
                     .map_err(|e| Box::new(source.diagnose(&e)))?;
                 Ok(LoadedTemplate {
                     lint: lint_warnings(&template, &source),
-                    template: template,
+                    template,
                     name,
                 })
             }

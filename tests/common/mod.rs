@@ -15,23 +15,6 @@ use rtbench_engine::py::json_loads;
 use rtbench_engine::template::{Template, load_template};
 use rtbench_engine::value::{Dict, Value};
 
-/// Equality as the harness defines it: numbers by value (`1 == 1.0`), booleans never equal to
-/// numbers, dict key order ignored, list order significant.
-pub fn json_eq(a: &Value, b: &Value) -> bool {
-    use Value::*;
-    match (a, b) {
-        (Bool(x), Bool(y)) => x == y,
-        (Bool(_), _) | (_, Bool(_)) => false,
-        (List(x), List(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_eq(p, q)),
-        (Dict(x), Dict(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
-        }
-        _ => a.py_eq(b),
-    }
-}
-
 fn get<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
     v.as_dict().and_then(|d| d.get(key))
 }
@@ -51,9 +34,9 @@ fn semantic(events: &[Value]) -> Vec<Value> {
             }
             if let Some(last) = out.last_mut()
                 && get(last, "type").and_then(Value::as_str) == Some("region_chunk")
-                && get(last, "field").map(|f| json_eq(f, get(ev, "field").unwrap_or(&Value::Null)))
+                && get(last, "field").map(|f| f.json_eq(get(ev, "field").unwrap_or(&Value::Null)))
                     == Some(true)
-                && get(last, "dirty").map(|d| json_eq(d, get(ev, "dirty").unwrap_or(&Value::Null)))
+                && get(last, "dirty").map(|d| d.json_eq(get(ev, "dirty").unwrap_or(&Value::Null)))
                     == Some(true)
             {
                 let merged = format!(
@@ -252,7 +235,7 @@ pub fn run_case(case: &Value) -> Outcome {
             .push(format!("parse: expected a message, got error: {e}")),
         (Ok(r), false) => {
             let want = get(&expect, "message").unwrap_or(&Value::Null);
-            out.parse_ok = json_eq(want, &r.message);
+            out.parse_ok = want.json_eq(&r.message);
             if !out.parse_ok {
                 out.failures.push(format!(
                     "parse: expected {}, got {}",
@@ -307,13 +290,13 @@ pub fn run_case(case: &Value) -> Outcome {
                 got_all.extend_from_slice(&r.finals);
                 let (ws, gs) = (semantic(&want_all), semantic(&got_all));
                 let sem_ok = ws.len() == gs.len()
-                    && ws.iter().zip(&gs).all(|(a, b)| json_eq(a, b))
-                    && json_eq(want_msg, &r.message);
+                    && ws.iter().zip(&gs).all(|(a, b)| a.json_eq(b))
+                    && want_msg.json_eq(&r.message);
                 if !sem_ok {
                     let i = ws
                         .iter()
                         .zip(&gs)
-                        .position(|(a, b)| !json_eq(a, b))
+                        .position(|(a, b)| !a.json_eq(b))
                         .unwrap_or(ws.len().min(gs.len()));
                     out.failures.push(format!(
                         "stream [{label}] semantic: at event {i}: expected {}, got {} (message expected {}, got {})",
@@ -326,7 +309,7 @@ pub fn run_case(case: &Value) -> Outcome {
                 }
                 out.stream_semantic += 1;
                 let list_eq = |a: &[Value], b: &[Value]| {
-                    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| json_eq(x, y))
+                    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.json_eq(y))
                 };
                 let exact = list_eq(want_initial, &r.initial)
                     && want_feeds.len() == r.feeds.len()
@@ -432,7 +415,7 @@ pub fn empty_dict() -> Dict {
 pub fn assert_events(ours: &[Value], theirs: &[Value], at: &str) {
     assert_eq!(ours.len(), theirs.len(), "{at}: {ours:?} vs {theirs:?}");
     for (a, b) in ours.iter().zip(theirs) {
-        assert!(json_eq(a, b), "{at}: {a:?} vs {b:?}");
+        assert!(a.json_eq(b), "{at}: {a:?} vs {b:?}");
     }
 }
 

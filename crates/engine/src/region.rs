@@ -256,16 +256,12 @@ mod tests {
         let split = traced(&t, "A:", &pieces);
         for (events, len) in [whole, split] {
             let r = regions(&events, len);
+            let doc = format!("A:{text}");
             let got: Vec<(&str, Option<Ending>, &str)> = r
                 .iter()
                 .map(|g| {
-                    let doc = format!("A:{text}");
-                    let body = doc[g.body.clone()].to_string();
-                    (
-                        t.fields()[g.field].name.as_str(),
-                        g.ending.clone(),
-                        Box::leak(body.into_boxed_str()) as &str,
-                    )
+                    let name = t.fields()[g.field].name.as_str();
+                    (name, g.ending.clone(), &doc[g.body.clone()])
                 })
                 .collect();
             assert_eq!(

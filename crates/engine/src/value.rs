@@ -155,6 +155,48 @@ impl Value {
         }
     }
 
+    /// Equality as JSON data: Python's `==`, except that a boolean is never equal to a number
+    /// (`True == 1` in Python, but `true` and `1` are different JSON), at any depth.
+    pub fn json_eq(&self, other: &Value) -> bool {
+        use Value::*;
+        match (self, other) {
+            (Bool(x), Bool(y)) => x == y,
+            (Bool(_), _) | (_, Bool(_)) => false,
+            (List(x), List(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.json_eq(q)),
+            (Dict(x), Dict(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .all(|(k, v)| y.get(k).is_some_and(|w| v.json_eq(w)))
+            }
+            _ => self.py_eq(other),
+        }
+    }
+
+    /// Same variant and contents: ints and floats told apart, floats bit for bit, dict key
+    /// order significant (what a value recorded from the reference must reproduce).
+    #[cfg(test)]
+    pub(crate) fn identical(&self, other: &Value) -> bool {
+        use Value::*;
+        match (self, other) {
+            (Null, Null) => true,
+            (Bool(x), Bool(y)) => x == y,
+            (Int(x), Int(y)) => x == y,
+            (BigInt(x), BigInt(y)) => x == y,
+            (Float(x), Float(y)) => x.to_bits() == y.to_bits(),
+            (Str(x), Str(y)) => x == y,
+            (List(x), List(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.identical(q))
+            }
+            (Dict(x), Dict(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .zip(y)
+                        .all(|((k, v), (l, w))| k == l && v.identical(w))
+            }
+            _ => false,
+        }
+    }
+
     fn as_number(&self) -> Option<Number<'_>> {
         match self {
             Value::Bool(b) => Some(Number::Int(*b as i64)),

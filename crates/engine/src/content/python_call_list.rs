@@ -556,27 +556,12 @@ mod tests {
         call["arguments"].as_dict().unwrap()["a"].clone()
     }
 
-    /// Same variant and same contents (ints and floats distinguished, key order significant).
-    fn same(a: &Value, b: &Value) -> bool {
-        match (a, b) {
-            (Value::Null, Value::Null) => true,
-            (Value::Bool(x), Value::Bool(y)) => x == y,
-            (Value::Int(x), Value::Int(y)) => x == y,
-            (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
-            (Value::Str(x), Value::Str(y)) => x == y,
-            (Value::List(x), Value::List(y)) => {
-                x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
-            }
-            (Value::Dict(x), Value::Dict(y)) => {
-                x.len() == y.len() && x.iter().zip(y).all(|((k, v), (l, w))| k == l && same(v, w))
-            }
-            _ => false,
-        }
-    }
-
     fn assert_arg(text: &str, expected: Value) {
         let got = arg(text);
-        assert!(same(&got, &expected), "{text:?}: {got:?} != {expected:?}");
+        assert!(
+            got.identical(&expected),
+            "{text:?}: {got:?} != {expected:?}"
+        );
     }
 
     fn s(text: &str) -> Value {
@@ -590,11 +575,11 @@ mod tests {
         assert_eq!(calls.len(), 2);
         let first = calls[0].as_dict().unwrap();
         assert_eq!(first.keys().collect::<Vec<_>>(), ["name", "arguments"]);
-        assert!(same(&first["name"], &s("get_weather")));
+        assert!(first["name"].identical(&s("get_weather")));
         let args = first["arguments"].as_dict().unwrap();
         assert_eq!(args.keys().collect::<Vec<_>>(), ["city", "days"]);
-        assert!(same(&args["city"], &s("Paris")));
-        assert!(same(&args["days"], &Value::Int(3)));
+        assert!(args["city"].identical(&s("Paris")));
+        assert!(args["days"].identical(&Value::Int(3)));
         assert!(
             calls[1].as_dict().unwrap()["arguments"]
                 .as_dict()
@@ -605,8 +590,8 @@ mod tests {
 
     #[test]
     fn empty_list_and_whitespace() {
-        assert!(same(&ok("[]"), &Value::List(vec![])));
-        assert!(same(&ok(" \t\r\n[ \n]\r\n "), &Value::List(vec![])));
+        assert!(ok("[]").identical(&Value::List(vec![])));
+        assert!(ok(" \t\r\n[ \n]\r\n ").identical(&Value::List(vec![])));
         ok(" [ f ( a = 1 , b\t=\n2 ) , g ( ) ] ");
         // Only the four ASCII whitespace characters count.
         err_at("\u{b}[]", Expected('['), 0);
@@ -647,7 +632,7 @@ mod tests {
     fn names() {
         let value = ok("[a.b-c_1.d2(x-y.z=1, _=2, True=3)]");
         let call = value.as_list().unwrap()[0].as_dict().unwrap();
-        assert!(same(&call["name"], &s("a.b-c_1.d2")));
+        assert!(call["name"].identical(&s("a.b-c_1.d2")));
         let keys: Vec<_> = call["arguments"]
             .as_dict()
             .unwrap()

@@ -42,7 +42,7 @@ fn reference_cases() {
         let expect = case["expect"].as_dict().expect("expect");
         let got = parse_python_call_list(text);
         let verdict = match (expect.get("value"), expect.get("error"), &got) {
-            (Some(want), None, Ok(value)) if same(want, value) => Ok(()),
+            (Some(want), None, Ok(value)) if want.identical(value) => Ok(()),
             (None, Some(Value::Str(want)), Err(e)) if *want == e.to_string() => Ok(()),
             _ => Err(format!(
                 "{name}: text {:?}\n  expected {expect:?}\n  got      {got:?} ({})",
@@ -73,26 +73,6 @@ fn reference_cases() {
         "{} cases agree with the reference ({values} values, {errors} errors)",
         cases.len()
     );
-}
-
-/// Same variant and same contents: ints and floats told apart, floats compared bit for bit,
-/// dict keys in the same order.
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Null, Value::Null) => true,
-        (Value::Bool(x), Value::Bool(y)) => x == y,
-        (Value::Int(x), Value::Int(y)) => x == y,
-        (Value::BigInt(x), Value::BigInt(y)) => x == y,
-        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
-        (Value::Str(x), Value::Str(y)) => x == y,
-        (Value::List(x), Value::List(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
-        }
-        (Value::Dict(x), Value::Dict(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|((k, v), (l, w))| k == l && same(v, w))
-        }
-        _ => false,
-    }
 }
 
 /// One entry of a case's `code_points`: surrogates become the value type's stand-ins.
