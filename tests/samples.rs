@@ -97,10 +97,13 @@ fn the_library_covers_the_bundled_formats() {
             files.len()
         );
         for f in files {
-            let text = std::fs::read_to_string(&f).unwrap();
-            for section in ["--- note ---\n", "--- prefix ---\n", "--- expected ---\n"] {
-                assert!(text.contains(section), "{} lacks {section:?}", f.display());
-            }
+            let s = rtbench_tooling::sample::read_sample(&f).unwrap();
+            assert!(
+                s.note.is_some() && s.prefix.is_some() && s.expected.is_some(),
+                "{} lacks a note, prefix or expected section",
+                f.display()
+            );
+            assert_eq!(s.warnings, [], "{}", f.display());
         }
     }
 }

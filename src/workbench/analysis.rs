@@ -581,28 +581,15 @@ mod tests {
 
     #[test]
     fn a_bare_generation_warns_about_the_missing_prefix() {
-        let s = Sample {
-            path: "x.txt".into(),
-            prefix: None,
-            generation: "<think>a</think>b".into(),
-            tools: None,
-            expected: None,
-            note: None,
-            generation_offset: 0,
-        };
+        let s = Sample::bare(Path::new("x.txt"), "<think>a</think>b".into());
         let a = analyze(&smollm3(), "x.txt", &s, "<think>a</think>b");
         assert!(a.warnings[0].message.starts_with("no prefix given"));
     }
 
     fn bare(generation: &str) -> Sample {
         Sample {
-            path: "g.txt".into(),
             prefix: Some(String::new()),
-            generation: generation.into(),
-            tools: None,
-            expected: None,
-            note: None,
-            generation_offset: 0,
+            ..Sample::bare(Path::new("g.txt"), generation.into())
         }
     }
 

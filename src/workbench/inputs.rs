@@ -241,15 +241,7 @@ pub fn read_sample(source: &Source) -> SampleFile {
     {
         parse_sample(&path, &text).map_err(|e| e.to_string())
     } else {
-        Ok(Sample {
-            path: path.clone(),
-            prefix: None,
-            generation: text.clone(),
-            tools: None,
-            expected: None,
-            note: None,
-            generation_offset: 0,
-        })
+        Ok(Sample::bare(&path, text.clone()))
     };
     SampleFile { name, text, sample }
 }

@@ -23,6 +23,7 @@ import argparse
 import json
 import logging
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -47,32 +48,68 @@ def load_reference():
     return parse_response
 
 
-def sections(text: str) -> list[tuple[str, int, int, int]]:
-    """(name, 1-based header line, body start, body end) for each section, as src/sample.rs
-    splits them: a section runs from the line after its header to the line break before the
-    next header (that line break belongs to the header)."""
-    out: list[list] = []
+HEADER = re.compile(r"--- (prefix|generation|tools|expected|note)(?: \((.*)\))? ---")
+
+
+def header_options(name: str, options: str | None) -> dict:
+    """The options of a header, as src/sample.rs reads them."""
+    out = {"newlines": 0, "truncated": False, "given": options is not None}
+    for option in (options.split(",") if options is not None else []):
+        option = option.strip()
+        m = re.fullmatch(r"ends with (?:(?:a |1 )?newline|(\d+) newlines)", option)
+        if m:
+            out["newlines"] = int(m.group(1)) if m.group(1) else 1
+        elif option == "truncated" and name == "generation":
+            out["truncated"] = True
+        else:
+            raise ValueError(f"unknown option '{option}' in the '{name}' header")
+    return out
+
+
+def sections(text: str) -> list[dict]:
+    """Each section as src/sample.rs splits them: name, header line, options, and its raw body
+    (from the line after its header to the next header's line)."""
+    out: list[dict] = []
     offset = 0
     for i, line in enumerate(_split_inclusive(text)):
         bare = line[:-1] if line.endswith("\n") else line
         bare = bare[:-1] if bare.endswith("\r") else bare
-        name = None
-        if bare.startswith("--- ") and bare.endswith(" ---") and len(bare) >= 8:
-            cand = bare[4:-4]
-            if cand in SECTIONS:
-                name = cand
-        if name is not None:
-            before = text[:offset]
-            brk = 2 if before.endswith("\r\n") else (1 if before.endswith("\n") else 0)
+        m = HEADER.fullmatch(bare)
+        if m:
+            name = m.group(1)
             if out:
-                out[-1][3] = max(offset - brk, out[-1][2])
-            elif before.strip():
+                out[-1]["end"] = offset
+            elif text[:offset].strip():
                 raise ValueError("text before the first section header")
-            if any(s[0] == name for s in out):
+            if any(s["name"] == name for s in out):
                 raise ValueError(f"line {i + 1}: section '{name}' appears twice")
-            out.append([name, i + 1, offset + len(line), len(text)])
+            out.append(
+                {
+                    "name": name,
+                    "line": i + 1,
+                    "options": header_options(name, m.group(2)),
+                    "start": offset + len(line),
+                    "end": len(text),
+                }
+            )
         offset += len(line)
-    return [tuple(s) for s in out]
+    return out
+
+
+def content_end(text: str, s: dict) -> int:
+    """Where a section's text ends: after its last line that is not blank, before its line
+    break (blank lines and that line break are layout)."""
+    end, offset = 0, 0
+    for line in _split_inclusive(text[s["start"] : s["end"]]):
+        bare = line.rstrip("\n").rstrip("\r")
+        if bare.strip():
+            end = offset + len(bare)
+        offset += len(line)
+    return s["start"] + end
+
+
+def section_text(text: str, s: dict) -> str:
+    return text[s["start"] : content_end(text, s)] + "\n" * s["options"]["newlines"]
 
 
 def _split_inclusive(text: str) -> list[str]:
@@ -85,13 +122,13 @@ def _split_inclusive(text: str) -> list[str]:
 
 
 def read_sample(text: str) -> dict:
-    secs = {s[0]: s for s in sections(text)}
+    secs = {s["name"]: s for s in sections(text)}
     if "generation" not in secs:
         raise ValueError("no '--- generation ---' section")
 
     def body(name):
         s = secs.get(name)
-        return None if s is None else text[s[2] : s[3]]
+        return None if s is None else section_text(text, s)
 
     def json_body(name):
         b = body(name)
@@ -108,16 +145,16 @@ def read_sample(text: str) -> dict:
 def replace_expected(text: str, expected: str) -> str:
     """src/sample.rs `replace_expected`: the text with its expected section replaced (or
     appended), everything else byte for byte."""
-    secs = sections(text)
-    body = expected if expected.endswith("\n") else expected + "\n"
-    found = [s for s in secs if s[0] == "expected"]
+    body = expected.rstrip("\r\n")
+    found = [s for s in sections(text) if s["name"] == "expected"]
     if found:
-        _, line, start, end = found[0]
-        if any(s[1] > line for s in secs):
-            body = body.rstrip("\n")
-        return text[:start] + body + text[end:]
-    sep = "" if not text else "\n"
-    return f"{text}{sep}--- expected ---\n{body}"
+        s = found[0]
+        end = content_end(text, s)
+        after = text[end:]
+        brk = "" if after.startswith("\n") or after.startswith("\r\n") else "\n"
+        return text[: s["start"]] + body + brk + after
+    sep = "" if not text or text.endswith("\n") else "\n"
+    return f"{text}{sep}--- expected ---\n{body}\n"
 
 
 def template_for(sample: Path):

@@ -18,11 +18,22 @@
 //! {"role": "assistant", "thinking": "Greet back.", "content": "Hello!"}
 //! ```
 //!
-//! A section runs from the line after its header to the line break before the next header
-//! (that line break belongs to the header), so text is taken verbatim: to end a section with a
-//! newline, leave an empty line before the next header. Sections: `prefix`, `generation`
-//! (required), `tools` (JSON), `expected` (JSON) and `note` (free text). A file with another
-//! extension than `.sample` (e.g. `.txt`) is a bare generation with no prefix.
+//! A section's text is its lines, up to its last line that is not blank: the blank lines
+//! people leave between sections and the line break that ends a section's last line (the one
+//! every editor adds) are layout, never text. A section that must end with line breaks says so
+//! in its header, where it can be seen: `--- prefix (ends with newline) ---`, or
+//! `(ends with 2 newlines)`. A generation cut off on purpose (a token limit) says
+//! `--- generation (truncated) ---`, so that a region it leaves open is expected rather than
+//! reported; options combine with a comma.
+//!
+//! Sections: `prefix`, `generation` (required), `tools` (JSON), `expected` (JSON) and `note`
+//! (free text). A file with another extension than `.sample` (e.g. `.txt`) is a bare generation
+//! with no prefix.
+//!
+//! Files written before this rule ended a section with a line break by leaving a blank line
+//! before the next header. They are read with the rule above; where that reads a prefix or
+//! generation differently and no header of the file has options, the sample carries a warning
+//! that says how to write what was meant.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -45,9 +56,40 @@ pub struct Sample {
     pub note: Option<String>,
     /// Byte offset of the generation section in the file (for positions in diagnostics).
     pub generation_offset: usize,
+    /// Byte offset of the prefix section in the file, when there is one.
+    pub prefix_offset: Option<usize>,
+    /// The header says the generation was cut off: a region left open at its end is expected.
+    pub truncated: bool,
+    /// Problems with the file itself (an older layout read differently).
+    pub warnings: Vec<SampleWarning>,
+}
+
+/// A problem with a sample file that does not stop it from being read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SampleWarning {
+    /// 1-based line of the file.
+    pub line: usize,
+    /// What is wrong and what to write instead.
+    pub message: String,
 }
 
 impl Sample {
+    /// A bare generation (a `.txt` file): no prefix, nothing expected.
+    pub fn bare(path: &Path, generation: String) -> Sample {
+        Sample {
+            path: path.to_path_buf(),
+            prefix: None,
+            generation,
+            tools: None,
+            expected: None,
+            note: None,
+            generation_offset: 0,
+            prefix_offset: None,
+            truncated: false,
+            warnings: Vec::new(),
+        }
+    }
+
     /// Whether the sample is expected to fail: its expected section is `{"$error": ...}`.
     pub fn expects_error(&self) -> bool {
         self.expected
@@ -65,27 +107,26 @@ pub const EXPECTED_ERROR_KEY: &str = "$error";
 /// when there is none); everything else stays byte for byte.
 pub fn replace_expected(path: &Path, text: &str, expected: &str) -> Result<String, SampleError> {
     let sections = sections(path, text)?;
-    let body = if expected.ends_with('\n') {
-        expected.to_string()
-    } else {
-        format!("{expected}\n")
-    };
+    let body = expected.trim_end_matches(['\n', '\r']);
     Ok(match sections.iter().find(|s| s.name == "expected") {
         Some(s) => {
-            // Keep the line break that separates this section from the next header.
-            let next_header = sections.iter().any(|n| n.line > s.line);
-            let body = if next_header {
-                body.trim_end_matches('\n').to_string()
+            let end = s.content_end(text);
+            let after = &text[end..];
+            let brk = if after.starts_with('\n') || after.starts_with("\r\n") {
+                ""
             } else {
-                body
+                "\n"
             };
-            format!("{}{}{}", &text[..s.body.start], body, &text[s.body.end..])
+            format!("{}{body}{brk}{after}", &text[..s.raw.start])
         }
         None => {
-            // The line break before the new header must be a new one: the text's own last line
-            // break (if any) belongs to the last section.
-            let sep = if text.is_empty() { "" } else { "\n" };
-            format!("{text}{sep}--- expected ---\n{body}")
+            // A section's last line break is layout, so a new header may follow the text.
+            let sep = if text.is_empty() || text.ends_with('\n') {
+                ""
+            } else {
+                "\n"
+            };
+            format!("{text}{sep}--- expected ---\n{body}\n")
         }
     })
 }
@@ -109,19 +150,105 @@ impl std::fmt::Display for SampleError {
 
 const SECTIONS: [&str; 5] = ["prefix", "generation", "tools", "expected", "note"];
 
-/// The section name if `line` is a header (`--- name ---`).
-fn header(line: &str) -> Option<&str> {
-    let name = line.strip_prefix("--- ")?.strip_suffix(" ---")?;
-    SECTIONS.contains(&name).then_some(name)
+/// What a header's parenthesised options say.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Options {
+    /// Line breaks the section's text ends with.
+    newlines: usize,
+    truncated: bool,
+    /// Whether the header had options at all.
+    given: bool,
 }
 
-/// One section of a sample file: its name, the 1-based line of its header, and the byte range
-/// of its body.
+/// The section name and options if `line` is a header (`--- name ---`, `--- name (options) ---`).
+fn header(line: &str) -> Option<(&str, Result<Options, String>)> {
+    let inner = line.strip_prefix("--- ")?.strip_suffix(" ---")?;
+    let (name, options) = match inner.split_once(" (") {
+        Some((name, rest)) => (name, Some(rest.strip_suffix(')')?)),
+        None => (inner, None),
+    };
+    if !SECTIONS.contains(&name) {
+        return None;
+    }
+    let Some(options) = options else {
+        return Some((name, Ok(Options::default())));
+    };
+    let mut out = Options {
+        given: true,
+        ..Options::default()
+    };
+    for option in options.split(',').map(str::trim) {
+        let newlines = option.strip_prefix("ends with ").and_then(|n| match n {
+            "newline" | "a newline" | "1 newline" => Some(1),
+            _ => n
+                .strip_suffix(" newlines")
+                .and_then(|k| k.parse::<usize>().ok()),
+        });
+        match (option, newlines) {
+            (_, Some(n)) => out.newlines = n,
+            ("truncated", _) if name == "generation" => out.truncated = true,
+            _ => {
+                return Some((
+                    name,
+                    Err(format!(
+                        "unknown option '{option}' in the '{name}' header (options: `ends with newline`, `ends with N newlines`{})",
+                        if name == "generation" { ", `truncated`" } else { "" }
+                    )),
+                ));
+            }
+        }
+    }
+    Some((name, Ok(out)))
+}
+
+/// One section of a sample file: its name, the 1-based line of its header, its options, and
+/// the byte range from the line after its header to the next header's line (line breaks and
+/// blank lines included).
 #[derive(Clone, Debug, PartialEq)]
 struct Section<'a> {
     name: &'a str,
     line: usize,
-    body: Range<usize>,
+    options: Options,
+    raw: Range<usize>,
+    /// Whether another header follows.
+    followed: bool,
+}
+
+impl Section<'_> {
+    /// Where the text ends: after the last line that is not blank, before its line break.
+    fn content_end(&self, text: &str) -> usize {
+        let raw = &text[self.raw.clone()];
+        let mut end = 0;
+        let mut offset = 0;
+        for line in raw.split_inclusive('\n') {
+            let bare = line.trim_end_matches(['\n', '\r']);
+            if !bare.trim().is_empty() {
+                end = offset + bare.len();
+            }
+            offset += line.len();
+        }
+        self.raw.start + end
+    }
+
+    /// The section's text: its lines without trailing layout, then the line breaks its header
+    /// asks for.
+    fn text(&self, text: &str) -> String {
+        let mut out = text[self.raw.start..self.content_end(text)].to_string();
+        out.extend(std::iter::repeat_n('\n', self.options.newlines));
+        out
+    }
+
+    /// How files written before the layout rule read this section: verbatim up to the line
+    /// break before the next header.
+    fn old_text<'t>(&self, text: &'t str) -> &'t str {
+        let raw = &text[self.raw.clone()];
+        if !self.followed {
+            return raw;
+        }
+        raw.strip_suffix("\r\n")
+            .or_else(|| raw.strip_suffix('\n'))
+            .unwrap_or(raw)
+    }
 }
 
 /// Splits a `.sample` file into its sections.
@@ -136,15 +263,11 @@ fn sections<'a>(path: &Path, text: &'a str) -> Result<Vec<Section<'a>>, SampleEr
     for (i, line) in text.split_inclusive('\n').enumerate() {
         let bare = line.strip_suffix('\n').unwrap_or(line);
         let bare = bare.strip_suffix('\r').unwrap_or(bare);
-        if let Some(name) = header(bare) {
-            // The line break before a header belongs to the header.
-            let brk = if text[..offset].ends_with("\r\n") {
-                2
-            } else {
-                usize::from(text[..offset].ends_with('\n'))
-            };
+        if let Some((name, options)) = header(bare) {
+            let options = options.map_err(|m| err(Some(i + 1), m))?;
             if let Some(last) = sections.last_mut() {
-                last.body.end = (offset - brk).max(last.body.start);
+                last.raw.end = offset;
+                last.followed = true;
             } else if !text[..offset].trim().is_empty() {
                 return Err(err(Some(1), "text before the first section header".into()));
             }
@@ -154,12 +277,52 @@ fn sections<'a>(path: &Path, text: &'a str) -> Result<Vec<Section<'a>>, SampleEr
             sections.push(Section {
                 name,
                 line: i + 1,
-                body: offset + line.len()..text.len(),
+                options,
+                raw: offset + line.len()..text.len(),
+                followed: false,
             });
         }
         offset += line.len();
     }
     Ok(sections)
+}
+
+/// Warnings for a file that may be in the older layout: a prefix or generation followed by a
+/// blank line that earlier versions read as the section's last line break.
+fn layout_warnings(text: &str, sections: &[Section<'_>]) -> Vec<SampleWarning> {
+    if sections.iter().any(|s| s.options.given) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for s in sections.iter().filter(|s| s.followed) {
+        let old = s.old_text(text);
+        let breaks = old.len() - old.trim_end_matches(['\n', '\r']).len();
+        let newlines = old[old.len() - breaks..].matches('\n').count();
+        if newlines == 0 || old.trim().is_empty() {
+            continue;
+        }
+        let option = if newlines == 1 {
+            "ends with newline".to_string()
+        } else {
+            format!("ends with {newlines} newlines")
+        };
+        let what = match s.name {
+            "prefix" => "the prompt",
+            "generation" => "the model",
+            _ => continue,
+        };
+        out.push(SampleWarning {
+            line: s.line,
+            message: format!(
+                "the blank line{} after the {name} {} layout, so the {name} ends without a line break (files written for earlier versions of rtbench meant one); if {what} ends it with a line break, write `--- {name} ({option}) ---`, else remove the blank line{} to silence this",
+                if newlines == 1 { "" } else { "s" },
+                if newlines == 1 { "is" } else { "are" },
+                if newlines == 1 { "" } else { "s" },
+                name = s.name,
+            ),
+        });
+    }
+    out
 }
 
 /// Parses the text of a `.sample` file.
@@ -169,40 +332,40 @@ pub fn parse_sample(path: &Path, text: &str) -> Result<Sample, SampleError> {
         line,
         message,
     };
-    let sections: Vec<(&str, usize, usize, usize)> = sections(path, text)?
-        .into_iter()
-        .map(|s| (s.name, s.line, s.body.start, s.body.end))
-        .collect();
-    let section = |name: &str| sections.iter().find(|s| s.0 == name);
-    let Some(&(_, _, gen_start, gen_end)) = section("generation") else {
+    let sections = sections(path, text)?;
+    let section = |name: &str| sections.iter().find(|s| s.name == name);
+    let Some(generation) = section("generation") else {
         return Err(err(
             None,
             "no '--- generation ---' section (a .sample file needs one; see the README)".into(),
         ));
     };
     let json = |name: &str| -> Result<Option<Value>, SampleError> {
-        let Some(&(_, line, start, end)) = section(name) else {
+        let Some(s) = section(name) else {
             return Ok(None);
         };
-        let body = &text[start..end];
+        let body = s.text(text);
         if body.trim().is_empty() {
             return Ok(None);
         }
-        py::json_loads(body).map(Some).map_err(|e| {
+        py::json_loads(&body).map(Some).map_err(|e| {
             err(
-                Some(line + e.line),
+                Some(s.line + e.line),
                 format!("invalid JSON in the '{name}' section: {}", e.message),
             )
         })
     };
     Ok(Sample {
         path: path.to_path_buf(),
-        prefix: section("prefix").map(|s| text[s.2..s.3].to_string()),
-        generation: text[gen_start..gen_end].to_string(),
+        prefix: section("prefix").map(|s| s.text(text)),
+        generation: generation.text(text),
         tools: json("tools")?,
         expected: json("expected")?,
-        note: section("note").map(|s| text[s.2..s.3].trim().to_string()),
-        generation_offset: gen_start,
+        note: section("note").map(|s| s.text(text).trim().to_string()),
+        generation_offset: generation.raw.start,
+        prefix_offset: section("prefix").map(|s| s.raw.start),
+        truncated: generation.options.truncated,
+        warnings: layout_warnings(text, &sections),
     })
 }
 
@@ -221,15 +384,7 @@ pub fn read_sample(path: &Path) -> Result<Sample, SampleError> {
     if path.extension().is_some_and(|e| e == EXTENSION) {
         parse_sample(path, &text)
     } else {
-        Ok(Sample {
-            path: path.to_path_buf(),
-            prefix: None,
-            generation: text,
-            tools: None,
-            expected: None,
-            note: None,
-            generation_offset: 0,
-        })
+        Ok(Sample::bare(path, text))
     }
 }
 
@@ -256,44 +411,81 @@ mod tests {
     }
 
     #[test]
-    fn sections_are_verbatim_without_the_break_before_a_header() {
+    fn blank_lines_and_the_last_line_break_are_layout() {
         let s = parse(
-            "--- prefix ---\nP\n\n--- generation ---\n<think>a</think>\nb\n--- expected ---\n{\"x\": 1}\n",
+            "--- prefix ---\nP\n\n--- generation ---\n<think>a</think>\nb\n\n\n--- expected ---\n{\"x\": 1}\n",
         );
-        assert_eq!(s.prefix.as_deref(), Some("P\n"));
+        assert_eq!(s.prefix.as_deref(), Some("P"));
         assert_eq!(s.generation, "<think>a</think>\nb");
         assert_eq!(s.expected, py::json_loads("{\"x\": 1}").ok());
-    }
-
-    #[test]
-    fn last_section_keeps_its_trailing_text() {
         let s = parse("--- generation ---\nabc\n");
-        assert_eq!(s.generation, "abc\n");
+        assert_eq!(s.generation, "abc");
         assert_eq!(s.prefix, None);
         let s = parse("--- prefix ---\n--- generation ---\nx");
         assert_eq!(s.prefix.as_deref(), Some(""));
         assert_eq!(s.generation, "x");
+        // Blank lines inside a section are text; trailing spaces of its last line too.
+        let s = parse("--- generation ---\na\n\nb  \n  \n");
+        assert_eq!(s.generation, "a\n\nb  ");
+    }
+
+    #[test]
+    fn headers_say_how_many_line_breaks_end_a_section() {
+        let s = parse(
+            "--- prefix (ends with newline) ---\n<|im_start|>assistant\n\n--- generation (ends with 2 newlines, truncated) ---\nx\n",
+        );
+        assert_eq!(s.prefix.as_deref(), Some("<|im_start|>assistant\n"));
+        assert_eq!(s.generation, "x\n\n");
+        assert!(s.truncated);
+        assert!(s.warnings.is_empty());
+        let e = parse_sample(Path::new("t.sample"), "--- generation (trunc) ---\nx").unwrap_err();
+        assert_eq!(e.line, Some(1));
+        assert!(e.message.contains("unknown option 'trunc'"), "{e}");
+        let e = parse_sample(Path::new("t.sample"), "--- prefix (truncated) ---\n--- generation ---\n")
+            .unwrap_err();
+        assert!(e.message.contains("'prefix' header"), "{e}");
+    }
+
+    #[test]
+    fn older_layouts_are_read_with_a_warning_that_says_what_to_write() {
+        let s = parse("--- prefix ---\nuser: hi\nassistant:\n\n--- generation ---\nHello\n");
+        assert_eq!(s.prefix.as_deref(), Some("user: hi\nassistant:"));
+        assert_eq!(s.warnings.len(), 1);
+        assert_eq!(s.warnings[0].line, 1);
+        assert!(
+            s.warnings[0]
+                .message
+                .contains("write `--- prefix (ends with newline) ---`"),
+            "{:?}",
+            s.warnings
+        );
+        // The final line break of the file is no older-layout text worth a warning.
+        assert!(parse("--- generation ---\nHello\n").warnings.is_empty());
+        // Neither is a file that already uses options.
+        let s = parse("--- prefix (ends with newline) ---\nA\n--- generation ---\nB\n\n--- note ---\n");
+        assert!(s.warnings.is_empty());
     }
 
     #[test]
     fn replacing_the_expected_section_keeps_everything_else() {
         let p = Path::new("t.sample");
-        let text = "--- generation ---\nx\n\n--- expected ---\n{}\n--- note ---\nn\n";
-        let out = replace_expected(p, text, "{\"a\": 1}").unwrap();
+        let text = "--- generation ---\nx\n\n--- expected ---\n{}\n\n--- note ---\nn\n";
+        let out = replace_expected(p, text, "{\"a\": 1}\n").unwrap();
         assert_eq!(
             out,
-            "--- generation ---\nx\n\n--- expected ---\n{\"a\": 1}\n--- note ---\nn\n"
+            "--- generation ---\nx\n\n--- expected ---\n{\"a\": 1}\n\n--- note ---\nn\n"
         );
-        assert_eq!(parse_sample(p, &out).unwrap().generation, "x\n");
+        assert_eq!(parse_sample(p, &out).unwrap().generation, "x");
         let last =
             replace_expected(p, "--- generation ---\nx\n--- expected ---\nold", "{}").unwrap();
         assert_eq!(last, "--- generation ---\nx\n--- expected ---\n{}\n");
-        let added = replace_expected(p, "--- generation ---\nx", "{}").unwrap();
-        assert_eq!(added, "--- generation ---\nx\n--- expected ---\n{}\n");
-        assert_eq!(parse_sample(p, &added).unwrap().generation, "x");
-        // A generation that ends with a line break keeps it.
-        let added = replace_expected(p, "--- generation ---\nx\n", "{}").unwrap();
-        assert_eq!(parse_sample(p, &added).unwrap().generation, "x\n");
+        let empty = replace_expected(p, "--- generation ---\nx\n--- expected ---\n", "{}").unwrap();
+        assert_eq!(empty, "--- generation ---\nx\n--- expected ---\n{}\n");
+        for text in ["--- generation ---\nx", "--- generation ---\nx\n"] {
+            let added = replace_expected(p, text, "{}").unwrap();
+            assert_eq!(added, "--- generation ---\nx\n--- expected ---\n{}\n");
+            assert_eq!(parse_sample(p, &added).unwrap().generation, "x");
+        }
     }
 
     #[test]
