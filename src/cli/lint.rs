@@ -1,29 +1,63 @@
 //! `rtbench lint`: the template's validation plus warnings about likely mistakes and
-//! constructs other runtimes cannot use.
+//! constructs other runtimes cannot use; with samples, also what each sample's parse loses
+//! without an error (a value overwritten, text dropped, a region that never closed).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::cli::output;
 use crate::cli::{Failure, inputs};
+use rtbench_tooling::findings::sample_findings;
 use rtbench_tooling::lint::lint;
+use rtbench_tooling::sample::{expand, read_sample};
 
 /// Prints every warning with its location; exit 0, or 1 with `deny` when there are warnings
-/// (and 1 for an invalid template, as `check`).
-pub fn run(path: &Path, deny: bool) -> Result<(), Failure> {
+/// (and 1 for an invalid template, as `check`; 2 for a sample that cannot be read).
+pub fn run(path: &Path, samples: &[PathBuf], deny: bool) -> Result<(), Failure> {
     let (template, source) = inputs::template(path)?;
     let findings = lint(&template, source.template_value());
     let mut text = String::new();
+    let mut count = findings.len();
     for f in &findings {
         text.push_str(&source.warn(f).to_string());
         text.push_str("\n\n");
     }
-    text.push_str(&match findings.len() {
-        0 => format!("{}: no warnings", path.display()),
-        1 => format!("{}: 1 warning", path.display()),
-        n => format!("{}: {n} warnings", path.display()),
+    let mut files = Vec::new();
+    for s in samples {
+        files.extend(
+            expand(s).map_err(|e| Failure::usage(format!("cannot read {}: {e}", s.display())))?,
+        );
+    }
+    for file in &files {
+        let sample = read_sample(file).map_err(|e| Failure::usage(e.to_string()))?;
+        let file_text = std::fs::read_to_string(file)
+            .map_err(|e| Failure::usage(format!("cannot read {}: {e}", file.display())))?;
+        let name = file.display().to_string();
+        let (_, found) = sample_findings(&template, &sample, &name, &file_text);
+        count += found.len();
+        for f in found {
+            text.push_str(&f.diagnostic.to_string());
+            text.push_str("\n\n");
+        }
+    }
+    let what = if files.is_empty() {
+        path.display().to_string()
+    } else {
+        format!(
+            "{} and {}",
+            path.display(),
+            match files.len() {
+                1 => "1 sample".to_string(),
+                n => format!("{n} samples"),
+            }
+        )
+    };
+    text.push_str(&match count {
+        0 => format!("{what}: no warnings"),
+        1 => format!("{what}: 1 warning"),
+        n => format!("{what}: {n} warnings"),
     });
     output::print_line(&text)?;
-    if deny && !findings.is_empty() {
+    if deny && count > 0 {
         return Err(Failure {
             message: String::new(),
             code: 1,

@@ -90,17 +90,22 @@ pub enum Command {
     Explain {
         #[command(flatten)]
         input: InputArgs,
-        /// The field to explain (e.g. `thinking`, `tool_calls`).
+        /// The field to explain (e.g. `thinking`, `tool_calls`); default: every field.
         #[arg(value_name = "FIELD")]
-        field: String,
+        field: Option<String>,
     },
     /// Warn about likely mistakes the reference accepts: patterns other runtimes cannot use,
     /// closes that can never match, an implicit field without a close, delimiters that are
-    /// prefixes of each other. Exit 0 (1 with --deny-warnings when there are warnings).
+    /// prefixes of each other; with samples, what each parse loses without an error (a value
+    /// overwritten, text that went to no field, a region that never closed). Exit 0 (1 with
+    /// --deny-warnings when there are warnings).
     Lint {
         /// Response template JSON, or a tokenizer_config.json with a `response_template` key.
         #[arg(long, value_name = "T")]
         template: PathBuf,
+        /// Sample files or folders to parse with the template.
+        #[arg(value_name = "SAMPLE")]
+        samples: Vec<PathBuf>,
         /// Exit 1 when there is any warning (for CI).
         #[arg(long)]
         deny_warnings: bool,
@@ -170,11 +175,12 @@ pub fn main() -> ExitCode {
             random,
             seed,
         }) => run::chunks(&input, max, random, seed),
-        Some(Command::Explain { input, field }) => explain::run(&input, &field),
+        Some(Command::Explain { input, field }) => explain::run(&input, field.as_deref()),
         Some(Command::Lint {
             template,
+            samples,
             deny_warnings,
-        }) => lint::run(&template, deny_warnings),
+        }) => lint::run(&template, &samples, deny_warnings),
         Some(Command::Export {
             template,
             config,

@@ -9,10 +9,9 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::{Failure, inputs, output};
 use rtbench_engine::template::Template;
+use rtbench_tooling::findings::sample_findings;
 use rtbench_tooling::sample::{self, expand, read_sample, replace_expected};
-use rtbench_tooling::testing::{
-    Verdict, expected_section, parse_sample_with, template_beside, verdict,
-};
+use rtbench_tooling::testing::{Verdict, expected_section, template_beside, verdict};
 
 /// Sample files under `path`: the file itself, the samples of a folder, and those of its
 /// sub-folders (sorted, so that runs are reproducible).
@@ -57,7 +56,7 @@ pub fn run(paths: &[PathBuf], template: Option<&Path>, bless: bool) -> Result<()
         return Err(Failure::usage("no sample files found (.sample or .txt)"));
     }
     let mut templates: BTreeMap<PathBuf, Result<Template, String>> = BTreeMap::new();
-    let (mut passed, mut failed, mut unchecked, mut blessed) = (0, 0, 0, 0);
+    let (mut passed, mut failed, mut unchecked, mut blessed, mut warned) = (0, 0, 0, 0, 0);
     let mut report = String::new();
     for file in &files {
         let line = |report: &mut String, status: &str| {
@@ -99,11 +98,26 @@ pub fn run(paths: &[PathBuf], template: Option<&Path>, bless: bool) -> Result<()
                 continue;
             }
         };
-        let result = parse_sample_with(&template, &sample);
+        // The audit's traced parse gives the same result as `parse_response`.
+        let file_text = std::fs::read_to_string(file)
+            .map_err(|e| Failure::usage(format!("cannot read {}: {e}", file.display())))?;
+        let (audit, findings) =
+            sample_findings(&template, &sample, &file.display().to_string(), &file_text);
+        let result = audit.result.map_err(|e| e.message);
+        let warnings: String = findings
+            .iter()
+            .map(|f| {
+                let at = f.diagnostic.position().unwrap_or_default();
+                format!("\n  warning: {at}: {}", f.diagnostic.message)
+            })
+            .collect();
+        warned += usize::from(!findings.is_empty());
+        let line = |report: &mut String, status: &str| {
+            report.push_str(&format!("{} ... {status}{warnings}\n", file.display()))
+        };
         if bless {
             if file.extension().is_some_and(|e| e == sample::EXTENSION) {
-                let text = std::fs::read_to_string(file)
-                    .map_err(|e| Failure::usage(format!("cannot read {}: {e}", file.display())))?;
+                let text = file_text;
                 let updated = replace_expected(
                     file,
                     &text,
@@ -152,6 +166,11 @@ pub fn run(paths: &[PathBuf], template: Option<&Path>, bless: bool) -> Result<()
         format!("{passed} passed, {failed} failed, {unchecked} without expected message");
     if bless {
         summary = format!("{blessed} blessed, {summary}");
+    }
+    if warned > 0 {
+        summary.push_str(&format!(
+            "; {warned} with warnings (`rtbench lint --template T SAMPLE` shows them in full)"
+        ));
     }
     report.push_str(&summary);
     output::print_line(&report)?;

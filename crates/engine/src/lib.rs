@@ -33,6 +33,7 @@
 
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod audit;
 mod content;
 pub mod delimiter;
 pub mod diagnostic;
@@ -48,6 +49,7 @@ mod tools;
 mod transform;
 pub mod value;
 
+pub use audit::{Audit, Loss, LossKind, audit};
 pub use content::ContentKind;
 pub use diagnostic::{Diagnostic, Location, Severity};
 pub use event::{Event, EventKind};

@@ -5,6 +5,7 @@ pub mod chunking;
 pub mod diff;
 pub mod explain;
 pub mod export;
+pub mod findings;
 pub mod lint;
 pub mod paint;
 pub mod partial_json;

@@ -192,7 +192,11 @@ fn header(line: &str) -> Option<(&str, Result<Options, String>)> {
                     name,
                     Err(format!(
                         "unknown option '{option}' in the '{name}' header (options: `ends with newline`, `ends with N newlines`{})",
-                        if name == "generation" { ", `truncated`" } else { "" }
+                        if name == "generation" {
+                            ", `truncated`"
+                        } else {
+                            ""
+                        }
                     )),
                 ));
             }
@@ -441,8 +445,11 @@ mod tests {
         let e = parse_sample(Path::new("t.sample"), "--- generation (trunc) ---\nx").unwrap_err();
         assert_eq!(e.line, Some(1));
         assert!(e.message.contains("unknown option 'trunc'"), "{e}");
-        let e = parse_sample(Path::new("t.sample"), "--- prefix (truncated) ---\n--- generation ---\n")
-            .unwrap_err();
+        let e = parse_sample(
+            Path::new("t.sample"),
+            "--- prefix (truncated) ---\n--- generation ---\n",
+        )
+        .unwrap_err();
         assert!(e.message.contains("'prefix' header"), "{e}");
     }
 
@@ -462,7 +469,8 @@ mod tests {
         // The final line break of the file is no older-layout text worth a warning.
         assert!(parse("--- generation ---\nHello\n").warnings.is_empty());
         // Neither is a file that already uses options.
-        let s = parse("--- prefix (ends with newline) ---\nA\n--- generation ---\nB\n\n--- note ---\n");
+        let s =
+            parse("--- prefix (ends with newline) ---\nA\n--- generation ---\nB\n\n--- note ---\n");
         assert!(s.warnings.is_empty());
     }
 

@@ -1,0 +1,547 @@
+//! Silent losses: what a parse lost or changed without an error. The reference accepts all of
+//! these without a word (its results are right by its own rules), so an author only learns of
+//! them by reading the message closely; the audit reads the region model and says so.
+//!
+//! - [`LossKind::Overwritten`]: a later region of a non-repeating field replaced a value.
+//! - [`LossKind::EmptyReplaced`]: an empty or whitespace-only region replaced a value, and the
+//!   empty value is then dropped from the message (the answer disappears).
+//! - [`LossKind::Discarded`]: text went to no field (the null sink).
+//! - [`LossKind::Unclosed`]: a region ran to the end of the stream because its close never came.
+//! - [`LossKind::Coerced`]: tool coercion changed a value in a way its text does not show.
+//! - [`LossKind::Unused`]: a transform left out a capture, or the region's text.
+//!
+//! ```
+//! use rtbench_engine::Template;
+//! use rtbench_engine::audit::{LossKind, audit};
+//!
+//! let template = Template::from_json_str(r#"{
+//!   "start_anchor": "<|im_start|>assistant\n",
+//!   "fields": {"thinking": {"open": "<think>", "close": "</think>"}, "content": {"close": "<|im_end|>"}}
+//! }"#)?;
+//! // The newline after the end-of-turn token opens the implicit field again, empty.
+//! let a = audit(&template, "<|im_start|>assistant\n", "<think>Hm.</think>Hi!<|im_end|>\n", None);
+//! assert!(a.result.as_ref().is_ok_and(|m| !m.contains_key("content")));
+//! assert_eq!(a.losses[0].kind, LossKind::EmptyReplaced);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::ops::Range;
+
+use crate::event::{Event, EventKind};
+use crate::parser::{Events, ParseError, Parser};
+use crate::py::{DumpOptions, json_dumps, json_loads};
+use crate::region::{Ending, Region, RegionBuilder};
+use crate::template::Template;
+use crate::transform::Transform;
+use crate::value::{Dict, Value};
+
+/// What was lost or changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossKind {
+    /// A later region of the same non-repeating field replaced this region's value.
+    Overwritten,
+    /// An empty or whitespace-only region replaced a value (and, being empty, is dropped from
+    /// the message, so the field disappears).
+    EmptyReplaced,
+    /// Text that went to no field.
+    Discarded,
+    /// A region whose close never came: it took everything to the end of the stream.
+    Unclosed,
+    /// Tool coercion changed a value beyond what its text says (`"1e3"` became `1000`).
+    Coerced,
+    /// A transform left out a capture or the region's text.
+    Unused,
+}
+
+impl LossKind {
+    /// A short name for the kind (`overwritten`, `discarded`, ...), for listings and filters.
+    pub fn name(self) -> &'static str {
+        match self {
+            LossKind::Overwritten => "overwritten",
+            LossKind::EmptyReplaced => "empty-replaced",
+            LossKind::Discarded => "discarded",
+            LossKind::Unclosed => "unclosed",
+            LossKind::Coerced => "coerced",
+            LossKind::Unused => "unused",
+        }
+    }
+}
+
+/// One silent loss, located in the document (prefix + generation).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loss {
+    /// What happened.
+    pub kind: LossKind,
+    /// The field concerned (for [`LossKind::Discarded`]: none).
+    pub field: Option<usize>,
+    /// The region concerned, as an index into the regions the audit was given.
+    pub region: Option<usize>,
+    /// Where it is: the lost text, the empty region, the unclosed open delimiter.
+    pub span: Range<usize>,
+    /// What happened, in a sentence that names the field and quotes the text.
+    pub message: String,
+    /// What to do about it.
+    pub help: String,
+}
+
+/// Discarded text with fewer non-whitespace characters than this (outside special tokens such
+/// as `<|end|>`) is left unmentioned: stray punctuation between structural tokens is common.
+pub const DISCARD_THRESHOLD: usize = 3;
+
+/// A traced parse of a whole text with its regions and losses.
+#[derive(Clone, Debug)]
+pub struct Audit {
+    /// The message, or the error, exactly as [`crate::parse_response`] gives them.
+    pub result: Result<Dict, ParseError>,
+    /// The traced events up to the end (or the error).
+    pub events: Vec<Event>,
+    /// The regions of the events.
+    pub regions: Vec<Region>,
+    /// Where the start anchor cut the prefix (a document offset).
+    pub origin: usize,
+    /// The losses, in document order.
+    pub losses: Vec<Loss>,
+}
+
+/// Parses `generation` after `prefix` in one go, like [`crate::parse_response`], and audits
+/// the result for silent losses.
+pub fn audit(template: &Template, prefix: &str, generation: &str, tools: Option<&Value>) -> Audit {
+    let mut events = Vec::new();
+    let mut origin = prefix.len();
+    let result =
+        Parser::for_whole_text(template, Some(prefix), tools, Events::Trace).and_then(|mut p| {
+            origin = p.origin();
+            events.extend_from_slice(p.initial_events());
+            events.extend(p.feed(generation)?);
+            let (message, evs) = p.finalize()?;
+            events.extend(evs);
+            Ok(message)
+        });
+    let document = format!("{prefix}{generation}");
+    let mut model = RegionBuilder::new(document.len());
+    for (i, e) in events.iter().enumerate() {
+        model.push(i, e);
+    }
+    if let Err(e) = &result {
+        model.fail(template, e);
+    }
+    let regions = model.into_regions();
+    let losses = match &result {
+        Ok(_) => losses(template, &document, prefix.len(), &events, &regions),
+        // A failed parse has its error; its losses would be about a message that does not exist.
+        Err(_) => Vec::new(),
+    };
+    Audit {
+        result,
+        events,
+        regions,
+        origin,
+        losses,
+    }
+}
+
+/// The silent losses of a finished, traced parse. `document` is prefix + generation and
+/// `generation_start` its prefix length: text discarded in the prefix is the prompt's, not the
+/// model's, and is not reported.
+pub fn losses(
+    template: &Template,
+    document: &str,
+    generation_start: usize,
+    events: &[Event],
+    regions: &[Region],
+) -> Vec<Loss> {
+    let mut out = Vec::new();
+    replacements(template, document, generation_start, regions, &mut out);
+    discarded(document, generation_start, events, &mut out);
+    for (i, g) in regions.iter().enumerate() {
+        unclosed(template, document, i, g, &mut out);
+        unused(template, document, i, g, &mut out);
+        coerced(template, i, g, &mut out);
+    }
+    out.sort_by_key(|l| (l.span.start, l.span.end));
+    out
+}
+
+fn name(template: &Template, field: usize) -> &str {
+    &template.fields()[field].name
+}
+
+/// Longest quoted text, in characters.
+const QUOTE_CHARS: usize = 48;
+
+/// `text` as a Python string literal, shortened around an ellipsis when long.
+fn quote(text: &str) -> String {
+    let n = text.chars().count();
+    let short = if n <= QUOTE_CHARS {
+        text.to_string()
+    } else {
+        let head: String = text.chars().take(QUOTE_CHARS / 2).collect();
+        let tail: String = text.chars().skip(n - QUOTE_CHARS / 2).collect();
+        format!("{head}…{tail}")
+    };
+    Value::from(short.as_str()).py_repr()
+}
+
+/// A value as the message shows it, shortened.
+fn show(v: &Value) -> String {
+    match v {
+        Value::Str(s) => quote(s),
+        other => {
+            let r = other.py_repr();
+            if r.chars().count() > QUOTE_CHARS {
+                let head: String = r.chars().take(QUOTE_CHARS).collect();
+                format!("{head}…")
+            } else {
+                r
+            }
+        }
+    }
+}
+
+/// The help for keeping every region of a field.
+fn keep_all(template: &Template, field: usize) -> String {
+    let f = &template.fields()[field];
+    if f.content.name() == "text" && f.transform.is_none() {
+        format!(
+            "to keep every region's text, give '{}' \"repeats\": true and \"join\": \"\" (join concatenates the regions' strings with its separator; without join the field becomes a list)",
+            f.name
+        )
+    } else {
+        format!(
+            "to keep every region, give '{}' \"repeats\": true (the field becomes a list)",
+            f.name
+        )
+    }
+}
+
+/// Non-repeating fields whose value a later region replaced.
+fn replacements(
+    template: &Template,
+    document: &str,
+    generation_start: usize,
+    regions: &[Region],
+    out: &mut Vec<Loss>,
+) {
+    let fields = template.fields();
+    // The region holding each field's current value.
+    let mut holder: Vec<Option<usize>> = vec![None; fields.len()];
+    for (i, g) in regions.iter().enumerate() {
+        let f = &fields[g.field];
+        let Some(value) = &g.value else { continue };
+        if f.repeats {
+            continue;
+        }
+        let before = holder[g.field].replace(i);
+        let Some(b) = before else { continue };
+        let lost = &regions[b];
+        // Values of the prompt's own regions are the prompt's business.
+        if lost.body.end <= generation_start && lost.open.end <= generation_start {
+            continue;
+        }
+        let Some(old) = lost.value.as_ref().filter(|v| !v.is_empty_value()) else {
+            continue;
+        };
+        let field = name(template, g.field);
+        if value.is_empty_value() {
+            let text = &document[g.body.clone()];
+            let what = if text.is_empty() {
+                "an empty region".to_string()
+            } else {
+                format!("a whitespace-only region ({})", quote(text))
+            };
+            let at_end = g.body.end >= document.len() && g.ending == Some(Ending::EndOfStream);
+            let help = if at_end && !text.is_empty() {
+                format!(
+                    "the generation ends with whitespace after '{field}' closed, and it opened '{field}' again; if the model does not write it, remove it from the sample (a sample file's trailing newlines are not text unless its header says so); {}",
+                    keep_all(template, g.field)
+                )
+            } else {
+                keep_all(template, g.field)
+            };
+            out.push(Loss {
+                kind: LossKind::EmptyReplaced,
+                field: Some(g.field),
+                region: Some(i),
+                span: if g.body.is_empty() {
+                    g.open.clone()
+                } else {
+                    g.body.clone()
+                },
+                message: format!(
+                    "{what} of '{field}' replaced its value {} and, being empty, is dropped: the message has no '{field}'",
+                    show(old)
+                ),
+                help,
+            });
+        } else {
+            out.push(Loss {
+                kind: LossKind::Overwritten,
+                field: Some(g.field),
+                region: Some(b),
+                span: if lost.body.is_empty() {
+                    lost.open.clone()
+                } else {
+                    lost.body.clone()
+                },
+                message: format!(
+                    "'{field}' is not repeating, so this value {} was overwritten by a later region: the message keeps {}",
+                    show(old),
+                    show(value)
+                ),
+                help: keep_all(template, g.field),
+            });
+        }
+    }
+}
+
+/// Role names that chat formats write right after a special token (`<|start|>assistant`).
+const ROLES: [&str; 6] = ["assistant", "user", "system", "tool", "model", "developer"];
+
+/// The length of the special token at the start of `text`, if one is there: `<|...|>`,
+/// DeepSeek's `<｜...｜>` (no whitespace inside), `<s>` or `</s>`.
+fn special_token(text: &str) -> Option<usize> {
+    for s in ["<s>", "</s>"] {
+        if text.starts_with(s) {
+            return Some(s.len());
+        }
+    }
+    [("<|", "|>"), ("<｜", "｜>")]
+        .iter()
+        .find_map(|(open, close)| {
+            let after = text.strip_prefix(open)?;
+            let end = after.find(close)?;
+            (!after[..end].contains(char::is_whitespace)).then_some(open.len() + end + close.len())
+        })
+}
+
+/// `text` without its special tokens and the role names right after them: they are the chat
+/// format's structure, not text the model meant for the reader.
+fn without_special_tokens(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while !rest.is_empty() {
+        match special_token(rest) {
+            Some(n) => {
+                rest = &rest[n..];
+                if let Some(role) = ROLES.iter().find(|r| {
+                    rest.strip_prefix(**r)
+                        .is_some_and(|after| !after.starts_with(char::is_alphanumeric))
+                }) {
+                    rest = &rest[role.len()..];
+                }
+            }
+            None => {
+                let c = rest.chars().next().unwrap_or_default();
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+    }
+    out
+}
+
+/// Stretches of generation text that went to no field.
+fn discarded(document: &str, generation_start: usize, events: &[Event], out: &mut Vec<Loss>) {
+    let mut runs: Vec<Range<usize>> = Vec::new();
+    for e in events {
+        if let EventKind::Discard { .. } = e.kind {
+            let span = e.span.start.max(generation_start)..e.span.end.max(generation_start);
+            if span.is_empty() {
+                continue;
+            }
+            match runs.last_mut() {
+                Some(last) if last.end == span.start => last.end = span.end,
+                _ => runs.push(span),
+            }
+        }
+    }
+    for r in runs {
+        let text = &document[r.clone()];
+        let words = without_special_tokens(text);
+        let visible = words.chars().filter(|c| !c.is_whitespace()).count();
+        if visible < DISCARD_THRESHOLD {
+            continue;
+        }
+        out.push(Loss {
+            kind: LossKind::Discarded,
+            field: None,
+            region: None,
+            span: r,
+            message: format!(
+                "{} went to no field and is not in the message (the template has no field that takes leftover text, and no region was open)",
+                quote(text.trim())
+            ),
+            help: "add a field without an open delimiter to take leftover text (e.g. \"content\": {}), or an explicit field whose delimiters surround this text".into(),
+        });
+    }
+}
+
+/// A region with a close delimiter that ran to the end of the stream.
+fn unclosed(template: &Template, document: &str, i: usize, g: &Region, out: &mut Vec<Loss>) {
+    let f = &template.fields()[g.field];
+    let Some(close) = &f.close else { return };
+    if g.ending != Some(Ending::EndOfStream) {
+        return;
+    }
+    let body = &document[g.body.clone()];
+    if body.trim().is_empty() && g.open.is_empty() {
+        // Whitespace after the last close reopened the implicit field: nothing was cut off.
+        return;
+    }
+    let tail: String = {
+        let n = body.chars().count();
+        body.chars().skip(n.saturating_sub(24)).collect()
+    };
+    out.push(Loss {
+        kind: LossKind::Unclosed,
+        field: Some(g.field),
+        region: Some(i),
+        span: if g.open.is_empty() {
+            g.body.start..g.body.start
+        } else {
+            g.open.clone()
+        },
+        message: format!(
+            "this '{}' region never closed: its close {} never came, so it took everything to the end of the stream (ending {})",
+            f.name,
+            close.describe(),
+            quote(&tail)
+        ),
+        help: "if the generation was cut off (a token limit or a stop string), this is truncation: mark the sample with `--- generation (truncated) ---`; otherwise the close delimiter does not match what the model writes (`rtbench explain` shows the closest text)".into(),
+    });
+}
+
+/// Placeholder root names a transform uses.
+fn roots(t: &Transform, out: &mut Vec<String>) {
+    match t {
+        Transform::Literal(_) => {}
+        Transform::Placeholder { root, .. } => out.push(root.clone()),
+        Transform::List(items) => items.iter().for_each(|t| roots(t, out)),
+        Transform::Dict(entries) => entries.iter().for_each(|(_, t)| roots(t, out)),
+    }
+}
+
+/// Captures (and the region's text) that the field's transform leaves out.
+fn unused(template: &Template, document: &str, i: usize, g: &Region, out: &mut Vec<Loss>) {
+    let f = &template.fields()[g.field];
+    let (Some(t), Some(_)) = (&f.transform, &g.value) else {
+        return;
+    };
+    let mut used = Vec::new();
+    roots(t, &mut used);
+    // With transform_each, an element's own keys are in scope and may use the text indirectly.
+    if !f.transform_each
+        && !used.iter().any(|r| r == "content")
+        && !document[g.body.clone()].trim().is_empty()
+    {
+        out.push(Loss {
+            kind: LossKind::Unused,
+            field: Some(g.field),
+            region: Some(i),
+            span: g.body.clone(),
+            message: format!(
+                "the transform of '{}' does not use {{content}}, so this region's text {} is not in the message",
+                f.name,
+                quote(document[g.body.clone()].trim())
+            ),
+            help: "put \"{content}\" where the text belongs in the transform, or drop the text with a delimiter that consumes it".into(),
+        });
+    }
+    for (name, value) in &g.captures {
+        if used.iter().any(|r| r == name) || value.as_str().is_some_and(str::is_empty) {
+            continue;
+        }
+        let span = [&g.open, g.close.as_ref().unwrap_or(&(0..0))]
+            .into_iter()
+            .find_map(|d| {
+                let text = value.as_str()?;
+                let at = document.get(d.clone())?.find(text)?;
+                Some(d.start + at..d.start + at + text.len())
+            })
+            .unwrap_or_else(|| g.open.clone());
+        out.push(Loss {
+            kind: LossKind::Unused,
+            field: Some(g.field),
+            region: Some(i),
+            span,
+            message: format!(
+                "the capture '{name}' = {} of '{}' is not used by its transform, so it is not in the message",
+                show(value),
+                f.name
+            ),
+            help: format!(
+                "add \"{{{name}}}\" to the transform, or make the group non-capturing (?:...) if it is not wanted"
+            ),
+        });
+    }
+}
+
+/// Whether a coerced value says no more and no less than the string it came from.
+fn faithful(raw: &str, new: &Value) -> bool {
+    match new {
+        Value::Str(s) => s == raw,
+        Value::List(_) | Value::Dict(_) => json_loads(raw).is_ok_and(|v| v.json_eq(new)),
+        other => json_dumps(other, &DumpOptions::default()).is_ok_and(|t| t == raw),
+    }
+}
+
+/// Strings tool coercion turned into values their text does not show, with their paths.
+fn changes(
+    before: &Value,
+    after: &Value,
+    path: &mut String,
+    out: &mut Vec<(String, String, Value)>,
+) {
+    match (before, after) {
+        (Value::Str(raw), new) if !faithful(raw, new) => {
+            out.push((path.clone(), raw.clone(), new.clone()));
+        }
+        (Value::Dict(a), Value::Dict(b)) => {
+            for (k, v) in a {
+                if let Some(w) = b.get(k) {
+                    let len = path.len();
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(k);
+                    changes(v, w, path, out);
+                    path.truncate(len);
+                }
+            }
+        }
+        (Value::List(a), Value::List(b)) => {
+            for (i, (v, w)) in a.iter().zip(b).enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                changes(v, w, path, out);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Tool coercion that changed a value beyond what its text says.
+fn coerced(template: &Template, i: usize, g: &Region, out: &mut Vec<Loss>) {
+    let (Some(value), Some(parsed)) = (&g.value, &g.parsed) else {
+        return;
+    };
+    let before = g.transformed.as_ref().unwrap_or(parsed);
+    let mut found = Vec::new();
+    changes(before, value, &mut String::new(), &mut found);
+    for (path, raw, new) in found {
+        out.push(Loss {
+            kind: LossKind::Coerced,
+            field: Some(g.field),
+            region: Some(i),
+            span: g.body.clone(),
+            message: format!(
+                "tool coercion changed {path} of '{}' from {} to {}: the tool schema's type made it so",
+                name(template, g.field),
+                quote(&raw),
+                new.py_repr()
+            ),
+            help: "if the model meant the text, declare the parameter as a string in the tool schema".into(),
+        });
+    }
+}
