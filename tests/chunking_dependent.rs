@@ -13,7 +13,7 @@ use rtbench_engine::py::json_loads;
 use rtbench_engine::template::load_template;
 use rtbench_engine::template::source::load_file;
 use rtbench_engine::value::Value;
-use rtbench_tooling::chunking::{CheckPlan, Chunking, Generation, check, run};
+use rtbench_tooling::chunking::{CheckPlan, Chunking, Generation, check, run, stable};
 use rtbench_tooling::replay::{Outcome, Replay, StepKind};
 use rtbench_tooling::sample::{expand, read_sample};
 use serde::Deserialize;
@@ -193,6 +193,20 @@ fn the_check_flags_the_smallest_differing_chunking_and_one_cut_that_explains_it(
         let plan = CheckPlan::default();
         let report = check(&g, &plan);
         assert!(!report.agrees(), "{}", case.name);
+        // The sample list's quick verdict says the same, with the workbench's smaller plan.
+        assert!(!stable(&g, &plan), "{}", case.name);
+        let quick = CheckPlan {
+            max_size: 8,
+            random: 4,
+            seed: 0,
+            tokens: true,
+        };
+        assert_eq!(
+            stable(&g, &quick),
+            check(&g, &quick).agrees(),
+            "{}",
+            case.name
+        );
         // Every recorded chunking the plan tries gets the reference's verdict.
         let recorded: Vec<(Chunking, bool)> = case
             .recorded

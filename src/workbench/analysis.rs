@@ -16,6 +16,7 @@ use rtbench_engine::region::{Ending, Region, RegionBuilder};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::{Dict, Value};
 use rtbench_tooling::explain::explain;
+use rtbench_tooling::findings::{Finding, sample_findings};
 use rtbench_tooling::paint;
 use rtbench_tooling::sample::Sample;
 use rtbench_tooling::testing::{Verdict, verdict};
@@ -91,6 +92,8 @@ pub struct Analysis {
     pub message: Option<Dict>,
     pub problem: Option<ParseProblem>,
     pub warnings: Vec<Diagnostic>,
+    /// The silent losses and sample-file warnings (their diagnostics are in `warnings` too).
+    pub findings: Vec<Finding>,
     pub status: Status,
     /// Fields that opened at least one region in this sample.
     pub matched_fields: Vec<bool>,
@@ -273,45 +276,31 @@ pub fn pretty_json(v: &Value) -> String {
     json_dumps(v, &opts).unwrap_or_else(|e| format!("<cannot show as JSON: {e}>"))
 }
 
-/// The sample's status as `rtbench test` decides it.
-pub fn status_of(template: &Template, sample: &Sample) -> Status {
-    status_and_matched(template, sample).0
-}
-
-/// The sample's verdict and which fields open at least one region in it, from one parse
-/// without tracing (the one-shot parse `rtbench test` judges, with its events counted).
-pub fn status_and_matched(template: &Template, sample: &Sample) -> (Status, Vec<bool>) {
-    let mut matched = vec![false; template.fields().len()];
-    let mut mark = |evs: &[Event]| {
-        for e in evs {
-            if matches!(e.kind, EventKind::Open) {
-                matched[e.field] = true;
-            }
-        }
-    };
-    let prefix = sample.prefix.as_deref().unwrap_or("");
-    let result = Parser::for_whole_text(
-        template,
-        Some(prefix),
-        sample.tools.as_ref(),
-        Events::Reference,
-    )
-    .and_then(|mut p| {
-        mark(p.initial_events());
-        mark(&p.feed(&sample.generation)?);
-        let (message, evs) = p.finalize()?;
-        mark(&evs);
-        Ok(message)
-    })
-    .map_err(|e| e.message);
-    let status = match (&result, verdict(sample, &result)) {
-        (Err(_), Verdict::Pass) => Status::Ok,
+/// The `rtbench test` verdict of a parse result as a status.
+fn status_from(sample: &Sample, result: &Result<Dict, String>) -> Status {
+    match (result, verdict(sample, result)) {
+        (_, Verdict::Pass) => Status::Ok,
         (Err(e), _) => Status::Error(e.clone()),
-        (Ok(_), Verdict::Pass) => Status::Ok,
         (Ok(_), Verdict::Fail(lines)) => Status::Differs(lines),
         (Ok(_), Verdict::NoExpectation) => Status::NoExpected,
-    };
-    (status, matched)
+    }
+}
+
+/// What the sample list shows of a sample that is not selected: its verdict, how many
+/// warnings it has, and which fields open at least one region in it, from one traced parse.
+pub fn summary(
+    template: &Template,
+    sample: &Sample,
+    name: &str,
+    file_text: &str,
+) -> (Status, usize, Vec<bool>) {
+    let (audit, findings) = sample_findings(template, sample, name, file_text);
+    let mut matched = vec![false; template.fields().len()];
+    for g in &audit.regions {
+        matched[g.field] = true;
+    }
+    let result = audit.result.map_err(|e| e.message);
+    (status_from(sample, &result), findings.len(), matched)
 }
 
 /// Line and column of a byte offset in a text (1-based; columns in characters).
@@ -327,13 +316,38 @@ pub fn analyze(template: &Template, name: &str, sample: &Sample, file_text: &str
     let prefix = sample.prefix.as_deref().unwrap_or("");
     let document = format!("{prefix}{}", sample.generation);
     let prefix_len = prefix.len();
-    let trace = trace(template, prefix, &sample.generation, sample.tools.as_ref());
+    // One traced parse of the whole text gives the message `rtbench test` judges, the events
+    // and the silent losses; only a failed parse runs again, to show what led up to the error.
+    let (audit, findings) = sample_findings(template, sample, name, file_text);
+    let trace = match &audit.result {
+        Ok(_) => Trace {
+            events: audit.events,
+            origin: audit.origin,
+            held: audit.held,
+            result: audit.result,
+        },
+        Err(_) => trace(template, prefix, &sample.generation, sample.tools.as_ref()),
+    };
     let error = trace.result.as_ref().err();
     // Error positions come from the content parsers: keep them on character boundaries.
     let error_at = error
         .and_then(|e| e.span.as_ref())
         .map(|s| document.floor_char_boundary(s.start));
-    let (regions, segments) = regions_and_segments(template, &document, &trace, error_at);
+    let (regions, mut segments) = regions_and_segments(template, &document, &trace, error_at);
+    for f in &findings {
+        if let Some(span) = &f.span {
+            // An empty place (where a region ended) marks the character after it.
+            let end = if span.is_empty() {
+                document[span.start..]
+                    .chars()
+                    .next()
+                    .map_or(span.start, |c| span.start + c.len_utf8())
+            } else {
+                span.end
+            };
+            paint::overlay(&mut segments, &(span.start..end), |s| s.lost = true);
+        }
+    }
     let line_starts = rtbench_engine::offsets::line_starts(&document);
     let field_names: Vec<String> = template.fields().iter().map(|f| f.name.clone()).collect();
 
@@ -426,7 +440,8 @@ pub fn analyze(template: &Template, name: &str, sample: &Sample, file_text: &str
             }
         }
     }
-    let status = status_of(template, sample);
+    let status = status_from(sample, &trace.result.clone().map_err(|e| e.message));
+    warnings.extend(findings.iter().map(|f| f.diagnostic.clone()));
     if let Status::Differs(lines) = &status {
         let mut msg = String::from("the message differs from the expected one:");
         for l in lines.iter().take(12) {
@@ -456,6 +471,7 @@ pub fn analyze(template: &Template, name: &str, sample: &Sample, file_text: &str
         message,
         problem,
         warnings,
+        findings,
         status,
         matched_fields,
         unmatched,
@@ -523,6 +539,9 @@ impl Analysis {
         if s.error {
             out.push_str(" · error here");
         }
+        if s.lost {
+            out.push_str(" · lost (see the diagnostics)");
+        }
         out
     }
 }
@@ -563,6 +582,42 @@ mod tests {
         ));
         // The sample's expected section was produced by the reference.
         assert_eq!(a.status, Status::Ok);
+    }
+
+    #[test]
+    fn an_erased_answer_is_a_located_warning_and_its_text_is_marked() {
+        let text = include_str!("../../samples/smollm3/think-then-answer.sample").replace(
+            "--- generation ---",
+            "--- generation (ends with newline) ---",
+        );
+        let a = analyze(&smollm3(), "t.sample", &sample(&text), &text);
+        assert_eq!(a.findings.len(), 1, "{:?}", a.findings);
+        let d = &a.findings[0].diagnostic;
+        assert!(
+            d.message.ends_with("the message has no 'content'"),
+            "{}",
+            d.message
+        );
+        assert!(a.warnings.contains(d));
+        assert_eq!(d.position().as_deref(), Some("t.sample:14:99"));
+        // The newline that erased it is marked in the raw text, and only it.
+        let lost: Vec<&str> = a
+            .segments
+            .iter()
+            .filter(|s| s.lost)
+            .map(|s| &a.document[s.range.clone()])
+            .collect();
+        assert_eq!(lost, ["\n"]);
+        assert!(
+            a.describe(a.document.len() - 1)
+                .ends_with("lost (see the diagnostics)")
+        );
+        // The expected section (without content) is what the reference says for this text.
+        assert!(
+            a.message
+                .as_ref()
+                .is_some_and(|m| !m.contains_key("content"))
+        );
     }
 
     #[test]

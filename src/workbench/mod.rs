@@ -116,10 +116,7 @@ pub fn run(options: &Options) -> Result<(), Failure> {
     state.samples = inputs
         .sample_sources()
         .iter()
-        .map(|s| state::SampleEntry {
-            name: s.name(),
-            status: analysis::Status::Unknown,
-        })
+        .map(|s| state::SampleEntry::new(s.name(), analysis::Status::Unknown))
         .collect();
 
     // Live refresh (kept alive until the end).

@@ -84,6 +84,36 @@ pub struct Shown {
 pub struct SampleEntry {
     pub name: String,
     pub status: Status,
+    /// Silent losses and sample-file warnings of its parse.
+    pub warnings: usize,
+    /// Whether some chunking changes its result; `None` until the background check ran.
+    pub unstable: Option<bool>,
+}
+
+impl SampleEntry {
+    /// An entry with a status and nothing else known yet.
+    pub fn new(name: String, status: Status) -> SampleEntry {
+        SampleEntry {
+            name,
+            status,
+            warnings: 0,
+            unstable: None,
+        }
+    }
+
+    /// The status word and what else is known: `ok · 2 warnings · unstable under chunking`.
+    pub fn label(&self) -> String {
+        let mut out = self.status.label().to_string();
+        match self.warnings {
+            0 => {}
+            1 => out.push_str(" · 1 warning"),
+            n => out.push_str(&format!(" · {n} warnings")),
+        }
+        if self.unstable == Some(true) {
+            out.push_str(" · unstable under chunking");
+        }
+        out
+    }
 }
 
 /// What the background worker last reported.
@@ -239,5 +269,24 @@ impl State {
 
     pub fn is_visible(&self, pane: Pane) -> bool {
         self.visible[pane.index()]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sample_entry_says_its_warnings_and_chunking_verdict() {
+        let mut e = SampleEntry::new("a.sample".into(), Status::Ok);
+        assert_eq!(e.label(), "ok");
+        e.unstable = Some(false);
+        assert_eq!(e.label(), "ok");
+        e.warnings = 2;
+        e.unstable = Some(true);
+        assert_eq!(e.label(), "ok · 2 warnings · unstable under chunking");
+        e.warnings = 1;
+        e.unstable = None;
+        assert_eq!(e.label(), "ok · 1 warning");
     }
 }

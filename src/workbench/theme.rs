@@ -252,6 +252,17 @@ impl Theme {
         }
     }
 
+    /// Where a parse silently lost something (added on top): underlined, in the warning
+    /// colour where the terminal can colour underlines.
+    pub fn lost_mark(&self, base: Style) -> Style {
+        if self.no_color {
+            base.add_modifier(Modifier::UNDERLINED)
+        } else {
+            base.underline_color(self.warning)
+                .add_modifier(Modifier::UNDERLINED)
+        }
+    }
+
     /// The text cursor.
     pub fn cursor(&self) -> Style {
         if self.no_color {

@@ -12,6 +12,7 @@ use crate::workbench::highlight;
 use crate::workbench::inputs::{Inputs, read_sample};
 use crate::workbench::state::{Report, SampleEntry, Shown};
 use rtbench_engine::value::Value;
+use rtbench_tooling::chunking::{CheckPlan, Generation, stable};
 
 /// The parse thread's name.
 pub const THREAD_NAME: &str = "rtbench-parse";
@@ -46,10 +47,7 @@ pub fn compute(inputs: &Inputs, req: &Request) -> Report {
                 template_error: Some(d),
                 samples: files
                     .iter()
-                    .map(|f| SampleEntry {
-                        name: f.name.clone(),
-                        status: Status::Unknown,
-                    })
+                    .map(|f| SampleEntry::new(f.name.clone(), Status::Unknown))
                     .collect(),
                 sample_error: None,
                 shown: None,
@@ -67,12 +65,12 @@ pub fn compute(inputs: &Inputs, req: &Request) -> Report {
     let mut shown = None;
     let mut sample_error = None;
     for (i, f) in files.iter().enumerate() {
-        let status = match &f.sample {
+        let (status, warnings) = match &f.sample {
             Err(e) => {
                 if i == selected {
                     sample_error = Some(format!("{}: {e}", f.name));
                 }
-                Status::Unreadable(e.clone())
+                (Status::Unreadable(e.clone()), 0)
             }
             Ok(s) if i == selected => {
                 readable += 1;
@@ -80,7 +78,7 @@ pub fn compute(inputs: &Inputs, req: &Request) -> Report {
                 for (m, hit) in matched.iter_mut().zip(&a.matched_fields) {
                     *m |= hit;
                 }
-                let status = a.status.clone();
+                let status = (a.status.clone(), a.findings.len());
                 // The message as indented JSON (nothing on failure), highlighted once here.
                 let json = a
                     .message
@@ -96,16 +94,16 @@ pub fn compute(inputs: &Inputs, req: &Request) -> Report {
             }
             Ok(s) => {
                 readable += 1;
-                let (status, hits) = analysis::status_and_matched(t, s);
+                let (status, warnings, hits) = analysis::summary(t, s, &f.name, &f.text);
                 for (m, hit) in matched.iter_mut().zip(hits) {
                     *m |= hit;
                 }
-                status
+                (status, warnings)
             }
         };
         samples.push(SampleEntry {
-            name: f.name.clone(),
-            status,
+            warnings,
+            ..SampleEntry::new(f.name.clone(), status)
         });
     }
     let never_matched = if readable > 0 {
@@ -148,10 +146,7 @@ fn compute_guarded(inputs: &Inputs, req: &Request) -> Report {
                 samples: inputs
                     .sample_sources()
                     .iter()
-                    .map(|s| SampleEntry {
-                        name: s.name(),
-                        status: Status::Unknown,
-                    })
+                    .map(|s| SampleEntry::new(s.name(), Status::Unknown))
                     .collect(),
                 sample_error: Some(format!(
                     "internal error while parsing (a bug; please report it): {what}"
@@ -191,12 +186,75 @@ where
                 let report = compute_guarded(&inputs, &req);
                 match requests.try_recv() {
                     Ok(newer) => next = Some(newer),
-                    Err(TryRecvError::Empty) => send(report),
+                    Err(TryRecvError::Empty) => {
+                        send(report.clone());
+                        // Then, while nothing newer is asked for, the chunking verdicts.
+                        let pass = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            stability(&inputs, report, &requests)
+                        }));
+                        match pass {
+                            Ok(Stability::Done(r)) => send(r),
+                            Ok(Stability::Interrupted(newer)) => next = newer,
+                            // A verdict is not worth a dead thread: the list just lacks it.
+                            Err(_) => {}
+                        }
+                    }
                     Err(TryRecvError::Disconnected) => return,
                 }
             }
         })
         .expect("the parse thread can be started")
+}
+
+/// Samples longer than this get no chunking verdict in the list (`x` still checks them).
+const STABILITY_LIMIT: usize = 256 * 1024;
+
+/// The chunkings behind a sample list verdict: fewer than `x` tries, enough to catch the
+/// usual culprits (delimiters split across chunks, growth tests at a chunk's edge).
+fn stability_plan() -> CheckPlan {
+    CheckPlan {
+        max_size: 8,
+        random: 4,
+        seed: 0,
+        tokens: true,
+    }
+}
+
+/// How the chunking pass ended.
+enum Stability {
+    /// Every sample checked: the report with their verdicts.
+    Done(Report),
+    /// A newer request arrived (or the requests closed: `None`).
+    Interrupted(Option<Request>),
+}
+
+/// Streams every readable sample of `report` with the chunkings of [`stability_plan`] and
+/// marks those whose result changes, stopping as soon as a newer request arrives.
+fn stability(inputs: &Inputs, mut report: Report, requests: &Receiver<Request>) -> Stability {
+    let Ok(loaded) = inputs.load_template() else {
+        return Stability::Done(report);
+    };
+    let sources = inputs.sample_sources();
+    for (entry, source) in report.samples.iter_mut().zip(sources.iter()) {
+        match requests.try_recv() {
+            Ok(newer) => return Stability::Interrupted(Some(newer)),
+            Err(TryRecvError::Disconnected) => return Stability::Interrupted(None),
+            Err(TryRecvError::Empty) => {}
+        }
+        let file = read_sample(source);
+        let Ok(sample) = &file.sample else { continue };
+        if file.name != entry.name || sample.generation.len() > STABILITY_LIMIT {
+            continue;
+        }
+        let generation = Generation {
+            template: loaded.template.clone(),
+            prefix: sample.prefix.as_deref().unwrap_or(""),
+            tools: sample.tools.as_ref(),
+            text: &sample.generation,
+        };
+        entry.unstable = Some(!stable(&generation, &stability_plan()));
+    }
+    Stability::Done(report)
 }
 
 /// A handle that sends requests to the worker.

@@ -99,6 +99,9 @@ pub struct Audit {
     pub regions: Vec<Region>,
     /// Where the start anchor cut the prefix (a document offset).
     pub origin: usize,
+    /// The text a streaming client would still be waiting on after the whole generation was
+    /// fed (held back because a delimiter might start there), before the end of the stream.
+    pub held: Range<usize>,
     /// The losses, in document order.
     pub losses: Vec<Loss>,
 }
@@ -108,11 +111,13 @@ pub struct Audit {
 pub fn audit(template: &Template, prefix: &str, generation: &str, tools: Option<&Value>) -> Audit {
     let mut events = Vec::new();
     let mut origin = prefix.len();
+    let mut held = 0..0;
     let result =
         Parser::for_whole_text(template, Some(prefix), tools, Events::Trace).and_then(|mut p| {
             origin = p.origin();
             events.extend_from_slice(p.initial_events());
             events.extend(p.feed(generation)?);
+            held = p.held();
             let (message, evs) = p.finalize()?;
             events.extend(evs);
             Ok(message)
@@ -136,6 +141,7 @@ pub fn audit(template: &Template, prefix: &str, generation: &str, tools: Option<
         events,
         regions,
         origin,
+        held,
         losses,
     }
 }

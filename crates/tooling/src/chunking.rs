@@ -443,6 +443,15 @@ impl CheckPlan {
     }
 }
 
+/// Whether every chunking of the plan gives the one-shot parse's result (stops at the first
+/// that does not, without looking for the smallest disagreement as [`check`] does).
+pub fn stable(generation: &Generation<'_>, plan: &CheckPlan) -> bool {
+    let baseline = run(generation, &Chunking::Whole);
+    plan.chunkings()
+        .iter()
+        .all(|c| run(generation, c).agrees_with(&baseline))
+}
+
 /// Runs the generation through every chunking of the plan and compares each result with the
 /// one-shot parse.
 pub fn check(generation: &Generation<'_>, plan: &CheckPlan) -> ChunkReport {

@@ -68,6 +68,8 @@ pub struct Segment {
     pub held: bool,
     /// Where a parse error points.
     pub error: bool,
+    /// Where the parse silently lost something (an overwritten value, dropped text).
+    pub lost: bool,
 }
 
 impl Segment {
@@ -78,6 +80,7 @@ impl Segment {
             paint,
             held: false,
             error: false,
+            lost: false,
         }
     }
 }
@@ -147,7 +150,7 @@ pub fn merge(segments: Vec<Segment>) -> Vec<Segment> {
     let mut out: Vec<Segment> = Vec::with_capacity(segments.len());
     for s in segments {
         if let Some(last) = out.last_mut()
-            && (last.paint, last.held, last.error) == (s.paint, s.held, s.error)
+            && (last.paint, last.held, last.error, last.lost) == (s.paint, s.held, s.error, s.lost)
             && last.range.end == s.range.start
         {
             last.range.end = s.range.end;

@@ -218,6 +218,9 @@ pub fn paint_style(
     if s.held {
         style = theme.held(style);
     }
+    if s.lost {
+        style = theme.lost_mark(style);
+    }
     if s.error {
         style = theme.error_mark(style);
     }

@@ -48,13 +48,27 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
                 let (mark, style) = marker(&s.status, theme);
                 let name = short_name(&s.name);
                 let n = name.chars().count();
-                // The status word when it fits beside the whole name; the mark says it anyway.
-                let label = s.status.label();
+                // The fullest label that fits beside the whole name; the mark says the status
+                // anyway.
+                let short = match s.warnings {
+                    0 => s.status.label().to_string(),
+                    w => format!("{} ⚠{w}", s.status.label()),
+                };
+                let label = [s.label(), short, s.status.label().to_string()]
+                    .into_iter()
+                    .find(|l| n + l.chars().count() + 3 <= width)
+                    .unwrap_or_default();
+                let label_style = if s.warnings > 0 || s.unstable == Some(true) {
+                    theme.warning()
+                } else {
+                    style
+                };
                 let mut spans = vec![Span::styled(format!("{mark} "), style)];
-                if n + label.len() + 3 <= width {
+                if !label.is_empty() {
+                    let len = label.chars().count();
                     spans.push(Span::raw(name.to_string()));
-                    spans.push(Span::raw(" ".repeat(width - n - label.len() - 2)));
-                    spans.push(Span::styled(label, style));
+                    spans.push(Span::raw(" ".repeat(width - n - len - 2)));
+                    spans.push(Span::styled(label, label_style));
                 } else if n + 2 <= width {
                     spans.push(Span::raw(name.to_string()));
                 } else {
