@@ -358,6 +358,17 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
                     },
                     state.theme.cursor(),
                 ));
+            } else if i == rows.len() - 1
+                && line_end < a.document.len()
+                && a.segment_index(line_end)
+                    .is_some_and(|k| a.segments[k].lost)
+            {
+                // A lost line break would be invisible: show it.
+                let k = a.segment_index(line_end).unwrap_or_default();
+                line.spans.push(Span::styled(
+                    "⏎",
+                    segment_style(a, &a.segments[k], &state.theme),
+                ));
             }
             lines.push(line);
         }

@@ -48,32 +48,49 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
                 let (mark, style) = marker(&s.status, theme);
                 let name = short_name(&s.name);
                 let n = name.chars().count();
-                // The fullest label that fits beside the whole name; the mark says the status
-                // anyway.
-                let short = match s.warnings {
-                    0 => s.status.label().to_string(),
-                    w => format!("{} ⚠{w}", s.status.label()),
+                // The fullest label that fits beside the whole name (the mark says the status
+                // anyway); warnings and instability are never dropped: the name gives way.
+                let compact = match (s.warnings, s.unstable == Some(true)) {
+                    (0, false) => String::new(),
+                    (0, true) => "≈".to_string(),
+                    (w, false) => format!("⚠{w}"),
+                    (w, true) => format!("⚠{w} ≈"),
                 };
-                let label = [s.label(), short, s.status.label().to_string()]
+                let short = format!("{} {compact}", s.status.label());
+                let status_only = if compact.is_empty() {
+                    s.status.label().to_string()
+                } else {
+                    compact.clone()
+                };
+                let label = [s.label(), short, status_only]
                     .into_iter()
+                    .filter(|l| !l.trim().is_empty())
                     .find(|l| n + l.chars().count() + 3 <= width)
                     .unwrap_or_default();
-                let label_style = if s.warnings > 0 || s.unstable == Some(true) {
-                    theme.warning()
-                } else {
+                let label_style = if compact.is_empty() {
                     style
+                } else {
+                    theme.warning()
                 };
                 let mut spans = vec![Span::styled(format!("{mark} "), style)];
-                if !label.is_empty() {
-                    let len = label.chars().count();
-                    spans.push(Span::raw(name.to_string()));
-                    spans.push(Span::raw(" ".repeat(width - n - len - 2)));
-                    spans.push(Span::styled(label, label_style));
-                } else if n + 2 <= width {
-                    spans.push(Span::raw(name.to_string()));
+                let room = width.saturating_sub(2);
+                let (shown, label) = if !label.is_empty() {
+                    (name.to_string(), label)
+                } else if !compact.is_empty() {
+                    let keep = room.saturating_sub(compact.chars().count() + 2);
+                    let kept: String = name.chars().take(keep).collect();
+                    (format!("{kept}…"), compact)
+                } else if n <= room {
+                    (name.to_string(), String::new())
                 } else {
-                    let kept: String = name.chars().take(width.saturating_sub(3)).collect();
-                    spans.push(Span::raw(format!("{kept}…")));
+                    let kept: String = name.chars().take(room.saturating_sub(1)).collect();
+                    (format!("{kept}…"), String::new())
+                };
+                let used = shown.chars().count() + label.chars().count();
+                spans.push(Span::raw(shown));
+                if !label.is_empty() {
+                    spans.push(Span::raw(" ".repeat(room.saturating_sub(used).max(1))));
+                    spans.push(Span::styled(label, label_style));
                 }
                 let mut line = Line::from(spans);
                 if i == state.selected_sample {
