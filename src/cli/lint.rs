@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 use crate::cli::output;
 use crate::cli::{Failure, inputs};
 use rtbench_tooling::findings::sample_findings;
-use rtbench_tooling::lint::lint;
+use rtbench_tooling::lint::lint_file;
 use rtbench_tooling::sample::{expand, read_sample};
 
 /// Prints every warning with its location; exit 0, or 1 with `deny` when there are warnings
 /// (and 1 for an invalid template, as `check`; 2 for a sample that cannot be read).
 pub fn run(path: &Path, samples: &[PathBuf], deny: bool) -> Result<(), Failure> {
     let (template, source) = inputs::template(path)?;
-    let findings = lint(&template, source.template_value());
+    let findings = lint_file(&template, &source);
     let mut text = String::new();
     let mut count = findings.len();
     for f in &findings {

@@ -248,7 +248,7 @@ pub fn read_sample(source: &Source) -> SampleFile {
 
 /// The lint findings of a loaded template as located warnings.
 fn lint_warnings(template: &Template, source: &TemplateSource) -> Vec<Diagnostic> {
-    rtbench_tooling::lint::lint(template, source.template_value())
+    rtbench_tooling::lint::lint_file(template, source)
         .iter()
         .map(|f| source.warn(f))
         .collect()

@@ -9,11 +9,23 @@
 //! - An implicit field with no close, which takes everything up to the end of the stream.
 //! - Literal delimiters that are equal to or prefixes of each other where both are watched at
 //!   the same time (opens of any field, and the implicit field's close).
+//! - Transform placeholders that nothing supplies (the reference fails when a region closes).
+//! - `value_parser` specs and content options the reference accepts at load time but fails on
+//!   when a region is parsed: unknown parser names, non-object specs or args, a `tag_pattern`
+//!   that is missing, does not compile or lacks the `key`/`value` groups, empty separators.
+//! - Booleans written as other JSON types that Python truthiness silently accepts.
+//! - Special tokens written in a pattern with unescaped metacharacters (`<|x|>`, `[TOKEN]`).
+//! - Patterns that match the empty string in ordinary text.
+//! - With the file's text ([`lint_file`]): keys repeated in one object (Python keeps the last).
+//!
+//! A second implicit field needs no lint: the reference refuses to load such a template.
 
+use rtbench_engine::ContentKind;
 use rtbench_engine::delimiter::Delimiter;
 use rtbench_engine::py::PathSeg;
 use rtbench_engine::template::Template;
 use rtbench_engine::template::error::{JsonPath, Target, TemplateError};
+use rtbench_engine::template::source::TemplateSource;
 use rtbench_engine::value::Value;
 
 /// Which delimiter of a field.
@@ -101,7 +113,758 @@ pub fn lint(template: &Template, spec: &Value) -> Vec<TemplateError> {
         }
     }
     overlapping_literals(template, spec, &mut out);
+    empty_patterns(template, &mut out);
+    token_metachars(template, &mut out);
+    for f in template.fields() {
+        let base = vec![key("fields"), key(&f.name)];
+        let field_spec = lookup(spec, &base);
+        placeholders(f, field_spec, &mut out);
+        if let Some(Value::Dict(d)) = field_spec {
+            for name in ["repeats", "optional"] {
+                if let Some(v) = d.get(name) {
+                    boolean(&f.name, name, v, with(&base, name), &mut out);
+                }
+            }
+            if let Some(args) = d.get("content_args") {
+                content_args(
+                    &f.name,
+                    f.content,
+                    args,
+                    with(&base, "content_args"),
+                    0,
+                    &mut out,
+                );
+            }
+        }
+    }
     out
+}
+
+/// Everything [`lint`] finds, plus the checks that need the file's text (keys repeated in one
+/// object), ordered by position in the file.
+pub fn lint_file(template: &Template, source: &TemplateSource) -> Vec<TemplateError> {
+    let mut out = lint(template, source.template_value());
+    duplicate_keys(source, &mut out);
+    let mut keyed: Vec<(usize, usize, TemplateError)> = out
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| (position(source, &e), i, e))
+        .collect();
+    keyed.sort_by_key(|(at, i, _)| (*at, *i));
+    keyed.into_iter().map(|(_, _, e)| e).collect()
+}
+
+/// The byte offset a finding points at (as the file layer locates it), for ordering.
+fn position(source: &TemplateSource, e: &TemplateError) -> usize {
+    let mut path: &[PathSeg] = &e.path;
+    loop {
+        if let Some(node) = source.node(path) {
+            let exact = path.len() == e.path.len();
+            return match (e.target, exact, &node.key) {
+                (Target::Key, true, Some(k)) => k.start,
+                _ => node.value.start + e.inner_offset.map_or(0, |o| o.min(1)),
+            };
+        }
+        match path.split_last() {
+            Some((_, parent)) => path = parent,
+            None => return usize::MAX,
+        }
+    }
+}
+
+fn with(base: &[PathSeg], k: &str) -> JsonPath {
+    let mut p = base.to_vec();
+    p.push(key(k));
+    p
+}
+
+fn duplicate_keys(source: &TemplateSource, out: &mut Vec<TemplateError>) {
+    for d in source.duplicate_keys() {
+        let (line, col) = source.line_col(d.previous.start);
+        let name = match d.path.last() {
+            Some(PathSeg::Key(k)) => k.clone(),
+            _ => rtbench_engine::template::source::CONFIG_KEY.to_string(),
+        };
+        let kept = lookup(source.template_value(), &d.path)
+            .map(|v| format!(" ({})", short_repr(v)))
+            .unwrap_or_default();
+        out.push(
+            TemplateError::new(
+                format!(
+                    "key {} is written twice in this object (also at line {line}:{col}): the reference keeps only the last value{kept} and silently ignores the earlier one",
+                    Value::from(name.as_str()).py_repr()
+                ),
+                d.path,
+                Target::Key,
+            )
+            .help(format!(
+                "remove one of the two {} entries (keep the value you mean)",
+                Value::from(name.as_str()).py_repr()
+            )),
+        );
+    }
+}
+
+fn short_repr(v: &Value) -> String {
+    let r = rtbench_engine::py::json_dumps(v, &rtbench_engine::py::DumpOptions::default())
+        .unwrap_or_else(|_| v.py_repr());
+    if r.chars().count() > 40 {
+        format!("{}...", r.chars().take(37).collect::<String>())
+    } else {
+        r
+    }
+}
+
+/// The closest name to `wrong` among `names`, if it is close enough to be a likely typo.
+fn closest<'a>(wrong: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let mut best: Option<(usize, &str)> = None;
+    for n in names {
+        let d = strsim::damerau_levenshtein(&wrong.to_lowercase(), &n.to_lowercase());
+        if best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, n));
+        }
+    }
+    let (d, n) = best?;
+    let limit = (wrong.chars().count().max(n.chars().count()) / 3).max(2);
+    (d <= limit).then_some(n)
+}
+
+fn did_you_mean(found: Option<&str>, names: &[String]) -> String {
+    let list = names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match found {
+        Some(n) => format!("did you mean `{n}`? (available: {list})"),
+        None if names.is_empty() => "nothing is available here".to_string(),
+        None => format!("use one of: {list}"),
+    }
+}
+
+// ---- transform placeholders ----
+
+/// The whole-string placeholders (`{a}`, `{a.b}`) in a transform: (path, text, root name).
+fn placeholder_roots(
+    t: &Value,
+    re: &pyregex::Regex,
+    at: &mut JsonPath,
+    depth: usize,
+    out: &mut Vec<(JsonPath, String, String)>,
+) {
+    if depth > 200 {
+        return;
+    }
+    match t {
+        Value::Str(s) => {
+            if let Ok(Some(m)) = re.match_at(s, 0)
+                && let Some(g) = m.group(1)
+                && let Some(path) = s.get(g)
+            {
+                let root = path.split('.').next().unwrap_or(path).to_string();
+                out.push((at.clone(), path.to_string(), root));
+            }
+        }
+        Value::List(items) => {
+            for (i, item) in items.iter().enumerate() {
+                at.push(PathSeg::Index(i));
+                placeholder_roots(item, re, at, depth + 1, out);
+                at.pop();
+            }
+        }
+        Value::Dict(entries) => {
+            for (k, item) in entries {
+                at.push(key(k));
+                placeholder_roots(item, re, at, depth + 1, out);
+                at.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+fn placeholders(f: &rtbench_engine::Field, spec: Option<&Value>, out: &mut Vec<TemplateError>) {
+    let Some(t) = spec.and_then(|d| lookup(d, &[key("transform")])) else {
+        return;
+    };
+    if f.transform.is_none() {
+        return;
+    }
+    // The reference's placeholder syntax, matched against the whole string.
+    let Ok(re) = pyregex::Regex::new(r"\{(\w+(?:\.\w+)*)\}\Z", pyregex::Flags { dotall: false })
+    else {
+        return;
+    };
+    let mut names: Vec<String> = Vec::new();
+    for d in [&f.open, &f.close].into_iter().flatten() {
+        for n in d.capture_names() {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+    }
+    if f.transform_each {
+        // Each element's keys join the captures; `content` is not in scope.
+        match f.content {
+            ContentKind::PythonCallList => {
+                names.extend(["name".to_string(), "arguments".to_string()]);
+            }
+            // The elements' keys are not known before parsing.
+            _ => return,
+        }
+    } else {
+        names.push("content".to_string());
+    }
+    let mut found = Vec::new();
+    let mut at = vec![key("fields"), key(&f.name), key("transform")];
+    placeholder_roots(t, &re, &mut at, 0, &mut found);
+    for (path, text, root) in found {
+        if names.contains(&root) {
+            continue;
+        }
+        let scope = if f.transform_each {
+            "with transform_each the placeholders see the captures and each element's keys (not `content`)"
+        } else {
+            "placeholders see the open/close patterns' named groups and `content`"
+        };
+        let suggestion = closest(&root, names.iter().map(String::as_str));
+        out.push(
+            TemplateError::new(
+                format!(
+                    "field '{}': transform placeholder '{{{text}}}' names nothing available ({scope}): the reference fails with \"is not defined\" whenever a region of this field closes",
+                    f.name
+                ),
+                path,
+                Target::Value,
+            )
+            .help(did_you_mean(suggestion, &names)),
+        );
+    }
+}
+
+// ---- booleans and content options ----
+
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Int(i) => *i != 0,
+        Value::BigInt(_) => true,
+        Value::Float(f) => *f != 0.0,
+        Value::Str(s) => !s.is_empty(),
+        Value::List(l) => !l.is_empty(),
+        Value::Dict(d) => !d.is_empty(),
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Int(_) | Value::BigInt(_) | Value::Float(_) => "a number",
+        Value::Str(_) => "a string",
+        Value::List(_) => "a list",
+        Value::Dict(_) => "an object",
+    }
+}
+
+fn boolean(field: &str, name: &str, v: &Value, path: JsonPath, out: &mut Vec<TemplateError>) {
+    if matches!(v, Value::Bool(_)) {
+        return;
+    }
+    let reads = truthy(v);
+    let why = match v {
+        Value::Str(s) if !s.is_empty() => {
+            let lower = s.trim().to_lowercase();
+            if matches!(lower.as_str(), "false" | "no" | "off" | "0") {
+                format!(
+                    "the reference reads {} as true: any non-empty string is truthy",
+                    Value::from(s.as_str()).py_repr()
+                )
+            } else {
+                "any non-empty string is truthy".to_string()
+            }
+        }
+        Value::Str(_) => "an empty string is falsy".to_string(),
+        Value::Null => "null (None) is falsy, not the default".to_string(),
+        Value::List(_) | Value::Dict(_) => format!(
+            "{} {} is {}",
+            if truthy(v) { "a non-empty" } else { "an empty" },
+            if matches!(v, Value::List(_)) {
+                "list"
+            } else {
+                "object"
+            },
+            if reads { "truthy" } else { "falsy" }
+        ),
+        _ => format!(
+            "the number {} is {}",
+            short_repr(v),
+            if reads { "truthy" } else { "falsy" }
+        ),
+    };
+    out.push(
+        TemplateError::new(
+            format!(
+                "field '{field}': \"{name}\" is {}, not a boolean; Python truthiness makes it {reads} ({why})",
+                type_name(v)
+            ),
+            path,
+            Target::Value,
+        )
+        .help(format!(
+            "write a JSON boolean: \"{name}\": {reads} keeps today's behaviour; \"{name}\": {} is the opposite",
+            !reads
+        )),
+    );
+}
+
+/// The boolean options each content parser reads.
+fn bool_options(kind: ContentKind) -> &'static [&'static str] {
+    match kind {
+        ContentKind::Text | ContentKind::Int | ContentKind::Float | ContentKind::Bool => &["strip"],
+        ContentKind::KvLines => &["strip"],
+        ContentKind::Json => &["unquoted_keys", "allow_non_json", "strip"],
+        ContentKind::XmlInline => &["merge_duplicates"],
+        ContentKind::PythonCallList => &[],
+    }
+}
+
+/// Nesting bound for `value_parser` specs (they cannot be cyclic in JSON, but stay bounded).
+const MAX_PARSER_NESTING: usize = 64;
+
+fn content_args(
+    field: &str,
+    kind: ContentKind,
+    args: &Value,
+    path: JsonPath,
+    depth: usize,
+    out: &mut Vec<TemplateError>,
+) {
+    if depth > MAX_PARSER_NESTING {
+        return;
+    }
+    let Value::Dict(d) = args else {
+        if kind != ContentKind::PythonCallList {
+            out.push(
+                TemplateError::new(
+                    format!(
+                        "field '{field}': the options of the {} parser are {}, not an object: the reference fails when a region is parsed (it calls .get on them)",
+                        kind.name(),
+                        type_name(args)
+                    ),
+                    path,
+                    Target::Value,
+                )
+                .help("write the options as an object, e.g. {}, or remove them"),
+            );
+        }
+        return;
+    };
+    for name in bool_options(kind) {
+        if let Some(v) = d.get(*name) {
+            boolean(field, name, v, with(&path, name), out);
+        }
+    }
+    if kind == ContentKind::XmlInline {
+        tag_pattern(field, d, &path, out);
+    }
+    if kind == ContentKind::KvLines {
+        for (name, default) in [("line_sep", "\\n"), ("kv_sep", ":")] {
+            match d.get(name) {
+                Some(Value::Str(s)) if s.is_empty() => out.push(
+                    TemplateError::new(
+                        format!(
+                            "field '{field}': kv-lines \"{name}\" is empty: the reference fails with \"empty separator\" when a region is parsed"
+                        ),
+                        with(&path, name),
+                        Target::Value,
+                    )
+                    .help(format!("use a non-empty separator (the default is \"{default}\"), or remove the key")),
+                ),
+                Some(v @ (Value::Null | Value::Bool(_) | Value::Int(_) | Value::BigInt(_) | Value::Float(_) | Value::List(_) | Value::Dict(_))) => out.push(
+                    TemplateError::new(
+                        format!(
+                            "field '{field}': kv-lines \"{name}\" is {}, not a string: the reference fails when a region is parsed",
+                            type_name(v)
+                        ),
+                        with(&path, name),
+                        Target::Value,
+                    )
+                    .help(format!("write a string (the default is \"{default}\")")),
+                ),
+                _ => {}
+            }
+        }
+    }
+    if matches!(kind, ContentKind::XmlInline | ContentKind::KvLines)
+        && let Some(vp) = d.get("value_parser")
+    {
+        value_parser(field, vp, with(&path, "value_parser"), depth, out);
+    }
+}
+
+fn value_parser(
+    field: &str,
+    spec: &Value,
+    path: JsonPath,
+    depth: usize,
+    out: &mut Vec<TemplateError>,
+) {
+    let d = match spec {
+        Value::Null => return,
+        Value::Dict(d) => d,
+        other => {
+            let help = match other {
+                Value::Str(s) if ContentKind::from_name(s).is_some() => {
+                    format!("write {{\"name\": \"{s}\"}}")
+                }
+                _ => "write {\"name\": \"json\"} (a parser name and optional \"args\")".to_string(),
+            };
+            out.push(
+                TemplateError::new(
+                    format!(
+                        "field '{field}': value_parser is {}, not an object: the reference fails when a region is parsed",
+                        type_name(other)
+                    ),
+                    path,
+                    Target::Value,
+                )
+                .help(help),
+            );
+            return;
+        }
+    };
+    let names: Vec<String> = ContentKind::NAMES.iter().map(|n| n.to_string()).collect();
+    let kind = match d.get("name") {
+        None => ContentKind::Text,
+        Some(Value::Str(s)) => match ContentKind::from_name(s) {
+            Some(k) => k,
+            None => {
+                let suggestion = closest(s, ContentKind::NAMES);
+                out.push(
+                    TemplateError::new(
+                        format!(
+                            "field '{field}': unknown value_parser name {}: the reference accepts the template but fails with KeyError when a region is parsed",
+                            Value::from(s.as_str()).py_repr()
+                        ),
+                        with(&path, "name"),
+                        Target::Value,
+                    )
+                    .help(did_you_mean(suggestion, &names)),
+                );
+                return;
+            }
+        },
+        Some(other) => {
+            out.push(
+                TemplateError::new(
+                    format!(
+                        "field '{field}': value_parser name is {}, not a string: the reference fails when a region is parsed",
+                        type_name(other)
+                    ),
+                    with(&path, "name"),
+                    Target::Value,
+                )
+                .help(did_you_mean(None, &names)),
+            );
+            return;
+        }
+    };
+    if let Some(args) = d.get("args") {
+        content_args(field, kind, args, with(&path, "args"), depth + 1, out);
+    }
+}
+
+fn tag_pattern(
+    field: &str,
+    args: &rtbench_engine::value::Dict,
+    path: &[PathSeg],
+    out: &mut Vec<TemplateError>,
+) {
+    let example = "\"tag_pattern\": \"<(?P<key>\\\\w+)>(?P<value>.*?)</(?P=key)>\"";
+    let pattern = match args.get("tag_pattern") {
+        None | Some(Value::Null) => {
+            out.push(
+                TemplateError::new(
+                    format!(
+                        "field '{field}': xml-inline needs a \"tag_pattern\": the reference loads the template but fails whenever a region is parsed"
+                    ),
+                    path.to_vec(),
+                    Target::Value,
+                )
+                .help(format!("add one with groups `key` and `value`, e.g. {example}")),
+            );
+            return;
+        }
+        Some(Value::Str(s)) => s,
+        Some(other) => {
+            out.push(
+                TemplateError::new(
+                    format!(
+                        "field '{field}': \"tag_pattern\" is {}, not a string: the reference fails whenever a region is parsed",
+                        type_name(other)
+                    ),
+                    with(path, "tag_pattern"),
+                    Target::Value,
+                )
+                .help(format!("write a regex string with groups `key` and `value`, e.g. {example}")),
+            );
+            return;
+        }
+    };
+    let at = with(path, "tag_pattern");
+    let regex = match pyregex::Regex::new(pattern, pyregex::Flags { dotall: true }) {
+        Ok(r) => r,
+        Err(e) => {
+            let (message, offset) = match &e {
+                pyregex::RegexError::Syntax { message, offset } => (message.clone(), Some(*offset)),
+                pyregex::RegexError::Unsupported { construct, offset } => {
+                    (format!("unsupported construct {construct}"), Some(*offset))
+                }
+                other => (other.to_string(), None),
+            };
+            let mut err = TemplateError::new(
+                format!(
+                    "field '{field}': \"tag_pattern\" does not compile ({message}): the reference loads the template but fails whenever a region is parsed"
+                ),
+                at,
+                Target::Value,
+            )
+            .help("fix the regex; a literal `(`, `[`, `|`, `?` or `*` needs a backslash (written \\\\ in JSON)");
+            if let Some(o) = offset {
+                err = err.at_offset(o);
+            }
+            out.push(err);
+            return;
+        }
+    };
+    let groups: Vec<&str> = regex.names().iter().map(|(n, _)| n.as_str()).collect();
+    for (group, effect) in [
+        ("key", "the reference fails whenever a tag matches"),
+        ("value", "every value is the empty string"),
+    ] {
+        if groups.contains(&group) {
+            continue;
+        }
+        let others: Vec<&str> = groups
+            .iter()
+            .copied()
+            .filter(|g| *g != "key" && *g != "value")
+            .collect();
+        let single = (others.len() == 1 && groups.contains(&"key") != groups.contains(&"value"))
+            .then(|| others[0]);
+        let suggestion = closest(group, groups.iter().copied())
+            .or(single)
+            .map(|g| format!("rename the group (?P<{g}>...) to (?P<{group}>...)"))
+            .unwrap_or_else(|| format!("add a named group (?P<{group}>...), e.g. {example}"));
+        out.push(
+            TemplateError::new(
+                format!("field '{field}': \"tag_pattern\" has no named group `{group}`: {effect}"),
+                at.clone(),
+                Target::Value,
+            )
+            .help(suggestion),
+        );
+    }
+}
+
+// ---- patterns ----
+
+/// Every pattern delimiter of the template with its JSON path and a description.
+fn patterns(template: &Template) -> Vec<(&pyregex::Regex, &str, JsonPath, String, &'static str)> {
+    let mut out = Vec::new();
+    if let Delimiter::Pattern(p) = template.start_anchor() {
+        out.push((
+            &p.regex,
+            p.source(),
+            vec![key("start_anchor_pattern")],
+            "start_anchor_pattern".to_string(),
+            "start_anchor",
+        ));
+    }
+    for f in template.fields() {
+        for (role, d) in [(Role::Open, &f.open), (Role::Close, &f.close)] {
+            if let Some(whole @ Delimiter::Pattern(p)) = d {
+                out.push((
+                    &p.regex,
+                    p.source(),
+                    delimiter_path(&f.name, role, whole),
+                    format!("field '{}': {}", f.name, role.key(true)),
+                    role.key(false),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Where a pattern matches the empty string in ordinary text (not at its very start or end,
+/// so `^`, `$` and lookaheads for text that is not there do not count).
+fn empty_match(regex: &pyregex::Regex) -> Option<(&'static str, usize)> {
+    const PROBES: [&str; 2] = ["ab cd", "x\ty z"];
+    for probe in PROBES {
+        for pos in 1..probe.len() {
+            if let Ok(Some(m)) = regex.match_at(probe, pos)
+                && m.start() == m.end()
+            {
+                return Some((probe, pos));
+            }
+        }
+    }
+    None
+}
+
+fn empty_patterns(template: &Template, out: &mut Vec<TemplateError>) {
+    let already: Vec<JsonPath> = out.iter().map(|e| e.path.clone()).collect();
+    for (regex, source, path, what, _) in patterns(template) {
+        if already.contains(&path) {
+            continue; // the close-after-open checks said more already
+        }
+        let Some((probe, pos)) = empty_match(regex) else {
+            continue;
+        };
+        let effect = if path.len() == 1 {
+            "the prefix is cut after its last match, which can be at its very end, so the whole prefix may be dropped"
+        } else if path.last() == Some(&key("open_pattern")) {
+            "it matches between any two characters, so regions of this field open where nothing marks them"
+        } else {
+            "it matches between any two characters, so regions of this field close at once and stay empty"
+        };
+        out.push(
+            TemplateError::new(
+                format!(
+                    "{what} {} matches the empty string (e.g. at offset {pos} of {}): {effect}",
+                    Value::from(source).py_repr(),
+                    Value::from(probe).py_repr()
+                ),
+                path,
+                Target::Value,
+            )
+            .help("make it consume at least one character (e.g. a+ instead of a*, or put the optional parts next to a required one)"),
+        );
+    }
+}
+
+/// Unescaped metacharacters inside what looks like a special token (`<|x|>`, `[TOKEN]`):
+/// (byte offset, length) of each such token in the pattern.
+fn suspicious_tokens(pattern: &str) -> Vec<(usize, usize)> {
+    let b = pattern.as_bytes();
+    let escaped = |i: usize| {
+        let mut n = 0;
+        while i > n && b[i - n - 1] == b'\\' {
+            n += 1;
+        }
+        n % 2 == 1
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        // `<|name|>` (either bar unescaped)
+        if b[i] == b'<' && !escaped(i) {
+            let bar1 = if b.get(i + 1) == Some(&b'|') {
+                Some((i + 1, false))
+            } else if b.get(i + 1) == Some(&b'\\') && b.get(i + 2) == Some(&b'|') {
+                Some((i + 2, true))
+            } else {
+                None
+            };
+            if let Some((bar, bar1_escaped)) = bar1 {
+                let mut j = bar + 1;
+                while j < b.len() && !matches!(b[j], b'|' | b'<' | b'>' | b' ' | b'\n') {
+                    j += 1;
+                }
+                if j < b.len() && b[j] == b'|' && b.get(j + 1) == Some(&b'>') && j > bar + 1 {
+                    let name_ok = pattern[bar + 1..j].trim_end_matches('\\').bytes().all(|c| {
+                        c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'/' | b'.' | b':')
+                    });
+                    let bar2_escaped = escaped(j);
+                    if name_ok && (!bar1_escaped || !bar2_escaped) {
+                        out.push((i, j + 2 - i));
+                        i = j + 2;
+                        continue;
+                    }
+                }
+            }
+        }
+        // `[TOKEN_NAME]`: upper-case letters, digits and `_`, at least four
+        if b[i] == b'[' && !escaped(i) {
+            let mut j = i + 1;
+            while j < b.len()
+                && (b[j].is_ascii_uppercase() || b[j].is_ascii_digit() || b[j] == b'_')
+            {
+                j += 1;
+            }
+            if j < b.len() && b[j] == b']' && j - i > 4 && b[i + 1].is_ascii_uppercase() {
+                out.push((i, j + 1 - i));
+                i = j + 1;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// `token` with its regex metacharacters escaped (backslashes already there are kept).
+fn escape_token(token: &str) -> String {
+    let mut out = String::new();
+    let mut prev_backslash = false;
+    for c in token.chars() {
+        if !prev_backslash && matches!(c, '|' | '[' | ']') {
+            out.push('\\');
+        }
+        prev_backslash = c == '\\' && !prev_backslash;
+        out.push(c);
+    }
+    out
+}
+
+fn token_metachars(template: &Template, out: &mut Vec<TemplateError>) {
+    for (_, source, path, what, literal_key) in patterns(template) {
+        let tokens = suspicious_tokens(source);
+        if tokens.is_empty() {
+            continue;
+        }
+        let mut fixed = String::new();
+        let mut last = 0;
+        for &(at, len) in &tokens {
+            fixed.push_str(&source[last..at]);
+            fixed.push_str(&escape_token(&source[at..at + len]));
+            last = at + len;
+        }
+        fixed.push_str(&source[last..]);
+        let (at, len) = tokens[0];
+        let token = &source[at..at + len];
+        let meaning = if token.starts_with('[') {
+            "`[...]` is a character class, so it matches any one of those characters"
+        } else {
+            "`|` is alternation, so the pattern matches a lone `<` (or `>`) among other things"
+        };
+        let whole_literal = tokens.len() == 1 && len == source.len();
+        let json_fixed = rtbench_engine::py::json_dumps_str(&fixed);
+        let help = if whole_literal {
+            format!(
+                "write the token as a literal: \"{literal_key}\": {}, or escape it: {json_fixed}",
+                rtbench_engine::py::json_dumps_str(token)
+            )
+        } else {
+            format!("escape the metacharacters: {json_fixed}")
+        };
+        out.push(
+            TemplateError::new(
+                format!(
+                    "{what} {}: {} looks like a special token, but {meaning}",
+                    Value::from(source).py_repr(),
+                    Value::from(token).py_repr()
+                ),
+                path,
+                Target::Value,
+            )
+            .at_offset(at)
+            .help(help),
+        );
+    }
 }
 
 /// Whether the close pattern matches the empty string right after `open` whatever follows
@@ -254,5 +1017,268 @@ fn overlapping_literals(template: &Template, spec: &Value, out: &mut Vec<Templat
                     .help("make the delimiters distinct unless this is intended"),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtbench_engine::template::source::source_from_text;
+
+    /// Lints `text` as a file and renders each finding as "line:col message | help".
+    fn run(text: &str) -> Vec<String> {
+        let source = source_from_text("t.json".into(), text.to_string()).expect("valid JSON");
+        let template = source.template().expect("the reference loads it");
+        lint_file(&template, &source)
+            .iter()
+            .map(|f| {
+                let d = source.warn(f);
+                let at = d
+                    .location
+                    .as_ref()
+                    .map(|l| format!("{}:{}", l.line, l.column))
+                    .unwrap_or_default();
+                format!(
+                    "{at} {} | {}",
+                    d.message,
+                    d.help.clone().unwrap_or_default()
+                )
+            })
+            .collect()
+    }
+
+    fn only(text: &str, word: &str) -> Vec<String> {
+        run(text).into_iter().filter(|m| m.contains(word)).collect()
+    }
+
+    const KIMI: &str = r#"{
+  "start_anchor": "<|im_assistant|>assistant<|im_middle|>",
+  "fields": {
+    "content": {"close": "<|im_end|>", "repeats": true, "join": ""},
+    "tool_calls": {
+      "open_pattern": "<|tool_call_begin|>\\s*functions\\.(?P<name>[\\w.]+):\\d+\\s*",
+      "close": "<|tool_call_end|>",
+      "content": "json",
+      "repeats": true,
+      "transform": {"type": "function", "function": {"name": "{nmae}", "arguments": "{contnet}"}}
+    }
+  }
+}"#;
+
+    #[test]
+    fn unknown_placeholders_suggest_the_closest_name() {
+        let found = only(KIMI, "placeholder");
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(found[0].starts_with("10:62 "), "{}", found[0]);
+        assert!(found[0].contains("'{nmae}'") && found[0].contains("did you mean `name`?"));
+        assert!(found[1].starts_with("10:85 "), "{}", found[1]);
+        assert!(found[1].contains("'{contnet}'") && found[1].contains("did you mean `content`?"));
+    }
+
+    #[test]
+    fn transform_each_scope_is_the_elements_keys() {
+        let t = r#"{
+  "start_anchor": "A:",
+  "fields": {
+    "tool_calls": {"open": "[", "close": "]", "content": "python-call-list",
+      "transform_each": true,
+      "transform": {"function": {"name": "{name}", "arguments": "{content}"}}},
+    "other": {"open": "{", "close": "}", "content": "json", "transform_each": true,
+      "transform": {"x": "{anything}"}}
+  }
+}"#;
+        let found = only(t, "placeholder");
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(found[0].starts_with("6:65 "), "{}", found[0]);
+        assert!(found[0].contains("not `content`"));
+        assert!(found[0].contains("`arguments`"));
+    }
+
+    #[test]
+    fn special_tokens_with_unescaped_bars() {
+        let found = only(KIMI, "special token");
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(found[0].starts_with("6:24 "), "{}", found[0]);
+        assert!(found[0].contains("'<|tool_call_begin|>'"));
+        assert!(
+            found[0].contains(r#"<\\|tool_call_begin\\|>"#),
+            "{}",
+            found[0]
+        );
+        let lone = r#"{"start_anchor": "A:", "fields": {"content": {},
+  "think": {"open_pattern": "<|think|>", "close_pattern": "\\[/THINK]"},
+  "calls": {"open_pattern": "[TOOL_CALLS]", "close": "</s>"}}}"#;
+        let found = only(lone, "special token");
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(found[0].starts_with("2:30 ") && found[0].contains(r#""open": "<|think|>""#));
+        assert!(found[1].starts_with("3:30 ") && found[1].contains("character class"));
+        assert!(found[1].contains(r#"\\[TOOL_CALLS\\]"#), "{}", found[1]);
+    }
+
+    #[test]
+    fn value_parsers_and_tag_patterns() {
+        let t = r#"{
+  "start_anchor": "<|im_start|>assistant\n",
+  "fields": {
+    "content": {"close": "<|im_end|>"},
+    "tool_calls": {
+      "open": "<tool_call>", "close": "</tool_call>", "content": "xml-inline",
+      "content_args": {
+        "tag_pattern": "<parameter=(?P<name>\\w+)>(?P<value>.*?)</parameter>",
+        "value_parser": {"name": "jsn"}
+      }
+    },
+    "kv": {"open": "<kv>", "close": "</kv>", "content": "kv-lines",
+      "content_args": {"value_parser": {"name": "xml-inline", "args": {"tag_pattern": "<(?P<key>\\w+)(>"}}}},
+    "kv2": {"open": "<kv2>", "close": "</kv2>", "content": "kv-lines",
+      "content_args": {"value_parser": "json", "kv_sep": ""}}
+  }
+}"#;
+        let found = run(t);
+        let vp: Vec<_> = found
+            .iter()
+            .filter(|m| m.contains("value_parser"))
+            .collect();
+        assert_eq!(vp.len(), 2, "{found:#?}");
+        assert!(
+            vp[0].starts_with("9:34 ") && vp[0].contains("'jsn'"),
+            "{}",
+            vp[0]
+        );
+        assert!(vp[0].contains("did you mean `json`?"));
+        assert!(
+            vp[1].starts_with("15:40 ") && vp[1].contains(r#"write {"name": "json"}"#),
+            "{}",
+            vp[1]
+        );
+        let tp: Vec<_> = found.iter().filter(|m| m.contains("tag_pattern")).collect();
+        assert_eq!(tp.len(), 2, "{found:#?}");
+        assert!(
+            tp[0].starts_with("8:24 ") && tp[0].contains("no named group `key`"),
+            "{}",
+            tp[0]
+        );
+        assert!(
+            tp[0].contains("rename the group (?P<name>...) to (?P<key>...)"),
+            "{}",
+            tp[0]
+        );
+        assert!(
+            tp[1].starts_with("13:104 ") && tp[1].contains("does not compile"),
+            "{}",
+            tp[1]
+        );
+        assert!(
+            found
+                .iter()
+                .any(|m| m.starts_with("15:58 ") && m.contains("\"kv_sep\" is empty")),
+            "{found:#?}"
+        );
+    }
+
+    #[test]
+    fn booleans_of_other_types() {
+        let t = r#"{"start_anchor": "A:", "fields": {
+  "content": {"repeats": "false", "join": "", "close": "</s>", "content_args": {"strip": 0}},
+  "think": {"open": "<think>", "close": "</think>", "optional": null}}}"#;
+        let found = run(t);
+        assert_eq!(found.len(), 3, "{found:#?}");
+        assert!(found[0].starts_with("2:26 "), "{}", found[0]);
+        assert!(
+            found[0]
+                .contains(r#"the reference reads 'false' as true: any non-empty string is truthy"#)
+        );
+        assert!(found[0].contains(r#""repeats": true keeps today's behaviour"#));
+        assert!(
+            found[1].starts_with("2:90 ") && found[1].contains("\"strip\" is a number"),
+            "{}",
+            found[1]
+        );
+        assert!(
+            found[2].starts_with("3:65 ") && found[2].contains("null (None) is falsy"),
+            "{}",
+            found[2]
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_point_at_the_repeat() {
+        let t = r#"{
+  "start_anchor": "<tool_call>",
+  "fields": {
+    "content": {"optional": true, "close": "</s>", "optional": false}
+  }
+}"#;
+        let source = source_from_text("t.json".into(), t.to_string()).unwrap();
+        // The decoded value is Python's: last value, first position.
+        assert_eq!(
+            source.template_value().as_dict().unwrap()["fields"]
+                .as_dict()
+                .unwrap()["content"]
+                .as_dict()
+                .unwrap()
+                .keys()
+                .collect::<Vec<_>>(),
+            ["optional", "close"]
+        );
+        let found = run(t);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(found[0].starts_with("4:52 "), "{}", found[0]);
+        assert!(found[0].contains("'optional' is written twice"));
+        assert!(found[0].contains("also at line 4:17") && found[0].contains("(false)"));
+    }
+
+    #[test]
+    fn patterns_matching_the_empty_string() {
+        let t = r#"{"start_anchor_pattern": "x*", "fields": {
+  "content": {},
+  "calls": {"open_pattern": "a*", "close_pattern": "(?=</call>)|</call>"},
+  "look": {"open": "<l>", "close_pattern": "(?=<tool>)"}}}"#;
+        let found = only(t, "empty string");
+        assert_eq!(found.len(), 2, "{found:#?}");
+        // Lookahead closes (zero-width only before their text) are not flagged.
+        assert!(!found.iter().any(|m| m.contains("(?=")));
+        assert!(
+            found[0].starts_with("1:26 ") && found[0].contains("whole prefix"),
+            "{}",
+            found[0]
+        );
+        assert!(
+            found[1].starts_with("3:29 ") && found[1].contains("open where nothing marks them")
+        );
+    }
+
+    #[test]
+    fn second_implicit_field_is_a_load_error() {
+        let t = r#"{"start_anchor": "A:", "fields": {"a": {}, "b": {}}}"#;
+        assert!(
+            source_from_text("t.json".into(), t.to_string())
+                .unwrap()
+                .template()
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn bundled_samples() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples");
+        let mut names: Vec<_> = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path().join("template.json"))
+            .filter(|p| p.exists())
+            .collect();
+        names.sort();
+        assert!(!names.is_empty());
+        let mut report = Vec::new();
+        for path in names {
+            let (template, source) = rtbench_engine::template::source::load_file(&path).unwrap();
+            for f in lint_file(&template, &source) {
+                report.push(source.warn(&f).to_string());
+            }
+        }
+        // No bundled template trips any check.
+        assert!(report.is_empty(), "{}", report.join("\n"));
     }
 }

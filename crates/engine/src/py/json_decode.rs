@@ -260,7 +260,7 @@ impl<'a, const SPANS: bool> Decoder<'a, SPANS> {
         if SPANS {
             let children = self.nodes.drain(frame.first_node..);
             let children = if frame.is_dict {
-                SpanChildren::Dict(children.collect())
+                SpanChildren::dict(children)
             } else {
                 SpanChildren::List(children.map(|(_, node)| node).collect())
             };

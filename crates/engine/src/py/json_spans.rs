@@ -46,7 +46,40 @@ pub(crate) enum SpanChildren {
     #[default]
     Leaf,
     List(Vec<SpanNode>),
-    Dict(IndexMap<String, SpanNode>),
+    /// The entries (a repeated key keeps its first position and its last spans), and the
+    /// repeats: each with the key token of the repeat and of the occurrence before it.
+    Dict(
+        IndexMap<String, SpanNode>,
+        Vec<(String, Range<usize>, Range<usize>)>,
+    ),
+}
+
+/// A key that occurs more than once in one object (Python keeps the last value).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DuplicateKey {
+    /// The path of the entry (its object's path, then the key).
+    pub path: Vec<PathSeg>,
+    /// The quoted key token of this (later) occurrence.
+    pub key: Range<usize>,
+    /// The quoted key token of the occurrence before it.
+    pub previous: Range<usize>,
+}
+
+impl SpanChildren {
+    /// Dict children from entries in document order, recording repeated keys.
+    pub(crate) fn dict(entries: impl Iterator<Item = (String, SpanNode)>) -> SpanChildren {
+        let mut map: IndexMap<String, SpanNode> = IndexMap::new();
+        let mut repeats = Vec::new();
+        for (k, node) in entries {
+            if let Some(prev) = map.get(&k)
+                && let (Some(before), Some(now)) = (prev.span.key.clone(), node.span.key.clone())
+            {
+                repeats.push((k.clone(), now, before));
+            }
+            map.insert(k, node);
+        }
+        SpanChildren::Dict(map, repeats)
+    }
 }
 
 impl SpanNode {
@@ -57,7 +90,7 @@ impl SpanNode {
     fn child(&self, seg: &PathSeg) -> Option<&SpanNode> {
         match (&self.children, seg) {
             (SpanChildren::List(items), PathSeg::Index(i)) => items.get(*i),
-            (SpanChildren::Dict(entries), PathSeg::Key(k)) => entries.get(k),
+            (SpanChildren::Dict(entries, _), PathSeg::Key(k)) => entries.get(k),
             _ => None,
         }
     }
@@ -90,7 +123,7 @@ impl SpanMap {
                     .enumerate()
                     .map(|(i, n)| (PathSeg::Index(i), n))
                     .collect(),
-                SpanChildren::Dict(entries) => entries
+                SpanChildren::Dict(entries, _) => entries
                     .iter()
                     .map(|(k, n)| (PathSeg::Key(k.clone()), n))
                     .collect(),
@@ -104,6 +137,45 @@ impl SpanMap {
         }
         out
     }
+
+    /// Every repeated key of every object still in the document, ordered by the position of
+    /// the repeat. The value of the last occurrence is the one kept (as Python does); objects
+    /// that a later repeat replaced are not searched.
+    pub fn duplicate_keys(&self) -> Vec<DuplicateKey> {
+        let mut out = Vec::new();
+        let mut todo: Vec<(Vec<PathSeg>, &SpanNode)> =
+            self.root.iter().map(|r| (Vec::new(), r)).collect();
+        while let Some((path, node)) = todo.pop() {
+            match &node.children {
+                SpanChildren::Leaf => {}
+                SpanChildren::List(items) => {
+                    for (i, n) in items.iter().enumerate() {
+                        let mut p = path.clone();
+                        p.push(PathSeg::Index(i));
+                        todo.push((p, n));
+                    }
+                }
+                SpanChildren::Dict(entries, repeats) => {
+                    for (k, now, before) in repeats {
+                        let mut p = path.clone();
+                        p.push(PathSeg::Key(k.clone()));
+                        out.push(DuplicateKey {
+                            path: p,
+                            key: now.clone(),
+                            previous: before.clone(),
+                        });
+                    }
+                    for (k, n) in entries {
+                        let mut p = path.clone();
+                        p.push(PathSeg::Key(k.clone()));
+                        todo.push((p, n));
+                    }
+                }
+            }
+        }
+        out.sort_by_key(|d| d.key.start);
+        out
+    }
 }
 
 impl Drop for SpanMap {
@@ -114,7 +186,7 @@ impl Drop for SpanMap {
             match std::mem::take(&mut node.children) {
                 SpanChildren::Leaf => {}
                 SpanChildren::List(items) => todo.extend(items),
-                SpanChildren::Dict(entries) => todo.extend(entries.into_values()),
+                SpanChildren::Dict(entries, _) => todo.extend(entries.into_values()),
             }
         }
     }
@@ -222,6 +294,38 @@ mod tests {
         assert_eq!(a.key, Some(16..19));
         assert_eq!(&src[a.value.clone()], "2");
         assert_eq!(spans.get(&[key("a"), key("x")]), None);
+    }
+
+    #[test]
+    fn repeated_keys_are_recorded_with_both_positions() {
+        let src = r#"{"f": {"r": true, "r": false, "r": 0}, "g": [{"a": 1, "a": 2}], "f2": 1}"#;
+        let (value, spans) = json_loads_with_spans(src).unwrap();
+        let dups = spans.duplicate_keys();
+        let shown: Vec<_> = dups
+            .iter()
+            .map(|d| {
+                (
+                    d.path.clone(),
+                    &src[d.key.clone()],
+                    d.key.start,
+                    d.previous.start,
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (vec![key("f"), key("r")], "\"r\"", 18, 7),
+                (vec![key("f"), key("r")], "\"r\"", 30, 18),
+                (vec![key("g"), PathSeg::Index(0), key("a")], "\"a\"", 54, 46),
+            ]
+        );
+        // The values are unchanged: last value, first position.
+        let f = value.as_dict().unwrap()["f"].as_dict().unwrap();
+        assert_eq!(f["r"], crate::value::Value::Int(0));
+        assert_eq!(spans.get(&[key("f"), key("r")]).unwrap().key, Some(30..33));
+        let (_, plain) = json_loads_with_spans(r#"{"a": 1, "b": {"a": 2}}"#).unwrap();
+        assert!(plain.duplicate_keys().is_empty());
     }
 
     #[test]

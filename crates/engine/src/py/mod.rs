@@ -19,11 +19,11 @@ mod strip;
 pub use json_decode::{json_loads, json_loads_with_spans};
 pub use json_encode::{DumpError, DumpErrorKind, DumpOptions, json_dumps, json_dumps_str};
 pub use json_error::{JsonError, JsonErrorKind};
-pub use json_spans::{NodeSpan, PathSeg, SpanMap};
+pub use json_spans::{DuplicateKey, NodeSpan, PathSeg, SpanMap};
 pub use repr::py_repr_str;
 
 pub(crate) use json_decode::{JSON_MAX_DEPTH_PARSE, JSON_MAX_DEPTH_STREAM, json_loads_depth};
-pub(crate) use json_spans::string_offset_to_source;
+pub(crate) use json_spans::{line_col, string_offset_to_source};
 pub(crate) use lower::py_lower;
 pub(crate) use num::{float_repr, int_from_float, py_float, py_int};
 pub(crate) use strip::py_strip;
@@ -33,7 +33,5 @@ pub(crate) use strip::py_strip;
 pub(crate) use json_decode::{JSON_MAX_DEPTH_TEMPLATE_FILE, json_max_depth};
 #[cfg(test)]
 pub(crate) use json_encode::JSON_DUMP_MAX_DEPTH_CLI;
-#[cfg(test)]
-pub(crate) use json_spans::line_col;
 #[cfg(test)]
 pub(crate) use repr::py_repr_str_truncated;

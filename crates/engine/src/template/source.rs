@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::diagnostic::Diagnostic;
-use crate::py::{self, NodeSpan, SpanMap};
+use crate::py::{self, DuplicateKey, NodeSpan, SpanMap};
 use crate::template::error::{JsonPath, PathSeg, Target, TemplateError};
 use crate::template::{Template, load_template};
 use crate::value::Value;
@@ -89,6 +89,28 @@ impl TemplateSource {
         let mut full = self.base.clone();
         full.extend_from_slice(path);
         self.spans.get(&full)
+    }
+
+    /// Keys written more than once in one object of the template (Python keeps the last value
+    /// at the first position), ordered by the position of the repeat. Paths are relative to
+    /// the template, like [`TemplateSource::node`]'s; the spans are byte ranges of the quoted
+    /// key tokens in [`TemplateSource::text`]. A repeated `response_template` key of a
+    /// `tokenizer_config.json` has the empty path.
+    pub fn duplicate_keys(&self) -> Vec<DuplicateKey> {
+        self.spans
+            .duplicate_keys()
+            .into_iter()
+            .filter(|d| d.path.starts_with(&self.base))
+            .map(|mut d| {
+                d.path.drain(..self.base.len());
+                d
+            })
+            .collect()
+    }
+
+    /// The 1-based line and column (in code points) of a byte offset in the file's text.
+    pub fn line_col(&self, byte_offset: usize) -> (usize, usize) {
+        py::line_col(&self.text, byte_offset)
     }
 
     /// Turns a validation error into a located diagnostic.
