@@ -46,10 +46,7 @@ fn typo_in_the_open_delimiter_shows_the_near_miss_and_the_orphan_close() {
         vec![close_at..close_at + "</tool_call>".len()]
     );
     let text = e.lines().join("\n");
-    assert!(
-        text.contains("'<tool' at generation code point 35"),
-        "{text}"
-    );
+    assert!(text.contains("'<tool' at line 4:1"), "{text}");
     assert!(text.contains("then '_' did not fit"), "{text}");
     assert!(
         text.contains("while no region of this field was open"),
@@ -85,7 +82,7 @@ fn missing_prefix_that_opened_think_points_at_the_prefix() {
     assert_eq!(e.regions.len(), 1);
     let g = &e.regions[0];
     assert_eq!(&e.document[g.open.clone()], "<think>");
-    assert_eq!(g.ended_by, Ending::Close);
+    assert_eq!(g.ending, Some(Ending::Close));
     assert_eq!(
         &e.document[g.body.clone()],
         "\nThe user greets me; reply warmly.\n"
@@ -110,7 +107,7 @@ fn lookahead_that_never_matches_runs_the_region_to_the_end() {
     let e = explained(&t, PROMPT, TOOL_CALL, "tool_calls");
     assert_eq!(e.regions.len(), 1);
     let g = &e.regions[0];
-    assert_eq!(g.ended_by, Ending::Failed);
+    assert_eq!(g.ending, Some(Ending::Failed));
     assert_eq!(
         g.body.end,
         e.document.len(),
@@ -147,8 +144,8 @@ fn non_repeating_field_keeps_its_last_region() {
     assert!(!message.contains_key("content"));
     let e = explained(&t, PROMPT, generation, "content");
     assert_eq!(e.regions.len(), 2);
-    assert_eq!(e.regions[0].ended_by, Ending::Close);
-    assert_eq!(e.regions[1].ended_by, Ending::EndOfStream);
+    assert_eq!(e.regions[0].ending, Some(Ending::Close));
+    assert_eq!(e.regions[1].ending, Some(Ending::EndOfStream));
     let text = e.lines().join("\n");
     assert!(
         text.contains("the message keeps region 2's, which is empty"),

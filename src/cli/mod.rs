@@ -93,6 +93,10 @@ pub enum Command {
         /// The field to explain (e.g. `thinking`, `tool_calls`); default: every field.
         #[arg(value_name = "FIELD")]
         field: Option<String>,
+        /// Also list where the delimiters appear in the prefix before the start anchor (text
+        /// the parser never sees).
+        #[arg(long)]
+        prefix_details: bool,
     },
     /// Warn about likely mistakes the reference accepts: patterns other runtimes cannot use,
     /// closes that can never match, an implicit field without a close, delimiters that are
@@ -175,7 +179,11 @@ pub fn main() -> ExitCode {
             random,
             seed,
         }) => run::chunks(&input, max, random, seed),
-        Some(Command::Explain { input, field }) => explain::run(&input, field.as_deref()),
+        Some(Command::Explain {
+            input,
+            field,
+            prefix_details,
+        }) => explain::run(&input, field.as_deref(), prefix_details),
         Some(Command::Lint {
             template,
             samples,

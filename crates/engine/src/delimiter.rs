@@ -315,6 +315,20 @@ impl Delimiter {
         Ok(best)
     }
 
+    /// For a pattern delimiter that does not match at `start` of `text`: the element of the
+    /// pattern source that could not match next and where it was tried
+    /// ([`pyregex::Regex::stuck_at`]), searched within the same time budget as
+    /// [`Delimiter::nearest_partial`]. `None` for literals, for a match, or out of time.
+    pub fn stuck_at(&self, text: &str, start: usize) -> Result<Option<pyregex::Stuck>, RegexError> {
+        match self {
+            Delimiter::Literal(_) => Ok(None),
+            Delimiter::Pattern(p) => {
+                let deadline = std::time::Instant::now() + NEAREST_PARTIAL_TIME;
+                p.regex.stuck_at(text, start, deadline)
+            }
+        }
+    }
+
     /// How the template wrote the delimiter: `"<think>"`, `["a", "b"]` or `pattern '<x\d+>'`.
     pub fn describe(&self) -> String {
         match self {

@@ -29,6 +29,7 @@ mod ast;
 mod backtrack;
 mod charset;
 mod compile;
+mod diagnose;
 mod error;
 mod optimise;
 mod parse;
@@ -44,6 +45,7 @@ mod utf8;
 use std::ops::Range;
 use std::sync::Arc;
 
+pub use diagnose::Stuck;
 pub use error::RegexError;
 
 use ast::{Node, RepeatKind};

@@ -1,6 +1,13 @@
 //! Explanations of a mis-parse: why a field matched nowhere, or why its region ended where it
-//! did. Built from the parser's own trace (regions with spans) and from searches of the
-//! field's delimiters over the parsed text, so that what it says is what the parser did.
+//! did. Built from the parser's own trace (the engine's regions, [`rtbench_engine::region`])
+//! and from searches of the field's delimiters over the parsed text, so that what it says is
+//! what the parser did.
+//!
+//! For a pattern delimiter it lists every place the pattern matched (span, text, named groups,
+//! the top-level alternative taken) and why a match did not open the field; when the pattern
+//! matched nowhere it shows the longest partial match and, under the pattern source, the
+//! element that could not match next. Positions are `line:col` of the generation (1-based,
+//! columns in characters); text in the prefix is labelled as such.
 
 use std::ops::Range;
 
@@ -8,38 +15,26 @@ use pyregex::RegexError;
 use rtbench_engine::delimiter::Delimiter;
 use rtbench_engine::event::Event;
 use rtbench_engine::parser::{Events, ParseError, Parser};
-use rtbench_engine::region::{self as model, RegionBuilder};
+use rtbench_engine::region::RegionBuilder;
+pub use rtbench_engine::region::{Ending, Region};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::Value;
 
-/// A region of the engine's model ([`rtbench_engine::region`]) with its field named, as
-/// document ranges (the document is prefix + generation).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Region {
-    pub field: String,
-    /// The open delimiter (empty for the implicit region).
-    pub open: Range<usize>,
-    pub body: Range<usize>,
-    /// The close delimiter, or an empty range where the region ended.
-    pub close: Range<usize>,
-    pub ended_by: Ending,
+/// What an explanation includes beyond the default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Also report the field's open delimiter in the prefix before the start anchor's cut
+    /// (text the parser never sees).
+    pub prefix_details: bool,
 }
 
-/// Why a region ended.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Ending {
-    /// Its own close delimiter matched.
-    Close,
-    /// Another field's open delimiter matched (the implicit region ends there).
-    Open(String),
-    /// The stream ended first.
-    EndOfStream,
-    /// Its value could not be made (the parse error says why); the region's end is where the
-    /// failing body ended.
-    Failed,
-}
+/// Delimiter patterns are compiled with DOTALL, as the reference does.
+const DELIMITER_FLAGS: pyregex::Flags = pyregex::Flags { dotall: true };
 
-/// One place where the field's open delimiter text appears but did not open the field.
+/// How many findings of one kind are listed before "and N more".
+const LISTED: usize = 3;
+
+/// One place where the field's open delimiter matched but did not open the field.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MissedOpen {
     pub at: Range<usize>,
@@ -50,11 +45,67 @@ pub struct MissedOpen {
 pub enum Missed {
     /// The text lay inside another explicit region, where only that region's close is watched.
     InsideRegion(String),
-    /// Another delimiter was committed at or over this text first (earliest start wins, then
-    /// the longest, then opens before closes, then the field name in alphabetical order).
-    Beaten { by: String, at: Range<usize> },
-    /// The text was in the prefix before the start anchor's cut.
+    /// Another delimiter was committed at or over this text first, by `rule`.
+    Beaten {
+        by: String,
+        at: Range<usize>,
+        rule: Rule,
+    },
+    /// The text was in the prefix before the start anchor's cut (only with
+    /// [`Options::prefix_details`]).
     BeforeAnchor,
+}
+
+/// Which of the parser's tie-breaking rules made another delimiter win.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// It started earlier.
+    EarliestStart,
+    /// It started at the same place and was longer.
+    Longest,
+    /// Same place and length: an open beats the implicit field's close.
+    OpensBeforeCloses,
+    /// Same place and length, both opens: the field name that sorts first wins.
+    Alphabetical,
+    /// It was committed while this match was not yet committable (held back at the end of
+    /// the text the parser had, or overlapping a delimiter already taken).
+    CommittedFirst,
+}
+
+impl Rule {
+    fn says(self) -> &'static str {
+        match self {
+            Rule::EarliestStart => "the earliest start wins",
+            Rule::Longest => "same start: the longest match wins",
+            Rule::OpensBeforeCloses => "same start and length: opens win over closes",
+            Rule::Alphabetical => {
+                "same start and length: the field name first in alphabetical order wins"
+            }
+            Rule::CommittedFirst => "it was committed first",
+        }
+    }
+}
+
+/// One complete match of a pattern open delimiter in the parsed text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PatternMatch {
+    pub at: Range<usize>,
+    /// The named groups in pattern order (`None`: the group did not take part).
+    pub groups: Vec<(String, Option<String>)>,
+    /// The top-level alternative the match took (index, source), when the pattern has several.
+    pub alternative: Option<(usize, String)>,
+    /// Whether this match opened a region of the field.
+    pub opened: bool,
+}
+
+/// Where a pattern delimiter's best partial match stopped: the element of the pattern source
+/// that could not match next.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StuckElement {
+    /// Byte range of the element in the pattern source.
+    pub element: Range<usize>,
+    /// Document offset where the element was tried.
+    pub at: usize,
 }
 
 /// How the prefix was cut by the start anchor.
@@ -72,15 +123,30 @@ pub enum AnchorCut {
 #[derive(Clone, Debug)]
 pub struct Explanation {
     pub field: String,
+    /// Every field name of the template, in template order ([`Ending::Open`] indexes it).
+    pub field_names: Vec<String>,
     pub open: Option<String>,
     pub close: Option<String>,
+    /// The open pattern's source, for a pattern open.
+    pub open_pattern: Option<String>,
+    /// The close pattern's source, for a pattern close.
+    pub close_pattern: Option<String>,
+    /// The top-level alternatives of the open pattern (source text), when it has several.
+    pub open_alternatives: Vec<String>,
     pub repeats: bool,
+    /// The field's regions (the engine's model), closed, failed, or open when parsing stopped.
     pub regions: Vec<Region>,
+    /// Every complete match of a pattern open in the parsed text.
+    pub pattern_matches: Vec<PatternMatch>,
     pub missed_opens: Vec<MissedOpen>,
     /// When the open delimiter never matched anywhere: the closest the text came.
     pub nearest_open: Option<Range<usize>>,
+    /// For a pattern open that matched nowhere: where its closest match got stuck.
+    pub open_stuck: Option<StuckElement>,
     /// For regions that ran to the end of the stream: the closest the text came to the close.
     pub nearest_close: Option<Range<usize>>,
+    /// For a pattern close near-miss: where it got stuck.
+    pub close_stuck: Option<StuckElement>,
     /// Places where the field's close delimiter appears while none of its regions was open
     /// (a region the prompt opened but the parser never saw, or text taken by another region).
     pub stray_closes: Vec<Range<usize>>,
@@ -90,15 +156,45 @@ pub struct Explanation {
     pub document: String,
     /// Length of the prefix in the document (bytes).
     pub prefix_len: usize,
+    pub options: Options,
 }
 
-/// Explains `field` for one generation.
+/// What one traced parse gives every field's explanation.
+struct Traced {
+    document: String,
+    prefix_len: usize,
+    origin: usize,
+    regions: Vec<Region>,
+    parse_error: Option<ParseError>,
+    anchor: AnchorCut,
+}
+
+/// Explains `field` for one generation, with the default [`Options`].
 pub fn explain(
     template: &Template,
     prefix: &str,
     generation: &str,
     tools: Option<&Value>,
     field: &str,
+) -> Result<Explanation, String> {
+    explain_with(
+        template,
+        prefix,
+        generation,
+        tools,
+        field,
+        Options::default(),
+    )
+}
+
+/// Explains `field` for one generation.
+pub fn explain_with(
+    template: &Template,
+    prefix: &str,
+    generation: &str,
+    tools: Option<&Value>,
+    field: &str,
+    options: Options,
 ) -> Result<Explanation, String> {
     let index = template.field_index(field).ok_or_else(|| {
         let names: Vec<&str> = template.fields().iter().map(|f| f.name.as_str()).collect();
@@ -107,19 +203,71 @@ pub fn explain(
             names.join(", ")
         )
     })?;
-    let f = &template.fields()[index];
+    let t = traced(template, prefix, generation, tools)?;
+    explain_field(template, &t, index, options)
+}
+
+/// Explains every field of the template, in template order, from one parse.
+pub fn explain_all(
+    template: &Template,
+    prefix: &str,
+    generation: &str,
+    tools: Option<&Value>,
+    options: Options,
+) -> Result<Vec<Explanation>, String> {
+    let t = traced(template, prefix, generation, tools)?;
+    (0..template.fields().len())
+        .map(|i| explain_field(template, &t, i, options))
+        .collect()
+}
+
+/// The lines of several explanations of one parse: each field's own lines, then the prefix
+/// and the parse error once.
+pub fn lines_all(explanations: &[Explanation]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, e) in explanations.iter().enumerate() {
+        if i > 0 {
+            out.push(String::new());
+        }
+        out.extend(e.field_lines());
+    }
+    if let Some(e) = explanations.first() {
+        out.push(String::new());
+        out.extend(
+            e.shared_lines()
+                .into_iter()
+                .map(|l| l.trim_start().to_string()),
+        );
+    }
+    out
+}
+
+fn regex_error(e: RegexError) -> String {
+    format!("searching the delimiters failed: {e}")
+}
+
+fn traced(
+    template: &Template,
+    prefix: &str,
+    generation: &str,
+    tools: Option<&Value>,
+) -> Result<Traced, String> {
     let document = format!("{prefix}{generation}");
     let (events, parse_error, origin) = trace(template, prefix, generation, tools);
-    let regions = regions(template, &events, parse_error.as_ref(), document.len());
-    let regex = |e: RegexError| format!("searching the delimiters failed: {e}");
-
+    let mut model = RegionBuilder::new(document.len());
+    for (i, e) in events.iter().enumerate() {
+        model.push(i, e);
+    }
+    if let Some(e) = &parse_error {
+        model.fail(template, e);
+    }
     let anchor = if prefix.is_empty() {
         AnchorCut::EmptyPrefix
     } else {
         match template
             .start_anchor()
             .last_match_end(prefix)
-            .map_err(regex)?
+            .map_err(regex_error)?
         {
             None => AnchorCut::NotFound {
                 prefix_len: prefix.len(),
@@ -130,43 +278,132 @@ pub fn explain(
             },
         }
     };
+    Ok(Traced {
+        document,
+        prefix_len: prefix.len(),
+        origin,
+        regions: model.into_regions(),
+        parse_error,
+        anchor,
+    })
+}
 
+/// The close span of a region, empty where it ended (or at its body's end while open).
+fn close_of(g: &Region) -> Range<usize> {
+    g.close.clone().unwrap_or(g.body.end..g.body.end)
+}
+
+fn explain_field(
+    template: &Template,
+    t: &Traced,
+    index: usize,
+    options: Options,
+) -> Result<Explanation, String> {
+    let fields = template.fields();
+    let f = &fields[index];
+    let name = |i: usize| fields[i].name.clone();
+    let document = &t.document;
+    let origin = t.origin;
+    let regions = &t.regions;
     let parsed = &document[origin..];
+    let is_explicit = |g: &Region| fields[g.field].open.is_some();
+
     let mut missed_opens = Vec::new();
+    let mut pattern_matches = Vec::new();
     let mut nearest_open = None;
+    let mut open_stuck = None;
     if let Some(open) = &f.open {
-        let found = open.find_all(parsed).map_err(regex)?;
+        let found = open.find_all(parsed).map_err(regex_error)?;
+        // The open pattern's top-level alternatives, compiled alone, when it has several.
+        let alternatives: Vec<(Range<usize>, Option<pyregex::Regex>)> = match open {
+            Delimiter::Pattern(p) if p.regex.alternatives().len() > 1 => p
+                .regex
+                .alternatives()
+                .into_iter()
+                .map(|r| {
+                    let re = pyregex::Regex::new(&p.source()[r.clone()], DELIMITER_FLAGS).ok();
+                    (r, re)
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
         for r in &found {
             let at = origin + r.start..origin + r.end;
-            if regions.iter().any(|g| g.field == f.name && g.open == at) {
+            let opened = regions.iter().any(|g| g.field == index && g.open == at);
+            if let Delimiter::Pattern(p) = open {
+                let groups = match p.regex.match_at(parsed, r.start).map_err(regex_error)? {
+                    Some(m) => p
+                        .regex
+                        .names()
+                        .iter()
+                        .map(|(n, i)| (n.clone(), m.group(*i).map(|g| parsed[g].to_string())))
+                        .collect(),
+                    None => Vec::new(),
+                };
+                // Which top-level alternative alone gives this match (the first that does).
+                let alternative = alternatives.iter().position(|(_, re)| {
+                    re.as_ref()
+                        .and_then(|re| re.match_at(parsed, r.start).ok().flatten())
+                        .is_some_and(|m| m.end() == r.end)
+                });
+                let alternative =
+                    alternative.map(|i| (i, p.source()[alternatives[i].0.clone()].to_string()));
+                pattern_matches.push(PatternMatch {
+                    at: at.clone(),
+                    groups,
+                    alternative,
+                    opened,
+                });
+            }
+            if opened {
                 continue;
             }
-            let reason = if let Some(g) = regions
-                .iter()
-                .find(|g| !g.open.is_empty() && g.body.start <= at.start && at.start < g.body.end)
-            {
-                Missed::InsideRegion(g.field.clone())
-            } else if let Some(g) = regions
-                .iter()
-                .find(|g| overlaps(&g.open, &at) || overlaps(&g.close, &at))
-            {
-                let by = if overlaps(&g.open, &at) {
-                    g.open.clone()
+            // Inside an explicit region (its close included) only that close is watched.
+            let reason = if let Some(g) = regions.iter().find(|g| {
+                is_explicit(g)
+                    && g.body.start <= at.start
+                    && (at.start < g.body.end || overlaps(&close_of(g), &at))
+            }) {
+                Missed::InsideRegion(name(g.field))
+            } else if let Some((g, by, is_open)) = regions.iter().find_map(|g| {
+                if overlaps(&g.open, &at) || (g.open == at && at.is_empty()) {
+                    Some((g, g.open.clone(), true))
                 } else {
-                    g.close.clone()
+                    let c = close_of(g);
+                    (overlaps(&c, &at) || (c == at && at.is_empty() && g.close.is_some()))
+                        .then_some((g, c, false))
+                }
+            }) {
+                let rule = if by.start < at.start {
+                    Rule::EarliestStart
+                } else if by.start > at.start {
+                    Rule::CommittedFirst
+                } else if by.len() > at.len() {
+                    Rule::Longest
+                } else if by.len() < at.len() {
+                    Rule::CommittedFirst
+                } else if !is_open {
+                    Rule::OpensBeforeCloses
+                } else if fields[g.field].name < f.name {
+                    Rule::Alphabetical
+                } else {
+                    Rule::CommittedFirst
                 };
                 Missed::Beaten {
-                    by: g.field.clone(),
+                    by: name(g.field),
                     at: by,
+                    rule,
                 }
             } else {
                 continue;
             };
             missed_opens.push(MissedOpen { at, reason });
         }
-        // Occurrences cut away with the prefix explain a field the prompt opened.
-        if let AnchorCut::Cut { at, .. } = &anchor {
-            for r in open.find_all(&prefix[..*at]).map_err(regex)? {
+        // Occurrences cut away with the prefix: only on request (a long prompt repeats them).
+        if options.prefix_details
+            && let AnchorCut::Cut { at, .. } = &t.anchor
+        {
+            for r in open.find_all(&document[..*at]).map_err(regex_error)? {
                 missed_opens.push(MissedOpen {
                     at: r,
                     reason: Missed::BeforeAnchor,
@@ -177,7 +414,7 @@ pub fn explain(
             // A one-character near miss (a lone `<`) says nothing; neither does the beginning
             // of the field's own close delimiter.
             let closes = match &f.close {
-                Some(c) => c.find_all(parsed).map_err(regex)?,
+                Some(c) => c.find_all(parsed).map_err(regex_error)?,
                 None => Vec::new(),
             };
             // A literal must be matched for a third of its length (at least two characters)
@@ -196,74 +433,123 @@ pub fn explain(
             let in_delimiter = |at: usize| {
                 regions
                     .iter()
-                    .any(|g| g.open.contains(&at) || g.close.contains(&at))
+                    .any(|g| g.open.contains(&at) || close_of(g).contains(&at))
             };
             nearest_open = open
                 .nearest_partial(parsed, 4096)
-                .map_err(regex)?
+                .map_err(regex_error)?
                 .filter(|r| parsed[r.clone()].chars().count() >= min_chars)
                 .filter(|r| !closes.iter().any(|c| c.start <= r.start && r.start < c.end))
                 .map(|r| origin + r.start..origin + r.end)
                 .filter(|r| !in_delimiter(r.start));
+            if let Some(r) = &nearest_open {
+                open_stuck = open
+                    .stuck_at(parsed, r.start - origin)
+                    .map_err(regex_error)?
+                    .map(|s| StuckElement {
+                        element: s.element,
+                        at: origin + s.at,
+                    });
+            }
         }
     }
     let mut nearest_close = None;
+    let mut close_stuck = None;
     if let (Some(close), Some(last)) = (
         &f.close,
         regions.iter().rfind(|g| {
-            g.field == f.name
-                && (g.ended_by == Ending::EndOfStream
-                    || (g.ended_by == Ending::Failed && g.body.end == document.len()))
+            g.field == index
+                && (g.ending == Some(Ending::EndOfStream)
+                    || (g.ending == Some(Ending::Failed) && g.body.end == document.len()))
         }),
     ) {
         // A close that was cut off is near the end: search the last 4096 characters.
         let body = &document[last.body.clone()];
         let from = body.char_indices().rev().nth(4095).map_or(0, |(i, _)| i);
         let base = last.body.start + from;
-        nearest_close = close
-            .nearest_partial(&body[from..], 4096)
-            .map_err(regex)?
+        let tail = &body[from..];
+        let near = close
+            .nearest_partial(tail, 4096)
+            .map_err(regex_error)?
             .filter(|r| {
-                let t = &body[from..][r.clone()];
+                let t = &tail[r.clone()];
                 t.chars().nth(1).is_some() && !t.trim().is_empty()
-            })
-            .map(|r| base + r.start..base + r.end);
+            });
+        if let Some(r) = &near {
+            close_stuck = close
+                .stuck_at(tail, r.start)
+                .map_err(regex_error)?
+                .map(|s| StuckElement {
+                    element: s.element,
+                    at: base + s.at,
+                });
+        }
+        nearest_close = near.map(|r| base + r.start..base + r.end);
     }
     let mut stray_closes = Vec::new();
     if let (Some(_), Some(close)) = (&f.open, &f.close) {
-        for r in close.find_all(parsed).map_err(regex)? {
+        for r in close.find_all(parsed).map_err(regex_error)? {
             let at = origin + r.start..origin + r.end;
             let own = regions.iter().any(|g| {
-                g.field == f.name
-                    && (g.close == at || (g.body.start <= at.start && at.start < g.body.end))
+                g.field == index
+                    && (close_of(g) == at || (g.body.start <= at.start && at.start <= g.body.end))
             });
             // Text inside another explicit region, or that is another region's delimiter,
             // was never a candidate for this field's close.
             let inside_other = regions.iter().any(|g| {
-                g.field != f.name
-                    && ((!g.open.is_empty() && g.body.start <= at.start && at.start < g.body.end)
+                g.field != index
+                    && ((is_explicit(g) && g.body.start <= at.start && at.start < g.body.end)
                         || overlaps(&g.open, &at)
-                        || overlaps(&g.close, &at))
+                        || overlaps(&close_of(g), &at))
             });
             if !own && !inside_other && !at.is_empty() {
                 stray_closes.push(at);
             }
         }
     }
+    let source = |d: &Option<Delimiter>| match d {
+        Some(Delimiter::Pattern(p)) => Some(p.source().to_string()),
+        _ => None,
+    };
+    let open_alternatives = match &f.open {
+        Some(Delimiter::Pattern(p)) => {
+            let alts = p.regex.alternatives();
+            if alts.len() > 1 {
+                alts.into_iter()
+                    .map(|r| p.source()[r].to_string())
+                    .collect()
+            } else {
+                Vec::new()
+            }
+        }
+        _ => Vec::new(),
+    };
     Ok(Explanation {
         field: f.name.clone(),
+        field_names: fields.iter().map(|f| f.name.clone()).collect(),
         open: f.open.as_ref().map(Delimiter::describe),
         close: f.close.as_ref().map(Delimiter::describe),
+        open_pattern: source(&f.open),
+        close_pattern: source(&f.close),
+        open_alternatives,
         repeats: f.repeats,
-        regions: regions.into_iter().filter(|g| g.field == f.name).collect(),
+        regions: regions
+            .iter()
+            .filter(|g| g.field == index)
+            .cloned()
+            .collect(),
+        pattern_matches,
         missed_opens,
         nearest_open,
+        open_stuck,
         nearest_close,
+        close_stuck,
         stray_closes,
-        anchor,
-        parse_error,
-        prefix_len: prefix.len(),
-        document,
+        anchor: t.anchor.clone(),
+        parse_error: t.parse_error.clone(),
+        prefix_len: t.prefix_len,
+        document: document.clone(),
+        options,
     })
 }
 
@@ -296,63 +582,72 @@ fn trace(
                 Err(e) => Some(e),
             }
         }
-        Err(e) => Some(e),
+        Err(e) => {
+            // A failed feed returns no events: replay the generation up to the end of the
+            // failing body, which the parser takes without reaching the failing close.
+            let cut = e
+                .body
+                .as_ref()
+                .or(e.span.as_ref())
+                .map(|b| b.end.saturating_sub(prefix.len()))
+                .filter(|&c| c <= generation.len() && generation.is_char_boundary(c));
+            if let (Some(cut), Ok(mut p)) = (
+                cut,
+                Parser::with_events(template, Some(prefix), tools, Events::Trace),
+            ) && let Ok(evs) = p.feed(&generation[..cut])
+            {
+                events.extend(evs);
+            }
+            Some(e)
+        }
     };
     (events, error, origin)
 }
 
-/// The closed (or failed) regions of the trace, from the engine's region model, named.
-fn regions(
-    template: &Template,
-    events: &[Event],
-    error: Option<&ParseError>,
-    doc_len: usize,
-) -> Vec<Region> {
-    let mut model = RegionBuilder::new(doc_len);
-    for (i, e) in events.iter().enumerate() {
-        model.push(i, e);
-    }
-    if let Some(e) = error {
-        model.fail(template, e);
-    }
-    let name = |f: usize| template.fields()[f].name.clone();
-    model
-        .into_regions()
-        .into_iter()
-        .filter_map(|g| {
-            let ended_by = match g.ending? {
-                model::Ending::Close => Ending::Close,
-                model::Ending::Open(by) => Ending::Open(name(by)),
-                model::Ending::EndOfStream => Ending::EndOfStream,
-                model::Ending::Failed => Ending::Failed,
-            };
-            Some(Region {
-                field: name(g.field),
-                open: g.open,
-                body: g.body,
-                close: g.close.unwrap_or_default(),
-                ended_by,
-            })
+/// A pattern source on one line: control characters written as escapes.
+fn one_line(src: &str) -> String {
+    src.chars()
+        .map(|c| match c {
+            '\n' => "\\n".to_string(),
+            '\r' => "\\r".to_string(),
+            '\t' => "\\t".to_string(),
+            c if c.is_control() => format!("\\x{:02x}", c as u32),
+            c => c.to_string(),
         })
         .collect()
 }
 
 impl Explanation {
-    /// A position for people: code points counted from the start of the generation, or of the
-    /// prefix for text in the prefix.
-    fn cp(&self, byte: usize) -> String {
-        let byte = byte.min(self.document.len());
+    /// A position for people: `line L:C` of the generation (1-based, columns in characters),
+    /// or `prefix line L:C` for text in the prefix.
+    pub fn pos(&self, byte: usize) -> String {
+        let byte = self
+            .document
+            .floor_char_boundary(byte.min(self.document.len()));
         if byte >= self.prefix_len {
-            format!(
-                "generation code point {}",
-                self.document[self.prefix_len..byte].chars().count()
-            )
+            line_col("line", &self.document[self.prefix_len..byte])
         } else {
-            format!(
-                "prefix code point {}",
-                self.document[..byte].chars().count()
-            )
+            self.prefix_pos(byte)
         }
+    }
+
+    /// `prefix line L:C` of a prefix offset (the prefix's end included).
+    fn prefix_pos(&self, byte: usize) -> String {
+        let byte = self.document.floor_char_boundary(byte.min(self.prefix_len));
+        line_col("prefix line", &self.document[..byte])
+    }
+}
+
+/// `label L:C` of the end of `text`.
+fn line_col(label: &str, text: &str) -> String {
+    let line = text.matches('\n').count() + 1;
+    let col = text.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    format!("{label} {line}:{col}")
+}
+
+impl Explanation {
+    fn name(&self, field: usize) -> &str {
+        self.field_names.get(field).map_or("?", String::as_str)
     }
 
     fn quote(&self, r: &Range<usize>) -> String {
@@ -373,10 +668,32 @@ impl Explanation {
         format!(
             "{} at {} ({} matched, {stop}) in {}",
             self.quote(r),
-            self.cp(r.start),
+            self.pos(r.start),
             characters(self.document[r.clone()].chars().count()),
             self.context(r)
         )
+    }
+
+    /// The pattern source with a caret under the element that could not match, and where.
+    fn stuck_lines(&self, source: &str, s: &StuckElement) -> Vec<String> {
+        let shown = one_line(source);
+        let col = one_line(&source[..s.element.start.min(source.len())])
+            .chars()
+            .count();
+        let width = one_line(&source[s.element.clone()]).chars().count().max(1);
+        let found = match self.document[s.at..].chars().next() {
+            Some(c) => format!("found {}", Value::from(c.to_string().as_str()).py_repr()),
+            None => "the text ended".to_string(),
+        };
+        vec![
+            format!("    {shown}"),
+            format!(
+                "    {}{} this element could not match at {} ({found})",
+                " ".repeat(col),
+                "^".repeat(width),
+                self.pos(s.at)
+            ),
+        ]
     }
 
     /// The text around `r`, with `r` bracketed: `…before[r]after…`.
@@ -394,8 +711,43 @@ impl Explanation {
         Value::from(format!("{before}[{inside}]{after}").as_str()).py_repr()
     }
 
-    /// The explanation as plain lines of text.
+    fn groups(m: &PatternMatch) -> String {
+        let mut parts = Vec::new();
+        if let Some((i, src)) = &m.alternative {
+            parts.push(format!(
+                "alternative {} {}",
+                i + 1,
+                Value::from(src.as_str()).py_repr()
+            ));
+        }
+        if !m.groups.is_empty() {
+            let g: Vec<String> = m
+                .groups
+                .iter()
+                .map(|(n, v)| match v {
+                    Some(v) => format!("{n}={}", Value::from(shorten(v).as_str()).py_repr()),
+                    None => format!("{n}=None"),
+                })
+                .collect();
+            parts.push(format!("groups: {}", g.join(", ")));
+        }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", parts.join("; "))
+        }
+    }
+
+    /// The explanation as plain lines of text: the field's own lines, then the prefix and the
+    /// parse error.
     pub fn lines(&self) -> Vec<String> {
+        let mut out = self.field_lines();
+        out.extend(self.shared_lines());
+        out
+    }
+
+    /// The lines about the field alone (no prefix or parse error lines).
+    pub fn field_lines(&self) -> Vec<String> {
         let mut out = Vec::new();
         let delims = match (&self.open, &self.close) {
             (Some(o), Some(c)) => format!("open {o}, close {c}"),
@@ -404,34 +756,69 @@ impl Explanation {
             (None, None) => "implicit (takes leftover text), no close".into(),
         };
         out.push(format!("field '{}': {delims}", self.field));
+        if !self.open_alternatives.is_empty() {
+            let alts: Vec<String> = self
+                .open_alternatives
+                .iter()
+                .map(|a| Value::from(a.as_str()).py_repr())
+                .collect();
+            let hint = if self.open_alternatives.iter().any(|a| a.is_empty())
+                || self
+                    .open_pattern
+                    .as_deref()
+                    .is_some_and(|p| p.contains("<|") || p.contains("|>"))
+            {
+                " (an unescaped '|' is alternation: write '\\|' to match it literally)"
+            } else {
+                ""
+            };
+            out.push(format!(
+                "  the open pattern has {} alternatives: {}{hint}",
+                alts.len(),
+                alts.join(" | ")
+            ));
+        }
         if self.regions.is_empty() {
             out.push("  it matched nowhere: the message has no value from this field.".into());
         }
         for (i, g) in self.regions.iter().enumerate() {
-            let opened = if g.open.is_empty() {
-                format!("opened at {} (first leftover text)", self.cp(g.open.start))
+            let opened = if g.open.is_empty() && self.open.is_none() {
+                format!("opened at {} (first leftover text)", self.pos(g.open.start))
             } else {
+                let how = self
+                    .pattern_matches
+                    .iter()
+                    .find(|m| m.at == g.open)
+                    .map(Self::groups)
+                    .unwrap_or_default();
                 format!(
-                    "opened by {} at {}",
+                    "opened by {} at {}{how}",
                     self.quote(&g.open),
-                    self.cp(g.open.start)
+                    self.pos(g.open.start)
                 )
             };
-            let ended = match &g.ended_by {
-                Ending::Close => format!(
+            let close = close_of(g);
+            let ended = match &g.ending {
+                Some(Ending::Close) => format!(
                     "closed by {} at {}",
-                    self.quote(&g.close),
-                    self.cp(g.close.start)
+                    self.quote(&close),
+                    self.pos(close.start)
                 ),
-                Ending::Open(by) => {
-                    format!("ended at {} where '{by}' opened", self.cp(g.close.start))
-                }
-                Ending::EndOfStream => {
+                Some(Ending::Open(by)) => format!(
+                    "ended at {} where '{}' opened",
+                    self.pos(close.start),
+                    self.name(*by)
+                ),
+                Some(Ending::EndOfStream) => {
                     "ran to the end of the stream (its close never matched)".into()
                 }
-                Ending::Failed => format!(
+                Some(Ending::Failed) => format!(
                     "its body up to {} could not be parsed (below)",
-                    self.cp(g.body.end)
+                    self.pos(g.body.end)
+                ),
+                None => format!(
+                    "still open at {} when parsing stopped",
+                    self.pos(g.body.end)
                 ),
             };
             out.push(format!(
@@ -440,30 +827,17 @@ impl Explanation {
                 characters(self.document[g.body.clone()].chars().count())
             ));
         }
-        for m in &self.missed_opens {
-            let why = match &m.reason {
-                Missed::InsideRegion(f) => format!(
-                    "it lay inside the '{f}' region, where only that region's close is watched"
-                ),
-                Missed::Beaten { by, at } => format!(
-                    "'{by}' matched {} at {} first (earliest start wins, then the longest match, then opens before closes, then field names in alphabetical order)",
-                    self.quote(at),
-                    self.cp(at.start)
-                ),
-                Missed::BeforeAnchor => {
-                    "it is in the prefix before the start anchor, which the parser cuts away".into()
-                }
-            };
-            out.push(format!(
-                "  the open delimiter appears at {} but did not open the field: {why}",
-                self.cp(m.at.start)
-            ));
-        }
+        self.missed_lines(&mut out);
         if let Some(r) = &self.nearest_open {
-            out.push(format!(
-                "  the open delimiter never appears; the closest: {}",
-                self.near_miss(r)
-            ));
+            let what = if self.open_pattern.is_some() {
+                "the open pattern never matched"
+            } else {
+                "the open delimiter never appears"
+            };
+            out.push(format!("  {what}; the closest: {}", self.near_miss(r)));
+            if let (Some(src), Some(s)) = (&self.open_pattern, &self.open_stuck) {
+                out.extend(self.stuck_lines(src, s));
+            }
         } else if self.regions.is_empty() && self.open.is_some() && self.missed_opens.is_empty() {
             out.push("  the open delimiter never appears in the text the parser saw".into());
         }
@@ -472,6 +846,9 @@ impl Explanation {
                 "  the close delimiter never matched after the last open; the closest: {}",
                 self.near_miss(r)
             ));
+            if let (Some(src), Some(s)) = (&self.close_pattern, &self.close_stuck) {
+                out.extend(self.stuck_lines(src, s));
+            }
         }
         let count = self.regions.len();
         if count > 1 && !self.repeats {
@@ -484,18 +861,103 @@ impl Explanation {
                 }
             ));
         }
-        for r in &self.stray_closes {
-            let hint = if self.regions.iter().all(|g| g.open.start > r.start) {
+        let orphan = |r: &Range<usize>| self.regions.iter().all(|g| g.open.start > r.start);
+        for r in self.stray_closes.iter().take(LISTED) {
+            let hint = if orphan(r) {
                 ": its open delimiter did not match before it (a typo in the open, or an open that the prompt wrote and the prefix lacks)"
             } else {
                 ""
             };
             out.push(format!(
                 "  the close delimiter appears at {} ({}) while no region of this field was open{hint}",
-                self.cp(r.start),
+                self.pos(r.start),
                 self.context(r)
             ));
         }
+        if self.stray_closes.len() > LISTED {
+            out.push(format!(
+                "  ... and {} more such closes",
+                self.stray_closes.len() - LISTED
+            ));
+        }
+        out
+    }
+
+    /// Matches of the open that did not open the field, grouped by reason, a few of each.
+    fn missed_lines(&self, out: &mut Vec<String>) {
+        let what = if self.open_pattern.is_some() {
+            "the open pattern matched"
+        } else {
+            "the open delimiter appears"
+        };
+        let key = |m: &MissedOpen| match &m.reason {
+            Missed::InsideRegion(f) => format!("inside {f}"),
+            Missed::Beaten { by, rule, .. } => format!("beaten {by} {rule:?}"),
+            Missed::BeforeAnchor => "anchor".into(),
+        };
+        let mut kinds: Vec<String> = Vec::new();
+        for m in &self.missed_opens {
+            let k = key(m);
+            if !kinds.contains(&k) {
+                kinds.push(k);
+            }
+        }
+        for k in kinds {
+            let group: Vec<&MissedOpen> =
+                self.missed_opens.iter().filter(|m| key(m) == k).collect();
+            if let Some(Missed::BeforeAnchor) = group.first().map(|m| &m.reason) {
+                let at: Vec<String> = group
+                    .iter()
+                    .take(LISTED)
+                    .map(|m| self.pos(m.at.start))
+                    .collect();
+                let more = group.len().saturating_sub(LISTED);
+                out.push(format!(
+                    "  {what} {} in the prefix before the start anchor, which the parser cuts away: at {}{}",
+                    times(group.len()),
+                    at.join(", "),
+                    if more > 0 { format!(" and {more} more") } else { String::new() }
+                ));
+                continue;
+            }
+            for m in group.iter().take(LISTED) {
+                let why = match &m.reason {
+                    Missed::InsideRegion(f) => format!(
+                        "it lay inside the '{f}' region, where only that region's close is watched"
+                    ),
+                    Missed::Beaten { by, at, rule } => format!(
+                        "'{by}' matched {} at {} first ({})",
+                        self.quote(at),
+                        self.pos(at.start),
+                        rule.says()
+                    ),
+                    // Grouped into one line above.
+                    Missed::BeforeAnchor => String::new(),
+                };
+                let how = self
+                    .pattern_matches
+                    .iter()
+                    .find(|p| p.at == m.at)
+                    .map(Self::groups)
+                    .unwrap_or_default();
+                out.push(format!(
+                    "  {what} {} at {}{how} but did not open the field: {why}",
+                    self.quote(&m.at),
+                    self.pos(m.at.start)
+                ));
+            }
+            if group.len() > LISTED {
+                out.push(format!(
+                    "  ... and {} more such matches",
+                    group.len() - LISTED
+                ));
+            }
+        }
+    }
+
+    /// The lines about the prefix and the parse error, the same for every field.
+    pub fn shared_lines(&self) -> Vec<String> {
+        let mut out = Vec::new();
         match &self.anchor {
             AnchorCut::EmptyPrefix => out.push(
                 "  prefix: none was given, so nothing the prompt wrote is known (a chat template that opens a region, such as <think>, for the model leaves this region unopened); pass the prompt as the prefix".into(),
@@ -505,8 +967,8 @@ impl Explanation {
                 characters(self.document[..*prefix_len].chars().count())
             )),
             AnchorCut::Cut { at, kept } => out.push(format!(
-                "  prefix: cut after the last start anchor at prefix code point {}; the parser saw {} of it",
-                self.document[..*at].chars().count(),
+                "  prefix: cut after the last start anchor at {}; the parser saw {} of it",
+                self.prefix_pos(*at),
                 if kept.is_empty() { "nothing".to_string() } else { self.quote(kept) }
             )),
         }
@@ -536,5 +998,223 @@ fn characters(n: usize) -> String {
         "1 character".into()
     } else {
         format!("{n} characters")
+    }
+}
+
+fn times(n: usize) -> String {
+    if n == 1 {
+        "once".into()
+    } else {
+        format!("{n} times")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtbench_engine::py::json_loads;
+    use rtbench_engine::template::load_template;
+
+    fn template(json: &str) -> Template {
+        load_template(&json_loads(json).unwrap()).unwrap()
+    }
+
+    /// A Kimi-K2-like template whose open pattern left `<|tool_call_begin|>` unescaped.
+    const KIMI: &str = r#"{
+      "start_anchor": "<|im_assistant|>assistant<|im_middle|>",
+      "fields": {
+        "thinking": {"open": "<think>", "close": "</think>"},
+        "tool_calls": {
+          "open_pattern": "<|tool_call_begin|>\\s*(?P<name>functions\\.[\\w.]+:\\d+)\\s*<\\|tool_call_argument_begin\\|>",
+          "close": "<|tool_call_end|>",
+          "content": "json", "repeats": true,
+          "transform": {"id": "{name}", "arguments": "{content}"}
+        },
+        "content": {"close": "<|im_end|>"}
+      }
+    }"#;
+    const KIMI_PROMPT: &str = "<|im_user|>user<|im_middle|>Weather in Paris?<|im_end|><|im_assistant|>assistant<|im_middle|>";
+    const KIMI_CALL: &str = "<think>Check the weather.</think>Let me check.\n<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"Paris\"}<|tool_call_end|><|tool_calls_section_end|><|im_end|>";
+
+    /// A Qwen-like template whose tool-call open pattern captures the call's name.
+    const QWEN: &str = r#"{
+      "start_anchor": "<|im_start|>assistant\n",
+      "fields": {
+        "thinking": {"open": "<think>", "close": "</think>"},
+        "tool_calls": {
+          "open_pattern": "<tool_call>\\s*\\{\"name\": \"(?P<name>\\w+)\", ",
+          "close": "}\n</tool_call>",
+          "content": "json", "repeats": true,
+          "transform": {"name": "{name}", "arguments": "{content}"}
+        },
+        "content": {"close": "<|im_end|>"}
+      }
+    }"#;
+    const QWEN_PROMPT: &str =
+        "<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n";
+    const QWEN_TYPO: &str = "<think>\nNeed the weather.\n</think>\n<tool_call>\n{\"nmae\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call><|im_end|>";
+
+    fn has(lines: &[String], line: &str) {
+        assert!(
+            lines.iter().any(|l| l == line),
+            "missing line\n{line}\nin\n{}",
+            lines.join("\n")
+        );
+    }
+
+    #[test]
+    fn an_unescaped_bar_shows_where_the_pattern_matched_a_lone_angle_bracket() {
+        let t = template(KIMI);
+        let e = explain(&t, KIMI_PROMPT, KIMI_CALL, None, "tool_calls").unwrap();
+        assert_eq!(e.open_alternatives, ["<", "tool_call_begin", KIMI_ALT3]);
+        // The region the parse error is about was opened by the `<` of
+        // `<|tool_calls_section_begin|>`, at the start of line 2.
+        assert_eq!(e.regions.len(), 1);
+        let g = &e.regions[0];
+        assert_eq!(&e.document[g.open.clone()], "<");
+        assert_eq!(e.pos(g.open.start), "line 2:1");
+        assert_eq!(g.ending, Some(Ending::Failed));
+        let opened = e.pattern_matches.iter().find(|m| m.at == g.open).unwrap();
+        assert_eq!(
+            (opened.opened, opened.alternative.clone()),
+            (true, Some((0, "<".into())))
+        );
+        assert_eq!(opened.groups, [("name".to_string(), None)]);
+        let lines = e.lines();
+        has(
+            &lines,
+            &format!(
+                "  the open pattern has 3 alternatives: '<' | 'tool_call_begin' | {} (an unescaped '|' is alternation: write '\\|' to match it literally)",
+                Value::from(KIMI_ALT3).py_repr()
+            ),
+        );
+        has(
+            &lines,
+            "  region 1: opened by '<' at line 2:1 (alternative 1 '<'; groups: name=None); its body up to line 2:116 could not be parsed (below); body 114 characters",
+        );
+        has(
+            &lines,
+            "  the open pattern matched '<' at line 1:1 (alternative 1 '<'; groups: name=None) but did not open the field: 'thinking' matched '<think>' at line 1:1 first (same start: the longest match wins)",
+        );
+        has(
+            &lines,
+            "  the open pattern matched '>functions.get_weather:0<|tool_call_argument_begin|>' at line 2:47 (alternative 3 '>\\\\s*(?P<name>functions\\\\.[\\\\w.]+:\\\\d+)\\\\s*<\\\\|tool_call_argument_begin\\\\|>'; groups: name='functions.get_weather:0') but did not open the field: it lay inside the 'tool_calls' region, where only that region's close is watched",
+        );
+        // Its own close, at the end of the failed body, is not a stray close.
+        assert!(e.stray_closes.is_empty(), "{:?}", e.stray_closes);
+        assert!(!lines.iter().any(|l| l.contains("matched nowhere")));
+    }
+
+    const KIMI_ALT3: &str = r">\s*(?P<name>functions\.[\w.]+:\d+)\s*<\|tool_call_argument_begin\|>";
+
+    #[test]
+    fn a_typo_in_the_sample_puts_the_caret_under_the_pattern_element_that_failed() {
+        let t = template(QWEN);
+        let e = explain(&t, QWEN_PROMPT, QWEN_TYPO, None, "tool_calls").unwrap();
+        assert!(e.regions.is_empty() && e.pattern_matches.is_empty());
+        let near = e.nearest_open.clone().unwrap();
+        assert_eq!(&e.document[near.clone()], "<tool_call>\n{\"n");
+        assert_eq!(e.pos(near.start), "line 4:1");
+        let stuck = e.open_stuck.clone().unwrap();
+        let source = e.open_pattern.clone().unwrap();
+        // `n` matched, then the pattern's `a` (of `name`) met the sample's `m` (of `nmae`).
+        assert_eq!(&source[stuck.element.clone()], "a");
+        assert_eq!(stuck.element.start, r#"<tool_call>\s*\{"n"#.len());
+        assert_eq!(e.pos(stuck.at), "line 5:4");
+        let lines = e.lines();
+        has(
+            &lines,
+            "  the open pattern never matched; the closest: '<tool_call>\\n{\"n' at line 4:1 (15 characters matched, then 'm' did not fit) in 'r.\\n</think>\\n[<tool_call>\\n{\"n]mae\": \"get_w'",
+        );
+        has(&lines, r#"    <tool_call>\s*\{"name": "(?P<name>\w+)", "#);
+        has(
+            &lines,
+            "                      ^ this element could not match at line 5:4 (found 'm')",
+        );
+    }
+
+    #[test]
+    fn a_pattern_match_lost_to_an_earlier_open_says_which_rule() {
+        let t = template(
+            r#"{"start_anchor": "A:", "fields": {
+            "note": {"open": "[x", "close": "]"},
+            "call": {"open_pattern": "x(?P<n>\\d+)", "close": ";", "transform": "{n}"},
+            "content": {}}}"#,
+        );
+        let e = explain(&t, "A:", "hi [x12] then x7;", None, "call").unwrap();
+        assert_eq!(
+            e.missed_opens,
+            [MissedOpen {
+                at: 6..9,
+                reason: Missed::Beaten {
+                    by: "note".into(),
+                    at: 5..7,
+                    rule: Rule::EarliestStart
+                }
+            }]
+        );
+        assert_eq!(
+            e.lines(),
+            [
+                "field 'call': open pattern 'x(?P<n>\\\\d+)', close ';'",
+                "  region 1: opened by 'x7' at line 1:15 (groups: n='7'); closed by ';' at line 1:17; body 0 characters",
+                "  the open pattern matched 'x12' at line 1:5 (groups: n='12') but did not open the field: 'note' matched '[x' at line 1:4 first (the earliest start wins)",
+                "  prefix: cut after the last start anchor at prefix line 1:3; the parser saw nothing of it",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_prefix_before_the_anchor_is_quiet_unless_asked() {
+        let t = template(KIMI);
+        let noisy = format!("{}{KIMI_PROMPT}", "<b>bold</b> and <i>it</i>\n".repeat(10));
+        let quiet = explain(&t, &noisy, KIMI_CALL, None, "tool_calls").unwrap();
+        assert!(
+            !quiet
+                .missed_opens
+                .iter()
+                .any(|m| m.reason == Missed::BeforeAnchor)
+        );
+        assert!(!quiet.lines().iter().any(|l| l.contains("prefix line 1:1")));
+        // The generation's positions do not move with the prefix.
+        assert_eq!(quiet.pos(quiet.regions[0].open.start), "line 2:1");
+        let options = Options {
+            prefix_details: true,
+        };
+        let e = explain_with(&t, &noisy, KIMI_CALL, None, "tool_calls", options).unwrap();
+        let lines = e.lines();
+        let before: Vec<&str> = lines
+            .iter()
+            .map(String::as_str)
+            .filter(|l| l.contains("before the start anchor"))
+            .collect();
+        assert_eq!(
+            before,
+            [
+                "  the open pattern matched 45 times in the prefix before the start anchor, which the parser cuts away: at prefix line 1:1, prefix line 1:8, prefix line 1:17 and 42 more"
+            ]
+        );
+    }
+
+    #[test]
+    fn every_field_at_once_shares_the_prefix_and_error_lines() {
+        let t = template(QWEN);
+        let all = explain_all(&t, QWEN_PROMPT, QWEN_TYPO, None, Options::default()).unwrap();
+        let names: Vec<&str> = all.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(names, ["thinking", "tool_calls", "content"]);
+        let lines = lines_all(&all);
+        let prefix_lines = lines.iter().filter(|l| l.starts_with("prefix:")).count();
+        assert_eq!(prefix_lines, 1, "{}", lines.join("\n"));
+        assert_eq!(
+            lines[0],
+            "field 'thinking': open '<think>', close '</think>'"
+        );
+        // The single-field lines are the same as `explain`'s.
+        assert_eq!(
+            all[1].lines(),
+            explain(&t, QWEN_PROMPT, QWEN_TYPO, None, "tool_calls")
+                .unwrap()
+                .lines()
+        );
     }
 }
