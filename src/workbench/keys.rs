@@ -32,7 +32,7 @@ pub enum Action {
     Taller,
     Shorter,
     Reload,
-    /// Esc: close the help, leave the replay, or quit.
+    /// Esc: close the help or an overlay, cancel a check, leave the replay; never quits.
     Back,
     /// Enter or leave the stream replay.
     Replay,
@@ -52,7 +52,7 @@ pub enum Action {
 pub const BINDINGS: &[(&str, &str)] = &[
     ("?", "show / hide this help"),
     ("q  Ctrl-C", "quit"),
-    ("Esc", "close the help, leave the replay, or quit"),
+    ("Esc", "close, cancel or go back (never quits)"),
     ("Tab  Shift-Tab", "focus the next / previous pane"),
     (
         "← → ↑ ↓  h l k j",

@@ -86,7 +86,13 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
         return replay::on_replay_action(state, action);
     }
     match action {
-        Action::Quit | Action::Back => Effect::Quit,
+        Action::Quit => Effect::Quit,
+        // Esc cancels or goes back, never quits (as in gitui, lazygit, yazi): with nothing to
+        // go back from, it says how to quit.
+        Action::Back => {
+            state.note = Some("nothing to close: q quits".into());
+            Effect::None
+        }
         Action::Replay => {
             replay::enter_replay(state);
             Effect::None
@@ -271,9 +277,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn esc_with_nothing_running_quits_and_q_quits_always() {
+    fn esc_never_quits_and_q_quits_always() {
         let mut state = loaded(0, (80, 24));
-        assert_eq!(on_action(&mut state, Action::Back), Effect::Quit);
+        assert_eq!(on_action(&mut state, Action::Back), Effect::None);
+        assert_eq!(state.note.as_deref(), Some("nothing to close: q quits"));
         assert_eq!(on_action(&mut state, Action::Quit), Effect::Quit);
     }
 

@@ -228,8 +228,9 @@ mod tests {
         assert_eq!(state.note.as_deref(), Some("chunking check cancelled"));
         on_job_done(&mut state, jobs[0].run());
         assert!(state.overlay.is_none());
-        // Nothing runs now: Esc quits again.
-        assert_eq!(on_action(&mut state, Action::Back), Effect::Quit);
+        // Nothing runs now: Esc has nothing to go back from, and still does not quit.
+        assert_eq!(on_action(&mut state, Action::Back), Effect::None);
+        assert_eq!(state.note.as_deref(), Some("nothing to close: q quits"));
     }
 
     #[test]
