@@ -62,7 +62,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
                 } else {
                     compact.clone()
                 };
-                let label = [s.label(), short, status_only]
+                let label = [s.label(), short, status_only.clone()]
                     .into_iter()
                     .filter(|l| !l.trim().is_empty())
                     .find(|l| n + l.chars().count() + 3 <= width)
@@ -76,10 +76,11 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
                 let room = width.saturating_sub(2);
                 let (shown, label) = if !label.is_empty() {
                     (name.to_string(), label)
-                } else if !compact.is_empty() {
-                    let keep = room.saturating_sub(compact.chars().count() + 2);
+                } else if room >= status_only.chars().count() + 8 {
+                    // The name gives way to the status (or the warning marks).
+                    let keep = room.saturating_sub(status_only.chars().count() + 2);
                     let kept: String = name.chars().take(keep).collect();
-                    (format!("{kept}…"), compact)
+                    (format!("{kept}…"), status_only)
                 } else if n <= room {
                     (name.to_string(), String::new())
                 } else {
