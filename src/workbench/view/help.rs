@@ -25,12 +25,23 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         .unwrap_or(0)
         + 2;
     let mut lines: Vec<Line<'static>> = Vec::new();
+    // Descriptions wrap under themselves, not under the keys.
+    let room = usize::from(w.saturating_sub(2))
+        .saturating_sub(keys_w + 1)
+        .max(12);
     for (k, what) in BINDINGS {
         let pad = keys_w.saturating_sub(k.chars().count());
-        lines.push(Line::from(vec![
-            Span::styled(format!(" {k}{}", " ".repeat(pad)), theme.key()),
-            Span::raw((*what).to_string()),
-        ]));
+        for (i, part) in wrap(what, room).into_iter().enumerate() {
+            let key = if i == 0 {
+                format!(" {k}{}", " ".repeat(pad))
+            } else {
+                " ".repeat(keys_w + 1)
+            };
+            lines.push(Line::from(vec![
+                Span::styled(key, theme.key()),
+                Span::raw(part),
+            ]));
+        }
     }
     lines.push(Line::from(vec![
         Span::styled(" raw: ", theme.key()),
@@ -42,6 +53,11 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         Span::raw(" capture  "),
         Span::styled("x", theme.error_mark(theme.body(1))),
         Span::raw(" parse error"),
+    ]));
+    lines.push(Line::from(vec![
+        Span::raw("      "),
+        Span::styled("lost", theme.lost_mark(theme.body(0))),
+        Span::raw(" lost without an error (see the diagnostics)"),
     ]));
     lines.push(Line::from(vec![
         Span::raw("      "),
@@ -73,4 +89,41 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
             .style(theme.text()),
         rect,
     );
+}
+
+/// `text` cut into lines of at most `width` cells at spaces (a longer word gets a line of its
+/// own).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    use unicode_width::UnicodeWidthStr;
+    let mut out: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && line.width() + 1 + word.width() > width {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push(line);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap;
+
+    #[test]
+    fn descriptions_wrap_at_spaces_within_the_width() {
+        assert_eq!(
+            wrap("close, cancel or go back (never quits)", 16),
+            ["close, cancel or", "go back (never", "quits)"]
+        );
+        assert_eq!(wrap("short", 16), ["short"]);
+        assert_eq!(
+            wrap("a verylongwordindeed b", 8),
+            ["a", "verylongwordindeed", "b"]
+        );
+    }
 }
