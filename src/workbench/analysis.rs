@@ -113,92 +113,27 @@ struct Trace {
     result: Result<Dict, ParseError>,
 }
 
-/// Runs the parser with tracing. When parsing fails, the text is parsed again up to the error
-/// so that everything before it can still be shown.
-fn trace(template: &Template, prefix: &str, generation: &str, tools: Option<&Value>) -> Trace {
-    let mut p = match Parser::with_events(template, Some(prefix), tools, Events::Trace) {
-        Ok(p) => p,
-        Err(e) => {
-            // The prefix itself failed: show what the prefix up to the error made.
-            let cut = e
-                .span
-                .as_ref()
-                .map_or(0, |s| if s.is_empty() { s.start } else { s.end });
-            let cut = prefix.floor_char_boundary(cut);
-            let partial = Parser::with_events(template, Some(&prefix[..cut]), tools, Events::Trace);
-            let (events, origin, held) = match &partial {
-                Ok(p) => (p.initial_events().to_vec(), p.origin(), p.held()),
-                Err(_) => (Vec::new(), 0, 0..0),
-            };
-            return Trace {
-                events,
-                origin,
-                held,
-                result: Err(e),
-            };
-        }
+/// The trace of a prefix that itself fails to parse: what the prefix up to the error made
+/// (the parser is never built, so its initial events are not known otherwise). `None` when the
+/// prefix parses.
+fn prefix_failure(template: &Template, prefix: &str, tools: Option<&Value>) -> Option<Trace> {
+    let e = Parser::with_events(template, Some(prefix), tools, Events::Trace).err()?;
+    let cut = e
+        .span
+        .as_ref()
+        .map_or(0, |s| if s.is_empty() { s.start } else { s.end });
+    let cut = prefix.floor_char_boundary(cut);
+    let partial = Parser::with_events(template, Some(&prefix[..cut]), tools, Events::Trace);
+    let (events, origin, held) = match &partial {
+        Ok(p) => (p.initial_events().to_vec(), p.origin(), p.held()),
+        Err(_) => (Vec::new(), 0, 0..0),
     };
-    let origin = p.origin();
-    let mut events = p.initial_events().to_vec();
-    match p.feed(generation) {
-        Ok(evs) => {
-            events.extend(evs);
-            let held = p.held();
-            let result = p.finalize().map(|(message, evs)| {
-                events.extend(evs);
-                message
-            });
-            Trace {
-                events,
-                origin,
-                held,
-                result,
-            }
-        }
-        Err(e) => {
-            let (more, held) = replay_until(template, prefix, generation, tools, &e);
-            events.extend(more);
-            Trace {
-                events,
-                origin,
-                held,
-                result: Err(e),
-            }
-        }
-    }
-}
-
-/// Events of the generation up to where `error` happened, and what was held there.
-fn replay_until(
-    template: &Template,
-    prefix: &str,
-    generation: &str,
-    tools: Option<&Value>,
-    error: &ParseError,
-) -> (Vec<Event>, Range<usize>) {
-    let Ok(mut p) = Parser::with_events(template, Some(prefix), tools, Events::Trace) else {
-        return (Vec::new(), 0..0);
-    };
-    let mut events = Vec::new();
-    match &error.span {
-        Some(s) => {
-            let at = if s.is_empty() { s.start } else { s.end };
-            let cut = generation.floor_char_boundary(at.saturating_sub(prefix.len()));
-            if let Ok(evs) = p.feed(&generation[..cut]) {
-                events.extend(evs);
-            }
-        }
-        None => {
-            // No position: feed line by line and keep everything before the failing line.
-            for line in generation.split_inclusive('\n') {
-                match p.feed(line) {
-                    Ok(evs) => events.extend(evs),
-                    Err(_) => break,
-                }
-            }
-        }
-    }
-    (events, p.held())
+    Some(Trace {
+        events,
+        origin,
+        held,
+        result: Err(e),
+    })
 }
 
 /// Regions and coloured segments from a trace.
@@ -226,23 +161,14 @@ fn regions_and_segments(
     }
     let regions = model.into_regions();
     // Locate captures inside their delimiters.
-    let mut capture_pieces = Vec::new();
-    for (ri, g) in regions.iter().enumerate() {
-        let close = g.close.clone().unwrap_or(0..0);
-        for (ci, (_, value)) in g.captures.iter().enumerate() {
-            let Value::Str(text) = value else { continue };
-            if text.is_empty() {
-                continue;
-            }
-            let found = [&g.open, &close].into_iter().find_map(|delim| {
-                let at = document.get(delim.clone())?.find(text.as_str())?;
-                Some(delim.start + at..delim.start + at + text.len())
-            });
-            if let Some(r) = found {
-                capture_pieces.push((r, ri, ci));
-            }
-        }
-    }
+    let capture_pieces: Vec<(Range<usize>, usize, usize)> = regions
+        .iter()
+        .enumerate()
+        .flat_map(|(ri, g)| {
+            (0..g.captures.len())
+                .filter_map(move |ci| Some((g.capture_span(document, ci)?, ri, ci)))
+        })
+        .collect();
     let mut segments = paint::cover(pieces, trace.origin, document.len());
     for (r, region, capture) in capture_pieces {
         paint::overlay(&mut segments, &r, |s| {
@@ -317,17 +243,21 @@ pub fn analyze(template: &Template, name: &str, sample: &Sample, file_text: &str
     let document = format!("{prefix}{}", sample.generation);
     let prefix_len = prefix.len();
     // One traced parse of the whole text gives the message `rtbench test` judges, the events
-    // and the silent losses; only a failed parse runs again, to show what led up to the error.
+    // (up to an error, if any) and the silent losses; only a prompt that fails to parse runs
+    // again, to show what its part before the error made.
     let (audit, findings) = sample_findings(template, sample, name, file_text);
-    let trace = match &audit.result {
-        Ok(_) => Trace {
-            events: audit.events,
-            origin: audit.origin,
-            held: audit.held,
-            result: audit.result,
-        },
-        Err(_) => trace(template, prefix, &sample.generation, sample.tools.as_ref()),
+    let failed_prefix = match &audit.result {
+        Err(_) if audit.events.is_empty() => {
+            prefix_failure(template, prefix, sample.tools.as_ref())
+        }
+        _ => None,
     };
+    let trace = failed_prefix.unwrap_or(Trace {
+        events: audit.events,
+        origin: audit.origin,
+        held: audit.held,
+        result: audit.result,
+    });
     let error = trace.result.as_ref().err();
     // Error positions come from the content parsers: keep them on character boundaries.
     let error_at = error

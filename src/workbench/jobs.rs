@@ -61,11 +61,7 @@ impl Job {
     pub fn run(&self) -> Done {
         let overlay = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.compute()))
             .unwrap_or_else(|payload| {
-                let what = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "unknown panic".into());
+                let what = crate::workbench::worker::panic_message(payload.as_ref());
                 Overlay {
                     title: format!("{} failed", self.kind.label()),
                     lines: vec![format!("internal error (a bug; please report it): {what}")],

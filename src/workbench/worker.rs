@@ -9,8 +9,9 @@ use std::time::Instant;
 
 use crate::workbench::analysis::{self, Status};
 use crate::workbench::highlight;
-use crate::workbench::inputs::{Inputs, read_sample};
+use crate::workbench::inputs::{Inputs, SampleFile, read_sample};
 use crate::workbench::state::{Report, SampleEntry, Shown};
+use rtbench_engine::template::Template;
 use rtbench_engine::value::Value;
 use rtbench_tooling::chunking::{CheckPlan, Generation, stable};
 
@@ -30,6 +31,17 @@ pub struct Request {
 
 /// Parses the inputs for one request.
 pub fn compute(inputs: &Inputs, req: &Request) -> Report {
+    compute_and_keep(inputs, req).0
+}
+
+/// The template and sample files a report was made from, for the work that follows it.
+struct Parsed {
+    template: Template,
+    files: Vec<SampleFile>,
+}
+
+/// [`compute`], also returning what it read (unless the template could not be used).
+fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) {
     let started = Instant::now();
     let template = inputs.load_template();
     let template_name = inputs.template.name();
@@ -41,7 +53,7 @@ pub fn compute(inputs: &Inputs, req: &Request) -> Report {
         .unwrap_or(req.selected_index.min(files.len().saturating_sub(1)));
     let loaded = match template {
         Err(d) => {
-            return Report {
+            let report = Report {
                 seq: req.seq,
                 template_name,
                 template_error: Some(d),
@@ -55,6 +67,7 @@ pub fn compute(inputs: &Inputs, req: &Request) -> Report {
                 lint: Vec::new(),
                 took: started.elapsed(),
             };
+            return (report, None);
         }
         Ok(t) => t,
     };
@@ -116,7 +129,7 @@ pub fn compute(inputs: &Inputs, req: &Request) -> Report {
     } else {
         Vec::new()
     };
-    Report {
+    let report = Report {
         seq: req.seq,
         template_name: loaded.name,
         template_error: None,
@@ -126,38 +139,50 @@ pub fn compute(inputs: &Inputs, req: &Request) -> Report {
         never_matched,
         lint: loaded.lint,
         took: started.elapsed(),
-    }
+    };
+    let parsed = Parsed {
+        template: loaded.template,
+        files,
+    };
+    (report, Some(parsed))
+}
+
+/// What a caught panic said.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
 }
 
 /// [`compute`], with a panic turned into a reported error instead of a dead thread.
-fn compute_guarded(inputs: &Inputs, req: &Request) -> Report {
+fn compute_guarded(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) {
     let started = Instant::now();
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compute(inputs, req))).unwrap_or_else(
-        |payload| {
-            let what = payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            Report {
-                seq: req.seq,
-                template_name: inputs.template.name(),
-                template_error: None,
-                samples: inputs
-                    .sample_sources()
-                    .iter()
-                    .map(|s| SampleEntry::new(s.name(), Status::Unknown))
-                    .collect(),
-                sample_error: Some(format!(
-                    "internal error while parsing (a bug; please report it): {what}"
-                )),
-                shown: None,
-                never_matched: Vec::new(),
-                lint: Vec::new(),
-                took: started.elapsed(),
-            }
-        },
-    )
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        compute_and_keep(inputs, req)
+    }))
+    .unwrap_or_else(|payload| {
+        let what = panic_message(payload.as_ref());
+        let report = Report {
+            seq: req.seq,
+            template_name: inputs.template.name(),
+            template_error: None,
+            samples: inputs
+                .sample_sources()
+                .iter()
+                .map(|s| SampleEntry::new(s.name(), Status::Unknown))
+                .collect(),
+            sample_error: Some(format!(
+                "internal error while parsing (a bug; please report it): {what}"
+            )),
+            shown: None,
+            never_matched: Vec::new(),
+            lint: Vec::new(),
+            took: started.elapsed(),
+        };
+        (report, None)
+    })
 }
 
 /// Starts the worker thread: it serves requests from `requests` and sends each report through
@@ -183,14 +208,18 @@ where
                 while let Ok(r) = requests.try_recv() {
                     req = r;
                 }
-                let report = compute_guarded(&inputs, &req);
+                let (report, parsed) = compute_guarded(&inputs, &req);
                 match requests.try_recv() {
                     Ok(newer) => next = Some(newer),
                     Err(TryRecvError::Empty) => {
+                        let Some(parsed) = parsed else {
+                            send(report);
+                            continue;
+                        };
                         send(report.clone());
                         // Then, while nothing newer is asked for, the chunking verdicts.
                         let pass = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            stability(&inputs, report, &requests)
+                            stability(&parsed, report, &requests)
                         }));
                         match pass {
                             Ok(Stability::Done(r)) => send(r),
@@ -228,26 +257,22 @@ enum Stability {
     Interrupted(Option<Request>),
 }
 
-/// Streams every readable sample of `report` with the chunkings of [`stability_plan`] and
-/// marks those whose result changes, stopping as soon as a newer request arrives.
-fn stability(inputs: &Inputs, mut report: Report, requests: &Receiver<Request>) -> Stability {
-    let Ok(loaded) = inputs.load_template() else {
-        return Stability::Done(report);
-    };
-    let sources = inputs.sample_sources();
-    for (entry, source) in report.samples.iter_mut().zip(sources.iter()) {
+/// Streams every readable sample of `report` (read into `parsed`) with the chunkings of
+/// [`stability_plan`] and marks those whose result changes, stopping as soon as a newer
+/// request arrives.
+fn stability(parsed: &Parsed, mut report: Report, requests: &Receiver<Request>) -> Stability {
+    for (entry, file) in report.samples.iter_mut().zip(&parsed.files) {
         match requests.try_recv() {
             Ok(newer) => return Stability::Interrupted(Some(newer)),
             Err(TryRecvError::Disconnected) => return Stability::Interrupted(None),
             Err(TryRecvError::Empty) => {}
         }
-        let file = read_sample(source);
         let Ok(sample) = &file.sample else { continue };
-        if file.name != entry.name || sample.generation.len() > STABILITY_LIMIT {
+        if sample.generation.len() > STABILITY_LIMIT {
             continue;
         }
         let generation = Generation {
-            template: loaded.template.clone(),
+            template: parsed.template.clone(),
             prefix: sample.prefix.as_deref().unwrap_or(""),
             tools: sample.tools.as_ref(),
             text: &sample.generation,

@@ -93,7 +93,7 @@ pub const DISCARD_THRESHOLD: usize = 3;
 pub struct Audit {
     /// The message, or the error, exactly as [`crate::parse_response`] gives them.
     pub result: Result<Dict, ParseError>,
-    /// The traced events up to the end (or the error).
+    /// The traced events up to the end, or up to the error.
     pub events: Vec<Event>,
     /// The regions of the events.
     pub regions: Vec<Region>,
@@ -116,11 +116,11 @@ pub fn audit(template: &Template, prefix: &str, generation: &str, tools: Option<
         Parser::for_whole_text(template, Some(prefix), tools, Events::Trace).and_then(|mut p| {
             origin = p.origin();
             events.extend_from_slice(p.initial_events());
-            events.extend(p.feed(generation)?);
+            // Events before an error stay in `events`.
+            let fed = p.feed_into(generation, &mut events);
             held = p.held();
-            let (message, evs) = p.finalize()?;
-            events.extend(evs);
-            Ok(message)
+            fed?;
+            p.finalize_into(&mut events)
         });
     let document = format!("{prefix}{generation}");
     let mut model = RegionBuilder::new(document.len());
@@ -453,17 +453,12 @@ fn unused(template: &Template, document: &str, i: usize, g: &Region, out: &mut V
             help: "put \"{content}\" where the text belongs in the transform, or drop the text with a delimiter that consumes it".into(),
         });
     }
-    for (name, value) in &g.captures {
+    for (c, (name, value)) in g.captures.iter().enumerate() {
         if used.iter().any(|r| r == name) || value.as_str().is_some_and(str::is_empty) {
             continue;
         }
-        let span = [&g.open, g.close.as_ref().unwrap_or(&(0..0))]
-            .into_iter()
-            .find_map(|d| {
-                let text = value.as_str()?;
-                let at = document.get(d.clone())?.find(text)?;
-                Some(d.start + at..d.start + at + text.len())
-            })
+        let span = g
+            .capture_span(document, c)
             .unwrap_or_else(|| g.open.clone());
         out.push(Loss {
             kind: LossKind::Unused,

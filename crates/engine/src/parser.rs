@@ -315,13 +315,19 @@ impl Parser {
 
     /// Feeds more generated text and returns the events it produced.
     pub fn feed(&mut self, text: &str) -> Result<Vec<Event>, ParseError> {
+        let mut events = Vec::new();
+        self.feed_into(text, &mut events)?;
+        Ok(events)
+    }
+
+    /// Like [`Parser::feed`], appending the events to `events` as they happen: when the feed
+    /// fails, the events before the error are there (a view can show what led up to it).
+    pub fn feed_into(&mut self, text: &str, events: &mut Vec<Event>) -> Result<(), ParseError> {
         if self.finalized {
             return Err(ParseError::new("ResponseParser already finalized"));
         }
         self.buffer.push_str(text);
-        let mut events = Vec::new();
-        self.process(&mut events, false)?;
-        Ok(events)
+        self.process(events, false)
     }
 
     /// Like [`Parser::feed`] for text the caller owns: a first feed takes it over instead of
@@ -339,11 +345,18 @@ impl Parser {
     /// Ends the stream: flushes held text, closes the open region, checks required fields and
     /// drops empty values. Returns the message and the final events.
     pub fn finalize(&mut self) -> Result<(Dict, Vec<Event>), ParseError> {
+        let mut events = Vec::new();
+        let message = self.finalize_into(&mut events)?;
+        Ok((message, events))
+    }
+
+    /// Like [`Parser::finalize`], appending the final events to `events` as they happen (kept
+    /// when it fails).
+    pub fn finalize_into(&mut self, events: &mut Vec<Event>) -> Result<Dict, ParseError> {
         if self.finalized {
             return Err(ParseError::new("ResponseParser already finalized"));
         }
-        let mut events = Vec::new();
-        self.process(&mut events, true)?;
+        self.process(events, true)?;
         let missing: Vec<Value> = self
             .template
             .fields()
@@ -363,7 +376,7 @@ impl Parser {
             .filter(|(k, v)| defaults.contains_key(k) || !v.is_empty_value())
             .collect();
         self.finalized = true;
-        Ok((message, events))
+        Ok(message)
     }
 
     fn process(&mut self, events: &mut Vec<Event>, eos: bool) -> Result<(), ParseError> {

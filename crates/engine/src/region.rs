@@ -86,6 +86,22 @@ impl Region {
     pub fn is_closed(&self) -> bool {
         self.ending.is_some()
     }
+
+    /// Where capture `index` lies in `document`: its text found in the open delimiter, else in
+    /// the close (`None` for an empty or non-string capture, or one found in neither).
+    pub fn capture_span(&self, document: &str, index: usize) -> Option<Range<usize>> {
+        let text = self
+            .captures
+            .get(index)?
+            .1
+            .as_str()
+            .filter(|t| !t.is_empty())?;
+        let close = self.close.clone().unwrap_or(0..0);
+        [&self.open, &close].into_iter().find_map(|delim| {
+            let at = document.get(delim.clone())?.find(text)?;
+            Some(delim.start + at..delim.start + at + text.len())
+        })
+    }
 }
 
 /// Pairs events into regions as they arrive; [`regions`] does it for a finished stream.

@@ -12,10 +12,9 @@
 use std::ops::Range;
 
 use pyregex::RegexError;
+use rtbench_engine::audit::{Audit, audit};
 use rtbench_engine::delimiter::Delimiter;
-use rtbench_engine::event::Event;
-use rtbench_engine::parser::{Events, ParseError, Parser};
-use rtbench_engine::region::RegionBuilder;
+use rtbench_engine::parser::ParseError;
 pub use rtbench_engine::region::{Ending, Region};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::Value;
@@ -253,14 +252,15 @@ fn traced(
     tools: Option<&Value>,
 ) -> Result<Traced, String> {
     let document = format!("{prefix}{generation}");
-    let (events, parse_error, origin) = trace(template, prefix, generation, tools);
-    let mut model = RegionBuilder::new(document.len());
-    for (i, e) in events.iter().enumerate() {
-        model.push(i, e);
-    }
-    if let Some(e) = &parse_error {
-        model.fail(template, e);
-    }
+    // The one-shot traced parse `rtbench parse` and the workbench see, with the events before
+    // an error kept.
+    let Audit {
+        result,
+        regions,
+        origin,
+        ..
+    } = audit(template, prefix, generation, tools);
+    let parse_error = result.err();
     let anchor = if prefix.is_empty() {
         AnchorCut::EmptyPrefix
     } else {
@@ -282,7 +282,7 @@ fn traced(
         document,
         prefix_len: prefix.len(),
         origin,
-        regions: model.into_regions(),
+        regions,
         parse_error,
         anchor,
     })
@@ -555,53 +555,6 @@ fn explain_field(
 
 fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
     !a.is_empty() && a.start < b.end && b.start < a.end
-}
-
-/// Runs the parser with tracing; events up to a parse error are kept.
-fn trace(
-    template: &Template,
-    prefix: &str,
-    generation: &str,
-    tools: Option<&Value>,
-) -> (Vec<Event>, Option<ParseError>, usize) {
-    let mut events = Vec::new();
-    let mut p = match Parser::with_events(template, Some(prefix), tools, Events::Trace) {
-        Ok(p) => p,
-        Err(e) => return (events, Some(e), prefix.len()),
-    };
-    let origin = p.origin();
-    events.extend_from_slice(p.initial_events());
-    let error = match p.feed(generation) {
-        Ok(evs) => {
-            events.extend(evs);
-            match p.finalize() {
-                Ok((_, evs)) => {
-                    events.extend(evs);
-                    None
-                }
-                Err(e) => Some(e),
-            }
-        }
-        Err(e) => {
-            // A failed feed returns no events: replay the generation up to the end of the
-            // failing body, which the parser takes without reaching the failing close.
-            let cut = e
-                .body
-                .as_ref()
-                .or(e.span.as_ref())
-                .map(|b| b.end.saturating_sub(prefix.len()))
-                .filter(|&c| c <= generation.len() && generation.is_char_boundary(c));
-            if let (Some(cut), Ok(mut p)) = (
-                cut,
-                Parser::with_events(template, Some(prefix), tools, Events::Trace),
-            ) && let Ok(evs) = p.feed(&generation[..cut])
-            {
-                events.extend(evs);
-            }
-            Some(e)
-        }
-    };
-    (events, error, origin)
 }
 
 /// A pattern source on one line: control characters written as escapes.

@@ -7,6 +7,7 @@ use std::ops::Range;
 use crate::sample::Sample;
 use rtbench_engine::audit::{Audit, LossKind, audit};
 use rtbench_engine::diagnostic::Diagnostic;
+use rtbench_engine::offsets::line_starts;
 use rtbench_engine::template::Template;
 
 /// One warning about a sample.
@@ -46,15 +47,16 @@ pub fn sample_findings(
 ) -> (Audit, Vec<Finding>) {
     let prefix = sample.prefix.as_deref().unwrap_or("");
     let audit = audit(template, prefix, &sample.generation, sample.tools.as_ref());
+    let line_starts = if sample.warnings.is_empty() {
+        Vec::new()
+    } else {
+        line_starts(file_text)
+    };
     let mut out: Vec<Finding> = sample
         .warnings
         .iter()
         .map(|w| {
-            let line_start: usize = file_text
-                .split_inclusive('\n')
-                .take(w.line - 1)
-                .map(str::len)
-                .sum();
+            let line_start = line_starts.get(w.line - 1).copied().unwrap_or(0);
             Finding {
                 diagnostic: Diagnostic::warning(w.message.clone())
                     .in_file(name)

@@ -344,19 +344,6 @@ fn placeholders(f: &rtbench_engine::Field, spec: Option<&Value>, out: &mut Vec<T
 
 // ---- booleans and content options ----
 
-fn truthy(v: &Value) -> bool {
-    match v {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Int(i) => *i != 0,
-        Value::BigInt(_) => true,
-        Value::Float(f) => *f != 0.0,
-        Value::Str(s) => !s.is_empty(),
-        Value::List(l) => !l.is_empty(),
-        Value::Dict(d) => !d.is_empty(),
-    }
-}
-
 fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
@@ -372,7 +359,7 @@ fn boolean(field: &str, name: &str, v: &Value, path: JsonPath, out: &mut Vec<Tem
     if matches!(v, Value::Bool(_)) {
         return;
     }
-    let reads = truthy(v);
+    let reads = v.truthy();
     let why = match v {
         Value::Str(s) if !s.is_empty() => {
             let lower = s.trim().to_lowercase();
@@ -389,7 +376,11 @@ fn boolean(field: &str, name: &str, v: &Value, path: JsonPath, out: &mut Vec<Tem
         Value::Null => "null (None) is falsy, not the default".to_string(),
         Value::List(_) | Value::Dict(_) => format!(
             "{} {} is {}",
-            if truthy(v) { "a non-empty" } else { "an empty" },
+            if v.truthy() {
+                "a non-empty"
+            } else {
+                "an empty"
+            },
             if matches!(v, Value::List(_)) {
                 "list"
             } else {
