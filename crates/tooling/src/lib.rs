@@ -1,6 +1,7 @@
 //! Debugging tools on top of the response-template engine, shared by rtbench's command line and
 //! its workbench. Nothing here draws on a terminal.
 
+pub mod atomic;
 pub mod chunking;
 pub mod diff;
 pub mod explain;

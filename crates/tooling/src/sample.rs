@@ -104,10 +104,18 @@ impl Sample {
 pub const EXPECTED_ERROR_KEY: &str = "$error";
 
 /// The sample file's text with its `expected` section replaced by `expected` (added at the end
-/// when there is none); everything else stays byte for byte.
+/// when there is none); everything else stays byte for byte. A file whose lines end with CRLF
+/// (its first line break is `\r\n`) gets the new section with CRLF line breaks too.
 pub fn replace_expected(path: &Path, text: &str, expected: &str) -> Result<String, SampleError> {
     let sections = sections(path, text)?;
+    let crlf = text.find('\n').is_some_and(|i| text[..i].ends_with('\r'));
+    let nl = if crlf { "\r\n" } else { "\n" };
     let body = expected.trim_end_matches(['\n', '\r']);
+    let body = if crlf {
+        body.replace("\r\n", "\n").replace('\n', "\r\n")
+    } else {
+        body.to_string()
+    };
     Ok(match sections.iter().find(|s| s.name == "expected") {
         Some(s) => {
             let end = s.content_end(text);
@@ -115,7 +123,7 @@ pub fn replace_expected(path: &Path, text: &str, expected: &str) -> Result<Strin
             let brk = if after.starts_with('\n') || after.starts_with("\r\n") {
                 ""
             } else {
-                "\n"
+                nl
             };
             format!("{}{body}{brk}{after}", &text[..s.raw.start])
         }
@@ -124,9 +132,9 @@ pub fn replace_expected(path: &Path, text: &str, expected: &str) -> Result<Strin
             let sep = if text.is_empty() || text.ends_with('\n') {
                 ""
             } else {
-                "\n"
+                nl
             };
-            format!("{text}{sep}--- expected ---\n{body}\n")
+            format!("{text}{sep}--- expected ---{nl}{body}{nl}")
         }
     })
 }
@@ -494,6 +502,40 @@ mod tests {
             assert_eq!(added, "--- generation ---\nx\n--- expected ---\n{}\n");
             assert_eq!(parse_sample(p, &added).unwrap().generation, "x");
         }
+    }
+
+    #[test]
+    fn replacing_the_expected_section_keeps_crlf_line_breaks() {
+        let p = Path::new("t.sample");
+        let text = "--- generation ---\r\nx\r\n--- expected ---\r\n{}\r\n--- note ---\r\nn\r\n";
+        let out = replace_expected(p, text, "{\n  \"a\": 1\n}\n").unwrap();
+        assert_eq!(
+            out,
+            "--- generation ---\r\nx\r\n--- expected ---\r\n{\r\n  \"a\": 1\r\n}\r\n--- note ---\r\nn\r\n"
+        );
+        assert_eq!(
+            parse_sample(p, &out).unwrap().expected,
+            py::json_loads("{\"a\": 1}").ok()
+        );
+        for text in ["--- generation ---\r\nx", "--- generation ---\r\nx\r\n"] {
+            let added = replace_expected(p, text, "{\n}").unwrap();
+            assert_eq!(
+                added,
+                "--- generation ---\r\nx\r\n--- expected ---\r\n{\r\n}\r\n"
+            );
+            assert!(!added.replace("\r\n", "").contains('\n'), "{added:?}");
+        }
+        // The last section with no line break after it gets a CRLF one.
+        let last = replace_expected(
+            p,
+            "--- generation ---\r\nx\r\n--- expected ---\r\nold",
+            "{}",
+        )
+        .unwrap();
+        assert_eq!(
+            last,
+            "--- generation ---\r\nx\r\n--- expected ---\r\n{}\r\n"
+        );
     }
 
     #[test]
