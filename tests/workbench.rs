@@ -12,7 +12,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier};
 use rtbench::workbench::inputs::{Inputs, Source};
-use rtbench::workbench::keys::{self, Action};
+use rtbench::workbench::keys::Action;
 use std::sync::Arc;
 
 use rtbench::workbench::state::{Mode, Pane, State};
@@ -244,7 +244,8 @@ fn keys_move_the_cursor_and_select_the_region_under_it() {
         if state.cursor == first_tool {
             break;
         }
-        update::on_action(&mut state, keys::action(key(KeyCode::Char('n'))).unwrap());
+        let n = state.keys.action(key(KeyCode::Char('n'))).unwrap();
+        update::on_action(&mut state, n);
     }
     assert_eq!(state.cursor, first_tool);
     let r = state.region.unwrap();
@@ -289,6 +290,7 @@ fn a_click_in_the_raw_text_puts_the_cursor_on_that_character() {
         layout::compute(Rect::new(0, 0, 120, 40), &state)
             .rect(Pane::Raw)
             .unwrap(),
+        raw::shows_fold(&state),
     );
     let rows = raw::rows_of_line(a, state.raw_top.0, usize::from(text.width));
     assert_eq!(state.cursor, rows[state.raw_top.1].start);
@@ -611,11 +613,14 @@ fn replay_keys_step_play_and_change_the_chunking() {
         state.replay.as_ref().unwrap().chunking(),
         Chunking::CodePoints(vec![3, 5])
     );
-    // A bad size is refused with a note, the replay unchanged.
+    // A bad size is refused at the prompt (still open to fix it), the replay unchanged.
     update::on_action(&mut state, Action::Prompt);
     update::on_prompt_key(&mut state, key(KeyCode::Char('0')));
     update::on_prompt_key(&mut state, key(KeyCode::Enter));
-    assert!(state.note.as_deref().unwrap().contains("'0'"));
+    let error = state.prompt.as_ref().and_then(|p| p.error.clone());
+    assert!(error.unwrap().contains("'0'"));
+    update::on_prompt_key(&mut state, key(KeyCode::Esc));
+    assert_eq!(state.mode, rtbench::workbench::state::Mode::Replay);
     assert_eq!(
         state.replay.as_ref().unwrap().chunking(),
         Chunking::CodePoints(vec![3, 5])

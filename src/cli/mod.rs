@@ -204,6 +204,7 @@ pub fn main() -> ExitCode {
         None => crate::workbench::run(&crate::workbench::Options {
             paths: cli.paths,
             theme: cli.theme,
+            ..Default::default()
         }),
     };
     match result {

@@ -70,6 +70,7 @@ impl Job {
                         JobKind::Explain { field, .. } => Some(field),
                         JobKind::CheckChunkings => None,
                     },
+                    confirm: None,
                 }
             });
         Done {
@@ -109,6 +110,7 @@ fn explain(a: &Analysis, field: usize, name: &str) -> Overlay {
         lines,
         scroll: 0,
         field: Some(field),
+        confirm: None,
     }
 }
 
@@ -146,6 +148,7 @@ fn check_chunkings(a: &Analysis) -> Overlay {
         lines,
         scroll: 0,
         field: None,
+        confirm: None,
     }
 }
 
@@ -400,6 +403,7 @@ mod tests {
                         lines: Vec::new(),
                         scroll: 0,
                         field: None,
+                        confirm: None,
                     },
                 }
             },

@@ -1,10 +1,13 @@
-//! Key bindings: which key does what. The help overlay lists [`BINDINGS`], so the two cannot
-//! drift apart.
+//! Key bindings: which key does what. The defaults follow the terminal tools people know
+//! (gitui, lazygit, yazi): `q` quits, `Esc` goes back and never quits, number keys focus
+//! panes, `/` searches, `o` opens the editor. A config file may rebind any action by name (see
+//! [`crate::workbench::config`]); the help overlay lists the bindings in force, from the same
+//! [`Keymap`] the run loop reads, so the two cannot drift apart.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 /// What a key asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Action {
     Quit,
     Help,
@@ -20,12 +23,17 @@ pub enum Action {
     LineEnd,
     Top,
     Bottom,
+    /// The next region (with a search: the next match).
     NextRegion,
     PrevRegion,
     NextSample,
     PrevSample,
-    /// Show or hide pane n (0-based, in focus order).
+    /// Focus pane n (0-based, in focus order), showing it if it is hidden.
+    FocusPane(usize),
+    /// Show or hide pane n.
     TogglePane(usize),
+    /// Hide the focused pane.
+    HidePane,
     Zoom,
     Wider,
     Narrower,
@@ -34,6 +42,8 @@ pub enum Action {
     Reload,
     /// Esc: close the help or an overlay, cancel a check, leave the replay; never quits.
     Back,
+    /// Enter: go to the selected diagnostic's place, or open the selected sample.
+    Activate,
     /// Enter or leave the stream replay.
     Replay,
     /// Space: play / pause the replay (a page down elsewhere).
@@ -46,98 +56,625 @@ pub enum Action {
     Explain,
     /// Check that no chunking changes the current sample's result.
     CheckChunkings,
+    /// Search the raw text.
+    Search,
+    /// The previous match of the search.
+    SearchPrev,
+    /// Fold or unfold the prefix before the start anchor.
+    Fold,
+    /// Open the editor at the place under the cursor.
+    OpenEditor,
+    /// Write the current message into the sample's expected section (after a confirmation).
+    Bless,
+    /// Release the mouse (so the terminal can select text) or capture it again.
+    ToggleMouse,
 }
 
-/// Every binding as shown in the help: keys, then what they do.
-pub const BINDINGS: &[(&str, &str)] = &[
-    ("?", "show / hide this help"),
-    ("q  Ctrl-C", "quit"),
-    ("Esc", "close, cancel or go back (never quits)"),
-    ("Tab  Shift-Tab", "focus the next / previous pane"),
-    (
-        "← → ↑ ↓  h l k j",
-        "move the cursor (raw), scroll or select (others)",
-    ),
-    ("PgUp  PgDn", "a page up / down"),
-    ("Home  End  0  $", "start / end of the line"),
-    ("g  G", "top / bottom"),
-    ("n  p", "cursor to the next / previous region"),
-    ("]  [", "next / previous sample"),
-    (
-        "1 … 5",
-        "show / hide raw, message, region, diagnostics, samples",
-    ),
-    ("z", "zoom the focused pane (again to unzoom)"),
-    ("<  >", "raw pane narrower / wider"),
-    ("+  -", "bottom row taller / shorter"),
-    ("r", "re-read the files now"),
-    (
-        "e",
-        "explain the selected region's field (← → other fields)",
-    ),
-    (
-        "x",
-        "check every chunking of the sample against the one-shot parse",
-    ),
-    ("s", "stream replay of the sample: on / off"),
-    ("replay: ← → h l", "one step back / forward (PgUp PgDn: 10)"),
-    ("replay: g G Home End", "first / last step"),
-    ("replay: Space", "play / pause"),
-    ("replay: < >", "play slower / faster"),
-    ("replay: + -", "chunk size (random: seed) up / down"),
-    ("replay: c", "chunking: size, sizes, random, tokens, bytes"),
-    ("replay: :", "type chunk sizes, e.g. 3,5,1 (Enter)"),
-    (
-        "replay: ↑ ↓ j k",
-        "select a timeline event (highlighted in the text)",
-    ),
-    (
-        "click  drag",
-        "focus a pane; in raw text, put the cursor there",
-    ),
-    ("mouse wheel", "scroll the pane under the pointer"),
-];
+/// Names of the panes as the config file spells them, in focus order.
+pub const PANE_NAMES: [&str; 5] = ["raw", "message", "region", "diagnostics", "samples"];
 
-/// The action of a key press, if any.
-pub fn action(key: KeyEvent) -> Option<Action> {
-    if key.kind == KeyEventKind::Release {
-        return None;
+/// Every action with the name a config file uses for it.
+pub fn actions() -> Vec<(Action, String)> {
+    use Action::*;
+    let mut out: Vec<(Action, String)> = [
+        (Quit, "quit"),
+        (Help, "help"),
+        (Back, "back"),
+        (Activate, "activate"),
+        (FocusNext, "focus_next"),
+        (FocusPrev, "focus_prev"),
+        (Left, "left"),
+        (Right, "right"),
+        (Up, "up"),
+        (Down, "down"),
+        (PageUp, "page_up"),
+        (PageDown, "page_down"),
+        (LineStart, "line_start"),
+        (LineEnd, "line_end"),
+        (Top, "top"),
+        (Bottom, "bottom"),
+        (NextRegion, "next_region"),
+        (PrevRegion, "prev_region"),
+        (NextSample, "next_sample"),
+        (PrevSample, "prev_sample"),
+        (HidePane, "hide_pane"),
+        (Zoom, "zoom"),
+        (Wider, "wider"),
+        (Narrower, "narrower"),
+        (Taller, "taller"),
+        (Shorter, "shorter"),
+        (Reload, "reload"),
+        (Replay, "replay"),
+        (PlayPause, "play_pause"),
+        (NextChunking, "next_chunking"),
+        (Prompt, "chunk_sizes"),
+        (Explain, "explain"),
+        (CheckChunkings, "check_chunkings"),
+        (Search, "search"),
+        (SearchPrev, "search_prev"),
+        (Fold, "fold"),
+        (OpenEditor, "open_editor"),
+        (Bless, "bless"),
+        (ToggleMouse, "toggle_mouse"),
+    ]
+    .into_iter()
+    .map(|(a, n)| (a, n.to_string()))
+    .collect();
+    for (i, p) in PANE_NAMES.iter().enumerate() {
+        out.push((FocusPane(i), format!("focus_{p}")));
+        out.push((TogglePane(i), format!("toggle_{p}")));
     }
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    Some(match key.code {
-        KeyCode::Char('c') if ctrl => Action::Quit,
-        KeyCode::Char('q') => Action::Quit,
-        KeyCode::Esc => Action::Back,
-        KeyCode::Char('?') | KeyCode::F(1) => Action::Help,
-        KeyCode::Tab => Action::FocusNext,
-        KeyCode::BackTab => Action::FocusPrev,
-        KeyCode::Left | KeyCode::Char('h') => Action::Left,
-        KeyCode::Right | KeyCode::Char('l') => Action::Right,
-        KeyCode::Up | KeyCode::Char('k') => Action::Up,
-        KeyCode::Down | KeyCode::Char('j') => Action::Down,
-        KeyCode::PageUp => Action::PageUp,
-        KeyCode::PageDown => Action::PageDown,
-        KeyCode::Char(' ') => Action::PlayPause,
-        KeyCode::Char('s') => Action::Replay,
-        KeyCode::Char('c') => Action::NextChunking,
-        KeyCode::Char(':') => Action::Prompt,
-        KeyCode::Char('e') => Action::Explain,
-        KeyCode::Char('x') => Action::CheckChunkings,
-        KeyCode::Home | KeyCode::Char('0') => Action::LineStart,
-        KeyCode::End | KeyCode::Char('$') => Action::LineEnd,
-        KeyCode::Char('g') => Action::Top,
-        KeyCode::Char('G') => Action::Bottom,
-        KeyCode::Char('n') => Action::NextRegion,
-        KeyCode::Char('p') => Action::PrevRegion,
-        KeyCode::Char(']') => Action::NextSample,
-        KeyCode::Char('[') => Action::PrevSample,
-        KeyCode::Char(c @ '1'..='5') => Action::TogglePane(c as usize - '1' as usize),
-        KeyCode::Char('z') => Action::Zoom,
-        KeyCode::Char('>') => Action::Wider,
-        KeyCode::Char('<') => Action::Narrower,
-        KeyCode::Char('+') | KeyCode::Char('=') => Action::Taller,
-        KeyCode::Char('-') => Action::Shorter,
-        KeyCode::Char('r') => Action::Reload,
-        _ => return None,
-    })
+    out
+}
+
+/// The default bindings: (key, action). Several keys may do the same thing.
+const DEFAULTS: &[(&str, Action)] = {
+    use Action::*;
+    &[
+        ("?", Help),
+        ("f1", Help),
+        ("q", Quit),
+        ("ctrl-c", Quit),
+        ("esc", Back),
+        ("enter", Activate),
+        ("tab", FocusNext),
+        ("backtab", FocusPrev),
+        ("left", Left),
+        ("h", Left),
+        ("right", Right),
+        ("l", Right),
+        ("up", Up),
+        ("k", Up),
+        ("down", Down),
+        ("j", Down),
+        ("pageup", PageUp),
+        ("pagedown", PageDown),
+        ("home", LineStart),
+        ("0", LineStart),
+        ("end", LineEnd),
+        ("$", LineEnd),
+        ("g", Top),
+        ("G", Bottom),
+        ("n", NextRegion),
+        ("p", PrevRegion),
+        ("]", NextSample),
+        ("[", PrevSample),
+        ("1", FocusPane(0)),
+        ("2", FocusPane(1)),
+        ("3", FocusPane(2)),
+        ("4", FocusPane(3)),
+        ("5", FocusPane(4)),
+        ("alt-1", TogglePane(0)),
+        ("alt-2", TogglePane(1)),
+        ("alt-3", TogglePane(2)),
+        ("alt-4", TogglePane(3)),
+        ("alt-5", TogglePane(4)),
+        ("H", HidePane),
+        ("z", Zoom),
+        (">", Wider),
+        ("<", Narrower),
+        ("+", Taller),
+        ("=", Taller),
+        ("-", Shorter),
+        ("r", Reload),
+        ("s", Replay),
+        ("space", PlayPause),
+        ("c", NextChunking),
+        (":", Prompt),
+        ("e", Explain),
+        ("x", CheckChunkings),
+        ("/", Search),
+        ("N", SearchPrev),
+        ("f", Fold),
+        ("o", OpenEditor),
+        ("b", Bless),
+        ("m", ToggleMouse),
+    ]
+};
+
+/// One key with its modifiers. Letters carry their case (`G` is Shift-g), so Shift is only
+/// kept for keys without a character.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub code: KeyCode,
+    pub modifiers: KeyModifiers,
+}
+
+impl Key {
+    fn normalized(code: KeyCode, modifiers: KeyModifiers) -> Key {
+        let mut m = modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
+        if matches!(code, KeyCode::Char(_) | KeyCode::BackTab) {
+            m.remove(KeyModifiers::SHIFT);
+        }
+        let code = match code {
+            // Ctrl-letters arrive in either case depending on the terminal.
+            KeyCode::Char(c) if m.contains(KeyModifiers::CONTROL) => {
+                KeyCode::Char(c.to_ascii_lowercase())
+            }
+            c => c,
+        };
+        Key { code, modifiers: m }
+    }
+
+    /// The key of a key press.
+    pub fn of(event: KeyEvent) -> Key {
+        Key::normalized(event.code, event.modifiers)
+    }
+
+    /// Reads `ctrl-c`, `alt-1`, `G`, `/`, `esc`, `enter`, `tab`, `backtab`, `space`, `left`,
+    /// `pageup`, `f1`, ...
+    pub fn parse(text: &str) -> Result<Key, String> {
+        let mut rest = text;
+        let mut m = KeyModifiers::NONE;
+        loop {
+            let lower = rest.to_ascii_lowercase();
+            let (name, flag) = if lower.starts_with("ctrl-") {
+                ("ctrl-", KeyModifiers::CONTROL)
+            } else if lower.starts_with("alt-") {
+                ("alt-", KeyModifiers::ALT)
+            } else if lower.starts_with("shift-") {
+                ("shift-", KeyModifiers::SHIFT)
+            } else {
+                break;
+            };
+            if rest.len() == name.len() {
+                break;
+            }
+            m |= flag;
+            rest = &rest[name.len()..];
+        }
+        let mut chars = rest.chars();
+        let code = match (chars.next(), chars.next()) {
+            (Some(c), None) => KeyCode::Char(c),
+            _ => match rest.to_ascii_lowercase().as_str() {
+                "esc" | "escape" => KeyCode::Esc,
+                "enter" | "return" => KeyCode::Enter,
+                "tab" => KeyCode::Tab,
+                "backtab" => KeyCode::BackTab,
+                "backspace" => KeyCode::Backspace,
+                "delete" | "del" => KeyCode::Delete,
+                "insert" => KeyCode::Insert,
+                "space" => KeyCode::Char(' '),
+                "left" => KeyCode::Left,
+                "right" => KeyCode::Right,
+                "up" => KeyCode::Up,
+                "down" => KeyCode::Down,
+                "pageup" | "pgup" => KeyCode::PageUp,
+                "pagedown" | "pgdn" => KeyCode::PageDown,
+                "home" => KeyCode::Home,
+                "end" => KeyCode::End,
+                f if f.starts_with('f')
+                    && f[1..].parse::<u8>().is_ok_and(|n| (1..=12).contains(&n)) =>
+                {
+                    KeyCode::F(f[1..].parse().unwrap_or(1))
+                }
+                _ => {
+                    return Err(format!(
+                        "unknown key '{text}': use a character (q, G, /), a name (esc, enter, \
+                         tab, backtab, space, backspace, left, right, up, down, pageup, \
+                         pagedown, home, end, f1 … f12), with ctrl-, alt- or shift- before it"
+                    ));
+                }
+            },
+        };
+        if code == KeyCode::Tab && m.contains(KeyModifiers::SHIFT) {
+            return Ok(Key::normalized(KeyCode::BackTab, KeyModifiers::NONE));
+        }
+        Ok(Key::normalized(code, m))
+    }
+
+    /// The key as the help shows it: `Ctrl-C`, `Alt-1`, `←`, `PgUp`, `G`.
+    pub fn label(&self) -> String {
+        let mut out = String::new();
+        if self.modifiers.contains(KeyModifiers::CONTROL) {
+            out.push_str("Ctrl-");
+        }
+        if self.modifiers.contains(KeyModifiers::ALT) {
+            out.push_str("Alt-");
+        }
+        if self.modifiers.contains(KeyModifiers::SHIFT) {
+            out.push_str("Shift-");
+        }
+        let name = match self.code {
+            KeyCode::Char(' ') => "Space".to_string(),
+            KeyCode::Char(c) if self.modifiers.contains(KeyModifiers::CONTROL) => {
+                c.to_ascii_uppercase().to_string()
+            }
+            KeyCode::Char(c) => c.to_string(),
+            KeyCode::Esc => "Esc".into(),
+            KeyCode::Enter => "Enter".into(),
+            KeyCode::Tab => "Tab".into(),
+            KeyCode::BackTab => "Shift-Tab".into(),
+            KeyCode::Backspace => "Backspace".into(),
+            KeyCode::Delete => "Del".into(),
+            KeyCode::Insert => "Ins".into(),
+            KeyCode::Left => "←".into(),
+            KeyCode::Right => "→".into(),
+            KeyCode::Up => "↑".into(),
+            KeyCode::Down => "↓".into(),
+            KeyCode::PageUp => "PgUp".into(),
+            KeyCode::PageDown => "PgDn".into(),
+            KeyCode::Home => "Home".into(),
+            KeyCode::End => "End".into(),
+            KeyCode::F(n) => format!("F{n}"),
+            other => format!("{other:?}"),
+        };
+        out.push_str(&name);
+        out
+    }
+}
+
+/// The bindings in force: the defaults, with a config file's overrides applied.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Keymap {
+    bindings: Vec<(Key, Action)>,
+    /// Where overrides came from (shown in the help), if anywhere.
+    pub source: Option<String>,
+}
+
+impl Default for Keymap {
+    fn default() -> Keymap {
+        Keymap {
+            bindings: DEFAULTS
+                .iter()
+                .map(|(k, a)| (Key::parse(k).expect("default keys parse"), *a))
+                .collect(),
+            source: None,
+        }
+    }
+}
+
+impl Keymap {
+    /// The action of a key press, if any.
+    pub fn action(&self, event: KeyEvent) -> Option<Action> {
+        if event.kind == KeyEventKind::Release {
+            return None;
+        }
+        let key = Key::of(event);
+        self.bindings
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, a)| *a)
+    }
+
+    /// The keys bound to `action`, in binding order.
+    pub fn keys_for(&self, action: Action) -> impl Iterator<Item = Key> + '_ {
+        self.bindings
+            .iter()
+            .filter(move |(_, a)| *a == action)
+            .map(|(k, _)| *k)
+    }
+
+    /// The keys of `action` as the help and notes show them (`q  Ctrl-C`), or `unbound`.
+    pub fn label(&self, action: Action) -> String {
+        let keys: Vec<String> = self.keys_for(action).map(|k| k.label()).collect();
+        if keys.is_empty() {
+            "unbound".into()
+        } else {
+            keys.join("  ")
+        }
+    }
+
+    /// The first key of `action`, for hints (`q`), or `unbound`.
+    pub fn hint(&self, action: Action) -> String {
+        self.keys_for(action)
+            .next()
+            .map_or_else(|| "unbound".into(), |k| k.label())
+    }
+
+    /// Binds `keys` to `action` in place of its defaults; a key bound elsewhere moves here.
+    pub fn rebind(&mut self, action: Action, keys: &[Key]) {
+        self.bindings
+            .retain(|(k, a)| *a != action && !keys.contains(k));
+        self.bindings.extend(keys.iter().map(|k| (*k, action)));
+    }
+}
+
+/// The action called `name` in a config file.
+pub fn action_named(name: &str) -> Option<Action> {
+    actions()
+        .into_iter()
+        .find(|(_, n)| n == name)
+        .map(|(a, _)| a)
+}
+
+/// One row of the help: the actions whose keys it lists, and what they do.
+pub struct HelpRow {
+    pub actions: &'static [Action],
+    pub what: &'static str,
+    /// Only in the stream replay.
+    pub replay: bool,
+}
+
+/// Rows whose keys are a series (the pane numbers): shown as `first … last`.
+fn is_series(actions: &[Action]) -> bool {
+    actions.len() > 2
+        && actions
+            .iter()
+            .all(|a| matches!(a, Action::FocusPane(_) | Action::TogglePane(_)))
+}
+
+const fn row(actions: &'static [Action], what: &'static str) -> HelpRow {
+    HelpRow {
+        actions,
+        what,
+        replay: false,
+    }
+}
+
+const fn replay_row(actions: &'static [Action], what: &'static str) -> HelpRow {
+    HelpRow {
+        actions,
+        what,
+        replay: true,
+    }
+}
+
+/// The help's rows, in the order shown.
+pub const HELP: &[HelpRow] = {
+    use Action::*;
+    &[
+        row(&[Help], "show / hide this help"),
+        row(&[Quit], "quit"),
+        row(&[Back], "close, cancel or go back (never quits)"),
+        row(&[FocusNext, FocusPrev], "focus the next / previous pane"),
+        row(
+            &[
+                FocusPane(0),
+                FocusPane(1),
+                FocusPane(2),
+                FocusPane(3),
+                FocusPane(4),
+            ],
+            "focus raw, message, region, diagnostics, samples (shows a hidden one)",
+        ),
+        row(
+            &[
+                TogglePane(0),
+                TogglePane(1),
+                TogglePane(2),
+                TogglePane(3),
+                TogglePane(4),
+            ],
+            "show / hide raw, message, region, diagnostics, samples",
+        ),
+        row(&[HidePane], "hide the focused pane"),
+        row(&[Zoom], "zoom the focused pane (again to unzoom)"),
+        row(
+            &[Left, Right, Up, Down],
+            "move the cursor (raw), scroll or select (others)",
+        ),
+        row(&[PageUp, PageDown], "a page up / down"),
+        row(&[LineStart, LineEnd], "start / end of the line"),
+        row(&[Top, Bottom], "top / bottom"),
+        row(
+            &[NextRegion, PrevRegion],
+            "cursor to the next / previous region (with a search: next match)",
+        ),
+        row(&[NextSample, PrevSample], "next / previous sample"),
+        row(
+            &[Activate],
+            "diagnostics: go to its place; samples: open the sample",
+        ),
+        row(&[Search], "search the raw text (Tab at the prompt: regex)"),
+        row(&[SearchPrev], "previous match of the search"),
+        row(&[Fold], "fold / unfold the prompt before the start anchor"),
+        row(
+            &[OpenEditor],
+            "open $VISUAL / $EDITOR at the place under the cursor",
+        ),
+        row(
+            &[Bless],
+            "bless: write the current message as the sample's expected one (asks first)",
+        ),
+        row(&[Narrower, Wider], "raw pane narrower / wider"),
+        row(&[Taller, Shorter], "bottom row taller / shorter"),
+        row(&[Reload], "re-read the files now"),
+        row(
+            &[Explain],
+            "explain the selected region's field (← → other fields)",
+        ),
+        row(
+            &[CheckChunkings],
+            "check every chunking of the sample against the one-shot parse",
+        ),
+        row(
+            &[ToggleMouse],
+            "release the mouse to select text (again to capture)",
+        ),
+        row(&[Replay], "stream replay of the sample: on / off"),
+        replay_row(&[Left, Right], "one step back / forward (PgUp PgDn: 10)"),
+        replay_row(&[Top, Bottom], "first / last step"),
+        replay_row(&[PlayPause], "play / pause"),
+        replay_row(&[Narrower, Wider], "play slower / faster"),
+        replay_row(&[Taller, Shorter], "chunk size (random: seed) up / down"),
+        replay_row(
+            &[NextChunking],
+            "chunking: size, sizes, random, tokens, bytes",
+        ),
+        replay_row(&[Prompt], "type chunk sizes, e.g. 3,5,1 (Enter)"),
+        replay_row(
+            &[Up, Down],
+            "select a timeline event (highlighted in the text)",
+        ),
+    ]
+};
+
+/// The help rows with the keys in force: (keys, what).
+pub fn help_rows(keymap: &Keymap) -> Vec<(String, &'static str)> {
+    let mut rows: Vec<(String, &'static str)> = HELP
+        .iter()
+        .map(|r| {
+            let keys: Vec<String> = r
+                .actions
+                .iter()
+                .flat_map(|a| keymap.keys_for(*a))
+                .map(|k| k.label())
+                .collect();
+            let keys = if keys.is_empty() {
+                "unbound".into()
+            } else if is_series(r.actions) && keys.len() == r.actions.len() {
+                format!("{} … {}", keys[0], keys[keys.len() - 1])
+            } else {
+                keys.join(" ")
+            };
+            let keys = if r.replay {
+                format!("replay: {keys}")
+            } else {
+                keys
+            };
+            (keys, r.what)
+        })
+        .collect();
+    rows.push((
+        "click  drag".into(),
+        "focus a pane; in raw text, put the cursor there",
+    ));
+    rows.push(("mouse wheel".into(), "scroll the pane under the pointer"));
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn press(code: KeyCode, m: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(code, m)
+    }
+
+    #[test]
+    fn defaults_follow_the_usual_conventions() {
+        let k = Keymap::default();
+        let act = |c, m| k.action(press(c, m));
+        assert_eq!(
+            act(KeyCode::Char('q'), KeyModifiers::NONE),
+            Some(Action::Quit)
+        );
+        assert_eq!(
+            act(KeyCode::Char('c'), KeyModifiers::CONTROL),
+            Some(Action::Quit)
+        );
+        assert_eq!(
+            act(KeyCode::Char('C'), KeyModifiers::CONTROL),
+            Some(Action::Quit)
+        );
+        assert_eq!(act(KeyCode::Esc, KeyModifiers::NONE), Some(Action::Back));
+        assert_eq!(
+            act(KeyCode::Char('3'), KeyModifiers::NONE),
+            Some(Action::FocusPane(2))
+        );
+        assert_eq!(
+            act(KeyCode::Char('3'), KeyModifiers::ALT),
+            Some(Action::TogglePane(2))
+        );
+        // A capital arrives with Shift set by some terminals and without by others.
+        assert_eq!(
+            act(KeyCode::Char('G'), KeyModifiers::SHIFT),
+            Some(Action::Bottom)
+        );
+        assert_eq!(
+            act(KeyCode::Char('G'), KeyModifiers::NONE),
+            Some(Action::Bottom)
+        );
+        assert_eq!(
+            act(KeyCode::BackTab, KeyModifiers::SHIFT),
+            Some(Action::FocusPrev)
+        );
+        assert_eq!(
+            act(KeyCode::Char('/'), KeyModifiers::NONE),
+            Some(Action::Search)
+        );
+        let mut release = press(KeyCode::Char('q'), KeyModifiers::NONE);
+        release.kind = KeyEventKind::Release;
+        assert_eq!(k.action(release), None);
+    }
+
+    #[test]
+    fn every_action_has_a_unique_name_and_a_default_key() {
+        let all = actions();
+        let mut names: Vec<&str> = all.iter().map(|(_, n)| n.as_str()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), all.len());
+        let k = Keymap::default();
+        for (a, n) in &all {
+            assert_eq!(action_named(n), Some(*a));
+            assert_ne!(k.label(*a), "unbound", "{n} has no default key");
+        }
+        // No key is bound twice.
+        let mut keys: Vec<Key> = k.bindings.iter().map(|(k, _)| *k).collect();
+        let before = keys.len();
+        keys.sort_by_key(|k| format!("{k:?}"));
+        keys.dedup();
+        assert_eq!(keys.len(), before);
+    }
+
+    #[test]
+    fn keys_parse_and_print() {
+        for (text, label) in [
+            ("ctrl-c", "Ctrl-C"),
+            ("Ctrl-X", "Ctrl-X"),
+            ("alt-1", "Alt-1"),
+            ("G", "G"),
+            ("shift-tab", "Shift-Tab"),
+            ("pgdn", "PgDn"),
+            ("left", "←"),
+            ("f5", "F5"),
+            ("space", "Space"),
+            ("-", "-"),
+            ("ctrl--", "Ctrl--"),
+        ] {
+            assert_eq!(
+                Key::parse(text).map(|k| k.label()),
+                Ok(label.into()),
+                "{text}"
+            );
+        }
+        for bad in ["", "ctrl-", "foo", "f13", "alt-esc-x"] {
+            let e = Key::parse(bad).unwrap_err();
+            assert!(e.contains("unknown key"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn rebinding_replaces_the_defaults_and_takes_the_key_from_others() {
+        let mut k = Keymap::default();
+        k.rebind(Action::Quit, &[Key::parse("x").unwrap()]);
+        assert_eq!(k.label(Action::Quit), "x");
+        assert_eq!(k.label(Action::CheckChunkings), "unbound");
+        assert_eq!(
+            k.action(press(KeyCode::Char('x'), KeyModifiers::NONE)),
+            Some(Action::Quit)
+        );
+        assert_eq!(
+            k.action(press(KeyCode::Char('q'), KeyModifiers::NONE)),
+            None
+        );
+        let rows = help_rows(&k);
+        assert!(rows.contains(&("x".into(), "quit")));
+        assert!(
+            rows.iter()
+                .any(|(keys, what)| keys == "unbound" && what.starts_with("check every"))
+        );
+    }
 }

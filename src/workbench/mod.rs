@@ -8,12 +8,16 @@
 //! The engine knows nothing of this module.
 
 pub mod analysis;
+pub mod bless;
+pub mod config;
+pub mod editor;
 pub mod highlight;
 pub mod inputs;
 pub mod jobs;
 pub mod keys;
 pub mod layout;
 pub mod replay;
+pub mod search;
 pub mod state;
 pub mod terminal;
 pub mod theme;
@@ -46,6 +50,8 @@ pub struct Options {
     pub paths: Vec<PathBuf>,
     /// `--theme NAME|PATH`.
     pub theme: Option<String>,
+    /// `--config FILE` (default: see [`config::default_path`]).
+    pub config: Option<PathBuf>,
 }
 
 /// Everything the run loop hears about.
@@ -87,6 +93,10 @@ pub fn request_for(state: &mut State) -> Request {
 pub fn run(options: &Options) -> Result<(), Failure> {
     let inputs = Inputs::from_args(&options.paths).map_err(Failure::usage)?;
     let theme = theme(options).map_err(Failure::usage)?;
+    let config = match options.config.clone().or_else(config::default_path) {
+        Some(p) => config::load(&p).map_err(Failure::usage)?,
+        None => config::Config::default(),
+    };
     if !std::io::stdout().is_terminal() {
         return print_headless(&inputs);
     }
@@ -111,6 +121,7 @@ pub fn run(options: &Options) -> Result<(), Failure> {
         .map_err(|e| Failure::usage(e.to_string()))?;
     let mut state = State::new(theme, (size.width, size.height));
     state.runner = Some(runner);
+    state.keys = config.keys.clone();
     // What is known before the first parse arrives.
     state.template_name = inputs.template.name();
     state.samples = inputs
@@ -136,12 +147,22 @@ pub fn run(options: &Options) -> Result<(), Failure> {
         }
     };
 
-    // Terminal input on its own thread, so the loop can block on one channel.
+    // Terminal input on its own thread, so the loop can block on one channel. It polls in
+    // short steps so that it can stop reading while the editor runs.
     let input_tx = tx.clone();
+    let gate = terminal::InputGate::default();
+    let input_gate = gate.clone();
     std::thread::Builder::new()
         .name("rtbench-input".into())
         .spawn(move || {
-            while let Ok(ev) = event::read() {
+            loop {
+                input_gate.wait_open();
+                match event::poll(Duration::from_millis(50)) {
+                    Ok(false) => continue,
+                    Ok(true) => {}
+                    Err(_) => break,
+                }
+                let Ok(ev) = event::read() else { break };
                 if input_tx.send(Msg::Input(ev)).is_err() {
                     break;
                 }
@@ -218,9 +239,10 @@ pub fn run(options: &Options) -> Result<(), Failure> {
                 Msg::Input(Event::Key(k)) if state.prompt.is_some() => {
                     update::on_prompt_key(&mut state, k)
                 }
-                Msg::Input(Event::Key(k)) => {
-                    keys::action(k).map_or(Effect::None, |a| update::on_action(&mut state, a))
-                }
+                Msg::Input(Event::Key(k)) => state
+                    .keys
+                    .action(k)
+                    .map_or(Effect::None, |a| update::on_action(&mut state, a)),
                 Msg::Input(Event::Mouse(m)) => update::on_mouse(&mut state, m),
                 Msg::Input(Event::Resize(w, h)) => {
                     update::on_resize(&mut state, w, h);
@@ -244,6 +266,30 @@ pub fn run(options: &Options) -> Result<(), Failure> {
             match effect {
                 Effect::Quit => return Ok(()),
                 Effect::Reparse => reparse = true,
+                Effect::OpenEditor => {
+                    if let Some(place) = state.open.take() {
+                        state.note = Some(open_editor(&mut guard, &gate, &state, &config, &place));
+                        // The watcher sees a save; a re-read also covers an editor that
+                        // wrote nothing the watcher reports (or no watcher at all).
+                        reparse = true;
+                    }
+                }
+                Effect::ProposeBless => {
+                    if let Some(a) = state.analysis().cloned() {
+                        update::show_proposal(&mut state, bless::propose(&a));
+                    }
+                }
+                Effect::WriteBless => {
+                    if let Some(p) = state.write.take() {
+                        state.note = Some(bless::write(&p).unwrap_or_else(|e| e));
+                        reparse = true;
+                    }
+                }
+                Effect::Mouse => {
+                    if let Err(e) = terminal::capture_mouse(state.mouse) {
+                        state.note = Some(format!("cannot change mouse capture: {e}"));
+                    }
+                }
                 Effect::None => {}
             }
         }
@@ -253,6 +299,32 @@ pub fn run(options: &Options) -> Result<(), Failure> {
         draw(&mut guard, &state)?;
     }
     Ok(())
+}
+
+/// Opens the editor at `place` with the screen suspended; returns the note to show.
+fn open_editor(
+    guard: &mut terminal::Guard,
+    gate: &terminal::InputGate,
+    state: &State,
+    config: &config::Config,
+    place: &editor::Place,
+) -> String {
+    let at = match editor::resolve(place) {
+        Ok(at) => at,
+        Err(e) => return e,
+    };
+    let words = editor::command(config.editor.as_deref(), &editor::fallback_from_env(), &at);
+    gate.pause();
+    let ran = guard.suspended(state.mouse, || editor::run(&words));
+    gate.resume();
+    let file = at.file.display().to_string();
+    let name = view::raw::short_name(&file);
+    let where_ = format!("{name}:{}:{}", at.line, at.column);
+    match ran {
+        Ok(Ok(())) => format!("edited {where_}"),
+        Ok(Err(e)) => e,
+        Err(e) => format!("cannot take the terminal back: {e}"),
+    }
 }
 
 /// Without a terminal: each sample's message (or error) as JSON, like `rtbench parse`.

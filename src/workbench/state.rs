@@ -6,8 +6,12 @@ use std::sync::Arc;
 use ratatui::text::Line;
 
 use crate::workbench::analysis::{Analysis, Status};
+use crate::workbench::bless::Proposal;
+use crate::workbench::editor::Place;
 use crate::workbench::jobs::{JobKind, Runner};
+use crate::workbench::keys::Keymap;
 use crate::workbench::replay::ReplayState;
+use crate::workbench::search::Search;
 use crate::workbench::theme::Theme;
 use rtbench_engine::diagnostic::Diagnostic;
 
@@ -53,6 +57,34 @@ impl Pane {
     }
 }
 
+/// What the status bar prompt asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PromptKind {
+    /// Chunk sizes for the replay (`:`).
+    ChunkSizes,
+    /// A search of the raw text (`/`); Tab switches between literal and regex.
+    Search { regex: bool },
+}
+
+/// Text being typed at the status bar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prompt {
+    pub kind: PromptKind,
+    pub text: String,
+    /// Why the last Enter did not take it (the prompt stays open to fix it).
+    pub error: Option<String>,
+}
+
+impl Prompt {
+    pub fn new(kind: PromptKind) -> Prompt {
+        Prompt {
+            kind,
+            text: String::new(),
+            error: None,
+        }
+    }
+}
+
 /// A text shown over the screen until Esc.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Overlay {
@@ -62,6 +94,8 @@ pub struct Overlay {
     pub scroll: u16,
     /// For an explanation: the field explained (← → switch fields).
     pub field: Option<usize>,
+    /// For a bless: the write that Enter confirms.
+    pub confirm: Option<Arc<Proposal>>,
 }
 
 /// Whether files are watched.
@@ -201,6 +235,8 @@ pub struct State {
     pub raw_top: (usize, usize),
     /// The region shown in the region pane.
     pub region: Option<usize>,
+    /// The selected diagnostic (an index into the diagnostics pane's items).
+    pub diagnostic: usize,
     pub scroll: Scrolls,
     /// A short note for the status bar (e.g. "reloaded").
     pub note: Option<String>,
@@ -208,8 +244,13 @@ pub struct State {
     pub replay: Option<ReplayState>,
     /// An explanation or a chunking report over the screen.
     pub overlay: Option<Overlay>,
-    /// Text being typed at the status bar prompt (chunk sizes in replay mode).
-    pub prompt: Option<String>,
+    /// Text being typed at the status bar prompt (chunk sizes, a search).
+    pub prompt: Option<Prompt>,
+    /// The search of the raw text, while its matches are highlighted.
+    pub search: Option<Search>,
+    /// Whether the prompt before the start anchor is folded away in the raw pane; `None` until
+    /// decided for the sample on screen (folded when it would take over a third of the pane).
+    pub fold: Option<bool>,
     /// The explanation or chunking check being computed (Esc cancels it).
     pub job: Option<Running>,
     /// The newest job requested (each request gets the next number).
@@ -217,6 +258,14 @@ pub struct State {
     /// Where jobs run: the run loop's tooling thread. Without one (a state drawn by tests or
     /// tools), a job runs at once on the calling thread.
     pub runner: Option<Runner>,
+    /// The key bindings in force.
+    pub keys: Keymap,
+    /// Where the editor should open (set with [`crate::workbench::update::Effect::OpenEditor`]).
+    pub open: Option<Place>,
+    /// Whether the mouse is captured (released, the terminal selects text).
+    pub mouse: bool,
+    /// A confirmed bless for the run loop to write.
+    pub write: Option<Arc<Proposal>>,
 }
 
 impl State {
@@ -247,14 +296,21 @@ impl State {
             want_col: 0,
             raw_top: (0, 0),
             region: None,
+            diagnostic: 0,
             scroll: Scrolls::default(),
             note: None,
             replay: None,
             overlay: None,
             prompt: None,
+            search: None,
+            fold: None,
             job: None,
             jobs_requested: 0,
             runner: None,
+            keys: Keymap::default(),
+            open: None,
+            mouse: true,
+            write: None,
         }
     }
 

@@ -38,6 +38,67 @@ fn install_panic_hook() {
     }));
 }
 
+/// Lets the run loop stop the input thread from reading the terminal while another program
+/// (the editor) owns it: the thread polls in short steps and parks while paused.
+#[derive(Clone, Default)]
+pub struct InputGate {
+    inner: std::sync::Arc<(std::sync::Mutex<GateState>, std::sync::Condvar)>,
+}
+
+#[derive(Default)]
+struct GateState {
+    paused: bool,
+    parked: bool,
+}
+
+impl InputGate {
+    /// On the input thread: waits while paused (saying it has parked).
+    pub fn wait_open(&self) {
+        let (lock, cvar) = &*self.inner;
+        let mut g = lock.lock().unwrap_or_else(|e| e.into_inner());
+        while g.paused {
+            g.parked = true;
+            cvar.notify_all();
+            g = cvar.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+        g.parked = false;
+    }
+
+    /// On the run loop: asks the input thread to stop reading and waits until it has.
+    pub fn pause(&self) {
+        let (lock, cvar) = &*self.inner;
+        let mut g = lock.lock().unwrap_or_else(|e| e.into_inner());
+        g.paused = true;
+        while !g.parked {
+            let (next, timeout) = cvar
+                .wait_timeout(g, std::time::Duration::from_millis(500))
+                .unwrap_or_else(|e| e.into_inner());
+            g = next;
+            if timeout.timed_out() {
+                // The thread is gone (or stuck): go on without it.
+                break;
+            }
+        }
+    }
+
+    /// Lets the input thread read again.
+    pub fn resume(&self) {
+        let (lock, cvar) = &*self.inner;
+        let mut g = lock.lock().unwrap_or_else(|e| e.into_inner());
+        g.paused = false;
+        cvar.notify_all();
+    }
+}
+
+/// Turns mouse capture on or off.
+pub fn capture_mouse(on: bool) -> io::Result<()> {
+    if on {
+        execute!(io::stdout(), EnableMouseCapture)
+    } else {
+        execute!(io::stdout(), DisableMouseCapture)
+    }
+}
+
 /// The terminal while the workbench runs; dropping it restores the terminal.
 pub struct Guard {
     pub terminal: Term,
@@ -59,6 +120,22 @@ impl Guard {
                 Err(e)
             }
         }
+    }
+}
+
+impl Guard {
+    /// Gives the terminal to another program (`run`), as if the workbench had exited, and
+    /// takes it back after; the next draw repaints everything.
+    pub fn suspended<T>(&mut self, mouse: bool, run: impl FnOnce() -> T) -> io::Result<T> {
+        restore();
+        let out = run();
+        enable_raw_mode()?;
+        execute!(io::stdout(), EnterAlternateScreen, Hide)?;
+        if mouse {
+            execute!(io::stdout(), EnableMouseCapture)?;
+        }
+        self.terminal.clear()?;
+        Ok(out)
     }
 }
 

@@ -263,6 +263,26 @@ impl Theme {
         }
     }
 
+    /// A match of the search (added on top).
+    pub fn search_match(&self, base: Style) -> Style {
+        if self.no_color {
+            base.add_modifier(Modifier::REVERSED)
+        } else {
+            base.fg(self.status_fg).bg(self.warning)
+        }
+    }
+
+    /// The current match of the search (added on top).
+    pub fn search_current(&self, base: Style) -> Style {
+        if self.no_color {
+            base.add_modifier(Modifier::REVERSED | Modifier::BOLD | Modifier::UNDERLINED)
+        } else {
+            base.fg(self.status_fg)
+                .bg(self.ok)
+                .add_modifier(Modifier::BOLD)
+        }
+    }
+
     /// The text cursor.
     pub fn cursor(&self) -> Style {
         if self.no_color {

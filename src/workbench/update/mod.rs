@@ -8,6 +8,8 @@
 //! (help, explanation and chunking-check overlays, and their jobs), [`replay`] (the stream
 //! replay's keys and mouse), [`prompt`] (the status bar prompt) and [`mouse`].
 
+mod fold;
+mod goto;
 mod motion;
 mod mouse;
 mod overlay;
@@ -23,10 +25,11 @@ use crate::workbench::analysis::Analysis;
 use crate::workbench::jobs::Done;
 use crate::workbench::keys::Action;
 use crate::workbench::layout;
-use crate::workbench::state::{Mode, Pane, Report, State};
+use crate::workbench::state::{Mode, Pane, Prompt, PromptKind, Report, State};
 use crate::workbench::view::raw;
 
 pub use mouse::on_mouse;
+pub use overlay::show_proposal;
 pub use prompt::on_prompt_key;
 
 /// How often the spinner turns while a job runs.
@@ -38,6 +41,14 @@ pub enum Effect {
     None,
     /// Files or the selected sample changed: parse again.
     Reparse,
+    /// Open the editor at [`State::open`] (the run loop suspends the screen for it).
+    OpenEditor,
+    /// Capture the mouse or release it, as [`State::mouse`] now says.
+    Mouse,
+    /// Read the sample on screen and show what blessing it would write.
+    ProposeBless,
+    /// Write the confirmed bless in [`State::write`].
+    WriteBless,
     Quit,
 }
 
@@ -48,7 +59,7 @@ fn screen(state: &State) -> layout::Screen {
 /// Width and height of the raw pane's text area.
 fn raw_geometry(state: &State) -> Option<(usize, usize)> {
     let r = screen(state).rect(Pane::Raw)?;
-    let t = raw::text_area(r);
+    let t = raw::text_area(r, raw::shows_fold(state));
     Some((usize::from(t.width).max(2), usize::from(t.height).max(1)))
 }
 
@@ -66,8 +77,7 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
         return Effect::None;
     }
     if state.overlay.is_some() {
-        overlay::on_overlay_action(state, action);
-        return Effect::None;
+        return overlay::on_overlay_action(state, action);
     }
     match action {
         // Esc first cancels a running explanation or check.
@@ -80,6 +90,7 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
             overlay::check_chunkings(state);
             return Effect::None;
         }
+        Action::OpenEditor => return goto::open_editor(state),
         _ => {}
     }
     if state.mode == Mode::Replay {
@@ -89,8 +100,16 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
         Action::Quit => Effect::Quit,
         // Esc cancels or goes back, never quits (as in gitui, lazygit, yazi): with nothing to
         // go back from, it says how to quit.
+        Action::Back if state.search.is_some() => {
+            state.search = None;
+            state.note = Some("search cleared".into());
+            Effect::None
+        }
         Action::Back => {
-            state.note = Some("nothing to close: q quits".into());
+            state.note = Some(format!(
+                "nothing to close: {} quits",
+                state.keys.hint(Action::Quit)
+            ));
             Effect::None
         }
         Action::Replay => {
@@ -106,6 +125,8 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
         Action::FocusNext
         | Action::FocusPrev
         | Action::TogglePane(_)
+        | Action::FocusPane(_)
+        | Action::HidePane
         | Action::Zoom
         | Action::Wider
         | Action::Narrower
@@ -117,6 +138,50 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
         Action::Reload => {
             state.note = Some("re-reading files".into());
             Effect::Reparse
+        }
+        Action::Bless => {
+            if state.analysis().is_some() {
+                Effect::ProposeBless
+            } else {
+                state.note = Some("nothing to bless yet".into());
+                Effect::None
+            }
+        }
+        Action::Activate => goto::activate(state),
+        Action::ToggleMouse => {
+            state.mouse = !state.mouse;
+            state.note = Some(if state.mouse {
+                "mouse captured".into()
+            } else {
+                format!(
+                    "mouse released: the terminal selects text ({} captures)",
+                    state.keys.hint(Action::ToggleMouse)
+                )
+            });
+            Effect::Mouse
+        }
+        Action::Fold => {
+            fold::toggle(state);
+            Effect::None
+        }
+        Action::Search => {
+            state.prompt = Some(Prompt::new(PromptKind::Search { regex: false }));
+            Effect::None
+        }
+        Action::NextRegion if state.search.is_some() => {
+            prompt::jump_to_match(state, true);
+            Effect::None
+        }
+        Action::SearchPrev => {
+            if state.search.is_some() {
+                prompt::jump_to_match(state, false);
+            } else {
+                state.note = Some(format!(
+                    "no search: {} searches",
+                    state.keys.hint(Action::Search)
+                ));
+            }
+            Effect::None
         }
         Action::NextSample => motion::select_sample(state, state.selected_sample + 1),
         Action::PrevSample => motion::select_sample(state, state.selected_sample.saturating_sub(1)),
@@ -164,19 +229,37 @@ pub fn on_report(state: &mut State, report: Report) {
     state.template_name = report.template_name;
     state.template_error = report.template_error;
     state.sample_error = report.sample_error;
-    // With an unusable template the statuses of the last good parse stay (stale), unless
-    // there are none yet.
-    if state.template_error.is_none() || state.samples.is_empty() {
+    // With an unusable template the list follows the files (a deleted sample goes, a new
+    // one comes), but the statuses of the last good parse stay (stale).
+    if state.template_error.is_none() {
         state.samples = report.samples;
-        if state.template_error.is_none() {
-            state.never_matched = report.never_matched;
-            state.lint = report.lint;
-        }
-        if state.selected_sample >= state.samples.len() {
-            state.selected_sample = state.samples.len().saturating_sub(1);
-        }
+        state.never_matched = report.never_matched;
+        state.lint = report.lint;
+    } else {
+        let mut old = std::mem::take(&mut state.samples);
+        state.samples = report
+            .samples
+            .into_iter()
+            .map(|new| match old.iter().position(|o| o.name == new.name) {
+                Some(i) => old.swap_remove(i),
+                None => new,
+            })
+            .collect();
+    }
+    if state.selected_sample >= state.samples.len() {
+        state.selected_sample = state.samples.len().saturating_sub(1);
     }
     let Some(shown) = report.shown else {
+        // A sample that cannot be read at all: never leave another sample's result on screen.
+        let selected = state.samples.get(state.selected_sample).map(|e| &e.name);
+        if state.sample_error.is_some()
+            && state
+                .analysis()
+                .is_some_and(|a| Some(&a.sample_name) != selected)
+        {
+            state.shown = None;
+            state.last_good = None;
+        }
         return;
     };
     let same_sample = state
@@ -194,6 +277,21 @@ pub fn on_report(state: &mut State, report: Report) {
     let a: Arc<Analysis> = Arc::clone(&shown.analysis);
     state.shown = Some(shown);
     motion::clamp_scrolls(state);
+    if !same_sample {
+        state.fold = None;
+        if let Some((w, h)) = raw_geometry(state) {
+            fold::decide(state, &a, w, h);
+        }
+    }
+    if let Some(s) = state.search.as_ref()
+        && s.searched != (a.sample_name.clone(), a.document.len())
+    {
+        // The text changed: search it again (a search that now fails just ends).
+        state.search =
+            crate::workbench::search::Search::run(&s.query, s.regex, &a.document, &a.sample_name)
+                .ok()
+                .filter(|s| !s.matches.is_empty());
+    }
     if !same_sample {
         // A new sample: start where the generation starts, or at the error.
         state.cursor = a
@@ -217,6 +315,9 @@ pub fn on_report(state: &mut State, report: Report) {
         motion::remember_col(state, &a);
     } else if state.region.is_some_and(|r| r >= a.regions.len()) {
         state.region = None;
+    }
+    if !same_sample {
+        state.diagnostic = 0;
     }
     motion::cursor_moved(state);
     if let Some(rs) = state.replay.as_mut() {
@@ -275,6 +376,8 @@ pub(crate) mod testing {
 mod tests {
     use super::testing::*;
     use super::*;
+    use crate::workbench::analysis::Status;
+    use crate::workbench::state::SampleEntry;
 
     #[test]
     fn esc_never_quits_and_q_quits_always() {
@@ -282,6 +385,43 @@ mod tests {
         assert_eq!(on_action(&mut state, Action::Back), Effect::None);
         assert_eq!(state.note.as_deref(), Some("nothing to close: q quits"));
         assert_eq!(on_action(&mut state, Action::Quit), Effect::Quit);
+    }
+
+    #[test]
+    fn with_an_invalid_template_the_list_follows_the_files_and_keeps_old_statuses() {
+        let mut state = loaded(0, (80, 24));
+        let before = state.samples.clone();
+        assert!(before.len() >= 2);
+        let mut report = Report {
+            seq: state.requested,
+            template_name: state.template_name.clone(),
+            template_error: Some(Box::new(rtbench_engine::diagnostic::Diagnostic::error(
+                "broken",
+            ))),
+            samples: before[1..]
+                .iter()
+                .map(|e| SampleEntry::new(e.name.clone(), Status::Unknown))
+                .collect(),
+            sample_error: None,
+            shown: None,
+            never_matched: Vec::new(),
+            lint: Vec::new(),
+            took: std::time::Duration::ZERO,
+        };
+        report
+            .samples
+            .push(SampleEntry::new("new.sample".into(), Status::Unknown));
+        on_report(&mut state, report);
+        let names: Vec<&str> = state.samples.iter().map(|e| e.name.as_str()).collect();
+        assert!(
+            !names.contains(&before[0].name.as_str()),
+            "the deleted sample is gone"
+        );
+        assert_eq!(
+            state.samples[0], before[1],
+            "a kept sample keeps its last status"
+        );
+        assert_eq!(state.samples.last().unwrap().status, Status::Unknown);
     }
 
     #[test]

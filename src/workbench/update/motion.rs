@@ -4,7 +4,7 @@
 use crate::workbench::analysis::Analysis;
 use crate::workbench::keys::Action;
 use crate::workbench::state::{Pane, State};
-use crate::workbench::view::raw;
+use crate::workbench::view::{diagnostics, raw};
 
 use super::{Effect, raw_geometry, screen};
 
@@ -14,8 +14,10 @@ pub(super) fn cursor_moved(state: &mut State) {
         return;
     };
     state.cursor = a.document.floor_char_boundary(state.cursor);
+    super::fold::clamp(state, &a);
     if let Some((w, h)) = raw_geometry(state) {
         state.raw_top = raw::ensure_visible(&a, w, h, state.raw_top, state.cursor);
+        super::fold::clamp(state, &a);
     }
     if let Some(i) = a.segment_index(state.cursor)
         && let Some(r) = a.segments[i].paint.region()
@@ -125,6 +127,41 @@ fn rows_of(lines: &[ratatui::text::Line<'_>], width: u16) -> usize {
     rows + lines.len() / 4
 }
 
+/// Up / Down in the diagnostics pane: select the previous / next diagnostic and scroll to it.
+fn select_diagnostic(state: &mut State, action: Action) {
+    let Some(r) = screen(state).rect(Pane::Diagnostics) else {
+        return;
+    };
+    let inner = crate::workbench::view::inner(r);
+    let items = diagnostics::items(state, usize::from(inner.width));
+    if items.is_empty() {
+        return;
+    }
+    let last = items.len() - 1;
+    let d = state.diagnostic.min(last);
+    state.diagnostic = match action {
+        Action::Up | Action::PageUp => d.saturating_sub(1),
+        Action::Down | Action::PageDown => (d + 1).min(last),
+        Action::Top => 0,
+        Action::Bottom => last,
+        _ => d,
+    };
+    let rows = diagnostics::item_rows(&items, usize::from(inner.width));
+    let first = rows[state.diagnostic];
+    let end = rows.get(state.diagnostic + 1).copied().unwrap_or(first + 1);
+    let h = usize::from(inner.height).max(1);
+    let top = usize::from(state.scroll.diagnostics);
+    let top = if first < top {
+        first
+    } else if end > top + h {
+        // Show the whole item if it fits, else its start.
+        if end - first <= h { end - h } else { first }
+    } else {
+        top
+    };
+    state.scroll.diagnostics = top.min(usize::from(u16::MAX / 2)) as u16;
+}
+
 /// Keeps the message and diagnostics scrolls within their text.
 pub(super) fn clamp_scrolls(state: &mut State) {
     let sc = screen(state);
@@ -195,6 +232,10 @@ pub(super) fn on_motion(state: &mut State, action: Action) -> Effect {
             _ => {}
         }
         cursor_moved(state);
+        return Effect::None;
+    }
+    if focus == Pane::Diagnostics && !matches!(action, Action::NextRegion | Action::PrevRegion) {
+        select_diagnostic(state, action);
         return Effect::None;
     }
     // Region jumps work from any pane: they move the raw cursor.
@@ -332,6 +373,7 @@ mod tests {
     #[test]
     fn space_pages_down_outside_the_replay() {
         let mut state = loaded(0, (80, 24));
+        state.fold = Some(false);
         on_action(&mut state, Action::Top);
         on_action(&mut state, Action::PlayPause);
         let a = state.analysis().unwrap();

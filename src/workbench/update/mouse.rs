@@ -39,7 +39,7 @@ fn apply_mouse(state: &mut State, ev: MouseEvent) -> Effect {
             state.focus = pane;
             match pane {
                 Pane::Raw => {
-                    let t = raw::text_area(rect);
+                    let t = raw::text_area(rect, raw::shows_fold(state));
                     if let Some(a) = state.analysis().cloned()
                         && ev.column >= t.x
                         && ev.row >= t.y
@@ -155,7 +155,10 @@ mod tests {
         let mut state = loaded(0, (120, 40));
         on_action(&mut state, Action::Top);
         state.focus = Pane::Message;
-        let t = raw::text_area(screen(&state).rect(Pane::Raw).unwrap());
+        let t = raw::text_area(
+            screen(&state).rect(Pane::Raw).unwrap(),
+            raw::shows_fold(&state),
+        );
         click(&mut state, (t.x, t.y));
         assert_eq!(state.focus, Pane::Raw);
         assert_eq!(state.cursor, 0, "the first character on screen");

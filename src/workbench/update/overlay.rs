@@ -10,9 +10,36 @@
 use std::sync::Arc;
 
 use crate::workbench::analysis::Analysis;
+use crate::workbench::bless::Proposal;
 use crate::workbench::jobs::{Done, Job, JobKind};
 use crate::workbench::keys::Action;
-use crate::workbench::state::{Running, State};
+use crate::workbench::state::{Overlay, Running, State};
+
+use super::Effect;
+
+/// Shows what blessing would write and waits for Enter (or the reason it cannot).
+pub fn show_proposal(state: &mut State, proposal: Result<Proposal, String>) {
+    match proposal {
+        Err(e) => state.note = Some(e),
+        Ok(p) => {
+            let mut lines = vec![format!("{}:", p.path.display())];
+            lines.extend(p.changes.iter().map(|c| format!("  {c}")));
+            lines.push(String::new());
+            lines.push(format!(
+                "{} writes the expected section (the rest of the file stays as it is); {} cancels",
+                state.keys.hint(Action::Activate),
+                state.keys.hint(Action::Back)
+            ));
+            state.overlay = Some(Overlay {
+                title: "bless: the current result becomes the expected one".into(),
+                lines,
+                scroll: 0,
+                field: None,
+                confirm: Some(Arc::new(p)),
+            });
+        }
+    }
+}
 
 /// `?` (or F1): shows the help from the top.
 pub(super) fn open_help(state: &mut State) {
@@ -24,15 +51,37 @@ pub(super) fn open_help(state: &mut State) {
 pub(super) fn on_help_action(state: &mut State, action: Action) {
     match action {
         Action::Quit | Action::Help | Action::Back => state.help = false,
-        Action::Down => state.scroll.help = state.scroll.help.saturating_add(1),
+        Action::Down => state.scroll.help = state.scroll.help.saturating_add(1).min(60),
         Action::Up => state.scroll.help = state.scroll.help.saturating_sub(1),
+        Action::PageDown | Action::PlayPause => {
+            state.scroll.help = state.scroll.help.saturating_add(10).min(60)
+        }
+        Action::PageUp => state.scroll.help = state.scroll.help.saturating_sub(10),
+        Action::Top => state.scroll.help = 0,
         _ => {}
     }
 }
 
 /// Keys while an overlay is shown: scroll it, switch the explained field, or close it (which
 /// also cancels the job that would replace it).
-pub(super) fn on_overlay_action(state: &mut State, action: Action) {
+pub(super) fn on_overlay_action(state: &mut State, action: Action) -> Effect {
+    if let Some(o) = state.overlay.as_mut()
+        && o.confirm.is_some()
+    {
+        match action {
+            Action::Activate => {
+                state.write = o.confirm.take();
+                state.overlay = None;
+                return Effect::WriteBless;
+            }
+            Action::Quit | Action::Back | Action::Bless => {
+                state.overlay = None;
+                state.note = Some("not blessed: nothing written".into());
+                return Effect::None;
+            }
+            _ => {}
+        }
+    }
     // ← → count from the field being explained, if one is on its way.
     let field = match state.job.as_ref().map(|j| &j.kind) {
         Some(JobKind::Explain { field, .. }) => Some(*field),
@@ -40,7 +89,7 @@ pub(super) fn on_overlay_action(state: &mut State, action: Action) {
     };
     let fields = state.analysis().map_or(0, |a| a.field_names.len());
     let Some(o) = state.overlay.as_mut() else {
-        return;
+        return Effect::None;
     };
     match action {
         Action::Down => o.scroll = o.scroll.saturating_add(1),
@@ -63,6 +112,7 @@ pub(super) fn on_overlay_action(state: &mut State, action: Action) {
         }
         _ => {}
     }
+    Effect::None
 }
 
 /// Explains a field of the current sample: `field`, or the selected region's field, or the
@@ -145,6 +195,36 @@ mod tests {
     use super::super::{Effect, on_action, on_job_done};
     use super::*;
     use crate::workbench::state::{Mode, Pane};
+
+    fn proposal() -> Proposal {
+        Proposal {
+            path: "a.sample".into(),
+            read: b"old".to_vec(),
+            new: "new".into(),
+            changes: vec!["$.content: expected 'a', got 'b'".into()],
+        }
+    }
+
+    #[test]
+    fn a_bless_is_written_only_on_enter() {
+        let mut state = loaded(0, (80, 24));
+        show_proposal(&mut state, Ok(proposal()));
+        let o = state.overlay.as_ref().unwrap();
+        assert!(o.lines.iter().any(|l| l.contains("expected 'a', got 'b'")));
+        // Scrolling keeps it open; Esc closes it without writing.
+        assert_eq!(on_action(&mut state, Action::Down), Effect::None);
+        assert_eq!(on_action(&mut state, Action::Back), Effect::None);
+        assert!(state.overlay.is_none() && state.write.is_none());
+        assert_eq!(state.note.as_deref(), Some("not blessed: nothing written"));
+        show_proposal(&mut state, Ok(proposal()));
+        assert_eq!(on_action(&mut state, Action::Activate), Effect::WriteBless);
+        assert_eq!(state.write.as_deref(), Some(&proposal()));
+        assert!(state.overlay.is_none());
+        // A refusal is a note, no overlay.
+        show_proposal(&mut state, Err("nothing to bless".into()));
+        assert!(state.overlay.is_none());
+        assert_eq!(state.note.as_deref(), Some("nothing to bless"));
+    }
 
     /// Field number of the region selected on screen.
     fn selected_field(state: &State) -> usize {

@@ -5,7 +5,7 @@ use crate::workbench::state::{Pane, State};
 
 use super::motion::cursor_moved;
 
-/// Tab / Shift-Tab, 1 … 5, z, < >, + -.
+/// Tab / Shift-Tab, 1 … 5 (focus), Alt-1 … Alt-5 and H (show / hide), z, < >, + -.
 pub(super) fn on_pane_action(state: &mut State, action: Action) {
     match action {
         Action::FocusNext | Action::FocusPrev => {
@@ -36,6 +36,12 @@ pub(super) fn on_pane_action(state: &mut State, action: Action) {
             }
             cursor_moved(state);
         }
+        Action::FocusPane(i) if i < state.visible.len() => {
+            state.visible[i] = true;
+            state.focus = Pane::ALL[i];
+            cursor_moved(state);
+        }
+        Action::HidePane => on_pane_action(state, Action::TogglePane(state.focus.index())),
         Action::Zoom => {
             state.zoom = !state.zoom;
             cursor_moved(state);
@@ -116,6 +122,22 @@ mod tests {
         // Out of range: nothing.
         on_action(&mut state, Action::TogglePane(9));
         assert_eq!(state.visible, [true, false, false, false, false]);
+    }
+
+    #[test]
+    fn a_number_focuses_its_pane_and_shows_it_and_h_hides_the_focused_one() {
+        let mut state = loaded(0, (120, 40));
+        on_action(&mut state, Action::FocusPane(3));
+        assert_eq!(state.focus, Pane::Diagnostics);
+        on_action(&mut state, Action::HidePane);
+        assert!(!state.is_visible(Pane::Diagnostics));
+        assert_ne!(state.focus, Pane::Diagnostics);
+        on_action(&mut state, Action::FocusPane(3));
+        assert!(
+            state.is_visible(Pane::Diagnostics),
+            "focusing shows it again"
+        );
+        assert_eq!(state.focus, Pane::Diagnostics);
     }
 
     #[test]

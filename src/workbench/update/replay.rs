@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 
 use crate::workbench::keys::Action;
 use crate::workbench::replay::ReplayState;
-use crate::workbench::state::{Mode, State};
+use crate::workbench::state::{Mode, Prompt, PromptKind, State};
 
 use super::Effect;
 use super::motion::select_sample;
@@ -57,7 +57,7 @@ pub(super) fn on_replay_action(state: &mut State, action: Action) -> Effect {
             rs.next_kind();
             rebuild = true;
         }
-        Action::Prompt => state.prompt = Some(String::new()),
+        Action::Prompt => state.prompt = Some(Prompt::new(PromptKind::ChunkSizes)),
         Action::NextSample => return select_sample(state, state.selected_sample + 1),
         Action::PrevSample => {
             return select_sample(state, state.selected_sample.saturating_sub(1));
@@ -194,7 +194,7 @@ mod tests {
         assert_eq!(state.replay.as_ref().unwrap().kind, ChunkKind::Sizes);
         // : opens the prompt.
         on_action(&mut state, Action::Prompt);
-        assert_eq!(state.prompt.as_deref(), Some(""));
+        assert_eq!(state.prompt.as_ref().map(|p| p.text.as_str()), Some(""));
     }
 
     #[test]

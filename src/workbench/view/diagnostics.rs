@@ -110,7 +110,13 @@ fn diagnostic_lines(d: &Diagnostic, state: &State, width: usize) -> Vec<Line<'st
         Span::styled(label, style),
         Span::raw(format!(" {}", message.next().unwrap_or(""))),
     ]));
-    out.extend(message.map(|l| Line::raw(l.to_string())));
+    out.extend(message.map(|l| {
+        if l.starts_with(' ') {
+            Line::raw(l.to_string())
+        } else {
+            Line::raw(format!("  {l}"))
+        }
+    }));
     if let Some(pos) = d.position() {
         out.push(Line::styled(format!("  --> {pos}"), theme.dim()));
     }
@@ -137,40 +143,98 @@ fn error_line(text: String, state: &State) -> Line<'static> {
     ])
 }
 
-/// All diagnostics as lines, with the number of errors and warnings.
-pub fn lines(state: &State, width: usize) -> (Vec<Line<'static>>, usize, usize) {
+/// Where a diagnostic points, for Enter and `o`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A byte offset of the document on screen (prefix + generation), and the region there.
+    Document { at: usize, region: Option<usize> },
+    /// A place in a file (the template, a sample), 1-based line and column.
+    File {
+        file: String,
+        line: usize,
+        column: usize,
+    },
+    /// A field of the template (its key in the template file).
+    Field(String),
+}
+
+/// One diagnostic of the pane: its lines and where it points.
+#[derive(Clone, Debug)]
+pub struct Item {
+    pub lines: Vec<Line<'static>>,
+    pub target: Option<Target>,
+    pub error: bool,
+    pub warning: bool,
+}
+
+fn item(lines: Vec<Line<'static>>, target: Option<Target>) -> Item {
+    Item {
+        lines,
+        target,
+        error: false,
+        warning: false,
+    }
+}
+
+/// Where a located diagnostic points in its file.
+fn file_target(d: &Diagnostic) -> Option<Target> {
+    Some(Target::File {
+        file: d.file.clone()?,
+        line: d.location.as_ref()?.line,
+        column: d.location.as_ref()?.column,
+    })
+}
+
+/// A multi-line message: the first line after the label, the others indented under it.
+fn message_lines(label: Span<'static>, message: &str) -> Vec<Line<'static>> {
+    let mut parts = message.lines();
+    let mut out = vec![Line::from(vec![
+        label,
+        Span::raw(format!(" {}", parts.next().unwrap_or(""))),
+    ])];
+    out.extend(parts.map(|l| Line::raw(format!("  {l}"))));
+    out
+}
+
+/// Every diagnostic as an item, in the order shown.
+pub fn items(state: &State, width: usize) -> Vec<Item> {
     let theme = &state.theme;
-    let (mut errors, mut warnings) = (0, 0);
-    let mut out: Vec<Line<'static>> = Vec::new();
-    if let Some(d) = &state.template_error {
-        errors += 1;
-        out.extend(diagnostic_lines(d, state, width));
-        out.push(Line::styled(
+    let mut out: Vec<Item> = Vec::new();
+    let stale = || {
+        Line::styled(
             "  the last good result stays on screen, marked STALE",
             theme.dim(),
-        ));
+        )
+    };
+    if let Some(d) = &state.template_error {
+        let mut lines = diagnostic_lines(d, state, width);
+        lines.push(stale());
+        out.push(Item {
+            error: true,
+            ..item(lines, file_target(d))
+        });
     }
     if let Some(e) = &state.sample_error {
-        errors += 1;
-        out.push(error_line(e.clone(), state));
-        out.push(Line::styled(
-            "  the last good result stays on screen, marked STALE",
-            theme.dim(),
-        ));
+        let mut lines = message_lines(Span::styled("error:", theme.error()), e);
+        lines.push(stale());
+        out.push(Item {
+            error: true,
+            ..item(lines, None)
+        });
     }
     if let Some(a) = state.analysis() {
         if let Some(p) = &a.problem {
-            errors += 1;
             let place = match (&p.file_position, p.at) {
                 (Some(fp), _) => fp.clone(),
                 (None, Some(at)) => format!("{} (prefix byte {at})", a.sample_name),
                 (None, None) => a.sample_name.clone(),
             };
+            let mut lines = Vec::new();
             match (p.region, &p.in_region) {
                 (Some(r), Some(loc)) => {
                     // Where first (it fits a small pane), then the parser's full message.
                     let g = &a.regions[r];
-                    out.push(error_line(
+                    lines.push(error_line(
                         format!(
                             "parse error in region '{}' #{} (line {}, column {} of its body)",
                             a.field_names[g.field],
@@ -180,8 +244,8 @@ pub fn lines(state: &State, width: usize) -> (Vec<Line<'static>>, usize, usize) 
                         ),
                         state,
                     ));
-                    out.push(Line::styled(format!("  --> {place}"), theme.dim()));
-                    out.extend(source_lines(
+                    lines.push(Line::styled(format!("  --> {place}"), theme.dim()));
+                    lines.extend(source_lines(
                         loc.line,
                         &loc.line_text,
                         loc.column,
@@ -189,46 +253,119 @@ pub fn lines(state: &State, width: usize) -> (Vec<Line<'static>>, usize, usize) 
                         width,
                         theme.error(),
                     ));
-                    out.push(Line::raw(format!("  {}", p.error.message)));
+                    lines.extend(p.error.message.lines().map(|l| Line::raw(format!("  {l}"))));
                 }
                 _ => {
-                    out.push(error_line(p.error.message.clone(), state));
-                    out.push(Line::styled(format!("  --> {place}"), theme.dim()));
+                    lines.extend(message_lines(
+                        Span::styled("error:", theme.error()),
+                        &p.error.message,
+                    ));
+                    lines.push(Line::styled(format!("  --> {place}"), theme.dim()));
                     if let Some(f) = &p.error.field {
-                        out.push(Line::raw(format!("  in field '{f}'")));
+                        lines.push(Line::raw(format!("  in field '{f}'")));
                     }
                 }
             }
+            let target = p.at.map(|at| Target::Document {
+                at,
+                region: p.region,
+            });
+            out.push(Item {
+                error: true,
+                ..item(lines, target)
+            });
         }
         for w in &a.warnings {
-            warnings += 1;
-            out.extend(diagnostic_lines(w, state, width));
+            // A silent loss points at its place in the text; others at their file.
+            let target = a
+                .findings
+                .iter()
+                .find(|f| f.diagnostic == *w)
+                .and_then(|f| {
+                    Some(Target::Document {
+                        at: f.span.as_ref()?.start,
+                        region: f.region,
+                    })
+                })
+                .or_else(|| file_target(w));
+            out.push(Item {
+                warning: true,
+                ..item(diagnostic_lines(w, state, width), target)
+            });
         }
         for (field, why) in &a.unmatched {
-            out.push(Line::from(vec![
+            let mut lines = vec![Line::from(vec![
                 Span::styled("note:", theme.key()),
                 Span::raw(format!(" field '{field}' matched nothing in this sample")),
-            ]));
-            out.extend(
+            ])];
+            lines.extend(
                 why.iter()
                     .skip(1)
                     .map(|l| Line::styled(l.clone(), theme.dim())),
             );
+            out.push(item(lines, Some(Target::Field(field.clone()))));
         }
     }
     for d in &state.lint {
-        warnings += 1;
-        out.extend(diagnostic_lines(d, state, width));
+        out.push(Item {
+            warning: true,
+            ..item(diagnostic_lines(d, state, width), file_target(d))
+        });
     }
     for f in &state.never_matched {
-        warnings += 1;
-        out.push(Line::from(vec![
+        let lines = vec![Line::from(vec![
             Span::styled("warning:", theme.warning()),
             Span::raw(format!(" field '{f}' matched nothing in any sample")),
-        ]));
+        ])];
+        out.push(Item {
+            warning: true,
+            ..item(lines, Some(Target::Field(f.clone())))
+        });
+    }
+    out
+}
+
+/// The first row of every item when the pane is `width` cells wide (rows as the pane wraps
+/// them, roughly: by characters).
+pub fn item_rows(items: &[Item], width: usize) -> Vec<usize> {
+    let w = width.max(1);
+    let mut at = 0;
+    items
+        .iter()
+        .map(|i| {
+            let start = at;
+            at += i
+                .lines
+                .iter()
+                .map(|l| l.width().div_ceil(w).max(1))
+                .sum::<usize>();
+            start
+        })
+        .collect()
+}
+
+/// All diagnostics as lines (the selected one marked when the pane has the focus), with the
+/// number of errors and warnings.
+pub fn lines(state: &State, width: usize) -> (Vec<Line<'static>>, usize, usize) {
+    let items = items(state, width);
+    let errors = items.iter().filter(|i| i.error).count();
+    let warnings = items.iter().filter(|i| i.warning).count();
+    let selected = (state.focus == Pane::Diagnostics).then_some(state.diagnostic);
+    let mut out: Vec<Line<'static>> = Vec::new();
+    for (n, it) in items.into_iter().enumerate() {
+        let mut lines = it.lines;
+        if Some(n) == selected
+            && let Some(first) = lines.first_mut()
+        {
+            first.spans.insert(0, Span::styled("▶ ", state.theme.key()));
+            for l in lines.iter_mut() {
+                l.style = state.theme.selected();
+            }
+        }
+        out.extend(lines);
     }
     if out.is_empty() {
-        out.push(Line::styled("no problems", theme.ok()));
+        out.push(Line::styled("no problems", state.theme.ok()));
     }
     (out, errors, warnings)
 }

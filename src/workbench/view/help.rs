@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Wrap};
 
-use crate::workbench::keys::BINDINGS;
+use crate::workbench::keys::help_rows;
 use crate::workbench::state::State;
 
 pub fn render(frame: &mut Frame, area: Rect, state: &State) {
@@ -18,7 +18,8 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         w,
         h,
     );
-    let keys_w = BINDINGS
+    let rows = help_rows(&state.keys);
+    let keys_w = rows
         .iter()
         .map(|(k, _)| k.chars().count())
         .max()
@@ -29,7 +30,16 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     let room = usize::from(w.saturating_sub(2))
         .saturating_sub(keys_w + 1)
         .max(12);
-    for (k, what) in BINDINGS {
+    lines.push(Line::styled(
+        match &state.keys.source {
+            Some(file) => format!(" keys: the defaults with the changes of {file}"),
+            None => " keys: the defaults (change them in ~/.config/rtbench/config.toml, or \
+                     the file $RTBENCH_CONFIG names)"
+                .to_string(),
+        },
+        theme.dim(),
+    ));
+    for (k, what) in &rows {
         let pad = keys_w.saturating_sub(k.chars().count());
         for (i, part) in wrap(what, room).into_iter().enumerate() {
             let key = if i == 0 {

@@ -32,7 +32,13 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         Some(shown) => {
             lines.push(Line::styled("no message: parsing failed", theme.error()));
             if let Some(p) = &shown.analysis.problem {
-                lines.push(Line::styled(p.error.message.clone(), theme.error()));
+                // A multi-line message (a JSON decode error quoting the text) keeps its lines.
+                let mut parts = p.error.message.lines();
+                lines.push(Line::styled(
+                    parts.next().unwrap_or("").to_string(),
+                    theme.error(),
+                ));
+                lines.extend(parts.map(|l| Line::styled(format!("  {l}"), theme.error())));
             }
             if let Some(good) = state
                 .last_good

@@ -11,6 +11,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::workbench::analysis::{Analysis, Paint, Segment};
+use crate::workbench::keys::Action;
+use crate::workbench::search::Search;
 use crate::workbench::state::{Pane, State};
 use crate::workbench::theme::Theme;
 use crate::workbench::view::pane_block;
@@ -227,34 +229,49 @@ pub fn paint_style(
     style
 }
 
-/// The spans of one row.
-fn row_spans(a: &Analysis, r: Range<usize>, cursor: Option<usize>, theme: &Theme) -> Line<'static> {
+/// The spans of one row: segment colours, search matches on top, the cursor.
+fn row_spans(
+    a: &Analysis,
+    r: Range<usize>,
+    cursor: Option<usize>,
+    search: Option<&Search>,
+    theme: &Theme,
+) -> Line<'static> {
     let mut spans: Vec<Span<'static>> = Vec::new();
     let mut i = a.segment_index(r.start).unwrap_or(a.segments.len());
     let mut at = r.start;
+    let mut piece = String::new();
+    let mut piece_style = Style::default();
+    let flush = |piece: &mut String, style: Style, spans: &mut Vec<Span<'static>>| {
+        if !piece.is_empty() {
+            spans.push(Span::styled(std::mem::take(piece), style));
+        }
+    };
     while at < r.end && i < a.segments.len() {
         let s = &a.segments[i];
         let end = s.range.end.min(r.end);
-        let style = segment_style(a, s, theme);
-        let mut piece = String::new();
-        let flush = |piece: &mut String, style: Style, spans: &mut Vec<Span<'static>>| {
-            if !piece.is_empty() {
-                spans.push(Span::styled(std::mem::take(piece), style));
-            }
-        };
+        let base = segment_style(a, s, theme);
         for (j, c) in a.document[at..end].char_indices() {
-            let shown = shown_char(c).0;
-            if Some(at + j) == cursor {
-                flush(&mut piece, style, &mut spans);
-                spans.push(Span::styled(shown.to_string(), theme.cursor()));
+            let pos = at + j;
+            let style = if Some(pos) == cursor {
+                theme.cursor()
             } else {
-                piece.push(shown);
+                match search.and_then(|s| s.at(pos)) {
+                    Some(true) => theme.search_current(base),
+                    Some(false) => theme.search_match(base),
+                    None => base,
+                }
+            };
+            if style != piece_style {
+                flush(&mut piece, piece_style, &mut spans);
+                piece_style = style;
             }
+            piece.push(shown_char(c).0);
         }
-        flush(&mut piece, style, &mut spans);
         at = end;
         i += 1;
     }
+    flush(&mut piece, piece_style, &mut spans);
     Line::from(spans)
 }
 
@@ -263,20 +280,27 @@ fn info_rows(area: Rect) -> u16 {
     if area.width < 58 { 2 } else { 1 }
 }
 
-/// The text area of the raw pane inside its block (the last inner rows tell about the cursor).
-pub fn text_area(area: Rect) -> Rect {
+/// The text area of the raw pane inside its block (the last inner rows tell about the cursor;
+/// with the prompt folded, the first row says so).
+pub fn text_area(area: Rect, folded: bool) -> Rect {
     let inner = Rect::new(
         area.x + 1,
         area.y + 1,
         area.width.saturating_sub(2),
         area.height.saturating_sub(2),
     );
+    let banner = u16::from(folded && inner.height > info_rows(area) + 1);
     Rect::new(
         inner.x,
-        inner.y,
+        inner.y + banner,
         inner.width,
-        inner.height.saturating_sub(info_rows(area)),
+        inner.height.saturating_sub(info_rows(area) + banner),
     )
+}
+
+/// Whether the raw pane shows the folded-prompt row.
+pub fn shows_fold(state: &State) -> bool {
+    state.analysis().is_some_and(|a| is_folded(state, a))
 }
 
 /// The lines under the text: what the cursor is on and where.
@@ -303,6 +327,12 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     let mut title = Vec::new();
     if let Some(a) = state.analysis() {
         title.push(Span::raw(format!(" {} ", short_name(&a.sample_name))));
+        if let Some(s) = &state.search {
+            title.push(Span::styled(
+                format!("/{} {} ", s.query, s.position_label()),
+                state.theme.search_match(Style::default()),
+            ));
+        }
     }
     let mut block = pane_block(state, Pane::Raw, title);
     if let Some(a) = state.analysis() {
@@ -333,7 +363,18 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         );
         return;
     };
-    let text = text_area(area);
+    let text = text_area(area, is_folded(state, a));
+    if text.y > area.y + 1 {
+        frame.render_widget(
+            Paragraph::new(format!(
+                "▸ {} prompt lines folded ({} shows them)",
+                fold_line(a),
+                state.keys.hint(Action::Fold)
+            ))
+            .style(state.theme.before_anchor()),
+            Rect::new(text.x, text.y - 1, text.width, 1),
+        );
+    }
     let width = usize::from(text.width);
     let mut lines = Vec::with_capacity(usize::from(text.height));
     let (mut line_no, mut row) = state.raw_top;
@@ -347,7 +388,13 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
             if lines.len() >= height {
                 break 'lines;
             }
-            let mut line = row_spans(a, r.clone(), Some(state.cursor), &state.theme);
+            let mut line = row_spans(
+                a,
+                r.clone(),
+                Some(state.cursor),
+                state.search.as_ref(),
+                &state.theme,
+            );
             // The cursor on a line break shows after the row's last character.
             if state.cursor == line_end && i == rows.len() - 1 {
                 line.spans.push(Span::styled(
@@ -384,6 +431,21 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
             info,
         );
     }
+}
+
+/// The first line shown when folded: the line holding the start anchor's cut (0: nothing to
+/// fold).
+pub fn fold_line(a: &Analysis) -> usize {
+    if a.origin == 0 || a.prefix_len == 0 {
+        0
+    } else {
+        line_of(a, a.origin.min(a.prefix_len))
+    }
+}
+
+/// Whether the raw pane hides lines before [`fold_line`].
+pub fn is_folded(state: &State, a: &Analysis) -> bool {
+    state.fold == Some(true) && fold_line(a) > 0
 }
 
 /// A sample's file name without its folders.

@@ -7,7 +7,8 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::workbench::state::{Live, Mode, Running, State};
+use crate::workbench::keys::Action;
+use crate::workbench::state::{Live, Mode, PromptKind, Running, State};
 
 /// The spinner's frames.
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -67,28 +68,40 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
             left.push(Span::styled("⟳ streaming… ", bold));
         }
     }
-    if let Some(text) = &state.prompt {
+    if let Some(p) = &state.prompt {
+        let (label, hint) = match p.kind {
+            PromptKind::ChunkSizes => ("sizes:", "Enter / Esc"),
+            PromptKind::Search { regex: false } => ("/", "Tab regex · Enter / Esc"),
+            PromptKind::Search { regex: true } => ("regex /", "Tab literal · Enter / Esc"),
+        };
         left.push(Span::styled(
-            format!(" sizes: {text}▏ Enter / Esc "),
+            format!(" {label}{}▏ {hint} ", p.text),
             theme.selected(),
         ));
+        if let Some(e) = &p.error {
+            left.push(Span::styled(format!(" {e} "), theme.error()));
+        }
     }
     if let Some(note) = &state.note {
         left.push(Span::styled(format!("{note} "), base));
     }
-    let hints: Vec<(&str, &str)> = match state.mode {
+    let k = |a: Action| state.keys.hint(a);
+    let hints: Vec<(String, &str)> = match state.mode {
         Mode::Inspect => vec![
-            ("?", "help"),
-            ("s", "replay"),
-            ("Tab", "focus"),
-            ("q", "quit"),
+            (k(Action::Help), "help"),
+            (k(Action::Search), "search"),
+            (k(Action::Replay), "replay"),
+            (k(Action::Quit), "quit"),
         ],
         Mode::Replay => vec![
-            ("←→", "step"),
-            ("Space", "play"),
-            ("+-", "size"),
-            ("c", "chunking"),
-            ("Esc", "back"),
+            (format!("{}{}", k(Action::Left), k(Action::Right)), "step"),
+            (k(Action::PlayPause), "play"),
+            (
+                format!("{}{}", k(Action::Taller), k(Action::Shorter)),
+                "size",
+            ),
+            (k(Action::NextChunking), "chunking"),
+            (k(Action::Back), "back"),
         ],
     };
     let mut right = Vec::new();

@@ -1,0 +1,149 @@
+//! Blessing from the screen (`b`): the current result of the sample on screen becomes its
+//! expected section. [`propose`] reads the file and shows what would change (the structural
+//! diff between the expected and the current message); only a confirmation writes it, with
+//! [`write`], atomically and only if the file is still the one that was read. Every other
+//! section of the file stays byte for byte.
+
+use std::path::PathBuf;
+
+use crate::workbench::analysis::{Analysis, Status};
+use rtbench_tooling::atomic::replace_file;
+use rtbench_tooling::sample::{parse_sample, replace_expected};
+use rtbench_tooling::testing::expected_section;
+
+/// A write waiting for its confirmation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Proposal {
+    pub path: PathBuf,
+    /// The file as it was read (the write is refused if it changed since).
+    pub read: Vec<u8>,
+    /// The file with the new expected section.
+    pub new: String,
+    /// What changes, for the confirmation: one line each.
+    pub changes: Vec<String>,
+}
+
+/// What blessing the sample on screen would write.
+pub fn propose(a: &Analysis) -> Result<Proposal, String> {
+    let changes: Vec<String> = match &a.status {
+        Status::Ok => {
+            return Err(format!(
+                "nothing to bless: {} already expects this result",
+                a.sample_name
+            ));
+        }
+        Status::Unreadable(e) => return Err(format!("cannot bless: {e}")),
+        Status::Unknown => return Err("cannot bless: the sample is not parsed yet".into()),
+        Status::Differs(lines) => lines.clone(),
+        Status::NoExpected => vec!["no expected section yet: this result is added".into()],
+        Status::Error(e) => vec![format!("the sample will expect the error: {e}")],
+    };
+    let path = a.sample.path.clone();
+    let read = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = String::from_utf8(read.clone())
+        .map_err(|_| format!("{} is not UTF-8 text", path.display()))?;
+    // The result on screen must be this file's.
+    let now = parse_sample(&path, &text).map_err(|e| e.to_string())?;
+    if now.generation != a.sample.generation
+        || now.prefix != a.sample.prefix
+        || now.tools != a.sample.tools
+    {
+        return Err(format!(
+            "{} changed since it was parsed: bless again once the new result shows",
+            path.display()
+        ));
+    }
+    let result = match (&a.message, &a.problem) {
+        (Some(m), _) => Ok(m.clone()),
+        (None, Some(p)) => Err(p.error.message.clone()),
+        (None, None) => return Err("cannot bless: no result".into()),
+    };
+    let section = expected_section(&result)?;
+    let new = replace_expected(&path, &text, &section).map_err(|e| e.to_string())?;
+    Ok(Proposal {
+        path,
+        read,
+        new,
+        changes,
+    })
+}
+
+/// Writes a confirmed proposal; returns what to tell the user.
+pub fn write(p: &Proposal) -> Result<String, String> {
+    replace_file(&p.path, &p.read, p.new.as_bytes()).map_err(|e| e.to_string())?;
+    let path = p.path.display().to_string();
+    let name = crate::workbench::view::raw::short_name(&path);
+    Ok(format!(
+        "blessed {name}: its expected section is the current result"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workbench::analysis::analyze;
+    use rtbench_engine::template::Template;
+    use rtbench_tooling::sample::read_sample;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("rtbench-bless-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    const TEMPLATE: &str = r#"{"defaults": {"role": "assistant"}, "start_anchor": "<a>", "fields": {"thinking": {"open": "<think>", "close": "</think>"}, "content": {}}}"#;
+
+    fn analysed(path: &std::path::Path) -> Analysis {
+        let template = Template::from_json_str(TEMPLATE).unwrap();
+        let text = std::fs::read_to_string(path).unwrap();
+        let sample = read_sample(path).unwrap();
+        analyze(&template, &path.display().to_string(), &sample, &text)
+    }
+
+    #[test]
+    fn a_confirmed_bless_writes_only_the_expected_section() {
+        let d = temp_dir("write");
+        let path = d.join("a.sample");
+        let original = "--- note ---\nkept as is\n--- prefix ---\n<a>\n--- generation ---\n<think>hm</think>hi\n--- expected ---\n{\"role\": \"assistant\", \"content\": \"bye\"}\n";
+        std::fs::write(&path, original).unwrap();
+        let a = analysed(&path);
+        let p = propose(&a).unwrap();
+        assert!(
+            p.changes.iter().any(|c| c.contains("content")),
+            "{:?}",
+            p.changes
+        );
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            original,
+            "nothing written yet"
+        );
+        write(&p).unwrap();
+        let now = std::fs::read_to_string(&path).unwrap();
+        assert!(now.starts_with("--- note ---\nkept as is\n--- prefix ---\n<a>\n--- generation ---\n<think>hm</think>hi\n--- expected ---\n"), "{now}");
+        // The sample now passes: blessing again has nothing to do.
+        let a = analysed(&path);
+        assert_eq!(a.status, Status::Ok);
+        assert!(propose(&a).unwrap_err().starts_with("nothing to bless"));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_file_changed_after_the_proposal_is_not_overwritten() {
+        let d = temp_dir("changed");
+        let path = d.join("a.sample");
+        std::fs::write(&path, "--- prefix ---\n<a>\n--- generation ---\nhi\n").unwrap();
+        let a = analysed(&path);
+        let p = propose(&a).unwrap();
+        assert_eq!(p.changes, ["no expected section yet: this result is added"]);
+        let edited = "--- prefix ---\n<a>\n--- generation ---\nhi there\n";
+        std::fs::write(&path, edited).unwrap();
+        assert!(write(&p).is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
+        // And a proposal for a file edited since the parse is refused.
+        let e = propose(&a).unwrap_err();
+        assert!(e.contains("changed since it was parsed"), "{e}");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}

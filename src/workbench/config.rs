@@ -1,0 +1,167 @@
+//! The workbench's config file (TOML): key bindings and the editor command.
+//!
+//! ```toml
+//! # {file}, {line} and {col} are replaced; without {file} the file is added at the end.
+//! editor = "code --goto {file}:{line}:{col}"
+//!
+//! [keys]
+//! quit = ["q", "ctrl-c"]   # an action's keys replace its defaults
+//! search = "/"
+//! focus_diagnostics = "d"
+//! ```
+//!
+//! It is read from `$RTBENCH_CONFIG`, else `$XDG_CONFIG_HOME/rtbench/config.toml`, else
+//! `~/.config/rtbench/config.toml`; a missing file means the defaults. A file that cannot be
+//! used stops the workbench before it starts, with the file, line and column of the mistake.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::workbench::keys::{Key, Keymap, action_named, actions};
+
+/// What the config file sets.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Config {
+    pub keys: Keymap,
+    /// The editor command (see [`crate::workbench::editor`]); `None`: `$VISUAL`, `$EDITOR`, vi.
+    pub editor: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    editor: Option<String>,
+    #[serde(default)]
+    keys: BTreeMap<Spanned<String>, Spanned<OneOrMany>>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+/// Where the config file is looked for.
+pub fn default_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("RTBENCH_CONFIG") {
+        return Some(PathBuf::from(p));
+    }
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("rtbench").join("config.toml"))
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_col(text: &str, at: usize) -> (usize, usize) {
+    let at = text.floor_char_boundary(at.min(text.len()));
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let col = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+        .chars()
+        .count()
+        + 1;
+    (line, col)
+}
+
+/// Reads the config file at `path` (defaults when it does not exist).
+pub fn load(path: &Path) -> Result<Config, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+        Err(e) => {
+            return Err(format!(
+                "{}: cannot read the config file: {e}",
+                path.display()
+            ));
+        }
+    };
+    parse(&text, &path.display().to_string())
+}
+
+/// Reads a config file's text; `name` is how errors name the file.
+pub fn parse(text: &str, name: &str) -> Result<Config, String> {
+    let at = |offset: usize, what: String| {
+        let (line, col) = line_col(text, offset);
+        format!("{name}:{line}:{col}: {what}")
+    };
+    let file: File = toml::from_str(text).map_err(|e| {
+        let offset = e.span().map_or(0, |s| s.start);
+        at(offset, e.message().trim_end().to_string())
+    })?;
+    let mut keys = Keymap::default();
+    for (action, bound) in &file.keys {
+        let Some(a) = action_named(action.get_ref()) else {
+            let names: Vec<String> = actions().into_iter().map(|(_, n)| n).collect();
+            return Err(at(
+                action.span().start,
+                format!(
+                    "unknown action '{}'; the actions are: {}",
+                    action.get_ref(),
+                    names.join(", ")
+                ),
+            ));
+        };
+        let texts = match bound.get_ref() {
+            OneOrMany::One(k) => vec![k.clone()],
+            OneOrMany::Many(ks) => ks.clone(),
+        };
+        let parsed: Vec<Key> = texts
+            .iter()
+            .map(|k| Key::parse(k))
+            .collect::<Result<_, _>>()
+            .map_err(|e| at(bound.span().start, e))?;
+        keys.rebind(a, &parsed);
+    }
+    keys.source = Some(name.to_string());
+    Ok(Config {
+        keys,
+        editor: file.editor.filter(|e| !e.trim().is_empty()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workbench::keys::Action;
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    #[test]
+    fn overrides_rebind_actions_and_set_the_editor() {
+        let c = parse(
+            "editor = \"hx {file}:{line}:{col}\"\n[keys]\nquit = [\"x\", \"ctrl-q\"]\nfocus_diagnostics = \"d\"\n",
+            "config.toml",
+        )
+        .unwrap();
+        assert_eq!(c.editor.as_deref(), Some("hx {file}:{line}:{col}"));
+        let key = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+        assert_eq!(c.keys.action(key('x')), Some(Action::Quit));
+        assert_eq!(c.keys.action(key('q')), None);
+        assert_eq!(c.keys.action(key('d')), Some(Action::FocusPane(3)));
+        assert_eq!(c.keys.label(Action::Quit), "x  Ctrl-Q");
+        assert_eq!(c.keys.source.as_deref(), Some("config.toml"));
+    }
+
+    #[test]
+    fn mistakes_name_the_file_line_and_column() {
+        let e = parse("[keys]\nquit = \"q\"\n  serch = \"/\"\n", "c.toml").unwrap_err();
+        assert!(e.starts_with("c.toml:3:3: unknown action 'serch'"), "{e}");
+        let e = parse("[keys]\nquit = \"ctrl-\"\n", "c.toml").unwrap_err();
+        assert!(e.starts_with("c.toml:2:8: unknown key 'ctrl-'"), "{e}");
+        let e = parse("[keys\n", "c.toml").unwrap_err();
+        assert!(e.starts_with("c.toml:1:"), "{e}");
+        let e = parse("colour = 1\n", "c.toml").unwrap_err();
+        assert!(e.starts_with("c.toml:1:1: unknown field `colour`"), "{e}");
+    }
+
+    #[test]
+    fn a_missing_file_is_the_defaults() {
+        let c = load(Path::new("/nonexistent/rtbench/config.toml")).unwrap();
+        assert_eq!(c, Config::default());
+    }
+}

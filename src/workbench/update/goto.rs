@@ -1,0 +1,245 @@
+//! Going to places: Enter on a diagnostic moves the raw cursor to it (a template place opens
+//! the editor there), and `o` asks the run loop to open the editor at the place under the
+//! cursor of the focused pane (see [`crate::workbench::editor`]).
+
+use std::path::PathBuf;
+
+use crate::workbench::editor::Place;
+use crate::workbench::keys::Action;
+use crate::workbench::state::{Mode, Pane, State};
+use crate::workbench::view::diagnostics::{self, Target};
+
+use super::Effect;
+use super::motion::{cursor_moved, remember_col};
+
+/// The selected diagnostic's target.
+fn selected_target(state: &State) -> Option<Target> {
+    let items = diagnostics::items(state, usize::from(state.size.0));
+    items.get(state.diagnostic)?.target.clone()
+}
+
+/// The template file, when the template is one.
+fn template_path(state: &State) -> Option<PathBuf> {
+    let p = PathBuf::from(&state.template_name);
+    p.is_file().then_some(p)
+}
+
+fn place_of_target(state: &State, target: Target) -> Result<Place, String> {
+    match target {
+        Target::Document { at, .. } => {
+            let a = state.analysis().ok_or("nothing on screen yet")?;
+            Ok(Place::Document {
+                sample: a.sample.clone(),
+                at,
+            })
+        }
+        Target::File { file, line, column } => Ok(Place::File {
+            file: PathBuf::from(file),
+            line,
+            column,
+        }),
+        Target::Field(field) => Ok(Place::Field {
+            template: template_path(state).ok_or("the template is not a file")?,
+            field,
+        }),
+    }
+}
+
+/// The place under the cursor of the focused pane.
+fn place_under_cursor(state: &State) -> Result<Place, String> {
+    if state.mode == Mode::Replay {
+        return Err("leave the replay (Esc) to open the editor".into());
+    }
+    let a = state.analysis();
+    match state.focus {
+        Pane::Raw => {
+            let a = a.ok_or("nothing on screen yet")?;
+            Ok(Place::Document {
+                sample: a.sample.clone(),
+                at: state.cursor,
+            })
+        }
+        Pane::Diagnostics => {
+            let t = selected_target(state).ok_or("this diagnostic has no place in a file")?;
+            place_of_target(state, t)
+        }
+        Pane::Message | Pane::Region => {
+            let a = a.ok_or("nothing on screen yet")?;
+            let field = state
+                .region
+                .and_then(|r| a.regions.get(r))
+                .map(|g| a.field_names[g.field].clone())
+                .or_else(|| a.field_names.first().cloned())
+                .ok_or("the template has no fields")?;
+            Ok(Place::Field {
+                template: template_path(state).ok_or("the template is not a file")?,
+                field,
+            })
+        }
+        Pane::Samples => {
+            let s = state
+                .samples
+                .get(state.selected_sample)
+                .ok_or("no sample selected")?;
+            Ok(Place::File {
+                file: PathBuf::from(&s.name),
+                line: 1,
+                column: 1,
+            })
+        }
+    }
+}
+
+/// `o`: open the editor at the place under the cursor.
+pub(super) fn open_editor(state: &mut State) -> Effect {
+    match place_under_cursor(state) {
+        Ok(place) => {
+            state.open = Some(place);
+            Effect::OpenEditor
+        }
+        Err(e) => {
+            state.note = Some(e);
+            Effect::None
+        }
+    }
+}
+
+/// Enter: on a diagnostic, go to its place; on a sample, show its text.
+pub(super) fn activate(state: &mut State) -> Effect {
+    match state.focus {
+        Pane::Diagnostics => {
+            let Some(target) = selected_target(state) else {
+                state.note = Some("this diagnostic has no place to go to".into());
+                return Effect::None;
+            };
+            match target {
+                Target::Document { at, region } => {
+                    let Some(a) = state.analysis().cloned() else {
+                        return Effect::None;
+                    };
+                    state.cursor = at.min(a.document.len());
+                    super::fold::reveal(state, &a, state.cursor);
+                    remember_col(state, &a);
+                    state.focus = Pane::Raw;
+                    state.visible[Pane::Raw.index()] = true;
+                    cursor_moved(state);
+                    if let Some(r) = region.filter(|&r| r < a.regions.len()) {
+                        state.region = Some(r);
+                        state.scroll.region = 0;
+                    }
+                    let (line, col) = a.line_col(state.cursor);
+                    state.note = Some(format!("at {line}:{col} of the text"));
+                    Effect::None
+                }
+                // The template is not on screen: open it in the editor.
+                t => match place_of_target(state, t) {
+                    Ok(place) => {
+                        state.open = Some(place);
+                        Effect::OpenEditor
+                    }
+                    Err(e) => {
+                        state.note = Some(e);
+                        Effect::None
+                    }
+                },
+            }
+        }
+        Pane::Samples => {
+            state.focus = Pane::Raw;
+            Effect::None
+        }
+        _ => {
+            state.note = Some(format!(
+                "Enter goes to the selected diagnostic ({} focuses the diagnostics)",
+                state
+                    .keys
+                    .hint(Action::FocusPane(Pane::Diagnostics.index()))
+            ));
+            Effect::None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::super::on_action;
+    use super::super::testing::loaded;
+    use super::*;
+    use rtbench_engine::diagnostic::Diagnostic;
+    use rtbench_tooling::findings::Finding;
+
+    /// The bundled sample with one located warning at the second tool call.
+    fn with_a_located_warning() -> (State, usize) {
+        let mut state = loaded(0, (120, 40));
+        let shown = state.shown.clone().unwrap();
+        let mut a = (*shown.analysis).clone();
+        let at = a.document.rfind("<tool_call>").unwrap();
+        let region = a.regions.iter().position(|g| g.open.start == at);
+        let d = Diagnostic::warning("something was lost here");
+        a.warnings.insert(0, d.clone());
+        a.findings.push(Finding {
+            diagnostic: d,
+            kind: None,
+            region,
+            span: Some(at..at + 11),
+        });
+        state.shown = Some(crate::workbench::state::Shown {
+            analysis: Arc::new(a),
+            message_lines: shown.message_lines,
+        });
+        (state, at)
+    }
+
+    #[test]
+    fn enter_on_a_diagnostic_moves_the_cursor_there_and_selects_its_region() {
+        let (mut state, at) = with_a_located_warning();
+        on_action(&mut state, Action::FocusPane(Pane::Diagnostics.index()));
+        on_action(&mut state, Action::Top);
+        assert_eq!(state.diagnostic, 0);
+        assert_eq!(on_action(&mut state, Action::Activate), Effect::None);
+        assert_eq!(state.cursor, at);
+        assert_eq!(state.focus, Pane::Raw);
+        let a = state.analysis().unwrap();
+        assert_eq!(
+            a.field_names[a.regions[state.region.unwrap()].field],
+            "tool_calls"
+        );
+        assert!(state.note.as_deref().unwrap().starts_with("at "));
+    }
+
+    #[test]
+    fn o_asks_to_open_the_place_under_the_cursor_of_the_focused_pane() {
+        let (mut state, at) = with_a_located_warning();
+        state.cursor = at;
+        assert_eq!(
+            on_action(&mut state, Action::OpenEditor),
+            Effect::OpenEditor
+        );
+        match state.open.take() {
+            Some(Place::Document { at: got, sample }) => {
+                assert_eq!(got, at);
+                assert!(sample.path.ends_with("weather-tool-call.sample"));
+            }
+            other => panic!("{other:?}"),
+        }
+        // In the region pane: the field of the selected region, in the template.
+        on_action(&mut state, Action::FocusPane(Pane::Region.index()));
+        let effect = on_action(&mut state, Action::OpenEditor);
+        if template_path(&state).is_some() {
+            assert_eq!(effect, Effect::OpenEditor);
+            assert!(
+                matches!(state.open.take(), Some(Place::Field { field, .. }) if field == "tool_calls")
+            );
+        } else {
+            // The bundled template is built in: nothing to open, and the note says why.
+            assert_eq!(effect, Effect::None);
+            assert_eq!(state.note.as_deref(), Some("the template is not a file"));
+        }
+        // In the replay: leave it first.
+        on_action(&mut state, Action::Replay);
+        assert_eq!(on_action(&mut state, Action::OpenEditor), Effect::None);
+        assert!(state.note.as_deref().unwrap().contains("leave the replay"));
+    }
+}
