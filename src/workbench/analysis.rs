@@ -375,8 +375,10 @@ pub fn analyze(template: &Template, name: &str, sample: &Sample, file_text: &str
     if let Status::Differs(lines) = &status {
         let mut msg = String::from("the message differs from the expected one:");
         for l in lines.iter().take(12) {
+            // A multi-line difference (a reference error message) keeps its line breaks, its
+            // further lines indented under its first.
             msg.push_str("\n  ");
-            msg.push_str(l);
+            msg.push_str(&l.replace('\n', "\n    "));
         }
         if lines.len() > 12 {
             msg.push_str(&format!("\n  ... {} more", lines.len() - 12));

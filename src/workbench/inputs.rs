@@ -8,7 +8,7 @@ use rtbench_engine::diagnostic::Diagnostic;
 use rtbench_engine::template::Template;
 use rtbench_engine::template::load_template;
 use rtbench_engine::template::source::{LoadError, TemplateSource, load_file, source_from_text};
-use rtbench_tooling::sample::{Sample, expand, parse_sample};
+use rtbench_tooling::sample::{Sample, SampleError, expand, parse_sample_lenient};
 
 const BUNDLED_DIR: &str = "samples/smollm3";
 const BUNDLED_TEMPLATE: &str = include_str!("../../samples/smollm3/template.json");
@@ -73,7 +73,10 @@ pub struct LoadedTemplate {
 pub struct SampleFile {
     pub name: String,
     pub text: String,
+    /// The sample, or what is wrong with the file (its name first, with line and column).
     pub sample: Result<Sample, String>,
+    /// Bad JSON in the expected section, as a located warning: the sample is read without it.
+    pub bad_expected: Option<Diagnostic>,
 }
 
 impl Inputs {
@@ -217,9 +220,10 @@ pub fn read_sample(source: &Source) -> SampleFile {
         Source::File(p) => match std::fs::read(p) {
             Err(e) => {
                 return SampleFile {
+                    sample: Err(format!("{name}: cannot read: {e}")),
                     name,
                     text: String::new(),
-                    sample: Err(format!("cannot read: {e}")),
+                    bad_expected: None,
                 };
             }
             Ok(bytes) => match String::from_utf8(bytes) {
@@ -227,23 +231,65 @@ pub fn read_sample(source: &Source) -> SampleFile {
                 Err(e) => {
                     let at = e.utf8_error().valid_up_to();
                     return SampleFile {
+                        sample: Err(format!("{name}: not valid UTF-8 (byte {at})")),
                         name,
                         text: String::from_utf8_lossy(e.as_bytes()).into_owned(),
-                        sample: Err(format!("not valid UTF-8 (byte {at})")),
+                        bad_expected: None,
                     };
                 }
             },
         },
     };
-    let sample = if path
+    let is_sample = path
         .extension()
-        .is_some_and(|e| e == rtbench_tooling::sample::EXTENSION)
-    {
-        parse_sample(&path, &text).map_err(|e| e.to_string())
+        .is_some_and(|e| e == rtbench_tooling::sample::EXTENSION);
+    let (sample, bad_expected) = if is_sample {
+        match parse_sample_lenient(&path, &text) {
+            Ok((s, bad)) => (Ok(s), bad.map(|e| expected_warning(&name, &text, &e))),
+            Err(e) => (Err(error_text(&e)), None),
+        }
     } else {
-        Ok(Sample::bare(&path, text.clone()))
+        (Ok(Sample::bare(&path, text.clone())), None)
     };
-    SampleFile { name, text, sample }
+    SampleFile {
+        name,
+        text,
+        sample,
+        bad_expected,
+    }
+}
+
+/// What to do about invalid JSON in a sample's section.
+fn json_section_help(section: &str) -> &'static str {
+    match section {
+        "expected" => {
+            "fix the JSON of the expected section (the message as JSON, or {\"$error\": true} for a \
+             sample that must fail), or delete the section and run `rtbench test --bless` on the \
+             file to write it"
+        }
+        _ => "fix the JSON of the tools section: a JSON list of tool schemas",
+    }
+}
+
+/// A sample file's error, said once with its `file:line:col`, and for bad JSON what to do.
+fn error_text(e: &SampleError) -> String {
+    if e.message.starts_with("invalid JSON in the 'tools' section") {
+        format!("{e}\n{}", json_section_help("tools"))
+    } else {
+        e.to_string()
+    }
+}
+
+/// Bad JSON in the expected section, as a warning located in the file: the sample is shown and
+/// parsed without it (the parse never depends on it); only its verdict is unknown.
+fn expected_warning(name: &str, text: &str, e: &SampleError) -> Diagnostic {
+    let d = Diagnostic::warning(format!("{} (the sample is parsed without it)", e.message))
+        .in_file(name.to_string())
+        .with_help(Some(json_section_help("expected").to_string()));
+    match e.offset {
+        Some(at) => d.at(text, at..(at + 1).min(text.len())),
+        None => d,
+    }
 }
 
 /// The lint findings of a loaded template as located warnings.
@@ -267,5 +313,55 @@ mod tests {
         for s in &samples {
             assert!(read_sample(s).sample.is_ok());
         }
+    }
+
+    fn read_text(name: &str, text: &str) -> SampleFile {
+        let dir = std::env::temp_dir().join(format!("rtbench-inputs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let f = read_sample(&Source::File(path));
+        std::fs::remove_dir_all(&dir).unwrap();
+        f
+    }
+
+    #[test]
+    fn bad_expected_json_is_a_located_warning_and_the_sample_still_reads() {
+        let text = "--- prefix (ends with newline) ---\n<|im_start|>assistant\n\n--- generation ---\n\
+                    <think>a</think>b<|im_end|>\n\n--- expected ---\n{\"role\": \"assistant\",\n  \
+                    \"content\" \"b\"}\n";
+        let f = read_text("bad.sample", text);
+        let s = f.sample.expect("the sample reads");
+        assert_eq!(s.generation, "<think>a</think>b<|im_end|>");
+        assert!(s.expected.is_none());
+        let d = f.bad_expected.expect("a warning");
+        // Line 9, column 13 of the file: the `"b"` where a colon was expected.
+        assert!(
+            d.position().unwrap().ends_with("bad.sample:9:13"),
+            "{:?}",
+            d.position()
+        );
+        assert!(
+            d.message.contains("Expecting ':' delimiter"),
+            "{}",
+            d.message
+        );
+        assert!(d.help.as_deref().unwrap().contains("--bless"));
+    }
+
+    #[test]
+    fn a_sample_error_names_the_file_once_with_line_and_column() {
+        let f = read_text(
+            "bad.sample",
+            "--- generation ---\nx\n--- tools ---\n[\n  {\"a\" 1}\n]\n",
+        );
+        let m = f.sample.unwrap_err();
+        assert!(
+            m.contains("bad.sample:5:8: invalid JSON in the 'tools' section"),
+            "{m}"
+        );
+        assert_eq!(m.matches("bad.sample").count(), 1, "{m}");
+        assert!(m.contains("\nfix the JSON"), "{m}");
+        assert!(f.bad_expected.is_none());
     }
 }

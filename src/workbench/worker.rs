@@ -78,20 +78,31 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
     let mut shown = None;
     let mut sample_error = None;
     for (i, f) in files.iter().enumerate() {
+        // A sample whose only problem is its expected section is still parsed (the parse never
+        // depends on it): it is shown with the section's error among its diagnostics, and
+        // listed as unreadable.
+        let bad_expected = f.bad_expected.as_ref();
         let (status, warnings) = match &f.sample {
             Err(e) => {
                 if i == selected {
-                    sample_error = Some(format!("{}: {e}", f.name));
+                    sample_error = Some(e.clone());
                 }
                 (Status::Unreadable(e.clone()), 0)
             }
             Ok(s) if i == selected => {
                 readable += 1;
-                let a = analysis::analyze(t, &f.name, s, &f.text);
+                let mut a = analysis::analyze(t, &f.name, s, &f.text);
+                if let Some(d) = bad_expected {
+                    a.warnings.insert(0, d.clone());
+                    a.status = Status::Unreadable(d.message.clone());
+                }
                 for (m, hit) in matched.iter_mut().zip(&a.matched_fields) {
                     *m |= hit;
                 }
-                let status = (a.status.clone(), a.findings.len());
+                let status = (
+                    a.status.clone(),
+                    a.findings.len() + usize::from(bad_expected.is_some()),
+                );
                 // The message as indented JSON (nothing on failure), highlighted once here.
                 let json = a
                     .message
@@ -111,7 +122,10 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
                 for (m, hit) in matched.iter_mut().zip(hits) {
                     *m |= hit;
                 }
-                (status, warnings)
+                match bad_expected {
+                    Some(d) => (Status::Unreadable(d.message.clone()), warnings + 1),
+                    None => (status, warnings),
+                }
             }
         };
         samples.push(SampleEntry {
@@ -302,5 +316,61 @@ impl Worker {
 
     pub fn request(&self, req: Request) {
         let _ = self.tx.send(req);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sample_with_bad_expected_json_is_shown_itself_with_a_located_error() {
+        let dir = std::env::temp_dir().join(format!("rtbench-worker-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/smollm3");
+        for f in [
+            "template.json",
+            "think-then-answer.sample",
+            "weather-tool-call.sample",
+        ] {
+            std::fs::copy(format!("{root}/{f}"), dir.join(f)).unwrap();
+        }
+        let bad = dir.join("think-then-answer.sample");
+        let text = std::fs::read_to_string(&bad).unwrap();
+        let at = text.find("--- expected ---").unwrap();
+        let broken = format!(
+            "{}{}",
+            &text[..at],
+            text[at..].replacen("\"role\": ", "\"role\" ", 1)
+        );
+        std::fs::write(&bad, &broken).unwrap();
+        let inputs = Inputs::from_args(std::slice::from_ref(&dir)).unwrap();
+        let name = bad.display().to_string();
+        let req = Request {
+            seq: 1,
+            selected_name: Some(name.clone()),
+            selected_index: 1,
+            syntect_theme: "base16-ocean.dark".into(),
+            no_color: true,
+        };
+        let report = compute(&inputs, &req);
+        let _ = std::fs::remove_dir_all(&dir);
+        // This sample is shown (never the other one), parsed, with the error located.
+        assert!(report.sample_error.is_none(), "{:?}", report.sample_error);
+        let a = &report.shown.as_ref().expect("the sample is shown").analysis;
+        assert_eq!(a.sample_name, name);
+        assert!(a.message.is_some());
+        let d = &a.warnings[0];
+        assert!(
+            d.message
+                .starts_with("invalid JSON in the 'expected' section")
+        );
+        let line = broken[..broken.find("\"role\" ").unwrap()]
+            .matches('\n')
+            .count()
+            + 1;
+        assert_eq!(d.position(), Some(format!("{name}:{line}:10")));
+        let entry = report.samples.iter().find(|s| s.name == name).unwrap();
+        assert!(matches!(entry.status, Status::Unreadable(_)));
     }
 }

@@ -144,14 +144,33 @@ pub fn replace_expected(path: &Path, text: &str, expected: &str) -> Result<Strin
 pub struct SampleError {
     pub path: PathBuf,
     pub line: Option<usize>,
+    /// 1-based column (in characters), when the place is known more closely than its line
+    /// (a JSON section's syntax error).
+    pub column: Option<usize>,
+    /// Byte offset of that place in the file.
+    pub offset: Option<usize>,
     pub message: String,
+}
+
+impl SampleError {
+    fn new(path: &Path, line: Option<usize>, message: String) -> SampleError {
+        SampleError {
+            path: path.to_path_buf(),
+            line,
+            column: None,
+            offset: None,
+            message,
+        }
+    }
 }
 
 impl std::fmt::Display for SampleError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.line {
-            Some(l) => write!(f, "{}:{l}: {}", self.path.display(), self.message),
-            None => write!(f, "{}: {}", self.path.display(), self.message),
+        let path = self.path.display();
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => write!(f, "{path}:{l}:{c}: {}", self.message),
+            (Some(l), None) => write!(f, "{path}:{l}: {}", self.message),
+            _ => write!(f, "{path}: {}", self.message),
         }
     }
 }
@@ -265,11 +284,7 @@ impl Section<'_> {
 
 /// Splits a `.sample` file into its sections.
 fn sections<'a>(path: &Path, text: &'a str) -> Result<Vec<Section<'a>>, SampleError> {
-    let err = |line: Option<usize>, message: String| SampleError {
-        path: path.to_path_buf(),
-        line,
-        message,
-    };
+    let err = |line: Option<usize>, message: String| SampleError::new(path, line, message);
     let mut sections: Vec<Section<'a>> = Vec::new();
     let mut offset = 0;
     for (i, line) in text.split_inclusive('\n').enumerate() {
@@ -339,11 +354,20 @@ fn layout_warnings(text: &str, sections: &[Section<'_>]) -> Vec<SampleWarning> {
 
 /// Parses the text of a `.sample` file.
 pub fn parse_sample(path: &Path, text: &str) -> Result<Sample, SampleError> {
-    let err = |line: Option<usize>, message: String| SampleError {
-        path: path.to_path_buf(),
-        line,
-        message,
-    };
+    parse_sample_lenient(path, text).and_then(|(sample, bad_expected)| match bad_expected {
+        Some(e) => Err(e),
+        None => Ok(sample),
+    })
+}
+
+/// Parses the text of a `.sample` file, keeping the sample when only its `expected` section
+/// is bad JSON (the parse never depends on it): the sample without an expected message, and
+/// that section's error.
+pub fn parse_sample_lenient(
+    path: &Path,
+    text: &str,
+) -> Result<(Sample, Option<SampleError>), SampleError> {
+    let err = |line: Option<usize>, message: String| SampleError::new(path, line, message);
     let sections = sections(path, text)?;
     let section = |name: &str| sections.iter().find(|s| s.name == name);
     let Some(generation) = section("generation") else {
@@ -361,37 +385,44 @@ pub fn parse_sample(path: &Path, text: &str) -> Result<Sample, SampleError> {
             return Ok(None);
         }
         py::json_loads(&body).map(Some).map_err(|e| {
-            err(
-                Some(s.line + e.line),
-                format!("invalid JSON in the '{name}' section: {}", e.message),
-            )
+            let at = (s.raw.start + e.offset).min(text.len());
+            let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            SampleError {
+                column: Some(text[line_start..at].chars().count() + 1),
+                offset: Some(at),
+                ..err(
+                    Some(s.line + e.line),
+                    format!("invalid JSON in the '{name}' section: {}", e.message),
+                )
+            }
         })
     };
-    Ok(Sample {
+    let (expected, bad_expected) = match json("expected") {
+        Ok(v) => (v, None),
+        Err(e) => (None, Some(e)),
+    };
+    let sample = Sample {
         path: path.to_path_buf(),
         prefix: section("prefix").map(|s| s.text(text)),
         generation: generation.text(text),
         tools: json("tools")?,
-        expected: json("expected")?,
+        expected,
         note: section("note").map(|s| s.text(text).trim().to_string()),
         generation_offset: generation.raw.start,
         prefix_offset: section("prefix").map(|s| s.raw.start),
         truncated: generation.options.truncated,
         warnings: layout_warnings(text, &sections),
-    })
+    };
+    Ok((sample, bad_expected))
 }
 
 /// Reads one sample file: a `.sample` file, or any other text file as a bare generation.
 pub fn read_sample(path: &Path) -> Result<Sample, SampleError> {
-    let bytes = std::fs::read(path).map_err(|e| SampleError {
-        path: path.to_path_buf(),
-        line: None,
-        message: format!("cannot read: {e}"),
-    })?;
-    let text = String::from_utf8(bytes).map_err(|e| SampleError {
-        path: path.to_path_buf(),
-        line: None,
-        message: format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+    let bytes = std::fs::read(path)
+        .map_err(|e| SampleError::new(path, None, format!("cannot read: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        SampleError::new(path, None, format!("not valid UTF-8 (byte {at})"))
     })?;
     if path.extension().is_some_and(|e| e == EXTENSION) {
         parse_sample(path, &text)
@@ -539,6 +570,20 @@ mod tests {
     }
 
     #[test]
+    fn bad_expected_json_keeps_the_sample_in_the_lenient_parse() {
+        let text = "--- generation ---\nhi\n--- expected ---\n{\"role\" \"x\"}\n";
+        let (s, e) = parse_sample_lenient(Path::new("t.sample"), text).unwrap();
+        assert_eq!((s.generation.as_str(), s.expected.as_ref()), ("hi", None));
+        let e = e.expect("the expected section's error");
+        assert_eq!((e.line, e.column), (Some(4), Some(9)));
+        assert_eq!(&text[e.offset.unwrap()..], "\"x\"}\n");
+        assert_eq!(parse_sample(Path::new("t.sample"), text), Err(e));
+        // Bad tools JSON is still an error: the parse depends on the tools.
+        let bad_tools = "--- generation ---\nhi\n--- tools ---\n[\n";
+        assert!(parse_sample_lenient(Path::new("t.sample"), bad_tools).is_err());
+    }
+
+    #[test]
     fn errors_name_the_line() {
         let e = parse_sample(
             Path::new("t.sample"),
@@ -546,6 +591,15 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.line, Some(4));
+        assert_eq!(
+            (e.column, e.offset),
+            (Some(4), Some(38)),
+            "at the ] of [1,]"
+        );
+        assert_eq!(
+            e.to_string(),
+            "t.sample:4:4: invalid JSON in the 'tools' section: Expecting value"
+        );
         assert!(parse_sample(Path::new("t.sample"), "--- prefix ---\nx\n").is_err());
         assert!(parse_sample(Path::new("t.sample"), "junk\n--- generation ---\nx").is_err());
     }

@@ -115,52 +115,78 @@ pub fn draw(frame: &mut Frame, main: Rect, state: &State) {
 
 /// The document rows to show: the row holding `focus` about two thirds down.
 fn visible_rows(rs: &ReplayState, width: usize, height: usize, focus: usize) -> Vec<Range<usize>> {
-    let doc = rs.replay.document();
-    let starts = &rs.line_starts;
+    rows_around(rs.replay.document(), &rs.line_starts, width, height, focus)
+}
+
+/// A contiguous run of the wrapped rows of `doc` (lines starting at `starts`, wrapped to
+/// `width`) that holds the row of `focus`, about two thirds down, and fills `height` rows
+/// (all of them when the text has fewer). Rows are counted one way only: every row is a
+/// wrapped row of one line, walked up and down from the focus row.
+fn rows_around(
+    doc: &str,
+    starts: &[usize],
+    width: usize,
+    height: usize,
+    focus: usize,
+) -> Vec<Range<usize>> {
+    if height == 0 || starts.is_empty() {
+        return Vec::new();
+    }
     let line_range = |l: usize| {
+        let start = starts[l];
         let end = starts.get(l + 1).map_or(doc.len(), |s| s - 1);
-        starts[l]..end
+        start..end.max(start)
     };
+    let focus = focus.min(doc.len());
     let focus_line = starts.partition_point(|&s| s <= focus).saturating_sub(1);
-    // Rows up to and including the focus row, walking back line by line.
-    let mut before: Vec<Range<usize>> = Vec::new();
-    let want_before = (height * 2 / 3).max(1);
-    let mut line = focus_line;
-    loop {
-        let rows = wrap_rows(doc, line_range(line), width);
-        let rows: Vec<_> = if line == focus_line {
-            let k = rows.iter().rposition(|r| r.start <= focus).unwrap_or(0);
-            rows[..=k].to_vec()
-        } else {
-            rows
-        };
-        for r in rows.into_iter().rev() {
-            before.push(r);
-        }
-        if before.len() >= want_before || line == 0 {
-            break;
-        }
-        line -= 1;
-    }
-    before.truncate(want_before);
-    before.reverse();
-    // Then the rest of the focus line and the lines after it.
-    let mut out = before;
-    let mut line = focus_line;
-    let mut skip = out.iter().filter(|r| r.start >= starts[focus_line]).count();
-    while out.len() < height && line < starts.len() {
-        for r in wrap_rows(doc, line_range(line), width) {
-            if skip > 0 {
-                skip -= 1;
-                continue;
+    let rows = wrap_rows(doc, line_range(focus_line), width);
+    // A position at the end of a row that is not the line's last belongs to the next row.
+    let k = rows.iter().rposition(|r| r.start <= focus).unwrap_or(0);
+    let focus_row = rows[k].clone();
+    // The rows above the focus row, nearest first, and the rows below it, wrapping one line
+    // at a time as they are needed.
+    let (mut up_line, mut up_buf) = (focus_line, rows[..k].to_vec());
+    let mut up = std::iter::from_fn(|| {
+        loop {
+            if let Some(r) = up_buf.pop() {
+                return Some(r);
             }
-            if out.len() < height {
-                out.push(r);
+            if up_line == 0 {
+                return None;
             }
+            up_line -= 1;
+            up_buf = wrap_rows(doc, line_range(up_line), width);
         }
-        line += 1;
-    }
-    out
+    });
+    let (mut down_line, mut down_buf) = (
+        focus_line,
+        rows[k + 1..]
+            .iter()
+            .cloned()
+            .collect::<std::collections::VecDeque<_>>(),
+    );
+    let down = std::iter::from_fn(|| {
+        loop {
+            if let Some(r) = down_buf.pop_front() {
+                return Some(r);
+            }
+            if down_line + 1 >= starts.len() {
+                return None;
+            }
+            down_line += 1;
+            down_buf = wrap_rows(doc, line_range(down_line), width).into();
+        }
+    });
+    let want_above = (height * 2 / 3).max(1) - 1;
+    let mut above: Vec<Range<usize>> = up.by_ref().take(want_above).collect();
+    let below: Vec<Range<usize>> = down.take(height - 1 - above.len()).collect();
+    // Near the end of the text: more rows above fill the pane.
+    let missing = height - 1 - above.len() - below.len();
+    above.extend(up.take(missing));
+    above.reverse();
+    above.push(focus_row);
+    above.extend(below);
+    above
 }
 
 fn raw(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
@@ -518,4 +544,64 @@ fn timeline(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
         ]));
     }
     frame.render_widget(Paragraph::new(lines).style(theme.text()), inner);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtbench_engine::offsets::line_starts;
+
+    /// Every wrapped row of the text, in order.
+    fn all_rows(doc: &str, starts: &[usize], width: usize) -> Vec<Range<usize>> {
+        (0..starts.len())
+            .flat_map(|l| {
+                let end = starts.get(l + 1).map_or(doc.len(), |s| s - 1);
+                wrap_rows(doc, starts[l]..end.max(starts[l]), width)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_rows_shown_are_a_contiguous_run_holding_the_focus_that_fills_the_pane() {
+        let long = "[AVAILABLE_TOOLS][{\"type\": \"function\", \"name\": \"get_exchange_rate\", \
+                    \"description\": \"Current exchange rate between two currencies.\"}]";
+        let doc = format!(
+            "<s>[SYSTEM_PROMPT]short\n{long}{long}\n\n1 € is worth about **0.94 CHF** 日本語の\
+             テキストも折り返す{long}\nx\n{long}</s>"
+        );
+        let starts = line_starts(&doc);
+        let focuses: Vec<usize> = (0..=doc.len())
+            .filter(|&b| doc.is_char_boundary(b))
+            .collect();
+        for width in [2, 3, 7, 13, 27, 28, 40, 79, 200] {
+            let every = all_rows(&doc, &starts, width);
+            for height in [1, 2, 3, 5, 8, 11, 13, 20, 60] {
+                for &focus in &focuses {
+                    let rows = rows_around(&doc, &starts, width, height, focus);
+                    let first = every
+                        .iter()
+                        .position(|r| *r == rows[0])
+                        .unwrap_or_else(|| panic!("{:?} is no row", rows[0]));
+                    // Contiguous and without repeats: the run of every row from the first.
+                    assert_eq!(
+                        rows[..],
+                        every[first..first + rows.len()],
+                        "width {width} height {height} focus {focus}"
+                    );
+                    assert_eq!(rows.len(), height.min(every.len()));
+                    // The focus row is on screen (a position at the end of a row that is not
+                    // its line's last belongs to the next row).
+                    let at = rows
+                        .iter()
+                        .position(|r| r.start <= focus && (focus < r.end || r.end == focus))
+                        .unwrap_or_else(|| {
+                            panic!("width {width} height {height}: focus {focus} not shown")
+                        });
+                    // About two thirds down, unless the text starts or ends near it.
+                    let want = (height * 2 / 3).max(1) - 1;
+                    assert!(at <= want || first + rows.len() == every.len());
+                }
+            }
+        }
+    }
 }
