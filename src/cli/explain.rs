@@ -1,21 +1,46 @@
 //! `rtbench explain`: why a field matched nowhere, or why its region ended where it did.
 
-use crate::cli::inputs;
+use crate::cli::inputs::{self, Inputs};
 use crate::cli::output;
+use crate::cli::run::each_sample;
 use crate::cli::{Failure, InputArgs};
 use rtbench_tooling::explain::{Options, explain_all, explain_with, lines_all};
 
 /// `rtbench explain ... [FIELD]`: prints the explanation of FIELD, or of every field, as plain
 /// text. Exit 0 when the explanation could be made (whatever it says), 1 without a prefix (as
-/// `parse`), 2 for an unknown field or unreadable inputs.
+/// `parse`), 2 for an unknown field or unreadable inputs. On a folder of samples: one JSON line
+/// per sample, `{"path": ..., "lines": ["...", ...]}` (or `"error"`).
 pub fn run(args: &InputArgs, field: Option<&str>, prefix_details: bool) -> Result<(), Failure> {
-    let inputs = inputs::read(args)?;
+    let options = Options { prefix_details };
+    let job = inputs::job(args)?;
+    if !job.folder {
+        let lines = explain_one(job.inputs(&args.output)?, field, options)?;
+        return output::print_line(&lines.join("\n"));
+    }
+    each_sample(&job, |file, line| {
+        let lines = explain_one(job.inputs(file)?, field, options)?;
+        line.push_str(",\"lines\":[");
+        for (i, l) in lines.iter().enumerate() {
+            if i > 0 {
+                line.push(',');
+            }
+            output::push_json_str(line, l)?;
+        }
+        line.push(']');
+        Ok(())
+    })
+}
+
+fn explain_one(
+    inputs: Inputs,
+    field: Option<&str>,
+    options: Options,
+) -> Result<Vec<String>, Failure> {
     let prefix = inputs
         .prefix
         .as_deref()
         .ok_or_else(inputs::missing_prefix)?;
-    let options = Options { prefix_details };
-    let lines = match field {
+    Ok(match field {
         Some(field) => explain_with(
             &inputs.template,
             prefix,
@@ -36,6 +61,5 @@ pub fn run(args: &InputArgs, field: Option<&str>, prefix_details: bool) -> Resul
             )
             .map_err(Failure::usage)?,
         ),
-    };
-    output::print_line(&lines.join("\n"))
+    })
 }

@@ -1,10 +1,10 @@
 //! `rtbench export`: write the template into a `tokenizer_config.json`, after showing the
 //! change. Nothing is written without `--write`.
 
-use std::io::Write;
 use std::path::Path;
 
 use crate::cli::{Failure, inputs, output};
+use rtbench_tooling::atomic::{AtomicError, replace_file};
 use rtbench_tooling::export::export;
 
 pub fn run(template: &Path, config: &Path, write: bool) -> Result<(), Failure> {
@@ -24,8 +24,14 @@ pub fn run(template: &Path, config: &Path, write: bool) -> Result<(), Failure> {
         // link stays a link.
         let target = std::fs::canonicalize(config)
             .map_err(|e| Failure::usage(format!("cannot resolve {name}: {e}")))?;
-        write_atomically(&target, &plan.new_text)
-            .map_err(|e| Failure::usage(format!("cannot write {}: {e}", target.display())))?;
+        // Atomically, and never over a config saved since it was read.
+        replace_file(&target, old.as_bytes(), plan.new_text.as_bytes()).map_err(|e| match e {
+            AtomicError::Changed { .. } => Failure::usage(format!(
+                "{} changed on disk since it was read; nothing was written: re-run to export into the new version",
+                target.display()
+            )),
+            e => Failure::usage(e.to_string()),
+        })?;
         if std::fs::symlink_metadata(config).is_ok_and(|m| m.file_type().is_symlink()) {
             text.push_str(&format!("{name} is a link: wrote {}\n", target.display()));
         }
@@ -38,31 +44,4 @@ pub fn run(template: &Path, config: &Path, write: bool) -> Result<(), Failure> {
         ));
     }
     output::print_line(&text)
-}
-
-/// Writes through a temporary file in the same folder and renames it over the original, so a
-/// crash never leaves a half-written config; the original's permissions are kept.
-fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{file_name}.rtbench-{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        if let Ok(meta) = std::fs::metadata(path) {
-            std::fs::set_permissions(&tmp, meta.permissions())?;
-        }
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }

@@ -1,14 +1,22 @@
 //! Reading the command line's inputs: template, prefix, tools and generation files.
+//!
+//! `--template` is a response template, a `tokenizer_config.json` holding one, or a folder
+//! holding either (`template.json` first). The generation (OUTPUT_FILE) is a plain text file
+//! (read exactly, as the generated text), a `.sample` file (its generation, with its prefix and
+//! tools unless the command line gives them), or a folder of samples (every `.sample` and
+//! `.txt` file in it, sorted by name).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::cli::{Failure, InputArgs};
-use rtbench_engine::py;
+use rtbench_engine::py::{self, PathSeg};
 use rtbench_engine::template::Template;
 use rtbench_engine::template::source::{LoadError, TemplateSource, load_file};
 use rtbench_engine::value::Value;
+use rtbench_tooling::sample::{self, expand, parse_sample};
+use rtbench_tooling::testing::{TEMPLATE_FILES, template_beside};
 
-/// Everything `parse` and `stream` need.
+/// Everything `parse` and `stream` need for one generation.
 pub struct Inputs {
     pub template: Template,
     pub prefix: Option<String>,
@@ -16,8 +24,24 @@ pub struct Inputs {
     pub output: String,
 }
 
+/// The template file `--template` names: the file itself, or a folder's `template.json` (else
+/// its `tokenizer_config.json`). A folder with neither is a usage error.
+pub fn template_path(path: &Path) -> Result<PathBuf, Failure> {
+    if !path.is_dir() {
+        return Ok(path.to_path_buf());
+    }
+    template_beside(path).ok_or_else(|| {
+        Failure::usage(format!(
+            "{} is a folder with no {}: give the template file with --template",
+            path.display(),
+            TEMPLATE_FILES.join(" or ")
+        ))
+    })
+}
+
 pub fn template(path: &Path) -> Result<(Template, TemplateSource), Failure> {
-    load_file(path).map_err(|e| match e {
+    let path = template_path(path)?;
+    load_file(&path).map_err(|e| match e {
         LoadError::Io { .. } => Failure::usage(e.to_string()),
         LoadError::Invalid(d) => Failure::invalid(d.to_string()),
     })
@@ -39,9 +63,12 @@ pub fn text_file(path: &Path, what: &str) -> Result<String, Failure> {
     Ok(unsafe { String::from_utf8_unchecked(bytes) })
 }
 
+/// Reads a `--tools` file: a JSON list of tool schemas. A file that is not JSON, or whose
+/// shape would make the reference fail or silently ignore a tool, is an error (exit 1) that
+/// names the file, the line and column, and what to write.
 pub fn tools_file(path: &Path) -> Result<Value, Failure> {
     let text = text_file(path, "tools file")?;
-    py::json_loads(&text).map_err(|e| {
+    let value = py::json_loads(&text).map_err(|e| {
         Failure::invalid(format!(
             "tools file {}:{}:{}: invalid JSON: {}",
             path.display(),
@@ -49,10 +76,181 @@ pub fn tools_file(path: &Path) -> Result<Value, Failure> {
             e.column,
             e.message
         ))
-    })
+    })?;
+    if let Err((at, message)) = check_tools(&value) {
+        let spans = py::json_loads_with_spans(&text).ok().map(|(_, s)| s);
+        let offset = spans
+            .as_ref()
+            .and_then(|s| s.get(&at))
+            .map_or(0, |n| n.value.start);
+        let (line, col) = line_col(&text, offset);
+        return Err(Failure::invalid(format!(
+            "tools file {}:{line}:{col}: {message}",
+            path.display()
+        )));
+    }
+    Ok(value)
 }
 
-pub fn read(args: &InputArgs) -> Result<Inputs, Failure> {
+/// 1-based line and column (in code points) of a byte offset.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..text.floor_char_boundary(offset)];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (
+        1 + before.matches('\n').count(),
+        1 + before[line_start..].chars().count(),
+    )
+}
+
+/// A JSON kind for messages.
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Int(_) | Value::BigInt(_) | Value::Float(_) => "a number",
+        Value::Str(_) => "a string",
+        Value::List(_) => "a list",
+        Value::Dict(_) => "an object",
+    }
+}
+
+/// Checks a tools value the way the reference reads it (`transformers.utils.chat_parsing`):
+/// `null` or a list; each tool an object, OpenAI style (`{"type": "function", "function":
+/// {"name": ..., "parameters": {...}}}`) or flat (`{"name": ..., "parameters": {...}}`), with a
+/// string name; `parameters` and its `properties`, when given, objects. Anything the reference
+/// would choke on or skip without a word is an error: the JSON path of the offending node and
+/// the message.
+pub fn check_tools(tools: &Value) -> Result<(), (Vec<PathSeg>, String)> {
+    let items = match tools {
+        Value::Null => return Ok(()),
+        Value::List(items) => items,
+        Value::Dict(_) => {
+            return Err((
+                vec![],
+                "expected a list of tools, got an object; wrap it in [ ]".into(),
+            ));
+        }
+        other => {
+            return Err((
+                vec![],
+                format!(
+                    "expected a list of tools, got {}; write [{{\"type\": \"function\", \"function\": {{\"name\": ..., \"parameters\": {{...}}}}}}, ...]",
+                    kind(other)
+                ),
+            ));
+        }
+    };
+    for (i, tool) in items.iter().enumerate() {
+        let n = i + 1;
+        let at = |segs: &[&str]| {
+            let mut p = vec![PathSeg::Index(i)];
+            p.extend(segs.iter().map(|s| PathSeg::Key((*s).to_string())));
+            p
+        };
+        let Value::Dict(tool) = tool else {
+            return Err((
+                at(&[]),
+                format!(
+                    "tool {n} is {}, not a tool schema (an object with a `function` object)",
+                    kind(tool)
+                ),
+            ));
+        };
+        let (func, base): (&rtbench_engine::value::Dict, &[&str]) = match tool.get("function") {
+            Some(Value::Dict(f)) => (f, &["function"]),
+            Some(other) => {
+                return Err((
+                    at(&["function"]),
+                    format!(
+                        "tool {n}: `function` is {}, not an object with `name` and `parameters`",
+                        kind(other)
+                    ),
+                ));
+            }
+            None if tool.contains_key("name") => (tool, &[]),
+            None => {
+                return Err((
+                    at(&[]),
+                    format!(
+                        "tool {n} has no `function` object (write {{\"type\": \"function\", \"function\": {{\"name\": ..., \"parameters\": {{...}}}}}}); the reference would ignore it"
+                    ),
+                ));
+            }
+        };
+        let path = |key: &str| {
+            let mut segs = base.to_vec();
+            segs.push(key);
+            at(&segs)
+        };
+        let name = match func.get("name") {
+            Some(Value::Str(name)) => name,
+            Some(other) => {
+                return Err((
+                    path("name"),
+                    format!(
+                        "tool {n}: `name` is {}, not a string; the reference would ignore the tool",
+                        kind(other)
+                    ),
+                ));
+            }
+            None => {
+                return Err((
+                    at(base),
+                    format!(
+                        "tool {n}: {} has no `name`; the reference would ignore the tool",
+                        if base.is_empty() {
+                            "the tool"
+                        } else {
+                            "its `function`"
+                        }
+                    ),
+                ));
+            }
+        };
+        match func.get("parameters") {
+            None | Some(Value::Null) => {}
+            Some(Value::Dict(params)) => match params.get("properties") {
+                None | Some(Value::Dict(_)) => {}
+                Some(other) => {
+                    let mut segs = base.to_vec();
+                    segs.extend(["parameters", "properties"]);
+                    return Err((
+                        at(&segs),
+                        format!(
+                            "tool {n} ('{name}'): `parameters.properties` is {}, not an object; its arguments would not be cast",
+                            kind(other)
+                        ),
+                    ));
+                }
+            },
+            Some(other) => {
+                return Err((
+                    path("parameters"),
+                    format!(
+                        "tool {n} ('{name}'): `parameters` is {}, not a JSON schema object; its arguments would not be cast",
+                        kind(other)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What a command runs on: the template, the prefix and tools from the command line, and the
+/// generation files (one, or a folder's samples).
+pub struct Job {
+    pub template: Template,
+    prefix: Option<String>,
+    tools: Option<Value>,
+    /// The generation files, in order.
+    pub files: Vec<PathBuf>,
+    /// Whether OUTPUT_FILE was a folder (the commands then print one JSON line per sample).
+    pub folder: bool,
+}
+
+/// Reads the template, prefix and tools options, and lists the generation files.
+pub fn job(args: &InputArgs) -> Result<Job, Failure> {
     let (template, _) = template(&args.template)?;
     let prefix = match (&args.prefix_file, &args.prefix) {
         (Some(f), _) => Some(text_file(f, "prefix file")?),
@@ -60,13 +258,66 @@ pub fn read(args: &InputArgs) -> Result<Inputs, Failure> {
         (None, None) => None,
     };
     let tools = args.tools.as_deref().map(tools_file).transpose()?;
-    let output = text_file(&args.output, "output file")?;
-    Ok(Inputs {
+    let folder = args.output.is_dir();
+    let files = if folder {
+        let files = expand(&args.output).map_err(|e| {
+            Failure::usage(format!("cannot read folder {}: {e}", args.output.display()))
+        })?;
+        if files.is_empty() {
+            return Err(Failure::usage(format!(
+                "{}: no samples (.sample or .txt files) in this folder",
+                args.output.display()
+            )));
+        }
+        files
+    } else {
+        vec![args.output.clone()]
+    };
+    Ok(Job {
         template,
         prefix,
         tools,
-        output,
+        files,
+        folder,
     })
+}
+
+impl Job {
+    /// The inputs for one generation file. A `.sample` file gives its generation, and its
+    /// prefix and tools unless the command line gave them; a `.sample` without a prefix section
+    /// is parsed with an empty prefix, as the workbench and `rtbench test` do (with a warning
+    /// on stderr). Any other file is the generation itself, and has a prefix only from the
+    /// command line.
+    pub fn inputs(&self, file: &Path) -> Result<Inputs, Failure> {
+        let is_sample = file.extension().is_some_and(|e| e == sample::EXTENSION);
+        if !is_sample {
+            return Ok(Inputs {
+                template: self.template.clone(),
+                prefix: self.prefix.clone(),
+                tools: self.tools.clone(),
+                output: text_file(file, "output file")?,
+            });
+        }
+        let text = text_file(file, "sample file")?;
+        let sample = parse_sample(file, &text).map_err(|e| Failure::invalid(e.to_string()))?;
+        let prefix = match (&self.prefix, sample.prefix) {
+            (Some(p), _) => p.clone(),
+            (None, Some(p)) => p,
+            (None, None) => {
+                eprintln!(
+                    "warning: {}: the sample has no prefix section; parsing with an empty prefix, as the workbench does (give --prefix or --prefix-file to set one)",
+                    file.display()
+                );
+                String::new()
+            }
+        };
+        Ok(Inputs {
+            template: self.template.clone(),
+            prefix: Some(prefix),
+            tools: self.tools.clone().or(sample.tools),
+            output: sample.generation,
+        })
+    }
 }
 
 /// The error for a missing prefix (a parse error, exit 1, as in the reference).
@@ -76,4 +327,52 @@ pub fn missing_prefix() -> Failure {
          chat templates often pre-write part of the assistant message, such as an opening \
          <think>, which the parser must see",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(text: &str) -> Result<(), String> {
+        check_tools(&py::json_loads(text).unwrap()).map_err(|(_, m)| m)
+    }
+
+    #[test]
+    fn tools_are_checked_as_leniently_as_the_reference_reads_them() {
+        assert!(check("null").is_ok());
+        assert!(check("[]").is_ok());
+        assert!(
+            check(r#"[{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer"}}}}}]"#)
+                .is_ok()
+        );
+        // Flat tools and tools without parameters are read by the reference.
+        assert!(check(r#"[{"name": "f", "parameters": {}}, {"function": {"name": "g"}}]"#).is_ok());
+        let e = check(r#"{"type": "function", "function": {"name": "f"}}"#).unwrap_err();
+        assert_eq!(e, "expected a list of tools, got an object; wrap it in [ ]");
+        assert!(check(r#""f""#).unwrap_err().contains("got a string"));
+        assert!(check("3").unwrap_err().contains("got a number"));
+        let e = check(r#"[{"function": {"name": "f"}}, {"type": "function"}]"#).unwrap_err();
+        assert!(e.starts_with("tool 2 has no `function` object"), "{e}");
+        let e = check(r#"[{"function": "f"}]"#).unwrap_err();
+        assert!(e.contains("`function` is a string"), "{e}");
+        let e = check(r#"[{"function": {"parameters": {}}}]"#).unwrap_err();
+        assert!(e.contains("its `function` has no `name`"), "{e}");
+        let e = check(r#"[{"function": {"name": 3}}]"#).unwrap_err();
+        assert!(e.contains("`name` is a number"), "{e}");
+        let e = check(r#"[{"function": {"name": "f", "parameters": []}}]"#).unwrap_err();
+        assert!(e.contains("`parameters` is a list"), "{e}");
+        let e = check(r#"[{"function": {"name": "f", "parameters": {"properties": []}}}]"#)
+            .unwrap_err();
+        assert!(e.contains("`parameters.properties` is a list"), "{e}");
+        assert!(check("[1]").unwrap_err().starts_with("tool 1 is a number"));
+    }
+
+    #[test]
+    fn tool_errors_point_at_the_offending_node() {
+        let text = "[\n  {\"function\": {\"name\": \"f\"}},\n  {\"type\": \"function\"}\n]";
+        let (at, _) = check_tools(&py::json_loads(text).unwrap()).unwrap_err();
+        let (_, spans) = py::json_loads_with_spans(text).unwrap();
+        let start = spans.get(&at).unwrap().value.start;
+        assert_eq!(line_col(text, start), (3, 3));
+    }
 }

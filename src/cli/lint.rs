@@ -8,10 +8,11 @@ use crate::cli::output;
 use crate::cli::{Failure, inputs};
 use rtbench_tooling::findings::sample_findings;
 use rtbench_tooling::lint::lint_file;
-use rtbench_tooling::sample::{expand, read_sample};
+use rtbench_tooling::sample::{self, Sample, expand, parse_sample};
 
 /// Prints every warning with its location; exit 0, or 1 with `deny` when there are warnings
-/// (and 1 for an invalid template, as `check`; 2 for a sample that cannot be read).
+/// (and 1 for an invalid template, as `check`, or a malformed sample; 2 for a sample that cannot
+/// be read).
 pub fn run(path: &Path, samples: &[PathBuf], deny: bool) -> Result<(), Failure> {
     let (template, source) = inputs::template(path)?;
     let findings = lint_file(&template, &source);
@@ -28,9 +29,13 @@ pub fn run(path: &Path, samples: &[PathBuf], deny: bool) -> Result<(), Failure> 
         );
     }
     for file in &files {
-        let sample = read_sample(file).map_err(|e| Failure::usage(e.to_string()))?;
-        let file_text = std::fs::read_to_string(file)
-            .map_err(|e| Failure::usage(format!("cannot read {}: {e}", file.display())))?;
+        // Unreadable (or not UTF-8) is an I/O error (2); malformed sections an input error (1).
+        let file_text = inputs::text_file(file, "sample file")?;
+        let sample = if file.extension().is_some_and(|e| e == sample::EXTENSION) {
+            parse_sample(file, &file_text).map_err(|e| Failure::invalid(e.to_string()))?
+        } else {
+            Sample::bare(file, file_text.clone())
+        };
         let name = file.display().to_string();
         let (_, found) = sample_findings(&template, &sample, &name, &file_text);
         count += found.len();

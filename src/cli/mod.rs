@@ -1,7 +1,22 @@
-//! The command line: the headless commands (`parse`, `stream`, `check`) whose flags, output and
-//! exit codes scripts depend on, and the entry into the workbench.
+//! The command line: the headless commands (`parse`, `stream`, `check`, ...) whose flags, output
+//! and exit codes scripts depend on, and the entry into the workbench.
 //!
-//! Exit codes: 0 success, 1 a template or parse error, 2 usage and I/O errors.
+//! Exit codes, the same for every command:
+//!
+//! - 0: success (for `chunks`, every chunking agrees; for `test`, every sample passes; for
+//!   `lint`, also with warnings unless `--deny-warnings`).
+//! - 1: the inputs were read but are wrong, or the result is a failure: an invalid template; a
+//!   parse error; no prefix option for a plain-text generation (`--prefix ''` opts out); a
+//!   `--tools` file that is not JSON or not a list of tool schemas; a `.sample` file whose
+//!   sections are malformed; chunkings that disagree (`chunks`); a failing sample (`test`);
+//!   warnings with `--deny-warnings` (`lint`); a config `export` cannot write into; on a folder
+//!   of samples, any sample that fails this way.
+//! - 2: usage and I/O errors: bad flags or flag values (clap's errors, `--chunks 0`,
+//!   `--dry-run` without `--bless`, `--pretty` on a folder), a file or folder that is missing,
+//!   unreadable or not UTF-8, a `--template` folder with neither template.json nor
+//!   tokenizer_config.json, a folder with no samples, an unknown FIELD for `explain`, a file
+//!   that cannot be written; on a folder of samples, a sample that fails this way (the highest
+//!   code wins).
 
 mod explain;
 mod export;
@@ -30,6 +45,10 @@ pub struct Cli {
     /// Workbench colours: a built-in theme (dark, light) or a theme file (TOML).
     #[arg(long, value_name = "NAME|PATH")]
     pub theme: Option<String>,
+    /// Workbench config file (key bindings, editor command); default: $RTBENCH_CONFIG, else
+    /// ~/.config/rtbench/config.toml.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -74,15 +93,22 @@ pub enum Command {
     /// pass/fail with a structural diff (exit 1 on any failure). A sample's template is the
     /// template.json (or tokenizer_config.json) beside it.
     Test {
-        /// Sample files or folders (searched recursively); default: samples/.
+        /// Sample files or folders (searched recursively). Default: the folder of --template;
+        /// without it, the current folder and its sub-folders when the current folder holds
+        /// samples, else samples/.
         #[arg(value_name = "PATH")]
         paths: Vec<PathBuf>,
-        /// Use this template for every sample.
+        /// Use this template for every sample (a file, or a folder holding template.json or
+        /// tokenizer_config.json).
         #[arg(long, value_name = "T")]
         template: Option<PathBuf>,
-        /// Write the current results into the samples' `expected` sections.
+        /// Write the current results into the samples' `expected` sections (atomically, and
+        /// never over a file saved since it was read), printing what changes in each.
         #[arg(long)]
         bless: bool,
+        /// With --bless: print what would be blessed, write nothing.
+        #[arg(long, requires = "bless")]
+        dry_run: bool,
     },
     /// Explain a field: where its regions opened and ended and why, and when it matched
     /// nowhere, the closest the text came to its delimiter, the delimiter that won instead and
@@ -104,7 +130,8 @@ pub enum Command {
     /// overwritten, text that went to no field, a region that never closed). Exit 0 (1 with
     /// --deny-warnings when there are warnings).
     Lint {
-        /// Response template JSON, or a tokenizer_config.json with a `response_template` key.
+        /// Response template JSON, a tokenizer_config.json with a `response_template` key, or a
+        /// folder holding template.json or tokenizer_config.json.
         #[arg(long, value_name = "T")]
         template: PathBuf,
         /// Sample files or folders to parse with the template.
@@ -117,7 +144,8 @@ pub enum Command {
     /// Write the template into a tokenizer_config.json under `response_template`, keeping every
     /// other byte of the file. Shows the change; writes only with --write.
     Export {
-        /// The response template to export (or a tokenizer_config.json holding one).
+        /// The response template to export (or a tokenizer_config.json holding one, or a folder
+        /// holding template.json or tokenizer_config.json).
         #[arg(long, value_name = "T")]
         template: PathBuf,
         /// The tokenizer_config.json to write into.
@@ -129,28 +157,37 @@ pub enum Command {
     },
     /// Validate a template: exit 0 when the reference would load it, 1 with diagnostics if not.
     Check {
-        /// Response template JSON, or a tokenizer_config.json with a `response_template` key.
+        /// Response template JSON, a tokenizer_config.json with a `response_template` key, or a
+        /// folder holding template.json or tokenizer_config.json.
         #[arg(long, value_name = "T")]
         template: PathBuf,
     },
 }
 
-/// Inputs shared by `parse` and `stream`.
+/// Inputs shared by `parse`, `stream`, `chunks` and `explain`.
 #[derive(Args, Debug)]
 pub struct InputArgs {
-    /// Response template JSON, or a tokenizer_config.json with a `response_template` key.
+    /// Response template JSON, a tokenizer_config.json with a `response_template` key, or a
+    /// folder holding template.json (else tokenizer_config.json).
     #[arg(long, value_name = "T")]
     pub template: PathBuf,
-    /// File holding the prompt sent to the model before the generation.
+    /// File holding the prompt sent to the model before the generation (overrides a .sample's
+    /// prefix).
     #[arg(long, value_name = "F", conflicts_with = "prefix")]
     pub prefix_file: Option<PathBuf>,
-    /// The prompt as a string; `--prefix ''` opts out of prefix handling.
+    /// The prompt as a string; `--prefix ''` opts out of prefix handling (overrides a .sample's
+    /// prefix).
     #[arg(long, value_name = "S", allow_hyphen_values = true)]
     pub prefix: Option<String>,
-    /// JSON list of tool schemas used to cast tool-call arguments.
+    /// JSON list of tool schemas used to cast tool-call arguments (overrides a .sample's
+    /// tools).
     #[arg(long, value_name = "F")]
     pub tools: Option<PathBuf>,
-    /// The generated text to parse.
+    /// The generation: a text file (the generated text exactly; a prefix option is then
+    /// required), a .sample file (its generation, prefix and tools; a sample without a prefix
+    /// section is parsed with an empty prefix, as the workbench does, with a warning), or a
+    /// folder of .sample/.txt files (one JSON line per sample, `{"path": ..., ...}`, sorted by
+    /// name; exit 1 if any fails, after all are printed).
     #[arg(value_name = "OUTPUT_FILE")]
     pub output: PathBuf,
 }
@@ -172,7 +209,8 @@ pub fn main() -> ExitCode {
             paths,
             template,
             bless,
-        }) => test_samples::run(&paths, template.as_deref(), bless),
+            dry_run,
+        }) => test_samples::run(&paths, template.as_deref(), bless, dry_run),
         Some(Command::Chunks {
             input,
             max,
@@ -197,6 +235,7 @@ pub fn main() -> ExitCode {
         // Without a terminal and without inputs, print the bundled sample's parse.
         None if cli.paths.is_empty()
             && cli.theme.is_none()
+            && cli.config.is_none()
             && !std::io::IsTerminal::is_terminal(&std::io::stdout()) =>
         {
             run::bundled_sample()
@@ -204,7 +243,7 @@ pub fn main() -> ExitCode {
         None => crate::workbench::run(&crate::workbench::Options {
             paths: cli.paths,
             theme: cli.theme,
-            ..Default::default()
+            config: cli.config,
         }),
     };
     match result {

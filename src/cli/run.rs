@@ -16,6 +16,7 @@ use rtbench_engine::value::Value;
 /// `rtbench check`.
 pub fn check(path: &Path) -> Result<(), Failure> {
     let (template, source) = inputs::template(path)?;
+    let path = inputs::template_path(path)?;
     let names: Vec<&str> = template.fields().iter().map(|f| f.name.as_str()).collect();
     let kind = if source.is_tokenizer_config() {
         "response template (in tokenizer config)"
@@ -30,9 +31,41 @@ pub fn check(path: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-/// `rtbench parse`.
-pub fn parse(args: &InputArgs, pretty: bool) -> Result<(), Failure> {
-    let inputs = inputs::read(args)?;
+/// Runs a command on every sample of a folder and prints one JSON line per sample:
+/// `{"path": "...", ...}` with the fields `run` appends (each starting with a comma), and
+/// `"error": "..."` when it fails. After all lines, fails with the highest exit code of the
+/// failures (1 for a parse error or a disagreement, 2 for an unreadable file).
+pub(crate) fn each_sample(
+    job: &inputs::Job,
+    mut run: impl FnMut(&Path, &mut String) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    let mut failed = 0;
+    let mut code = 0;
+    for file in &job.files {
+        let mut line = String::from("{\"path\":");
+        output::push_json_str(&mut line, &file.display().to_string())?;
+        if let Err(f) = run(file, &mut line) {
+            failed += 1;
+            code = code.max(f.code);
+            let message = f.message.trim_end();
+            let message = message.strip_prefix("error: ").unwrap_or(message);
+            line.push_str(",\"error\":");
+            output::push_json_str(&mut line, message)?;
+        }
+        line.push('}');
+        output::print_line(&line)?;
+    }
+    if failed == 0 {
+        return Ok(());
+    }
+    Err(Failure {
+        message: format!("{failed} of {} samples failed", job.files.len()),
+        code: code.max(1),
+    })
+}
+
+/// One-shot parse of one generation.
+fn parse_one(inputs: Inputs) -> Result<Value, Failure> {
     let prefix = inputs
         .prefix
         .as_deref()
@@ -44,23 +77,50 @@ pub fn parse(args: &InputArgs, pretty: bool) -> Result<(), Failure> {
         inputs.tools.as_ref(),
     )
     .map_err(|e| Failure::invalid(e.message))?;
-    output::print_line(&output::json(&Value::Dict(message), pretty)?)?;
-    Ok(())
+    Ok(Value::Dict(message))
 }
 
-/// `rtbench chunks`.
-pub fn chunks(args: &InputArgs, max: usize, random: usize, seed: u64) -> Result<(), Failure> {
+/// `rtbench parse`. On a folder: `{"path": ..., "message": {...}}` per sample.
+pub fn parse(args: &InputArgs, pretty: bool) -> Result<(), Failure> {
+    let job = inputs::job(args)?;
+    if !job.folder {
+        let message = parse_one(job.inputs(&args.output)?)?;
+        return output::print_line(&output::json(&message, pretty)?);
+    }
+    if pretty {
+        return Err(Failure::usage(
+            "--pretty cannot be used with a folder: the output is JSON Lines, one sample per line",
+        ));
+    }
+    each_sample(&job, |file, line| {
+        let message = parse_one(job.inputs(file)?)?;
+        line.push_str(",\"message\":");
+        line.push_str(&output::json_nested(&message, false, 1)?);
+        Ok(())
+    })
+}
+
+/// The `chunks` report for one generation: whether every chunking agrees, and the text.
+fn chunks_one(
+    inputs: Inputs,
+    name: &str,
+    max: usize,
+    random: usize,
+    seed: u64,
+) -> Result<(bool, String), Failure> {
     use rtbench_tooling::chunking::{CheckPlan, Generation, check};
-    let inputs = inputs::read(args)?;
-    let prefix = inputs
-        .prefix
-        .as_deref()
-        .ok_or_else(inputs::missing_prefix)?;
-    let generation = Generation {
-        template: inputs.template,
+    let Inputs {
+        template,
         prefix,
-        tools: inputs.tools.as_ref(),
-        text: &inputs.output,
+        tools,
+        output: text,
+    } = inputs;
+    let prefix = prefix.ok_or_else(inputs::missing_prefix)?;
+    let generation = Generation {
+        template,
+        prefix: &prefix,
+        tools: tools.as_ref(),
+        text: &text,
     };
     let plan = CheckPlan {
         max_size: max,
@@ -69,11 +129,39 @@ pub fn chunks(args: &InputArgs, max: usize, random: usize, seed: u64) -> Result<
         tokens: true,
     };
     let report = check(&generation, &plan);
-    let text = report.describe(&args.output.display().to_string(), &inputs.output);
-    if report.agrees() {
-        return output::print_line(&text);
+    Ok((report.agrees(), report.describe(name, &text)))
+}
+
+/// `rtbench chunks`. On a folder: `{"path": ..., "agrees": true|false, "report": "..."}` per
+/// sample (a disagreement counts as a failure: exit 1).
+pub fn chunks(args: &InputArgs, max: usize, random: usize, seed: u64) -> Result<(), Failure> {
+    let job = inputs::job(args)?;
+    if !job.folder {
+        let inputs = job.inputs(&args.output)?;
+        let name = args.output.display().to_string();
+        let (agrees, text) = chunks_one(inputs, &name, max, random, seed)?;
+        if agrees {
+            return output::print_line(&text);
+        }
+        return Err(Failure::invalid(text));
     }
-    Err(Failure::invalid(text))
+    each_sample(&job, |file, line| {
+        let inputs = job.inputs(file)?;
+        let name = file.display().to_string();
+        let (agrees, text) = chunks_one(inputs, &name, max, random, seed)?;
+        line.push_str(if agrees {
+            ",\"agrees\":true,\"report\":"
+        } else {
+            ",\"agrees\":false,\"report\":"
+        });
+        output::push_json_str(line, &text)?;
+        if agrees {
+            Ok(())
+        } else {
+            // The report is in the line already; the failure only counts.
+            Err(Failure::invalid("the chunkings disagree (see the report)"))
+        }
+    })
 }
 
 /// Chunk sizes from `--chunks N[,N...]`.
@@ -196,38 +284,59 @@ impl<W: Write> LineWriter<'_, W> {
     }
 }
 
-/// `rtbench stream`.
+/// `rtbench stream`. On a folder: one line per sample, `{"path": ..., "stream": [...]}` whose
+/// list holds the objects a single file prints as lines (`{"initial_events": ...}`, one
+/// `{"chunk": ..., "events": ...}` per feed, `{"final_events": ..., "message": ...}`); a sample
+/// that fails has the objects up to the failure and `"error"`.
 pub fn stream(args: &InputArgs, chunks: &str, spans: bool) -> Result<(), Failure> {
     let sizes = chunk_sizes(chunks)?;
+    let job = inputs::job(args)?;
+    if !job.folder {
+        let stdout = std::io::stdout();
+        let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+        let result = stream_one(&mut out, job.inputs(&args.output)?, &sizes, spans);
+        let flushed = out.flush().map_err(output::write_failure);
+        return result.and(flushed);
+    }
+    each_sample(&job, |file, line| {
+        let inputs = job.inputs(file)?;
+        let mut buf = Vec::new();
+        let result = stream_one(&mut buf, inputs, &sizes, spans);
+        // Every line written is one JSON object (strings escape their line breaks).
+        let text = String::from_utf8(buf).map_err(|e| Failure::invalid(e.to_string()))?;
+        line.push_str(",\"stream\":[");
+        line.push_str(&text.trim_end_matches('\n').replace('\n', ","));
+        line.push(']');
+        result
+    })
+}
+
+/// Streams one generation and writes its JSON Lines to `out`.
+fn stream_one<W: Write>(
+    out: W,
+    inputs: Inputs,
+    sizes: &[usize],
+    spans: bool,
+) -> Result<(), Failure> {
     let Inputs {
         template,
         prefix,
         tools,
         output: text,
-    } = inputs::read(args)?;
+    } = inputs;
     let prefix = prefix.ok_or_else(inputs::missing_prefix)?;
     let writer = spans.then(|| {
         let document = format!("{prefix}{text}");
         let index = CharIndex::new(&document);
         SpanWriter { document, index }
     });
-    let stdout = std::io::stdout();
     let mut lines = LineWriter {
-        out: BufWriter::with_capacity(1 << 16, stdout.lock()),
+        out,
         line: String::new(),
         template: &template,
         spans: writer.as_ref(),
     };
-    let result = stream_to(
-        &mut lines,
-        &template,
-        &prefix,
-        tools.as_ref(),
-        &text,
-        &sizes,
-    );
-    let flushed = lines.out.flush().map_err(output::write_failure);
-    result.and(flushed)
+    stream_to(&mut lines, &template, &prefix, tools.as_ref(), &text, sizes)
 }
 
 fn stream_to<W: Write>(

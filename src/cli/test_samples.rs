@@ -2,13 +2,24 @@
 //! parsed and compared with it; `--bless` writes the current results as the expected ones.
 //!
 //! A sample's template is `template.json` (or `tokenizer_config.json`) in the sample's folder,
-//! unless `--template` names one.
+//! unless `--template` names one (a file, or a folder holding one).
+//!
+//! Without paths, the samples are those of the `--template` folder; without `--template`, those
+//! of the current folder and its sub-folders when the current folder holds samples itself, else
+//! `samples/` (as before), else the current folder's sub-folders.
+//!
+//! `--bless` writes each changed sample with [`rtbench_tooling::atomic::replace_file`] (never
+//! over a file saved since it was read; CRLF files stay CRLF) and prints, per sample, the
+//! structural change of its expected message; `--dry-run` prints the same and writes nothing.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::cli::{Failure, inputs, output};
+use rtbench_engine::py;
 use rtbench_engine::template::Template;
+use rtbench_tooling::atomic::replace_file;
+use rtbench_tooling::diff::diff;
 use rtbench_tooling::findings::sample_findings;
 use rtbench_tooling::sample::{self, expand, read_sample, replace_expected};
 use rtbench_tooling::testing::{Verdict, expected_section, template_beside, verdict};
@@ -40,14 +51,71 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
     Ok(())
 }
 
+/// What blessing changes in a sample: the structural differences between its old expected
+/// message and the new one, or that the section is new.
+fn bless_change(sample: &sample::Sample, section: &str) -> String {
+    let Some(old) = &sample.expected else {
+        return "new expected section".to_string();
+    };
+    let new = match py::json_loads(section) {
+        Ok(v) => v,
+        Err(_) => return "expected section rewritten".to_string(),
+    };
+    let lines: Vec<String> = diff(old, &new).iter().map(ToString::to_string).collect();
+    match lines.len() {
+        0 => "expected section reformatted (same message)".to_string(),
+        n if n <= 20 => format!("expected section changed:\n  {}", lines.join("\n  ")),
+        n => format!(
+            "expected section changed:\n  {}\n  ... {} more differences",
+            lines[..20].join("\n  "),
+            n - 20
+        ),
+    }
+}
+
+/// The paths `rtbench test` runs on without PATH arguments: the folder of `--template` (the
+/// folder itself when it is one); else the current folder and its sub-folders when the current
+/// folder holds samples itself; else `samples/` (as before), or the current folder's
+/// sub-folders when there is no `samples/`.
+fn default_paths(template: Option<&Path>) -> Vec<PathBuf> {
+    if let Some(t) = template {
+        let dir = if t.is_dir() {
+            t.to_path_buf()
+        } else {
+            t.parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+        };
+        return vec![dir];
+    }
+    let here = Path::new(".");
+    if expand(here).is_ok_and(|files| !files.is_empty()) {
+        return vec![here.to_path_buf()];
+    }
+    let samples = PathBuf::from("samples");
+    if samples.is_dir() {
+        return vec![samples];
+    }
+    vec![here.to_path_buf()]
+}
+
 /// `rtbench test`.
-pub fn run(paths: &[PathBuf], template: Option<&Path>, bless: bool) -> Result<(), Failure> {
-    let default = [PathBuf::from("samples")];
+pub fn run(
+    paths: &[PathBuf],
+    template: Option<&Path>,
+    bless: bool,
+    dry_run: bool,
+) -> Result<(), Failure> {
+    let default = default_paths(template);
     let paths = if paths.is_empty() {
         &default[..]
     } else {
         paths
     };
+    if let Some(t) = template {
+        // A folder without a template, or a missing file, is a usage error before any sample.
+        inputs::template_path(t)?;
+    }
     let mut files = Vec::new();
     for p in paths {
         collect(p, &mut files)?;
@@ -71,7 +139,7 @@ pub fn run(paths: &[PathBuf], template: Option<&Path>, bless: bool) -> Result<()
             }
         };
         let tpl_path = match template {
-            Some(t) => Some(t.to_path_buf()),
+            Some(t) => Some(inputs::template_path(t)?),
             None => file.parent().and_then(template_beside),
         };
         let Some(tpl_path) = tpl_path else {
@@ -118,18 +186,18 @@ pub fn run(paths: &[PathBuf], template: Option<&Path>, bless: bool) -> Result<()
         if bless {
             if file.extension().is_some_and(|e| e == sample::EXTENSION) {
                 let text = file_text;
-                let updated = replace_expected(
-                    file,
-                    &text,
-                    &expected_section(&result).map_err(Failure::invalid)?,
-                )
-                .map_err(|e| Failure::invalid(e.to_string()))?;
+                let section = expected_section(&result).map_err(Failure::invalid)?;
+                let updated = replace_expected(file, &text, &section)
+                    .map_err(|e| Failure::invalid(e.to_string()))?;
                 if updated != text {
-                    std::fs::write(file, updated).map_err(|e| {
-                        Failure::usage(format!("cannot write {}: {e}", file.display()))
-                    })?;
+                    let change = bless_change(&sample, &section);
+                    if !dry_run {
+                        replace_file(file, text.as_bytes(), updated.as_bytes())
+                            .map_err(|e| Failure::usage(e.to_string()))?;
+                    }
                     blessed += 1;
-                    line(&mut report, "blessed");
+                    let verb = if dry_run { "would bless" } else { "blessed" };
+                    line(&mut report, &format!("{verb}: {change}"));
                 } else {
                     passed += 1;
                     line(&mut report, "ok (unchanged)");
@@ -164,7 +232,9 @@ pub fn run(paths: &[PathBuf], template: Option<&Path>, bless: bool) -> Result<()
     }
     let mut summary =
         format!("{passed} passed, {failed} failed, {unchecked} without expected message");
-    if bless {
+    if bless && dry_run {
+        summary = format!("{blessed} would be blessed (dry run: nothing written), {summary}");
+    } else if bless {
         summary = format!("{blessed} blessed, {summary}");
     }
     if warned > 0 {
