@@ -200,6 +200,7 @@ fn the_check_flags_the_smallest_differing_chunking_and_one_cut_that_explains_it(
             random: 4,
             seed: 0,
             tokens: true,
+            model: Vec::new(),
         };
         assert_eq!(
             stable(&g, &quick),
@@ -270,6 +271,7 @@ fn every_bundled_sample_passes_a_wider_check() {
         random: 32,
         seed: 1,
         tokens: true,
+        model: Vec::new(),
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
     let mut checked = 0;

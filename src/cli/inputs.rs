@@ -13,6 +13,7 @@ use rtbench_engine::py::{self, PathSeg};
 use rtbench_engine::template::Template;
 use rtbench_engine::template::source::{LoadError, TemplateSource, load_file};
 use rtbench_engine::value::Value;
+use rtbench_tooling::model::{Conversation, Model, prepare};
 use rtbench_tooling::sample::{self, expand, parse_sample};
 use rtbench_tooling::testing::{TEMPLATE_FILES, template_beside};
 
@@ -243,6 +244,14 @@ pub struct Job {
     pub template: Template,
     prefix: Option<String>,
     tools: Option<Value>,
+    /// The model folder (`--model`, else the template's folder), opened when first needed.
+    model_dir: PathBuf,
+    model: std::sync::OnceLock<Model>,
+    /// `--messages` and `--kwargs`: the prefix is their rendering.
+    messages: Option<Value>,
+    kwargs: Option<Value>,
+    /// `--ids`: the generation files hold token ids.
+    ids: bool,
     /// The generation files, in order.
     pub files: Vec<PathBuf>,
     /// Whether OUTPUT_FILE was a folder (the commands then print one JSON line per sample).
@@ -252,6 +261,36 @@ pub struct Job {
 /// Reads the template, prefix and tools options, and lists the generation files.
 pub fn job(args: &InputArgs) -> Result<Job, Failure> {
     let (template, _) = template(&args.template)?;
+    let model_dir = match &args.model {
+        Some(d) if !d.is_dir() => {
+            return Err(Failure::usage(format!(
+                "{}: no such folder (--model takes a model folder)",
+                d.display()
+            )));
+        }
+        Some(d) => d.clone(),
+        None => template_path(&args.template)?
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+    };
+    let messages = args
+        .messages
+        .as_deref()
+        .map(|f| crate::cli::model::json_file(f, "the messages file"))
+        .transpose()?;
+    if messages
+        .as_ref()
+        .is_some_and(|m| !matches!(m, Value::List(_)))
+    {
+        return Err(Failure::invalid(
+            "the messages file must hold a JSON list of messages ({\"role\": ..., \"content\": ...})",
+        ));
+    }
+    let kwargs = args
+        .kwargs
+        .as_deref()
+        .map(crate::cli::model::kwargs_arg)
+        .transpose()?;
     let prefix = match (&args.prefix_file, &args.prefix) {
         (Some(f), _) => Some(text_file(f, "prefix file")?),
         (None, Some(s)) => Some(s.clone()),
@@ -277,6 +316,11 @@ pub fn job(args: &InputArgs) -> Result<Job, Failure> {
         template,
         prefix,
         tools,
+        model_dir,
+        model: std::sync::OnceLock::new(),
+        messages,
+        kwargs,
+        ids: args.ids,
         files,
         folder,
     })
@@ -291,15 +335,53 @@ impl Job {
     pub fn inputs(&self, file: &Path) -> Result<Inputs, Failure> {
         let is_sample = file.extension().is_some_and(|e| e == sample::EXTENSION);
         if !is_sample {
+            let text = text_file(file, "output file")?;
+            let output = if self.ids {
+                let ids = crate::cli::model::ids_from(&text, &file.display().to_string())?;
+                let tokenizer = self
+                    .model()
+                    .tokenizer
+                    .as_ref()
+                    .map_err(|e| Failure::invalid(e.clone()))?;
+                let Some(tokenizer) = tokenizer else {
+                    return Err(Failure::usage(format!(
+                        "--ids: {} has no tokenizer.json (give the model folder with --model)",
+                        self.model_dir.display()
+                    )));
+                };
+                tokenizer.decode(&ids).map_err(Failure::invalid)?
+            } else {
+                text
+            };
             return Ok(Inputs {
                 template: self.template.clone(),
-                prefix: self.prefix.clone(),
+                prefix: match &self.messages {
+                    Some(_) => Some(self.rendered_prefix(self.tools.as_ref())?),
+                    None => self.prefix.clone(),
+                },
                 tools: self.tools.clone(),
-                output: text_file(file, "output file")?,
+                output,
             });
         }
         let text = text_file(file, "sample file")?;
-        let sample = parse_sample(file, &text).map_err(|e| Failure::invalid(e.to_string()))?;
+        let mut sample = parse_sample(file, &text).map_err(|e| Failure::invalid(e.to_string()))?;
+        if let Some(m) = &self.messages {
+            // The command line's conversation replaces the sample's prefix.
+            sample.model.messages = Some(m.clone());
+            sample.model.kwargs = self.kwargs.clone();
+            sample.model.prefix_ids = None;
+            sample.prefix = None;
+        }
+        if self.tools.is_some() {
+            sample.tools = self.tools.clone();
+        }
+        let sample =
+            prepare(&sample, Some(self.model())).map_err(crate::cli::model::prepare_failure)?;
+        for w in &sample.warnings {
+            if w.message.starts_with("the prefix differs") {
+                eprintln!("warning: {}: {}", file.display(), w.message);
+            }
+        }
         let prefix = match (&self.prefix, sample.prefix) {
             (Some(p), _) => p.clone(),
             (None, Some(p)) => p,
@@ -317,6 +399,42 @@ impl Job {
             tools: self.tools.clone().or(sample.tools),
             output: sample.generation,
         })
+    }
+}
+
+impl Job {
+    fn model(&self) -> &Model {
+        self.model.get_or_init(|| Model::open(&self.model_dir))
+    }
+
+    /// The model's own chunkings of `text` (model tokens, streamer words) when the model
+    /// folder has a tokenizer; a text that does not survive encode-then-decode gets none, with
+    /// a warning on stderr.
+    pub fn model_chunkings(&self, text: &str) -> Vec<rtbench_tooling::chunking::Chunking> {
+        let Some(tokenizer) = self.model().tokenizer() else {
+            return Vec::new();
+        };
+        rtbench_tooling::model::model_chunkings(tokenizer, text, None).unwrap_or_else(|e| {
+            eprintln!("warning: {e}");
+            Vec::new()
+        })
+    }
+
+    /// `--messages` rendered with the model's chat template (with the generation prompt).
+    fn rendered_prefix(&self, tools: Option<&Value>) -> Result<String, Failure> {
+        let Some(messages) = &self.messages else {
+            return Err(missing_prefix());
+        };
+        rtbench_tooling::model::render(
+            self.model(),
+            &Conversation {
+                messages,
+                tools,
+                kwargs: self.kwargs.as_ref(),
+                add_generation_prompt: true,
+            },
+        )
+        .map_err(crate::cli::model::prepare_failure)
     }
 }
 

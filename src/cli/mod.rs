@@ -22,6 +22,7 @@ mod explain;
 mod export;
 mod inputs;
 mod lint;
+mod model;
 mod output;
 mod run;
 mod test_samples;
@@ -162,6 +163,50 @@ pub enum Command {
         #[arg(long, value_name = "T")]
         template: PathBuf,
     },
+    /// Render a conversation with a model folder's chat template and print the text, as the
+    /// reference's apply_chat_template(messages, tools=..., add_generation_prompt=True,
+    /// tokenize=False, **kwargs) returns it.
+    Render {
+        /// The model folder (tokenizer_config.json's chat_template, or chat_template.jinja).
+        #[arg(long, value_name = "DIR")]
+        model: PathBuf,
+        /// JSON list of messages.
+        #[arg(long, value_name = "F")]
+        messages: PathBuf,
+        /// JSON list of tool schemas.
+        #[arg(long, value_name = "F")]
+        tools: Option<PathBuf>,
+        /// The chat template's keyword arguments as a JSON object, e.g. '{"enable_thinking": false}'.
+        #[arg(long, value_name = "JSON")]
+        kwargs: Option<String>,
+        /// Do not open the assistant turn (add_generation_prompt=False).
+        #[arg(long)]
+        no_generation_prompt: bool,
+    },
+    /// Decode token ids with a model folder's tokenizer.json and print the text, as the
+    /// reference's tokenizer.decode(ids) returns it.
+    Decode {
+        /// The model folder (its tokenizer.json).
+        #[arg(long, value_name = "DIR")]
+        model: PathBuf,
+        /// The ids as a JSON list; without it, FILE holds the list.
+        #[arg(long, value_name = "JSON", conflicts_with = "file")]
+        ids: Option<String>,
+        #[arg(value_name = "FILE", required_unless_present = "ids")]
+        file: Option<PathBuf>,
+    },
+    /// Render each sample's messages with the parsed message appended (no generation prompt)
+    /// and compare with its prefix + generation: where the chat template would write the turn
+    /// differently. Exit 1 when one differs and its sample does not say a difference is
+    /// expected (a `--- roundtrip ---` section saying why).
+    Roundtrip {
+        /// The template (or model folder); default: the one beside each sample.
+        #[arg(long, value_name = "T")]
+        template: Option<PathBuf>,
+        /// Sample files or folders.
+        #[arg(value_name = "SAMPLE", required = true)]
+        samples: Vec<PathBuf>,
+    },
 }
 
 /// Inputs shared by `parse`, `stream`, `chunks` and `explain`.
@@ -183,6 +228,20 @@ pub struct InputArgs {
     /// tools).
     #[arg(long, value_name = "F")]
     pub tools: Option<PathBuf>,
+    /// The model folder whose chat template renders `--messages` and whose tokenizer decodes
+    /// `--ids` and a sample's id sections (default: the template's folder).
+    #[arg(long, value_name = "DIR")]
+    pub model: Option<PathBuf>,
+    /// JSON list of messages: the prefix is the model's chat template rendering them (with
+    /// the generation prompt), in place of --prefix.
+    #[arg(long, value_name = "F", conflicts_with_all = ["prefix", "prefix_file"])]
+    pub messages: Option<PathBuf>,
+    /// The chat template's keyword arguments for --messages, as a JSON object.
+    #[arg(long, value_name = "JSON", requires = "messages")]
+    pub kwargs: Option<String>,
+    /// OUTPUT_FILE holds a JSON list of token ids, decoded with the model's tokenizer.
+    #[arg(long)]
+    pub ids: bool,
     /// The generation: a text file (the generated text exactly; a prefix option is then
     /// required), a .sample file (its generation, prefix and tools; a sample without a prefix
     /// section is parsed with an empty prefix, as the workbench does, with a warning), or a
@@ -205,6 +264,25 @@ pub fn main() -> ExitCode {
             spans,
         }) => run::stream(&input, &chunks, spans),
         Some(Command::Check { template }) => run::check(&template),
+        Some(Command::Render {
+            model,
+            messages,
+            tools,
+            kwargs,
+            no_generation_prompt,
+        }) => model::render(
+            &model,
+            &messages,
+            tools.as_deref(),
+            kwargs.as_deref(),
+            !no_generation_prompt,
+        ),
+        Some(Command::Decode { model, ids, file }) => {
+            model::decode(&model, ids.as_deref(), file.as_deref())
+        }
+        Some(Command::Roundtrip { template, samples }) => {
+            model::roundtrip(template.as_deref(), &samples)
+        }
         Some(Command::Test {
             paths,
             template,

@@ -102,6 +102,7 @@ pub fn parse(args: &InputArgs, pretty: bool) -> Result<(), Failure> {
 
 /// The `chunks` report for one generation: whether every chunking agrees, and the text.
 fn chunks_one(
+    job: &inputs::Job,
     inputs: Inputs,
     name: &str,
     max: usize,
@@ -127,6 +128,8 @@ fn chunks_one(
         random,
         seed,
         tokens: true,
+        // With the model's tokenizer: its tokens and the TextStreamer's pieces too.
+        model: job.model_chunkings(&text),
     };
     let report = check(&generation, &plan);
     Ok((report.agrees(), report.describe(name, &text)))
@@ -139,7 +142,7 @@ pub fn chunks(args: &InputArgs, max: usize, random: usize, seed: u64) -> Result<
     if !job.folder {
         let inputs = job.inputs(&args.output)?;
         let name = args.output.display().to_string();
-        let (agrees, text) = chunks_one(inputs, &name, max, random, seed)?;
+        let (agrees, text) = chunks_one(&job, inputs, &name, max, random, seed)?;
         if agrees {
             return output::print_line(&text);
         }
@@ -148,7 +151,7 @@ pub fn chunks(args: &InputArgs, max: usize, random: usize, seed: u64) -> Result<
     each_sample(&job, |file, line| {
         let inputs = job.inputs(file)?;
         let name = file.display().to_string();
-        let (agrees, text) = chunks_one(inputs, &name, max, random, seed)?;
+        let (agrees, text) = chunks_one(&job, inputs, &name, max, random, seed)?;
         line.push_str(if agrees {
             ",\"agrees\":true,\"report\":"
         } else {

@@ -21,6 +21,7 @@ use rtbench_engine::template::Template;
 use rtbench_tooling::atomic::replace_file;
 use rtbench_tooling::diff::diff;
 use rtbench_tooling::findings::sample_findings;
+use rtbench_tooling::model::{Model, prepare};
 use rtbench_tooling::sample::{self, expand, read_sample, replace_expected};
 use rtbench_tooling::testing::{Verdict, expected_section, template_beside, verdict};
 
@@ -124,6 +125,7 @@ pub fn run(
         return Err(Failure::usage("no sample files found (.sample or .txt)"));
     }
     let mut templates: BTreeMap<PathBuf, Result<Template, String>> = BTreeMap::new();
+    let mut models: BTreeMap<PathBuf, Model> = BTreeMap::new();
     let (mut passed, mut failed, mut unchecked, mut blessed, mut warned) = (0, 0, 0, 0, 0);
     let mut report = String::new();
     for file in &files {
@@ -165,6 +167,26 @@ pub fn run(
                 );
                 continue;
             }
+        };
+        // A conversation or token ids become text with the model files beside the template.
+        let sample = if sample.model.is_needed() {
+            let dir = tpl_path.parent().unwrap_or(Path::new(".")).to_path_buf();
+            let model = models
+                .entry(dir.clone())
+                .or_insert_with(|| Model::open(&dir));
+            match prepare(&sample, Some(model)) {
+                Ok(s) => s,
+                Err(e) => {
+                    failed += 1;
+                    line(
+                        &mut report,
+                        &format!("FAILED\n  {}", e.to_string().replace('\n', "\n  ")),
+                    );
+                    continue;
+                }
+            }
+        } else {
+            sample
         };
         // The audit's traced parse gives the same result as `parse_response`.
         let file_text = std::fs::read_to_string(file)

@@ -100,6 +100,9 @@ pub struct Analysis {
     /// Why fields with a literal open delimiter matched nothing here: (field, explanation
     /// lines).
     pub unmatched: Vec<(String, Vec<String>)>,
+    /// The model's own chunkings of the generation (model tokens, streamer words), when the
+    /// model folder has a tokenizer; see [`rtbench_tooling::model::model_chunkings`].
+    pub model_chunkings: Vec<rtbench_tooling::chunking::Chunking>,
 }
 
 /// Documents longer than this get no explanations of unmatched fields (each one parses again).
@@ -407,6 +410,7 @@ pub fn analyze(template: &Template, name: &str, sample: &Sample, file_text: &str
         status,
         matched_fields,
         unmatched,
+        model_chunkings: Vec::new(),
     }
 }
 

@@ -155,6 +155,15 @@ impl Inputs {
         if let Source::File(p) = &self.template {
             out.push(p.clone());
         }
+        // The model's own files beside the template (its chat template and tokenizer).
+        if let Some(dir) = self.model_dir() {
+            for f in MODEL_FILES {
+                let p = dir.join(f);
+                if p.exists() {
+                    out.push(p);
+                }
+            }
+        }
         for s in &self.files {
             if let Source::File(p) = s {
                 out.push(p.clone());
@@ -162,6 +171,17 @@ impl Inputs {
         }
         out.extend(self.folders.iter().cloned());
         out
+    }
+
+    /// The folder of the template file, where the model's own files are looked for.
+    pub fn model_dir(&self) -> Option<PathBuf> {
+        match &self.template {
+            Source::File(p) => Some(
+                p.parent()
+                    .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+            ),
+            Source::Embedded { .. } => None,
+        }
     }
 
     /// The sample sources as they are now (folders listed afresh, the template file skipped).
@@ -291,6 +311,13 @@ fn expected_warning(name: &str, text: &str, e: &SampleError) -> Diagnostic {
         None => d,
     }
 }
+
+/// The model files beside a template that the workbench reads and watches.
+pub const MODEL_FILES: [&str; 3] = [
+    "chat_template.jinja",
+    "tokenizer_config.json",
+    "tokenizer.json",
+];
 
 /// The lint findings of a loaded template as located warnings.
 fn lint_warnings(template: &Template, source: &TemplateSource) -> Vec<Diagnostic> {

@@ -125,7 +125,12 @@ fn check_chunkings(a: &Analysis) -> Overlay {
         tools: s.tools.as_ref(),
         text: &s.generation,
     };
-    let report = check(&generation, &CheckPlan::default());
+    let plan = CheckPlan {
+        // With the model's tokenizer: its tokens and the TextStreamer's pieces too.
+        model: a.model_chunkings.clone(),
+        ..CheckPlan::default()
+    };
+    let report = check(&generation, &plan);
     let agrees = report.agrees();
     let text = report.describe(&a.sample_name, &s.generation);
     let lines = text

@@ -23,15 +23,22 @@ pub enum ChunkKind {
     /// `size` UTF-8 bytes per feed, each decoded on its own (what a byte-level streamer that
     /// does not buffer split characters sends).
     Bytes,
+    /// The model's own tokens, as an incremental detokenizer releases their text (only with
+    /// the model's tokenizer).
+    ModelTokens,
+    /// The reference TextStreamer's word pieces (only with the model's tokenizer).
+    StreamerWords,
 }
 
 impl ChunkKind {
-    const ORDER: [ChunkKind; 5] = [
+    const ORDER: [ChunkKind; 7] = [
         ChunkKind::CodePoints,
         ChunkKind::Sizes,
         ChunkKind::Random,
         ChunkKind::Tokens,
         ChunkKind::Bytes,
+        ChunkKind::ModelTokens,
+        ChunkKind::StreamerWords,
     ];
 
     fn next(self) -> ChunkKind {
@@ -72,6 +79,9 @@ pub struct ReplayState {
     pub total_chars: usize,
     /// A replay being built on another thread (large samples), shown when it is ready.
     pending: Option<Pending>,
+    /// The model's chunkings of the sample (model tokens, streamer words), when it has a
+    /// tokenizer.
+    model: Vec<Chunking>,
 }
 
 /// A replay being built off the UI thread, and where to show it once built.
@@ -131,6 +141,7 @@ impl ReplayState {
             chars: CharIndex::default(),
             total_chars: 0,
             pending: None,
+            model: a.model_chunkings.clone(),
         };
         state.refresh();
         if a.sample.generation.len() > BACKGROUND_BUILD {
@@ -150,7 +161,22 @@ impl ReplayState {
             },
             ChunkKind::Tokens => Chunking::Tokens,
             ChunkKind::Bytes => Chunking::Bytes(self.size),
+            ChunkKind::ModelTokens => self.model_chunking(true).unwrap_or(Chunking::Tokens),
+            ChunkKind::StreamerWords => self.model_chunking(false).unwrap_or(Chunking::Tokens),
         }
+    }
+
+    fn model_chunking(&self, tokens: bool) -> Option<Chunking> {
+        self.model
+            .iter()
+            .find(|c| {
+                if tokens {
+                    matches!(c, Chunking::ModelTokens(_))
+                } else {
+                    matches!(c, Chunking::StreamerWords(_))
+                }
+            })
+            .cloned()
     }
 
     /// Streams `a` again with the current chunking, staying at the same point of the text: the
@@ -160,6 +186,10 @@ impl ReplayState {
         let at_end = self.step == self.replay.last_step();
         let same_sample = self.sample_name == a.sample_name;
         self.sample_name = a.sample_name.clone();
+        self.model = a.model_chunkings.clone();
+        if !self.available(self.kind) {
+            self.kind = ChunkKind::CodePoints;
+        }
         if a.sample.generation.len() <= BACKGROUND_BUILD {
             self.pending = None;
             self.install(build(a, &self.chunking()), fed, at_end, same_sample);
@@ -316,12 +346,28 @@ impl ReplayState {
                 self.seed = self.seed.wrapping_add_signed(delta as i64);
                 true
             }
-            ChunkKind::Sizes | ChunkKind::Tokens => false,
+            ChunkKind::Sizes
+            | ChunkKind::Tokens
+            | ChunkKind::ModelTokens
+            | ChunkKind::StreamerWords => false,
         }
     }
 
+    /// The next chunking kind this sample has (the model's need its tokenizer).
     pub fn next_kind(&mut self) {
-        self.kind = self.kind.next();
+        let mut k = self.kind.next();
+        while !self.available(k) {
+            k = k.next();
+        }
+        self.kind = k;
+    }
+
+    fn available(&self, kind: ChunkKind) -> bool {
+        match kind {
+            ChunkKind::ModelTokens => self.model_chunking(true).is_some(),
+            ChunkKind::StreamerWords => self.model_chunking(false).is_some(),
+            _ => true,
+        }
     }
 
     pub fn faster(&mut self, faster: bool) {
@@ -381,6 +427,8 @@ impl ReplayState {
             ChunkKind::Tokens => "tokens".into(),
             ChunkKind::Bytes if self.size == 1 => "1 byte".into(),
             ChunkKind::Bytes => format!("{} bytes", self.size),
+            ChunkKind::ModelTokens => "model tokens".into(),
+            ChunkKind::StreamerWords => "streamer words".into(),
         }
     }
 }

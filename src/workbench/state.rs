@@ -167,6 +167,8 @@ pub struct Report {
     pub never_matched: Vec<String>,
     /// Lint warnings about the template.
     pub lint: Vec<Diagnostic>,
+    /// The model's own files found beside the template (chat template, tokenizer).
+    pub model_files: Vec<String>,
     /// How long the analysis took.
     pub took: std::time::Duration,
 }
@@ -215,6 +217,8 @@ pub struct State {
     /// The newest request sent to the worker.
     pub requested: u64,
     pub template_name: String,
+    /// The model's own files found beside the template.
+    pub model_files: Vec<String>,
     pub template_error: Option<Box<Diagnostic>>,
     pub sample_error: Option<String>,
     pub samples: Vec<SampleEntry>,
@@ -284,6 +288,7 @@ impl State {
             busy: false,
             requested: 0,
             template_name: String::new(),
+            model_files: Vec::new(),
             template_error: None,
             sample_error: None,
             samples: Vec::new(),

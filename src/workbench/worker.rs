@@ -14,6 +14,7 @@ use crate::workbench::state::{Report, SampleEntry, Shown};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::Value;
 use rtbench_tooling::chunking::{CheckPlan, Generation, stable};
+use rtbench_tooling::model::{Model, model_chunkings, prepare};
 
 /// The parse thread's name.
 pub const THREAD_NAME: &str = "rtbench-parse";
@@ -45,7 +46,27 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
     let started = Instant::now();
     let template = inputs.load_template();
     let template_name = inputs.template.name();
-    let files: Vec<_> = inputs.sample_sources().iter().map(read_sample).collect();
+    let mut files: Vec<_> = inputs.sample_sources().iter().map(read_sample).collect();
+    // The model's own files: opened when a sample needs them (a conversation, token ids) or
+    // for the replay's model-token chunkings.
+    let model = inputs.model_dir().map(|d| Model::open(&d));
+    let model_files: Vec<String> = model
+        .as_ref()
+        .map(|m| {
+            m.files()
+                .iter()
+                .filter_map(|f| f.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    for f in files.iter_mut() {
+        if let Ok(s) = &f.sample
+            && s.model.is_needed()
+        {
+            f.sample = prepare(s, model.as_ref()).map_err(|e| format!("{}: {e}", f.name));
+        }
+    }
     let selected = req
         .selected_name
         .as_ref()
@@ -65,6 +86,7 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
                 shown: None,
                 never_matched: Vec::new(),
                 lint: Vec::new(),
+                model_files,
                 took: started.elapsed(),
             };
             return (report, None);
@@ -92,6 +114,15 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
             Ok(s) if i == selected => {
                 readable += 1;
                 let mut a = analysis::analyze(t, &f.name, s, &f.text);
+                if let Some(tok) = model.as_ref().and_then(Model::tokenizer) {
+                    match model_chunkings(tok, &s.generation, s.model.generation_ids.as_deref()) {
+                        Ok(c) => a.model_chunkings = c,
+                        Err(e) => a.warnings.push(
+                            rtbench_engine::diagnostic::Diagnostic::warning(e)
+                                .in_file(f.name.clone()),
+                        ),
+                    }
+                }
                 if let Some(d) = bad_expected {
                     a.warnings.insert(0, d.clone());
                     a.status = Status::Unreadable(d.message.clone());
@@ -152,6 +183,7 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
         shown,
         never_matched,
         lint: loaded.lint,
+        model_files,
         took: started.elapsed(),
     };
     let parsed = Parsed {
@@ -193,6 +225,7 @@ fn compute_guarded(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) {
             shown: None,
             never_matched: Vec::new(),
             lint: Vec::new(),
+            model_files: Vec::new(),
             took: started.elapsed(),
         };
         (report, None)
@@ -260,6 +293,7 @@ fn stability_plan() -> CheckPlan {
         random: 4,
         seed: 0,
         tokens: true,
+        model: Vec::new(),
     }
 }
 

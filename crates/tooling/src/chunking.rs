@@ -28,6 +28,12 @@ pub enum Chunking {
     Bytes(usize),
     /// Feeds that end at these byte offsets of the text.
     Cuts(Vec<usize>),
+    /// The model's own tokens: one feed per token, the text an incremental detokenizer
+    /// releases (feeds end at these byte offsets; see [`crate::model`]).
+    ModelTokens(Vec<usize>),
+    /// What the reference's TextStreamer prints: text released at word boundaries and line
+    /// breaks (feeds end at these byte offsets).
+    StreamerWords(Vec<usize>),
 }
 
 impl Chunking {
@@ -48,6 +54,8 @@ impl Chunking {
             Chunking::Tokens => "word and punctuation tokens".into(),
             Chunking::Bytes(n) => format!("{n}-byte chunks decoded one by one"),
             Chunking::Cuts(c) => format!("{} cuts", c.len()),
+            Chunking::ModelTokens(c) => format!("model tokens ({} feeds)", c.len() + 1),
+            Chunking::StreamerWords(c) => format!("streamer words ({} feeds)", c.len() + 1),
         }
     }
 
@@ -109,10 +117,10 @@ impl Chunking {
                 .map(|k| k * (*n).max(1))
                 .take_while(|&b| b < text.len())
                 .collect(),
-            Chunking::Cuts(c) => c
+            Chunking::Cuts(c) | Chunking::ModelTokens(c) | Chunking::StreamerWords(c) => c
                 .iter()
                 .copied()
-                .filter(|&b| b > 0 && b < text.len())
+                .filter(|&b| b > 0 && b < text.len() && text.is_char_boundary(b))
                 .collect(),
         }
     }
@@ -413,6 +421,9 @@ pub struct CheckPlan {
     pub seed: u64,
     /// Also the tokenizer-like chunking.
     pub tokens: bool,
+    /// The model's own chunkings of this generation (model tokens, streamer words), when its
+    /// tokenizer is known.
+    pub model: Vec<Chunking>,
 }
 
 impl Default for CheckPlan {
@@ -422,6 +433,7 @@ impl Default for CheckPlan {
             random: 8,
             seed: 0,
             tokens: true,
+            model: Vec::new(),
         }
     }
 }
@@ -439,6 +451,7 @@ impl CheckPlan {
         if self.tokens {
             v.push(Chunking::Tokens);
         }
+        v.extend(self.model.iter().cloned());
         v
     }
 }

@@ -26,9 +26,16 @@ pub struct Finding {
 /// Where a document range lies in the sample file, when it lies in a section of it.
 pub fn in_file(sample: &Sample, file_text: &str, span: &Range<usize>) -> Option<Range<usize>> {
     let prefix_len = sample.prefix.as_ref().map_or(0, String::len);
+    // Text decoded from token ids or rendered from messages is not the file's text.
     let (base, start) = if span.start >= prefix_len {
+        if sample.model.generation_ids.is_some() {
+            return None;
+        }
         (sample.generation_offset, span.start - prefix_len)
     } else {
+        if sample.model.prefix_ids.is_some() {
+            return None;
+        }
         (sample.prefix_offset?, span.start)
     };
     let from = (base + start).min(file_text.len());

@@ -8,6 +8,7 @@ pub mod explain;
 pub mod export;
 pub mod findings;
 pub mod lint;
+pub mod model;
 pub mod paint;
 pub mod partial_json;
 pub mod replay;

@@ -62,6 +62,32 @@ pub struct Sample {
     pub truncated: bool,
     /// Problems with the file itself (an older layout read differently).
     pub warnings: Vec<SampleWarning>,
+    /// What the model's own files turn into text: a conversation for the chat template, token
+    /// ids for the tokenizer (see [`crate::model`]).
+    pub model: ModelInput,
+}
+
+/// The parts of a sample that need the model's files: `messages` (and `kwargs`) rendered by the
+/// chat template into the prefix, and a prefix or generation written as token ids
+/// (`--- generation (ids) ---`), decoded by the tokenizer.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModelInput {
+    /// The `messages` section: the conversation before the generation.
+    pub messages: Option<Value>,
+    /// The `kwargs` section: the chat template's keyword arguments (`enable_thinking`, ...).
+    pub kwargs: Option<Value>,
+    pub prefix_ids: Option<Vec<u32>>,
+    pub generation_ids: Option<Vec<u32>>,
+    /// The `roundtrip` section: why rendering the parsed message back is expected to give
+    /// other text (a chat template that drops earlier turns' reasoning, say).
+    pub roundtrip: Option<String>,
+}
+
+impl ModelInput {
+    /// Whether the sample needs the model's files to be read.
+    pub fn is_needed(&self) -> bool {
+        self.messages.is_some() || self.prefix_ids.is_some() || self.generation_ids.is_some()
+    }
 }
 
 /// A problem with a sample file that does not stop it from being read.
@@ -87,6 +113,7 @@ impl Sample {
             prefix_offset: None,
             truncated: false,
             warnings: Vec::new(),
+            model: ModelInput::default(),
         }
     }
 
@@ -175,7 +202,16 @@ impl std::fmt::Display for SampleError {
     }
 }
 
-const SECTIONS: [&str; 5] = ["prefix", "generation", "tools", "expected", "note"];
+const SECTIONS: [&str; 8] = [
+    "prefix",
+    "generation",
+    "tools",
+    "expected",
+    "note",
+    "messages",
+    "kwargs",
+    "roundtrip",
+];
 
 /// What a header's parenthesised options say.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -183,6 +219,8 @@ struct Options {
     /// Line breaks the section's text ends with.
     newlines: usize,
     truncated: bool,
+    /// The text is a JSON list of token ids (prefix and generation).
+    ids: bool,
     /// Whether the header had options at all.
     given: bool,
 }
@@ -214,15 +252,16 @@ fn header(line: &str) -> Option<(&str, Result<Options, String>)> {
         match (option, newlines) {
             (_, Some(n)) => out.newlines = n,
             ("truncated", _) if name == "generation" => out.truncated = true,
+            ("ids", _) if name == "generation" || name == "prefix" => out.ids = true,
             _ => {
                 return Some((
                     name,
                     Err(format!(
                         "unknown option '{option}' in the '{name}' header (options: `ends with newline`, `ends with N newlines`{})",
-                        if name == "generation" {
-                            ", `truncated`"
-                        } else {
-                            ""
+                        match name {
+                            "generation" => ", `truncated`, `ids`",
+                            "prefix" => ", `ids`",
+                            _ => "",
                         }
                     )),
                 ));
@@ -401,10 +440,62 @@ pub fn parse_sample_lenient(
         Ok(v) => (v, None),
         Err(e) => (None, Some(e)),
     };
+    // A prefix or generation written as token ids: its text comes from the tokenizer.
+    let ids = |name: &str| -> Result<Option<Vec<u32>>, SampleError> {
+        let Some(s) = section(name).filter(|s| s.options.ids) else {
+            return Ok(None);
+        };
+        let list = json(name)?.unwrap_or(Value::List(Vec::new()));
+        let bad = || {
+            err(
+                Some(s.line),
+                format!(
+                    "the '{name} (ids)' section must be a JSON list of token ids (integers from 0)"
+                ),
+            )
+        };
+        match list {
+            Value::List(items) => items
+                .iter()
+                .map(|v| match v {
+                    Value::Int(i) => u32::try_from(*i).map_err(|_| bad()),
+                    _ => Err(bad()),
+                })
+                .collect::<Result<Vec<u32>, _>>()
+                .map(Some),
+            _ => Err(bad()),
+        }
+    };
+    let model = ModelInput {
+        messages: json("messages")?,
+        kwargs: json("kwargs")?,
+        prefix_ids: ids("prefix")?,
+        generation_ids: ids("generation")?,
+        roundtrip: section("roundtrip").map(|s| s.text(text).trim().to_string()),
+    };
+    if let Some(m) = &model.messages
+        && !matches!(m, Value::List(_))
+    {
+        let line = section("messages").map(|s| s.line);
+        return Err(err(line, "the 'messages' section must be a JSON list of messages ({\"role\": ..., \"content\": ...})".into()));
+    }
+    if let Some(k) = &model.kwargs
+        && !matches!(k, Value::Dict(_))
+    {
+        let line = section("kwargs").map(|s| s.line);
+        return Err(err(line, "the 'kwargs' section must be a JSON object of the chat template's arguments ({\"enable_thinking\": false})".into()));
+    }
+    let text_of = |s: &Section<'_>| {
+        if s.options.ids {
+            String::new()
+        } else {
+            s.text(text)
+        }
+    };
     let sample = Sample {
         path: path.to_path_buf(),
-        prefix: section("prefix").map(|s| s.text(text)),
-        generation: generation.text(text),
+        prefix: section("prefix").map(text_of),
+        generation: text_of(generation),
         tools: json("tools")?,
         expected,
         note: section("note").map(|s| s.text(text).trim().to_string()),
@@ -412,6 +503,7 @@ pub fn parse_sample_lenient(
         prefix_offset: section("prefix").map(|s| s.raw.start),
         truncated: generation.options.truncated,
         warnings: layout_warnings(text, &sections),
+        model,
     };
     Ok((sample, bad_expected))
 }
@@ -581,6 +673,36 @@ mod tests {
         // Bad tools JSON is still an error: the parse depends on the tools.
         let bad_tools = "--- generation ---\nhi\n--- tools ---\n[\n";
         assert!(parse_sample_lenient(Path::new("t.sample"), bad_tools).is_err());
+    }
+
+    #[test]
+    fn conversations_and_token_ids_are_read_for_the_model() {
+        let text = "--- messages ---\n[{\"role\": \"user\", \"content\": \"Hi\"}]\n--- kwargs ---\n{\"enable_thinking\": false}\n--- generation (ids) ---\n[1, 22, 333]\n";
+        let s = parse(text);
+        assert_eq!(s.prefix, None);
+        assert_eq!(s.generation, "", "decoded later, by the tokenizer");
+        assert_eq!(s.model.generation_ids, Some(vec![1, 22, 333]));
+        assert_eq!(s.model.prefix_ids, None);
+        assert!(matches!(s.model.messages, Some(Value::List(ref l)) if l.len() == 1));
+        assert!(matches!(s.model.kwargs, Some(Value::Dict(_))));
+        assert!(s.model.is_needed());
+        assert!(!parse("--- generation ---\nx\n").model.is_needed());
+        for (bad, what) in [
+            ("--- generation (ids) ---\n[1, -2]\n", "list of token ids"),
+            ("--- generation (ids) ---\n\"text\"\n", "list of token ids"),
+            (
+                "--- messages ---\n{}\n--- generation ---\nx\n",
+                "list of messages",
+            ),
+            ("--- kwargs ---\n[]\n--- generation ---\nx\n", "JSON object"),
+            (
+                "--- tools (ids) ---\n[]\n--- generation ---\nx\n",
+                "unknown option 'ids'",
+            ),
+        ] {
+            let e = parse_sample(Path::new("t.sample"), bad).unwrap_err();
+            assert!(e.message.contains(what), "{bad:?}: {e}");
+        }
     }
 
     #[test]

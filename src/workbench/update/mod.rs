@@ -227,6 +227,7 @@ pub fn on_report(state: &mut State, report: Report) {
     }
     state.busy = false;
     state.template_name = report.template_name;
+    state.model_files = report.model_files;
     state.template_error = report.template_error;
     state.sample_error = report.sample_error;
     // With an unusable template the list follows the files (a deleted sample goes, a new
@@ -406,6 +407,7 @@ mod tests {
             shown: None,
             never_matched: Vec::new(),
             lint: Vec::new(),
+            model_files: Vec::new(),
             took: std::time::Duration::ZERO,
         };
         report

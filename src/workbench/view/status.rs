@@ -40,6 +40,13 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         ),
         base,
     ));
+    if !state.model_files.is_empty() {
+        // The model's own files in use: `+ chat_template.jinja tokenizer.json`.
+        left.push(Span::styled(
+            format!("+ {} ", state.model_files.join(" ")),
+            base,
+        ));
+    }
     match &state.live {
         Live::On => left.push(Span::styled("● live ", base)),
         Live::Off(why) => left.push(Span::styled(format!("○ live off: {why} "), base)),

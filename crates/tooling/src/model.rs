@@ -1,0 +1,320 @@
+//! A model folder's own files, beside its response template: the chat template that renders
+//! the prompt (`tokenizer_config.json`'s `chat_template`, or `chat_template.jinja`) and the
+//! tokenizer (`tokenizer.json`). With them a sample may give the conversation instead of the
+//! prefix, and token ids instead of text; the replay and the chunking check can feed the
+//! generation token by token the way a serving engine releases it; and the parsed message can
+//! be rendered back to see whether the chat template would write the same text (round trip).
+
+use std::path::{Path, PathBuf};
+
+use rtbench_chat::{ChatTemplate, ModelTemplates, RenderError, RenderInput};
+use rtbench_engine::value::{Dict, Value};
+use rtbench_tokenize::{ModelTokenizer, streamer_pieces};
+
+use crate::chunking::Chunking;
+use crate::sample::{Sample, SampleWarning};
+
+/// The chat template and tokenizer of a folder, each when present.
+pub struct Model {
+    pub dir: PathBuf,
+    /// `Err`: the folder has a chat template that cannot be used.
+    pub chat: Result<Option<ModelTemplates>, RenderError>,
+    /// `Err`: the folder has a `tokenizer.json` that cannot be loaded.
+    pub tokenizer: Result<Option<ModelTokenizer>, String>,
+}
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Model")
+            .field("dir", &self.dir)
+            .field("files", &self.files())
+            .finish()
+    }
+}
+
+/// The tokenizer file of a model folder.
+pub const TOKENIZER_FILE: &str = "tokenizer.json";
+
+impl Model {
+    /// Reads the model files of `dir` (none of them is required).
+    pub fn open(dir: &Path) -> Model {
+        let tokenizer_path = dir.join(TOKENIZER_FILE);
+        let tokenizer = if tokenizer_path.is_file() {
+            ModelTokenizer::from_file(&tokenizer_path).map(Some)
+        } else {
+            Ok(None)
+        };
+        Model {
+            dir: dir.to_path_buf(),
+            chat: ModelTemplates::from_folder(dir),
+            tokenizer,
+        }
+    }
+
+    /// The model files found (shown in the workbench's header).
+    pub fn files(&self) -> Vec<PathBuf> {
+        let mut out = match &self.chat {
+            Ok(Some(t)) => t.files(),
+            _ => Vec::new(),
+        };
+        if !matches!(self.tokenizer, Ok(None)) {
+            out.push(self.dir.join(TOKENIZER_FILE));
+        }
+        out
+    }
+
+    pub fn tokenizer(&self) -> Option<&ModelTokenizer> {
+        self.tokenizer.as_ref().ok().and_then(Option::as_ref)
+    }
+
+    fn chat(&self) -> Result<&ModelTemplates, String> {
+        match &self.chat {
+            Ok(Some(t)) => Ok(t),
+            Ok(None) => Err(format!(
+                "{} has no chat template (tokenizer_config.json's chat_template, or chat_template.jinja)",
+                self.dir.display()
+            )),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    fn need_tokenizer(&self) -> Result<&ModelTokenizer, String> {
+        match &self.tokenizer {
+            Ok(Some(t)) => Ok(t),
+            Ok(None) => Err(format!(
+                "{} has no {TOKENIZER_FILE} to decode token ids with",
+                self.dir.display()
+            )),
+            Err(e) => Err(e.clone()),
+        }
+    }
+}
+
+/// What a render needs besides the template: the conversation, the tools, the keyword
+/// arguments and whether the assistant turn is opened.
+pub struct Conversation<'a> {
+    pub messages: &'a Value,
+    pub tools: Option<&'a Value>,
+    pub kwargs: Option<&'a Value>,
+    pub add_generation_prompt: bool,
+}
+
+fn to_json(v: &Value, what: &str) -> Result<serde_json::Value, String> {
+    serde_json::Value::try_from(v).map_err(|e| format!("{what}: {e}"))
+}
+
+/// Why a model input could not be turned into text.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PrepareError {
+    /// The chat template failed (a syntax error, a `raise_exception`): located in it.
+    Render(RenderError),
+    /// Anything else: the files are missing, ids cannot be decoded.
+    Other(String),
+}
+
+impl std::fmt::Display for PrepareError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PrepareError::Render(e) => write!(f, "{e}"),
+            PrepareError::Other(e) => f.write_str(e),
+        }
+    }
+}
+
+impl From<String> for PrepareError {
+    fn from(e: String) -> PrepareError {
+        PrepareError::Other(e)
+    }
+}
+
+/// Renders a conversation with the model's chat template, as the reference's
+/// `apply_chat_template(messages, tools=tools, add_generation_prompt=..., tokenize=False,
+/// **kwargs)` does (the special tokens of the config are passed too).
+pub fn render(model: &Model, c: &Conversation<'_>) -> Result<String, PrepareError> {
+    let templates = model.chat()?;
+    let template: &ChatTemplate = templates
+        .pick(None, c.tools.is_some())
+        .map_err(PrepareError::Render)?;
+    let messages = to_json(c.messages, "messages")?;
+    let tools = c.tools.map(|t| to_json(t, "tools")).transpose()?;
+    let mut kwargs = templates.special_tokens().clone();
+    if let Some(k) = c.kwargs {
+        match to_json(k, "kwargs")? {
+            serde_json::Value::Object(map) => kwargs.extend(map),
+            _ => return Err("kwargs must be a JSON object".to_string().into()),
+        }
+    }
+    template
+        .render(&RenderInput {
+            messages: &messages,
+            tools: tools.as_ref(),
+            add_generation_prompt: c.add_generation_prompt,
+            kwargs: &kwargs,
+        })
+        .map_err(PrepareError::Render)
+}
+
+/// Turns a sample's model inputs into text: the conversation rendered into the prefix, token
+/// ids decoded. A sample that writes its prefix and gives the conversation too keeps the
+/// written prefix, with a warning when the chat template renders another.
+pub fn prepare(sample: &Sample, model: Option<&Model>) -> Result<Sample, PrepareError> {
+    let m = &sample.model;
+    if !m.is_needed() {
+        return Ok(sample.clone());
+    }
+    let Some(model) = model else {
+        return Err("this sample needs the model's files (a chat template or a tokenizer), and the template has none beside it".to_string().into());
+    };
+    let mut out = sample.clone();
+    if let Some(ids) = &m.prefix_ids {
+        out.prefix = Some(model.need_tokenizer()?.decode(ids)?);
+    }
+    if let Some(ids) = &m.generation_ids {
+        out.generation = model.need_tokenizer()?.decode(ids)?;
+    }
+    if let Some(messages) = &m.messages {
+        let rendered = render(
+            model,
+            &Conversation {
+                messages,
+                tools: sample.tools.as_ref(),
+                kwargs: m.kwargs.as_ref(),
+                add_generation_prompt: true,
+            },
+        )?;
+        match &out.prefix {
+            None => out.prefix = Some(rendered),
+            Some(written) if *written != rendered => out.warnings.push(SampleWarning {
+                line: 1,
+                message: format!(
+                    "the prefix differs from what the chat template renders from the messages: {}",
+                    first_difference(written, &rendered)
+                ),
+            }),
+            Some(_) => {}
+        }
+    }
+    Ok(out)
+}
+
+/// Where two texts first differ, with a little context: `at 12:5: '…ant\n<think>' vs '…ant\n'`.
+pub fn first_difference(a: &str, b: &str) -> String {
+    let common = a
+        .char_indices()
+        .zip(b.chars())
+        .find(|((_, x), y)| x != y)
+        .map_or(a.len().min(b.len()), |((i, _), _)| i);
+    let common = a.floor_char_boundary(common);
+    let line = a[..common].matches('\n').count() + 1;
+    let col = a[..common]
+        .rsplit('\n')
+        .next()
+        .map_or(0, |l| l.chars().count())
+        + 1;
+    let before = a[..common].chars().rev().take(12).collect::<Vec<_>>();
+    let before: String = before.into_iter().rev().collect();
+    let tail = |s: &str| -> String { s.chars().take(24).collect() };
+    format!(
+        "at line {line}, column {col}, after {:?}: {:?} vs {:?}",
+        before,
+        tail(&a[common..]),
+        tail(&b[common.min(b.len())..])
+    )
+}
+
+/// The result of rendering the parsed message back.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoundTrip {
+    /// The conversation with the parsed message, rendered without a generation prompt.
+    pub rendered: String,
+    /// Prefix + generation, the text the message was parsed from.
+    pub original: String,
+    /// `None` when they are the same.
+    pub difference: Option<String>,
+}
+
+/// Renders `messages + [message]` with `add_generation_prompt=False` and compares it with the
+/// sample's prefix + generation: where the chat template would write something else (a field
+/// it drops, tool-call arguments it re-serialises, whitespace) the two differ.
+pub fn round_trip(
+    model: &Model,
+    sample: &Sample,
+    message: &Dict,
+) -> Result<RoundTrip, PrepareError> {
+    let Some(Value::List(turns)) = &sample.model.messages else {
+        return Err(
+            "the round trip needs the sample's messages (a `--- messages ---` section)"
+                .to_string()
+                .into(),
+        );
+    };
+    let mut all = turns.clone();
+    all.push(Value::Dict(message.clone()));
+    let rendered = render(
+        model,
+        &Conversation {
+            messages: &Value::List(all),
+            tools: sample.tools.as_ref(),
+            kwargs: sample.model.kwargs.as_ref(),
+            add_generation_prompt: false,
+        },
+    )?;
+    let original = format!(
+        "{}{}",
+        sample.prefix.as_deref().unwrap_or(""),
+        sample.generation
+    );
+    // A chat template ends a turn with a separator after the end token (ChatML's
+    // `<|im_end|>\n`) that the model never generates: trailing whitespace is not a difference.
+    let same = rendered
+        .strip_prefix(original.as_str())
+        .is_some_and(|rest| rest.trim().is_empty());
+    let difference = (!same).then(|| first_difference(&original, &rendered));
+    Ok(RoundTrip {
+        rendered,
+        original,
+        difference,
+    })
+}
+
+/// The model's own chunkings of `generation`: one feed per token as an incremental
+/// detokenizer releases text, and the TextStreamer's word pieces. The text is encoded first
+/// (or its ids are used when the sample gives them); `Err` says when decoding the ids does not
+/// give the text back, so that no chunking would be faithful.
+pub fn model_chunkings(
+    tokenizer: &ModelTokenizer,
+    generation: &str,
+    ids: Option<&[u32]>,
+) -> Result<Vec<Chunking>, String> {
+    let ids: Vec<u32> = match ids {
+        Some(ids) => ids.to_vec(),
+        None => tokenizer.encode(generation)?.iter().map(|t| t.id).collect(),
+    };
+    let decoded = tokenizer.decode(&ids)?;
+    if decoded != generation {
+        return Err(format!(
+            "encoding the generation and decoding it again does not give it back ({}): the model-token chunkings are left out",
+            first_difference(generation, &decoded)
+        ));
+    }
+    let cuts = |pieces: &[String]| -> Vec<usize> {
+        let mut at = 0;
+        let mut out = Vec::new();
+        for p in pieces {
+            at += p.len();
+            out.push(at);
+        }
+        out.pop();
+        out
+    };
+    let deltas = tokenizer.stream_deltas(&ids)?;
+    let words = streamer_pieces(tokenizer, &ids)?;
+    let mut out = Vec::new();
+    if deltas.concat() == generation {
+        out.push(Chunking::ModelTokens(cuts(&deltas)));
+    }
+    if words.concat() == generation {
+        out.push(Chunking::StreamerWords(cuts(&words)));
+    }
+    Ok(out)
+}

@@ -1,0 +1,219 @@
+//! The commands on a model folder's own files: `render` (the chat template), `decode` (the
+//! tokenizer) and `roundtrip` (the parsed message rendered back).
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::cli::Failure;
+use crate::cli::inputs::{self, text_file, tools_file};
+use rtbench_engine::py;
+use rtbench_engine::value::Value;
+use rtbench_tooling::model::{
+    Conversation, Model, PrepareError, prepare, render as render_with, round_trip,
+};
+use rtbench_tooling::sample::{expand, read_sample};
+use rtbench_tooling::testing::{parse_sample_with, template_beside};
+
+/// A model folder that exists.
+pub fn open_model(dir: &Path) -> Result<Model, Failure> {
+    if !dir.is_dir() {
+        return Err(Failure::usage(format!(
+            "{}: no such folder (--model takes a model folder)",
+            dir.display()
+        )));
+    }
+    Ok(Model::open(dir))
+}
+
+/// A JSON file's value (Python's json semantics), with the file's line and column on error.
+pub fn json_file(path: &Path, what: &str) -> Result<Value, Failure> {
+    let text = text_file(path, what)?;
+    py::json_loads(&text).map_err(|e| {
+        Failure::invalid(format!(
+            "{}:{}:{}: {what} is not JSON: {}",
+            path.display(),
+            e.line,
+            e.column,
+            e.message
+        ))
+    })
+}
+
+/// `--kwargs JSON`: an object.
+pub fn kwargs_arg(text: &str) -> Result<Value, Failure> {
+    match py::json_loads(text) {
+        Ok(v @ Value::Dict(_)) => Ok(v),
+        Ok(_) => Err(Failure::usage(
+            "--kwargs must be a JSON object, e.g. '{\"enable_thinking\": false}'",
+        )),
+        Err(e) => Err(Failure::usage(format!(
+            "--kwargs is not JSON: {} at column {}",
+            e.message, e.column
+        ))),
+    }
+}
+
+/// A chat template or decoding failure: exit 1, located where known.
+pub fn prepare_failure(e: PrepareError) -> Failure {
+    Failure::invalid(e.to_string())
+}
+
+/// Prints text exactly (no line break added).
+fn print_exact(text: &str) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        // A closed pipe (`| head`) just ends the output.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Failure::usage(format!("cannot write: {e}"))),
+    }
+}
+
+/// `rtbench render`.
+pub fn render(
+    model: &Path,
+    messages: &Path,
+    tools: Option<&Path>,
+    kwargs: Option<&str>,
+    add_generation_prompt: bool,
+) -> Result<(), Failure> {
+    let model = open_model(model)?;
+    let messages = json_file(messages, "the messages file")?;
+    if !matches!(messages, Value::List(_)) {
+        return Err(Failure::invalid(
+            "the messages file must hold a JSON list of messages ({\"role\": ..., \"content\": ...})",
+        ));
+    }
+    let tools = tools.map(tools_file).transpose()?;
+    let kwargs = kwargs.map(kwargs_arg).transpose()?;
+    let text = render_with(
+        &model,
+        &Conversation {
+            messages: &messages,
+            tools: tools.as_ref(),
+            kwargs: kwargs.as_ref(),
+            add_generation_prompt,
+        },
+    )
+    .map_err(prepare_failure)?;
+    print_exact(&text)
+}
+
+/// Token ids from JSON text: a list of integers from 0.
+pub fn ids_from(text: &str, what: &str) -> Result<Vec<u32>, Failure> {
+    let bad = || {
+        Failure::invalid(format!(
+            "{what} must be a JSON list of token ids (integers from 0)"
+        ))
+    };
+    match py::json_loads(text).map_err(|e| {
+        Failure::invalid(format!(
+            "{what} is not JSON: {} at line {}, column {}",
+            e.message, e.line, e.column
+        ))
+    })? {
+        Value::List(items) => items
+            .iter()
+            .map(|v| match v {
+                Value::Int(i) => u32::try_from(*i).map_err(|_| bad()),
+                _ => Err(bad()),
+            })
+            .collect(),
+        _ => Err(bad()),
+    }
+}
+
+/// `rtbench decode`.
+pub fn decode(model: &Path, ids: Option<&str>, file: Option<&Path>) -> Result<(), Failure> {
+    let model = open_model(model)?;
+    let ids = match (ids, file) {
+        (Some(text), _) => ids_from(text, "--ids")?,
+        (None, Some(f)) => ids_from(&text_file(f, "ids file")?, &f.display().to_string())?,
+        (None, None) => return Err(Failure::usage("give --ids JSON or a FILE holding the ids")),
+    };
+    let tokenizer = model
+        .tokenizer
+        .as_ref()
+        .map_err(|e| Failure::invalid(e.clone()))?;
+    let Some(tokenizer) = tokenizer else {
+        return Err(Failure::usage(format!(
+            "{} has no tokenizer.json",
+            model.dir.display()
+        )));
+    };
+    let text = tokenizer.decode(&ids).map_err(Failure::invalid)?;
+    print_exact(&text)
+}
+
+/// `rtbench roundtrip`.
+pub fn roundtrip(template: Option<&Path>, paths: &[std::path::PathBuf]) -> Result<(), Failure> {
+    let mut files = Vec::new();
+    for p in paths {
+        if !p.exists() {
+            return Err(Failure::usage(format!(
+                "{}: no such file or folder",
+                p.display()
+            )));
+        }
+        files.extend(
+            expand(p).map_err(|e| Failure::usage(format!("cannot read {}: {e}", p.display())))?,
+        );
+    }
+    let (mut same, mut expected, mut differs, mut skipped) = (0, 0, 0, 0);
+    let mut report = String::new();
+    for file in &files {
+        let dir = file.parent().unwrap_or(Path::new("."));
+        let template_path = match template {
+            Some(t) => inputs::template_path(t)?,
+            None => template_beside(dir).ok_or_else(|| {
+                Failure::usage(format!(
+                    "{}: no template.json or tokenizer_config.json beside it (give --template)",
+                    file.display()
+                ))
+            })?,
+        };
+        let (t, _) = inputs::template(&template_path)?;
+        let model = Model::open(template_path.parent().unwrap_or(Path::new(".")));
+        let sample = read_sample(file).map_err(|e| Failure::invalid(e.to_string()))?;
+        if sample.model.messages.is_none() {
+            skipped += 1;
+            report.push_str(&format!(
+                "{}: skipped (no messages section)\n",
+                file.display()
+            ));
+            continue;
+        }
+        let sample = prepare(&sample, Some(&model)).map_err(prepare_failure)?;
+        let message = parse_sample_with(&t, &sample)
+            .map_err(|e| Failure::invalid(format!("{}: {e}", file.display())))?;
+        let rt = round_trip(&model, &sample, &message)
+            .map_err(|e| Failure::invalid(format!("{}: {e}", file.display())))?;
+        let name = file.display();
+        match (&rt.difference, &sample.model.roundtrip) {
+            (None, _) => {
+                same += 1;
+                report.push_str(&format!("{name}: same text\n"));
+            }
+            (Some(d), Some(why)) => {
+                expected += 1;
+                let why = why.split_whitespace().collect::<Vec<_>>().join(" ");
+                report.push_str(&format!("{name}: differs, as expected ({why}): {d}\n"));
+            }
+            (Some(d), None) => {
+                differs += 1;
+                report.push_str(&format!(
+                    "{name}: the chat template writes the parsed message differently: {d}\n"
+                ));
+            }
+        }
+    }
+    report.push_str(&format!(
+        "{same} same, {expected} differ as expected, {differs} differ, {skipped} without messages\n"
+    ));
+    print_exact(&report)?;
+    if differs > 0 {
+        Err(Failure::invalid(""))
+    } else {
+        Ok(())
+    }
+}

@@ -1,0 +1,285 @@
+//! The model's own files through the command line: `render` against the reference's own
+//! renderer (transformers 5.24.0 + jinja2, outputs committed in tests/data/chat_render),
+//! `decode` against the reference tokenizer (tests/data/tokenizer), conversation and token-id
+//! samples, the round trip, and the model-token chunkings of the replay and the chunking check.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use rtbench_tooling::chunking::Chunking;
+use rtbench_tooling::model::{Model, model_chunkings, prepare};
+use rtbench_tooling::replay::Replay;
+use rtbench_tooling::sample::read_sample;
+use serde_json::Value as J;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn rtbench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rtbench"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .expect("rtbench runs")
+}
+
+fn json_file(rel: &str) -> J {
+    serde_json::from_str(&std::fs::read_to_string(root().join(rel)).unwrap()).unwrap()
+}
+
+/// A scratch folder that is removed afterwards.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("rtbench-model-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn write(&self, name: &str, text: &str) -> String {
+        let p = self.0.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn render_prints_what_the_reference_renders_for_every_bundled_chat_template() {
+    let data = json_file("tests/data/chat_render/cases.json");
+    let scratch = Scratch::new("render");
+    let mut checked = 0;
+    for case in data["cases"].as_array().unwrap() {
+        // The cases of the bundled folders' own templates (inline templates are the crate's).
+        let Some(file) = case["template_file"].as_str() else {
+            continue;
+        };
+        let Some(expected) = case["expected"].as_str() else {
+            continue;
+        };
+        let model = Path::new(file).parent().unwrap().display().to_string();
+        let messages = scratch.write("messages.json", &case["messages"].to_string());
+        let mut args = vec!["render", "--model", &model, "--messages", &messages];
+        let tools;
+        if !case["tools"].is_null() {
+            tools = scratch.write("tools.json", &case["tools"].to_string());
+            args.extend(["--tools", &tools]);
+        }
+        let kwargs = case["kwargs"].to_string();
+        args.extend(["--kwargs", &kwargs]);
+        if case["add_generation_prompt"] == J::Bool(false) {
+            args.push("--no-generation-prompt");
+        }
+        let out = rtbench(&args);
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            case["name"],
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            expected,
+            "{}",
+            case["name"]
+        );
+        checked += 1;
+    }
+    assert!(
+        checked >= 60,
+        "only {checked} cases of the bundled templates"
+    );
+}
+
+#[test]
+fn a_raised_template_error_is_located_in_the_chat_template() {
+    let scratch = Scratch::new("raise");
+    let messages = scratch.write("m.json", r#"[{"role": "robot", "content": "beep"}]"#);
+    let out = rtbench(&[
+        "render",
+        "--model",
+        "samples/qwen3",
+        "--messages",
+        &messages,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("samples/qwen3/chat_template.jinja:") && err.contains("robot"),
+        "{err}"
+    );
+}
+
+#[test]
+fn decode_prints_what_the_reference_tokenizer_decodes() {
+    let data = json_file("tests/data/tokenizer/cases.json");
+    let mut checked = 0;
+    for case in data["cases"].as_array().unwrap().iter().step_by(7) {
+        let ids = case["ids"].to_string();
+        let out = rtbench(&["decode", "--model", "samples/qwen3", "--ids", &ids]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            case["decoded"].as_str().unwrap(),
+            "{}",
+            case["name"]
+        );
+        checked += 1;
+    }
+    assert!(checked >= 20);
+}
+
+/// The section text of a sample file (its lines up to the last one that is not blank).
+fn prefix_of(sample: &str) -> String {
+    read_sample(&root().join(sample)).unwrap().prefix.unwrap()
+}
+
+#[test]
+fn conversation_and_id_samples_become_the_text_their_written_twins_hold() {
+    let model = Model::open(&root().join("samples/qwen3"));
+    for (conversation, written) in [
+        (
+            "samples/qwen3/conversation-tool-call.sample",
+            "samples/qwen3/one-tool-call.sample",
+        ),
+        (
+            "samples/qwen3/ids-tool-call.sample",
+            "samples/qwen3/one-tool-call.sample",
+        ),
+        (
+            "samples/qwen3/conversation-think.sample",
+            "samples/qwen3/think-then-answer.sample",
+        ),
+    ] {
+        let s = prepare(
+            &read_sample(&root().join(conversation)).unwrap(),
+            Some(&model),
+        )
+        .unwrap();
+        let twin = read_sample(&root().join(written)).unwrap();
+        assert_eq!(
+            s.prefix.as_deref(),
+            Some(prefix_of(written).as_str()),
+            "{conversation}"
+        );
+        assert_eq!(s.generation, twin.generation, "{conversation}");
+        assert_eq!(s.expected, twin.expected, "{conversation}");
+    }
+    // Through the command line too: the sample's expected (reference) message.
+    let out = rtbench(&[
+        "parse",
+        "--template",
+        "samples/qwen3",
+        "samples/qwen3/ids-tool-call.sample",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: J = serde_json::from_slice(&out.stdout).unwrap();
+    let expected = read_sample(&root().join("samples/qwen3/ids-tool-call.sample"))
+        .unwrap()
+        .expected
+        .unwrap();
+    assert_eq!(got, J::try_from(&expected).unwrap());
+    // --messages replaces a prefix on the command line.
+    let scratch = Scratch::new("messages");
+    let m = scratch.write(
+        "m.json",
+        r#"[{"role": "user", "content": "Why is the sky blue? Two sentences."}]"#,
+    );
+    let out = rtbench(&[
+        "parse",
+        "--template",
+        "samples/qwen3",
+        "--messages",
+        &m,
+        "samples/qwen3/think-then-answer.sample",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn the_round_trip_reports_where_the_chat_template_writes_the_message_differently() {
+    // Every difference in the bundled samples is marked expected.
+    let out = rtbench(&["roundtrip", "samples/qwen3"]);
+    let report = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{report}");
+    assert!(
+        report.contains("3 differ as expected, 0 differ"),
+        "{report}"
+    );
+    // Without its roundtrip section the same sample fails, saying where.
+    let scratch = Scratch::new("roundtrip");
+    for f in ["template.json", "chat_template.jinja", "tokenizer.json"] {
+        std::fs::copy(root().join("samples/qwen3").join(f), scratch.0.join(f)).unwrap();
+    }
+    let text = std::fs::read_to_string(root().join("samples/qwen3/conversation-tool-call.sample"))
+        .unwrap();
+    let cut = text.find("--- roundtrip ---").unwrap();
+    let sample = scratch.write("s.sample", &text[..cut]);
+    let out = rtbench(&["roundtrip", &sample]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.contains("writes the parsed message differently: at line 24, column 65"),
+        "{report}"
+    );
+}
+
+#[test]
+fn model_tokens_hold_back_a_delimiter_split_across_tokens() {
+    let dir = root().join("samples/qwen3-coder");
+    let model = Model::open(&dir);
+    let tokenizer = model.tokenizer().expect("the folder's tokenizer");
+    let sample = read_sample(&dir.join("one-tool-call-typed-params.sample")).unwrap();
+    let chunkings = model_chunkings(tokenizer, &sample.generation, None).unwrap();
+    let Some(Chunking::ModelTokens(cuts)) = chunkings.first().cloned() else {
+        panic!("{chunkings:?}");
+    };
+    assert!(matches!(chunkings.get(1), Some(Chunking::StreamerWords(_))));
+    let (template, _) =
+        rtbench_engine::template::source::load_file(&dir.join("template.json")).unwrap();
+    let replay = Replay::new(
+        template,
+        sample.prefix.as_deref().unwrap_or(""),
+        &sample.generation,
+        sample.tools.as_ref(),
+        Chunking::ModelTokens(cuts),
+    );
+    // After the token `<` of `<function=`, the open pattern might start: held back.
+    let held: Vec<&str> = (0..replay.step_count())
+        .map(|i| replay.held_text(i))
+        .collect();
+    assert!(held.contains(&"<tool_call>\n<"), "{held:?}");
+    // And the chunking check agrees with the one-shot parse for the model's tokens too.
+    let out = rtbench(&[
+        "chunks",
+        "--template",
+        "samples/qwen3-coder",
+        "samples/qwen3-coder/one-tool-call-typed-params.sample",
+    ]);
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{report}");
+    assert!(
+        report.contains("model tokens (") && report.contains("streamer words ("),
+        "{report}"
+    );
+}
