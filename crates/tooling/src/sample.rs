@@ -27,7 +27,11 @@
 //! reported; options combine with a comma.
 //!
 //! Sections: `prefix`, `generation` (required), `tools` (JSON), `expected` (JSON) and `note`
-//! (free text). A file with another extension than `.sample` (e.g. `.txt`) is a bare generation
+//! (free text). For the model's own files ([`crate::model`]): `messages` (a JSON list: the
+//! conversation the chat template renders into the prefix), `kwargs` (a JSON object of the chat
+//! template's arguments), `roundtrip` (why rendering the parsed message back is expected to
+//! differ), and the header option `ids` on a prefix or generation whose text is a JSON list of
+//! token ids. A file with another extension than `.sample` (e.g. `.txt`) is a bare generation
 //! with no prefix.
 //!
 //! Files written before this rule ended a section with a line break by leaving a blank line
