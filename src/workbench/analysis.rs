@@ -103,6 +103,9 @@ pub struct Analysis {
     /// The model's own chunkings of the generation (model tokens, streamer words), when the
     /// model folder has a tokenizer; see [`rtbench_tooling::model::model_chunkings`].
     pub model_chunkings: Vec<rtbench_tooling::chunking::Chunking>,
+    /// The generation's tokens by the model's tokenizer: id and document byte range (empty
+    /// without a tokenizer).
+    pub tokens: Vec<(u32, Range<usize>)>,
 }
 
 /// Documents longer than this get no explanations of unmatched fields (each one parses again).
@@ -411,6 +414,7 @@ pub fn analyze(template: &Template, name: &str, sample: &Sample, file_text: &str
         matched_fields,
         unmatched,
         model_chunkings: Vec::new(),
+        tokens: Vec::new(),
     }
 }
 
@@ -477,6 +481,10 @@ impl Analysis {
         }
         if s.lost {
             out.push_str(" · lost (see the diagnostics)");
+        }
+        let t = self.tokens.partition_point(|(_, r)| r.end <= at);
+        if let Some((id, r)) = self.tokens.get(t).filter(|(_, r)| r.contains(&at)) {
+            out.push_str(&format!(" · token {} id {id} ({} B)", t + 1, r.len()));
         }
         out
     }

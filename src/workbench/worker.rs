@@ -114,14 +114,8 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
             Ok(s) if i == selected => {
                 readable += 1;
                 let mut a = analysis::analyze(t, &f.name, s, &f.text);
-                if let Some(tok) = model.as_ref().and_then(Model::tokenizer) {
-                    match model_chunkings(tok, &s.generation, s.model.generation_ids.as_deref()) {
-                        Ok(c) => a.model_chunkings = c,
-                        Err(e) => a.warnings.push(
-                            rtbench_engine::diagnostic::Diagnostic::warning(e)
-                                .in_file(f.name.clone()),
-                        ),
-                    }
+                if let Some(m) = &model {
+                    model_views(m, s, &f.name, &mut a);
                 }
                 if let Some(d) = bad_expected {
                     a.warnings.insert(0, d.clone());
@@ -191,6 +185,74 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
         files,
     };
     (report, Some(parsed))
+}
+
+/// Generations longer than this (bytes) get no model tokens in the workbench.
+const MODEL_TOKENS_LIMIT: usize = 256 * 1024;
+
+/// What the model's own files add to a sample's analysis: the generation's tokens, the
+/// model-token chunkings of the replay, and the round trip of a conversation sample.
+fn model_views(
+    model: &Model,
+    s: &rtbench_tooling::sample::Sample,
+    name: &str,
+    a: &mut analysis::Analysis,
+) {
+    use rtbench_engine::diagnostic::Diagnostic;
+    if let Some(tok) = model.tokenizer() {
+        if s.generation.len() > MODEL_TOKENS_LIMIT {
+            // The TextStreamer decodes its whole cache at every token: quadratic.
+            a.warnings.push(
+                Diagnostic::warning(format!(
+                    "the generation is over {} KB: its model tokens are not computed (the replay's model-token chunkings and the token under the cursor are left out)",
+                    MODEL_TOKENS_LIMIT / 1024
+                ))
+                .in_file(name.to_string()),
+            );
+        } else {
+            match model_chunkings(tok, &s.generation, s.model.generation_ids.as_deref()) {
+                Ok(c) => a.model_chunkings = c,
+                Err(e) => a
+                    .warnings
+                    .push(Diagnostic::warning(e).in_file(name.to_string())),
+            }
+            if let Ok(tokens) = tok.encode(&s.generation) {
+                a.tokens = tokens
+                    .into_iter()
+                    .map(|t| {
+                        (
+                            t.id,
+                            a.prefix_len + t.range.start..a.prefix_len + t.range.end,
+                        )
+                    })
+                    .collect();
+            }
+        }
+    }
+    if s.model.messages.is_some()
+        && s.model.roundtrip.is_none()
+        && let Some(message) = &a.message
+    {
+        match rtbench_tooling::model::round_trip(model, s, message) {
+            Ok(rt) => {
+                if let Some(d) = rt.difference {
+                    a.warnings.push(
+                        Diagnostic::warning(format!(
+                            "rendering the parsed message back with the chat template gives other text: {d}"
+                        ))
+                        .in_file(name.to_string())
+                        .with_help(Some(
+                            "if the chat template is meant to write it so, say why in a `--- roundtrip ---` section".into(),
+                        )),
+                    );
+                }
+            }
+            Err(e) => a.warnings.push(
+                Diagnostic::warning(format!("the round trip failed: {e}"))
+                    .in_file(name.to_string()),
+            ),
+        }
+    }
 }
 
 /// What a caught panic said.
