@@ -29,7 +29,7 @@ pub enum Chunking {
     /// Feeds that end at these byte offsets of the text.
     Cuts(Vec<usize>),
     /// The model's own tokens: one feed per token, the text an incremental detokenizer
-    /// releases (feeds end at these byte offsets; see [`crate::model`]).
+    /// releases (feeds end at these byte offsets).
     ModelTokens(Vec<usize>),
     /// What the reference's TextStreamer prints: text released at word boundaries and line
     /// breaks (feeds end at these byte offsets).
