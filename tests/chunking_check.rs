@@ -70,11 +70,17 @@ fn every_bundled_sample_passes_the_check() {
     for dir in std::fs::read_dir(&root)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
+        // Format folders (the shared tokenizer's folder is not one).
+        .filter(|p| p.join("template.json").is_file())
     {
         let (template, _) = load_file(&dir.join("template.json")).unwrap();
         for path in expand(&dir).unwrap() {
-            let sample = read_sample(&path).unwrap();
+            // Conversations and token ids become text with the folder's model files.
+            let sample = rtbench_tooling::model::prepare(
+                &read_sample(&path).unwrap(),
+                Some(&rtbench_tooling::model::Model::open(&dir)),
+            )
+            .unwrap();
             let generation = Generation {
                 template: template.clone(),
                 prefix: sample.prefix.as_deref().unwrap_or(""),

@@ -276,12 +276,18 @@ fn every_bundled_sample_passes_a_wider_check() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
     let mut checked = 0;
     for dir in std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()) {
-        if !dir.is_dir() {
+        // Format folders (the shared tokenizer's folder is not one).
+        if !dir.join("template.json").is_file() {
             continue;
         }
         let (template, _) = load_file(&dir.join("template.json")).unwrap();
         for path in expand(&dir).unwrap() {
-            let sample = read_sample(&path).unwrap();
+            // Conversations and token ids become text with the folder's model files.
+            let sample = rtbench_tooling::model::prepare(
+                &read_sample(&path).unwrap(),
+                Some(&rtbench_tooling::model::Model::open(&dir)),
+            )
+            .unwrap();
             let g = Generation {
                 template: template.clone(),
                 prefix: sample.prefix.as_deref().unwrap_or(""),

@@ -283,3 +283,30 @@ fn model_tokens_hold_back_a_delimiter_split_across_tokens() {
         "{report}"
     );
 }
+
+#[test]
+fn a_model_folder_as_shipped_is_a_template_with_its_chat_template_and_tokenizer() {
+    // examples/qwen3-tiny: tokenizer_config.json holds the response template, the chat
+    // template (a string) and the special tokens; tokenizer.json beside it.
+    let out = rtbench(&["test", "examples/qwen3-tiny"]);
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(report.contains("3 passed, 0 failed"), "{report}");
+    let out = rtbench(&["roundtrip", "examples/qwen3-tiny"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let model = Model::open(&root().join("examples/qwen3-tiny"));
+    let names: Vec<String> = model
+        .files()
+        .iter()
+        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["tokenizer_config.json", "tokenizer.json"]);
+}

@@ -38,12 +38,21 @@ fn samples() -> Vec<(Template, Sample)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
     let mut out = Vec::new();
     for dir in std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()) {
-        if !dir.is_dir() {
+        // Format folders (the shared tokenizer's folder is not one).
+        if !dir.join("template.json").is_file() {
             continue;
         }
         let (template, _) = load_file(&dir.join("template.json")).unwrap();
         for path in expand(&dir).unwrap() {
-            out.push((template.clone(), read_sample(&path).unwrap()));
+            // Conversations and token ids become text with the folder's model files.
+            out.push((
+                template.clone(),
+                rtbench_tooling::model::prepare(
+                    &read_sample(&path).unwrap(),
+                    Some(&rtbench_tooling::model::Model::open(&dir)),
+                )
+                .unwrap(),
+            ));
         }
     }
     assert!(!out.is_empty());

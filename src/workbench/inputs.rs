@@ -343,7 +343,10 @@ mod tests {
     }
 
     fn read_text(name: &str, text: &str) -> SampleFile {
-        let dir = std::env::temp_dir().join(format!("rtbench-inputs-{}", std::process::id()));
+        // One folder per call: the tests run in parallel.
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("rtbench-inputs-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();

@@ -29,6 +29,17 @@ keys q
 wait_for "rtbench exited"
 tmux kill-session -t "$session"
 
+# A model folder as it is shipped: tokenizer_config.json (response and chat templates, special
+# tokens) and tokenizer.json.
+tmux new-session -d -s "$session" -x "$cols" -y "$rows" \
+  "$RTBENCH $root/examples/qwen3-tiny; echo 'rtbench exited'; sleep 30"
+wait_for "+ tokenizer_config.json tokenizer.json"
+wait_for "✓ conversation-think"
+ok "a model folder: its own files are named in the status bar and its samples pass"
+keys q
+wait_for "rtbench exited"
+tmux kill-session -t "$session"
+
 sample="$root/samples/qwen3-coder/one-tool-call-typed-params.sample"
 tmux new-session -d -s "$session" -x "$cols" -y "$rows" \
   "$RTBENCH $root/samples/qwen3-coder $sample; echo 'rtbench exited'; sleep 30"

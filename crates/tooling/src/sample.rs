@@ -27,7 +27,7 @@
 //! reported; options combine with a comma.
 //!
 //! Sections: `prefix`, `generation` (required), `tools` (JSON), `expected` (JSON) and `note`
-//! (free text). For the model's own files ([`crate::model`]): `messages` (a JSON list: the
+//! (free text). For the model's own files (the `model` module): `messages` (a JSON list: the
 //! conversation the chat template renders into the prefix), `kwargs` (a JSON object of the chat
 //! template's arguments), `roundtrip` (why rendering the parsed message back is expected to
 //! differ), and the header option `ids` on a prefix or generation whose text is a JSON list of
@@ -67,7 +67,7 @@ pub struct Sample {
     /// Problems with the file itself (an older layout read differently).
     pub warnings: Vec<SampleWarning>,
     /// What the model's own files turn into text: a conversation for the chat template, token
-    /// ids for the tokenizer (see [`crate::model`]).
+    /// ids for the tokenizer (the `model` module turns them into text).
     pub model: ModelInput,
 }
 
