@@ -482,11 +482,20 @@ impl Analysis {
         if s.lost {
             out.push_str(" · lost (see the diagnostics)");
         }
-        let t = self.tokens.partition_point(|(_, r)| r.end <= at);
-        if let Some((id, r)) = self.tokens.get(t).filter(|(_, r)| r.contains(&at)) {
+        if let Some(t) = self.token_index(at) {
+            let (id, r) = &self.tokens[t];
             out.push_str(&format!(" · token {} id {id} ({} B)", t + 1, r.len()));
         }
         out
+    }
+
+    /// The index of the model token covering byte `at`, if any.
+    pub fn token_index(&self, at: usize) -> Option<usize> {
+        let t = self.tokens.partition_point(|(_, r)| r.end <= at);
+        self.tokens
+            .get(t)
+            .filter(|(_, r)| r.contains(&at))
+            .map(|_| t)
     }
 }
 
@@ -583,6 +592,20 @@ mod tests {
         let s = Sample::bare(Path::new("x.txt"), "<think>a</think>b".into());
         let a = analyze(&smollm3(), "x.txt", &s, "<think>a</think>b");
         assert!(a.warnings[0].message.starts_with("no prefix given"));
+    }
+
+    #[test]
+    fn the_cursor_line_names_the_model_token_under_it() {
+        let mut a = analyze(&smollm3(), "g", &bare("<think>a</think>b"), "");
+        a.tokens = vec![(7, 0..7), (42, 7..8), (9, 8..16)];
+        assert_eq!(a.token_index(7), Some(1));
+        assert_eq!(a.token_index(16), None);
+        assert!(
+            a.describe(7).ends_with(" · token 2 id 42 (1 B)"),
+            "{}",
+            a.describe(7)
+        );
+        assert!(!a.describe(16).contains("token"));
     }
 
     fn bare(generation: &str) -> Sample {

@@ -68,6 +68,8 @@ pub enum Action {
     Bless,
     /// Release the mouse (so the terminal can select text) or capture it again.
     ToggleMouse,
+    /// Show or hide the model's token boundaries in the raw text.
+    ToggleTokens,
 }
 
 /// Names of the panes as the config file spells them, in focus order.
@@ -116,6 +118,7 @@ pub fn actions() -> Vec<(Action, String)> {
         (OpenEditor, "open_editor"),
         (Bless, "bless"),
         (ToggleMouse, "toggle_mouse"),
+        (ToggleTokens, "toggle_tokens"),
     ]
     .into_iter()
     .map(|(a, n)| (a, n.to_string()))
@@ -189,6 +192,7 @@ const DEFAULTS: &[(&str, Action)] = {
         ("o", OpenEditor),
         ("b", Bless),
         ("m", ToggleMouse),
+        ("t", ToggleTokens),
     ]
 };
 

@@ -270,6 +270,8 @@ pub struct State {
     pub mouse: bool,
     /// A confirmed bless for the run loop to write.
     pub write: Option<Arc<Proposal>>,
+    /// Whether the raw pane shades every other model token.
+    pub tokens_shown: bool,
 }
 
 impl State {
@@ -316,6 +318,7 @@ impl State {
             open: None,
             mouse: true,
             write: None,
+            tokens_shown: false,
         }
     }
 

@@ -355,6 +355,15 @@ impl Theme {
     }
 
     /// The selected row of a list.
+    /// Every other model token when token boundaries are shown (added on top).
+    pub fn token_alternate(&self, base: Style) -> Style {
+        if self.no_color {
+            base.add_modifier(Modifier::ITALIC)
+        } else {
+            base.bg(self.selected_bg)
+        }
+    }
+
     pub fn selected(&self) -> Style {
         if self.no_color {
             Style::default().add_modifier(Modifier::REVERSED)

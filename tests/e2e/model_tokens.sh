@@ -25,6 +25,10 @@ keys f
 wait_for "prompt lines folded" absent
 wait_for "<|im_start|>user"
 ok "a conversation sample: the chat template renders its prefix, the message equals the expected one"
+keys t
+wait_for "model tokens shaded"
+if [[ "$cols" -ge 100 ]]; then wait_for "· token 1 id"; fi
+ok "t shades the model's tokens in turn; the cursor line names the token and its id"
 keys q
 wait_for "rtbench exited"
 tmux kill-session -t "$session"
@@ -34,7 +38,7 @@ tmux kill-session -t "$session"
 tmux new-session -d -s "$session" -x "$cols" -y "$rows" \
   "$RTBENCH $root/examples/qwen3-tiny; echo 'rtbench exited'; sleep 30"
 wait_for "+ tokenizer_config.json tokenizer.json"
-wait_for "✓ conversation-think"
+wait_for "✓ ids-tool-call"
 ok "a model folder: its own files are named in the status bar and its samples pass"
 keys q
 wait_for "rtbench exited"
@@ -44,6 +48,7 @@ sample="$root/samples/qwen3-coder/one-tool-call-typed-params.sample"
 tmux new-session -d -s "$session" -x "$cols" -y "$rows" \
   "$RTBENCH $root/samples/qwen3-coder $sample; echo 'rtbench exited'; sleep 30"
 wait_for "one-tool-call-typed"
+wait_for "message parsed"
 keys s
 wait_for "REPLAY"
 for _ in 1 2 3 4 5 6 7; do

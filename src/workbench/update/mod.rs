@@ -164,6 +164,21 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
             fold::toggle(state);
             Effect::None
         }
+        Action::ToggleTokens => {
+            let has = state.analysis().is_some_and(|a| !a.tokens.is_empty());
+            if has {
+                state.tokens_shown = !state.tokens_shown;
+                state.note = Some(if state.tokens_shown {
+                    "model tokens shaded in turn (the cursor line gives the token's id)".into()
+                } else {
+                    "model tokens hidden".into()
+                });
+            } else {
+                state.note =
+                    Some("no model tokens: the template's folder has no tokenizer.json".into());
+            }
+            Effect::None
+        }
         Action::Search => {
             state.prompt = Some(Prompt::new(PromptKind::Search { regex: false }));
             Effect::None

@@ -235,6 +235,7 @@ fn row_spans(
     r: Range<usize>,
     cursor: Option<usize>,
     search: Option<&Search>,
+    tokens: bool,
     theme: &Theme,
 ) -> Line<'static> {
     let mut spans: Vec<Span<'static>> = Vec::new();
@@ -253,6 +254,11 @@ fn row_spans(
         let base = segment_style(a, s, theme);
         for (j, c) in a.document[at..end].char_indices() {
             let pos = at + j;
+            let base = if tokens && a.token_index(pos).is_some_and(|t| t % 2 == 1) {
+                theme.token_alternate(base)
+            } else {
+                base
+            };
             let style = if Some(pos) == cursor {
                 theme.cursor()
             } else {
@@ -393,6 +399,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
                 r.clone(),
                 Some(state.cursor),
                 state.search.as_ref(),
+                state.tokens_shown,
                 &state.theme,
             );
             // The cursor on a line break shows after the row's last character.

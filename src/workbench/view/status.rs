@@ -40,13 +40,6 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         ),
         base,
     ));
-    if !state.model_files.is_empty() {
-        // The model's own files in use: `+ chat_template.jinja tokenizer.json`.
-        left.push(Span::styled(
-            format!("+ {} ", state.model_files.join(" ")),
-            base,
-        ));
-    }
     match &state.live {
         Live::On => left.push(Span::styled("● live ", base)),
         Live::Off(why) => left.push(Span::styled(format!("○ live off: {why} "), base)),
@@ -117,9 +110,18 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         right.push(Span::styled(format!(" {what}"), base));
     }
     right.push(Span::styled(" ", base));
+    let width = usize::from(area.width);
+    if !state.model_files.is_empty() {
+        // The model's own files in use, `+ chat_template.jinja tokenizer.json`, after the
+        // template's name when there is room for them (a note matters more).
+        let files = Span::styled(format!("+ {} ", state.model_files.join(" ")), base);
+        let used: usize = left.iter().map(Span::width).sum();
+        if used + files.width() <= width {
+            left.insert(2, files);
+        }
+    }
     let lw: usize = left.iter().map(Span::width).sum();
     let rw: usize = right.iter().map(Span::width).sum();
-    let width = usize::from(area.width);
     let mut spans = left;
     if lw + rw <= width {
         spans.push(Span::styled(" ".repeat(width - lw - rw), base));
