@@ -196,6 +196,26 @@ fn message_lines(label: Span<'static>, message: &str) -> Vec<Line<'static>> {
     out
 }
 
+/// The last `file:line:col` an error message names (a sample's own position, or the chat
+/// template's line that failed), as a place to go to.
+fn located_in_text(message: &str) -> Option<Target> {
+    let first = message.lines().next()?;
+    first
+        .split(": ")
+        .filter_map(|part| {
+            let mut it = part.rsplitn(3, ':');
+            let column = it.next()?.parse::<usize>().ok()?;
+            let line = it.next()?.parse::<usize>().ok()?;
+            let file = it.next()?;
+            std::path::Path::new(file).is_file().then(|| Target::File {
+                file: file.to_string(),
+                line,
+                column,
+            })
+        })
+        .last()
+}
+
 /// Every diagnostic as an item, in the order shown.
 pub fn items(state: &State, width: usize) -> Vec<Item> {
     let theme = &state.theme;
@@ -219,7 +239,7 @@ pub fn items(state: &State, width: usize) -> Vec<Item> {
         lines.push(stale());
         out.push(Item {
             error: true,
-            ..item(lines, None)
+            ..item(lines, located_in_text(e))
         });
     }
     if let Some(a) = state.analysis() {
@@ -400,6 +420,29 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_naming_a_file_position_points_there() {
+        let template = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/samples/qwen3/chat_template.jinja"
+        );
+        let message = format!("a.sample: {template}:71:13: Unexpected role: robot");
+        assert_eq!(
+            located_in_text(&message),
+            Some(Target::File {
+                file: template.to_string(),
+                line: 71,
+                column: 13
+            })
+        );
+        assert_eq!(
+            located_in_text("nowhere/x.sample:3:1: bad"),
+            None,
+            "not a file"
+        );
+        assert_eq!(located_in_text("no position at all"), None);
+    }
 
     /// The two lines as text, and the display offset of the caret and of `culprit` in the
     /// shown line (both from the start of the line, gutter included).
