@@ -39,6 +39,8 @@ pub fn compute(inputs: &Inputs, req: &Request) -> Report {
 struct Parsed {
     template: Template,
     files: Vec<SampleFile>,
+    /// The model's own files (for the model-token chunkings of the verdict).
+    model: Option<Model>,
 }
 
 /// [`compute`], also returning what it read (unless the template could not be used).
@@ -183,6 +185,7 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
     let parsed = Parsed {
         template: loaded.template,
         files,
+        model,
     };
     (report, Some(parsed))
 }
@@ -387,7 +390,24 @@ fn stability(parsed: &Parsed, mut report: Report, requests: &Receiver<Request>) 
             tools: sample.tools.as_ref(),
             text: &sample.generation,
         };
-        entry.unstable = Some(!stable(&generation, &stability_plan()));
+        // With the model's tokenizer, its tokens and the TextStreamer's pieces are tried too.
+        let plan = CheckPlan {
+            model: parsed
+                .model
+                .as_ref()
+                .and_then(Model::tokenizer)
+                .and_then(|t| {
+                    model_chunkings(
+                        t,
+                        &sample.generation,
+                        sample.model.generation_ids.as_deref(),
+                    )
+                    .ok()
+                })
+                .unwrap_or_default(),
+            ..stability_plan()
+        };
+        entry.unstable = Some(!stable(&generation, &plan));
     }
     Stability::Done(report)
 }
