@@ -216,7 +216,7 @@ fn lint_with_samples_denies_losses_and_names_the_field() {
     ]);
     let out = String::from_utf8_lossy(&ok.stdout);
     assert_eq!(ok.status.code(), Some(0), "{out}");
-    assert!(out.ends_with("and 7 samples: no warnings\n"), "{out}");
+    assert!(out.ends_with("and 9 samples: no warnings\n"), "{out}");
 
     // The answer erased by the newline after <|im_end|>, as the sample once was.
     let dir = std::env::temp_dir().join(format!("rtbench-losses-{}", std::process::id()));

@@ -141,41 +141,38 @@ fn decode_prints_what_the_reference_tokenizer_decodes() {
     assert!(checked >= 20);
 }
 
-/// The section text of a sample file (its lines up to the last one that is not blank).
-fn prefix_of(sample: &str) -> String {
-    read_sample(&root().join(sample)).unwrap().prefix.unwrap()
-}
-
 #[test]
 fn conversation_and_id_samples_become_the_text_their_written_twins_hold() {
-    let model = Model::open(&root().join("samples/qwen3"));
-    for (conversation, written) in [
-        (
-            "samples/qwen3/conversation-tool-call.sample",
-            "samples/qwen3/one-tool-call.sample",
-        ),
-        (
-            "samples/qwen3/ids-tool-call.sample",
-            "samples/qwen3/one-tool-call.sample",
-        ),
-        (
-            "samples/qwen3/conversation-think.sample",
-            "samples/qwen3/think-then-answer.sample",
-        ),
-    ] {
-        let s = prepare(
-            &read_sample(&root().join(conversation)).unwrap(),
-            Some(&model),
-        )
-        .unwrap();
-        let twin = read_sample(&root().join(written)).unwrap();
-        assert_eq!(
-            s.prefix.as_deref(),
-            Some(prefix_of(written).as_str()),
-            "{conversation}"
-        );
-        assert_eq!(s.generation, twin.generation, "{conversation}");
-        assert_eq!(s.expected, twin.expected, "{conversation}");
+    // Every conversation sample has a written twin (its name without `conversation-`) whose
+    // prefix the reference's renderer produces from the same messages: ours must too.
+    let mut pairs: Vec<(PathBuf, PathBuf)> = vec![(
+        root().join("samples/qwen3/ids-tool-call.sample"),
+        root().join("samples/qwen3/one-tool-call.sample"),
+    )];
+    for dir in std::fs::read_dir(root().join("samples")).unwrap() {
+        let dir = dir.unwrap().path();
+        for f in std::fs::read_dir(&dir).into_iter().flatten() {
+            let f = f.unwrap().path();
+            let name = f.file_name().unwrap().to_string_lossy().into_owned();
+            if let Some(twin) = name.strip_prefix("conversation-") {
+                let twin = match twin {
+                    "tool-call.sample" => "one-tool-call.sample".to_string(),
+                    "think.sample" => "think-then-answer.sample".to_string(),
+                    t => t.to_string(),
+                };
+                pairs.push((f.clone(), dir.join(twin)));
+            }
+        }
+    }
+    assert!(pairs.len() >= 10, "{pairs:?}");
+    for (conversation, written) in &pairs {
+        let model = Model::open(conversation.parent().unwrap());
+        let s = prepare(&read_sample(conversation).unwrap(), Some(&model)).unwrap();
+        let twin = read_sample(written).unwrap();
+        let c = conversation.display();
+        assert_eq!(s.prefix, twin.prefix, "{c}");
+        assert_eq!(s.generation, twin.generation, "{c}");
+        assert_eq!(s.expected, twin.expected, "{c}");
     }
     // Through the command line too: the sample's expected (reference) message.
     let out = rtbench(&[

@@ -8,6 +8,7 @@ use crate::cli::output;
 use crate::cli::{Failure, inputs};
 use rtbench_tooling::findings::sample_findings;
 use rtbench_tooling::lint::lint_file;
+use rtbench_tooling::model::{Model, prepare};
 use rtbench_tooling::sample::{self, Sample, expand, parse_sample};
 
 /// Prints every warning with its location; exit 0, or 1 with `deny` when there are warnings
@@ -28,6 +29,7 @@ pub fn run(path: &Path, samples: &[PathBuf], deny: bool) -> Result<(), Failure> 
             expand(s).map_err(|e| Failure::usage(format!("cannot read {}: {e}", s.display())))?,
         );
     }
+    let mut model: Option<Model> = None;
     for file in &files {
         // Unreadable (or not UTF-8) is an I/O error (2); malformed sections an input error (1).
         let file_text = inputs::text_file(file, "sample file")?;
@@ -35,6 +37,18 @@ pub fn run(path: &Path, samples: &[PathBuf], deny: bool) -> Result<(), Failure> 
             parse_sample(file, &file_text).map_err(|e| Failure::invalid(e.to_string()))?
         } else {
             Sample::bare(file, file_text.clone())
+        };
+        // A conversation or token ids become text with the template folder's model files.
+        let sample = if sample.model.is_needed() {
+            let dir = inputs::template_path(path)?.parent().map_or_else(
+                || std::path::PathBuf::from("."),
+                std::path::Path::to_path_buf,
+            );
+            let model = model.get_or_insert_with(|| Model::open(&dir));
+            prepare(&sample, Some(model))
+                .map_err(|e| Failure::invalid(format!("{}: {e}", file.display())))?
+        } else {
+            sample
         };
         let name = file.display().to_string();
         let (_, found) = sample_findings(&template, &sample, &name, &file_text);
