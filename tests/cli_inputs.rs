@@ -493,3 +493,66 @@ fn tools_files_are_checked_with_their_position() {
     ]);
     assert_eq!(code(&o), 2);
 }
+
+#[test]
+fn sizes_that_cannot_be_run_are_cut_or_refused_and_devices_are_not_read() {
+    let sample = "samples/smollm3/weather-tool-call.sample";
+    // A size past the generation's length is the one-shot parse: N is cut to the length.
+    let out = rtbench(&[
+        "chunks",
+        "--template",
+        "samples/smollm3",
+        "--max",
+        "18446744073709551615",
+        sample,
+    ]);
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    let cps = rtbench_tooling::sample::read_sample(&root().join(sample))
+        .unwrap()
+        .generation
+        .chars()
+        .count();
+    assert!(report.contains(&format!("sizes 1-{cps};")), "{report}");
+    // Too many random chunkings is a usage error.
+    let out = rtbench(&[
+        "chunks",
+        "--template",
+        "samples/smollm3",
+        "--random",
+        "18446744073709551615",
+        sample,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    // A device never ends: refused before reading.
+    let out = rtbench(&[
+        "parse",
+        "--template",
+        "samples/smollm3",
+        "--prefix",
+        "",
+        "/dev/zero",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is a device"));
+}
+
+#[test]
+fn test_does_not_follow_folder_links() {
+    let dir = std::env::temp_dir().join(format!("rtbench-loop-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["template.json", "weather-tool-call.sample"] {
+        std::fs::copy(root().join("samples/smollm3").join(f), dir.join(f)).unwrap();
+    }
+    std::os::unix::fs::symlink(".", dir.join("loop")).unwrap();
+    std::os::unix::fs::symlink("..", dir.join("up")).unwrap();
+    let out = rtbench(&["test", &dir.display().to_string()]);
+    let report = String::from_utf8_lossy(&out.stdout).into_owned();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(
+        report.contains("1 passed, 0 failed"),
+        "the sample once: {report}"
+    );
+}

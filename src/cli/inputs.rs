@@ -49,9 +49,43 @@ pub fn template(path: &Path) -> Result<(Template, TemplateSource), Failure> {
 }
 
 /// Reads a UTF-8 text file exactly (no newline translation).
+/// Input files larger than this are refused (a device like `/dev/zero` never ends).
+pub const MAX_INPUT: u64 = 1 << 30;
+
 pub fn text_file(path: &Path, what: &str) -> Result<String, Failure> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| Failure::usage(format!("cannot read {what} {}: {e}", path.display())))?;
+    use std::io::Read;
+    let cannot =
+        |e: std::io::Error| Failure::usage(format!("cannot read {what} {}: {e}", path.display()));
+    let meta = std::fs::metadata(path).map_err(cannot)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_char_device() || t.is_block_device() || t.is_socket() {
+            return Err(Failure::usage(format!(
+                "{what} {} is a device or socket, not a file: give a file (a pipe such as <(...) works too)",
+                path.display()
+            )));
+        }
+    }
+    if meta.is_dir() {
+        return Err(Failure::usage(format!(
+            "{what} {} is a folder: give a file",
+            path.display()
+        )));
+    }
+    // A pipe has no length: read at most MAX_INPUT (+1 to see that it goes on).
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_INPUT + 1).read_to_end(&mut bytes))
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_INPUT {
+        return Err(Failure::usage(format!(
+            "{what} {} is larger than {} GiB: rtbench reads whole files",
+            path.display(),
+            MAX_INPUT >> 30
+        )));
+    }
     // Generations can be large: validate with SIMD, and report the position only on failure.
     if simdutf8::basic::from_utf8(&bytes).is_err() {
         let at = std::str::from_utf8(&bytes).map_or_else(|e| e.valid_up_to(), |_| 0);

@@ -80,12 +80,14 @@ pub enum Command {
     Chunks {
         #[command(flatten)]
         input: InputArgs,
-        /// Try every chunk size from 1 to N code points.
+        /// Try every chunk size from 1 to N code points (sizes past the generation's length
+        /// are all the one-shot parse, so N is cut to it).
         #[arg(long, value_name = "N", default_value_t = 32)]
-        max: usize,
-        /// Also try K random chunkings (sizes 1 to 12 code points).
-        #[arg(long, value_name = "K", default_value_t = 8)]
-        random: usize,
+        max: u64,
+        /// Also try K random chunkings (sizes 1 to 12 code points; at most 100000).
+        #[arg(long, value_name = "K", default_value_t = 8,
+              value_parser = clap::value_parser!(u64).range(0..=100_000))]
+        random: u64,
         /// Seed of the random chunkings.
         #[arg(long, value_name = "S", default_value_t = 0)]
         seed: u64,

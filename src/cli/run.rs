@@ -105,8 +105,8 @@ fn chunks_one(
     job: &inputs::Job,
     inputs: Inputs,
     name: &str,
-    max: usize,
-    random: usize,
+    max: u64,
+    random: u64,
     seed: u64,
 ) -> Result<(bool, String), Failure> {
     use rtbench_tooling::chunking::{CheckPlan, Generation, check};
@@ -123,9 +123,11 @@ fn chunks_one(
         tools: tools.as_ref(),
         text: &text,
     };
+    // Every size past the text's length is one feed: no need to try (or allocate) more.
+    let cps = text.chars().count().max(1);
     let plan = CheckPlan {
-        max_size: max,
-        random,
+        max_size: usize::try_from(max).map_or(cps, |m| m.min(cps)),
+        random: usize::try_from(random).unwrap_or(usize::MAX),
         seed,
         tokens: true,
         // With the model's tokenizer: its tokens and the TextStreamer's pieces too.
@@ -137,7 +139,7 @@ fn chunks_one(
 
 /// `rtbench chunks`. On a folder: `{"path": ..., "agrees": true|false, "report": "..."}` per
 /// sample (a disagreement counts as a failure: exit 1).
-pub fn chunks(args: &InputArgs, max: usize, random: usize, seed: u64) -> Result<(), Failure> {
+pub fn chunks(args: &InputArgs, max: u64, random: u64, seed: u64) -> Result<(), Failure> {
     let job = inputs::job(args)?;
     if !job.folder {
         let inputs = job.inputs(&args.output)?;

@@ -26,7 +26,9 @@ use rtbench_tooling::sample::{self, expand, read_sample, replace_expected};
 use rtbench_tooling::testing::{Verdict, expected_section, template_beside, verdict};
 
 /// Sample files under `path`: the file itself, the samples of a folder, and those of its
-/// sub-folders (sorted, so that runs are reproducible).
+/// sub-folders (sorted, so that runs are reproducible). Symbolic links to folders are not
+/// followed: a link back up (`loop -> .`) would test, and bless, the same samples again and
+/// again, or never end.
 fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
     if !path.exists() {
         return Err(Failure::usage(format!(
@@ -42,8 +44,9 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
     out.extend(expand(path).map_err(io)?);
     let mut subdirs: Vec<PathBuf> = std::fs::read_dir(path)
         .map_err(io)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
         .collect();
     subdirs.sort();
     for d in subdirs {
