@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::cli::{Failure, InputArgs};
+use rtbench_engine::diagnostic::Location;
 use rtbench_engine::py::{self, PathSeg};
 use rtbench_engine::template::Template;
 use rtbench_engine::template::source::{LoadError, TemplateSource, load_file};
@@ -118,35 +119,14 @@ pub fn tools_file(path: &Path) -> Result<Value, Failure> {
             .as_ref()
             .and_then(|s| s.get(&at))
             .map_or(0, |n| n.value.start);
-        let (line, col) = line_col(&text, offset);
+        let at = Location::new(&text, offset..offset);
+        let (line, col) = (at.line, at.column);
         return Err(Failure::invalid(format!(
             "tools file {}:{line}:{col}: {message}",
             path.display()
         )));
     }
     Ok(value)
-}
-
-/// 1-based line and column (in code points) of a byte offset.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..text.floor_char_boundary(offset)];
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    (
-        1 + before.matches('\n').count(),
-        1 + before[line_start..].chars().count(),
-    )
-}
-
-/// A JSON kind for messages.
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Int(_) | Value::BigInt(_) | Value::Float(_) => "a number",
-        Value::Str(_) => "a string",
-        Value::List(_) => "a list",
-        Value::Dict(_) => "an object",
-    }
 }
 
 /// Checks a tools value the way the reference reads it (`transformers.utils.chat_parsing`):
@@ -170,7 +150,7 @@ pub fn check_tools(tools: &Value) -> Result<(), (Vec<PathSeg>, String)> {
                 vec![],
                 format!(
                     "expected a list of tools, got {}; write [{{\"type\": \"function\", \"function\": {{\"name\": ..., \"parameters\": {{...}}}}}}, ...]",
-                    kind(other)
+                    other.json_kind()
                 ),
             ));
         }
@@ -187,7 +167,7 @@ pub fn check_tools(tools: &Value) -> Result<(), (Vec<PathSeg>, String)> {
                 at(&[]),
                 format!(
                     "tool {n} is {}, not a tool schema (an object with a `function` object)",
-                    kind(tool)
+                    tool.json_kind()
                 ),
             ));
         };
@@ -198,7 +178,7 @@ pub fn check_tools(tools: &Value) -> Result<(), (Vec<PathSeg>, String)> {
                     at(&["function"]),
                     format!(
                         "tool {n}: `function` is {}, not an object with `name` and `parameters`",
-                        kind(other)
+                        other.json_kind()
                     ),
                 ));
             }
@@ -224,7 +204,7 @@ pub fn check_tools(tools: &Value) -> Result<(), (Vec<PathSeg>, String)> {
                     path("name"),
                     format!(
                         "tool {n}: `name` is {}, not a string; the reference would ignore the tool",
-                        kind(other)
+                        other.json_kind()
                     ),
                 ));
             }
@@ -253,7 +233,7 @@ pub fn check_tools(tools: &Value) -> Result<(), (Vec<PathSeg>, String)> {
                         at(&segs),
                         format!(
                             "tool {n} ('{name}'): `parameters.properties` is {}, not an object; its arguments would not be cast",
-                            kind(other)
+                            other.json_kind()
                         ),
                     ));
                 }
@@ -263,7 +243,7 @@ pub fn check_tools(tools: &Value) -> Result<(), (Vec<PathSeg>, String)> {
                     path("parameters"),
                     format!(
                         "tool {n} ('{name}'): `parameters` is {}, not a JSON schema object; its arguments would not be cast",
-                        kind(other)
+                        other.json_kind()
                     ),
                 ));
             }
@@ -525,6 +505,7 @@ mod tests {
         let (at, _) = check_tools(&py::json_loads(text).unwrap()).unwrap_err();
         let (_, spans) = py::json_loads_with_spans(text).unwrap();
         let start = spans.get(&at).unwrap().value.start;
-        assert_eq!(line_col(text, start), (3, 3));
+        let at = Location::new(text, start..start);
+        assert_eq!((at.line, at.column), (3, 3));
     }
 }

@@ -11,7 +11,7 @@ use rtbench_engine::value::Value;
 use rtbench_tooling::model::{
     Conversation, Model, PrepareError, prepare, render as render_with, round_trip,
 };
-use rtbench_tooling::sample::{expand, read_sample};
+use rtbench_tooling::sample::{expand, read_sample, token_ids};
 use rtbench_tooling::testing::{parse_sample_with, template_beside};
 
 /// A model folder that exists.
@@ -106,21 +106,13 @@ pub fn ids_from(text: &str, what: &str) -> Result<Vec<u32>, Failure> {
             "{what} must be a JSON list of token ids (integers from 0)"
         ))
     };
-    match py::json_loads(text).map_err(|e| {
+    let value = py::json_loads(text).map_err(|e| {
         Failure::invalid(format!(
             "{what} is not JSON: {} at line {}, column {}",
             e.message, e.line, e.column
         ))
-    })? {
-        Value::List(items) => items
-            .iter()
-            .map(|v| match v {
-                Value::Int(i) => u32::try_from(*i).map_err(|_| bad()),
-                _ => Err(bad()),
-            })
-            .collect(),
-        _ => Err(bad()),
-    }
+    })?;
+    token_ids(&value).ok_or_else(bad)
 }
 
 /// `rtbench decode`.

@@ -57,18 +57,6 @@ pub fn default_path() -> Option<PathBuf> {
     Some(base.join("rtbench").join("config.toml"))
 }
 
-/// 1-based line and column (in characters) of a byte offset.
-fn line_col(text: &str, at: usize) -> (usize, usize) {
-    let at = text.floor_char_boundary(at.min(text.len()));
-    let before = &text[..at];
-    let line = before.matches('\n').count() + 1;
-    let col = before[before.rfind('\n').map_or(0, |i| i + 1)..]
-        .chars()
-        .count()
-        + 1;
-    (line, col)
-}
-
 /// Reads the config file at `path` (defaults when it does not exist).
 pub fn load(path: &Path) -> Result<Config, String> {
     let text = match std::fs::read_to_string(path) {
@@ -87,7 +75,8 @@ pub fn load(path: &Path) -> Result<Config, String> {
 /// Reads a config file's text; `name` is how errors name the file.
 pub fn parse(text: &str, name: &str) -> Result<Config, String> {
     let at = |offset: usize, what: String| {
-        let (line, col) = line_col(text, offset);
+        let at = rtbench_engine::diagnostic::Location::new(text, offset..offset);
+        let (line, col) = (at.line, at.column);
         format!("{name}:{line}:{col}: {what}")
     };
     let file: File = toml::from_str(text).map_err(|e| {

@@ -119,12 +119,7 @@ fn explain(a: &Analysis, field: usize, name: &str) -> Overlay {
 fn check_chunkings(a: &Analysis) -> Overlay {
     use rtbench_tooling::chunking::{CheckPlan, Generation, check};
     let s = &a.sample;
-    let generation = Generation {
-        template: a.template.clone(),
-        prefix: s.prefix.as_deref().unwrap_or(""),
-        tools: s.tools.as_ref(),
-        text: &s.generation,
-    };
+    let generation = Generation::of_sample(a.template.clone(), s);
     let plan = CheckPlan {
         // With the model's tokenizer: its tokens and the TextStreamer's pieces too.
         model: a.model_chunkings.clone(),

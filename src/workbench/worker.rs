@@ -384,12 +384,7 @@ fn stability(parsed: &Parsed, mut report: Report, requests: &Receiver<Request>) 
         if sample.generation.len() > STABILITY_LIMIT {
             continue;
         }
-        let generation = Generation {
-            template: parsed.template.clone(),
-            prefix: sample.prefix.as_deref().unwrap_or(""),
-            tools: sample.tools.as_ref(),
-            text: &sample.generation,
-        };
+        let generation = Generation::of_sample(parsed.template.clone(), sample);
         // With the model's tokenizer, its tokens and the TextStreamer's pieces are tried too.
         let plan = CheckPlan {
             model: parsed

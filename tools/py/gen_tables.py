@@ -158,6 +158,14 @@ def main() -> None:
     w(pred_table("DIGIT", "`str.isdigit()`.", str.isdigit))
     w(
         pred_table(
+            "LETTER_MARK_NUMBER",
+            "`unicodedata.category(c)[0] in \"LMN\"`: letters, marks and numbers (what\n"
+            "/// transformers' TextStreamer releases at once).",
+            lambda c: unicodedata.category(c)[0] in "LMN",
+        )
+    )
+    w(
+        pred_table(
             "ID_START",
             "`str.isidentifier()` for a one-character string.",
             str.isidentifier,

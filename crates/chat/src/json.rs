@@ -123,24 +123,8 @@ fn encode(v: &Value, opts: &Options, depth: usize, out: &mut String) -> Result<(
     Ok(())
 }
 
+/// A string as `json.dumps` writes it: the engine's encoder (the one the parser's JSON output
+/// uses), so both escape alike.
 fn write_str(s: &str, ensure_ascii: bool, out: &mut String) {
-    if ensure_ascii {
-        out.push_str(&rtbench_engine::py::json_dumps_str(s));
-        return;
-    }
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    rtbench_engine::py::json_write_str(out, s, ensure_ascii);
 }

@@ -78,6 +78,19 @@ impl Value {
         }
     }
 
+    /// The JSON kind with its article, for messages about JSON files (`an object`, `a list`,
+    /// `a number`, ...).
+    pub fn json_kind(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Int(_) | Value::BigInt(_) | Value::Float(_) => "a number",
+            Value::Str(_) => "a string",
+            Value::List(_) => "a list",
+            Value::Dict(_) => "an object",
+        }
+    }
+
     /// Python truthiness (`bool(value)`).
     pub fn truthy(&self) -> bool {
         match self {

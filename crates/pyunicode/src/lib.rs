@@ -26,8 +26,8 @@
 mod tables;
 
 use tables::{
-    ALPHA, CASE_IGNORABLE, CASED, DECIMAL_ZEROS, DIGIT, ID_CONTINUE, ID_START, LOWER_MULTI,
-    LOWER_SINGLE, PRINTABLE, SPACE,
+    ALPHA, CASE_IGNORABLE, CASED, DECIMAL_ZEROS, DIGIT, ID_CONTINUE, ID_START, LETTER_MARK_NUMBER,
+    LOWER_MULTI, LOWER_SINGLE, PRINTABLE, SPACE,
 };
 
 /// Whether `c` lies in one of the sorted, disjoint, inclusive ranges of `table` (binary search).
@@ -50,6 +50,12 @@ pub fn isalpha(c: char) -> bool {
 /// `str.isdigit()` for one character (decimal digits and other digits such as superscripts).
 pub fn isdigit(c: char) -> bool {
     in_table(DIGIT, c as u32)
+}
+
+/// `unicodedata.category(c)[0] in "LMN"`: a letter, a mark or a number (transformers'
+/// TextStreamer releases text made only of these, and spaces, at once).
+pub fn is_letter_mark_or_number(c: char) -> bool {
+    in_table(LETTER_MARK_NUMBER, c as u32)
 }
 
 /// `str.isidentifier()`: a non-empty string whose first character may start an identifier and

@@ -12,7 +12,11 @@
 use std::ops::Range;
 use std::path::Path;
 
-mod pychars;
+mod slices;
+mod streamer;
+
+use slices::{char_len, chars_from};
+pub use streamer::{TextStreamer, is_cjk_char, streamer_pieces};
 
 /// A tokenizer read from a Hugging Face `tokenizer.json`.
 pub struct ModelTokenizer {
@@ -123,30 +127,6 @@ impl ModelTokenizer {
     }
 }
 
-fn char_len(s: &str) -> usize {
-    s.chars().count()
-}
-
-/// The text of `s` from its `start`-th character (Python's `s[start:]`).
-fn chars_from(s: &str, start: usize) -> &str {
-    match s.char_indices().nth(start) {
-        Some((i, _)) => &s[i..],
-        None => "",
-    }
-}
-
-/// Python's `s[start:end]` on characters (empty when `end <= start`).
-fn chars_between(s: &str, start: usize, end: usize) -> &str {
-    if end <= start {
-        return "";
-    }
-    let tail = chars_from(s, start);
-    match tail.char_indices().nth(end - start) {
-        Some((i, _)) => &tail[..i],
-        None => tail,
-    }
-}
-
 /// Incremental detokenization, one id at a time, as TGI (`decode_token`) and vLLM do it:
 /// decode the window `ids[prefix_offset..read_offset]` and `ids[prefix_offset..]`; when the
 /// second is longer and does not end in U+FFFD (an incomplete UTF-8 sequence), release its
@@ -191,147 +171,5 @@ impl<'t> StreamDecoder<'t> {
     /// The ids added so far.
     pub fn ids(&self) -> &[u32] {
         &self.ids
-    }
-}
-
-/// Whether `c` is in one of the inclusive code point ranges of a sorted table.
-fn in_ranges(table: &[(u32, u32)], c: char) -> bool {
-    let cp = c as u32;
-    table
-        .binary_search_by(|&(lo, hi)| {
-            if hi < cp {
-                std::cmp::Ordering::Less
-            } else if lo > cp {
-                std::cmp::Ordering::Greater
-            } else {
-                std::cmp::Ordering::Equal
-            }
-        })
-        .is_ok()
-}
-
-/// `TextStreamer._is_chinese_char`: the CJK Unified Ideographs blocks (not kana nor Hangul).
-pub fn is_cjk_char(c: char) -> bool {
-    matches!(c as u32,
-        0x4E00..=0x9FFF
-        | 0x3400..=0x4DBF
-        | 0x20000..=0x2A6DF
-        | 0x2A700..=0x2B73F
-        | 0x2B740..=0x2B81F
-        | 0x2B820..=0x2CEAF
-        | 0xF900..=0xFAFF
-        | 0x2F800..=0x2FA1F)
-}
-
-/// The reference's `transformers.generation.TextStreamer` (5.24.0, `skip_prompt=False`, no
-/// decode options), fed one id per `put`: each `put` returns what `on_finalized_text` receives.
-/// After each id it decodes its cache of ids and releases
-/// - everything new, when the text ends with `\n` (then the cache restarts from the last id,
-///   kept as decoding context);
-/// - everything new, when the text ends with a CJK ideograph;
-/// - everything new, when the new text is only letters, marks, numbers and spaces
-///   (`unicodedata.category(c)[0] in "LMN"` or `str.isspace()`, CPython 3.11 data);
-/// - otherwise the new text up to and including the last space of the text.
-///
-/// `end` flushes the rest.
-pub struct TextStreamer<'t> {
-    tokenizer: &'t ModelTokenizer,
-    token_cache: Vec<u32>,
-    print_len: usize,
-}
-
-impl<'t> TextStreamer<'t> {
-    pub fn new(tokenizer: &'t ModelTokenizer) -> TextStreamer<'t> {
-        TextStreamer {
-            tokenizer,
-            token_cache: Vec::new(),
-            print_len: 0,
-        }
-    }
-
-    /// One generated id: the text `on_finalized_text` receives.
-    pub fn put(&mut self, id: u32) -> Result<String, String> {
-        self.token_cache.push(id);
-        let text = self.tokenizer.decode(&self.token_cache)?;
-        let printable;
-        if text.ends_with('\n') {
-            printable = chars_from(&text, self.print_len).to_string();
-            let last = self.token_cache[self.token_cache.len() - 1];
-            self.token_cache = vec![last];
-            self.print_len = char_len(&self.tokenizer.decode(&[last])?);
-        } else if text.chars().next_back().is_some_and(is_cjk_char)
-            || chars_from(&text, self.print_len)
-                .chars()
-                .all(|c| in_ranges(pychars::SPACE, c) || in_ranges(pychars::LMN, c))
-        {
-            // The text ends with a CJK ideograph, or the new text is only letters, marks,
-            // numbers and spaces: all of it is released.
-            printable = chars_from(&text, self.print_len).to_string();
-            self.print_len += char_len(&printable);
-        } else {
-            // text[print_len : text.rfind(" ") + 1]
-            let end = text
-                .chars()
-                .enumerate()
-                .filter(|&(_, c)| c == ' ')
-                .last()
-                .map_or(0, |(i, _)| i + 1);
-            printable = chars_between(&text, self.print_len, end).to_string();
-            self.print_len += char_len(&printable);
-        }
-        Ok(printable)
-    }
-
-    /// The end of generation: the text still held back (`on_finalized_text(.., stream_end=True)`).
-    pub fn end(&mut self) -> Result<String, String> {
-        let printable = if self.token_cache.is_empty() {
-            String::new()
-        } else {
-            let text = self.tokenizer.decode(&self.token_cache)?;
-            chars_from(&text, self.print_len).to_string()
-        };
-        self.token_cache.clear();
-        self.print_len = 0;
-        Ok(printable)
-    }
-}
-
-/// The pieces the reference's `TextStreamer.on_finalized_text` receives when a generate loop
-/// puts `ids` one at a time and then ends: one piece per id, then the final flush (so
-/// `ids.len() + 1` pieces). Their concatenation is `decode(ids)` when no newline flush cut a
-/// multi-byte character.
-pub fn streamer_pieces(tokenizer: &ModelTokenizer, ids: &[u32]) -> Result<Vec<String>, String> {
-    let mut streamer = TextStreamer::new(tokenizer);
-    let mut pieces = Vec::with_capacity(ids.len() + 1);
-    for &id in ids {
-        pieces.push(streamer.put(id)?);
-    }
-    pieces.push(streamer.end()?);
-    Ok(pieces)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn python_slices() {
-        assert_eq!(chars_from("héllo", 1), "éllo");
-        assert_eq!(chars_from("hé", 5), "");
-        assert_eq!(chars_between("héllo", 1, 3), "él");
-        assert_eq!(chars_between("héllo", 3, 1), "");
-        assert_eq!(chars_between("hé", 1, 9), "é");
-    }
-
-    #[test]
-    fn char_classes() {
-        assert!(in_ranges(pychars::LMN, 'a'));
-        assert!(in_ranges(pychars::LMN, '\u{301}'));
-        assert!(in_ranges(pychars::LMN, '7'));
-        assert!(!in_ranges(pychars::LMN, '.'));
-        assert!(in_ranges(pychars::SPACE, '\u{1f}'));
-        assert!(!in_ranges(pychars::SPACE, 'x'));
-        assert!(is_cjk_char('北'));
-        assert!(!is_cjk_char('お'));
     }
 }

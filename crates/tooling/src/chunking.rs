@@ -282,6 +282,18 @@ pub struct Generation<'a> {
     pub text: &'a str,
 }
 
+impl<'a> Generation<'a> {
+    /// A sample's generation with its prefix (empty when it has none) and tools.
+    pub fn of_sample(template: Template, sample: &'a crate::sample::Sample) -> Generation<'a> {
+        Generation {
+            template,
+            prefix: sample.prefix.as_deref().unwrap_or(""),
+            tools: sample.tools.as_ref(),
+            text: &sample.generation,
+        }
+    }
+}
+
 /// Streams the generation with a chunking.
 pub fn run(generation: &Generation<'_>, chunking: &Chunking) -> StreamResult {
     let mut regions = Vec::new();

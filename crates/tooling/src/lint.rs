@@ -344,17 +344,6 @@ fn placeholders(f: &rtbench_engine::Field, spec: Option<&Value>, out: &mut Vec<T
 
 // ---- booleans and content options ----
 
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Int(_) | Value::BigInt(_) | Value::Float(_) => "a number",
-        Value::Str(_) => "a string",
-        Value::List(_) => "a list",
-        Value::Dict(_) => "an object",
-    }
-}
-
 fn boolean(field: &str, name: &str, v: &Value, path: JsonPath, out: &mut Vec<TemplateError>) {
     if matches!(v, Value::Bool(_)) {
         return;
@@ -398,7 +387,7 @@ fn boolean(field: &str, name: &str, v: &Value, path: JsonPath, out: &mut Vec<Tem
         TemplateError::new(
             format!(
                 "field '{field}': \"{name}\" is {}, not a boolean; Python truthiness makes it {reads} ({why})",
-                type_name(v)
+                Value::json_kind(v)
             ),
             path,
             Target::Value,
@@ -442,7 +431,7 @@ fn content_args(
                     format!(
                         "field '{field}': the options of the {} parser are {}, not an object: the reference fails when a region is parsed (it calls .get on them)",
                         kind.name(),
-                        type_name(args)
+                        Value::json_kind(args)
                     ),
                     path,
                     Target::Value,
@@ -477,7 +466,7 @@ fn content_args(
                     TemplateError::new(
                         format!(
                             "field '{field}': kv-lines \"{name}\" is {}, not a string: the reference fails when a region is parsed",
-                            type_name(v)
+                            Value::json_kind(v)
                         ),
                         with(&path, name),
                         Target::Value,
@@ -516,7 +505,7 @@ fn value_parser(
                 TemplateError::new(
                     format!(
                         "field '{field}': value_parser is {}, not an object: the reference fails when a region is parsed",
-                        type_name(other)
+                        Value::json_kind(other)
                     ),
                     path,
                     Target::Value,
@@ -552,7 +541,7 @@ fn value_parser(
                 TemplateError::new(
                     format!(
                         "field '{field}': value_parser name is {}, not a string: the reference fails when a region is parsed",
-                        type_name(other)
+                        Value::json_kind(other)
                     ),
                     with(&path, "name"),
                     Target::Value,
@@ -594,7 +583,7 @@ fn tag_pattern(
                 TemplateError::new(
                     format!(
                         "field '{field}': \"tag_pattern\" is {}, not a string: the reference fails whenever a region is parsed",
-                        type_name(other)
+                        Value::json_kind(other)
                     ),
                     with(path, "tag_pattern"),
                     Target::Value,

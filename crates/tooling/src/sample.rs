@@ -429,9 +429,8 @@ pub fn parse_sample_lenient(
         }
         py::json_loads(&body).map(Some).map_err(|e| {
             let at = (s.raw.start + e.offset).min(text.len());
-            let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
             SampleError {
-                column: Some(text[line_start..at].chars().count() + 1),
+                column: Some(rtbench_engine::diagnostic::Location::new(text, at..at).column),
                 offset: Some(at),
                 ..err(
                     Some(s.line + e.line),
@@ -458,17 +457,7 @@ pub fn parse_sample_lenient(
                 ),
             )
         };
-        match list {
-            Value::List(items) => items
-                .iter()
-                .map(|v| match v {
-                    Value::Int(i) => u32::try_from(*i).map_err(|_| bad()),
-                    _ => Err(bad()),
-                })
-                .collect::<Result<Vec<u32>, _>>()
-                .map(Some),
-            _ => Err(bad()),
-        }
+        token_ids(&list).map(Some).ok_or_else(bad)
     };
     let model = ModelInput {
         messages: json("messages")?,
@@ -510,6 +499,18 @@ pub fn parse_sample_lenient(
         model,
     };
     Ok((sample, bad_expected))
+}
+
+/// A JSON list of token ids (integers from 0 that fit in `u32`), or `None` for anything else.
+pub fn token_ids(v: &Value) -> Option<Vec<u32>> {
+    let Value::List(items) = v else { return None };
+    items
+        .iter()
+        .map(|v| match v {
+            Value::Int(i) => u32::try_from(*i).ok(),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Reads one sample file: a `.sample` file, or any other text file as a bare generation.

@@ -92,7 +92,13 @@ fn place_under_cursor(state: &State) -> Result<Place, String> {
 
 /// `o`: open the editor at the place under the cursor.
 pub(super) fn open_editor(state: &mut State) -> Effect {
-    match place_under_cursor(state) {
+    let place = place_under_cursor(state);
+    open_place(state, place)
+}
+
+/// Asks the run loop to open `place` in the editor, or says why there is none.
+fn open_place(state: &mut State, place: Result<Place, String>) -> Effect {
+    match place {
         Ok(place) => {
             state.open = Some(place);
             Effect::OpenEditor
@@ -132,16 +138,10 @@ pub(super) fn activate(state: &mut State) -> Effect {
                     Effect::None
                 }
                 // The template is not on screen: open it in the editor.
-                t => match place_of_target(state, t) {
-                    Ok(place) => {
-                        state.open = Some(place);
-                        Effect::OpenEditor
-                    }
-                    Err(e) => {
-                        state.note = Some(e);
-                        Effect::None
-                    }
-                },
+                t => {
+                    let place = place_of_target(state, t);
+                    open_place(state, place)
+                }
             }
         }
         Pane::Samples => {

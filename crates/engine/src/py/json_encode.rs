@@ -137,6 +137,17 @@ pub fn json_dumps_str(s: &str) -> String {
     out
 }
 
+/// Appends `s` as Python's `json.dumps` writes a string, with `ensure_ascii` or without it
+/// (then only lone-surrogate stand-ins are escaped, as `\udXXX`).
+pub fn json_write_str(out: &mut String, s: &str, ensure_ascii: bool) {
+    let escape = if ensure_ascii {
+        Escape::NonAscii
+    } else {
+        Escape::Surrogates
+    };
+    write_string(out, s, escape);
+}
+
 struct Encoder<'a> {
     out: String,
     opts: &'a DumpOptions,

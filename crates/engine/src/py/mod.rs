@@ -17,7 +17,9 @@ mod repr;
 mod strip;
 
 pub use json_decode::{json_loads, json_loads_with_spans};
-pub use json_encode::{DumpError, DumpErrorKind, DumpOptions, json_dumps, json_dumps_str};
+pub use json_encode::{
+    DumpError, DumpErrorKind, DumpOptions, json_dumps, json_dumps_str, json_write_str,
+};
 pub use json_error::{JsonError, JsonErrorKind};
 pub use json_spans::{DuplicateKey, NodeSpan, PathSeg, SpanMap};
 pub use repr::py_repr_str;
