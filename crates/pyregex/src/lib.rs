@@ -25,7 +25,7 @@
 //! `(?V1)`, `(?r)`, `(?p)`, `(?L)`, `(?w)`, `(?f)`, and Unicode properties other than binary
 //! properties, general category, script, script extensions and block.
 
-mod ast;
+pub mod ast;
 mod backtrack;
 mod charset;
 mod compile;
@@ -50,6 +50,44 @@ pub use error::RegexError;
 
 use ast::{Node, RepeatKind};
 use parse::ParseError;
+
+/// A pattern's syntax tree as the reference parser builds it (groups resolved), for tools that
+/// translate patterns into other engines' syntax.
+#[derive(Clone, Debug)]
+pub struct Tree {
+    pub node: ast::Node,
+    /// Number of capture groups.
+    pub group_count: u32,
+    /// Group names in order of first appearance, with their numbers.
+    pub names: Vec<(String, u32)>,
+    /// Whether the pattern as a whole uses the ASCII encoding (a top-level `(?a)`).
+    pub ascii: bool,
+}
+
+/// Parses `pattern` into its [`Tree`], with the same errors as [`Regex::new`].
+pub fn parse_tree(pattern: &str, flags: Flags) -> Result<Tree, RegexError> {
+    let bits = if flags.dotall { parse::F_DOTALL } else { 0 };
+    let parsed = parse::parse(pattern, bits).map_err(|e| to_public(pattern, e))?;
+    Ok(Tree {
+        node: parsed.node,
+        group_count: parsed.group_count,
+        names: parsed.names,
+        ascii: parsed.ascii,
+    })
+}
+
+/// The names of a property key found in a [`Tree`] (`ast::SetItem::Prop`, `ast::Node::Prop`):
+/// the property's longest standardised name and the value's (for a binary property the value
+/// is `"Y"` or `"N"`). `None` for a key no table has.
+pub fn property_names(key: u32) -> Option<(&'static str, &'static str)> {
+    props::names_of(key)
+}
+
+/// The code points of a property key, as inclusive ranges, with the reference's tables (ASCII
+/// encoding maps everything above U+007F to the unassigned U+10FFFF).
+pub fn property_ranges(key: u32, ascii: bool) -> Vec<(u32, u32)> {
+    props::property_set(key, ascii).ranges().to_vec()
+}
 
 /// Compile-time options (the reference compiles templates with `regex.DOTALL`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -224,6 +224,31 @@ pub fn property_set_enc(key: u32, enc: Enc, pattern_ascii: bool) -> CharSet {
     property_set(key, ascii)
 }
 
+/// The longest standardised names of a key's property and value.
+pub fn names_of(key: u32) -> Option<(&'static str, &'static str)> {
+    let prop = (key >> 16) as u16;
+    let value = (key & 0xFFFF) as u16;
+    let longest = |it: &mut dyn Iterator<Item = &'static str>| {
+        it.max_by(|a: &&str, b: &&str| a.len().cmp(&b.len()).then(b.cmp(a)))
+    };
+    let pname = longest(
+        &mut t::PROPERTY_NAMES
+            .iter()
+            .filter(|&&(_, id)| id == prop)
+            .map(|&(n, _)| n),
+    )?;
+    if is_binary(prop) {
+        return Some((pname, if value == 0 { "N" } else { "Y" }));
+    }
+    let vname = longest(
+        &mut values_of(prop)
+            .iter()
+            .filter(|&&(_, id)| id == value)
+            .map(|&(n, _)| n),
+    )?;
+    Some((pname, vname))
+}
+
 /// The key of a binary property by its standardised name (`WORD`, `DIGIT`, ...).
 pub fn binary_key(name: &str) -> u32 {
     match lookup(None, name, true, false) {

@@ -365,3 +365,25 @@ fn huge_repeat_counts_compile_without_unrolling() {
     let r = re("a{4294967294}");
     assert_eq!(r.search("aaa", 0).unwrap(), None);
 }
+
+#[test]
+fn trees_and_property_names_are_public() {
+    let tree = crate::parse_tree(r"(?P<w>\w+)\p{Greek}", crate::Flags::default()).unwrap();
+    assert_eq!(tree.group_count, 1);
+    assert_eq!(tree.names, vec![("w".to_string(), 1)]);
+    let mut keys = Vec::new();
+    fn walk(n: &crate::ast::Node, keys: &mut Vec<u32>) {
+        use crate::ast::Node;
+        match n {
+            Node::Seq(v) | Node::Alt(v) => v.iter().for_each(|n| walk(n, keys)),
+            Node::Group { node, .. } | Node::Repeat { node, .. } => walk(node, keys),
+            Node::Prop { key, .. } => keys.push(*key),
+            _ => {}
+        }
+    }
+    walk(&tree.node, &mut keys);
+    let names: Vec<_> = keys.iter().map(|&k| crate::property_names(k)).collect();
+    assert_eq!(names, vec![Some(("WORD", "Y")), Some(("SCRIPT", "GREEK"))]);
+    let greek = crate::property_ranges(keys[1], false);
+    assert!(greek.iter().any(|&(a, b)| a <= 0x3B1 && 0x3B1 <= b));
+}
