@@ -10,6 +10,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Action {
     Quit,
+    /// Stop the workbench as a shell job (the shell's `fg` brings it back).
+    Suspend,
     Help,
     FocusNext,
     FocusPrev,
@@ -80,6 +82,7 @@ pub fn actions() -> Vec<(Action, String)> {
     use Action::*;
     let mut out: Vec<(Action, String)> = [
         (Quit, "quit"),
+        (Suspend, "suspend"),
         (Help, "help"),
         (Back, "back"),
         (Activate, "activate"),
@@ -138,6 +141,7 @@ const DEFAULTS: &[(&str, Action)] = {
         ("f1", Help),
         ("q", Quit),
         ("ctrl-c", Quit),
+        ("ctrl-z", Suspend),
         ("esc", Back),
         ("enter", Activate),
         ("tab", FocusNext),
@@ -440,6 +444,7 @@ pub const HELP: &[HelpRow] = {
     &[
         row(&[Help], "show / hide this help"),
         row(&[Quit], "quit"),
+        row(&[Suspend], "suspend to the shell (fg to come back)"),
         row(&[Back], "close, cancel or go back (never quits)"),
         row(&[FocusNext, FocusPrev], "focus the next / previous pane"),
         row(

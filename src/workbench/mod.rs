@@ -18,6 +18,7 @@ pub mod keys;
 pub mod layout;
 pub mod replay;
 pub mod search;
+pub mod signals;
 pub mod state;
 pub mod terminal;
 pub mod theme;
@@ -61,6 +62,8 @@ enum Msg {
     /// An explanation or a chunking check is done.
     Job(Box<jobs::Done>),
     Watch(WatchEvent),
+    /// `SIGTSTP` or `SIGCONT`.
+    JobControl(signals::JobControl),
 }
 
 /// The theme asked for, without colours when `NO_COLOR` is set.
@@ -146,6 +149,14 @@ pub fn run(options: &Options) -> Result<(), Failure> {
             }
         }
     };
+
+    // Job control from outside (`kill -TSTP`, the shell's `fg`).
+    let signal_tx = tx.clone();
+    if let Err(e) =
+        signals::forward_job_control(move |j| signal_tx.send(Msg::JobControl(j)).is_ok())
+    {
+        state.note = Some(format!("job control signals unavailable: {e}"));
+    }
 
     // Terminal input on its own thread, so the loop can block on one channel. It polls in
     // short steps so that it can stop reading while the editor runs.
@@ -257,6 +268,14 @@ pub fn run(options: &Options) -> Result<(), Failure> {
                     update::on_job_done(&mut state, *d);
                     Effect::None
                 }
+                Msg::JobControl(signals::JobControl::Suspend) => Effect::Suspend,
+                Msg::JobControl(signals::JobControl::Continued) => {
+                    // Stopped by something else (`SIGSTOP`): the shell may have reset the modes.
+                    if let Err(e) = guard.take_back(state.mouse) {
+                        state.note = Some(format!("cannot take the terminal back: {e}"));
+                    }
+                    Effect::None
+                }
                 Msg::Watch(WatchEvent::Changed) => Effect::Reparse,
                 Msg::Watch(WatchEvent::Failed(e)) => {
                     state.live = Live::Off(format!("watching failed: {e}"));
@@ -283,6 +302,14 @@ pub fn run(options: &Options) -> Result<(), Failure> {
                     if let Some(p) = state.write.take() {
                         state.note = Some(bless::write(&p).unwrap_or_else(|e| e));
                         reparse = true;
+                    }
+                }
+                Effect::Suspend => {
+                    gate.pause();
+                    let back = guard.suspended(state.mouse, signals::stop_self);
+                    gate.resume();
+                    if let Err(e) = back {
+                        state.note = Some(format!("cannot take the terminal back: {e}"));
                     }
                 }
                 Effect::Mouse => {

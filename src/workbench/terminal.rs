@@ -107,6 +107,7 @@ pub struct Guard {
 impl Guard {
     pub fn enter() -> io::Result<Guard> {
         install_panic_hook();
+        crate::workbench::signals::install_restore_on_fatal();
         enable_raw_mode()?;
         let setup = execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture, Hide);
         if let Err(e) = setup {
@@ -129,13 +130,19 @@ impl Guard {
     pub fn suspended<T>(&mut self, mouse: bool, run: impl FnOnce() -> T) -> io::Result<T> {
         restore();
         let out = run();
+        self.take_back(mouse)?;
+        Ok(out)
+    }
+
+    /// Sets the terminal up again (raw mode, alternate screen, mouse as asked) after another
+    /// program or the shell had it; the next draw repaints everything.
+    pub fn take_back(&mut self, mouse: bool) -> io::Result<()> {
         enable_raw_mode()?;
         execute!(io::stdout(), EnterAlternateScreen, Hide)?;
         if mouse {
             execute!(io::stdout(), EnableMouseCapture)?;
         }
-        self.terminal.clear()?;
-        Ok(out)
+        self.terminal.clear()
     }
 }
 

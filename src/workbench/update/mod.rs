@@ -49,6 +49,8 @@ pub enum Effect {
     ProposeBless,
     /// Write the confirmed bless in [`State::write`].
     WriteBless,
+    /// Stop as a shell job; the run loop gives the terminal back first.
+    Suspend,
     Quit,
 }
 
@@ -72,6 +74,9 @@ pub fn on_action(state: &mut State, action: Action) -> Effect {
 
 fn apply_action(state: &mut State, action: Action) -> Effect {
     state.note = None;
+    if action == Action::Suspend {
+        return Effect::Suspend;
+    }
     if state.help {
         overlay::on_help_action(state, action);
         return Effect::None;
