@@ -25,3 +25,40 @@ impl Failure {
         }
     }
 }
+
+/// `text` with the control characters a terminal would act on (BEL, ESC, backspace, C1
+/// codes, ...) written as visible escapes (`\x07`, `\x1b`, `\u{9b}`); line breaks and tabs stay.
+/// Messages quote template keys and sample text, which may hold anything: printed raw, an ESC
+/// in a field name could recolour or rewrite the user's terminal.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if !unsafe_char(c) {
+            out.push(c);
+        } else if (c as u32) < 0x80 {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn control_characters_are_shown_not_sent() {
+        assert_eq!(
+            super::printable("field 'a'\nnext\tcol"),
+            "field 'a'\nnext\tcol"
+        );
+        assert_eq!(
+            super::printable("field '\u{7}\u{1b}[31mred\u{9b}\r'"),
+            "field '\\x07\\x1b[31mred\\u{9b}\\x0d'"
+        );
+    }
+}

@@ -271,3 +271,118 @@ fn a_symlinked_config_is_written_through_the_link() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("is a link: wrote"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Runs `rtbench export --template T CONFIG EXTRA...`.
+fn export_cli(
+    tpl: &std::path::Path,
+    config: &std::path::Path,
+    extra: &[&str],
+) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_rtbench"))
+        .args(["export", "--template"])
+        .arg(tpl)
+        .arg(config)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("rtbench-export-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("template.json"), SMOLLM3).unwrap();
+    dir
+}
+
+#[cfg(unix)]
+#[test]
+fn a_read_only_config_is_refused_unless_forced_and_keeps_mode_and_owner() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = scratch("ro");
+    let tpl = dir.join("template.json");
+    let config = dir.join("tokenizer_config.json");
+    std::fs::write(&config, CONFIG).unwrap();
+    // As the superuser (the project's containers), the config belongs to someone else.
+    let given = std::os::unix::fs::chown(&config, Some(65534), Some(65534)).is_ok();
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let owner = |p: &std::path::Path| {
+        let m = std::fs::metadata(p).unwrap();
+        (m.uid(), m.gid(), m.permissions().mode() & 0o777)
+    };
+    let before = owner(&config);
+
+    let o = export_cli(&tpl, &config, &["--write"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("is read-only; nothing was written") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), CONFIG);
+
+    let o = export_cli(&tpl, &config, &["--write", "--force"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&config).unwrap(),
+        export(CONFIG, &template(SMOLLM3)).unwrap().new_text
+    );
+    assert_eq!(owner(&config), before);
+    if given {
+        assert_eq!(before, (65534, 65534, 0o444));
+    }
+    // --force means nothing without --write.
+    assert_eq!(
+        export_cli(&tpl, &config, &["--force"]).status.code(),
+        Some(2)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_blob_shared_by_snapshots_or_hard_links_is_named_before_writing() {
+    let dir = scratch("shared");
+    let tpl = dir.join("template.json");
+    let cache = dir.join("models--org--tiny");
+    std::fs::create_dir_all(cache.join("blobs")).unwrap();
+    std::fs::write(cache.join("blobs/5eed"), CONFIG).unwrap();
+    for rev in ["main1", "main2"] {
+        let d = cache.join("snapshots").join(rev);
+        std::fs::create_dir_all(&d).unwrap();
+        std::os::unix::fs::symlink("../../blobs/5eed", d.join("tokenizer_config.json")).unwrap();
+    }
+    let link = cache.join("snapshots/main1/tokenizer_config.json");
+    let o = export_cli(&tpl, &link, &[]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("is a cache blob that 1 other snapshot links to; writing it changes them too")
+            && out.contains("snapshots/main2/tokenizer_config.json")
+            && out.contains("cp --remove-destination"),
+        "{out}"
+    );
+
+    let plain = dir.join("tokenizer_config.json");
+    std::fs::write(&plain, CONFIG).unwrap();
+    std::fs::hard_link(&plain, dir.join("backup.json")).unwrap();
+    let o = export_cli(&tpl, &plain, &["--write"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains(
+            "has 1 other hard link; the write replaces the file, so that name keeps the old text"
+        ),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("backup.json")).unwrap(),
+        CONFIG
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

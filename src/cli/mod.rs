@@ -157,6 +157,9 @@ pub enum Command {
         /// Apply the change (without it, only the diff is shown).
         #[arg(long)]
         write: bool,
+        /// With --write: write the config even if it is read-only (it stays read-only).
+        #[arg(long, requires = "write")]
+        force: bool,
     },
     /// Validate a template: exit 0 when the reference would load it, 1 with diagnostics if not.
     Check {
@@ -311,7 +314,8 @@ pub fn main() -> ExitCode {
             template,
             config,
             write,
-        }) => export::run(&template, &config, write),
+            force,
+        }) => export::run(&template, &config, write, force),
         // Without a terminal and without inputs, print the bundled sample's parse.
         None if cli.paths.is_empty()
             && cli.theme.is_none()
@@ -330,7 +334,8 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) if f.code == 0 => ExitCode::SUCCESS,
         Err(f) => {
-            let msg = f.message.trim_end();
+            let msg = crate::failure::printable(f.message.trim_end());
+            let msg = msg.as_ref();
             if msg.is_empty() {
                 // The command already reported (e.g. warnings denied).
             } else if msg.starts_with("error:") {

@@ -172,9 +172,7 @@ pub fn source_from_text(name: String, text: String) -> Result<TemplateSource, Lo
             Diagnostic::error(format!("invalid JSON: {}", e.message))
                 .in_file(name.clone())
                 .at(&text, at..at + 1)
-                .with_help(Some(
-                    "fix the JSON syntax; the last good result stays in use".into(),
-                )),
+                .with_help(Some("fix the JSON syntax there".into())),
         ))
     })?;
     let base = match &document {
