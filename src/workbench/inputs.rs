@@ -43,9 +43,29 @@ impl Source {
     /// The name shown to the user.
     pub fn name(&self) -> String {
         match self {
-            Source::File(p) => p.display().to_string(),
+            // Shown as given: relative to the folder rtbench started in.
+            Source::File(p) => START_DIR
+                .get()
+                .and_then(|d| p.strip_prefix(d).ok())
+                .filter(|r| !r.as_os_str().is_empty())
+                .unwrap_or(p)
+                .display()
+                .to_string(),
             Source::Embedded { name, .. } => name.clone(),
         }
+    }
+}
+
+/// The folder rtbench started in. Paths are made absolute against it once, at the start: a
+/// relative path would otherwise follow the process's working folder, which stays the old one
+/// when the folder is replaced (`mv proj proj.old; mkdir proj`) and would read `proj.old`.
+static START_DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// `p` made absolute against [`START_DIR`] (lexically: links are kept as named).
+fn absolute(p: &Path) -> PathBuf {
+    match START_DIR.get_or_init(|| std::env::current_dir().unwrap_or_default()) {
+        d if p.is_relative() && !d.as_os_str().is_empty() => d.join(p),
+        _ => p.to_path_buf(),
     }
 }
 
@@ -102,10 +122,11 @@ impl Inputs {
     /// `template.json` (or `tokenizer_config.json`) and its samples; a TEMPLATE alone means the
     /// samples beside it.
     pub fn from_args(args: &[PathBuf]) -> Result<Inputs, String> {
+        let args: Vec<PathBuf> = args.iter().map(|p| absolute(p)).collect();
         let Some((first, rest)) = args.split_first() else {
             return Ok(Inputs::bundled());
         };
-        for p in args {
+        for p in &args {
             if !p.exists() {
                 return Err(format!("{}: no such file or folder", p.display()));
             }
@@ -199,6 +220,13 @@ impl Inputs {
     pub fn load_template(&self) -> Result<LoadedTemplate, Box<Diagnostic>> {
         let name = self.template.name();
         match &self.template {
+            Source::File(p) if let Err(why) = readable_file(p) => Err(Box::new(
+                Diagnostic::error(format!("cannot read the template: {why}"))
+                    .in_file(name)
+                    .with_help(Some(
+                        "the last good result stays on screen until the file is back".into(),
+                    )),
+            )),
             Source::File(p) => match load_file(p) {
                 Ok((template, source)) => Ok(LoadedTemplate {
                     lint: lint_warnings(&template, &source),
@@ -232,33 +260,61 @@ impl Inputs {
     }
 }
 
+/// The largest file the workbench reads (it holds each sample and its analysis in memory).
+pub const MAX_FILE: u64 = 1 << 30;
+
+/// Whether `path` is a regular file of a size the workbench reads. A pipe is refused because
+/// the workbench reads its inputs again on every change (and a pipe reads once, or never ends);
+/// a device such as `/dev/zero` because it never ends.
+pub fn readable_file(path: &Path) -> Result<(), String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if meta.is_dir() {
+        return Err("it is a folder".into());
+    }
+    if !meta.is_file() {
+        return Err(
+            "it is a pipe or a device, not a file: the workbench reads its files again on every change, so save it to a file (rtbench parse reads pipes)"
+                .into(),
+        );
+    }
+    if meta.len() > MAX_FILE {
+        return Err(format!(
+            "it is larger than {} GiB, more than the workbench holds",
+            MAX_FILE >> 30
+        ));
+    }
+    Ok(())
+}
+
 /// Reads one sample as it is now. Never fails: problems are kept in the result.
 pub fn read_sample(source: &Source) -> SampleFile {
     let name = source.name();
     let (path, text) = match source {
         Source::Embedded { text, .. } => (PathBuf::from(&name), (*text).to_string()),
-        Source::File(p) => match std::fs::read(p) {
-            Err(e) => {
-                return SampleFile {
-                    sample: Err(format!("{name}: cannot read: {e}")),
-                    name,
-                    text: String::new(),
-                    bad_expected: None,
-                };
-            }
-            Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(t) => (p.clone(), t),
+        Source::File(p) => {
+            match readable_file(p).and_then(|()| std::fs::read(p).map_err(|e| e.to_string())) {
                 Err(e) => {
-                    let at = e.utf8_error().valid_up_to();
                     return SampleFile {
-                        sample: Err(format!("{name}: not valid UTF-8 (byte {at})")),
+                        sample: Err(format!("{name}: cannot read: {e}")),
                         name,
-                        text: String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                        text: String::new(),
                         bad_expected: None,
                     };
                 }
-            },
-        },
+                Ok(bytes) => match String::from_utf8(bytes) {
+                    Ok(t) => (p.clone(), t),
+                    Err(e) => {
+                        let at = e.utf8_error().valid_up_to();
+                        return SampleFile {
+                            sample: Err(format!("{name}: not valid UTF-8 (byte {at})")),
+                            name,
+                            text: String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                            bad_expected: None,
+                        };
+                    }
+                },
+            }
+        }
     };
     let is_sample = path
         .extension()

@@ -134,7 +134,7 @@ pub fn run(options: &Options) -> Result<(), Failure> {
         .collect();
 
     // Live refresh (kept alive until the end).
-    let _watcher = if inputs.is_bundled() {
+    let watcher = if inputs.is_bundled() {
         state.live = Live::Off("bundled sample".into());
         None
     } else {
@@ -281,6 +281,15 @@ pub fn run(options: &Options) -> Result<(), Failure> {
                     state.live = Live::Off(format!("watching failed: {e}"));
                     Effect::None
                 }
+                Msg::Watch(WatchEvent::Lost(what)) => {
+                    state.live = Live::Off(what);
+                    Effect::None
+                }
+                Msg::Watch(WatchEvent::Restored(what)) => {
+                    state.live = Live::On;
+                    state.note = Some(what);
+                    Effect::None
+                }
             };
             match effect {
                 Effect::Quit => return Ok(()),
@@ -321,6 +330,10 @@ pub fn run(options: &Options) -> Result<(), Failure> {
             }
         }
         if reparse {
+            // Also look again at what is watched: a folder may have been replaced.
+            if let Some(w) = &watcher {
+                w.recheck();
+            }
             worker.request(request_for(&mut state));
         }
         draw(&mut guard, &state)?;

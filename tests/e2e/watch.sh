@@ -5,7 +5,10 @@
 #   1. an edit shows the new parse;
 #   2. broken JSON shows the error next to the last good result, marked STALE;
 #   3. fixing it recovers;
-#   4. deleting the template and creating it again recovers too.
+#   4. deleting the template and creating it again recovers too;
+#   5. a burst of saves ends on the last version; 6. sample edits count too;
+#   7. the whole folder replaced (mv proj proj.old; mkdir proj): edits in the new one are seen;
+#   8. the folder removed: the status says live refresh is off, and on again when it is back.
 # Usage: tests/e2e/watch.sh   (RTBENCH=path/to/rtbench to skip the build; SIZE=80x24 to resize)
 set -euo pipefail
 
@@ -14,7 +17,7 @@ session="rtbench-e2e-$$"
 work="$(mktemp -d)"
 cleanup() {
   tmux kill-session -t "$session" 2>/dev/null || true
-  rm -rf "$work"
+  rm -rf "$work" "$work.old"
 }
 trap cleanup EXIT
 
@@ -78,6 +81,28 @@ ok "a burst of saves shows the last one"
 sed 's/The user wants/The caller wants/' "$work/weather.sample" | save "$work/weather.sample"
 wait_for 'The caller wants'
 ok "a sample edit shows the new parse"
+
+# 7. The folder is replaced by a new one with the same name.
+mv "$work" "$work.old"
+mkdir "$work"
+cp "$work.old/template.json" "$work.old/weather.sample" "$work/"
+sed 's/The caller wants/The client wants/' "$work/weather.sample" | save "$work/weather.sample"
+wait_for 'The client wants'
+wait_for '● live'
+sed 's/The client wants/The old folder wants/' "$work.old/weather.sample" >"$work.old/w.tmp"
+mv -f "$work.old/w.tmp" "$work.old/weather.sample"
+sleep 1.5
+wait_for 'The old folder wants' absent
+ok "a replaced folder is watched again (and the old one no longer)"
+
+# 8. The folder goes away and comes back.
+mv "$work" "$work.gone"
+wait_for 'live off'
+mv "$work.gone" "$work"
+wait_for '● live'
+sed 's/The client wants/The returning caller wants/' "$work/weather.sample" | save "$work/weather.sample"
+wait_for 'The returning caller wants'
+ok "a folder that went away says so, and is watched again when it is back"
 
 tmux send-keys -t "$session" q
 sleep 0.3
