@@ -923,3 +923,34 @@ fn esc_cancels_a_chunking_check_on_the_tooling_thread() {
         "chunking check: every chunking agrees"
     );
 }
+
+#[test]
+fn the_region_pane_scrolls_past_65535_rows() {
+    let template = r#"{"version": 1, "defaults": {"role": "assistant"}, "start_anchor": "A:", "fields": {"content": {"close": "<|im_end|>"}}}"#;
+    let body: String = (0..100_000).map(|i| format!("line {i}\n")).collect();
+    let sample: &'static str = Box::leak(
+        format!("--- prefix ---\nA:\n--- generation ---\n{body}<|im_end|>\n").into_boxed_str(),
+    );
+    let mut state = loaded(&inputs(template, &[("long.sample", sample)]), (120, 40), 0);
+    let a = state.analysis().unwrap().clone();
+    assert_eq!(a.regions.len(), 1, "one content region");
+    state.region = Some(0);
+    state.focus = Pane::Region;
+    state.scroll.region = 80_000;
+    update::on_action(&mut state, Action::Left);
+    assert_eq!(state.scroll.region, 80_000);
+    // Row 0 is the column heading, so row 80,000 is the line numbered 79,999: the body
+    // column starts there.
+    let screen = dump(&render(&state));
+    assert!(
+        screen.contains("┃line 79999 ")
+            && screen.contains("┃line 80000 ")
+            && !screen.contains("┃line 79998 "),
+        "{screen}"
+    );
+    // End goes to the last lines, not to a limit of the widget.
+    update::on_action(&mut state, Action::Bottom);
+    assert!(state.scroll.region > 99_000, "{}", state.scroll.region);
+    let screen = dump(&render(&state));
+    assert!(screen.contains("line 99999"), "{screen}");
+}

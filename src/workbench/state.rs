@@ -184,13 +184,14 @@ pub struct Running {
     pub spin: usize,
 }
 
-/// Scroll offsets of the panes (rows).
+/// Scroll offsets of the panes (rows). Text panes scroll by `usize`: a region or a message can
+/// be longer than the 65,535 rows a terminal widget scrolls by (see [`crate::workbench::view::window`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Scrolls {
-    pub message: u16,
-    pub region: u16,
-    pub diagnostics: u16,
-    pub samples: u16,
+    pub message: usize,
+    pub region: usize,
+    pub diagnostics: usize,
+    pub samples: usize,
     pub help: u16,
 }
 

@@ -83,7 +83,7 @@ fn jump_region(state: &mut State, a: &Analysis, forward: bool) {
     }
 }
 
-pub(super) fn scroll_of(state: &mut State, pane: Pane) -> Option<&mut u16> {
+pub(super) fn scroll_of(state: &mut State, pane: Pane) -> Option<&mut usize> {
     match pane {
         Pane::Message => Some(&mut state.scroll.message),
         Pane::Region => Some(&mut state.scroll.region),
@@ -103,11 +103,11 @@ pub(super) fn select_sample(state: &mut State, to: usize) -> Effect {
     state.selected_sample = to;
     if let Some(r) = screen(state).rect(Pane::Samples) {
         let h = usize::from(r.height.saturating_sub(2)).max(1);
-        let top = usize::from(state.scroll.samples);
+        let top = state.scroll.samples;
         if to < top {
-            state.scroll.samples = to as u16;
+            state.scroll.samples = to;
         } else if to >= top + h {
-            state.scroll.samples = (to + 1 - h) as u16;
+            state.scroll.samples = to + 1 - h;
         }
     }
     Effect::Reparse
@@ -150,7 +150,7 @@ fn select_diagnostic(state: &mut State, action: Action) {
     let first = rows[state.diagnostic];
     let end = rows.get(state.diagnostic + 1).copied().unwrap_or(first + 1);
     let h = usize::from(inner.height).max(1);
-    let top = usize::from(state.scroll.diagnostics);
+    let top = state.scroll.diagnostics;
     let top = if first < top {
         first
     } else if end > top + h {
@@ -159,7 +159,7 @@ fn select_diagnostic(state: &mut State, action: Action) {
     } else {
         top
     };
-    state.scroll.diagnostics = top.min(usize::from(u16::MAX / 2)) as u16;
+    state.scroll.diagnostics = top;
 }
 
 /// Keeps the message and diagnostics scrolls within their text.
@@ -171,15 +171,39 @@ pub(super) fn clamp_scrolls(state: &mut State) {
             .shown
             .as_ref()
             .map_or(1, |s| rows_of(&s.message_lines, inner.width) + 4);
-        let max = rows.saturating_sub(usize::from(inner.height)) as u16;
+        let max = rows.saturating_sub(usize::from(inner.height));
         state.scroll.message = state.scroll.message.min(max);
     }
     if let Some(r) = sc.rect(Pane::Diagnostics) {
         let inner = crate::workbench::view::inner(r);
         let (lines, _, _) =
             crate::workbench::view::diagnostics::lines(state, usize::from(inner.width));
-        let max = rows_of(&lines, inner.width).saturating_sub(usize::from(inner.height)) as u16;
+        let max = rows_of(&lines, inner.width).saturating_sub(usize::from(inner.height));
         state.scroll.diagnostics = state.scroll.diagnostics.min(max);
+    }
+    if let Some(r) = sc.rect(Pane::Region) {
+        // The body column is the longest: a third of the pane wide.
+        let inner = crate::workbench::view::inner(r);
+        let width = usize::from(inner.width / 3).max(1);
+        let rows = state
+            .analysis()
+            .zip(state.region)
+            .and_then(|(a, r)| a.regions.get(r).map(|g| (a, g)))
+            .map_or(1, |(a, g)| {
+                let end = g.body.end.min(a.document.len());
+                let body = &a.document[g.body.start.min(end)..end];
+                body.split('\n')
+                    .map(|l| {
+                        unicode_width::UnicodeWidthStr::width(l)
+                            .div_ceil(width)
+                            .max(1)
+                    })
+                    .sum::<usize>()
+                    + g.captures.len()
+                    + 8
+            });
+        let max = rows.saturating_sub(usize::from(inner.height));
+        state.scroll.region = state.scroll.region.min(max);
     }
 }
 
@@ -246,7 +270,7 @@ pub(super) fn on_motion(state: &mut State, action: Action) -> Effect {
         }
         return Effect::None;
     }
-    let pg = page(state, focus) as u16;
+    let pg = page(state, focus);
     if let Some(s) = scroll_of(state, focus) {
         *s = match action {
             Action::Up => s.saturating_sub(1),
@@ -254,7 +278,8 @@ pub(super) fn on_motion(state: &mut State, action: Action) -> Effect {
             Action::PageUp => s.saturating_sub(pg),
             Action::PageDown => s.saturating_add(pg),
             Action::Top => 0,
-            Action::Bottom => u16::MAX / 2,
+            // Cut to the text's length by `clamp_scrolls`.
+            Action::Bottom => usize::MAX,
             _ => *s,
         };
     }

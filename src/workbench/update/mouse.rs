@@ -62,7 +62,7 @@ fn apply_mouse(state: &mut State, ev: MouseEvent) -> Effect {
                         && ev.row > rect.y
                         && ev.row < rect.y + rect.height - 1 =>
                 {
-                    let i = usize::from(ev.row - rect.y - 1) + usize::from(state.scroll.samples);
+                    let i = usize::from(ev.row - rect.y - 1) + state.scroll.samples;
                     if i < state.samples.len() {
                         return select_sample(state, i);
                     }
@@ -84,7 +84,7 @@ fn apply_mouse(state: &mut State, ev: MouseEvent) -> Effect {
                 Pane::Samples => {
                     let s = &mut state.scroll.samples;
                     *s = if down {
-                        (*s + 1).min(state.samples.len().saturating_sub(1) as u16)
+                        (*s + 1).min(state.samples.len().saturating_sub(1))
                     } else {
                         s.saturating_sub(1)
                     };

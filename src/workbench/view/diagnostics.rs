@@ -409,11 +409,18 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         style,
     )];
     frame.render_widget(pane_block(state, Pane::Diagnostics, extra), area);
+    let body = inner(area);
+    let (lines, top) = super::window(
+        lines.iter(),
+        body.width,
+        body.height,
+        state.scroll.diagnostics,
+    );
     frame.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
-            .scroll((state.scroll.diagnostics, 0)),
-        inner(area),
+            .scroll((top, 0)),
+        body,
     );
 }
 

@@ -23,7 +23,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     frame.render_widget(pane_block(state, Pane::Message, extra), area);
     let mut lines: Vec<Line<'static>> = Vec::new();
     // Each line takes at least one row: no more than these can be on screen.
-    let keep = usize::from(state.scroll.message) + usize::from(inner(area).height);
+    let keep = state.scroll.message + usize::from(inner(area).height);
     match state.shown.as_ref() {
         None => lines.push(Line::styled("no message yet", theme.dim())),
         Some(shown) if shown.analysis.message.is_some() => {
@@ -54,10 +54,12 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
             }
         }
     }
+    let body = inner(area);
+    let (lines, top) = super::window(lines.iter(), body.width, body.height, state.scroll.message);
     frame.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
-            .scroll((state.scroll.message, 0)),
-        inner(area),
+            .scroll((top, 0)),
+        body,
     );
 }

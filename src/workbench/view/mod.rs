@@ -97,6 +97,34 @@ pub fn pane_block(state: &State, pane: Pane, extra: Vec<Span<'static>>) -> Block
     block.title_alignment(Alignment::Left)
 }
 
+/// The lines of a wrapped text scrolled down by `top` rows, for a widget that scrolls by at
+/// most 65,535 rows: whole lines before the window are dropped (counting rows by character
+/// width, as the scroll limits do) and only what fits on `height` rows is kept. Returns those
+/// lines and the rows still to scroll inside the first of them.
+pub fn window<'a>(
+    lines: impl Iterator<Item = &'a ratatui::text::Line<'static>>,
+    width: u16,
+    height: u16,
+    top: usize,
+) -> (Vec<ratatui::text::Line<'static>>, u16) {
+    let w = usize::from(width.max(1));
+    let mut skipped = 0;
+    let mut out = Vec::new();
+    let mut lines = lines.peekable();
+    while let Some(l) = lines.peek() {
+        let rows = l.width().div_ceil(w).max(1);
+        if skipped + rows > top {
+            break;
+        }
+        skipped += rows;
+        lines.next();
+    }
+    // Every line takes at least one row.
+    out.extend(lines.take(usize::from(height) + 1).cloned());
+    let inside = (top - skipped).min(usize::from(u16::MAX));
+    (out, inside as u16)
+}
+
 /// The inside of a pane's frame.
 pub fn inner(area: Rect) -> Rect {
     Rect::new(

@@ -43,7 +43,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
             .samples
             .iter()
             .enumerate()
-            .skip(usize::from(state.scroll.samples))
+            .skip(state.scroll.samples)
             .map(|(i, s)| {
                 let (mark, style) = marker(&s.status, theme);
                 let name = short_name(&s.name);
