@@ -450,4 +450,37 @@ mod tests {
         assert!(m.contains("\nfix the JSON"), "{m}");
         assert!(f.bad_expected.is_none());
     }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_pipe_or_a_device_is_refused_with_a_message_instead_of_read() {
+        let dir = std::env::temp_dir().join(format!("rtbench-fifo-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("live.sample");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        // Reading a FIFO with no writer would block forever.
+        let f = read_sample(&Source::File(fifo.clone()));
+        let m = f.sample.unwrap_err();
+        assert!(
+            m.contains("live.sample: cannot read: it is a pipe or a device"),
+            "{m}"
+        );
+        let f = read_sample(&Source::File(PathBuf::from("/dev/zero")));
+        assert!(f.sample.unwrap_err().contains("it is a pipe or a device"));
+        let inputs = Inputs {
+            template: Source::File(fifo),
+            files: Vec::new(),
+            folders: Vec::new(),
+        };
+        let d = inputs.load_template().err().expect("refused");
+        assert!(
+            d.to_string()
+                .contains("cannot read the template: it is a pipe"),
+            "{d}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
