@@ -954,3 +954,41 @@ fn the_region_pane_scrolls_past_65535_rows() {
     let screen = dump(&render(&state));
     assert!(screen.contains("line 99999"), "{screen}");
 }
+
+#[test]
+fn joiners_and_combining_marks_keep_every_border_in_its_column() {
+    let template = r#"{"version": 1, "defaults": {"role": "assistant"}, "start_anchor": "A:", "fields": {"content": {"close": "<|im_end|>"}}}"#;
+    let sample = "--- prefix ---\nA:\n--- generation ---\n\u{301}Fam\u{200d}\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467} cafe\u{301} x\u{301}\u{302}\u{303} The end of it all, in many words\n<|im_end|>\n";
+    let mut state = loaded(&inputs(template, &[("zwj.sample", sample)]), (80, 24), 0);
+    state.region = Some(0);
+    let buf = render(&state);
+    // Every row of the right-hand panes ends with a border in the last column, and the region
+    // pane's column separators stay where the layout put them.
+    let right = buf.area.width - 1;
+    for y in 0..16 {
+        let s = buf[(right, y)].symbol();
+        assert!(
+            matches!(s, "│" | "┐" | "┘" | "┃" | "┓" | "┛"),
+            "row {y}: {s:?}\n{}",
+            dump(&buf)
+        );
+    }
+    // A wide character never covers the next cell's border.
+    for y in 0..buf.area.height {
+        for x in 0..right {
+            let wide = ratatui::text::Span::raw(buf[(x, y)].symbol()).width() > 1;
+            let next = buf[(x + 1, y)].symbol();
+            assert!(
+                !(wide && matches!(next, "│" | "┃")),
+                "row {y}: {:?} at {x} covers the border\n{}",
+                buf[(x, y)].symbol(),
+                dump(&buf)
+            );
+        }
+    }
+    let screen = dump(&buf);
+    assert!(
+        screen.contains("\\u200d"),
+        "the joiners are shown escaped in JSON:\n{screen}"
+    );
+}

@@ -42,9 +42,39 @@ fn cut(line: &str) -> (&str, Option<usize>) {
     (&line[..at], Some(line.len() - at))
 }
 
+/// JSON text whose every character takes the cells the terminal gives it. A zero-width
+/// character that joins or modifies what precedes it (a zero-width joiner inside an emoji
+/// sequence, a combining mark after a quote, a variation selector) is measured differently by
+/// terminals and by the layout, which shifted the pane's right border; such characters are
+/// written as JSON escapes (`\u200d`), which is what they are and what a reader wants to see.
+/// A combining mark after a letter or digit stays: every terminal draws that in one cell.
+pub fn cell_safe_json(text: &str) -> std::borrow::Cow<'_, str> {
+    use unicode_width::UnicodeWidthChar;
+    let zero = |c: char| !c.is_ascii() && c.width() == Some(0);
+    if !text.chars().any(zero) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut base = false;
+    for c in text.chars() {
+        let format = matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{206f}' | '\u{feff}' | '\u{fe00}'..='\u{fe0f}' | '\u{e0000}'..='\u{e0fff}');
+        if zero(c) && (format || !base) {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{u:04x}"));
+            }
+            continue;
+        }
+        base = c.is_alphanumeric() || (base && zero(c));
+        out.push(c);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Highlights `text` (JSON) line by line. With `no_color`, colours are dropped but bold,
 /// italic and underline are kept. Unknown theme names fall back to plain text.
 pub fn json_lines(text: &str, theme_name: &str, no_color: bool) -> Vec<Line<'static>> {
+    let text = &*cell_safe_json(text);
     let sets = sets();
     let syntax = sets
         .syntaxes
@@ -116,6 +146,20 @@ fn convert(style: syntect::highlighting::Style, no_color: bool) -> Style {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn joiners_and_marks_without_a_base_are_escaped() {
+        assert_eq!(
+            cell_safe_json("{\"a\": \"plain é\"}"),
+            "{\"a\": \"plain é\"}"
+        );
+        assert_eq!(
+            cell_safe_json(
+                "\"\u{301}x e\u{301}\u{302} \u{1f468}\u{200d}\u{1f469} \u{2764}\u{fe0f}\u{e0001}\""
+            ),
+            "\"\\u0301x e\u{301}\u{302} \u{1f468}\\u200d\u{1f469} \u{2764}\\ufe0f\\udb40\\udc01\""
+        );
+    }
 
     #[test]
     fn highlights_keys_and_values_differently() {

@@ -69,7 +69,9 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     let end = g.body.end.min(a.document.len());
     let shown = visible_part(&a.document[g.body.start.min(end)..end], budget);
     for l in shown.split('\n') {
-        body.push(Line::styled(l.replace('\t', " "), theme.body(g.field)));
+        // Drawn as the raw pane draws it (invisible and zero-width characters as `·`).
+        let l: String = l.chars().map(|c| super::raw::shown_char(c).0).collect();
+        body.push(Line::styled(l, theme.body(g.field)));
     }
     if !g.captures.is_empty() {
         body.push(Line::styled("captures", heading(state)));
