@@ -110,7 +110,9 @@ fn check_case(case: &Value, t: &mut Tally) {
                 "{label}: reference rejects ({}), we accept",
                 err["msg"]
             )),
-            Err(RegexError::Syntax { message, offset }) => {
+            Err(RegexError::Syntax {
+                message, offset, ..
+            }) => {
                 t.add("rejected by both");
                 // Errors raised outside the parser (ValueError) carry no position.
                 let same_pos = match err["pos"].as_u64() {

@@ -7,8 +7,9 @@ use crate::cli::{Failure, InputArgs};
 use rtbench_tooling::explain::{Options, explain_all, explain_with, lines_all};
 
 /// `rtbench explain ... [FIELD]`: prints the explanation of FIELD, or of every field, as plain
-/// text. Exit 0 when the explanation could be made (whatever it says), 1 without a prefix (as
-/// `parse`), 2 for an unknown field or unreadable inputs. On a folder of samples: one JSON line
+/// text. Exit 0 when the explanation could be made (whatever it says), 1 without a prefix or
+/// when the parse ran out of regex work budget (as `parse`), 2 for an unknown field or
+/// unreadable inputs. On a folder of samples: one JSON line
 /// per sample, `{"path": ..., "lines": ["...", ...]}` (or `"error"`).
 pub fn run(args: &InputArgs, field: Option<&str>, prefix_details: bool) -> Result<(), Failure> {
     let options = Options { prefix_details };
@@ -49,7 +50,7 @@ fn explain_one(
             field,
             options,
         )
-        .map_err(Failure::usage)?
+        .map_err(failure)?
         .lines(),
         None => lines_all(
             &explain_all(
@@ -59,7 +60,17 @@ fn explain_one(
                 inputs.tools.as_ref(),
                 options,
             )
-            .map_err(Failure::usage)?,
+            .map_err(failure)?,
         ),
     })
+}
+
+/// A parse stopped by the regex work budget fails like `rtbench parse` (exit 1); anything
+/// else (an unknown field) is a usage error.
+fn failure(message: String) -> Failure {
+    if rtbench_engine::parser::is_budget_error(&message) {
+        Failure::invalid(message)
+    } else {
+        Failure::usage(message)
+    }
 }

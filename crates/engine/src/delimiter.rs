@@ -10,7 +10,7 @@ use std::ops::Range;
 
 use aho_corasick::{AhoCorasick, Input, MatchKind};
 
-use crate::value::Value;
+use crate::value::{SURROGATE_BASE, Value, surrogate_of};
 use pyregex::{Flags, Partial, Regex, RegexError};
 
 /// How long [`Delimiter::nearest_partial`] may search a pattern delimiter.
@@ -84,9 +84,15 @@ impl LiteralSet {
         let can_extend = literals
             .iter()
             .any(|a| literals.iter().any(|b| a != b && a.starts_with(b.as_str())));
+        // A literal holding a lone surrogate can never be found in text (the text's stand-in
+        // code points are real characters): only its part before the surrogate can be pending.
+        let matchable: Vec<&String> = literals
+            .iter()
+            .filter(|l| matchable_prefix(l).len() == l.len())
+            .collect();
         let matcher = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostLongest)
-            .build(&literals)
+            .build(matchable)
             .expect("a handful of literal delimiters always fits an Aho-Corasick automaton");
         let max_len = literals.iter().map(String::len).max().unwrap_or(0);
         LiteralSet {
@@ -111,17 +117,32 @@ impl LiteralSet {
             .filter(|&s| hay.is_char_boundary(s))
             .find(|&s| {
                 let rest = &hay[s..];
-                self.literals.iter().any(|l| l.starts_with(rest))
+                self.literals
+                    .iter()
+                    .any(|l| matchable_prefix(l).starts_with(rest))
             })
             .unwrap_or(hay.len())
     }
 }
 
+/// The part of a literal before its first lone surrogate (all of it when it has none): the
+/// most of it that text can contain.
+fn matchable_prefix(literal: &str) -> &str {
+    match literal
+        .char_indices()
+        .find(|&(_, c)| surrogate_of(c).is_some())
+    {
+        Some((i, _)) => &literal[..i],
+        None => literal,
+    }
+}
+
 impl PatternDelimiter {
-    /// Compiles a pattern as the reference does (Python `regex`, DOTALL).
+    /// Compiles a pattern as the reference does (Python `regex`, DOTALL). Lone surrogates in
+    /// the template's pattern match nothing, as in the reference.
     pub fn new(source: &str) -> Result<PatternDelimiter, RegexError> {
         Ok(PatternDelimiter {
-            regex: Regex::new(source, Flags { dotall: true })?,
+            regex: Regex::with_surrogate_stand_ins(source, Flags { dotall: true }, SURROGATE_BASE)?,
         })
     }
 
@@ -405,6 +426,32 @@ mod tests {
         assert_eq!(scan(&d, "abc<x", 0, true), Scan::Nothing);
         // Multi-byte text before the partial: starts are on char boundaries.
         assert_eq!(scan(&d, "é<to", 0, false), Scan::Pending(2));
+    }
+
+    #[test]
+    fn lone_surrogates_match_no_text() {
+        // The template's "a\ud800" decodes to 'a' and the stand-in of U+D800; the text's
+        // U+10F800 is a real character, which the reference's surrogate never matches.
+        let surrogate = crate::value::surrogate_char(0xD800).to_string();
+        let text = format!("xa{surrogate}y");
+        let d = lit(&[&format!("a{surrogate}")]);
+        assert_eq!(scan(&d, &text, 0, true), Scan::Nothing);
+        assert_eq!(scan(&d, &text, 0, false), Scan::Pending(text.len()));
+        // What comes before the surrogate can still be the start of the delimiter.
+        assert_eq!(scan(&d, "xa", 0, false), Scan::Pending(1));
+        assert!(d.find_all(&text).unwrap().is_empty());
+        let both = lit(&[&format!("a{surrogate}"), "y"]);
+        assert_eq!(
+            scan(&both, &text, 0, true),
+            complete(text.len() - 1, text.len())
+        );
+        let p = Delimiter::Pattern(PatternDelimiter::new(&format!("a{surrogate}")).unwrap());
+        assert_eq!(scan(&p, &text, 0, true), Scan::Nothing);
+        assert_eq!(scan(&p, "xa", 0, false), Scan::Pending(1));
+        let set = format!("a[{surrogate}-{}]?b", crate::value::surrogate_char(0xDFFF));
+        let p = Delimiter::Pattern(PatternDelimiter::new(&set).unwrap());
+        assert_eq!(scan(&p, &format!("xa{surrogate}b"), 0, true), Scan::Nothing);
+        assert_eq!(scan(&p, "xab", 0, true), complete(1, 3));
     }
 
     #[test]

@@ -49,29 +49,58 @@ impl std::fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
-fn regex_failure(e: RegexError, field: &Field, which: &str) -> ParseError {
+/// A failed delimiter search from buffer offset `at` (the buffer starts at document offset
+/// `origin`).
+fn regex_failure(
+    e: RegexError,
+    field: &Field,
+    which: &str,
+    origin: usize,
+    at: usize,
+) -> ParseError {
     let delimiter = if which == "open" {
         &field.open
     } else {
         &field.close
     };
+    let span = matches!(e, RegexError::Budget).then_some(origin + at..origin + at);
     let message = match (e, delimiter) {
         (RegexError::Budget, Some(Delimiter::Pattern(p))) => format!(
             "Field '{}': {which}_pattern {} backtracks catastrophically on this text, so the \
-             search was stopped (the reference would hang here); avoid nested quantifiers such \
-             as (a*)* and alternatives that overlap inside a repeat such as (a|aa)*",
+             search from byte {} of the prefix and generation was stopped (the reference \
+             would hang here); avoid nested quantifiers such as (a*)* and alternatives that \
+             overlap inside a repeat such as (a|aa)*",
             field.name,
-            Value::from(p.source()).py_repr()
+            Value::from(p.source()).py_repr(),
+            origin + at,
         ),
         (e, _) => format!("Field '{}': {which} search failed: {e}", field.name),
     };
     ParseError {
         message,
         field: Some(field.name.clone()),
-        span: None,
+        span,
         body: None,
     }
 }
+
+/// Whether a parse error's message is the work-budget error (a pattern that backtracks
+/// catastrophically), for tools that should not retry such a parse.
+pub fn is_budget_error(message: &str) -> bool {
+    message.contains(BUDGET_MARK)
+}
+
+/// The words that identify the work-budget error's message.
+const BUDGET_MARK: &str = "backtracks catastrophically on this text";
+
+/// Matcher steps every parser may spend whatever its text (a one-shot parse of a short text
+/// gets at least what a single search always had).
+const BUDGET_BASE: u64 = 8_000_000;
+
+/// How many times over each byte a parser's searches may scan with each pattern's own
+/// per-byte allowance (a stream re-scans held text on later feeds; normal templates stay far
+/// below this).
+const BUDGET_SCANS_PER_BYTE: u64 = 4;
 
 /// Python frames the reference's constructor adds around prefix processing, compared with a
 /// direct `feed` (they lower the nesting depth at which `json.loads` gives up).
@@ -123,6 +152,11 @@ pub struct Parser {
     initial_events: Vec<Event>,
     /// The last scan of each delimiter (index `2 * field + role`), reused while still valid.
     scans: Vec<Option<CachedScan>>,
+    /// The regex work this parser may still do: grows with the text fed (see
+    /// [`Parser::budget_per_byte`]), so that any input ends in time linear in its length.
+    budget: pyregex::Budget,
+    /// The error that exhausted the budget: later feeds report it again without searching.
+    exhausted: Option<ParseError>,
 }
 
 /// A scan result and the conditions under which it was computed. On an unchanged buffer, a
@@ -245,7 +279,29 @@ impl Parser {
             patterns,
             events,
             initial_events: Vec::new(),
+            budget: pyregex::Budget::new(BUDGET_BASE),
+            exhausted: None,
         })
+    }
+
+    /// Matcher steps granted per byte of text: a few scans of it with every pattern delimiter.
+    fn budget_per_byte(&self) -> u64 {
+        let per_scan: u64 = self
+            .template
+            .fields()
+            .iter()
+            .flat_map(|f| [&f.open, &f.close])
+            .filter_map(|d| match d {
+                Some(Delimiter::Pattern(p)) => Some(p.regex.steps_per_byte()),
+                _ => None,
+            })
+            .sum();
+        BUDGET_SCANS_PER_BYTE * (per_scan + 64)
+    }
+
+    /// Steps of regex work spent so far and still allowed.
+    pub fn work(&self) -> (u64, u64) {
+        (self.budget.spent(), self.budget.remaining())
     }
 
     /// Cuts the prefix after the last start anchor and runs the rest through the parser; its
@@ -272,6 +328,10 @@ impl Parser {
             return Ok(());
         }
         self.buffer.push_str(&prefix[cut..]);
+        self.budget.grant(
+            self.budget_per_byte()
+                .saturating_mul((prefix.len() - cut) as u64),
+        );
         let mut events = Vec::new();
         // The reference consumes the prefix two Python frames deeper than a feed.
         self.patterns.json_depth -= PREFIX_FRAMES;
@@ -327,6 +387,8 @@ impl Parser {
             return Err(ParseError::new("ResponseParser already finalized"));
         }
         self.buffer.push_str(text);
+        self.budget
+            .grant(self.budget_per_byte().saturating_mul(text.len() as u64));
         self.process(events, false)
     }
 
@@ -335,6 +397,10 @@ impl Parser {
     pub fn feed_string(&mut self, text: String) -> Result<Vec<Event>, ParseError> {
         if self.buffer.is_empty() && !self.finalized {
             self.buffer = text;
+            self.budget.grant(
+                self.budget_per_byte()
+                    .saturating_mul(self.buffer.len() as u64),
+            );
             let mut events = Vec::new();
             self.process(&mut events, false)?;
             return Ok(events);
@@ -379,7 +445,25 @@ impl Parser {
         Ok(message)
     }
 
+    /// Runs [`Parser::process_text`] within the parser's work budget. Once the budget is
+    /// exhausted the parser stays failed: every later feed reports the same error at once
+    /// instead of spending the work again.
     fn process(&mut self, events: &mut Vec<Event>, eos: bool) -> Result<(), ParseError> {
+        if let Some(e) = &self.exhausted {
+            return Err(e.clone());
+        }
+        let mut budget = std::mem::take(&mut self.budget);
+        let result = budget.run(|| self.process_text(events, eos));
+        self.budget = budget;
+        if let Err(e) = &result
+            && self.budget.remaining() == 0
+        {
+            self.exhausted = Some(e.clone());
+        }
+        result
+    }
+
+    fn process_text(&mut self, events: &mut Vec<Event>, eos: bool) -> Result<(), ParseError> {
         // States seen since the position last moved: coming back to one means empty matches
         // are opening and closing regions at the same place forever.
         let mut still_at = self.pos;
@@ -454,7 +538,7 @@ impl Parser {
             if !matches!(&parser.scans[slot], Some(c) if c.reusable(pos, buf_len, eos)) {
                 let result = delim.scan(&mut parser.buffer, pos, eos).map_err(|e| {
                     let which = if role == Role::Open { "open" } else { "close" };
-                    regex_failure(e, &template.fields()[field], which)
+                    regex_failure(e, &template.fields()[field], which, parser.origin, pos)
                 })?;
                 parser.scans[slot] = Some(CachedScan {
                     from: pos,

@@ -207,6 +207,14 @@ pub struct Matcher<'a> {
     must_advance: bool,
 }
 
+/// Every search's steps count towards the thread's total and its job's budget, whichever way
+/// the search ends.
+impl Drop for Matcher<'_> {
+    fn drop(&mut self) {
+        super::budget::spend(self.steps);
+    }
+}
+
 /// The spans of a successful match: index 0 is the whole match.
 pub type Spans = Vec<Option<(usize, usize)>>;
 

@@ -8,10 +8,23 @@ const MAX: u32 = 0x10FFFF;
 
 /// A set of code points: sorted, non-overlapping, non-adjacent inclusive ranges, plus a bitmap
 /// for ASCII so that the common case is a single lookup.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct CharSet {
     ranges: Vec<(u32, u32)>,
     ascii: [u64; 2],
+}
+
+/// Hashes a few ranges only: equal sets still hash equally, and interning a large property
+/// set (`\p{L}` has hundreds of ranges) for each of thousands of repeats stays cheap.
+impl std::hash::Hash for CharSet {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let n = self.ranges.len();
+        n.hash(state);
+        self.ascii.hash(state);
+        for i in [0, n / 2, n.saturating_sub(1)] {
+            self.ranges.get(i).hash(state);
+        }
+    }
 }
 
 impl std::fmt::Debug for CharSet {
@@ -155,9 +168,18 @@ impl CharSet {
                 }
             }
         } else {
-            for &(c, _) in t::CASES {
-                if !self.contains(c) && other_cases(c).iter().any(|&o| self.contains(o)) {
-                    extra.push((c, c));
+            // The case relation is symmetric, so the characters to add are the other cases of
+            // the members: visit only the table entries inside the set's ranges (a binary
+            // search per range), not the whole table, so that a long case-insensitive
+            // literal compiles in time linear in its length.
+            for &(a, b) in &self.ranges {
+                let from = t::CASES.partition_point(|&(k, _)| k < a);
+                for &(k, _) in t::CASES[from..].iter().take_while(|&&(k, _)| k <= b) {
+                    for &o in other_cases(k) {
+                        if !self.contains(o) {
+                            extra.push((o, o));
+                        }
+                    }
                 }
             }
         }
@@ -216,6 +238,38 @@ mod tests {
         let i = a.intersect(&CharSet::range(6, 12));
         assert_eq!(i.ranges(), &[(6, 7), (10, 12)]);
         assert_eq!(CharSet::single(0x1F600).single_char(), Some(0x1F600));
+    }
+
+    /// The closure visits the members' entries, which is only right if the relation is
+    /// symmetric; check that over the whole table, and the result against the definition.
+    #[test]
+    fn case_relation_is_symmetric_and_closure_follows_the_definition() {
+        for &(c, _) in t::CASES {
+            for &o in other_cases(c) {
+                assert!(other_cases(o).contains(&c), "{c:X} -> {o:X}");
+            }
+        }
+        let by_definition = |set: &CharSet| {
+            let mut extra: Vec<(u32, u32)> = t::CASES
+                .iter()
+                .map(|&(c, _)| c)
+                .filter(|&c| !set.contains(c) && other_cases(c).iter().any(|&o| set.contains(o)))
+                .map(|c| (c, c))
+                .collect();
+            extra.extend_from_slice(set.ranges());
+            CharSet::from_ranges(extra)
+        };
+        for set in [
+            CharSet::single('k' as u32),
+            CharSet::single('I' as u32),
+            CharSet::range('a' as u32, 'z' as u32),
+            CharSet::from_ranges(vec![(0x130, 0x131), (0x3A3, 0x3A3), (0x1E9E, 0x1E9E)]),
+            CharSet::range(0, 0x2FF),
+            CharSet::range(0x400, 0x10FFFF),
+            CharSet::empty(),
+        ] {
+            assert_eq!(set.case_closure(false), by_definition(&set), "{set:?}");
+        }
     }
 
     #[test]

@@ -6,11 +6,27 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RegexError {
     /// The reference rejects the pattern. `message` is the reference's wording without the
-    /// position; `offset` is the byte offset in the pattern the reference points at.
-    Syntax { message: String, offset: usize },
+    /// position; `offset` is the byte offset in the pattern the reference points at (for
+    /// locating it in a file) and `position` the same place in code points (what the
+    /// reference's message says).
+    Syntax {
+        message: String,
+        offset: usize,
+        position: usize,
+    },
     /// The pattern uses a construct this engine deliberately does not implement (it would rather
-    /// refuse than match differently). `construct` names it; `offset` is its byte offset.
-    Unsupported { construct: String, offset: usize },
+    /// refuse than match differently). `construct` names it; `offset` is its byte offset and
+    /// `position` its code-point offset.
+    Unsupported {
+        construct: String,
+        offset: usize,
+        position: usize,
+    },
+    /// The pattern nests groups so deeply that the reference's recursive parser or compiler
+    /// gives up with `RecursionError` (at a depth of a few hundred groups, measured on the
+    /// reference as transformers loads a template). `offset` (bytes) and `position` (code
+    /// points) point at the group that crosses the limit.
+    TooDeep { offset: usize, position: usize },
     /// The compiled program would be too large.
     TooLarge { message: String },
     /// The search needed more work than its budget allows (a pathological pattern on a long
@@ -21,10 +37,24 @@ pub enum RegexError {
 impl fmt::Display for RegexError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RegexError::Syntax { message, offset } => write!(f, "{message} at position {offset}"),
-            RegexError::Unsupported { construct, offset } => {
-                write!(f, "unsupported construct at position {offset}: {construct}")
+            RegexError::Syntax {
+                message, position, ..
+            } => write!(f, "{message} at position {position}"),
+            RegexError::Unsupported {
+                construct,
+                position,
+                ..
+            } => {
+                write!(
+                    f,
+                    "unsupported construct at position {position}: {construct}"
+                )
             }
+            RegexError::TooDeep { position, .. } => write!(
+                f,
+                "groups nested too deeply at position {position} (the reference fails with \
+                 RecursionError: maximum recursion depth exceeded)"
+            ),
             RegexError::TooLarge { message } => write!(f, "pattern too large: {message}"),
             RegexError::Budget => f.write_str(
                 "the search was stopped: it exceeded its work budget (pathological pattern)",
@@ -43,12 +73,14 @@ mod tests {
     fn display_is_python_like() {
         let e = RegexError::Syntax {
             message: "missing )".into(),
-            offset: 4,
+            offset: 7,
+            position: 4,
         };
         assert_eq!(e.to_string(), "missing ) at position 4");
         let e = RegexError::Unsupported {
             construct: "recursion (?R)".into(),
             offset: 0,
+            position: 0,
         };
         assert!(e.to_string().contains("recursion"));
         assert!(RegexError::Budget.to_string().contains("budget"));

@@ -27,16 +27,19 @@
 
 pub mod ast;
 mod backtrack;
+mod budget;
 mod charset;
 mod compile;
 mod diagnose;
 mod error;
+pub mod hook;
 mod optimise;
 mod parse;
 mod prefilter;
 mod prog;
 mod props;
 mod search;
+mod stack;
 mod unicode;
 #[rustfmt::skip]
 mod unicode_tables;
@@ -45,6 +48,7 @@ mod utf8;
 use std::ops::Range;
 use std::sync::Arc;
 
+pub use budget::{Budget, steps_taken};
 pub use diagnose::Stuck;
 pub use error::RegexError;
 
@@ -67,7 +71,9 @@ pub struct Tree {
 /// Parses `pattern` into its [`Tree`], with the same errors as [`Regex::new`].
 pub fn parse_tree(pattern: &str, flags: Flags) -> Result<Tree, RegexError> {
     let bits = if flags.dotall { parse::F_DOTALL } else { 0 };
-    let parsed = parse::parse(pattern, bits).map_err(|e| to_public(pattern, e))?;
+    let parsed = stack::with_room(pattern, || parse::parse(pattern, bits))
+        .ok_or_else(no_room)?
+        .map_err(|e| to_public(pattern, e))?;
     Ok(Tree {
         node: parsed.node,
         group_count: parsed.group_count,
@@ -209,8 +215,27 @@ pub enum Partial {
 impl Regex {
     /// Compiles `pattern` as the reference's `regex.compile(pattern, flags)` would.
     pub fn new(pattern: &str, flags: Flags) -> Result<Regex, RegexError> {
+        stack::with_room(pattern, || Regex::build(pattern, flags, None)).ok_or_else(no_room)?
+    }
+
+    /// [`Regex::new`] for a pattern decoded from JSON by a caller that stores lone surrogates
+    /// (which Rust strings cannot hold) as the code points `stand_in_base..stand_in_base +
+    /// 0x800`: such a character in the pattern is the surrogate U+D800.. it stands for, which no
+    /// text contains, so it never matches (as in the reference, where text is a `str` read
+    /// from UTF-8), even where the text holds the stand-in code point itself.
+    pub fn with_surrogate_stand_ins(
+        pattern: &str,
+        flags: Flags,
+        stand_in_base: u32,
+    ) -> Result<Regex, RegexError> {
+        let base = Some(stand_in_base);
+        stack::with_room(pattern, || Regex::build(pattern, flags, base)).ok_or_else(no_room)?
+    }
+
+    fn build(pattern: &str, flags: Flags, stand_in_base: Option<u32>) -> Result<Regex, RegexError> {
         let bits = if flags.dotall { parse::F_DOTALL } else { 0 };
-        let parsed = parse::parse(pattern, bits).map_err(|e| to_public(pattern, e))?;
+        let parsed =
+            parse::parse_with(pattern, bits, stand_in_base).map_err(|e| to_public(pattern, e))?;
         let features = features_of(&parsed.node);
         let prog = compile::compile(&parsed)?;
         let prefilter = prefilter::Prefilter::new(&prog);
@@ -249,8 +274,17 @@ impl Regex {
         self.inner.features
     }
 
+    /// Matcher steps per byte of text a search of this pattern is allowed (its program's
+    /// size): what a caller sizing a [`Budget`] for some text should grant per byte.
+    pub fn steps_per_byte(&self) -> u64 {
+        search::steps_per_byte(&self.inner.prog)
+    }
+
     /// Python `pattern.search(hay, pos)`.
     pub fn search(&self, hay: &str, pos: usize) -> Result<Option<Match>, RegexError> {
+        if hook::active() {
+            return hook::search(self, hay, pos, hook::CallKind::Search);
+        }
         let pos = utf8::ceil_boundary(hay, pos);
         Ok(
             search::search(&self.inner.prog, &self.inner.prefilter, hay, pos, false)?
@@ -260,12 +294,18 @@ impl Regex {
 
     /// Python `pattern.match(hay, pos)`: a match starting exactly at `pos`.
     pub fn match_at(&self, hay: &str, pos: usize) -> Result<Option<Match>, RegexError> {
+        if hook::active() {
+            return hook::search(self, hay, pos, hook::CallKind::Match);
+        }
         let pos = utf8::ceil_boundary(hay, pos);
         Ok(search::match_at(&self.inner.prog, hay, pos)?.map(|s| self.make_match(s)))
     }
 
     /// Python `pattern.search(hay, pos, partial=True)`.
     pub fn search_partial(&self, hay: &str, pos: usize) -> Result<Partial, RegexError> {
+        if hook::active() {
+            return hook::search_partial(self, hay, pos);
+        }
         self.partial_with(hay, pos, false)
     }
 
@@ -309,13 +349,14 @@ impl Regex {
         &'a self,
         hay: &'a str,
     ) -> impl Iterator<Item = Result<Match, RegexError>> + 'a {
-        FindIter {
+        let live = FindIter {
             re: self,
             hay,
             pos: 0,
             must_advance: false,
             done: false,
-        }
+        };
+        hook::find_iter(self, hay, live)
     }
 
     fn make_match(&self, spans: backtrack::Spans) -> Match {
@@ -387,6 +428,13 @@ pub fn escape(s: &str) -> String {
     out
 }
 
+/// When no thread with room for a deeply nested pattern could be started.
+fn no_room() -> RegexError {
+    RegexError::TooLarge {
+        message: "no thread could be started to compile this deeply nested pattern".into(),
+    }
+}
+
 fn to_public(pattern: &str, e: ParseError) -> RegexError {
     let byte = |pos: usize| {
         pattern
@@ -394,14 +442,21 @@ fn to_public(pattern: &str, e: ParseError) -> RegexError {
             .nth(pos)
             .map_or(pattern.len(), |(b, _)| b)
     };
+    // The reference counts positions in code points; files are located by byte offset.
     match e {
         ParseError::Syntax { message, pos } => RegexError::Syntax {
             message,
             offset: byte(pos),
+            position: pos,
         },
         ParseError::Unsupported { construct, pos } => RegexError::Unsupported {
             construct,
             offset: byte(pos),
+            position: pos,
+        },
+        ParseError::TooDeep { pos } => RegexError::TooDeep {
+            offset: byte(pos),
+            position: pos,
         },
     }
 }

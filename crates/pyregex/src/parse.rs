@@ -39,9 +39,34 @@ const UNLIMITED: u64 = 0xFFFF_FFFF;
 /// A parse failure, with the position in characters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParseError {
-    Syntax { message: String, pos: usize },
-    Unsupported { construct: String, pos: usize },
+    Syntax {
+        message: String,
+        pos: usize,
+    },
+    Unsupported {
+        construct: String,
+        pos: usize,
+    },
+    /// Nested deeper than the reference's recursion limit allows (see [`PARSE_FRAME_LIMIT`]).
+    TooDeep {
+        pos: usize,
+    },
 }
+
+/// The reference parses groups by recursion and fails with `RecursionError` once its Python
+/// stack (1,000 frames) runs out. This parser mirrors the reference's recursive functions, so it
+/// counts the frames the reference would be using: 2 per subpattern (`_parse_pattern`,
+/// `parse_sequence`), 1 for `parse_paren`, and 1 more for lookarounds, atomic groups, flag
+/// groups (`parse_flags_subpattern` and `parse_subpattern`: 2), `(?P<name>` and conditionals.
+/// The limit was measured with transformers loading a template whose `open_pattern` is nested:
+/// `(((…a…)))` is accepted up to 327 levels, `(?:`, `(?i:` and `(?:a|` up to 196, `(?=`,
+/// `(?<=` and `(?>` up to 245; one level more fails.
+const PARSE_FRAME_LIMIT: usize = 984;
+
+/// The reference compiles the parsed tree recursively too (`compile` and `_compile`, two frames
+/// per node); a chain of groups and sequences (`(b(b(b…a…)))`) fails there, past 247 levels
+/// (494 nested nodes). The limit on nested nodes that have children.
+pub const NODE_DEPTH_LIMIT: usize = 495;
 
 type PResult<T> = Result<T, ParseError>;
 
@@ -247,6 +272,15 @@ struct Info {
     group_order: Vec<(String, u32)>,
     group_name: HashMap<u32, String>,
     open_groups: Vec<u32>,
+    /// Python frames the reference would have on its stack here (see [`PARSE_FRAME_LIMIT`]).
+    frames: usize,
+    /// Where the innermost group being parsed opens (for [`ParseError::TooDeep`]).
+    open_pos: usize,
+    /// The most frames seen so far, and where the group that reached them opens.
+    max_frames: usize,
+    deepest_open: usize,
+    /// Where the caller's stand-ins for lone surrogates start (see [`parse_with`]).
+    stand_in_base: Option<u32>,
 }
 
 impl Info {
@@ -276,6 +310,31 @@ impl Info {
 
     fn close_group(&mut self) {
         self.open_groups.pop();
+    }
+
+    /// The code point a literal pattern character stands for.
+    fn code(&self, c: char) -> u32 {
+        let cp = c as u32;
+        match self.stand_in_base {
+            Some(base) if (base..base + 0x800).contains(&cp) => 0xD800 + (cp - base),
+            _ => cp,
+        }
+    }
+
+    /// Runs `f` as the reference would run a nested call costing `n` frames, refusing (like
+    /// the reference's `RecursionError`) when that exceeds the limit.
+    fn framed<T>(&mut self, n: usize, f: impl FnOnce(&mut Info) -> PResult<T>) -> PResult<T> {
+        if self.frames + n > PARSE_FRAME_LIMIT {
+            return Err(ParseError::TooDeep { pos: self.open_pos });
+        }
+        self.frames += n;
+        if self.frames > self.max_frames {
+            self.max_frames = self.frames;
+            self.deepest_open = self.open_pos;
+        }
+        let r = f(self);
+        self.frames -= n;
+        r
     }
 
     fn is_open_group(&self, name: &str) -> bool {
@@ -311,6 +370,12 @@ impl Info {
 
 /// Parses `pattern` with the given initial flags (`F_DOTALL` and friends).
 pub fn parse(pattern: &str, flags: u32) -> PResult<Parsed> {
+    parse_with(pattern, flags, None)
+}
+
+/// [`parse`], reading the pattern's characters from `stand_in_base` to `stand_in_base + 0x7FF`
+/// as the lone surrogates U+D800..U+DFFF they stand for (so that they match no text).
+pub fn parse_with(pattern: &str, flags: u32, stand_in_base: Option<u32>) -> PResult<Parsed> {
     let mut source = Source {
         s: pattern.chars().collect(),
         pos: 0,
@@ -324,6 +389,11 @@ pub fn parse(pattern: &str, flags: u32) -> PResult<Parsed> {
         group_order: Vec::new(),
         group_name: HashMap::new(),
         open_groups: Vec::new(),
+        frames: 0,
+        open_pos: 0,
+        max_frames: 0,
+        deepest_open: 0,
+        stand_in_base,
     };
     source.ignore_space = info.flags & F_VERBOSE != 0;
     let mut node = parse_pattern(&mut source, &mut info)?;
@@ -337,6 +407,11 @@ pub fn parse(pattern: &str, flags: u32) -> PResult<Parsed> {
             0,
         );
     }
+    if node_depth(&node) > NODE_DEPTH_LIMIT {
+        return Err(ParseError::TooDeep {
+            pos: info.deepest_open,
+        });
+    }
     fix_groups(&mut node, &info, pattern)?;
     Ok(Parsed {
         node,
@@ -347,6 +422,10 @@ pub fn parse(pattern: &str, flags: u32) -> PResult<Parsed> {
 }
 
 fn parse_pattern(source: &mut Source, info: &mut Info) -> PResult<Node> {
+    info.framed(2, |info| parse_branches(source, info))
+}
+
+fn parse_branches(source: &mut Source, info: &mut Info) -> PResult<Node> {
     let mut branches = vec![parse_sequence(source, info)?];
     while source.match_str("|") {
         branches.push(parse_sequence(source, info)?);
@@ -381,7 +460,7 @@ fn parse_sequence(source: &mut Source, info: &mut Info) -> PResult<Node> {
                     break;
                 }
                 Some('\\') => sequence.push(Some(parse_escape(source, info, false)?.into_node())),
-                Some('(') => match parse_paren(source, info)? {
+                Some('(') => match open_paren(source, info, saved_pos)? {
                     Some(element) => sequence.push(Some(element)),
                     None => case_ign = info.case_ign(),
                 },
@@ -443,7 +522,7 @@ fn parse_sequence(source: &mut Source, info: &mut Info) -> PResult<Node> {
         } else {
             let c = ch.expect("not the end");
             sequence.push(Some(Node::Char {
-                c: c as u32,
+                c: info.code(c),
                 positive: true,
                 ign: case_ign,
             }));
@@ -451,6 +530,12 @@ fn parse_sequence(source: &mut Source, info: &mut Info) -> PResult<Node> {
     }
     let items: Vec<Node> = sequence.into_iter().flatten().collect();
     Ok(make_sequence(items))
+}
+
+/// `parse_paren` for the `(` at `at`, counted as the reference's frame.
+fn open_paren(source: &mut Source, info: &mut Info, at: usize) -> PResult<Option<Node>> {
+    info.open_pos = at;
+    info.framed(1, |info| parse_paren(source, info))
 }
 
 fn make_sequence(items: Vec<Node>) -> Node {
@@ -789,22 +874,30 @@ fn parse_paren(source: &mut Source, info: &mut Info) -> PResult<Option<Node>> {
                 let saved_pos_3 = source.pos;
                 let ch = source.get();
                 if ch == Some('=') || ch == Some('!') {
-                    return parse_lookaround(source, info, true, ch == Some('=')).map(Some);
+                    let positive = ch == Some('=');
+                    return info
+                        .framed(1, |info| parse_lookaround(source, info, true, positive))
+                        .map(Some);
                 }
                 source.pos = saved_pos_3;
                 let name = parse_name(source, false, false)?;
                 return parse_named_group_body(source, info, &name).map(Some);
             }
             Some('=') | Some('!') => {
-                return parse_lookaround(source, info, false, ch == Some('=')).map(Some);
+                let positive = ch == Some('=');
+                return info
+                    .framed(1, |info| parse_lookaround(source, info, false, positive))
+                    .map(Some);
             }
-            Some('P') => return parse_extension(source, info),
+            Some('P') => return info.framed(1, |info| parse_extension(source, info)),
             Some('#') => {
                 parse_comment(source)?;
                 return Ok(None);
             }
-            Some('(') => return parse_conditional(source, info, saved_pos_2 - 1),
-            Some('>') => return parse_atomic(source, info).map(Some),
+            Some('(') => {
+                return info.framed(1, |info| parse_conditional(source, info, saved_pos_2 - 1));
+            }
+            Some('>') => return info.framed(1, |info| parse_atomic(source, info)).map(Some),
             Some('|') => return unsupported("branch reset group (?|...)", saved_pos - 1),
             Some(c) if c == 'R' || c.is_ascii_digit() => {
                 // Validate like the reference before refusing.
@@ -840,7 +933,9 @@ fn parse_paren(source: &mut Source, info: &mut Info) -> PResult<Option<Node>> {
             _ => {}
         }
         source.pos = saved_pos_2;
-        return parse_flags_subpattern(source, info, saved_pos - 1);
+        return info.framed(1, |info| {
+            parse_flags_subpattern(source, info, saved_pos - 1)
+        });
     }
     if ch == Some('*') {
         let saved_pos_2 = source.pos;
@@ -1112,7 +1207,11 @@ fn parse_flags_subpattern(
     }
     let flags_on = flags_on & !GLOBAL_FLAGS;
     if source.match_str(":") {
-        return parse_subpattern(source, info, flags_on, flags_off).map(Some);
+        return info
+            .framed(1, |info| {
+                parse_subpattern(source, info, flags_on, flags_off)
+            })
+            .map(Some);
     }
     if source.match_str(")") {
         info.flags = (info.flags | flags_on) & !flags_off;
@@ -1325,7 +1424,7 @@ fn parse_escape(source: &mut Source, info: &mut Info, in_set: bool) -> PResult<E
             err(format!("bad escape \\{c}"), source.pos)
         }
         c if c.is_ascii_digit() => parse_numeric_escape(source, info, c, in_set),
-        c => Ok(make_character(info, c as u32, in_set)),
+        c => Ok(make_character(info, info.code(c), in_set)),
     }
 }
 
@@ -1668,7 +1767,7 @@ fn parse_set_item(source: &mut Source, info: &mut Info) -> PResult<SetItem> {
     }
     match source.get() {
         None => err("unterminated character set", source.pos),
-        Some(c) => Ok(SetItem::Char(c as u32)),
+        Some(c) => Ok(SetItem::Char(info.code(c))),
     }
 }
 
@@ -1691,6 +1790,34 @@ fn parse_posix_class(source: &mut Source) -> PResult<Option<SetItem>> {
 }
 
 /// Resolves group references (the reference's `fix_groups`).
+/// How many nodes with children are nested at the deepest point of `node` (computed without
+/// recursion: this is what bounds the recursion of every later pass).
+pub fn node_depth(node: &Node) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(node, 0usize)];
+    while let Some((node, depth)) = stack.pop() {
+        match node {
+            // The reference's tree has no node for a one-item sequence.
+            Node::Seq(items) | Node::Alt(items) if items.len() == 1 => {
+                stack.push((&items[0], depth))
+            }
+            Node::Seq(items) | Node::Alt(items) | Node::SetOf { members: items, .. } => {
+                deepest = deepest.max(depth + 1);
+                stack.extend(items.iter().map(|n| (n, depth + 1)));
+            }
+            Node::Group { node, .. }
+            | Node::Repeat { node, .. }
+            | Node::Atomic(node)
+            | Node::Look { node, .. } => {
+                deepest = deepest.max(depth + 1);
+                stack.push((node, depth + 1));
+            }
+            _ => {}
+        }
+    }
+    deepest
+}
+
 fn fix_groups(node: &mut Node, info: &Info, pattern: &str) -> PResult<()> {
     let _ = pattern;
     match node {

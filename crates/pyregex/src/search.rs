@@ -8,9 +8,15 @@ use super::prog::Program;
 
 /// The work budget for one search over `len` bytes with `prog`: generous for any pattern that
 /// matches in time linear in the text (a few steps per byte and instruction), small enough that
-/// a runaway pattern is reported within about a second instead of freezing the caller.
+/// a runaway pattern is reported within about a second instead of freezing the caller. Within
+/// a [`crate::Budget`], also no more than the job has left.
 fn budget(prog: &Program, len: usize) -> u64 {
-    4_000_000 + (len as u64 + 1) * (64 + 4 * prog.insts.len() as u64)
+    super::budget::limit(4_000_000 + (len as u64 + 1) * steps_per_byte(prog))
+}
+
+/// The steps per byte of text a search with `prog` is allowed.
+pub fn steps_per_byte(prog: &Program) -> u64 {
+    64 + 4 * prog.insts.len() as u64
 }
 
 fn stop_error(s: Stop) -> RegexError {

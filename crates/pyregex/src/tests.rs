@@ -196,24 +196,40 @@ fn syntax_errors_carry_the_reference_message_and_byte_offset() {
         err("(ab"),
         RegexError::Syntax {
             message: "missing )".into(),
-            offset: 3
+            offset: 3,
+            position: 3
         }
     );
     assert_eq!(
         err("é(ab"),
         RegexError::Syntax {
             message: "missing )".into(),
-            offset: 5
+            offset: 5,
+            position: 4
         }
     );
     assert_eq!(
         err("[a--b]"),
         RegexError::Syntax {
             message: "bad character range".into(),
-            offset: 4
+            offset: 4,
+            position: 4
         }
     );
     assert_eq!(err("a**").to_string(), "multiple repeat at position 2");
+    // The message counts code points, as the reference's does; `offset` stays in bytes.
+    assert_eq!(
+        err("😀[").to_string(),
+        "unterminated character set at position 2"
+    );
+    assert!(matches!(
+        err("😀["),
+        RegexError::Syntax {
+            offset: 5,
+            position: 2,
+            ..
+        }
+    ));
     assert!(matches!(
         err("(?R)"),
         RegexError::Unsupported { offset: 0, .. }

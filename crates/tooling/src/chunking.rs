@@ -472,35 +472,52 @@ impl CheckPlan {
 /// that does not, without looking for the smallest disagreement as [`check`] does).
 pub fn stable(generation: &Generation<'_>, plan: &CheckPlan) -> bool {
     let baseline = run(generation, &Chunking::Whole);
-    plan.chunkings()
-        .iter()
-        .all(|c| run(generation, c).agrees_with(&baseline))
+    if hit_budget(&baseline) {
+        return true;
+    }
+    plan.chunkings().iter().all(|c| {
+        let result = run(generation, c);
+        result.agrees_with(&baseline) && !hit_budget(&result)
+    })
+}
+
+/// Whether a run ended on the regex work budget. Each run has the budget of one stream, so
+/// a check stops at the first such run instead of spending it again for every chunking.
+fn hit_budget(result: &StreamResult) -> bool {
+    matches!(&result.message, Err(m) if rtbench_engine::parser::is_budget_error(m))
 }
 
 /// Runs the generation through every chunking of the plan and compares each result with the
 /// one-shot parse.
 pub fn check(generation: &Generation<'_>, plan: &CheckPlan) -> ChunkReport {
     let baseline = run(generation, &Chunking::Whole);
-    let tried = plan.chunkings();
-    let disagreements: Vec<Disagreement> = tried
-        .iter()
-        .filter_map(|c| {
-            let result = run(generation, c);
-            (!result.agrees_with(&baseline)).then(|| Disagreement {
-                chunking: c.clone(),
-                result,
-            })
-        })
-        .collect();
+    let mut tried = Vec::new();
+    let mut disagreements = Vec::new();
+    if !hit_budget(&baseline) {
+        for c in plan.chunkings() {
+            let result = run(generation, &c);
+            tried.push(c.clone());
+            let stop = hit_budget(&result);
+            if !result.agrees_with(&baseline) {
+                disagreements.push(Disagreement {
+                    chunking: c,
+                    result,
+                });
+            }
+            if stop {
+                break;
+            }
+        }
+    }
     let (minimal_cuts, minimal_result) = match disagreements.first() {
-        Some(d) => {
+        Some(d) if !hit_budget(&d.result) => {
             let cuts = minimize(d.chunking.cuts(generation.text), |cuts| {
                 !run(generation, &Chunking::Cuts(cuts.to_vec())).agrees_with(&baseline)
             });
             let result = run(generation, &Chunking::Cuts(cuts.clone()));
             (Some(cuts), Some(result))
         }
-        None => (None, None),
+        _ => (None, None),
     };
     ChunkReport {
         baseline,

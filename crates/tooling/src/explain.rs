@@ -202,8 +202,10 @@ pub fn explain_with(
             names.join(", ")
         )
     })?;
-    let t = traced(template, prefix, generation, tools)?;
-    explain_field(template, &t, index, options)
+    within_budget(generation, || {
+        let t = traced(template, prefix, generation, tools)?;
+        explain_field(template, &t, index, options).map_err(|e| name_budget(e, template, index))
+    })
 }
 
 /// Explains every field of the template, in template order, from one parse.
@@ -214,10 +216,47 @@ pub fn explain_all(
     tools: Option<&Value>,
     options: Options,
 ) -> Result<Vec<Explanation>, String> {
-    let t = traced(template, prefix, generation, tools)?;
-    (0..template.fields().len())
-        .map(|i| explain_field(template, &t, i, options))
-        .collect()
+    within_budget(generation, || {
+        let t = traced(template, prefix, generation, tools)?;
+        (0..template.fields().len())
+            .map(|i| {
+                explain_field(template, &t, i, options).map_err(|e| name_budget(e, template, i))
+            })
+            .collect()
+    })
+}
+
+/// Runs an explanation (its parse and its own searches) within one regex work budget that
+/// grows with the text, so that a pathological pattern ends it in bounded time.
+fn within_budget<T>(generation: &str, f: impl FnOnce() -> T) -> T {
+    const BASE: u64 = 24_000_000;
+    const PER_BYTE: u64 = 1_024;
+    pyregex::Budget::new(BASE.saturating_add(PER_BYTE.saturating_mul(generation.len() as u64)))
+        .run(f)
+}
+
+/// What [`regex_error`] says for the work budget, until [`name_budget`] names the field.
+const SEARCH_BUDGET: &str = "the search exceeded its work budget";
+
+/// The work-budget error of a search made for `field`, worded as the parse's (naming the
+/// field and its pattern), so that it reads and exits like `rtbench parse`.
+fn name_budget(e: String, template: &Template, field: usize) -> String {
+    if e != SEARCH_BUDGET {
+        return e;
+    }
+    let f = &template.fields()[field];
+    let (which, pattern) = match (&f.open, &f.close) {
+        (Some(Delimiter::Pattern(p)), _) => ("open", p.source()),
+        (_, Some(Delimiter::Pattern(p))) => ("close", p.source()),
+        _ => return format!("Field '{}': {SEARCH_BUDGET}", f.name),
+    };
+    format!(
+        "Field '{}': {which}_pattern {} backtracks catastrophically on this text, so the \
+         search was stopped (the reference would hang here); avoid nested quantifiers such as \
+         (a*)* and alternatives that overlap inside a repeat such as (a|aa)*",
+        f.name,
+        Value::from(pattern).py_repr()
+    )
 }
 
 /// The lines of several explanations of one parse: each field's own lines, then the prefix
@@ -242,7 +281,10 @@ pub fn lines_all(explanations: &[Explanation]) -> Vec<String> {
 }
 
 fn regex_error(e: RegexError) -> String {
-    format!("searching the delimiters failed: {e}")
+    match e {
+        RegexError::Budget => SEARCH_BUDGET.to_string(),
+        e => format!("searching the delimiters failed: {e}"),
+    }
 }
 
 fn traced(
@@ -261,6 +303,13 @@ fn traced(
         ..
     } = audit(template, prefix, generation, tools);
     let parse_error = result.err();
+    // A parse stopped by the work budget cannot be explained further (every search would stop
+    // the same way): report it as `rtbench parse` does.
+    if let Some(e) = &parse_error
+        && rtbench_engine::parser::is_budget_error(&e.message)
+    {
+        return Err(e.message.clone());
+    }
     let anchor = if prefix.is_empty() {
         AnchorCut::EmptyPrefix
     } else {

@@ -598,10 +598,12 @@ fn tag_pattern(
         Ok(r) => r,
         Err(e) => {
             let (message, offset) = match &e {
-                pyregex::RegexError::Syntax { message, offset } => (message.clone(), Some(*offset)),
-                pyregex::RegexError::Unsupported { construct, offset } => {
-                    (format!("unsupported construct {construct}"), Some(*offset))
-                }
+                pyregex::RegexError::Syntax {
+                    message, offset, ..
+                } => (message.clone(), Some(*offset)),
+                pyregex::RegexError::Unsupported {
+                    construct, offset, ..
+                } => (format!("unsupported construct {construct}"), Some(*offset)),
                 other => (other.to_string(), None),
             };
             let mut err = TemplateError::new(

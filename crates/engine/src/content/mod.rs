@@ -138,7 +138,14 @@ impl PatternCache {
     pub(crate) fn get(&mut self, pattern: &str, dotall: bool) -> Result<Regex, RegexError> {
         self.compiled
             .entry((pattern.to_string(), dotall))
-            .or_insert_with(|| Regex::new(pattern, Flags { dotall }))
+            // Lone surrogates in the template's pattern match no text, as in the reference.
+            .or_insert_with(|| {
+                Regex::with_surrogate_stand_ins(
+                    pattern,
+                    Flags { dotall },
+                    crate::value::SURROGATE_BASE,
+                )
+            })
             .clone()
     }
 }

@@ -485,9 +485,15 @@ fn regex_error(scope: &str, key: &str, path: JsonPath, e: &RegexError) -> Templa
     );
     match e {
         RegexError::Syntax { offset, .. } => err.at_offset(*offset),
-        RegexError::Unsupported { offset, construct } => err.at_offset(*offset).help(format!(
+        RegexError::Unsupported {
+            offset, construct, ..
+        } => err.at_offset(*offset).help(format!(
             "{construct} cannot be matched exactly by rtbench; rewrite the pattern without it"
         )),
+        RegexError::TooDeep { offset, .. } => err.at_offset(*offset).help(
+            "the reference cannot load a pattern nested this deeply (a few hundred groups); \
+             flatten the nesting",
+        ),
         _ => err,
     }
 }

@@ -1,0 +1,94 @@
+//! The regex work of a whole stream is bounded by its length: a pathological pattern fed one
+//! character at a time ends (here with the budget error) after a number of matcher steps that
+//! grows linearly with the text, and the error is reported once, at the feed where it happened.
+
+use rtbench_engine::{Parser, Template};
+
+const PATHOLOGICAL: &str = r#"{"version": 1, "start_anchor": "<s>",
+  "fields": {"content": {"open_pattern": "(?=(a+)+b)a", "close": "</c>"}}}"#;
+
+/// Streams `n` characters `a` one at a time: the matcher steps taken and the error, if any,
+/// with the index of the feed that failed.
+fn stream(n: usize) -> (u64, Option<(usize, String)>) {
+    let template = Template::from_json_str(PATHOLOGICAL).unwrap();
+    let before = pyregex::steps_taken();
+    let mut parser = Parser::new(&template, Some("<s>"), None).unwrap();
+    let mut failure = None;
+    for i in 0..n {
+        if let Err(e) = parser.feed("a")
+            && failure.is_none()
+        {
+            failure = Some((i, e.message.clone()));
+        }
+    }
+    if let Err(e) = parser.finalize()
+        && failure.is_none()
+    {
+        failure = Some((n, e.message));
+    }
+    (pyregex::steps_taken() - before, failure)
+}
+
+#[test]
+fn a_pathological_stream_ends_within_linear_work() {
+    let (small, small_err) = stream(1_000);
+    let (large, large_err) = stream(10_000);
+    eprintln!(
+        "steps: 1 KB {small}, 10 KB {large} ({:.2}x)",
+        large as f64 / small as f64
+    );
+    assert!(
+        large <= 12 * small,
+        "steps grew more than linearly: {small} -> {large}"
+    );
+    // Far below what a per-search allowance spent on every feed would cost.
+    assert!(large < 400_000_000, "{large} steps");
+    for err in [small_err, large_err] {
+        let (_, message) = err.expect("the budget error");
+        assert!(message.contains("backtracks catastrophically"), "{message}");
+        assert!(message.contains("(?=(a+)+b)a"), "{message}");
+        assert!(message.contains("from byte"), "{message}");
+    }
+}
+
+#[test]
+fn after_the_budget_error_later_feeds_fail_at_once() {
+    let template = Template::from_json_str(PATHOLOGICAL).unwrap();
+    let mut parser = Parser::new(&template, Some("<s>"), None).unwrap();
+    let mut first = None;
+    for i in 0..5_000 {
+        if let Err(e) = parser.feed("a") {
+            first = Some((i, e));
+            break;
+        }
+    }
+    let (_, error) = first.expect("the budget runs out");
+    let before = pyregex::steps_taken();
+    let again = parser.feed("aaaa").unwrap_err();
+    assert_eq!(again, error);
+    assert_eq!(
+        pyregex::steps_taken(),
+        before,
+        "no search after the failure"
+    );
+}
+
+#[test]
+fn ordinary_streams_spend_a_few_steps_per_byte() {
+    let template = Template::from_json_str(
+        r#"{"version": 1, "start_anchor": "<s>", "fields": {
+          "thinking": {"open_pattern": "<think>\\s*", "close_pattern": "\\s*</think>"},
+          "content": {"close": "<end>"}}}"#,
+    )
+    .unwrap();
+    let text = "<think>why not</think>hello world, ".repeat(300);
+    let mut parser = Parser::new(&template, Some("<s>"), None).unwrap();
+    let (spent_before, _) = parser.work();
+    for c in text.chars() {
+        parser.feed(&c.to_string()).unwrap();
+    }
+    parser.finalize().unwrap();
+    let (spent, left) = parser.work();
+    assert!(spent - spent_before < 100 * text.len() as u64, "{spent}");
+    assert!(left > 0);
+}

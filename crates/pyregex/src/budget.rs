@@ -1,0 +1,125 @@
+//! A work budget shared by every search of one job (a parse, a stream, a replay), and the
+//! count of matcher steps taken.
+//!
+//! Each search also has its own allowance (see `search.rs`), but a stream searches its buffer
+//! again on every feed: a pathological pattern would spend a whole per-search allowance on
+//! each feed. A [`Budget`] caps the job as a whole: its owner grants steps in proportion to
+//! the text it feeds, and runs its searches inside [`Budget::run`]; a search then stops (with
+//! [`crate::RegexError::Budget`]) when either its own allowance or the job's runs out.
+//!
+//! Steps are counted, never timed, so the bound is the same on every machine and in tests.
+
+use std::cell::Cell;
+
+thread_local! {
+    /// Steps left to the innermost [`Budget::run`] on this thread (`None` outside one).
+    static SHARED: Cell<Option<u64>> = const { Cell::new(None) };
+    /// Every matcher step taken on this thread.
+    static STEPS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// A work allowance, in matcher steps, shared by the searches run inside [`Budget::run`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Budget {
+    remaining: u64,
+    spent: u64,
+}
+
+impl Budget {
+    /// A budget of `steps`.
+    pub fn new(steps: u64) -> Budget {
+        Budget {
+            remaining: steps,
+            spent: 0,
+        }
+    }
+
+    /// Adds `steps` (for more text to search).
+    pub fn grant(&mut self, steps: u64) {
+        self.remaining = self.remaining.saturating_add(steps);
+    }
+
+    /// Steps left.
+    pub fn remaining(&self) -> u64 {
+        self.remaining
+    }
+
+    /// Steps spent by the searches run so far.
+    pub fn spent(&self) -> u64 {
+        self.spent
+    }
+
+    /// Runs `f`, charging every search it makes on this thread to this budget (and to any
+    /// enclosing one).
+    pub fn run<T>(&mut self, f: impl FnOnce() -> T) -> T {
+        /// Puts the enclosing budget back, charged with what was spent, even if `f` unwinds.
+        struct Restore<'a> {
+            budget: &'a mut Budget,
+            outer: Option<u64>,
+        }
+        impl Drop for Restore<'_> {
+            fn drop(&mut self) {
+                let left = SHARED.get().unwrap_or(0).min(self.budget.remaining);
+                let used = self.budget.remaining - left;
+                self.budget.remaining = left;
+                self.budget.spent += used;
+                SHARED.set(self.outer.map(|o| o.saturating_sub(used)));
+            }
+        }
+        let outer = SHARED.get();
+        let restore = Restore {
+            outer,
+            budget: self,
+        };
+        SHARED.set(Some(match outer {
+            Some(o) => o.min(restore.budget.remaining),
+            None => restore.budget.remaining,
+        }));
+        let r = f();
+        drop(restore);
+        r
+    }
+}
+
+/// Every matcher step taken on this thread so far (for tests and benchmarks that bound the
+/// work of a job without timing it).
+pub fn steps_taken() -> u64 {
+    STEPS.get()
+}
+
+/// The allowance for a search whose own limit is `own`: also within the enclosing budget.
+pub(crate) fn limit(own: u64) -> u64 {
+    SHARED.get().map_or(own, |left| own.min(left))
+}
+
+/// Records `steps` taken by a search.
+pub(crate) fn spend(steps: u64) {
+    STEPS.set(STEPS.get().saturating_add(steps));
+    if let Some(left) = SHARED.get() {
+        SHARED.set(Some(left.saturating_sub(steps)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn searches_inside_run_are_charged_to_the_budget_and_enclosing_ones() {
+        let mut outer = Budget::new(100);
+        let mut inner = Budget::new(30);
+        outer.run(|| {
+            assert_eq!(limit(1000), 100);
+            spend(10);
+            inner.run(|| {
+                assert_eq!(limit(1000), 30);
+                spend(25);
+                assert_eq!(limit(1000), 5);
+            });
+            assert_eq!(limit(1000), 65);
+        });
+        assert_eq!((outer.remaining(), outer.spent()), (65, 35));
+        assert_eq!((inner.remaining(), inner.spent()), (5, 25));
+        assert_eq!(limit(1000), 1000);
+    }
+}
