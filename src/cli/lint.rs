@@ -1,6 +1,8 @@
 //! `rtbench lint`: the template's validation plus warnings about likely mistakes and
 //! constructs other runtimes cannot use; with samples, also what each sample's parse loses
-//! without an error (a value overwritten, text dropped, a region that never closed).
+//! without an error (a value overwritten, text dropped, a region that never closed). With
+//! `--engines`, also how the template's patterns fare in other runtimes' regex engines on the
+//! samples (see `rtbench_portability`).
 
 use std::path::{Path, PathBuf};
 
@@ -11,10 +13,19 @@ use rtbench_tooling::lint::lint_file;
 use rtbench_tooling::model::{Model, prepare};
 use rtbench_tooling::sample::{self, Sample, expand, parse_sample};
 
+use rtbench_engine::template::error::{Target, TemplateError};
+use rtbench_portability::{EngineKind, SampleInput, Verdict, analyze, render};
+
 /// Prints every warning with its location; exit 0, or 1 with `deny` when there are warnings
 /// (and 1 for an invalid template, as `check`, or a malformed sample; 2 for a sample that cannot
 /// be read).
-pub fn run(path: &Path, samples: &[PathBuf], deny: bool) -> Result<(), Failure> {
+pub fn run(
+    path: &Path,
+    samples: &[PathBuf],
+    deny: bool,
+    engines: Option<&str>,
+) -> Result<(), Failure> {
+    let engines = engines.map(parse_engines).transpose()?;
     let (template, source) = inputs::template(path)?;
     let findings = lint_file(&template, &source);
     let mut text = String::new();
@@ -30,6 +41,8 @@ pub fn run(path: &Path, samples: &[PathBuf], deny: bool) -> Result<(), Failure> 
         );
     }
     let mut model: Option<Model> = None;
+    // The prepared samples, kept for the portability replay.
+    let mut kept: Vec<(String, Sample, String)> = Vec::new();
     for file in &files {
         // Unreadable (or not UTF-8) is an I/O error (2); malformed sections an input error (1).
         let file_text = inputs::text_file(file, "sample file")?;
@@ -57,6 +70,12 @@ pub fn run(path: &Path, samples: &[PathBuf], deny: bool) -> Result<(), Failure> 
             text.push_str(&f.diagnostic.to_string());
             text.push_str("\n\n");
         }
+        if engines.is_some() {
+            kept.push((name, sample, file_text));
+        }
+    }
+    if let Some(engines) = &engines {
+        count += portability(&template, &source, &kept, engines, &mut text);
     }
     let what = if files.is_empty() {
         path.display().to_string()
@@ -83,4 +102,112 @@ pub fn run(path: &Path, samples: &[PathBuf], deny: bool) -> Result<(), Failure> 
         });
     }
     Ok(())
+}
+
+/// The engines named by `--engines` (`all` for every built-in one).
+fn parse_engines(list: &str) -> Result<Vec<EngineKind>, Failure> {
+    if list == "all" {
+        return Ok(EngineKind::built_in());
+    }
+    let mut out = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        let Some(e) = EngineKind::from_name(name) else {
+            let known: Vec<&str> = EngineKind::ALL.iter().map(|e| e.name()).collect();
+            return Err(Failure::usage(format!(
+                "unknown engine '{name}' for --engines (known: {}); a bare --engines must be followed by another option, not a SAMPLE",
+                known.join(", ")
+            )));
+        };
+        if !e.available() {
+            return Err(Failure::usage(format!(
+                "engine '{name}' is not in this build (build with --features rtbench-portability/pcre2)"
+            )));
+        }
+        if !out.contains(&e) {
+            out.push(e);
+        }
+    }
+    if out.is_empty() {
+        return Err(Failure::usage("--engines: no engine named"));
+    }
+    Ok(out)
+}
+
+/// Appends the portability report to `text` and returns its number of warnings: one per
+/// (pattern, engine) that differs on some sample or cannot be written, located at the
+/// pattern's key in the template, with the first divergence under it.
+fn portability(
+    template: &rtbench_engine::Template,
+    source: &rtbench_engine::template::source::TemplateSource,
+    samples: &[(String, Sample, String)],
+    engines: &[EngineKind],
+    text: &mut String,
+) -> usize {
+    let inputs: Vec<SampleInput<'_>> = samples
+        .iter()
+        .map(|(name, sample, file_text)| SampleInput {
+            name: name.clone(),
+            sample,
+            file_text: Some(file_text.as_str()),
+        })
+        .collect();
+    let report = analyze(template, &inputs, engines);
+    let names: Vec<&str> = engines.iter().map(|e| e.name()).collect();
+    text.push_str(&format!(
+        "portability: the template's patterns in {} on {}\n",
+        names.join(", "),
+        match report.samples {
+            1 => "1 sample".to_string(),
+            n => format!("{n} samples"),
+        }
+    ));
+    if report.fields.is_empty() {
+        text.push_str("no patterns (only literal delimiters): portable\n\n");
+    } else {
+        text.push_str(&render::table(&report));
+        text.push_str("\n\n");
+    }
+    let mut count = 0;
+    for row in &report.fields {
+        for (engine, verdict) in report.engines.iter().zip(&row.verdicts) {
+            let Some(headline) = render::headline(*engine, row, verdict) else {
+                continue;
+            };
+            count += 1;
+            let finding = TemplateError::new(headline, row.path.clone(), Target::Key);
+            text.push_str(&source.warn(&finding).to_string());
+            if let Verdict::Differs { first, .. } = verdict {
+                for line in render::divergence(*engine, first).lines() {
+                    text.push_str("\n  ");
+                    text.push_str(line);
+                }
+            }
+            text.push_str("\n\n");
+        }
+    }
+    if !report.partial.is_empty() {
+        text.push_str(&format!(
+            "partial matching: {} cannot match partially; a runtime must hold text back instead. \
+             With complete matches only, holding back the pattern's longest match (the whole \
+             region for an unbounded pattern), streamed {} code point(s) at a time:\n",
+            names.join(", "),
+            rtbench_portability::partial::CHUNK
+        ));
+        for p in &report.partial {
+            let message = if p.message_differs {
+                "the message differs"
+            } else {
+                "same message"
+            };
+            match &p.first_difference {
+                None => text.push_str(&format!("  {}: same events, {message}\n", p.sample)),
+                Some((feed, ours, theirs)) => text.push_str(&format!(
+                    "  {}: events differ from feed {feed} (rtbench: {ours}; hold-back: {theirs}), {message}\n",
+                    p.sample
+                )),
+            }
+        }
+        text.push('\n');
+    }
+    count
 }

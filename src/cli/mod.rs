@@ -18,6 +18,7 @@
 //!   that cannot be written; on a folder of samples, a sample that fails this way (the highest
 //!   code wins).
 
+mod corpus;
 mod explain;
 mod export;
 mod inputs;
@@ -143,6 +144,12 @@ pub enum Command {
         /// Exit 1 when there is any warning (for CI).
         #[arg(long)]
         deny_warnings: bool,
+        /// Also replay every pattern in other runtimes' regex engines on the samples and
+        /// report where they differ: a comma-separated LIST of regex, fancy-regex, ecmascript,
+        /// pcre2 (pcre2 only in builds with the `rtbench-portability/pcre2` feature); bare
+        /// `--engines` (before --template or another option) means every built-in engine.
+        #[arg(long, value_name = "LIST", num_args = 0..=1, default_missing_value = "all")]
+        engines: Option<String>,
     },
     /// Write the template into a tokenizer_config.json under `response_template`, keeping every
     /// other byte of the file. Shows the change; writes only with --write.
@@ -200,6 +207,12 @@ pub enum Command {
         #[arg(value_name = "FILE", required_unless_present = "ids")]
         file: Option<PathBuf>,
     },
+    /// Parse a corpus of generations (JSON Lines records, folders of samples, or `-` for
+    /// stdin) with one template on every core and report: counts, what each field lost,
+    /// errors grouped by kind and field, chunking instability over a sample, the slowest
+    /// records. Exit 1 when a record fails (not a record, an unexpected error, a difference
+    /// from its expected message).
+    Corpus(corpus::CorpusArgs),
     /// Render each sample's messages with the parsed message appended (no generation prompt)
     /// and compare with its prefix + generation: where the chat template would write the turn
     /// differently. Exit 1 when one differs and its sample does not say a difference is
@@ -288,6 +301,7 @@ pub fn main() -> ExitCode {
         Some(Command::Roundtrip { template, samples }) => {
             model::roundtrip(template.as_deref(), &samples)
         }
+        Some(Command::Corpus(args)) => corpus::run(&args),
         Some(Command::Test {
             paths,
             template,
@@ -309,7 +323,8 @@ pub fn main() -> ExitCode {
             template,
             samples,
             deny_warnings,
-        }) => lint::run(&template, &samples, deny_warnings),
+            engines,
+        }) => lint::run(&template, &samples, deny_warnings, engines.as_deref()),
         Some(Command::Export {
             template,
             config,

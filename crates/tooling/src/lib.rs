@@ -3,6 +3,7 @@
 
 pub mod atomic;
 pub mod chunking;
+pub mod corpus;
 pub mod diff;
 pub mod explain;
 pub mod export;

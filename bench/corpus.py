@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Corpus-mode benchmark: rtbench corpus against the reference's parse_response loop, the
+speed-up from one core to all, and peak memory on a small and a large corpus.
+
+    python3 bench/corpus.py [--oracle-python /tmp/oracle/bin/python] [--rtbench PATH]
+                            [--format qwen3] [--records 20000] [--large-mb 1024] [--runs 3]
+
+Input: tests/data/corpus/<format>.jsonl.gz (tools/corpus/make_corpus.py), its records repeated
+to --records lines for the timings and to --large-mb megabytes for the large-memory run (written
+to a temporary folder and deleted afterwards). Times are the parse loops only, best of --runs:
+rtbench's own `seconds` (`--json`; reading, parsing, auditing and reporting every record), and
+the reference's `parse_response` over the same records in one process (its template load and
+JSON decoding of the lines outside the timer). Peak memory is /usr/bin/time's maximum resident
+set size of the whole rtbench process.
+"""
+import argparse
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+REFERENCE_LOOP = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[3])
+import bless_with_reference as b
+parse_response = b.load_reference()
+template = json.load(open(sys.argv[1], encoding="utf-8"))
+records = [json.loads(l) for l in open(sys.argv[2], encoding="utf-8") if l.strip()]
+records = [r for r in records if isinstance(r, dict) and "generation" in r]
+start = time.perf_counter()
+for r in records:
+    try:
+        parse_response(r["generation"], template, prefix=r.get("prefix", ""), tools=r.get("tools"))
+    except Exception:
+        pass
+print(time.perf_counter() - start, len(records))
+"""
+
+
+def rtbench_run(exe, template, data, jobs=None, extra=()):
+    cmd = [str(exe), "corpus", "--json", "--quiet", "--chunk-sample", "0", "--template", str(template)]
+    if jobs:
+        cmd += ["--jobs", str(jobs)]
+    cmd += list(extra) + [str(data)]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode not in (0, 1):
+        raise SystemExit(f"rtbench failed ({out.returncode}): {out.stderr}")
+    return json.loads(out.stdout)
+
+
+def max_rss_kb(cmd):
+    out = subprocess.run(["/usr/bin/time", "-v"] + cmd, capture_output=True, text=True)
+    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", out.stderr)
+    return int(m.group(1)) if m else -1
+
+
+def repeat_to(lines, path, *, count=None, size=None):
+    with open(path, "w", encoding="utf-8") as f:
+        n, written = 0, 0
+        while (count is not None and n < count) or (size is not None and written < size):
+            line = lines[n % len(lines)] + "\n"
+            f.write(line)
+            written += len(line.encode("utf-8"))
+            n += 1
+    return n, written
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--oracle-python", default="/tmp/oracle/bin/python")
+    ap.add_argument("--rtbench", help="the rtbench binary (default: build target/release/rtbench)")
+    ap.add_argument("--format", default="qwen3")
+    ap.add_argument("--records", type=int, default=20000)
+    ap.add_argument("--large-mb", type=int, default=1024)
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args()
+    exe = args.rtbench
+    if exe is None:
+        subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "rtbench"], cwd=ROOT, check=True)
+        target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+        exe = target / "release" / "rtbench"
+    template = ROOT / "samples" / args.format / "template.json"
+    with gzip.open(ROOT / "tests" / "data" / "corpus" / f"{args.format}.jsonl.gz", "rt", encoding="utf-8") as f:
+        lines = [l.rstrip("\n") for l in f if l.strip()]
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        small = tmp / "small.jsonl"
+        n, size = repeat_to(lines, small, count=args.records)
+        print(f"corpus: {args.format}, {n} records, {size / 1e6:.1f} MB")
+
+        one = min(rtbench_run(exe, template, small, jobs=1)["seconds"] for _ in range(args.runs))
+        ref = []
+        for _ in range(args.runs):
+            out = subprocess.run(
+                [args.oracle_python, "-c", REFERENCE_LOOP, str(template), str(small), str(ROOT / "tools" / "samples")],
+                capture_output=True, text=True, check=True,
+            )
+            t, count = out.stdout.split()
+            ref.append(float(t))
+        ref_t = min(ref)
+        print(f"one core:   rtbench {n / one:10.0f} records/s ({one:.3f} s)   reference parse_response loop "
+              f"{int(count) / ref_t:10.0f} records/s ({ref_t:.3f} s)   ratio {ref_t / one:.1f}x")
+
+        cores = os.cpu_count() or 1
+        load = os.getloadavg()[0]
+        if load > 0.5:
+            print(f"note: load average {load:.1f} on {cores} cores before the run: other processes "
+                  "share the cores, so the speed-up below is a lower bound")
+        allc = min(rtbench_run(exe, template, small, jobs=cores)["seconds"] for _ in range(args.runs))
+        print(f"all cores:  {cores} cores {n / allc:10.0f} records/s ({allc:.3f} s)   speed-up {one / allc:.2f}x over one core")
+
+        small_rss = max_rss_kb([str(exe), "corpus", "--json", "--quiet", "--template", str(template), str(small)])
+        large = tmp / "large.jsonl"
+        n_large, size_large = repeat_to(lines, large, size=args.large_mb << 20)
+        large_rss = max_rss_kb([str(exe), "corpus", "--json", "--quiet", "--template", str(template), str(large)])
+        large.unlink()
+        print(f"peak memory: {size / 1e6:8.1f} MB corpus ({n} records) {small_rss / 1024:7.1f} MiB max RSS")
+        print(f"             {size_large / 1e6:8.1f} MB corpus ({n_large} records) {large_rss / 1024:7.1f} MiB max RSS"
+              f"   ({large_rss / max(small_rss, 1):.2f}x for {size_large / size:.0f}x the input)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+//! Failing records as `.sample` files, so that `rtbench test` and the workbench open each one
+//! like any other sample. A file is created only if no file of that name exists (`O_EXCL`):
+//! a folder of earlier results, or of hand-written samples, is never overwritten.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::outcome::{Outcome, Status};
+use crate::sample::{Sample, parse_sample};
+use rtbench_engine::py::{DumpOptions, json_dumps};
+use rtbench_engine::value::Value;
+
+/// A section whose text is `text` exactly: the line breaks it ends with are said in the
+/// header, since the layout rule strips them from the body.
+fn text_section(name: &str, text: &str, out: &mut String) {
+    let body = text.trim_end_matches('\n');
+    let newlines = text.len() - body.len();
+    match newlines {
+        0 => out.push_str(&format!("--- {name} ---\n")),
+        1 => out.push_str(&format!("--- {name} (ends with newline) ---\n")),
+        n => out.push_str(&format!("--- {name} (ends with {n} newlines) ---\n")),
+    }
+    out.push_str(body);
+    out.push('\n');
+}
+
+fn json_section(name: &str, value: &Value, out: &mut String) {
+    let opts = DumpOptions {
+        indent: Some(2),
+        compact: false,
+        ..DumpOptions::reference_cli()
+    };
+    if let Ok(text) = json_dumps(value, &opts) {
+        out.push_str(&format!("--- {name} ---\n{text}\n"));
+    }
+}
+
+/// The `.sample` text of a record: its prefix and generation as text (a conversation rendered,
+/// token ids decoded), its tools and expected message, and a note saying where it came from and
+/// how it failed.
+pub fn sample_text(outcome: &Outcome, sample: &Sample) -> String {
+    let mut out = String::new();
+    text_section("prefix", sample.prefix.as_deref().unwrap_or(""), &mut out);
+    text_section("generation", &sample.generation, &mut out);
+    if let Some(t) = &sample.tools {
+        json_section("tools", t, &mut out);
+    }
+    if let Some(e) = &sample.expected {
+        json_section("expected", e, &mut out);
+    }
+    let mut note = format!("From the corpus record {}.", outcome.label());
+    match &outcome.status {
+        Status::Error(e) => note.push_str(&format!("\nError: {}", e.message)),
+        Status::Input(m) => note.push_str(&format!("\nNot parsed: {m}")),
+        Status::Parsed(_) => {}
+    }
+    if let Some(d) = &outcome.differs {
+        note.push_str("\nDiffers from the expected message:");
+        for l in d.iter().take(20) {
+            note.push_str(&format!("\n  {l}"));
+        }
+    }
+    // A text whose last line is blank but not empty cannot be written as a section exactly.
+    if let Ok(back) = parse_sample(Path::new("check.sample"), &format!("{out}--- note ---\n"))
+        && (back.generation != sample.generation
+            || back.prefix.as_deref() != Some(sample.prefix.as_deref().unwrap_or("")))
+    {
+        note.push_str(
+            "\nThe record's text ends in a way a sample section cannot hold (blank characters \
+             on its last line): this file's text is not exactly the record's.",
+        );
+    }
+    // A note line that looks like a section header would start a section.
+    let note = note.replace("\n--- ", "\n  --- ");
+    out.push_str(&format!("--- note ---\n{note}\n"));
+    out
+}
+
+/// A file name for the record: its position and a short form of its id.
+pub fn file_name(outcome: &Outcome) -> String {
+    let slug: String = outcome
+        .id
+        .as_deref()
+        .unwrap_or("")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    let slug = slug.trim_matches('_');
+    if slug.is_empty() {
+        format!("record-{:06}.sample", outcome.index + 1)
+    } else {
+        format!("record-{:06}-{slug}.sample", outcome.index + 1)
+    }
+}
+
+/// Writes the failing record into `dir` as a new file; an existing file of that name is an
+/// error (never replaced).
+pub fn write_failure(dir: &Path, outcome: &Outcome) -> std::io::Result<PathBuf> {
+    let Some(sample) = &outcome.sample else {
+        return Err(std::io::Error::other("the record has no text to write"));
+    };
+    let path = dir.join(file_name(outcome));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    file.write_all(sample_text(outcome, sample).as_bytes())?;
+    file.sync_all()?;
+    Ok(path)
+}

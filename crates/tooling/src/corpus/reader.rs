@@ -1,0 +1,379 @@
+//! Reading a corpus as a stream: JSON Lines files line by line (each line with its number and
+//! byte offset, so that a viewer can list records and read any one of them again later without
+//! holding the file), folders of `.sample` files one file at a time, and stdin.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::record::{FieldNames, Location, Record, RecordError, parse_record};
+use crate::sample::read_sample;
+
+/// Lines longer than this are reported as malformed and skipped without being held: one
+/// runaway line must not take the memory a streamed corpus is meant to save.
+pub const MAX_LINE: usize = 256 << 20;
+
+/// One line of a JSON Lines file: its 1-based number, the byte offset where it starts, and its
+/// text (`Err` when it is too long or not UTF-8).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    pub number: u64,
+    pub offset: u64,
+    pub text: Result<String, RecordError>,
+}
+
+/// The lines of a JSON Lines stream. Blank lines are skipped (they are not records); a final
+/// line without a line break is read like the others; a `\r` before the line break is dropped.
+pub struct LineReader<R> {
+    input: R,
+    number: u64,
+    offset: u64,
+    buf: Vec<u8>,
+}
+
+impl<R: BufRead> LineReader<R> {
+    pub fn new(input: R) -> LineReader<R> {
+        LineReader {
+            input,
+            number: 0,
+            offset: 0,
+            buf: Vec::new(),
+        }
+    }
+
+    /// Bytes consumed so far (for progress against the file's size).
+    pub fn bytes_read(&self) -> u64 {
+        self.offset
+    }
+
+    /// Reads one raw line into `buf` (at most [`MAX_LINE`] bytes of it): whether a line was
+    /// there and whether it was longer than that.
+    fn read_raw(&mut self) -> std::io::Result<Option<(u64, bool)>> {
+        self.buf.clear();
+        let start = self.offset;
+        let mut overlong = false;
+        let mut any = false;
+        loop {
+            let chunk = match self.input.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                break;
+            }
+            any = true;
+            let (take, done) = match memchr_newline(chunk) {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), false),
+            };
+            if !overlong {
+                if self.buf.len() + take > MAX_LINE {
+                    overlong = true;
+                    self.buf.clear();
+                } else {
+                    self.buf.extend_from_slice(&chunk[..take]);
+                }
+            }
+            self.input.consume(take);
+            self.offset += take as u64;
+            if done {
+                break;
+            }
+        }
+        Ok(any.then_some((start, overlong)))
+    }
+}
+
+fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == b'\n')
+}
+
+impl<R: BufRead> Iterator for LineReader<R> {
+    type Item = std::io::Result<Line>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let (offset, overlong) = match self.read_raw() {
+                Ok(Some(x)) => x,
+                Ok(None) => return None,
+                Err(e) => return Some(Err(e)),
+            };
+            self.number += 1;
+            let text = if overlong {
+                Err(RecordError {
+                    message: format!("line longer than {} MiB", MAX_LINE >> 20),
+                })
+            } else {
+                let mut bytes = std::mem::take(&mut self.buf);
+                if bytes.last() == Some(&b'\n') {
+                    bytes.pop();
+                    if bytes.last() == Some(&b'\r') {
+                        bytes.pop();
+                    }
+                }
+                if bytes.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                String::from_utf8(bytes).map_err(|e| RecordError {
+                    message: format!(
+                        "not valid UTF-8 (byte {} of the line)",
+                        e.utf8_error().valid_up_to()
+                    ),
+                })
+            };
+            return Some(Ok(Line {
+                number: self.number,
+                offset,
+                text,
+            }));
+        }
+    }
+}
+
+/// One entry of a corpus: where it is and its content. A line's JSON is decoded only by
+/// [`Entry::record`], so that the decoding runs on the worker threads, not on the one reading.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub location: Location,
+    pub content: Content,
+}
+
+/// What an entry holds: a line still to be decoded, or a record read from a sample file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Content {
+    Line(Result<String, RecordError>),
+    /// Boxed: a sample is large beside a line, and most corpora are lines.
+    Record(Box<Result<Record, RecordError>>),
+}
+
+impl Entry {
+    /// The record, decoding a line with `names`; or why the entry is not one.
+    pub fn record(self, names: &FieldNames) -> Result<Record, RecordError> {
+        match self.content {
+            Content::Record(r) => *r,
+            Content::Line(text) => {
+                let path = sample_path(&self.location);
+                text.and_then(|text| parse_record(&text, names, &path))
+            }
+        }
+    }
+}
+
+/// The name a record's sample gets (its file and line, as the report names it).
+fn sample_path(location: &Location) -> PathBuf {
+    PathBuf::from(location.to_string())
+}
+
+/// Turns one line into an entry (its JSON not yet decoded).
+pub fn entry_of_line(file: Option<&Path>, line: Line) -> Entry {
+    Entry {
+        location: Location::Line {
+            file: file.map(Path::to_path_buf),
+            line: line.number,
+            offset: line.offset,
+        },
+        content: Content::Line(line.text),
+    }
+}
+
+/// Reads the entry of the line starting at byte `offset` of a JSON Lines file (an offset a
+/// [`Location::Line`] gave): a viewer lists a large corpus by offsets and reads a record only
+/// when it is shown ([`Entry::record`]). `line` is the line number to report it under.
+pub fn read_record_at(path: &Path, offset: u64, line: u64) -> std::io::Result<Entry> {
+    let mut file = File::open(path)?;
+    file.seek(SeekFrom::Start(offset))?;
+    let mut lines = LineReader::new(BufReader::new(file));
+    let raw = match lines.next() {
+        Some(r) => r?,
+        None => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                format!("{}: no record at byte {offset}", path.display()),
+            ));
+        }
+    };
+    let raw = Line {
+        number: line,
+        offset: offset + raw.offset,
+        text: raw.text,
+    };
+    Ok(entry_of_line(Some(path), raw))
+}
+
+/// An input of the corpus, as named on the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// A JSON Lines file.
+    Jsonl(PathBuf),
+    /// JSON Lines on stdin.
+    Stdin,
+    /// Sample files (a folder's, expanded in advance: names are small, records are not).
+    Samples(Vec<PathBuf>),
+}
+
+/// Every entry of the inputs, in order, read lazily. I/O errors (an unreadable file, a read
+/// that fails midway) end the stream with the error, as the last item.
+pub struct Entries {
+    inputs: std::vec::IntoIter<Input>,
+    current: Current,
+    done_bytes: u64,
+    progress: Arc<AtomicU64>,
+}
+
+enum Current {
+    None,
+    Lines {
+        file: Option<PathBuf>,
+        reader: LineReader<Box<dyn BufRead + Send>>,
+    },
+    Samples(std::vec::IntoIter<PathBuf>),
+}
+
+impl Entries {
+    pub fn new(inputs: Vec<Input>) -> Entries {
+        Entries {
+            inputs: inputs.into_iter(),
+            current: Current::None,
+            done_bytes: 0,
+            progress: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// A counter of the bytes read so far that another owner can watch while the entries are
+    /// consumed (a progress bar).
+    pub fn byte_counter(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.progress)
+    }
+
+    /// Bytes of JSON Lines read so far, over every input (for progress).
+    pub fn bytes_read(&self) -> u64 {
+        self.done_bytes
+            + match &self.current {
+                Current::Lines { reader, .. } => reader.bytes_read(),
+                _ => 0,
+            }
+    }
+
+    fn open(&mut self, input: Input) -> std::io::Result<()> {
+        self.current = match input {
+            Input::Jsonl(path) => {
+                let file = File::open(&path).map_err(|e| named(&path, e))?;
+                Current::Lines {
+                    file: Some(path),
+                    reader: LineReader::new(Box::new(BufReader::with_capacity(1 << 16, file))),
+                }
+            }
+            Input::Stdin => Current::Lines {
+                file: None,
+                reader: LineReader::new(Box::new(BufReader::with_capacity(
+                    1 << 16,
+                    std::io::stdin(),
+                ))),
+            },
+            Input::Samples(files) => Current::Samples(files.into_iter()),
+        };
+        Ok(())
+    }
+}
+
+fn named(path: &Path, e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display()))
+}
+
+impl Iterator for Entries {
+    type Item = std::io::Result<Entry>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            match &mut self.current {
+                Current::None => {
+                    let input = self.inputs.next()?;
+                    if let Err(e) = self.open(input) {
+                        return Some(Err(e));
+                    }
+                }
+                Current::Lines { file, reader } => match reader.next() {
+                    Some(Ok(line)) => {
+                        self.progress
+                            .store(self.done_bytes + reader.bytes_read(), Ordering::Relaxed);
+                        return Some(Ok(entry_of_line(file.as_deref(), line)));
+                    }
+                    Some(Err(e)) => {
+                        let e = match file {
+                            Some(p) => named(p, e),
+                            None => e,
+                        };
+                        self.current = Current::None;
+                        return Some(Err(e));
+                    }
+                    None => {
+                        self.done_bytes += reader.bytes_read();
+                        self.current = Current::None;
+                    }
+                },
+                Current::Samples(files) => match files.next() {
+                    Some(path) => {
+                        let record = read_sample(&path)
+                            .map(|sample| Record { id: None, sample })
+                            .map_err(|e| RecordError {
+                                message: e.to_string(),
+                            });
+                        return Some(Ok(Entry {
+                            location: Location::File(path),
+                            content: Content::Record(Box::new(record)),
+                        }));
+                    }
+                    None => self.current = Current::None,
+                },
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_carry_their_number_and_offset_and_blank_lines_are_skipped() {
+        let text = "{\"a\": 1}\r\n\n  \n{\"b\": 2}\nlast";
+        let lines: Vec<Line> = LineReader::new(text.as_bytes())
+            .collect::<std::io::Result<_>>()
+            .unwrap();
+        let got: Vec<(u64, u64, String)> = lines
+            .into_iter()
+            .map(|l| (l.number, l.offset, l.text.unwrap()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (1, 0, "{\"a\": 1}".to_string()),
+                (4, 14, "{\"b\": 2}".to_string()),
+                (5, 23, "last".to_string()),
+            ]
+        );
+        // Each offset starts its line.
+        assert!(text[14..].starts_with("{\"b\""));
+        assert!(text[23..].starts_with("last"));
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_an_error_of_that_line_only() {
+        let bytes: &[u8] = b"{\"x\": \"\xff\"}\n{}\n";
+        let lines: Vec<Line> = LineReader::new(bytes)
+            .collect::<std::io::Result<_>>()
+            .unwrap();
+        assert!(
+            lines[0]
+                .text
+                .as_ref()
+                .unwrap_err()
+                .message
+                .contains("UTF-8")
+        );
+        assert_eq!(lines[1].text.as_deref(), Ok("{}"));
+    }
+}
