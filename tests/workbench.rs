@@ -992,3 +992,40 @@ fn joiners_and_combining_marks_keep_every_border_in_its_column() {
         "the joiners are shown escaped in JSON:\n{screen}"
     );
 }
+
+#[test]
+fn the_portability_overlay_tables_each_engine_on_every_sample() {
+    let template = include_str!("data/portability/accents/template.json");
+    let accented = include_str!("data/portability/accents/accented.sample");
+    let plain = "--- prefix ---\n<A>\n--- generation ---\nhi <cafe>body</x>";
+    let inputs = inputs(
+        template,
+        &[("accented.sample", accented), ("plain.sample", plain)],
+    );
+    let mut state = loaded(&inputs, (120, 40), 1);
+    state.inputs = Some(std::sync::Arc::new(inputs));
+    let p = state.keys.action(key(KeyCode::Char('P'))).unwrap();
+    assert_eq!(p, Action::Portability);
+    update::on_action(&mut state, p);
+    let o = state.overlay.as_ref().expect("the report");
+    assert_eq!(o.title, "portability: 1 problem");
+    assert_eq!(o.lines[0], "on 2 samples");
+    let table: Vec<&str> = o.lines[1..3].iter().map(|l| l.trim_end()).collect();
+    assert_eq!(
+        table,
+        [
+            "  pattern           regex  fancy-regex  ecmascript",
+            "  tag.open_pattern  same   same         differs (1 sample)"
+        ]
+    );
+    let text = o.lines.join("\n");
+    assert!(
+        text.contains("field 'tag': open_pattern matches differently in ecmascript (1 sample)")
+            && text.contains("demo/accented.sample:4:4"),
+        "{text}"
+    );
+    // The overlay draws at 80x24 too.
+    state.size = (80, 24);
+    let screen = dump(&render(&state));
+    assert!(screen.contains("portability: 1 problem"), "{screen}");
+}

@@ -475,7 +475,9 @@ mod tests {
             files: Vec::new(),
             folders: Vec::new(),
         };
-        let d = inputs.load_template().err().expect("refused");
+        let Err(d) = inputs.load_template() else {
+            panic!("a FIFO template is refused")
+        };
         assert!(
             d.to_string()
                 .contains("cannot read the template: it is a pipe"),

@@ -15,6 +15,7 @@ use std::sync::{Mutex, mpsc};
 use std::thread;
 
 use crate::workbench::analysis::Analysis;
+use crate::workbench::inputs::{Inputs, read_sample};
 use crate::workbench::state::Overlay;
 
 /// The tooling thread's name.
@@ -27,6 +28,8 @@ pub enum JobKind {
     Explain { field: usize, name: String },
     /// Stream the sample with many chunkings and compare with the one-shot parse.
     CheckChunkings,
+    /// Replay the template's patterns in other runtimes' regex engines on the samples.
+    Portability,
 }
 
 impl JobKind {
@@ -35,6 +38,7 @@ impl JobKind {
         match self {
             JobKind::Explain { name, .. } => format!("explaining {name}"),
             JobKind::CheckChunkings => "checking chunkings".into(),
+            JobKind::Portability => "checking portability".into(),
         }
     }
 }
@@ -46,6 +50,9 @@ pub struct Job {
     pub seq: u64,
     pub kind: JobKind,
     pub analysis: Arc<Analysis>,
+    /// The workbench's inputs, for jobs that look at every sample (without them, only the
+    /// analysed one).
+    pub inputs: Option<Arc<Inputs>>,
 }
 
 /// A job's result: the overlay to show.
@@ -68,7 +75,7 @@ impl Job {
                     scroll: 0,
                     field: match self.kind {
                         JobKind::Explain { field, .. } => Some(field),
-                        JobKind::CheckChunkings => None,
+                        JobKind::CheckChunkings | JobKind::Portability => None,
                     },
                     confirm: None,
                 }
@@ -83,6 +90,7 @@ impl Job {
         match &self.kind {
             JobKind::Explain { field, name } => explain(&self.analysis, *field, name),
             JobKind::CheckChunkings => check_chunkings(&self.analysis),
+            JobKind::Portability => portability(&self.analysis, self.inputs.as_deref()),
         }
     }
 }
@@ -144,6 +152,114 @@ fn check_chunkings(a: &Analysis) -> Overlay {
             "chunking check: every chunking agrees".into()
         } else {
             "chunking check: the result depends on the chunking".into()
+        },
+        lines,
+        scroll: 0,
+        field: None,
+        confirm: None,
+    }
+}
+
+/// Runs the template's patterns in every built-in engine on the samples (all of them when the
+/// inputs are known, else the analysed one), as `rtbench lint --engines` does: the table of
+/// verdicts first, then each problem with its first divergence, then what streaming without
+/// partial matching would change.
+fn portability(a: &Analysis, inputs: Option<&Inputs>) -> Overlay {
+    use rtbench_portability::{EngineKind, SampleInput, Verdict, analyze, render};
+    let mut samples: Vec<(String, Arc<rtbench_tooling::sample::Sample>, String)> = Vec::new();
+    let mut skipped = 0;
+    if let Some(inputs) = inputs {
+        let model = inputs
+            .model_dir()
+            .map(|d| rtbench_tooling::model::Model::open(&d));
+        for source in inputs.sample_sources() {
+            let f = read_sample(&source);
+            let sample = f.sample.and_then(|s| {
+                if s.model.is_needed() {
+                    rtbench_tooling::model::prepare(&s, model.as_ref()).map_err(|e| e.to_string())
+                } else {
+                    Ok(s)
+                }
+            });
+            match sample {
+                Ok(s) => samples.push((f.name, Arc::new(s), f.text)),
+                Err(_) => skipped += 1,
+            }
+        }
+    }
+    if samples.is_empty() {
+        samples.push((a.sample_name.clone(), Arc::clone(&a.sample), String::new()));
+    }
+    let engines = EngineKind::built_in();
+    let inputs: Vec<SampleInput<'_>> = samples
+        .iter()
+        .map(|(name, sample, text)| SampleInput {
+            name: name.clone(),
+            sample,
+            file_text: (!text.is_empty()).then_some(text.as_str()),
+        })
+        .collect();
+    let report = analyze(&a.template, &inputs, &engines);
+    let mut lines: Vec<String> = Vec::new();
+    let n = report.samples;
+    lines.push(format!(
+        "on {n} sample{}{}",
+        if n == 1 { "" } else { "s" },
+        if skipped > 0 {
+            format!(" ({skipped} that do not read or prepare left out)")
+        } else {
+            String::new()
+        }
+    ));
+    let mut problems = 0;
+    if report.fields.is_empty() {
+        lines.push("  no patterns (only literal delimiters): portable".into());
+    } else {
+        lines.extend(render::table(&report).lines().map(|l| format!("  {l}")));
+        for row in &report.fields {
+            for (engine, verdict) in report.engines.iter().zip(&row.verdicts) {
+                let Some(headline) = render::headline(*engine, row, verdict) else {
+                    continue;
+                };
+                problems += 1;
+                lines.push(headline);
+                if let Verdict::Differs { first, .. } = verdict {
+                    lines.extend(
+                        render::divergence(*engine, first)
+                            .lines()
+                            .map(|l| format!("  {l}")),
+                    );
+                }
+            }
+        }
+    }
+    if !report.partial.is_empty() {
+        lines.push(format!(
+            "without partial matching (holding back the pattern's longest match, {} code point(s) a feed):",
+            rtbench_portability::partial::CHUNK
+        ));
+        for p in &report.partial {
+            let message = if p.message_differs {
+                "the message differs"
+            } else {
+                "same message"
+            };
+            lines.push(match &p.first_difference {
+                None => format!("  {}: same events, {message}", p.sample),
+                Some((feed, ..)) => {
+                    format!("  {}: events differ from feed {feed}, {message}", p.sample)
+                }
+            });
+        }
+    }
+    Overlay {
+        title: if problems == 0 {
+            "portability: every engine agrees".into()
+        } else {
+            format!(
+                "portability: {problems} problem{}",
+                if problems == 1 { "" } else { "s" }
+            )
         },
         lines,
         scroll: 0,
@@ -316,6 +432,7 @@ mod tests {
             seq,
             kind,
             analysis: Arc::clone(state.analysis().unwrap()),
+            inputs: None,
         }
     }
 

@@ -72,6 +72,8 @@ pub enum Action {
     ToggleMouse,
     /// Show or hide the model's token boundaries in the raw text.
     ToggleTokens,
+    /// Run the template's patterns in other runtimes' regex engines on the samples.
+    Portability,
 }
 
 /// Names of the panes as the config file spells them, in focus order.
@@ -122,6 +124,7 @@ pub fn actions() -> Vec<(Action, String)> {
         (Bless, "bless"),
         (ToggleMouse, "toggle_mouse"),
         (ToggleTokens, "toggle_tokens"),
+        (Portability, "portability"),
     ]
     .into_iter()
     .map(|(a, n)| (a, n.to_string()))
@@ -190,6 +193,7 @@ const DEFAULTS: &[(&str, Action)] = {
         (":", Prompt),
         ("e", Explain),
         ("x", CheckChunkings),
+        ("P", Portability),
         ("/", Search),
         ("N", SearchPrev),
         ("f", Fold),
@@ -506,6 +510,10 @@ pub const HELP: &[HelpRow] = {
         row(
             &[CheckChunkings],
             "check every chunking of the sample against the one-shot parse",
+        ),
+        row(
+            &[Portability],
+            "run the patterns in other runtimes' regex engines on the samples",
         ),
         row(
             &[ToggleMouse],

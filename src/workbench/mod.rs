@@ -124,6 +124,7 @@ pub fn run(options: &Options) -> Result<(), Failure> {
         .map_err(|e| Failure::usage(e.to_string()))?;
     let mut state = State::new(theme, (size.width, size.height));
     state.runner = Some(runner);
+    state.inputs = Some(Arc::clone(&inputs));
     state.keys = config.keys.clone();
     // What is known before the first parse arrives.
     state.template_name = inputs.template.name();

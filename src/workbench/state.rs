@@ -263,6 +263,8 @@ pub struct State {
     /// Where jobs run: the run loop's tooling thread. Without one (a state drawn by tests or
     /// tools), a job runs at once on the calling thread.
     pub runner: Option<Runner>,
+    /// The inputs, for jobs that look at every sample (`None` in states drawn by tests).
+    pub inputs: Option<std::sync::Arc<crate::workbench::inputs::Inputs>>,
     /// The key bindings in force.
     pub keys: Keymap,
     /// Where the editor should open (set with [`crate::workbench::update::Effect::OpenEditor`]).
@@ -315,6 +317,7 @@ impl State {
             job: None,
             jobs_requested: 0,
             runner: None,
+            inputs: None,
             keys: Keymap::default(),
             open: None,
             mouse: true,

@@ -95,6 +95,10 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
             overlay::check_chunkings(state);
             return Effect::None;
         }
+        Action::Portability => {
+            overlay::check_portability(state);
+            return Effect::None;
+        }
         Action::OpenEditor => return goto::open_editor(state),
         _ => {}
     }

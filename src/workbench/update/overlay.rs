@@ -106,7 +106,11 @@ pub(super) fn on_overlay_action(state: &mut State, action: Action) -> Effect {
                 explain_field(state, Some(next));
             }
         }
-        Action::Quit | Action::Back | Action::Explain | Action::CheckChunkings => {
+        Action::Quit
+        | Action::Back
+        | Action::Explain
+        | Action::CheckChunkings
+        | Action::Portability => {
             state.overlay = None;
             cancel_job(state);
         }
@@ -141,6 +145,15 @@ pub(super) fn check_chunkings(state: &mut State) {
     start_job(state, JobKind::CheckChunkings, a);
 }
 
+/// Runs the template's patterns in other runtimes' regex engines on the samples.
+pub(super) fn check_portability(state: &mut State) {
+    let Some(a) = state.analysis().cloned() else {
+        state.note = Some("nothing to check: no sample parsed yet".into());
+        return;
+    };
+    start_job(state, JobKind::Portability, a);
+}
+
 /// Requests a job: it replaces any job still running. Without a runner it runs here, now.
 fn start_job(state: &mut State, kind: JobKind, analysis: Arc<Analysis>) {
     state.jobs_requested += 1;
@@ -154,6 +167,7 @@ fn start_job(state: &mut State, kind: JobKind, analysis: Arc<Analysis>) {
         seq,
         kind,
         analysis,
+        inputs: state.inputs.clone(),
     };
     match &state.runner {
         Some(runner) => runner.submit(job),
@@ -175,6 +189,7 @@ pub(super) fn cancel_job(state: &mut State) -> bool {
     state.note = Some(match job.kind {
         JobKind::Explain { name, .. } => format!("explanation of {name} cancelled"),
         JobKind::CheckChunkings => "chunking check cancelled".into(),
+        JobKind::Portability => "portability check cancelled".into(),
     });
     true
 }
