@@ -388,6 +388,7 @@ impl Pool {
         self.alive.fetch_add(1, Ordering::SeqCst);
         let spawned = thread::Builder::new()
             .name(THREAD_NAME.into())
+            .stack_size(crate::workbench::worker::ENGINE_STACK)
             .spawn(move || {
                 while let Ok(mut job) = rx.recv() {
                     // Serve only the newest job.

@@ -202,6 +202,7 @@ impl ReplayState {
         let out = Arc::clone(&slot);
         let spawned = std::thread::Builder::new()
             .name("rtbench-replay".into())
+            .stack_size(crate::workbench::worker::ENGINE_STACK)
             .spawn(move || {
                 let r = Replay::new(
                     template,

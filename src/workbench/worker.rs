@@ -19,6 +19,11 @@ use rtbench_tooling::model::{Model, model_chunkings, prepare};
 /// The parse thread's name.
 pub const THREAD_NAME: &str = "rtbench-parse";
 
+/// The stack of every thread that runs the engine (parse, tooling jobs, replay). Patterns as
+/// deep as the reference accepts compile on a helper thread of their own; the rest of the
+/// engine (JSON and content parsers on nested values) gets this margin over the default 2 MiB.
+pub const ENGINE_STACK: usize = 8 << 20;
+
 /// What to parse.
 #[derive(Clone, Debug)]
 pub struct Request {
@@ -305,6 +310,7 @@ where
 {
     thread::Builder::new()
         .name(THREAD_NAME.into())
+        .stack_size(ENGINE_STACK)
         .spawn(move || {
             highlight::warm_up();
             let mut next: Option<Request> = None;
