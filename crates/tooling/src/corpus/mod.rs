@@ -110,9 +110,9 @@ where
     (batch, *index, failed)
 }
 
-/// [`run`] on `pool` (`None`: the global rayon pool). A reader thread reads the next batch
-/// while the workers parse this one (at most two batches ahead, so memory stays bounded), and the
-/// outcomes are handed over on the calling thread.
+/// [`run`] on `pool` (`None`: the global rayon pool). A reader thread reads the next batch and
+/// an evaluating thread has the workers parse the current one while the calling thread takes
+/// the outcomes of the one before (the workers never wait for the report).
 fn run_on<I>(
     pool: Option<&rayon::ThreadPool>,
     mut entries: I,
@@ -126,23 +126,34 @@ where
 {
     let batch_size = options.batch.max(1);
     std::thread::scope(|scope| {
+        // Three stages at once: reading the next batch, parsing this one on the pool, and
+        // handing the last one's outcomes over here. A stage waits only when the next one is a
+        // batch behind, so at most about three batches are held.
         let (send, batches) = std::sync::mpsc::sync_channel::<Batch>(1);
         scope.spawn(move || {
             let mut index = 0;
             loop {
                 let batch = read_batch(&mut entries, batch_size, &mut index);
                 let last = batch.0.len() < batch_size || batch.2.is_some();
-                // The receiver is gone only when the run ended early.
                 if send.send(batch).is_err() || last {
                     return;
                 }
             }
         });
-        for (batch, index, failed) in batches {
-            let outcomes = match pool {
-                Some(p) => p.install(|| evaluate_batch(batch, ctx, options)),
-                None => evaluate_batch(batch, ctx, options),
-            };
+        type Evaluated = (Vec<Outcome>, u64, Option<std::io::Error>);
+        let (done, evaluated) = std::sync::mpsc::sync_channel::<Evaluated>(1);
+        scope.spawn(move || {
+            for (batch, index, failed) in batches {
+                let outcomes = match pool {
+                    Some(p) => p.install(|| evaluate_batch(batch, ctx, options)),
+                    None => evaluate_batch(batch, ctx, options),
+                };
+                if done.send((outcomes, index, failed)).is_err() {
+                    return;
+                }
+            }
+        });
+        for (outcomes, index, failed) in evaluated {
             for o in &outcomes {
                 each(o);
             }
@@ -155,7 +166,6 @@ where
     })
 }
 
-/// Parses every entry and returns the report (for callers that need no per-record outcome).
 pub fn report<I>(entries: I, ctx: &Context, options: &Options) -> std::io::Result<Report>
 where
     I: Iterator<Item = std::io::Result<Entry>> + Send,
