@@ -59,6 +59,7 @@ fn main() {
         template: Source::File(template.clone()),
         files: vec![Source::File(sample.clone())],
         folders: Vec::new(),
+        corpora: Vec::new(),
     });
     let (tx, rx) = mpsc::channel();
     let worker = Worker::start(Arc::clone(&inputs), move |r| {

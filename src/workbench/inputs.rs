@@ -37,6 +37,12 @@ pub enum Source {
         name: String,
         text: &'static str,
     },
+    /// One record of a corpus (JSON Lines): read by its byte offset when shown.
+    Record {
+        path: PathBuf,
+        line: u64,
+        offset: u64,
+    },
 }
 
 impl Source {
@@ -52,6 +58,9 @@ impl Source {
                 .display()
                 .to_string(),
             Source::Embedded { name, .. } => name.clone(),
+            Source::Record { path, line, .. } => {
+                format!("{}:{line}", Source::File(path.clone()).name())
+            }
         }
     }
 }
@@ -77,6 +86,9 @@ pub struct Inputs {
     pub files: Vec<Source>,
     /// Folders named as samples: every sample in them, re-listed on each refresh.
     pub folders: Vec<PathBuf>,
+    /// Corpora (JSON Lines files) named as samples: listed by group in the samples pane, each
+    /// record read when it is shown (see [`crate::workbench::corpus`]).
+    pub corpora: Vec<PathBuf>,
 }
 
 /// A template file that can be used, with its name.
@@ -115,6 +127,7 @@ impl Inputs {
                 })
                 .collect(),
             folders: Vec::new(),
+            corpora: Vec::new(),
         }
     }
 
@@ -151,9 +164,12 @@ impl Inputs {
         if rest.is_empty() {
             folders.push(default_dir);
         }
+        let mut corpora = Vec::new();
         for p in rest {
             if p.is_dir() {
                 folders.push(p.clone());
+            } else if p.extension().is_some_and(|e| e == "jsonl") {
+                corpora.push(p.clone());
             } else {
                 files.push(Source::File(p.clone()));
             }
@@ -162,6 +178,7 @@ impl Inputs {
             template: Source::File(template),
             files,
             folders,
+            corpora,
         })
     }
 
@@ -191,6 +208,7 @@ impl Inputs {
             }
         }
         out.extend(self.folders.iter().cloned());
+        out.extend(self.corpora.iter().cloned());
         out
     }
 
@@ -201,7 +219,7 @@ impl Inputs {
                 p.parent()
                     .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
             ),
-            Source::Embedded { .. } => None,
+            Source::Embedded { .. } | Source::Record { .. } => None,
         }
     }
 
@@ -242,6 +260,9 @@ impl Inputs {
                 )),
                 Err(LoadError::Invalid(d)) => Err(d),
             },
+            Source::Record { .. } => Err(Box::new(Diagnostic::error(
+                "a corpus record is not a template".to_string(),
+            ))),
             Source::Embedded { text, .. } => {
                 let source =
                     source_from_text(name.clone(), (*text).to_string()).map_err(|e| match e {
@@ -286,11 +307,41 @@ pub fn readable_file(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Reads one corpus record (its JSON line is the text shown for it).
+fn read_record(name: String, path: &Path, line: u64, offset: u64) -> SampleFile {
+    use rtbench_tooling::corpus::{Content, FieldNames, read_record_at};
+    let entry = match read_record_at(path, offset, line) {
+        Ok(e) => e,
+        Err(e) => {
+            return SampleFile {
+                sample: Err(format!("{name}: cannot read: {e}")),
+                name,
+                text: String::new(),
+                bad_expected: None,
+            };
+        }
+    };
+    let text = match &entry.content {
+        Content::Line(Ok(t)) => t.clone(),
+        _ => String::new(),
+    };
+    SampleFile {
+        sample: entry
+            .record(&FieldNames::default())
+            .map(|r| r.sample)
+            .map_err(|e| format!("{name}: {e}")),
+        name,
+        text,
+        bad_expected: None,
+    }
+}
+
 /// Reads one sample as it is now. Never fails: problems are kept in the result.
 pub fn read_sample(source: &Source) -> SampleFile {
     let name = source.name();
     let (path, text) = match source {
         Source::Embedded { text, .. } => (PathBuf::from(&name), (*text).to_string()),
+        Source::Record { path, line, offset } => return read_record(name, path, *line, *offset),
         Source::File(p) => {
             match readable_file(p).and_then(|()| std::fs::read(p).map_err(|e| e.to_string())) {
                 Err(e) => {
@@ -474,6 +525,7 @@ mod tests {
             template: Source::File(fifo),
             files: Vec::new(),
             folders: Vec::new(),
+            corpora: Vec::new(),
         };
         let Err(d) = inputs.load_template() else {
             panic!("a FIFO template is refused")

@@ -10,6 +10,7 @@
 pub mod analysis;
 pub mod bless;
 pub mod config;
+pub mod corpus;
 pub mod editor;
 pub mod highlight;
 pub mod inputs;
@@ -62,6 +63,8 @@ enum Msg {
     /// An explanation or a chunking check is done.
     Job(Box<jobs::Done>),
     Watch(WatchEvent),
+    /// Groups of a corpus being scanned.
+    Corpus(corpus::Batch),
     /// `SIGTSTP` or `SIGCONT`.
     JobControl(signals::JobControl),
 }
@@ -87,6 +90,10 @@ pub fn request_for(state: &mut State) -> Request {
             .get(state.selected_sample)
             .map(|s| s.name.clone()),
         selected_index: state.selected_sample,
+        record: state
+            .corpus
+            .as_ref()
+            .and_then(corpus::CorpusView::selected_record),
         syntect_theme: state.theme.syntect_theme.clone(),
         no_color: state.theme.no_color,
     }
@@ -125,6 +132,30 @@ pub fn run(options: &Options) -> Result<(), Failure> {
     let mut state = State::new(theme, (size.width, size.height));
     state.runner = Some(runner);
     state.inputs = Some(Arc::clone(&inputs));
+    // A corpus: its groups are scanned on their own thread, again after each change.
+    let mut scans = 0;
+    let mut scanner: Option<corpus::Scanner> = None;
+    let mut rescan = |state: &mut State, scanner: &mut Option<corpus::Scanner>| {
+        let Some(view) = state.corpus.as_mut() else {
+            return;
+        };
+        if let Some(old) = scanner.take() {
+            old.stop();
+        }
+        scans += 1;
+        view.restart(scans);
+        let send_tx = tx.clone();
+        match corpus::Scanner::start(Arc::clone(&inputs), scans, move |b| {
+            send_tx.send(Msg::Corpus(b)).is_ok()
+        }) {
+            Ok(s) => *scanner = Some(s),
+            Err(e) => state.note = Some(format!("cannot scan the corpus: {e}")),
+        }
+    };
+    if !inputs.corpora.is_empty() {
+        state.corpus = Some(corpus::CorpusView::new(inputs.corpora.clone()));
+        rescan(&mut state, &mut scanner);
+    }
     state.keys = config.keys.clone();
     // What is known before the first parse arrives.
     state.template_name = inputs.template.name();
@@ -269,6 +300,7 @@ pub fn run(options: &Options) -> Result<(), Failure> {
                     update::on_job_done(&mut state, *d);
                     Effect::None
                 }
+                Msg::Corpus(batch) => update::on_corpus_batch(&mut state, batch),
                 Msg::JobControl(signals::JobControl::Suspend) => Effect::Suspend,
                 Msg::JobControl(signals::JobControl::Continued) => {
                     // Stopped by something else (`SIGSTOP`): the shell may have reset the modes.
@@ -277,7 +309,10 @@ pub fn run(options: &Options) -> Result<(), Failure> {
                     }
                     Effect::None
                 }
-                Msg::Watch(WatchEvent::Changed) => Effect::Reparse,
+                Msg::Watch(WatchEvent::Changed) => {
+                    rescan(&mut state, &mut scanner);
+                    Effect::Reparse
+                }
                 Msg::Watch(WatchEvent::Failed(e)) => {
                     state.live = Live::Off(format!("watching failed: {e}"));
                     Effect::None

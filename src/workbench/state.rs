@@ -265,6 +265,8 @@ pub struct State {
     pub runner: Option<Runner>,
     /// The inputs, for jobs that look at every sample (`None` in states drawn by tests).
     pub inputs: Option<std::sync::Arc<crate::workbench::inputs::Inputs>>,
+    /// A corpus named as samples: its groups and the record shown.
+    pub corpus: Option<crate::workbench::corpus::CorpusView>,
     /// The key bindings in force.
     pub keys: Keymap,
     /// Where the editor should open (set with [`crate::workbench::update::Effect::OpenEditor`]).
@@ -318,6 +320,7 @@ impl State {
             jobs_requested: 0,
             runner: None,
             inputs: None,
+            corpus: None,
             keys: Keymap::default(),
             open: None,
             mouse: true,

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use crate::workbench::analysis::{self, Status};
 use crate::workbench::highlight;
-use crate::workbench::inputs::{Inputs, SampleFile, read_sample};
+use crate::workbench::inputs::{Inputs, SampleFile, Source, read_sample};
 use crate::workbench::state::{Report, SampleEntry, Shown};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::Value;
@@ -31,6 +31,8 @@ pub struct Request {
     /// The selected sample: by name (kept when the list changes), else by position.
     pub selected_name: Option<String>,
     pub selected_index: usize,
+    /// In a corpus: the record shown (it is the only sample read).
+    pub record: Option<Source>,
     pub syntect_theme: String,
     pub no_color: bool,
 }
@@ -53,7 +55,11 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
     let started = Instant::now();
     let template = inputs.load_template();
     let template_name = inputs.template.name();
-    let mut files: Vec<_> = inputs.sample_sources().iter().map(read_sample).collect();
+    let sources = match &req.record {
+        Some(r) => vec![r.clone()],
+        None => inputs.sample_sources(),
+    };
+    let mut files: Vec<_> = sources.iter().map(read_sample).collect();
     // The model's own files: opened when a sample needs them (a conversation, token ids) or
     // for the replay's model-token chunkings.
     let model = inputs.model_dir().map(|d| Model::open(&d));
@@ -467,6 +473,7 @@ mod tests {
             seq: 1,
             selected_name: Some(name.clone()),
             selected_index: 1,
+            record: None,
             syntect_theme: "base16-ocean.dark".into(),
             no_color: true,
         };

@@ -113,6 +113,16 @@ fn open_place(state: &mut State, place: Result<Place, String>) -> Effect {
 /// Enter: on a diagnostic, go to its place; on a sample, show its text.
 pub(super) fn activate(state: &mut State) -> Effect {
     match state.focus {
+        // In a corpus: Enter opens the selected group and shows its first record.
+        Pane::Samples if let Some(view) = state.corpus.as_mut() => {
+            if view.open.is_some() || view.groups.is_empty() {
+                return Effect::None;
+            }
+            view.open = Some(view.selected.min(view.groups.len() - 1));
+            view.selected = 0;
+            state.scroll.samples = 0;
+            Effect::Reparse
+        }
         Pane::Diagnostics => {
             let Some(target) = selected_target(state) else {
                 state.note = Some("this diagnostic has no place to go to".into());

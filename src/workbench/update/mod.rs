@@ -109,6 +109,17 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
         Action::Quit => Effect::Quit,
         // Esc cancels or goes back, never quits (as in gitui, lazygit, yazi): with nothing to
         // go back from, it says how to quit.
+        // In a corpus's open group: back to the list of groups.
+        Action::Back
+            if state.focus == Pane::Samples
+                && state.corpus.as_ref().is_some_and(|c| c.open.is_some()) =>
+        {
+            if let Some(view) = state.corpus.as_mut() {
+                view.selected = view.open.take().unwrap_or(0);
+            }
+            motion::keep_corpus_row_visible(state);
+            Effect::None
+        }
         Action::Back if state.search.is_some() => {
             state.search = None;
             state.note = Some("search cleared".into());
@@ -244,6 +255,16 @@ pub fn on_resize(state: &mut State, width: u16, height: u16) {
 
 /// Takes a worker report: a newer result replaces the shown one; when the files cannot be
 /// used, the shown result stays and is marked stale.
+/// Groups of the corpus scan arrive: the list fills in (the record shown stays).
+pub fn on_corpus_batch(state: &mut State, batch: crate::workbench::corpus::Batch) -> Effect {
+    let Some(view) = state.corpus.as_mut() else {
+        return Effect::None;
+    };
+    view.add(batch);
+    motion::clamp_scrolls(state);
+    Effect::None
+}
+
 pub fn on_report(state: &mut State, report: Report) {
     if report.seq < state.requested {
         // An answer to an older request: a newer one is on its way.

@@ -113,6 +113,59 @@ pub(super) fn select_sample(state: &mut State, to: usize) -> Effect {
     Effect::Reparse
 }
 
+/// Up / Down in a corpus's list: groups, or the open group's records (moving onto a record
+/// shows it).
+fn corpus_motion(state: &mut State, action: Action) -> Effect {
+    let page = page(state, Pane::Samples);
+    let Some(view) = state.corpus.as_mut() else {
+        return Effect::None;
+    };
+    let rows = view.rows();
+    if rows == 0 {
+        return Effect::None;
+    }
+    let s = view.selected.min(rows - 1);
+    let to = match action {
+        Action::Up => s.saturating_sub(1),
+        Action::Down => s + 1,
+        Action::PageUp => s.saturating_sub(page),
+        Action::PageDown => s + page,
+        Action::Top => 0,
+        Action::Bottom => usize::MAX,
+        _ => s,
+    }
+    .min(rows - 1);
+    if to == view.selected {
+        return Effect::None;
+    }
+    view.selected = to;
+    let shows_records = view.open.is_some();
+    keep_corpus_row_visible(state);
+    if shows_records {
+        Effect::Reparse
+    } else {
+        Effect::None
+    }
+}
+
+/// Scrolls the samples pane so that the corpus's selected row (below its heading) shows.
+pub(super) fn keep_corpus_row_visible(state: &mut State) {
+    let Some(view) = state.corpus.as_ref() else {
+        return;
+    };
+    // The open group's heading takes the first row.
+    let row = view.selected + usize::from(view.open.is_some());
+    if let Some(r) = screen(state).rect(Pane::Samples) {
+        let h = usize::from(r.height.saturating_sub(2)).max(1);
+        let top = state.scroll.samples;
+        if row < top {
+            state.scroll.samples = row;
+        } else if row >= top + h {
+            state.scroll.samples = row + 1 - h;
+        }
+    }
+}
+
 fn page(state: &State, pane: Pane) -> usize {
     screen(state)
         .rect(pane)
@@ -210,6 +263,9 @@ pub(super) fn clamp_scrolls(state: &mut State) {
 /// Cursor and scroll motions, which act on the focused pane.
 pub(super) fn on_motion(state: &mut State, action: Action) -> Effect {
     let focus = state.focus;
+    if focus == Pane::Samples && state.corpus.is_some() {
+        return corpus_motion(state, action);
+    }
     if focus == Pane::Samples {
         let s = state.selected_sample;
         let to = match action {

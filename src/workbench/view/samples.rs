@@ -25,7 +25,64 @@ pub fn marker(status: &Status, theme: &Theme) -> (&'static str, Style) {
     }
 }
 
+/// A corpus: its groups (count and cause, failures first), or the open group's records.
+fn render_corpus(
+    frame: &mut Frame,
+    area: Rect,
+    state: &State,
+    view: &crate::workbench::corpus::CorpusView,
+) {
+    let theme = &state.theme;
+    let extra = vec![Span::raw(format!(" {} ", view.progress()))];
+    frame.render_widget(pane_block(state, Pane::Samples, extra), area);
+    let body = inner(area);
+    let width = usize::from(body.width);
+    let cut = |s: String| s.chars().take(width).collect::<String>();
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    match view.open {
+        None if view.groups.is_empty() => {
+            lines.push(Line::styled("reading the corpus…", theme.dim()));
+        }
+        None => {
+            for (i, g) in view.groups.iter().enumerate() {
+                let style = if g.failure { theme.error() } else { theme.ok() };
+                let row = cut(format!("{:>6}  {}", g.records.len(), g.label));
+                let style = if i == view.selected {
+                    style.add_modifier(ratatui::style::Modifier::REVERSED)
+                } else {
+                    style
+                };
+                lines.push(Line::styled(row, style));
+            }
+        }
+        Some(o) => {
+            let g = &view.groups[o];
+            lines.push(Line::styled(
+                cut(format!("◂ {} ({}) · Esc: groups", g.label, g.records.len())),
+                theme.dim(),
+            ));
+            for (i, r) in g.records.iter().enumerate() {
+                let file = view.files.get(r.file).map_or_else(String::new, |f| {
+                    short_name(&f.display().to_string()).to_string()
+                });
+                let row = cut(format!("  {file}:{}", r.line));
+                let style = if i == view.selected {
+                    Style::default().add_modifier(ratatui::style::Modifier::REVERSED)
+                } else {
+                    Style::default()
+                };
+                lines.push(Line::styled(row, style));
+            }
+        }
+    }
+    let lines: Vec<Line<'static>> = lines.into_iter().skip(state.scroll.samples).collect();
+    frame.render_widget(Paragraph::new(lines), body);
+}
+
 pub fn render(frame: &mut Frame, area: Rect, state: &State) {
+    if let Some(view) = &state.corpus {
+        return render_corpus(frame, area, state, view);
+    }
     let theme = &state.theme;
     let n = state.samples.len();
     let extra = vec![Span::raw(if n == 0 {
