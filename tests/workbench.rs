@@ -52,6 +52,7 @@ fn inputs(template: &'static str, samples: &[(&str, &'static str)]) -> Inputs {
             })
             .collect(),
         folders: Vec::<PathBuf>::new(),
+        corpora: Vec::new(),
     }
 }
 
