@@ -14,7 +14,7 @@ use rtbench_tooling::model::{Model, prepare};
 use rtbench_tooling::sample::{self, Sample, expand, parse_sample};
 
 use rtbench_engine::template::error::{Target, TemplateError};
-use rtbench_portability::{EngineKind, SampleInput, Verdict, analyze, render};
+use rtbench_portability::{EngineKind, SampleInput, analyze, render};
 
 /// Prints every warning with its location; exit 0, or 1 with `deny` when there are warnings
 /// (and 1 for an invalid template, as `check`, or a malformed sample; 2 for a sample that cannot
@@ -167,47 +167,20 @@ fn portability(
         text.push_str(&render::table(&report));
         text.push_str("\n\n");
     }
-    let mut count = 0;
-    for row in &report.fields {
-        for (engine, verdict) in report.engines.iter().zip(&row.verdicts) {
-            let Some(headline) = render::headline(*engine, row, verdict) else {
-                continue;
-            };
-            count += 1;
-            let finding = TemplateError::new(headline, row.path.clone(), Target::Key);
-            text.push_str(&source.warn(&finding).to_string());
-            if let Verdict::Differs { first, .. } = verdict {
-                for line in render::divergence(*engine, first).lines() {
-                    text.push_str("\n  ");
-                    text.push_str(line);
-                }
-            }
-            text.push_str("\n\n");
+    let problems = render::problems(&report);
+    for p in &problems {
+        let finding = TemplateError::new(p.headline.clone(), p.row.path.clone(), Target::Key);
+        text.push_str(&source.warn(&finding).to_string());
+        for line in &p.details {
+            text.push_str("\n  ");
+            text.push_str(line);
         }
+        text.push_str("\n\n");
     }
-    if !report.partial.is_empty() {
-        text.push_str(&format!(
-            "partial matching: {} cannot match partially; a runtime must hold text back instead. \
-             With complete matches only, holding back the pattern's longest match (the whole \
-             region for an unbounded pattern), streamed {} code point(s) at a time:\n",
-            names.join(", "),
-            rtbench_portability::partial::CHUNK
-        ));
-        for p in &report.partial {
-            let message = if p.message_differs {
-                "the message differs"
-            } else {
-                "same message"
-            };
-            match &p.first_difference {
-                None => text.push_str(&format!("  {}: same events, {message}\n", p.sample)),
-                Some((feed, ours, theirs)) => text.push_str(&format!(
-                    "  {}: events differ from feed {feed} (rtbench: {ours}; hold-back: {theirs}), {message}\n",
-                    p.sample
-                )),
-            }
-        }
-        text.push('\n');
+    let partial = render::partial_lines(&report);
+    if !partial.is_empty() {
+        text.push_str(&partial.join("\n"));
+        text.push_str("\n\n");
     }
-    count
+    problems.len()
 }

@@ -62,7 +62,6 @@ pub struct CorpusView {
     pub total: u64,
     pub done: bool,
     pub error: Option<String>,
-    pub records: u64,
     /// The group that was open before a new scan, opened again when it reappears.
     reopen: Option<String>,
 }
@@ -114,7 +113,6 @@ impl CorpusView {
             .enumerate()
             .map(|(i, g)| (g.label.clone(), i))
             .collect();
-        self.records += batch.records.len() as u64;
         for (label, failure, r) in batch.records {
             let i = *index.entry(label.clone()).or_insert_with(|| {
                 self.groups.push(Group {
@@ -172,9 +170,14 @@ impl CorpusView {
         })
     }
 
+    /// Records scanned so far.
+    pub fn records(&self) -> usize {
+        self.groups.iter().map(|g| g.records.len()).sum()
+    }
+
     /// One line of progress for the pane's title.
     pub fn progress(&self) -> String {
-        let records = self.records;
+        let records = self.records();
         match (&self.error, self.done) {
             (Some(e), _) => format!("{records} records; stopped: {e}"),
             (None, true) => format!("{records} records"),
@@ -356,11 +359,11 @@ mod tests {
         let labels: Vec<&str> = v.groups.iter().map(|g| g.label.as_str()).collect();
         assert_eq!(labels, ["differs", "error", "parsed"]);
         assert_eq!(v.open, Some(2));
-        assert_eq!(v.records, 5);
+        assert_eq!(v.records(), 5);
         assert_eq!(v.progress(), "5 records");
         // A batch of an older scan is dropped.
         v.add(batch(0, &[("x", true, 9)], true));
-        assert_eq!(v.records, 5);
+        assert_eq!(v.records(), 5);
         // A new scan starts empty and reopens "parsed" when it reappears.
         v.restart(2);
         assert!(v.groups.is_empty());

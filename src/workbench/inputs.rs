@@ -307,18 +307,25 @@ pub fn readable_file(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
+impl SampleFile {
+    /// A sample that could not be read, and why.
+    fn unreadable(name: String, why: &dyn std::fmt::Display) -> SampleFile {
+        SampleFile {
+            sample: Err(format!("{name}: cannot read: {why}")),
+            name,
+            text: String::new(),
+            bad_expected: None,
+        }
+    }
+}
+
 /// Reads one corpus record (its JSON line is the text shown for it).
 fn read_record(name: String, path: &Path, line: u64, offset: u64) -> SampleFile {
     use rtbench_tooling::corpus::{Content, FieldNames, read_record_at};
     let entry = match read_record_at(path, offset, line) {
         Ok(e) => e,
         Err(e) => {
-            return SampleFile {
-                sample: Err(format!("{name}: cannot read: {e}")),
-                name,
-                text: String::new(),
-                bad_expected: None,
-            };
+            return SampleFile::unreadable(name, &e);
         }
     };
     let text = match &entry.content {
@@ -345,12 +352,7 @@ pub fn read_sample(source: &Source) -> SampleFile {
         Source::File(p) => {
             match readable_file(p).and_then(|()| std::fs::read(p).map_err(|e| e.to_string())) {
                 Err(e) => {
-                    return SampleFile {
-                        sample: Err(format!("{name}: cannot read: {e}")),
-                        name,
-                        text: String::new(),
-                        bad_expected: None,
-                    };
+                    return SampleFile::unreadable(name, &e);
                 }
                 Ok(bytes) => match String::from_utf8(bytes) {
                     Ok(t) => (p.clone(), t),

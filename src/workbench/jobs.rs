@@ -165,7 +165,7 @@ fn check_chunkings(a: &Analysis) -> Overlay {
 /// verdicts first, then each problem with its first divergence, then what streaming without
 /// partial matching would change.
 fn portability(a: &Analysis, inputs: Option<&Inputs>) -> Overlay {
-    use rtbench_portability::{EngineKind, SampleInput, Verdict, analyze, render};
+    use rtbench_portability::{EngineKind, SampleInput, analyze, render};
     let mut samples: Vec<(String, Arc<rtbench_tooling::sample::Sample>, String)> = Vec::new();
     let mut skipped = 0;
     if let Some(inputs) = inputs {
@@ -211,47 +211,18 @@ fn portability(a: &Analysis, inputs: Option<&Inputs>) -> Overlay {
             String::new()
         }
     ));
-    let mut problems = 0;
+    let problems = render::problems(&report);
     if report.fields.is_empty() {
         lines.push("  no patterns (only literal delimiters): portable".into());
     } else {
         lines.extend(render::table(&report).lines().map(|l| format!("  {l}")));
-        for row in &report.fields {
-            for (engine, verdict) in report.engines.iter().zip(&row.verdicts) {
-                let Some(headline) = render::headline(*engine, row, verdict) else {
-                    continue;
-                };
-                problems += 1;
-                lines.push(headline);
-                if let Verdict::Differs { first, .. } = verdict {
-                    lines.extend(
-                        render::divergence(*engine, first)
-                            .lines()
-                            .map(|l| format!("  {l}")),
-                    );
-                }
-            }
+        for p in &problems {
+            lines.push(p.headline.clone());
+            lines.extend(p.details.iter().map(|l| format!("  {l}")));
         }
     }
-    if !report.partial.is_empty() {
-        lines.push(format!(
-            "without partial matching (holding back the pattern's longest match, {} code point(s) a feed):",
-            rtbench_portability::partial::CHUNK
-        ));
-        for p in &report.partial {
-            let message = if p.message_differs {
-                "the message differs"
-            } else {
-                "same message"
-            };
-            lines.push(match &p.first_difference {
-                None => format!("  {}: same events, {message}", p.sample),
-                Some((feed, ..)) => {
-                    format!("  {}: events differ from feed {feed}, {message}", p.sample)
-                }
-            });
-        }
-    }
+    lines.extend(render::partial_lines(&report));
+    let problems = problems.len();
     Overlay {
         title: if problems == 0 {
             "portability: every engine agrees".into()

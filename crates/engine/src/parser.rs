@@ -102,6 +102,21 @@ const BUDGET_BASE: u64 = 8_000_000;
 /// below this).
 const BUDGET_SCANS_PER_BYTE: u64 = 4;
 
+/// Matcher steps granted per byte of text: a few scans of it with every pattern delimiter.
+/// Computed once per parser: a stream fed one character at a time grants it on every feed.
+fn budget_per_byte(template: &Template) -> u64 {
+    let per_scan: u64 = template
+        .fields()
+        .iter()
+        .flat_map(|f| [&f.open, &f.close])
+        .filter_map(|d| match d {
+            Some(Delimiter::Pattern(p)) => Some(p.regex.steps_per_byte()),
+            _ => None,
+        })
+        .sum();
+    BUDGET_SCANS_PER_BYTE * (per_scan + 64)
+}
+
 /// Python frames the reference's constructor adds around prefix processing, compared with a
 /// direct `feed` (they lower the nesting depth at which `json.loads` gives up).
 const PREFIX_FRAMES: usize = 2;
@@ -153,10 +168,12 @@ pub struct Parser {
     /// The last scan of each delimiter (index `2 * field + role`), reused while still valid.
     scans: Vec<Option<CachedScan>>,
     /// The regex work this parser may still do: grows with the text fed (see
-    /// [`Parser::budget_per_byte`]), so that any input ends in time linear in its length.
+    /// [`budget_per_byte`]), so that any input ends in time linear in its length.
     budget: pyregex::Budget,
     /// The error that exhausted the budget: later feeds report it again without searching.
     exhausted: Option<ParseError>,
+    /// Matcher steps granted per byte fed (fixed by the template: see [`budget_per_byte`]).
+    budget_per_byte: u64,
 }
 
 /// A scan result and the conditions under which it was computed. On an unchanged buffer, a
@@ -263,6 +280,7 @@ impl Parser {
         let tools = ToolSchemas::from_tools(tools).map_err(|e| ParseError::new(e.0))?;
         let mut patterns = PatternCache::default();
         patterns.json_depth = json_depth;
+        let budget_per_byte = budget_per_byte(&template);
         Ok(Parser {
             output: template.defaults().clone(),
             current: template.implicit(),
@@ -281,22 +299,8 @@ impl Parser {
             initial_events: Vec::new(),
             budget: pyregex::Budget::new(BUDGET_BASE),
             exhausted: None,
+            budget_per_byte,
         })
-    }
-
-    /// Matcher steps granted per byte of text: a few scans of it with every pattern delimiter.
-    fn budget_per_byte(&self) -> u64 {
-        let per_scan: u64 = self
-            .template
-            .fields()
-            .iter()
-            .flat_map(|f| [&f.open, &f.close])
-            .filter_map(|d| match d {
-                Some(Delimiter::Pattern(p)) => Some(p.regex.steps_per_byte()),
-                _ => None,
-            })
-            .sum();
-        BUDGET_SCANS_PER_BYTE * (per_scan + 64)
     }
 
     /// Steps of regex work spent so far and still allowed.
@@ -329,7 +333,7 @@ impl Parser {
         }
         self.buffer.push_str(&prefix[cut..]);
         self.budget.grant(
-            self.budget_per_byte()
+            self.budget_per_byte
                 .saturating_mul((prefix.len() - cut) as u64),
         );
         let mut events = Vec::new();
@@ -388,7 +392,7 @@ impl Parser {
         }
         self.buffer.push_str(text);
         self.budget
-            .grant(self.budget_per_byte().saturating_mul(text.len() as u64));
+            .grant(self.budget_per_byte.saturating_mul(text.len() as u64));
         self.process(events, false)
     }
 
@@ -398,7 +402,7 @@ impl Parser {
         if self.buffer.is_empty() && !self.finalized {
             self.buffer = text;
             self.budget.grant(
-                self.budget_per_byte()
+                self.budget_per_byte
                     .saturating_mul(self.buffer.len() as u64),
             );
             let mut events = Vec::new();

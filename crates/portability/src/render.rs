@@ -153,3 +153,70 @@ pub fn headline(
         _ => None,
     }
 }
+
+/// One problem of a report: a pattern an engine matches differently or cannot express.
+pub struct Problem<'a> {
+    pub row: &'a crate::report::FieldRow,
+    pub engine: EngineKind,
+    /// See [`headline`].
+    pub headline: String,
+    /// For a difference: its first divergence, one line each ([`divergence`]).
+    pub details: Vec<String>,
+}
+
+/// Every problem of the report, pattern by pattern, engine by engine.
+pub fn problems(report: &PortabilityReport) -> Vec<Problem<'_>> {
+    let mut out = Vec::new();
+    for row in &report.fields {
+        for (engine, verdict) in report.engines.iter().zip(&row.verdicts) {
+            let Some(headline) = headline(*engine, row, verdict) else {
+                continue;
+            };
+            let details = match verdict {
+                Verdict::Differs { first, .. } => divergence(*engine, first)
+                    .lines()
+                    .map(str::to_owned)
+                    .collect(),
+                _ => Vec::new(),
+            };
+            out.push(Problem {
+                row,
+                engine: *engine,
+                headline,
+                details,
+            });
+        }
+    }
+    out
+}
+
+/// The partial-matching check, one line per sample (`  name: same events, same message`),
+/// after a heading; empty when no sample was checked.
+pub fn partial_lines(report: &PortabilityReport) -> Vec<String> {
+    if report.partial.is_empty() {
+        return Vec::new();
+    }
+    let names: Vec<&str> = report.engines.iter().map(|e| e.name()).collect();
+    let mut lines = vec![format!(
+        "partial matching: {} cannot match partially; a runtime must hold text back instead. \
+         With complete matches only, holding back the pattern's longest match (the whole \
+         region for an unbounded pattern), streamed {} code point(s) at a time:",
+        names.join(", "),
+        crate::partial::CHUNK
+    )];
+    for p in &report.partial {
+        let message = if p.message_differs {
+            "the message differs"
+        } else {
+            "same message"
+        };
+        lines.push(match &p.first_difference {
+            None => format!("  {}: same events, {message}", p.sample),
+            Some((feed, ours, theirs)) => format!(
+                "  {}: events differ from feed {feed} (rtbench: {ours}; hold-back: {theirs}), {message}",
+                p.sample
+            ),
+        });
+    }
+    lines
+}

@@ -101,16 +101,34 @@ pub(super) fn select_sample(state: &mut State, to: usize) -> Effect {
         return Effect::None;
     }
     state.selected_sample = to;
+    show_sample_row(state, to);
+    Effect::Reparse
+}
+
+/// Scrolls the samples pane so that list row `row` shows.
+fn show_sample_row(state: &mut State, row: usize) {
     if let Some(r) = screen(state).rect(Pane::Samples) {
         let h = usize::from(r.height.saturating_sub(2)).max(1);
         let top = state.scroll.samples;
-        if to < top {
-            state.scroll.samples = to;
-        } else if to >= top + h {
-            state.scroll.samples = to + 1 - h;
+        if row < top {
+            state.scroll.samples = row;
+        } else if row >= top + h {
+            state.scroll.samples = row + 1 - h;
         }
     }
-    Effect::Reparse
+}
+
+/// The list row a motion goes to from row `s` (unclamped: `Bottom` is `usize::MAX`).
+fn list_target(s: usize, action: Action, page: usize) -> usize {
+    match action {
+        Action::Up => s.saturating_sub(1),
+        Action::Down => s.saturating_add(1),
+        Action::PageUp => s.saturating_sub(page),
+        Action::PageDown => s.saturating_add(page),
+        Action::Top => 0,
+        Action::Bottom => usize::MAX,
+        _ => s,
+    }
 }
 
 /// Up / Down in a corpus's list: groups, or the open group's records (moving onto a record
@@ -124,17 +142,7 @@ fn corpus_motion(state: &mut State, action: Action) -> Effect {
     if rows == 0 {
         return Effect::None;
     }
-    let s = view.selected.min(rows - 1);
-    let to = match action {
-        Action::Up => s.saturating_sub(1),
-        Action::Down => s + 1,
-        Action::PageUp => s.saturating_sub(page),
-        Action::PageDown => s + page,
-        Action::Top => 0,
-        Action::Bottom => usize::MAX,
-        _ => s,
-    }
-    .min(rows - 1);
+    let to = list_target(view.selected.min(rows - 1), action, page).min(rows - 1);
     if to == view.selected {
         return Effect::None;
     }
@@ -155,15 +163,7 @@ pub(super) fn keep_corpus_row_visible(state: &mut State) {
     };
     // The open group's heading takes the first row.
     let row = view.selected + usize::from(view.open.is_some());
-    if let Some(r) = screen(state).rect(Pane::Samples) {
-        let h = usize::from(r.height.saturating_sub(2)).max(1);
-        let top = state.scroll.samples;
-        if row < top {
-            state.scroll.samples = row;
-        } else if row >= top + h {
-            state.scroll.samples = row + 1 - h;
-        }
-    }
+    show_sample_row(state, row);
 }
 
 fn page(state: &State, pane: Pane) -> usize {
@@ -267,16 +267,7 @@ pub(super) fn on_motion(state: &mut State, action: Action) -> Effect {
         return corpus_motion(state, action);
     }
     if focus == Pane::Samples {
-        let s = state.selected_sample;
-        let to = match action {
-            Action::Up => s.saturating_sub(1),
-            Action::Down => s + 1,
-            Action::PageUp => s.saturating_sub(page(state, focus)),
-            Action::PageDown => s + page(state, focus),
-            Action::Top => 0,
-            Action::Bottom => usize::MAX,
-            _ => s,
-        };
+        let to = list_target(state.selected_sample, action, page(state, focus));
         return select_sample(state, to);
     }
     if focus == Pane::Raw {

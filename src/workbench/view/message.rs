@@ -21,14 +21,13 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         extra.push(Span::raw(label));
     }
     frame.render_widget(pane_block(state, Pane::Message, extra), area);
+    // A few lines of our own, then the (shared, possibly long) highlighted message: only
+    // the window's lines are cloned.
     let mut lines: Vec<Line<'static>> = Vec::new();
-    // Each line takes at least one row: no more than these can be on screen.
-    let keep = state.scroll.message + usize::from(inner(area).height);
+    let mut message: &[Line<'static>] = &[];
     match state.shown.as_ref() {
         None => lines.push(Line::styled("no message yet", theme.dim())),
-        Some(shown) if shown.analysis.message.is_some() => {
-            lines.extend(shown.message_lines.iter().take(keep).cloned());
-        }
+        Some(shown) if shown.analysis.message.is_some() => message = &shown.message_lines,
         Some(shown) => {
             lines.push(Line::styled("no message: parsing failed", theme.error()));
             if let Some(p) = &shown.analysis.problem {
@@ -50,12 +49,17 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
                     Span::styled(" STALE ", theme.stale()),
                     Span::styled(" last good message of this sample:", theme.dim()),
                 ]));
-                lines.extend(good.message_lines.iter().take(keep).cloned());
+                message = &good.message_lines;
             }
         }
     }
     let body = inner(area);
-    let (lines, top) = super::window(lines.iter(), body.width, body.height, state.scroll.message);
+    let (lines, top) = super::window(
+        lines.iter().chain(message),
+        body.width,
+        body.height,
+        state.scroll.message,
+    );
     frame.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
