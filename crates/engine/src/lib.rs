@@ -53,7 +53,7 @@ pub use audit::{Audit, Loss, LossKind, audit};
 pub use content::ContentKind;
 pub use diagnostic::{Diagnostic, Location, Severity};
 pub use event::{Event, EventKind};
-pub use parser::{Events, ParseError, Parser, parse_response, parse_response_owned};
+pub use parser::{Events, ParseError, Parser, Suspended, parse_response, parse_response_owned};
 pub use region::{Ending, Region, regions};
 #[cfg(feature = "serde")]
 pub use serde_json_interop::LossyConversion;

@@ -6,6 +6,7 @@
 //! pending delimiter. The rest is held back until more text (or the end of stream) decides it.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::content::{ContentError, PatternCache, parse_content};
 use crate::delimiter::{DelimMatch, Delimiter, Scan};
@@ -174,6 +175,37 @@ pub struct Parser {
     exhausted: Option<ParseError>,
     /// Matcher steps granted per byte fed (fixed by the template: see [`budget_per_byte`]).
     budget_per_byte: u64,
+    /// Bumped whenever `output` changes, so that a [`Suspended`] state can share an unchanged
+    /// output with the previous one.
+    revision: u64,
+}
+
+/// A parser's state without its text: everything [`Parser::restore`] needs to continue as the
+/// parser would have, given the text it had received (which only ever grows, so a caller that
+/// keeps the document keeps every buffer). The output is shared between states taken while it
+/// did not change, so many states of a long stream cost little more than one.
+#[derive(Clone, Debug)]
+pub struct Suspended {
+    buffer_len: usize,
+    origin: usize,
+    pos: usize,
+    output: Arc<Dict>,
+    revision: u64,
+    current: Option<usize>,
+    captures: Vec<(String, Value)>,
+    body: Range<usize>,
+    opened: bool,
+    finalized: bool,
+    scans: Vec<Option<CachedScan>>,
+    budget: pyregex::Budget,
+    exhausted: Option<ParseError>,
+}
+
+impl Suspended {
+    /// Where the parser's text ends in the document.
+    pub fn fed_to(&self) -> usize {
+        self.origin + self.buffer_len
+    }
 }
 
 /// A scan result and the conditions under which it was computed. On an unchanged buffer, a
@@ -300,7 +332,56 @@ impl Parser {
             budget: pyregex::Budget::new(BUDGET_BASE),
             exhausted: None,
             budget_per_byte,
+            revision: 0,
         })
+    }
+
+    /// The parser's state without its text (see [`Suspended`]); `previous`, a state taken
+    /// earlier from this parser, lends its output when the output has not changed since.
+    pub fn suspend(&self, previous: Option<&Suspended>) -> Suspended {
+        let output = match previous {
+            Some(p) if p.revision == self.revision => Arc::clone(&p.output),
+            _ => Arc::new(self.output.clone()),
+        };
+        Suspended {
+            buffer_len: self.buffer.len(),
+            origin: self.origin,
+            pos: self.pos,
+            output,
+            revision: self.revision,
+            current: self.current,
+            captures: self.captures.clone(),
+            body: self.body.clone(),
+            opened: self.opened,
+            finalized: self.finalized,
+            scans: self.scans.clone(),
+            budget: self.budget.clone(),
+            exhausted: self.exhausted.clone(),
+        }
+    }
+
+    /// Puts this parser (made from the same template, prefix and tools) in a suspended state;
+    /// `document` is the text the parser had received, from the start of the document (its
+    /// part from [`Suspended::fed_to`] on is ignored). Continuing from here gives exactly the
+    /// events and errors the suspended parser would have given.
+    pub fn restore(&mut self, state: &Suspended, document: &str) {
+        self.buffer.clear();
+        self.buffer
+            .push_str(&document[state.origin..state.origin + state.buffer_len]);
+        self.origin = state.origin;
+        self.pos = state.pos;
+        if self.revision != state.revision || self.finalized {
+            self.output = (*state.output).clone();
+        }
+        self.revision = state.revision;
+        self.current = state.current;
+        self.captures.clone_from(&state.captures);
+        self.body = state.body.clone();
+        self.opened = state.opened;
+        self.finalized = state.finalized;
+        self.scans.clone_from(&state.scans);
+        self.budget = state.budget.clone();
+        self.exhausted.clone_from(&state.exhausted);
     }
 
     /// Steps of regex work spent so far and still allowed.
@@ -441,6 +522,7 @@ impl Parser {
             )));
         }
         let defaults = &self.template.defaults();
+        self.revision += 1;
         let message = std::mem::take(&mut self.output)
             .into_iter()
             .filter(|(k, v)| defaults.contains_key(k) || !v.is_empty_value())
@@ -818,6 +900,7 @@ impl Parser {
 
     /// Stores a closed region's value: joined, appended or replaced.
     fn store(&mut self, field: &Field, value: Value) -> Result<(), ParseError> {
+        self.revision += 1;
         let name = field.name.as_str();
         if let Some(sep) = &field.join {
             let Value::Str(s) = value else {
@@ -1095,5 +1178,46 @@ mod tests {
         assert_eq!((d.body.clone(), close.span.clone()), (8..11, 11..15));
         assert_eq!(d.parsed, Value::Int(7));
         assert_eq!(d.transformed, py::json_loads(r#"{"value": 7}"#).ok());
+    }
+
+    /// A parser restored from a state taken at any feed continues exactly as the parser it
+    /// was taken from: the same events, held text and message, whatever the cut.
+    #[test]
+    fn a_restored_parser_continues_like_the_one_suspended() {
+        let t = smollm3();
+        let prefix = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n";
+        let generation = "<think>\nweighing it</think>\nThe answer <is> 42.<|im_end|>";
+        let chunks: Vec<&str> = generation
+            .char_indices()
+            .map(|(i, c)| &generation[i..i + c.len_utf8()])
+            .collect();
+        let run = |from: usize, p: &mut Parser| {
+            let mut evs = Vec::new();
+            for c in &chunks[from..] {
+                evs.extend(p.feed(c).unwrap());
+            }
+            let (message, last) = p.finalize().unwrap();
+            evs.extend(last);
+            (evs, message)
+        };
+        for cut in 0..chunks.len() {
+            let mut original = Parser::with_events(&t, Some(prefix), None, Events::Trace).unwrap();
+            for c in &chunks[..cut] {
+                original.feed(c).unwrap();
+            }
+            let state = original.suspend(None);
+            let document = format!("{prefix}{}", chunks[..cut].concat());
+            assert_eq!(state.fed_to(), document.len(), "cut {cut}");
+            // A parser that has been elsewhere (here: fed to the end and finalized).
+            let mut restored = Parser::with_events(&t, Some(prefix), None, Events::Trace).unwrap();
+            let _ = run(0, &mut restored);
+            restored.restore(&state, &document);
+            assert_eq!(restored.held(), original.held(), "cut {cut}");
+            assert_eq!(
+                run(cut, &mut restored),
+                run(cut, &mut original),
+                "cut {cut}"
+            );
+        }
     }
 }

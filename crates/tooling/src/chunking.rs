@@ -81,47 +81,53 @@ impl Chunking {
 
     /// Byte offsets (char boundaries, increasing, excluding 0 and the end) where feeds end.
     pub fn cuts(&self, text: &str) -> Vec<usize> {
-        let bounds = || text.char_indices().map(|(i, _)| i).skip(1);
+        self.cut_points(text).collect()
+    }
+
+    /// [`Chunking::cuts`] one at a time: the size-based chunkings make them as they go, so a
+    /// chunk-size-1 chunking of a long text holds no list of them.
+    pub fn cut_points<'a>(&'a self, text: &'a str) -> Box<dyn Iterator<Item = usize> + 'a> {
+        let bounds = text.char_indices().map(|(i, _)| i).skip(1);
         match self {
-            Chunking::Whole => Vec::new(),
+            Chunking::Whole => Box::new(std::iter::empty()),
             Chunking::CodePoints(sizes) => {
-                let sizes: Vec<usize> = sizes.iter().map(|&s| s.max(1)).collect();
-                let mut out = Vec::new();
-                let (mut k, mut left) = (0, sizes.first().copied().unwrap_or(1));
-                for b in bounds() {
+                let size = |k: usize| sizes.get(k % sizes.len().max(1)).map_or(1, |&s| s.max(1));
+                let (mut k, mut left) = (0, size(0));
+                Box::new(bounds.filter(move |_| {
                     left -= 1;
                     if left == 0 {
-                        out.push(b);
                         k += 1;
-                        left = sizes[k % sizes.len()];
+                        left = size(k);
+                        true
+                    } else {
+                        false
                     }
-                }
-                out
+                }))
             }
             Chunking::Random { seed, min, max } => {
                 let mut rng = SplitMix(*seed);
                 let (min, max) = ((*min).max(1), (*max).max((*min).max(1)));
-                let mut out = Vec::new();
                 let mut left = rng.between(min, max);
-                for b in bounds() {
+                Box::new(bounds.filter(move |_| {
                     left -= 1;
                     if left == 0 {
-                        out.push(b);
                         left = rng.between(min, max);
+                        true
+                    } else {
+                        false
                     }
-                }
-                out
+                }))
             }
-            Chunking::Tokens => token_cuts(text),
-            Chunking::Bytes(n) => (1..)
-                .map(|k| k * (*n).max(1))
-                .take_while(|&b| b < text.len())
-                .collect(),
-            Chunking::Cuts(c) | Chunking::ModelTokens(c) | Chunking::StreamerWords(c) => c
-                .iter()
-                .copied()
-                .filter(|&b| b > 0 && b < text.len() && text.is_char_boundary(b))
-                .collect(),
+            Chunking::Tokens => Box::new(token_cuts(text).into_iter()),
+            Chunking::Bytes(n) => {
+                let n = (*n).max(1);
+                Box::new((1..).map(move |k| k * n).take_while(|&b| b < text.len()))
+            }
+            Chunking::Cuts(c) | Chunking::ModelTokens(c) | Chunking::StreamerWords(c) => Box::new(
+                c.iter()
+                    .copied()
+                    .filter(|&b| b > 0 && b < text.len() && text.is_char_boundary(b)),
+            ),
         }
     }
 }
