@@ -820,8 +820,8 @@ fn lint_warnings_appear_in_the_diagnostics() {
     assert!(loaded(&valid_inputs(), (80, 24), 1).lint.is_empty());
 }
 
-#[test]
-fn a_large_sample_is_streamed_in_the_background() {
+/// The workbench on a sample too long to replay on the UI thread, in replay mode.
+fn replaying_a_large_sample() -> State {
     use rtbench::workbench::replay::BACKGROUND_BUILD;
     let body = "The forecast for Paris is mild. ".repeat(BACKGROUND_BUILD / 30 + 10);
     let text =
@@ -829,11 +829,35 @@ fn a_large_sample_is_streamed_in_the_background() {
     let leaked: &'static str = Box::leak(text.into_boxed_str());
     let mut state = loaded(&inputs(TEMPLATE, &[("big.sample", leaked)]), (80, 24), 0);
     update::on_action(&mut state, Action::Replay);
+    state
+}
+
+#[test]
+fn esc_stops_a_replay_being_built_and_keeps_the_one_shown() {
+    let mut state = replaying_a_large_sample();
+    assert!(state.replay.as_ref().unwrap().is_building());
+    update::on_action(&mut state, Action::Back);
+    let rs = state.replay.as_ref().unwrap();
+    assert!(!rs.is_building());
+    assert_eq!(rs.feeds, 1, "the whole-text replay stays on screen");
+    assert!(dump(&render(&state)).contains("stopped streaming the replay"));
+    // A second Esc leaves replay mode.
+    update::on_action(&mut state, Action::Back);
+    assert!(state.replay.is_none());
+}
+
+#[test]
+fn a_large_sample_is_streamed_in_the_background() {
+    let mut state = replaying_a_large_sample();
     // At once: the whole text as one feed, and the real replay on its way.
     let rs = state.replay.as_ref().unwrap();
     assert!(rs.is_building());
     assert_eq!(rs.feeds, 1);
-    assert!(dump(&render(&state)).contains("streaming…"));
+    let screen = dump(&render(&state));
+    assert!(
+        screen.contains("⟳ streaming") && screen.contains("Esc stops"),
+        "{screen}"
+    );
     // Ticks show it when it is ready (the clock of the run loop does this).
     let mut ticks = 0;
     while state.replay.as_ref().unwrap().is_building() {

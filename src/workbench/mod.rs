@@ -328,7 +328,18 @@ pub fn run(options: &Options) -> Result<(), Failure> {
                 }
             };
             match effect {
-                Effect::Quit => return Ok(()),
+                Effect::Quit => {
+                    // Quit at once: the terminal is restored first, and what the workbench
+                    // holds (a long replay is millions of allocations, a worker may be busy
+                    // with a parse) is left to the process's exit instead of being freed or
+                    // joined piece by piece.
+                    drop(guard);
+                    std::mem::forget(state);
+                    std::mem::forget(worker);
+                    std::mem::forget(scanner);
+                    std::mem::forget(watcher);
+                    return Ok(());
+                }
                 Effect::Reparse => reparse = true,
                 Effect::OpenEditor => {
                     if let Some(place) = state.open.take() {

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use crate::workbench::analysis::Analysis;
 use rtbench_engine::offsets::{CharIndex, line_starts};
 use rtbench_tooling::chunking::Chunking;
-use rtbench_tooling::replay::{Replay, StepKind};
+use rtbench_tooling::replay::{Progress, Replay, StepKind};
 
 /// How the generation is cut into feeds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,6 +88,9 @@ pub struct ReplayState {
 #[derive(Clone, Debug)]
 struct Pending {
     slot: Arc<Mutex<Option<Replay>>>,
+    progress: Arc<Progress>,
+    /// Bytes of the generation being streamed.
+    total: usize,
     fed: usize,
     at_end: bool,
     same_sample: bool,
@@ -195,23 +198,27 @@ impl ReplayState {
             self.install(build(a, &self.chunking()), fed, at_end, same_sample);
             return;
         }
-        // A newer request replaces an older one; the older thread's result is dropped.
+        // A newer request replaces an older one, which stops.
+        self.cancel();
         let slot = Arc::new(Mutex::new(None));
+        let progress = Arc::new(Progress::default());
         let (template, sample, chunking) =
             (a.template.clone(), Arc::clone(&a.sample), self.chunking());
-        let out = Arc::clone(&slot);
+        let (out, told) = (Arc::clone(&slot), Arc::clone(&progress));
+        let total = sample.generation.len();
         let spawned = std::thread::Builder::new()
             .name("rtbench-replay".into())
             .stack_size(crate::workbench::worker::ENGINE_STACK)
             .spawn(move || {
-                let r = Replay::new(
+                let r = Replay::build(
                     template,
                     sample.prefix.as_deref().unwrap_or(""),
                     &sample.generation,
                     sample.tools.as_ref(),
                     chunking,
+                    &told,
                 );
-                if let Ok(mut o) = out.lock() {
+                if let (Some(r), Ok(mut o)) = (r, out.lock()) {
                     *o = Some(r);
                 }
             });
@@ -220,6 +227,8 @@ impl ReplayState {
                 self.playing = false;
                 self.pending = Some(Pending {
                     slot,
+                    progress,
+                    total,
                     fed,
                     at_end,
                     same_sample,
@@ -232,7 +241,8 @@ impl ReplayState {
 
     /// Shows a newly built replay at the step nearest to where the old one was.
     fn install(&mut self, replay: Replay, fed: usize, at_end: bool, same_sample: bool) {
-        self.replay = Arc::new(replay);
+        let old = std::mem::replace(&mut self.replay, Arc::new(replay));
+        drop_elsewhere(old);
         self.refresh();
         self.step = if !same_sample {
             0
@@ -247,6 +257,29 @@ impl ReplayState {
     /// Whether a replay is being built on another thread.
     pub fn is_building(&self) -> bool {
         self.pending.is_some()
+    }
+
+    /// How far the replay being built has got, as a percentage of the generation.
+    pub fn building_percent(&self) -> Option<usize> {
+        let p = self.pending.as_ref()?;
+        let streamed = p
+            .progress
+            .streamed
+            .load(std::sync::atomic::Ordering::Relaxed);
+        Some(
+            (streamed.min(p.total) * 100)
+                .checked_div(p.total)
+                .unwrap_or(100),
+        )
+    }
+
+    /// Stops the replay being built, if any (the replay on screen stays).
+    pub fn cancel(&mut self) {
+        if let Some(p) = self.pending.take() {
+            p.progress
+                .cancelled
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     /// Shows the replay built on another thread, if it is ready; true when it was.
@@ -431,6 +464,18 @@ impl ReplayState {
             ChunkKind::ModelTokens => "model tokens".into(),
             ChunkKind::StreamerWords => "streamer words".into(),
         }
+    }
+}
+
+/// Frees a replay on another thread when it is the last reference: a long replay is millions
+/// of allocations, which would hold the screen for seconds.
+pub fn drop_elsewhere(replay: Arc<Replay>) {
+    if Arc::strong_count(&replay) == 1 && replay.document().len() > BACKGROUND_BUILD {
+        let freed = std::thread::Builder::new()
+            .name("rtbench-free".into())
+            .spawn(move || drop(replay));
+        // No thread: it is freed here, when the spawn's closure is dropped.
+        drop(freed);
     }
 }
 

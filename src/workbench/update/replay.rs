@@ -34,9 +34,17 @@ pub(super) fn on_replay_action(state: &mut State, action: Action) -> Effect {
         Action::Quit => {
             return Effect::Quit;
         }
+        Action::Back if rs.is_building() => {
+            // Esc stops a build; the replay shown before it stays.
+            rs.cancel();
+            state.note = Some("stopped streaming the replay".into());
+        }
         Action::Back | Action::Replay => {
             state.mode = Mode::Inspect;
-            state.replay = None;
+            if let Some(mut old) = state.replay.take() {
+                old.cancel();
+                crate::workbench::replay::drop_elsewhere(old.replay);
+            }
             return Effect::None;
         }
         Action::Help => open_help(state),

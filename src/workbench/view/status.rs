@@ -64,8 +64,11 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
             "⏸ ".to_string()
         };
         left.push(Span::styled(format!("{} · {play}", rs.label()), bold));
-        if rs.is_building() {
-            left.push(Span::styled("⟳ streaming… ", bold));
+        if let Some(percent) = rs.building_percent() {
+            left.push(Span::styled(
+                format!("⟳ streaming {percent}% · Esc stops "),
+                bold,
+            ));
         }
     }
     if let Some(p) = &state.prompt {

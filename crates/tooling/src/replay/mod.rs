@@ -21,6 +21,7 @@ mod paint;
 
 use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::chunking::Chunking;
 use rtbench_engine::event::{Event, EventKind};
@@ -38,6 +39,26 @@ use client::Client;
 
 /// The fewest closed regions between two snapshots of the client's message.
 pub const SNAPSHOT_EVERY: usize = 64;
+
+/// How far a replay being built on another thread has got, and a way to stop it.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Generation bytes streamed so far (`usize::MAX` once every feed is done).
+    pub streamed: AtomicUsize,
+    /// Set to stop the build: [`Replay::build`] returns `None` within [`PROGRESS_EVERY`]
+    /// feeds.
+    pub cancelled: AtomicBool,
+}
+
+/// Feeds between two looks at [`Progress`].
+pub const PROGRESS_EVERY: usize = 1024;
+
+/// How feeding the generation ended.
+enum Fed {
+    All,
+    Failed,
+    Cancelled,
+}
 
 /// What a step of the stream did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -216,6 +237,21 @@ impl Replay {
         tools: Option<&Value>,
         chunking: Chunking,
     ) -> Replay {
+        let never = Progress::default();
+        Replay::build(template, prefix, generation, tools, chunking, &never)
+            .expect("a replay nobody cancels is built")
+    }
+
+    /// [`Replay::new`] for a build on another thread: `progress` tells how many generation
+    /// bytes have been streamed, and the build stops (`None`) soon after it is cancelled.
+    pub fn build(
+        template: Template,
+        prefix: &str,
+        generation: &str,
+        tools: Option<&Value>,
+        chunking: Chunking,
+        progress: &Progress,
+    ) -> Option<Replay> {
         let mut replay = Replay {
             template: template.clone(),
             chunking,
@@ -241,27 +277,36 @@ impl Replay {
                 let fed_to = replay.document.len();
                 replay.steps.push(Record::empty(Kind::Prefix, fed_to));
                 replay.outcome = Outcome::Failed { step: 0, error };
-                return replay;
+                return Some(replay);
             }
         };
         replay.origin = parser.origin();
         let step = replay.next_record(Kind::Prefix, &parser);
         replay.record(step, parser.initial_events().to_vec(), &mut client);
-        if replay.feed_all(&mut parser, feeds, &mut client) {
-            replay.finish(&mut parser, &mut client);
+        match replay.feed_all(&mut parser, feeds, &mut client, progress) {
+            Fed::All => replay.finish(&mut parser, &mut client),
+            Fed::Failed => {}
+            Fed::Cancelled => return None,
         }
-        replay
+        Some(replay)
     }
 
-    /// Feeds the generation chunk by chunk, one step each; false when a feed failed.
+    /// Feeds the generation chunk by chunk, one step each.
     fn feed_all(
         &mut self,
         parser: &mut Parser,
         feeds: Vec<(Range<usize>, Cow<'_, str>, usize)>,
         client: &mut Client,
-    ) -> bool {
+        progress: &Progress,
+    ) -> Fed {
         let mut failed = false;
-        for (source, text, replaced) in feeds {
+        for (i, (source, text, replaced)) in feeds.into_iter().enumerate() {
+            if i % PROGRESS_EVERY == 0 {
+                if progress.cancelled.load(Ordering::Relaxed) {
+                    return Fed::Cancelled;
+                }
+                progress.streamed.store(source.start, Ordering::Relaxed);
+            }
             self.document.push_str(&text);
             if failed {
                 // Never fed: kept in the document so that a view shows it as such.
@@ -281,7 +326,8 @@ impl Replay {
                 }
             }
         }
-        !failed
+        progress.streamed.store(usize::MAX, Ordering::Relaxed);
+        if failed { Fed::Failed } else { Fed::All }
     }
 
     /// The finalize step and the outcome.
