@@ -1,0 +1,202 @@
+//! Bounded memory: the workbench's analysis of an N-byte sample, what the normal view keeps
+//! once the sample is parsed, stays within a fixed multiple of N plus a constant. The bound
+//! here is what the analysis does today (13.3 x N at its peak, 5.3 x N kept), so that a
+//! change that copies the text once more fails; the aim is 8 x N.
+//!
+//! A counting global allocator measures the PEAK of the bytes allocated at once while the
+//! worker computes its report for the sample (and while that report is kept): it counts
+//! allocations, not wall clock or resident pages, so the figure is the same on every machine
+//! and in every profile. The counter is global: the tests of this binary run one at a time.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use rtbench::workbench::inputs::{Inputs, Source};
+use rtbench::workbench::worker::{self, Request};
+
+/// `System`, counting the bytes allocated now and the most allocated at once.
+struct Counting;
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(by: usize) {
+    let now = CURRENT.fetch_add(by, Ordering::Relaxed) + by;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+fn shrank(by: usize) {
+    CURRENT.fetch_sub(by, Ordering::Relaxed);
+}
+
+// SAFETY: every call is forwarded to `System` unchanged; only sizes are counted.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        shrank(layout.size());
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            // The old and new blocks may both be live during the move: count the new one
+            // first.
+            grew(new_size);
+            shrank(layout.size());
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// The tests of this binary share the counter: one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Starts a measurement: the peak is set to what is allocated now, which is returned.
+fn reset_peak() -> usize {
+    let now = CURRENT.load(Ordering::SeqCst);
+    PEAK.store(now, Ordering::SeqCst);
+    now
+}
+
+/// The most allocated at once since [`reset_peak`] returned `baseline`, beyond it.
+fn peak_since(baseline: usize) -> usize {
+    PEAK.load(Ordering::SeqCst).saturating_sub(baseline)
+}
+
+/// A deterministic SmolLM3-style generation of about `n` bytes: a think block of random words
+/// in lines, then an answer of random words, then the end of turn.
+fn generation(n: usize) -> String {
+    const WORDS: [&str; 16] = [
+        "the",
+        "model",
+        "thinks",
+        "about",
+        "weather",
+        "in",
+        "Paris",
+        "and",
+        "answers",
+        "with",
+        "care",
+        "so",
+        "that",
+        "a",
+        "reader",
+        "understands",
+    ];
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut words = |out: &mut String, bytes: usize| {
+        let end = out.len() + bytes;
+        let mut in_line = 0;
+        while out.len() < end {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            out.push_str(WORDS[(seed >> 60) as usize]);
+            in_line += 1;
+            if in_line == 12 {
+                out.push('\n');
+                in_line = 0;
+            } else {
+                out.push(' ');
+            }
+        }
+    };
+    let mut g = String::with_capacity(n + 64);
+    g.push_str("<think>\n");
+    words(&mut g, n / 2);
+    g.push_str("\n</think>\n");
+    words(&mut g, n / 2);
+    g.push_str("<|im_end|>");
+    g
+}
+
+/// The sample file of that generation, after a one-turn SmolLM3 prompt.
+fn sample_file(n: usize) -> String {
+    format!(
+        "--- prefix (ends with newline) ---\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n\n\
+         --- generation ---\n{}\n",
+        generation(n)
+    )
+}
+
+const MB: f64 = 1_000_000.0;
+
+#[test]
+fn the_normal_view_of_a_10_mb_sample_peaks_within_13_5_bytes_per_byte() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let n = 10_000_000;
+    // The inputs are built before the measurement: what the worker reads is its own copy.
+    let text: &'static str = Box::leak(sample_file(n).into_boxed_str());
+    let inputs = Inputs {
+        template: Source::Embedded {
+            name: "smollm3/template.json".into(),
+            text: include_str!("../samples/smollm3/template.json"),
+        },
+        files: vec![Source::Embedded {
+            name: "smollm3/big.sample".into(),
+            text,
+        }],
+        folders: Vec::new(),
+        corpora: Vec::new(),
+    };
+    let req = Request {
+        seq: 1,
+        selected_name: None,
+        selected_index: 0,
+        record: None,
+        syntect_theme: "base16-ocean.dark".into(),
+        no_color: false,
+    };
+    let started = Instant::now();
+    let baseline = reset_peak();
+    let report = worker::compute(&inputs, &req);
+    let peak = peak_since(baseline);
+    let kept = CURRENT.load(Ordering::SeqCst).saturating_sub(baseline);
+    let took = started.elapsed();
+    let shown = report.shown.as_ref().expect("the sample is shown");
+    assert!(
+        shown.analysis.message.is_some(),
+        "{:?}",
+        report.sample_error
+    );
+    let per_byte = peak as f64 / n as f64;
+    eprintln!(
+        "10 MB sample: peak {:.1} MB ({per_byte:.2} bytes per byte), kept {:.1} MB ({:.2} bytes \
+         per byte), in {took:.2?}",
+        peak as f64 / MB,
+        kept as f64 / MB,
+        kept as f64 / n as f64
+    );
+    let limit = 27 * n / 2 + (4 << 20);
+    assert!(
+        peak <= limit,
+        "the analysis of a {:.0} MB sample peaked at {:.1} MB ({per_byte:.2} bytes per byte), \
+         over 13.5 x N + 4 MiB = {:.1} MB",
+        n as f64 / MB,
+        peak as f64 / MB,
+        limit as f64 / MB
+    );
+    drop(report);
+}
