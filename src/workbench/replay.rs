@@ -2,6 +2,7 @@
 //! on screen, playback, and the timeline selection. Building the replay is the engine's
 //! ([`rtbench_tooling::replay`]); this module only chooses what to build and which step to show.
 
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use crate::workbench::analysis::Analysis;
@@ -54,7 +55,7 @@ impl ChunkKind {
 pub const SPEEDS_MS: [u64; 7] = [1000, 500, 250, 120, 60, 30, 10];
 
 /// Everything about the replay on screen.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct ReplayState {
     pub replay: Arc<Replay>,
     /// The sample it was built from (a new sample rebuilds it).
@@ -84,8 +85,9 @@ pub struct ReplayState {
     model: Vec<Chunking>,
 }
 
-/// A replay being built off the UI thread, and where to show it once built.
-#[derive(Clone, Debug)]
+/// A replay being built off the UI thread, and where to show it once built. Dropping it, for
+/// whatever reason (a newer build, leaving the replay, Esc), stops the build.
+#[derive(Debug)]
 struct Pending {
     slot: Arc<Mutex<Option<Replay>>>,
     progress: Arc<Progress>,
@@ -94,6 +96,12 @@ struct Pending {
     fed: usize,
     at_end: bool,
     same_sample: bool,
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.progress.cancelled.store(true, Ordering::Relaxed);
+    }
 }
 
 /// Generations longer than this (bytes) are streamed on another thread, so that the screen
@@ -199,7 +207,7 @@ impl ReplayState {
             return;
         }
         // A newer request replaces an older one, which stops.
-        self.cancel();
+        self.pending = None;
         let slot = Arc::new(Mutex::new(None));
         let progress = Arc::new(Progress::default());
         let (template, sample, chunking) =
@@ -262,10 +270,7 @@ impl ReplayState {
     /// How far the replay being built has got, as a percentage of the generation.
     pub fn building_percent(&self) -> Option<usize> {
         let p = self.pending.as_ref()?;
-        let streamed = p
-            .progress
-            .streamed
-            .load(std::sync::atomic::Ordering::Relaxed);
+        let streamed = p.progress.streamed.load(Ordering::Relaxed);
         Some(
             (streamed.min(p.total) * 100)
                 .checked_div(p.total)
@@ -275,11 +280,7 @@ impl ReplayState {
 
     /// Stops the replay being built, if any (the replay on screen stays).
     pub fn cancel(&mut self) {
-        if let Some(p) = self.pending.take() {
-            p.progress
-                .cancelled
-                .store(true, std::sync::atomic::Ordering::Relaxed);
-        }
+        self.pending = None;
     }
 
     /// Shows the replay built on another thread, if it is ready; true when it was.

@@ -196,7 +196,7 @@ pub struct Scrolls {
 }
 
 /// The whole state.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct State {
     pub mode: Mode,
     pub theme: Theme,

@@ -370,9 +370,9 @@ impl Parser {
             .push_str(&document[state.origin..state.origin + state.buffer_len]);
         self.origin = state.origin;
         self.pos = state.pos;
-        if self.revision != state.revision || self.finalized {
-            self.output = (*state.output).clone();
-        }
+        // Always copied: revisions count one parser's changes, so an equal revision of this
+        // parser says nothing about its output.
+        self.output = (*state.output).clone();
         self.revision = state.revision;
         self.current = state.current;
         self.captures.clone_from(&state.captures);

@@ -104,7 +104,7 @@ mod tests {
         let a = Arc::clone(state.analysis().unwrap());
         let k = fold_line(&a);
         let rows: usize = (0..k).map(|l| raw::rows_of_line(&a, l, 200).len()).sum();
-        let mut s = state.clone();
+        let mut s = state;
         s.fold = None;
         decide(&mut s, &a, 200, rows * 3 + 3);
         assert_eq!(s.fold, Some(false), "a third or less: shown");

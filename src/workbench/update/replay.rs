@@ -41,8 +41,8 @@ pub(super) fn on_replay_action(state: &mut State, action: Action) -> Effect {
         }
         Action::Back | Action::Replay => {
             state.mode = Mode::Inspect;
-            if let Some(mut old) = state.replay.take() {
-                old.cancel();
+            // Dropping the state stops a build; a long replay is freed elsewhere.
+            if let Some(old) = state.replay.take() {
                 crate::workbench::replay::drop_elsewhere(old.replay);
             }
             return Effect::None;
