@@ -225,6 +225,8 @@ fn held_text_and_timeline_are_exactly_a_plain_streaming_run() {
                     .collect()
             };
             plain.push((0, named(p.initial_events())));
+            let mut live = LiveText::default();
+            live.follow(p.initial_events());
             assert_eq!(r.step(0).held, p.held(), "{at} prefix");
             for step in 1..r.step_count() {
                 if r.step(step).kind == StepKind::Finalize {
@@ -233,12 +235,18 @@ fn held_text_and_timeline_are_exactly_a_plain_streaming_run() {
                     continue;
                 }
                 match p.feed(r.chunk_text(step)) {
-                    Ok(evs) => plain.push((step, named(&evs))),
+                    Ok(evs) => {
+                        live.follow(&evs);
+                        plain.push((step, named(&evs)));
+                    }
                     Err(e) => {
                         assert_eq!(r.step(step).error.as_ref(), Some(&e), "{at}");
                         break;
                     }
                 }
+                // The open region's text is its chunks joined.
+                let shown = r.partial_message(step).live.map(|l| (l.field, l.text));
+                assert_eq!(shown, live.0, "{at} step {step}");
                 assert_eq!(r.step(step).held, p.held(), "{at} step {step}");
                 assert_eq!(r.step(step).current, p.current_field(), "{at} step {step}");
                 // The client's settled values are the parser's message so far, key order too.
@@ -247,7 +255,7 @@ fn held_text_and_timeline_are_exactly_a_plain_streaming_run() {
             }
             // The flat timeline holds the same events in the same order, tagged with steps.
             let flat: Vec<(usize, Value)> = r
-                .timeline()
+                .timeline(0..r.timeline_len())
                 .iter()
                 .filter_map(|t| {
                     let name = r.field_name(t.event.field);
@@ -260,6 +268,80 @@ fn held_text_and_timeline_are_exactly_a_plain_streaming_run() {
                 .collect();
             assert_eq!(flat, expected, "{at}");
         }
+    }
+}
+
+/// The open region's field and text, followed through a plain run's events.
+#[derive(Default)]
+struct LiveText(Option<(usize, String)>);
+
+impl LiveText {
+    fn follow(&mut self, events: &[rtbench_engine::event::Event]) {
+        for e in events {
+            match &e.kind {
+                EventKind::Open => self.0 = Some((e.field, String::new())),
+                EventKind::Chunk { text, .. } => {
+                    if let Some((_, live)) = &mut self.0 {
+                        live.push_str(text);
+                    }
+                }
+                EventKind::Close { .. } => self.0 = None,
+                EventKind::Discard { .. } => {}
+            }
+        }
+    }
+}
+
+/// A small deterministic shuffle (no dependency for one test).
+fn shuffled(n: usize, seed: u64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut x = seed | 1;
+    for i in (1..n).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        order.swap(i, (x % (i as u64 + 1)) as usize);
+    }
+    order
+}
+
+#[test]
+fn events_rebuilt_in_any_order_are_the_ones_streamed() {
+    // Long enough for many parser checkpoints: every step's events are rebuilt from the one
+    // before it, whatever was asked for last.
+    let (template, prefix, text) = long_generation(20_000);
+    for chunking in [
+        Chunking::CodePoints(vec![1]),
+        Chunking::CodePoints(vec![7, 2]),
+        Chunking::Bytes(3),
+    ] {
+        let r = Replay::new(template.clone(), &prefix, &text, None, chunking.clone());
+        let at = chunking.label();
+        let mut p = Parser::with_events(&template, Some(&prefix), None, Events::Trace).unwrap();
+        let mut streamed = vec![p.initial_events().to_vec()];
+        for step in 1..r.step_count() {
+            streamed.push(match r.step_kind(step) {
+                StepKind::Finalize => p.finalize().unwrap().1,
+                _ => p.feed(r.chunk_text(step)).unwrap(),
+            });
+        }
+        assert!(streamed.len() > 3 * 256, "{at}: {} steps", streamed.len());
+        for step in shuffled(streamed.len(), 7) {
+            let got: Vec<_> = r.events(step).into_iter().map(|t| t.event).collect();
+            assert_eq!(got, streamed[step], "{at} step {step}");
+        }
+        let flat: Vec<(usize, _)> = streamed
+            .iter()
+            .enumerate()
+            .flat_map(|(step, evs)| evs.iter().map(move |e| (step, e)))
+            .collect();
+        assert_eq!(r.timeline_len(), flat.len(), "{at}");
+        for i in shuffled(flat.len(), 11).into_iter().take(2000) {
+            let t = r.timeline_event(i).unwrap();
+            assert_eq!((t.step, &t.event), (flat[i].0, flat[i].1), "{at} event {i}");
+            assert_eq!(r.step_of_event(i), flat[i].0, "{at} event {i}");
+        }
+        assert_eq!(r.timeline_event(flat.len()), None);
     }
 }
 
@@ -539,7 +621,7 @@ fn a_long_chunk_1_replay_builds_in_linear_time() {
         "replay of {} bytes in {} steps ({} events) built in {elapsed:?}",
         text.len(),
         r.step_count(),
-        r.timeline().len()
+        r.timeline_len()
     );
     assert!(matches!(r.outcome(), Outcome::Message(_)));
     assert_eq!(r.step_count(), text.chars().count() + 2);

@@ -659,7 +659,7 @@ fn replay_keys_step_play_and_change_the_chunking() {
         e, 0,
         "↓ from a step without events selects the next event, not the one after"
     );
-    assert_eq!(rs.step, rs.replay.timeline()[e].step);
+    assert_eq!(rs.step, rs.replay.step_of_event(e));
 
     // Esc goes back to inspecting; q still quits.
     update::on_action(&mut state, Action::Back);

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use crate::workbench::analysis::Analysis;
 use rtbench_engine::offsets::{CharIndex, line_starts};
 use rtbench_tooling::chunking::Chunking;
-use rtbench_tooling::replay::{Progress, Replay, StepKind};
+use rtbench_tooling::replay::{Progress, Replay};
 
 /// How the generation is cut into feeds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -304,11 +304,7 @@ impl ReplayState {
         self.line_starts = line_starts(doc);
         self.chars = CharIndex::new(doc);
         self.total_chars = self.chars.chars_at(doc, doc.len());
-        self.feeds = self
-            .replay
-            .steps()
-            .filter(|s| matches!(s.kind, StepKind::Feed { .. }))
-            .count();
+        self.feeds = self.replay.feed_count();
     }
 
     /// The step whose fed text ends nearest to `fed` (document offset), so that switching
@@ -415,18 +411,18 @@ impl ReplayState {
 
     /// Selects a timeline event and shows the step that produced it.
     pub fn select_event(&mut self, i: usize) {
-        let timeline = self.replay.timeline();
-        if timeline.is_empty() {
+        let n = self.replay.timeline_len();
+        if n == 0 {
             return;
         }
-        let i = i.min(timeline.len() - 1);
-        self.step = timeline[i].step;
+        let i = i.min(n - 1);
+        self.step = self.replay.step_of_event(i);
         self.selected_event = Some(i);
         self.playing = false;
     }
 
     pub fn move_selection(&mut self, delta: isize) {
-        let n = self.replay.timeline().len();
+        let n = self.replay.timeline_len();
         if n == 0 {
             return;
         }

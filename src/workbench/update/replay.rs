@@ -109,7 +109,7 @@ pub(super) fn on_replay_mouse(state: &mut State, ev: MouseEvent) {
         {
             let h = usize::from(rect.height.saturating_sub(2));
             let i = timeline_top(rs, h) + usize::from(ev.row - rect.y - 1);
-            if i < rs.replay.timeline().len() {
+            if i < rs.replay.timeline_len() {
                 rs.select_event(i);
             }
         }
@@ -248,7 +248,7 @@ mod tests {
         );
         let rs = state.replay.as_ref().unwrap();
         assert_eq!(rs.selected_event, Some(0));
-        assert_eq!(rs.step, rs.replay.timeline()[0].step);
+        assert_eq!(rs.step, rs.replay.step_of_event(0));
         // The wheel over the timeline moves the selection by 3.
         on_mouse(
             &mut state,

@@ -210,8 +210,8 @@ fn raw(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
     frame.render_widget(block(theme, title, true), area);
     let selected = rs
         .selected_event
-        .and_then(|i| r.timeline().get(i))
-        .map(|e| e.event.span.clone())
+        .and_then(|i| r.timeline_event(i))
+        .map(|e| e.event.span)
         .filter(|sp| !sp.is_empty());
     let focus = selected.as_ref().map_or(s.fed_to, |sp| sp.start);
     let rows = visible_rows(
@@ -333,18 +333,19 @@ fn step(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
             lines.push(Line::styled(note, theme.warning()));
         }
     }
-    let events = r.events(rs.step);
-    if events.is_empty() {
+    let range = s.events.clone();
+    if range.is_empty() {
         lines.push(Line::styled("no events", theme.dim()));
     }
-    // Only what fits is formatted: a whole-text feed can hold every event of the stream.
+    // Only what fits is rebuilt and formatted: a whole-text feed can hold every event of the
+    // stream.
     let room = usize::from(inner.height).saturating_sub(lines.len());
-    let shown = if events.len() > room {
+    let shown = if range.len() > room {
         room.saturating_sub(1)
     } else {
-        events.len()
+        range.len()
     };
-    for e in &events[..shown] {
+    for e in &r.timeline(range.start..range.start + shown) {
         let (kind, text) = event_text(r, &e.event, width.saturating_sub(16));
         let style = match &e.event.kind {
             EventKind::Open | EventKind::Close { .. } => theme.delimiter(e.event.field),
@@ -356,9 +357,9 @@ fn step(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
             Span::raw(text),
         ]));
     }
-    if shown < events.len() {
+    if shown < range.len() {
         lines.push(Line::styled(
-            format!("… {} more events (timeline below)", events.len() - shown),
+            format!("… {} more events (timeline below)", range.len() - shown),
             theme.dim(),
         ));
     }
@@ -483,7 +484,7 @@ fn message(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
 /// the step's first event) in view.
 pub fn timeline_top(rs: &ReplayState, height: usize) -> usize {
     let r = &rs.replay;
-    let n = r.timeline().len();
+    let n = r.timeline_len();
     let focus = rs
         .selected_event
         .unwrap_or_else(|| r.step(rs.step).events.start.min(n.saturating_sub(1)));
@@ -498,19 +499,17 @@ fn timeline(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
     let inner = inner(area);
     let h = usize::from(inner.height);
     let top = timeline_top(rs, h);
-    let events = r.timeline();
+    let total = r.timeline_len();
+    let events = r.timeline(top..top + h);
     let current = r.step(rs.step).events;
     let title = vec![
         Span::styled("timeline", theme.title(false)),
-        Span::styled(
-            format!(" {} events · ↑↓ select · click ", events.len()),
-            theme.dim(),
-        ),
+        Span::styled(format!(" {total} events · ↑↓ select · click "), theme.dim()),
     ];
     frame.render_widget(block(theme, title, false), area);
     let width = usize::from(inner.width);
     let mut lines = Vec::new();
-    for (i, e) in events.iter().enumerate().skip(top).take(h) {
+    for (i, e) in (top..).zip(&events) {
         let (kind, text) = event_text(r, &e.event, width.saturating_sub(22));
         let mut base = if current.contains(&i) {
             theme.text().add_modifier(Modifier::BOLD)
@@ -520,7 +519,7 @@ fn timeline(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
         if rs.selected_event == Some(i) {
             base = theme.selected();
         }
-        let step = match r.step(e.step).kind {
+        let step = match r.step_kind(e.step) {
             StepKind::Prefix => "prefix".to_string(),
             StepKind::Finalize => "final".to_string(),
             StepKind::Feed { .. } => format!("{}", e.step),

@@ -32,7 +32,12 @@ impl Client {
         let EventKind::Close { value } = &event.kind else {
             return 0;
         };
-        let Some(field) = template.fields().get(event.field) else {
+        self.settle(template, event.field, value)
+    }
+
+    /// Stores the value a region of `field` closed with; returns the work it took.
+    pub fn settle(&mut self, template: &Template, field: usize, value: &Value) -> usize {
+        let Some(field) = template.fields().get(field) else {
             return 0;
         };
         let name = field.name.as_str();
@@ -135,8 +140,9 @@ impl PartialMessage {
 }
 
 impl Replay {
-    /// What a streaming client shows after `step`, rebuilt from the events: the nearest
-    /// snapshot of settled values plus the closes since, and the open region's chunks.
+    /// What a streaming client shows after `step`, rebuilt without the events: the nearest
+    /// snapshot of settled values plus the values of the regions closed since, and the open
+    /// region's text so far (its chunks are the document's text, in order and contiguous).
     pub fn partial_message(&self, step: usize) -> PartialMessage {
         let s = self.step(step);
         let upto = s.events.end;
@@ -146,8 +152,18 @@ impl Replay {
             settled: settled.clone(),
             size: 0,
         };
-        for t in &self.timeline[*from..upto] {
-            client.apply(&self.template, &t.event);
+        let regions = self.regions();
+        let first = regions.partition_point(|r| r.close_event.is_some_and(|c| c < *from));
+        for r in &regions[first..] {
+            match (r.close_event, &r.value) {
+                (Some(c), Some(value)) if c < upto => {
+                    if c >= *from {
+                        client.settle(&self.template, r.field, value);
+                    }
+                }
+                // Regions close in the order they open: the rest closed later or never.
+                _ => break,
+            }
         }
         let finished = s.error.is_none() && matches!(s.kind, super::StepKind::Finalize);
         if finished {
@@ -156,7 +172,7 @@ impl Replay {
                 .settled
                 .retain(|k, v| defaults.contains_key(k) || !v.is_empty_value());
         }
-        let live = s.live.map(|(region, _)| self.live_region(region, upto));
+        let live = s.live.map(|(region, end)| self.live_region(region, end));
         PartialMessage {
             settled: client.settled,
             live,
@@ -164,23 +180,15 @@ impl Replay {
         }
     }
 
-    /// The open region's text from its chunk events up to timeline index `upto`.
-    fn live_region(&self, region: usize, upto: usize) -> LiveRegion {
+    /// The open region's text, from its body's start to `end`.
+    fn live_region(&self, region: usize, end: usize) -> LiveRegion {
         let r = &self.regions()[region];
         let field = &self.template.fields()[r.field];
-        let mut text = String::new();
-        let mut dirty = field.dirty();
-        for t in &self.timeline[r.open_event + 1..upto] {
-            if let EventKind::Chunk {
-                text: piece,
-                dirty: d,
-            } = &t.event.kind
-                && t.event.field == r.field
-            {
-                text.push_str(piece);
-                dirty = *d;
-            }
-        }
+        let text = self
+            .document()
+            .get(r.body.start..end)
+            .unwrap_or_default()
+            .to_string();
         let preview = (field.content == ContentKind::Json)
             .then(|| partial_json::preview(&text))
             .flatten();
@@ -188,7 +196,7 @@ impl Replay {
             field: r.field,
             name: field.name.clone(),
             text,
-            dirty,
+            dirty: field.dirty(),
             preview,
         }
     }

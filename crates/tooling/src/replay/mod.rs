@@ -2,14 +2,21 @@
 //! so that a view can move to any step and show what the stream looked like there.
 //!
 //! Step 0 is the prefix (the initial events), then one step per feed, then the finalize step.
-//! The whole stream is run once, in order, when the replay is built; each step keeps only what
-//! it changed, in a few machine words (where its chunk, events and held-back text end, the open
-//! region); [`Replay::step`] expands that into a [`Step`]. The message a
-//! client would have built is snapshotted now and then, so any step is reconstructed from the
-//! nearest snapshot and the events since. A snapshot is taken once at least [`SNAPSHOT_EVERY`]
-//! regions closed since the last one *and* the values stored since then outnumber the values in
-//! the message: copying snapshots then costs no more than storing the values did (linear in the
-//! stream), and rebuilding any step costs about two copies of its message.
+//! The whole stream is run once, in order, when the replay is built, and what it keeps grows
+//! with the text by a small factor whatever the chunking (a chunk-size-1 replay has a step per
+//! character):
+//! - each step is a few bytes of the [`index`] (where its chunk, events and held-back text end,
+//!   the open field and the open body's end), which [`Replay::step`] expands into a [`Step`];
+//! - the regions of the whole stream (with their values) and the discarded text, merged where
+//!   it is contiguous;
+//! - the parser's state every few hundred steps, from which [`rebuild`] feeds the same chunks
+//!   again to give any step's events on demand (they are not stored);
+//! - the message a client would have built, snapshotted now and then, so any step's message is
+//!   the nearest snapshot plus the values of the regions closed since. A snapshot is taken once
+//!   at least [`SNAPSHOT_EVERY`] regions closed since the last one *and* the values stored
+//!   since then outnumber the values in the message: copying snapshots then costs no more than
+//!   storing the values did (linear in the stream), and rebuilding any step costs about two
+//!   copies of its message.
 //!
 //! Offsets are byte offsets into the replay's *document*: the prefix followed by the text that
 //! was actually fed (which differs from the generation only for byte chunkings that cut a
@@ -17,7 +24,9 @@
 
 mod client;
 mod held;
+mod index;
 mod paint;
+mod rebuild;
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -36,6 +45,8 @@ pub use held::{Candidate, CandidateState, Role};
 pub use paint::RegionView;
 
 use client::Client;
+use index::{Entry, StepIndex};
+use rebuild::{Checkpoint, Rebuilder, Sources};
 
 /// The fewest closed regions between two snapshots of the client's message.
 pub const SNAPSHOT_EVERY: usize = 64;
@@ -125,67 +136,6 @@ pub struct Step {
     pub error: Option<ParseError>,
 }
 
-/// What is stored per step: everything a [`Step`] holds, as ends of ranges whose starts are the
-/// previous step's ends.
-#[derive(Clone, Copy, Debug)]
-struct Record {
-    kind: Kind,
-    /// End of the step's events in the timeline.
-    events_end: usize,
-    held_start: usize,
-    /// End of the fed document (also the end of the held text and of this step's chunk).
-    fed_to: usize,
-    /// End of the generation bytes consumed so far.
-    source_end: usize,
-    /// Where the open region's body ends (when `live` is set).
-    live_end: usize,
-    current: u32,
-    live: u32,
-    /// Broken characters replaced in this step's chunk.
-    replaced: u32,
-}
-
-impl Record {
-    /// A step that changed nothing yet, with the document fed up to `fed_to`.
-    fn empty(kind: Kind, fed_to: usize) -> Record {
-        Record {
-            kind,
-            events_end: 0,
-            held_start: fed_to,
-            fed_to,
-            source_end: 0,
-            live_end: 0,
-            current: NONE,
-            live: NONE,
-            replaced: 0,
-        }
-    }
-
-    /// Takes the parser's held-back text and open field as they are now.
-    fn observe(&mut self, parser: &Parser) {
-        self.held_start = parser.held().start;
-        self.current = pack(parser.current_field());
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Prefix,
-    Feed,
-    Finalize,
-}
-
-/// `None` as a stored index.
-const NONE: u32 = u32::MAX;
-
-fn pack(index: Option<usize>) -> u32 {
-    index.and_then(|i| u32::try_from(i).ok()).unwrap_or(NONE)
-}
-
-fn unpack(index: u32) -> Option<usize> {
-    (index != NONE).then_some(index as usize)
-}
-
 /// An event with the step that produced it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TimelineEvent {
@@ -207,22 +157,42 @@ pub enum Outcome {
 }
 
 /// A recorded stream.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Replay {
     template: Template,
     chunking: Chunking,
     document: String,
     prefix_len: usize,
     origin: usize,
-    steps: Vec<Record>,
-    timeline: Vec<TimelineEvent>,
+    index: StepIndex,
+    /// The prefix step's events (the only ones stored).
+    initial: Vec<TimelineEvent>,
+    /// The finalize step, if the stream got that far.
+    finalize: Option<usize>,
     regions: RegionBuilder,
-    /// Text that went to no region: `(step, range)`, in document order.
+    /// Text that went to no region: `(step, range)`, in document order, contiguous pieces
+    /// merged (the step is the first one's: a step shows the part before its held text).
     discarded: Vec<(usize, Range<usize>)>,
     /// The client's settled message after `timeline[..upto]`, every few closes.
     snapshots: Vec<(usize, Dict)>,
+    rebuilder: Rebuilder,
+    outcome: Outcome,
+}
+
+/// The state of a replay being built.
+struct Recorder<'a> {
+    template: &'a Template,
+    document: String,
+    index: StepIndex,
+    initial: Vec<TimelineEvent>,
+    regions: RegionBuilder,
+    discarded: Vec<(usize, Range<usize>)>,
+    snapshots: Vec<(usize, Dict)>,
     /// Closes and work since the last snapshot.
     since_snapshot: (usize, usize),
+    client: Client,
+    checkpoints: Vec<Checkpoint>,
+    finalize: Option<usize>,
     outcome: Outcome,
 }
 
@@ -252,55 +222,86 @@ impl Replay {
         chunking: Chunking,
         progress: &Progress,
     ) -> Option<Replay> {
-        let mut replay = Replay {
-            template: template.clone(),
-            chunking,
-            document: String::with_capacity(prefix.len() + generation.len()),
-            prefix_len: prefix.len(),
-            origin: 0,
-            steps: Vec::new(),
-            timeline: Vec::new(),
-            regions: RegionBuilder::default(),
+        let fed_len = fed_len(&chunking, generation);
+        let mut rec = Recorder {
+            template: &template.clone(),
+            document: String::with_capacity(prefix.len() + fed_len),
+            index: StepIndex::default(),
+            initial: Vec::new(),
+            regions: RegionBuilder::new(prefix.len() + fed_len),
             discarded: Vec::new(),
             snapshots: vec![(0, template.defaults().clone())],
             since_snapshot: (0, 0),
+            client: Client::new(&template),
+            checkpoints: Vec::new(),
+            finalize: None,
             outcome: Outcome::Message(Dict::new()),
         };
-        replay.document.push_str(prefix);
-        let feeds = feeds(&replay.chunking, generation);
-        let fed_len: usize = feeds.iter().map(|(_, text, _)| text.len()).sum();
-        replay.regions = RegionBuilder::new(prefix.len() + fed_len);
-        let mut client = Client::new(&template);
-        let mut parser = match Parser::with_events(&template, Some(prefix), tools, Events::Trace) {
-            Ok(p) => p,
+        rec.document.push_str(prefix);
+        let mut origin = 0;
+        match Parser::with_events(&template, Some(prefix), tools, Events::Trace) {
             Err(error) => {
-                let fed_to = replay.document.len();
-                replay.steps.push(Record::empty(Kind::Prefix, fed_to));
-                replay.outcome = Outcome::Failed { step: 0, error };
-                return Some(replay);
+                let fed_to = rec.document.len();
+                rec.index.push(Entry {
+                    fed_to,
+                    held_start: fed_to,
+                    live_end: fed_to,
+                    ..Entry::default()
+                });
+                rec.outcome = Outcome::Failed { step: 0, error };
             }
-        };
-        replay.origin = parser.origin();
-        let step = replay.next_record(Kind::Prefix, &parser);
-        replay.record(step, parser.initial_events().to_vec(), &mut client);
-        match replay.feed_all(&mut parser, feeds, &mut client, progress) {
-            Fed::All => replay.finish(&mut parser, &mut client),
-            Fed::Failed => {}
-            Fed::Cancelled => return None,
+            Ok(mut parser) => {
+                origin = parser.origin();
+                let initial = parser.initial_events().to_vec();
+                let mut entry = rec.next_entry(&parser);
+                rec.record(&mut entry, initial);
+                rec.checkpoints.push(Checkpoint {
+                    step: 0,
+                    state: parser.suspend(None),
+                });
+                match rec.feed_all(&mut parser, &chunking, generation, progress) {
+                    Fed::All => rec.finish(&mut parser),
+                    Fed::Failed => {}
+                    Fed::Cancelled => return None,
+                }
+            }
         }
-        Some(replay)
+        rec.index.shrink();
+        Some(Replay {
+            rebuilder: Rebuilder::new(
+                template.clone(),
+                tools.cloned(),
+                rec.checkpoints,
+                rec.finalize,
+            ),
+            template,
+            chunking,
+            document: rec.document,
+            prefix_len: prefix.len(),
+            origin,
+            index: rec.index,
+            initial: rec.initial,
+            finalize: rec.finalize,
+            regions: rec.regions,
+            discarded: rec.discarded,
+            snapshots: rec.snapshots,
+            outcome: rec.outcome,
+        })
     }
+}
 
+impl Recorder<'_> {
     /// Feeds the generation chunk by chunk, one step each.
     fn feed_all(
         &mut self,
         parser: &mut Parser,
-        feeds: Vec<(Range<usize>, Cow<'_, str>, usize)>,
-        client: &mut Client,
+        chunking: &Chunking,
+        generation: &str,
         progress: &Progress,
     ) -> Fed {
         let mut failed = false;
-        for (i, (source, text, replaced)) in feeds.into_iter().enumerate() {
+        let (mut last_step, mut last_fed) = (0, self.document.len());
+        for (i, (source, text, replaced)) in feeds(chunking, generation).enumerate() {
             if i % PROGRESS_EVERY == 0 {
                 if progress.cancelled.load(Ordering::Relaxed) {
                     return Fed::Cancelled;
@@ -312,16 +313,25 @@ impl Replay {
                 // Never fed: kept in the document so that a view shows it as such.
                 continue;
             }
-            let mut step = self.next_record(Kind::Feed, parser);
-            step.source_end = source.end;
-            step.replaced = u32::try_from(replaced).unwrap_or(u32::MAX);
+            let mut entry = self.next_entry(parser);
+            entry.source_end = source.end;
+            entry.replaced = replaced;
             match parser.feed(&text) {
                 Ok(events) => {
-                    step.observe(parser);
-                    self.record(step, events, client);
+                    self.observe(&mut entry, parser);
+                    self.record(&mut entry, events);
+                    let step = self.index.len() - 1;
+                    if step - last_step >= rebuild::CHECKPOINT_STEPS
+                        || entry.fed_to - last_fed >= rebuild::CHECKPOINT_BYTES
+                    {
+                        let previous = self.checkpoints.last().map(|c| &c.state);
+                        let state = parser.suspend(previous);
+                        self.checkpoints.push(Checkpoint { step, state });
+                        (last_step, last_fed) = (step, entry.fed_to);
+                    }
                 }
                 Err(error) => {
-                    self.fail(step, error, parser);
+                    self.fail(&mut entry, error, parser);
                     failed = true;
                 }
             }
@@ -331,74 +341,89 @@ impl Replay {
     }
 
     /// The finalize step and the outcome.
-    fn finish(&mut self, parser: &mut Parser, client: &mut Client) {
-        let mut step = self.next_record(Kind::Finalize, parser);
+    fn finish(&mut self, parser: &mut Parser) {
+        let mut entry = self.next_entry(parser);
+        self.finalize = Some(self.index.len());
         match parser.finalize() {
             Ok((message, events)) => {
-                step.observe(parser);
-                self.record(step, events, client);
+                self.observe(&mut entry, parser);
+                self.record(&mut entry, events);
                 self.outcome = Outcome::Message(message);
             }
-            Err(error) => self.fail(step, error, parser),
+            Err(error) => self.fail(&mut entry, error, parser),
         }
     }
 
-    /// The record of the next step before its events: carried over from the previous step,
+    /// The entry of the next step before its events: carried over from the previous step,
     /// with the parser's state as it is now.
-    fn next_record(&self, kind: Kind, parser: &Parser) -> Record {
-        let fed_to = self.document.len();
-        let mut record = match self.steps.last() {
-            Some(prev) => Record {
-                source_end: prev.source_end,
-                live_end: prev.live_end,
-                live: prev.live,
-                ..Record::empty(kind, fed_to)
-            },
-            None => Record::empty(kind, fed_to),
+    fn next_entry(&self, parser: &Parser) -> Entry {
+        let prev = self.index.last();
+        let mut entry = Entry {
+            fed_to: self.document.len(),
+            replaced: 0,
+            ..prev
         };
-        record.events_end = self.timeline.len();
-        record.observe(parser);
-        record
+        self.observe(&mut entry, parser);
+        entry
+    }
+
+    /// Takes the parser's held-back text and open field as they are now.
+    fn observe(&self, entry: &mut Entry, parser: &Parser) {
+        entry.held_start = parser.held().start;
+        entry.current = parser.current_field();
+        if self.regions.live().is_none() {
+            entry.live_end = entry.held_start;
+        }
     }
 
     /// Adds a step with its events, updating the regions and the client's snapshots.
-    fn record(&mut self, mut record: Record, events: Vec<Event>, client: &mut Client) {
-        let step = self.steps.len();
+    fn record(&mut self, entry: &mut Entry, events: Vec<Event>) {
+        let step = self.index.len();
+        let mut index = entry.events_end;
         for event in events {
-            let index = self.timeline.len();
             self.regions.push(index, &event);
             if let EventKind::Discard { .. } = event.kind {
-                self.discarded.push((step, event.span.clone()));
+                match self.discarded.last_mut() {
+                    Some((_, r)) if r.end == event.span.start => r.end = event.span.end,
+                    _ => self.discarded.push((step, event.span.clone())),
+                }
             }
-            let work = client.apply(&self.template, &event);
+            let work = self.client.apply(self.template, &event);
             if work > 0 {
                 self.since_snapshot.0 += 1;
                 self.since_snapshot.1 += work;
                 let (closes, work) = self.since_snapshot;
-                if closes >= SNAPSHOT_EVERY && work >= client.size {
-                    self.snapshots.push((index + 1, client.settled.clone()));
+                if closes >= SNAPSHOT_EVERY && work >= self.client.size {
+                    self.snapshots
+                        .push((index + 1, self.client.settled.clone()));
                     self.since_snapshot = (0, 0);
                 }
             }
-            self.timeline.push(TimelineEvent { step, event });
+            index += 1;
+            if step == 0 {
+                self.initial.push(TimelineEvent { step, event });
+            }
         }
-        record.events_end = self.timeline.len();
-        let live = self.regions.live();
-        record.live = pack(live);
-        record.live_end = live.map_or(0, |r| self.regions.regions()[r].body.end);
-        self.steps.push(record);
+        entry.events_end = index;
+        entry.live_end = match self.regions.live() {
+            Some(r) => self.regions.regions()[r].body.end,
+            None => entry.held_start,
+        };
+        self.index.push(*entry);
     }
 
     /// Adds the step that failed and ends the replay there.
-    fn fail(&mut self, mut record: Record, error: ParseError, parser: &Parser) {
-        record.observe(parser);
-        self.steps.push(record);
+    fn fail(&mut self, entry: &mut Entry, error: ParseError, parser: &Parser) {
+        self.observe(entry, parser);
+        self.index.push(*entry);
         self.outcome = Outcome::Failed {
-            step: self.steps.len() - 1,
+            step: self.index.len() - 1,
             error,
         };
     }
+}
 
+impl Replay {
     pub fn template(&self) -> &Template {
         &self.template
     }
@@ -424,27 +449,51 @@ impl Replay {
 
     /// How many steps there are (the prefix, the feeds, finalize; fewer after a failure).
     pub fn step_count(&self) -> usize {
-        self.steps.len()
+        self.index.len()
+    }
+
+    /// How many steps are feeds.
+    pub fn feed_count(&self) -> usize {
+        self.index.len() - 1 - usize::from(self.finalize.is_some())
     }
 
     /// Every step in order.
     pub fn steps(&self) -> impl Iterator<Item = Step> + '_ {
-        (0..self.steps.len()).map(|i| self.step(i))
+        let mut before = Entry::default();
+        self.index.iter().enumerate().map(move |(i, after)| {
+            let step = self.expand(i, &before, &after);
+            before = after;
+            step
+        })
     }
 
     /// A step with the parser's state after it; panics when out of range, like indexing.
     pub fn step(&self, step: usize) -> Step {
-        let r = &self.steps[step];
-        let prev = step.checked_sub(1).map(|p| &self.steps[p]);
-        let kind = match r.kind {
-            Kind::Prefix => StepKind::Prefix,
-            Kind::Feed => StepKind::Feed { index: step - 1 },
-            Kind::Finalize => StepKind::Finalize,
-        };
-        let chunk = (r.kind == Kind::Feed).then(|| FedChunk {
-            range: prev.map_or(0, |p| p.fed_to)..r.fed_to,
-            source: prev.map_or(0, |p| p.source_end)..r.source_end,
-            replaced: r.replaced as usize,
+        let (before, after) = self.index.pair(step);
+        self.expand(step, &before, &after)
+    }
+
+    fn kind(&self, step: usize) -> StepKind {
+        if step == 0 {
+            StepKind::Prefix
+        } else if Some(step) == self.finalize {
+            StepKind::Finalize
+        } else {
+            StepKind::Feed { index: step - 1 }
+        }
+    }
+
+    /// What a step did, cheaply (no events or held text).
+    pub fn step_kind(&self, step: usize) -> StepKind {
+        self.kind(step)
+    }
+
+    fn expand(&self, step: usize, before: &Entry, after: &Entry) -> Step {
+        let kind = self.kind(step);
+        let chunk = matches!(kind, StepKind::Feed { .. }).then(|| FedChunk {
+            range: before.fed_to..after.fed_to,
+            source: before.source_end..after.source_end,
+            replaced: after.replaced,
         });
         let error = match &self.outcome {
             Outcome::Failed { step: s, error } if *s == step => Some(error.clone()),
@@ -454,37 +503,73 @@ impl Replay {
             index: step,
             kind,
             chunk,
-            events: self.events_range(step),
-            held: r.held_start..r.fed_to,
-            fed_to: r.fed_to,
-            current: unpack(r.current),
-            live: unpack(r.live).map(|l| (l, r.live_end)),
+            events: if step == 0 { 0 } else { before.events_end }..after.events_end,
+            held: after.held_start..after.fed_to,
+            fed_to: after.fed_to,
+            current: after.current,
+            live: self.live_at(after.events_end).map(|r| (r, after.live_end)),
             error,
         }
     }
 
-    /// The timeline range of a step's events.
-    fn events_range(&self, step: usize) -> Range<usize> {
-        let start = step.checked_sub(1).map_or(0, |p| self.steps[p].events_end);
-        start..self.steps[step].events_end
+    /// The region open after the events before timeline index `events_end`: the last one
+    /// opened, unless it has closed (regions never nest, and a close ends the last one opened).
+    fn live_at(&self, events_end: usize) -> Option<usize> {
+        let regions = self.regions.regions();
+        let n = regions.partition_point(|r| r.open_event < events_end);
+        let last = n.checked_sub(1)?;
+        regions[last]
+            .close_event
+            .is_none_or(|c| c >= events_end)
+            .then_some(last)
     }
 
     pub fn last_step(&self) -> usize {
-        self.steps.len() - 1
+        self.index.len() - 1
     }
 
     pub fn outcome(&self) -> &Outcome {
         &self.outcome
     }
 
-    /// Every event of the stream in order, with the step that produced it.
-    pub fn timeline(&self) -> &[TimelineEvent] {
-        &self.timeline
+    /// How many events the stream had.
+    pub fn timeline_len(&self) -> usize {
+        self.index.last().events_end
+    }
+
+    /// The events with timeline indices in `range` (clamped to the timeline), in order, with
+    /// the steps that produced them. Only the prefix's events are stored: the others are
+    /// rebuilt from the nearest parser checkpoint (see [`rebuild`]).
+    pub fn timeline(&self, range: Range<usize>) -> Vec<TimelineEvent> {
+        let end = range.end.min(self.timeline_len());
+        let start = range.start.min(end);
+        let initial = self.initial.len();
+        let mut out: Vec<TimelineEvent> =
+            self.initial[start.min(initial)..end.min(initial)].to_vec();
+        if end > initial {
+            let sources = Sources {
+                index: &self.index,
+                document: &self.document,
+                prefix_len: self.prefix_len,
+            };
+            out.extend(self.rebuilder.events(&sources, start.max(initial)..end));
+        }
+        out
+    }
+
+    /// One event of the timeline.
+    pub fn timeline_event(&self, i: usize) -> Option<TimelineEvent> {
+        self.timeline(i..i + 1).pop()
+    }
+
+    /// The step that produced the timeline event `i` (the last step for indices past the end).
+    pub fn step_of_event(&self, i: usize) -> usize {
+        self.index.first(|e| e.events_end > i).min(self.last_step())
     }
 
     /// The events of one step.
-    pub fn events(&self, step: usize) -> &[TimelineEvent] {
-        &self.timeline[self.events_range(step)]
+    pub fn events(&self, step: usize) -> Vec<TimelineEvent> {
+        self.timeline(self.step(step).events)
     }
 
     /// One step's events as the reference's dicts (trace-only events left out).
@@ -510,16 +595,14 @@ impl Replay {
 
     /// The text fed at a step (empty for the prefix and finalize steps).
     pub fn chunk_text(&self, step: usize) -> &str {
-        match self.steps[step].kind {
-            Kind::Feed => &self.document[self.steps[step - 1].fed_to..self.steps[step].fed_to],
-            _ => "",
-        }
+        let s = self.step(step);
+        s.chunk.map_or("", |c| &self.document[c.range])
     }
 
     /// The text held back after a step.
     pub fn held_text(&self, step: usize) -> &str {
-        let r = &self.steps[step];
-        &self.document[r.held_start..r.fed_to]
+        let e = self.index.get(step);
+        &self.document[e.held_start..e.fed_to]
     }
 
     /// The step that fed the document byte at `offset` (0, the prefix step, for the prefix;
@@ -528,37 +611,50 @@ impl Replay {
         if offset < self.prefix_len {
             return 0;
         }
-        let i = self.steps.partition_point(|s| s.fed_to <= offset);
-        i.min(self.last_step())
+        self.index
+            .first(|e| e.fed_to > offset)
+            .min(self.last_step())
     }
 }
 
-/// The feeds a chunking makes of the generation: the source byte range, the text fed and how
-/// many broken characters it replaced.
-fn feeds<'a>(chunking: &Chunking, text: &'a str) -> Vec<(Range<usize>, Cow<'a, str>, usize)> {
+/// How long the fed text is: the generation's length, except for a byte chunking that cuts
+/// characters, whose broken pieces are each fed as U+FFFD.
+fn fed_len(chunking: &Chunking, text: &str) -> usize {
+    match chunking {
+        Chunking::Bytes(_) => feeds(chunking, text).map(|(_, t, _)| t.len()).sum(),
+        _ => text.len(),
+    }
+}
+
+/// The feeds a chunking makes of the generation, one at a time: the source byte range, the
+/// text fed and how many broken characters it replaced.
+fn feeds<'a>(
+    chunking: &'a Chunking,
+    text: &'a str,
+) -> Box<dyn Iterator<Item = (Range<usize>, Cow<'a, str>, usize)> + 'a> {
     if let Chunking::Bytes(n) = chunking {
         let n = (*n).max(1);
-        return (0..text.len())
-            .step_by(n)
-            .map(|start| {
-                let range = start..(start + n).min(text.len());
-                let bytes = &text.as_bytes()[range.clone()];
-                let replaced = bytes
-                    .utf8_chunks()
-                    .filter(|c| !c.invalid().is_empty())
-                    .count();
-                (range, String::from_utf8_lossy(bytes), replaced)
-            })
-            .collect();
+        return Box::new((0..text.len()).step_by(n).map(move |start| {
+            let range = start..(start + n).min(text.len());
+            let bytes = &text.as_bytes()[range.clone()];
+            let replaced = bytes
+                .utf8_chunks()
+                .filter(|c| !c.invalid().is_empty())
+                .count();
+            (range, String::from_utf8_lossy(bytes), replaced)
+        }));
     }
     let mut start = 0;
-    let mut out = Vec::new();
-    for end in chunking.cuts(text).into_iter().chain([text.len()]) {
-        // Cuts that go backwards or fall inside a character are ignored.
-        if end > start && text.is_char_boundary(end) {
-            out.push((start..end, Cow::Borrowed(&text[start..end]), 0));
-            start = end;
+    let mut cuts = chunking.cut_points(text).chain([text.len()]);
+    Box::new(std::iter::from_fn(move || {
+        loop {
+            let end = cuts.next()?;
+            // Cuts that go backwards or fall inside a character are ignored.
+            if end > start && text.is_char_boundary(end) {
+                let range = start..end;
+                start = end;
+                return Some((range.clone(), Cow::Borrowed(&text[range]), 0));
+            }
         }
-    }
-    out
+    }))
 }
