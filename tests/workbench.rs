@@ -554,6 +554,31 @@ fn go_to(state: &mut State, step: usize) {
 }
 
 #[test]
+fn a_replay_over_the_step_limit_opens_with_larger_chunks_and_goes_finer_on_request() {
+    let mut state = loaded(&valid_inputs(), (80, 24), 1);
+    state.replay_max_steps = 100;
+    update::on_action(&mut state, Action::Replay);
+    let rs = state.replay.as_ref().unwrap();
+    let chars = state.analysis().unwrap().sample.generation.chars().count();
+    assert!(chars > 300, "{chars}");
+    assert_eq!(rs.size, chars.div_ceil(100));
+    assert_eq!(rs.chunking(), Chunking::CodePoints(vec![rs.size]));
+    assert!(rs.feeds <= 100 && rs.feeds > 50, "{}", rs.feeds);
+    let note = state.note.clone().unwrap_or_default();
+    assert!(
+        note.contains(&format!("streamed {} at a time", rs.size))
+            && note.contains("replay_max_steps"),
+        "{note}"
+    );
+    // Smaller chunks when asked for: the limit only sets where the replay starts.
+    let size = rs.size;
+    update::on_action(&mut state, Action::Shorter);
+    let rs = state.replay.as_ref().unwrap();
+    assert_eq!(rs.chunking(), Chunking::CodePoints(vec![size - 1]));
+    assert!(rs.feeds > 100);
+}
+
+#[test]
 fn replay_screens_at_several_steps() {
     for size in [(80, 24), (120, 40)] {
         let mut state = replaying(size);

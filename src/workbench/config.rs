@@ -23,17 +23,34 @@ use toml::Spanned;
 use crate::workbench::keys::{Key, Keymap, action_named, actions};
 
 /// What the config file sets.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Config {
     pub keys: Keymap,
     /// The editor command (see [`crate::workbench::editor`]); `None`: `$VISUAL`, `$EDITOR`, vi.
     pub editor: Option<String>,
+    /// The most steps the replay opens with: a longer sample is first streamed in chunks of
+    /// as many code points as keep it under this (smaller chunks on request).
+    pub replay_max_steps: usize,
+}
+
+/// [`Config::replay_max_steps`] by default: about a second and 50 MB of replay here.
+pub const REPLAY_MAX_STEPS: usize = 4_000_000;
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            keys: Keymap::default(),
+            editor: None,
+            replay_max_steps: REPLAY_MAX_STEPS,
+        }
+    }
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
     editor: Option<String>,
+    replay_max_steps: Option<Spanned<i64>>,
     #[serde(default)]
     keys: BTreeMap<Spanned<String>, Spanned<OneOrMany>>,
 }
@@ -108,9 +125,26 @@ pub fn parse(text: &str, name: &str) -> Result<Config, String> {
         keys.rebind(a, &parsed);
     }
     keys.source = Some(name.to_string());
+    let replay_max_steps = match file.replay_max_steps {
+        None => REPLAY_MAX_STEPS,
+        Some(n) => usize::try_from(*n.get_ref())
+            .ok()
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| {
+                at(
+                    n.span().start,
+                    format!(
+                        "replay_max_steps must be a whole number from 1 (steps a replay opens \
+                         with); it is {}",
+                        n.get_ref()
+                    ),
+                )
+            })?,
+    };
     Ok(Config {
         keys,
         editor: file.editor.filter(|e| !e.trim().is_empty()),
+        replay_max_steps,
     })
 }
 
@@ -146,6 +180,21 @@ mod tests {
         assert!(e.starts_with("c.toml:1:"), "{e}");
         let e = parse("colour = 1\n", "c.toml").unwrap_err();
         assert!(e.starts_with("c.toml:1:1: unknown field `colour`"), "{e}");
+        let e = parse("editor = \"vi\"\nreplay_max_steps = 0\n", "c.toml").unwrap_err();
+        assert!(
+            e.starts_with("c.toml:2:20: replay_max_steps must be a whole number from 1"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_replay_step_limit_is_set_or_defaults() {
+        let c = parse("replay_max_steps = 1000\n", "c.toml").unwrap();
+        assert_eq!(c.replay_max_steps, 1000);
+        assert_eq!(
+            parse("", "c.toml").unwrap().replay_max_steps,
+            REPLAY_MAX_STEPS
+        );
     }
 
     #[test]

@@ -157,6 +157,7 @@ pub fn run(options: &Options) -> Result<(), Failure> {
         rescan(&mut state, &mut scanner);
     }
     state.keys = config.keys.clone();
+    state.replay_max_steps = config.replay_max_steps;
     // What is known before the first parse arrives.
     state.template_name = inputs.template.name();
     state.samples = inputs

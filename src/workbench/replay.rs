@@ -108,6 +108,15 @@ impl Drop for Pending {
 /// keeps responding; shorter ones take well under 0.2 s at one code point per feed.
 pub const BACKGROUND_BUILD: usize = 256 * 1024;
 
+/// The chunk size (code points) a replay opens with: 1, or as many as keep a long generation
+/// under `max_steps` feeds.
+pub fn first_size(generation: &str, max_steps: usize) -> usize {
+    if generation.len() <= max_steps {
+        return 1;
+    }
+    generation.chars().count().div_ceil(max_steps.max(1)).max(1)
+}
+
 /// Chunk sizes as typed: `3`, `3,5,1`, `2 7` (code points, each at least 1).
 pub fn parse_sizes(text: &str) -> Result<Vec<usize>, String> {
     let sizes: Vec<usize> = text
@@ -125,8 +134,10 @@ pub fn parse_sizes(text: &str) -> Result<Vec<usize>, String> {
 }
 
 impl ReplayState {
-    /// Streams the analysed sample one code point at a time and shows the first step.
-    pub fn new(a: &Analysis) -> ReplayState {
+    /// Streams the analysed sample one code point at a time (or as many as keep the replay
+    /// under `max_steps` steps) and shows the first step.
+    pub fn new(a: &Analysis, max_steps: usize) -> ReplayState {
+        let size = first_size(&a.sample.generation, max_steps);
         let mut state = ReplayState {
             // A large sample is shown at once as one feed, then as the real replay once it
             // has been built in the background.
@@ -135,12 +146,12 @@ impl ReplayState {
                 &if a.sample.generation.len() > BACKGROUND_BUILD {
                     Chunking::Whole
                 } else {
-                    Chunking::CodePoints(vec![1])
+                    Chunking::CodePoints(vec![size])
                 },
             )),
             sample_name: a.sample_name.clone(),
             kind: ChunkKind::CodePoints,
-            size: 1,
+            size,
             sizes: vec![3, 5, 1],
             seed: 1,
             step: 0,

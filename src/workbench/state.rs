@@ -269,6 +269,8 @@ pub struct State {
     pub corpus: Option<crate::workbench::corpus::CorpusView>,
     /// The key bindings in force.
     pub keys: Keymap,
+    /// The most steps a replay opens with (see [`crate::workbench::config::Config`]).
+    pub replay_max_steps: usize,
     /// Where the editor should open (set with [`crate::workbench::update::Effect::OpenEditor`]).
     pub open: Option<Place>,
     /// Whether the mouse is captured (released, the terminal selects text).
@@ -322,6 +324,7 @@ impl State {
             inputs: None,
             corpus: None,
             keys: Keymap::default(),
+            replay_max_steps: crate::workbench::config::REPLAY_MAX_STEPS,
             open: None,
             mouse: true,
             write: None,

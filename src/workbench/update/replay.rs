@@ -18,7 +18,15 @@ pub(super) fn enter_replay(state: &mut State) {
         state.note = Some("nothing to replay: no sample parsed yet".into());
         return;
     };
-    state.replay = Some(ReplayState::new(&a));
+    let rs = ReplayState::new(&a, state.replay_max_steps);
+    if rs.size > 1 {
+        state.note = Some(format!(
+            "{} code points: streamed {} at a time to stay under {} steps \
+             (replay_max_steps in the config); - or :1 for smaller chunks",
+            rs.total_chars, rs.size, state.replay_max_steps
+        ));
+    }
+    state.replay = Some(rs);
     state.mode = Mode::Replay;
 }
 
