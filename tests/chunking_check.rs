@@ -10,7 +10,8 @@ use std::path::Path;
 use rtbench_engine::template::load_template;
 use rtbench_engine::template::source::load_file;
 use rtbench_engine::value::Value;
-use rtbench_tooling::chunking::{CheckPlan, Chunking, Generation, check, run};
+use rtbench_tooling::chunking::{CheckPlan, Chunking, Generation, check, check_with, run};
+use rtbench_tooling::progress::Progress;
 use rtbench_tooling::sample::{expand, read_sample};
 
 fn get<'a>(v: &'a Value, k: &str) -> &'a Value {
@@ -98,4 +99,33 @@ fn every_bundled_sample_passes_the_check() {
         }
     }
     assert!(checked > 0);
+}
+
+#[test]
+fn a_check_counts_its_chunkings_and_stops_when_cancelled() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/smollm3");
+    let (template, _) = load_file(&dir.join("template.json")).unwrap();
+    let sample = read_sample(&dir.join("think-then-answer.sample")).unwrap();
+    let generation = Generation {
+        template,
+        prefix: sample.prefix.as_deref().unwrap_or(""),
+        tools: sample.tools.as_ref(),
+        text: &sample.generation,
+    };
+    let plan = CheckPlan::default();
+    let progress = Progress::default();
+    let report = check_with(&generation, &plan, &progress).unwrap();
+    assert_eq!(
+        report.describe("s", generation.text),
+        check(&generation, &plan).describe("s", generation.text)
+    );
+    // Every chunking, the one-shot parse and the search for fewest cuts.
+    let total = plan.chunkings().len() + 2;
+    assert_eq!(progress.counts(), (total, total));
+    assert_eq!(report.tried.len(), plan.chunkings().len());
+    // Cancelled: nothing streamed after the one-shot parse.
+    let progress = Progress::default();
+    progress.cancel();
+    assert!(check_with(&generation, &plan, &progress).is_none());
+    assert_eq!(progress.counts(), (1, total));
 }

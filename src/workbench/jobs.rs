@@ -17,6 +17,7 @@ use std::thread;
 use crate::workbench::analysis::Analysis;
 use crate::workbench::inputs::{Inputs, read_sample};
 use crate::workbench::state::Overlay;
+use rtbench_tooling::progress::Progress;
 
 /// The tooling thread's name.
 pub const THREAD_NAME: &str = "rtbench-tooling";
@@ -53,6 +54,9 @@ pub struct Job {
     /// The workbench's inputs, for jobs that look at every sample (without them, only the
     /// analysed one).
     pub inputs: Option<Arc<Inputs>>,
+    /// How far the job has got, and its cancel flag (the chunking and portability checks
+    /// count their work and stop when cancelled; an explanation is one bounded parse).
+    pub progress: Arc<Progress>,
 }
 
 /// A job's result: the overlay to show.
@@ -89,9 +93,22 @@ impl Job {
     fn compute(&self) -> Overlay {
         match &self.kind {
             JobKind::Explain { field, name } => explain(&self.analysis, *field, name),
-            JobKind::CheckChunkings => check_chunkings(&self.analysis),
-            JobKind::Portability => portability(&self.analysis, self.inputs.as_deref()),
+            JobKind::CheckChunkings => check_chunkings(&self.analysis, &self.progress),
+            JobKind::Portability => {
+                portability(&self.analysis, self.inputs.as_deref(), &self.progress)
+            }
         }
+    }
+}
+
+/// What a cancelled job leaves (never shown: its result is no longer wanted).
+fn cancelled(what: &str) -> Overlay {
+    Overlay {
+        title: format!("{what} cancelled"),
+        lines: Vec::new(),
+        scroll: 0,
+        field: None,
+        confirm: None,
     }
 }
 
@@ -124,8 +141,8 @@ fn explain(a: &Analysis, field: usize, name: &str) -> Overlay {
 
 /// Streams the sample with every chunk size from 1 to 32, 8 random chunkings and
 /// tokenizer-like pieces, and reports whether any changes the result (as `rtbench chunks`).
-fn check_chunkings(a: &Analysis) -> Overlay {
-    use rtbench_tooling::chunking::{CheckPlan, Generation, check};
+fn check_chunkings(a: &Analysis, progress: &Progress) -> Overlay {
+    use rtbench_tooling::chunking::{CheckPlan, Generation, check_with};
     let s = &a.sample;
     let generation = Generation::of_sample(a.template.clone(), s);
     let plan = CheckPlan {
@@ -133,7 +150,9 @@ fn check_chunkings(a: &Analysis) -> Overlay {
         model: a.model_chunkings.clone(),
         ..CheckPlan::default()
     };
-    let report = check(&generation, &plan);
+    let Some(report) = check_with(&generation, &plan, progress) else {
+        return cancelled("chunking check");
+    };
     let agrees = report.agrees();
     let text = report.describe(&a.sample_name, &s.generation);
     let lines = text
@@ -164,8 +183,8 @@ fn check_chunkings(a: &Analysis) -> Overlay {
 /// inputs are known, else the analysed one), as `rtbench lint --engines` does: the table of
 /// verdicts first, then each problem with its first divergence, then what streaming without
 /// partial matching would change.
-fn portability(a: &Analysis, inputs: Option<&Inputs>) -> Overlay {
-    use rtbench_portability::{EngineKind, SampleInput, analyze, render};
+fn portability(a: &Analysis, inputs: Option<&Inputs>, progress: &Progress) -> Overlay {
+    use rtbench_portability::{EngineKind, SampleInput, analyze_with, render};
     let mut samples: Vec<(String, Arc<rtbench_tooling::sample::Sample>, String)> = Vec::new();
     let mut skipped = 0;
     if let Some(inputs) = inputs {
@@ -199,7 +218,9 @@ fn portability(a: &Analysis, inputs: Option<&Inputs>) -> Overlay {
             file_text: (!text.is_empty()).then_some(text.as_str()),
         })
         .collect();
-    let report = analyze(&a.template, &inputs, &engines);
+    let Some(report) = analyze_with(&a.template, &inputs, &engines, progress) else {
+        return cancelled("portability check");
+    };
     let mut lines: Vec<String> = Vec::new();
     let n = report.samples;
     lines.push(format!(
@@ -405,6 +426,7 @@ mod tests {
             kind,
             analysis: Arc::clone(state.analysis().unwrap()),
             inputs: None,
+            progress: Arc::default(),
         }
     }
 

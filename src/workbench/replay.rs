@@ -2,7 +2,6 @@
 //! on screen, playback, and the timeline selection. Building the replay is the engine's
 //! ([`rtbench_tooling::replay`]); this module only chooses what to build and which step to show.
 
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use crate::workbench::analysis::Analysis;
@@ -91,8 +90,6 @@ pub struct ReplayState {
 struct Pending {
     slot: Arc<Mutex<Option<Replay>>>,
     progress: Arc<Progress>,
-    /// Bytes of the generation being streamed.
-    total: usize,
     fed: usize,
     at_end: bool,
     same_sample: bool,
@@ -100,7 +97,7 @@ struct Pending {
 
 impl Drop for Pending {
     fn drop(&mut self) {
-        self.progress.cancelled.store(true, Ordering::Relaxed);
+        self.progress.cancel();
     }
 }
 
@@ -224,7 +221,6 @@ impl ReplayState {
         let (template, sample, chunking) =
             (a.template.clone(), Arc::clone(&a.sample), self.chunking());
         let (out, told) = (Arc::clone(&slot), Arc::clone(&progress));
-        let total = sample.generation.len();
         let spawned = std::thread::Builder::new()
             .name("rtbench-replay".into())
             .stack_size(crate::workbench::worker::ENGINE_STACK)
@@ -247,7 +243,6 @@ impl ReplayState {
                 self.pending = Some(Pending {
                     slot,
                     progress,
-                    total,
                     fed,
                     at_end,
                     same_sample,
@@ -281,12 +276,7 @@ impl ReplayState {
     /// How far the replay being built has got, as a percentage of the generation.
     pub fn building_percent(&self) -> Option<usize> {
         let p = self.pending.as_ref()?;
-        let streamed = p.progress.streamed.load(Ordering::Relaxed);
-        Some(
-            (streamed.min(p.total) * 100)
-                .checked_div(p.total)
-                .unwrap_or(100),
-        )
+        Some(p.progress.percent().unwrap_or(0))
     }
 
     /// Stops the replay being built, if any (the replay on screen stays).

@@ -14,6 +14,7 @@ use crate::workbench::replay::ReplayState;
 use crate::workbench::search::Search;
 use crate::workbench::theme::Theme;
 use rtbench_engine::diagnostic::Diagnostic;
+use rtbench_tooling::progress::Progress;
 
 /// What the workbench is doing: inspecting the parse of a sample, or replaying its stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -175,13 +176,15 @@ pub struct Report {
 
 /// A tooling job running off the UI thread (see [`crate::workbench::jobs`]), whose result
 /// the screen waits for.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Running {
     /// The request: only the result with this number is shown.
     pub seq: u64,
     pub kind: JobKind,
     /// Spinner frames shown so far (the run loop's clock turns it).
     pub spin: usize,
+    /// How far the job has got; cancelling it stops the job's thread at its next look.
+    pub progress: Arc<Progress>,
 }
 
 /// Scroll offsets of the panes (rows). Text panes scroll by `usize`: a region or a message can

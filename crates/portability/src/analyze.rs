@@ -8,6 +8,7 @@ use pyregex::{Flags, Regex};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::{Dict, Value};
 use rtbench_engine::{ParseError, parse_response};
+use rtbench_tooling::progress::Progress;
 use rtbench_tooling::sample::Sample;
 
 use crate::cause;
@@ -26,6 +27,20 @@ pub fn analyze(
     samples: &[SampleInput<'_>],
     engines: &[EngineKind],
 ) -> PortabilityReport {
+    analyze_with(template, samples, engines, &Progress::default())
+        .expect("an analysis nobody cancels ends")
+}
+
+/// [`analyze`] on another thread: `progress` counts the samples replayed and then the samples
+/// checked without partial matching, and the analysis stops (`None`) at the next sample after
+/// it is cancelled.
+pub fn analyze_with(
+    template: &Template,
+    samples: &[SampleInput<'_>],
+    engines: &[EngineKind],
+    progress: &Progress,
+) -> Option<PortabilityReport> {
+    progress.set_total(2 * samples.len());
     let sites = sites(template);
     let mut rows: Vec<FieldRow> = Vec::new();
     // Per site and engine: the compiled pattern.
@@ -58,6 +73,9 @@ pub fn analyze(
         slots.push(compiled);
     }
     for input in samples {
+        if progress.is_cancelled() {
+            return None;
+        }
         let run = record(template, input.sample);
         for (si, site) in sites.iter().enumerate() {
             let calls: Vec<&Call> = run
@@ -94,17 +112,22 @@ pub fn analyze(
                 }
             }
         }
+        progress.advance();
     }
-    let partial = samples
-        .iter()
-        .map(|s| crate::partial::check(template, s))
-        .collect();
-    PortabilityReport {
+    let mut partial = Vec::with_capacity(samples.len());
+    for s in samples {
+        if progress.is_cancelled() {
+            return None;
+        }
+        partial.push(crate::partial::check(template, s));
+        progress.advance();
+    }
+    Some(PortabilityReport {
         engines: engines.to_vec(),
         fields: rows,
         samples: samples.len(),
         partial,
-    }
+    })
 }
 
 /// A recorded reference parse.

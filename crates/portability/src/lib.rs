@@ -20,7 +20,7 @@ pub mod report;
 mod sites;
 pub mod translate;
 
-pub use analyze::analyze;
+pub use analyze::{analyze, analyze_with};
 pub use engine::EngineKind;
 pub use input::SampleInput;
 pub use report::{

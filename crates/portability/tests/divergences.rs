@@ -255,3 +255,38 @@ fn pcre2_agrees_on_accents_and_dollar() {
     );
     assert!(same(verdict(&r, "open_pattern", EngineKind::Pcre2)));
 }
+
+#[test]
+fn an_analysis_counts_its_samples_and_stops_when_cancelled() {
+    use rtbench_portability::analyze_with;
+    use rtbench_tooling::progress::Progress;
+    let template = Template::from_json_str(
+        r#"{"start_anchor": "<A>", "fields": {"content": {"open_pattern": "<a\\s*>", "close": "</a>"}}}"#,
+    )
+    .expect("valid template");
+    let samples: Vec<Sample> = ["<a >x</a>", "<a>y</a>", "none"]
+        .iter()
+        .map(|g| {
+            let mut s = Sample::bare(Path::new("s.txt"), g.to_string());
+            s.prefix = Some("<A>".to_string());
+            s
+        })
+        .collect();
+    let inputs: Vec<SampleInput<'_>> = samples
+        .iter()
+        .map(|s| SampleInput {
+            name: "s.txt".into(),
+            sample: s,
+            file_text: None,
+        })
+        .collect();
+    let progress = Progress::default();
+    let r = analyze_with(&template, &inputs, &ENGINES, &progress).unwrap();
+    assert_eq!(r.samples, 3);
+    // Each sample replayed, then each checked without partial matching.
+    assert_eq!(progress.counts(), (6, 6));
+    let progress = Progress::default();
+    progress.cancel();
+    assert!(analyze_with(&template, &inputs, &ENGINES, &progress).is_none());
+    assert_eq!(progress.counts(), (0, 6));
+}

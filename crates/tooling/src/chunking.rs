@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 
 use crate::diff::{Difference, diff};
+use crate::progress::Progress;
 use rtbench_engine::event::EventKind;
 use rtbench_engine::parser::Parser;
 use rtbench_engine::template::Template;
@@ -496,12 +497,30 @@ fn hit_budget(result: &StreamResult) -> bool {
 /// Runs the generation through every chunking of the plan and compares each result with the
 /// one-shot parse.
 pub fn check(generation: &Generation<'_>, plan: &CheckPlan) -> ChunkReport {
+    check_with(generation, plan, &Progress::default()).expect("a check nobody cancels ends")
+}
+
+/// [`check`] on another thread: `progress` counts the chunkings streamed (the search for the
+/// fewest cuts that still disagree is the last unit), and the check stops (`None`) at the next
+/// chunking or trial after it is cancelled.
+pub fn check_with(
+    generation: &Generation<'_>,
+    plan: &CheckPlan,
+    progress: &Progress,
+) -> Option<ChunkReport> {
+    let chunkings = plan.chunkings();
+    progress.set_total(chunkings.len() + 2);
     let baseline = run(generation, &Chunking::Whole);
+    progress.advance();
     let mut tried = Vec::new();
     let mut disagreements = Vec::new();
     if !hit_budget(&baseline) {
-        for c in plan.chunkings() {
+        for c in chunkings {
+            if progress.is_cancelled() {
+                return None;
+            }
             let result = run(generation, &c);
+            progress.advance();
             tried.push(c.clone());
             let stop = hit_budget(&result);
             if !result.agrees_with(&baseline) {
@@ -517,21 +536,27 @@ pub fn check(generation: &Generation<'_>, plan: &CheckPlan) -> ChunkReport {
     }
     let (minimal_cuts, minimal_result) = match disagreements.first() {
         Some(d) if !hit_budget(&d.result) => {
+            // A cancelled search stops at once: every later trial "agrees".
             let cuts = minimize(d.chunking.cuts(generation.text), |cuts| {
-                !run(generation, &Chunking::Cuts(cuts.to_vec())).agrees_with(&baseline)
+                !progress.is_cancelled()
+                    && !run(generation, &Chunking::Cuts(cuts.to_vec())).agrees_with(&baseline)
             });
+            if progress.is_cancelled() {
+                return None;
+            }
             let result = run(generation, &Chunking::Cuts(cuts.clone()));
             (Some(cuts), Some(result))
         }
         _ => (None, None),
     };
-    ChunkReport {
+    progress.set_done(progress.counts().1);
+    Some(ChunkReport {
         baseline,
         tried,
         disagreements,
         minimal_cuts,
         minimal_result,
-    }
+    })
 }
 
 /// Removes cut points that the failure does not need (delta debugging on the cut list), with a

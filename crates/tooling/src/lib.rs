@@ -12,6 +12,7 @@ pub mod lint;
 pub mod model;
 pub mod paint;
 pub mod partial_json;
+pub mod progress;
 pub mod replay;
 pub mod sample;
 pub mod testing;

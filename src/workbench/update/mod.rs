@@ -487,10 +487,18 @@ mod tests {
         assert!(!on_spinner_tick(&mut state));
         let queue = with_queue(&mut state);
         on_action(&mut state, Action::CheckChunkings);
-        assert_eq!(take(&queue).len(), 1);
+        let jobs = take(&queue);
+        assert_eq!(jobs.len(), 1);
         assert!(on_spinner_tick(&mut state));
         assert!(on_spinner_tick(&mut state));
-        assert_eq!(state.job.as_ref().unwrap().spin, 2);
+        let running = state.job.as_ref().unwrap();
+        assert_eq!(running.spin, 2);
+        // The status says how far the job's own count has got.
+        let status = crate::workbench::view::status::running;
+        assert_eq!(status(running), "⠹ checking chunkings…");
+        jobs[0].progress.set_total(8);
+        jobs[0].progress.set_done(2);
+        assert_eq!(status(running), "⠹ checking chunkings 25%…");
         // No replay: the replay's clock changes nothing.
         assert!(!on_tick(&mut state));
     }

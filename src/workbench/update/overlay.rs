@@ -14,6 +14,7 @@ use crate::workbench::bless::Proposal;
 use crate::workbench::jobs::{Done, Job, JobKind};
 use crate::workbench::keys::Action;
 use crate::workbench::state::{Overlay, Running, State};
+use rtbench_tooling::progress::Progress;
 
 use super::Effect;
 
@@ -158,16 +159,22 @@ pub(super) fn check_portability(state: &mut State) {
 fn start_job(state: &mut State, kind: JobKind, analysis: Arc<Analysis>) {
     state.jobs_requested += 1;
     let seq = state.jobs_requested;
-    state.job = Some(Running {
+    let progress = Arc::new(Progress::default());
+    // The job replaced stops at its next look.
+    if let Some(old) = state.job.replace(Running {
         seq,
         kind: kind.clone(),
         spin: 0,
-    });
+        progress: Arc::clone(&progress),
+    }) {
+        old.progress.cancel();
+    }
     let job = Job {
         seq,
         kind,
         analysis,
         inputs: state.inputs.clone(),
+        progress,
     };
     match &state.runner {
         Some(runner) => runner.submit(job),
@@ -183,6 +190,7 @@ pub(super) fn cancel_job(state: &mut State) -> bool {
     let Some(job) = state.job.take() else {
         return false;
     };
+    job.progress.cancel();
     if let Some(runner) = &state.runner {
         runner.cancel();
     }
@@ -292,6 +300,9 @@ mod tests {
         let jobs = take(&queue);
         assert_eq!(jobs.len(), 2);
         assert!(jobs[0].seq < jobs[1].seq);
+        // The replaced job is told to stop; the newer one is not.
+        assert!(jobs[0].progress.is_cancelled());
+        assert!(!jobs[1].progress.is_cancelled());
         on_job_done(&mut state, jobs[0].run());
         assert!(
             state.overlay.is_none(),
@@ -321,8 +332,15 @@ mod tests {
         );
         assert!(state.job.is_none());
         assert_eq!(state.note.as_deref(), Some("chunking check cancelled"));
+        // The job stops at its first look instead of streaming every chunking.
+        assert!(jobs[0].progress.is_cancelled());
         on_job_done(&mut state, jobs[0].run());
         assert!(state.overlay.is_none());
+        assert_eq!(
+            jobs[0].progress.counts().0,
+            1,
+            "only the one-shot parse ran"
+        );
         // Nothing runs now: Esc has nothing to go back from, and still does not quit.
         assert_eq!(on_action(&mut state, Action::Back), Effect::None);
         assert_eq!(state.note.as_deref(), Some("nothing to close: q quits"));

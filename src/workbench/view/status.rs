@@ -13,10 +13,15 @@ use crate::workbench::state::{Live, Mode, PromptKind, Running, State};
 /// The spinner's frames.
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-/// The spinner and label of a running job, e.g. `⠹ explaining content…`.
+/// The spinner and label of a running job, with how far it has got when it counts its work:
+/// `⠹ explaining content…`, `⠹ checking chunkings 40%…`.
 pub fn running(job: &Running) -> String {
+    let percent = job
+        .progress
+        .percent()
+        .map_or(String::new(), |p| format!(" {p}%"));
     format!(
-        "{} {}…",
+        "{} {}{percent}…",
         SPINNER[job.spin % SPINNER.len()],
         job.kind.label()
     )

@@ -30,7 +30,6 @@ mod rebuild;
 
 use std::borrow::Cow;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::chunking::Chunking;
 use rtbench_engine::event::{Event, EventKind};
@@ -40,6 +39,7 @@ use rtbench_engine::template::Template;
 use rtbench_engine::value::{Dict, Value};
 
 pub use crate::paint::{Paint, Segment};
+pub use crate::progress::Progress;
 pub use client::{LiveRegion, PartialMessage};
 pub use held::{Candidate, CandidateState, Role};
 pub use paint::RegionView;
@@ -51,17 +51,8 @@ use rebuild::{Checkpoint, Rebuilder, Sources};
 /// The fewest closed regions between two snapshots of the client's message.
 pub const SNAPSHOT_EVERY: usize = 64;
 
-/// How far a replay being built on another thread has got, and a way to stop it.
-#[derive(Debug, Default)]
-pub struct Progress {
-    /// Generation bytes streamed so far (`usize::MAX` once every feed is done).
-    pub streamed: AtomicUsize,
-    /// Set to stop the build: [`Replay::build`] returns `None` within [`PROGRESS_EVERY`]
-    /// feeds.
-    pub cancelled: AtomicBool,
-}
-
-/// Feeds between two looks at [`Progress`].
+/// Feeds between two looks at the [`Progress`] of a build: it counts generation bytes
+/// streamed, and a cancelled build stops within this many feeds.
 pub const PROGRESS_EVERY: usize = 1024;
 
 /// How feeding the generation ended.
@@ -301,12 +292,13 @@ impl Recorder<'_> {
     ) -> Fed {
         let mut failed = false;
         let (mut last_step, mut last_fed) = (0, self.document.len());
+        progress.set_total(generation.len());
         for (i, (source, text, replaced)) in feeds(chunking, generation).enumerate() {
             if i % PROGRESS_EVERY == 0 {
-                if progress.cancelled.load(Ordering::Relaxed) {
+                if progress.is_cancelled() {
                     return Fed::Cancelled;
                 }
-                progress.streamed.store(source.start, Ordering::Relaxed);
+                progress.set_done(source.start);
             }
             self.document.push_str(&text);
             if failed {
@@ -336,7 +328,7 @@ impl Recorder<'_> {
                 }
             }
         }
-        progress.streamed.store(usize::MAX, Ordering::Relaxed);
+        progress.set_done(generation.len());
         if failed { Fed::Failed } else { Fed::All }
     }
 
