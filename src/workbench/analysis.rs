@@ -114,6 +114,8 @@ const EXPLAIN_LIMIT: usize = 1 << 20;
 /// The parser's trace of a sample.
 struct Trace {
     events: Vec<Event>,
+    /// The regions of the events, when already built (the audit's).
+    regions: Option<Vec<Region>>,
     origin: usize,
     held: Range<usize>,
     result: Result<Dict, ParseError>,
@@ -136,23 +138,51 @@ fn prefix_failure(template: &Template, prefix: &str, tools: Option<&Value>) -> O
     };
     Some(Trace {
         events,
+        regions: None,
         origin,
         held,
         result: Err(e),
     })
 }
 
-/// Regions and coloured segments from a trace.
+/// Regions and coloured segments from a trace (its regions are built here unless `built`
+/// has them already: they hold every value, and a second copy of a long sample's would cost
+/// as much as its text).
 fn regions_and_segments(
     template: &Template,
     document: &str,
     trace: &Trace,
+    built: Option<Vec<Region>>,
     error_at: Option<usize>,
 ) -> (Vec<Region>, Vec<Segment>) {
-    let mut model = RegionBuilder::new(document.len());
+    let regions = built.unwrap_or_else(|| {
+        let mut model = RegionBuilder::new(document.len());
+        for (i, ev) in trace.events.iter().enumerate() {
+            model.push(i, ev);
+        }
+        if let Err(e) = &trace.result {
+            model.fail(template, e);
+        }
+        model.into_regions()
+    });
     let mut pieces: Vec<(Range<usize>, Paint)> = Vec::new();
+    // Which region each event belongs to, as the region builder assigns them: an open starts
+    // the next region, chunks go to the open one, a close ends it.
+    let (mut next, mut live) = (0, None);
     for (i, ev) in trace.events.iter().enumerate() {
-        let region = model.push(i, ev);
+        let region = match &ev.kind {
+            EventKind::Open => {
+                live = regions
+                    .get(next)
+                    .is_some_and(|r| r.open_event == i)
+                    .then_some(next);
+                next += usize::from(live.is_some());
+                live
+            }
+            EventKind::Chunk { .. } => live,
+            EventKind::Close { .. } => live.take(),
+            EventKind::Discard { .. } => None,
+        };
         let kind = match (&ev.kind, region) {
             (EventKind::Open, Some(region)) => Paint::Open { region },
             (EventKind::Chunk { .. }, Some(region)) => Paint::Body { region },
@@ -162,10 +192,6 @@ fn regions_and_segments(
         };
         pieces.push((ev.span.clone(), kind));
     }
-    if let Err(e) = &trace.result {
-        model.fail(template, e);
-    }
-    let regions = model.into_regions();
     // Locate captures inside their delimiters.
     let capture_pieces: Vec<(Range<usize>, usize, usize)> = regions
         .iter()
@@ -244,7 +270,8 @@ pub fn line_col(line_starts: &[usize], text: &str, byte: usize) -> (usize, usize
 }
 
 /// Analyses one sample: `file_text` is the sample file's text (for file positions).
-pub fn analyze(template: &Template, name: &str, sample: &Sample, file_text: &str) -> Analysis {
+pub fn analyze(template: &Template, name: &str, shared: Arc<Sample>, file_text: &str) -> Analysis {
+    let sample = &*shared;
     let prefix = sample.prefix.as_deref().unwrap_or("");
     let document = format!("{prefix}{}", sample.generation);
     let prefix_len = prefix.len();
@@ -258,18 +285,21 @@ pub fn analyze(template: &Template, name: &str, sample: &Sample, file_text: &str
         }
         _ => None,
     };
-    let trace = failed_prefix.unwrap_or(Trace {
+    let mut trace = failed_prefix.unwrap_or(Trace {
         events: audit.events,
+        regions: Some(audit.regions),
         origin: audit.origin,
         held: audit.held,
         result: audit.result,
     });
+    let built = trace.regions.take();
     let error = trace.result.as_ref().err();
     // Error positions come from the content parsers: keep them on character boundaries.
     let error_at = error
         .and_then(|e| e.span.as_ref())
         .map(|s| document.floor_char_boundary(s.start));
-    let (regions, mut segments) = regions_and_segments(template, &document, &trace, error_at);
+    let (regions, mut segments) =
+        regions_and_segments(template, &document, &trace, built, error_at);
     for f in &findings {
         if let Some(span) = &f.span {
             // An empty place (where a region ended) marks the character after it.
@@ -376,7 +406,8 @@ pub fn analyze(template: &Template, name: &str, sample: &Sample, file_text: &str
             }
         }
     }
-    let status = status_from(sample, &trace.result.clone().map_err(|e| e.message));
+    let result = trace.result.map_err(|e| e.message);
+    let status = status_from(sample, &result);
     warnings.extend(findings.iter().map(|f| f.diagnostic.clone()));
     if let Status::Differs(lines) = &status {
         let mut msg = String::from("the message differs from the expected one:");
@@ -392,11 +423,11 @@ pub fn analyze(template: &Template, name: &str, sample: &Sample, file_text: &str
         warnings.push(Diagnostic::warning(msg).in_file(name.to_string()));
     }
 
-    let message = trace.result.as_ref().ok().cloned();
+    let message = result.ok();
     Analysis {
         sample_name: name.to_string(),
         template: template.clone(),
-        sample: Arc::new(sample.clone()),
+        sample: Arc::clone(&shared),
         chars: CharIndex::new(&document),
         document,
         prefix_len,
@@ -518,7 +549,7 @@ mod tests {
     #[test]
     fn segments_cover_the_document_in_order() {
         let text = include_str!("../../samples/smollm3/weather-tool-call.sample");
-        let a = analyze(&smollm3(), "w.sample", &sample(text), text);
+        let a = analyze(&smollm3(), "w.sample", Arc::new(sample(text)), text);
         assert!(a.message.is_some());
         let mut at = 0;
         for s in &a.segments {
@@ -543,7 +574,7 @@ mod tests {
             "--- generation ---",
             "--- generation (ends with newline) ---",
         );
-        let a = analyze(&smollm3(), "t.sample", &sample(&text), &text);
+        let a = analyze(&smollm3(), "t.sample", Arc::new(sample(&text)), &text);
         assert_eq!(a.findings.len(), 1, "{:?}", a.findings);
         let d = &a.findings[0].diagnostic;
         assert!(
@@ -576,7 +607,7 @@ mod tests {
     #[test]
     fn a_parse_error_points_inside_its_region() {
         let text = include_str!("../../samples/smollm3/truncated-tool-call.sample");
-        let a = analyze(&smollm3(), "t.sample", &sample(text), text);
+        let a = analyze(&smollm3(), "t.sample", Arc::new(sample(text)), text);
         assert!(a.message.is_none());
         let p = a.problem.as_ref().unwrap();
         let r = p.region.unwrap();
@@ -590,13 +621,13 @@ mod tests {
     #[test]
     fn a_bare_generation_warns_about_the_missing_prefix() {
         let s = Sample::bare(Path::new("x.txt"), "<think>a</think>b".into());
-        let a = analyze(&smollm3(), "x.txt", &s, "<think>a</think>b");
+        let a = analyze(&smollm3(), "x.txt", Arc::new(s), "<think>a</think>b");
         assert!(a.warnings[0].message.starts_with("no prefix given"));
     }
 
     #[test]
     fn the_cursor_line_names_the_model_token_under_it() {
-        let mut a = analyze(&smollm3(), "g", &bare("<think>a</think>b"), "");
+        let mut a = analyze(&smollm3(), "g", Arc::new(bare("<think>a</think>b")), "");
         a.tokens = vec![(7, 0..7), (42, 7..8), (9, 8..16)];
         assert_eq!(a.token_index(7), Some(1));
         assert_eq!(a.token_index(16), None);
@@ -625,7 +656,7 @@ mod tests {
 
     #[test]
     fn held_back_text_is_marked() {
-        let a = analyze(&smollm3(), "g", &bare("hi <tool_ca"), "");
+        let a = analyze(&smollm3(), "g", Arc::new(bare("hi <tool_ca")), "");
         let s = kind_at(&a, "<tool_ca");
         assert!(s.held);
         assert!(!kind_at(&a, "hi").held);
@@ -638,7 +669,7 @@ mod tests {
                 "calls": {"open_pattern": "<call name=(?P<name>\\w+)>", "close": "</call>",
                           "transform": {"name": "{name}", "args": "{content}"}}}}"#,
         );
-        let a = analyze(&t, "g", &bare("x<call name=get>1</call>"), "");
+        let a = analyze(&t, "g", Arc::new(bare("x<call name=get>1</call>")), "");
         let s = kind_at(&a, "get");
         assert!(matches!(s.paint, Paint::Capture { .. }), "{:?}", s.paint);
         assert!(matches!(kind_at(&a, "<call").paint, Paint::Open { .. }));
@@ -656,7 +687,7 @@ mod tests {
     fn a_start_anchor_missing_from_the_prefix_is_a_warning() {
         let mut s = bare("<think>a</think>b");
         s.prefix = Some("no anchor here".into());
-        let a = analyze(&smollm3(), "g", &s, "");
+        let a = analyze(&smollm3(), "g", Arc::new(s), "");
         assert!(
             a.warnings
                 .iter()

@@ -98,7 +98,12 @@ mod tests {
         let template = Template::from_json_str(TEMPLATE).unwrap();
         let text = std::fs::read_to_string(path).unwrap();
         let sample = read_sample(path).unwrap();
-        analyze(&template, &path.display().to_string(), &sample, &text)
+        analyze(
+            &template,
+            &path.display().to_string(),
+            std::sync::Arc::new(sample),
+            &text,
+        )
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! refresh, so edits, deletions and re-creations are always seen as they are now.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rtbench_engine::diagnostic::Diagnostic;
 use rtbench_engine::template::Template;
@@ -105,8 +106,9 @@ pub struct LoadedTemplate {
 pub struct SampleFile {
     pub name: String,
     pub text: String,
-    /// The sample, or what is wrong with the file (its name first, with line and column).
-    pub sample: Result<Sample, String>,
+    /// The sample, or what is wrong with the file (its name first, with line and column);
+    /// shared with the analysis of it rather than copied (a long sample is mostly its text).
+    pub sample: Result<Arc<Sample>, String>,
     /// Bad JSON in the expected section, as a located warning: the sample is read without it.
     pub bad_expected: Option<Diagnostic>,
 }
@@ -335,7 +337,7 @@ fn read_record(name: String, path: &Path, line: u64, offset: u64) -> SampleFile 
     SampleFile {
         sample: entry
             .record(&FieldNames::default())
-            .map(|r| r.sample)
+            .map(|r| Arc::new(r.sample))
             .map_err(|e| format!("{name}: {e}")),
         name,
         text,
@@ -374,11 +376,14 @@ pub fn read_sample(source: &Source) -> SampleFile {
         .is_some_and(|e| e == rtbench_tooling::sample::EXTENSION);
     let (sample, bad_expected) = if is_sample {
         match parse_sample_lenient(&path, &text) {
-            Ok((s, bad)) => (Ok(s), bad.map(|e| expected_warning(&name, &text, &e))),
+            Ok((s, bad)) => (
+                Ok(Arc::new(s)),
+                bad.map(|e| expected_warning(&name, &text, &e)),
+            ),
             Err(e) => (Err(error_text(&e)), None),
         }
     } else {
-        (Ok(Sample::bare(&path, text.clone())), None)
+        (Ok(Arc::new(Sample::bare(&path, text.clone()))), None)
     };
     SampleFile {
         name,

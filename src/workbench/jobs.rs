@@ -195,13 +195,15 @@ fn portability(a: &Analysis, inputs: Option<&Inputs>, progress: &Progress) -> Ov
             let f = read_sample(&source);
             let sample = f.sample.and_then(|s| {
                 if s.model.is_needed() {
-                    rtbench_tooling::model::prepare(&s, model.as_ref()).map_err(|e| e.to_string())
+                    rtbench_tooling::model::prepare(&s, model.as_ref())
+                        .map(Arc::new)
+                        .map_err(|e| e.to_string())
                 } else {
                     Ok(s)
                 }
             });
             match sample {
-                Ok(s) => samples.push((f.name, Arc::new(s), f.text)),
+                Ok(s) => samples.push((f.name, s, f.text)),
                 Err(_) => skipped += 1,
             }
         }

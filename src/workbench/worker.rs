@@ -77,7 +77,9 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
         if let Ok(s) = &f.sample
             && s.model.is_needed()
         {
-            f.sample = prepare(s, model.as_ref()).map_err(|e| format!("{}: {e}", f.name));
+            f.sample = prepare(s, model.as_ref())
+                .map(Arc::new)
+                .map_err(|e| format!("{}: {e}", f.name));
         }
     }
     let selected = req
@@ -126,7 +128,7 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
             }
             Ok(s) if i == selected => {
                 readable += 1;
-                let mut a = analysis::analyze(t, &f.name, s, &f.text);
+                let mut a = analysis::analyze(t, &f.name, Arc::clone(s), &f.text);
                 if let Some(m) = &model {
                     model_views(m, s, &f.name, &mut a);
                 }
@@ -141,12 +143,19 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
                     a.status.clone(),
                     a.findings.len() + usize::from(bad_expected.is_some()),
                 );
-                // The message as indented JSON (nothing on failure), highlighted once here.
-                let json = a
-                    .message
-                    .as_ref()
-                    .map(|m| analysis::pretty_json(&Value::Dict(m.clone())))
-                    .unwrap_or_default();
+                // The message as indented JSON (nothing on failure), highlighted once here;
+                // lent to a value and back rather than copied (it can be as long as the text).
+                let json = match a.message.take() {
+                    Some(m) => {
+                        let v = Value::Dict(m);
+                        let json = analysis::pretty_json(&v);
+                        if let Value::Dict(m) = v {
+                            a.message = Some(m);
+                        }
+                        json
+                    }
+                    None => String::new(),
+                };
                 let lines = highlight::json_lines(&json, &req.syntect_theme, req.no_color);
                 shown = Some(Shown {
                     analysis: Arc::new(a),

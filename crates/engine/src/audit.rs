@@ -93,7 +93,10 @@ pub const DISCARD_THRESHOLD: usize = 3;
 pub struct Audit {
     /// The message, or the error, exactly as [`crate::parse_response`] gives them.
     pub result: Result<Dict, ParseError>,
-    /// The traced events up to the end, or up to the error.
+    /// The traced events up to the end, or up to the error, as [`Events::Spans`] records them
+    /// (chunk and discard texts are the document's text at their spans). Close events carry
+    /// `None` as their value and no detail: those moved to [`Audit::regions`] (one copy of a
+    /// long region's value, not two).
     pub events: Vec<Event>,
     /// The regions of the events.
     pub regions: Vec<Region>,
@@ -113,7 +116,7 @@ pub fn audit(template: &Template, prefix: &str, generation: &str, tools: Option<
     let mut origin = prefix.len();
     let mut held = 0..0;
     let result =
-        Parser::for_whole_text(template, Some(prefix), tools, Events::Trace).and_then(|mut p| {
+        Parser::for_whole_text(template, Some(prefix), tools, Events::Spans).and_then(|mut p| {
             origin = p.origin();
             events.extend_from_slice(p.initial_events());
             // Events before an error stay in `events`.
@@ -124,8 +127,8 @@ pub fn audit(template: &Template, prefix: &str, generation: &str, tools: Option<
         });
     let document = format!("{prefix}{generation}");
     let mut model = RegionBuilder::new(document.len());
-    for (i, e) in events.iter().enumerate() {
-        model.push(i, e);
+    for (i, e) in events.iter_mut().enumerate() {
+        model.take(i, e);
     }
     if let Err(e) = &result {
         model.fail(template, e);

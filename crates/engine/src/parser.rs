@@ -131,6 +131,24 @@ pub enum Events {
     Reference,
     /// The reference's events plus [`EventKind::Discard`] for text that goes to no field.
     Trace,
+    /// [`Events::Trace`] with empty chunk and discard texts, for a caller that reads the text
+    /// by span from the document (a long region's chunks are as long as its text).
+    Spans,
+}
+
+impl Events {
+    /// Discards and region details are recorded.
+    fn traced(self) -> bool {
+        matches!(self, Events::Trace | Events::Spans)
+    }
+
+    /// The text of a chunk or discard event, as this kind of events records it.
+    fn text(self, text: &str) -> String {
+        match self {
+            Events::Spans => String::new(),
+            _ => text.to_string(),
+        }
+    }
 }
 
 /// Which delimiter of which field a watched entry is.
@@ -719,8 +737,8 @@ impl Parser {
         }
         let span = self.origin + range.start..self.origin + range.end;
         let Some(cur) = self.current else {
-            if self.events == Events::Trace {
-                let text = self.buffer[range].to_string();
+            if self.events.traced() {
+                let text = self.events.text(&self.buffer[range]);
                 events.push(Event {
                     field: usize::MAX,
                     kind: EventKind::Discard { text },
@@ -745,7 +763,7 @@ impl Parser {
         }
         self.body.end = range.end;
         if emit {
-            let text = self.buffer[range].to_string();
+            let text = self.events.text(&self.buffer[range]);
             let dirty = self.template.fields()[cur].dirty();
             events.push(Event {
                 field: cur,
@@ -788,7 +806,7 @@ impl Parser {
         };
         let template = self.template.clone();
         let field = &template.fields()[cur];
-        let mut detail = (self.events == Events::Trace).then(|| {
+        let mut detail = self.events.traced().then(|| {
             Box::new(RegionDetail {
                 body: self.origin + self.body.start..self.origin + self.body.end,
                 captures: self.captures.clone(),

@@ -33,7 +33,7 @@
 
 use std::ops::Range;
 
-use crate::event::{Event, EventKind};
+use crate::event::{Event, EventKind, RegionDetail};
 use crate::parser::ParseError;
 use crate::template::Template;
 use crate::value::Value;
@@ -127,6 +127,35 @@ impl RegionBuilder {
     /// Takes the event at `index` of the stream. Returns the region it belongs to, if any
     /// (discarded text belongs to none).
     pub fn push(&mut self, index: usize, event: &Event) -> Option<usize> {
+        self.settle_pending(event);
+        match &event.kind {
+            EventKind::Close { value } => {
+                let detail = event.detail.as_deref().cloned();
+                self.close(index, event, value.clone(), detail)
+            }
+            _ => self.route(index, event),
+        }
+    }
+
+    /// [`RegionBuilder::push`], moving a close event's value and detail into the region
+    /// instead of copying them (the event is left with `None` as its value and no detail):
+    /// for a caller done with the values in the events, as a long region's value is as long
+    /// as its text.
+    pub fn take(&mut self, index: usize, event: &mut Event) -> Option<usize> {
+        self.settle_pending(event);
+        match &mut event.kind {
+            EventKind::Close { value } => {
+                let value = std::mem::replace(value, Value::Null);
+                let detail = event.detail.take().map(|d| *d);
+                self.close(index, event, value, detail)
+            }
+            _ => self.route(index, event),
+        }
+    }
+
+    /// A region that ended with an empty close: the event after it may say which open ended
+    /// it.
+    fn settle_pending(&mut self, event: &Event) {
         if let Some(p) = self.pending {
             let close = self.regions[p].close.clone().unwrap_or_default();
             if matches!(event.kind, EventKind::Open)
@@ -139,6 +168,10 @@ impl RegionBuilder {
                 self.pending = None;
             }
         }
+    }
+
+    /// An event other than a close.
+    fn route(&mut self, index: usize, event: &Event) -> Option<usize> {
         match &event.kind {
             EventKind::Open => {
                 let end = event.span.end;
@@ -168,31 +201,39 @@ impl RegionBuilder {
                 }
                 Some(r)
             }
-            EventKind::Close { value } => {
-                let r = self.live.take()?;
-                let g = &mut self.regions[r];
-                g.close = Some(event.span.clone());
-                g.close_event = Some(index);
-                g.value = Some(value.clone());
-                if let Some(d) = &event.detail {
-                    g.body = d.body.clone();
-                    g.captures = d.captures.clone();
-                    g.parsed = Some(d.parsed.clone());
-                    g.transformed = d.transformed.clone();
-                }
-                g.ending = Some(if !event.span.is_empty() {
-                    Ending::Close
-                } else if event.span.start >= self.doc_len {
-                    Ending::EndOfStream
-                } else {
-                    // Until an open at the same place says otherwise.
-                    self.pending = Some(r);
-                    Ending::Close
-                });
-                Some(r)
-            }
-            EventKind::Discard { .. } => None,
+            EventKind::Close { .. } | EventKind::Discard { .. } => None,
         }
+    }
+
+    /// A close event (its span) with its value and detail.
+    fn close(
+        &mut self,
+        index: usize,
+        event: &Event,
+        value: Value,
+        detail: Option<RegionDetail>,
+    ) -> Option<usize> {
+        let r = self.live.take()?;
+        let g = &mut self.regions[r];
+        g.close = Some(event.span.clone());
+        g.close_event = Some(index);
+        g.value = Some(value);
+        if let Some(d) = detail {
+            g.body = d.body;
+            g.captures = d.captures;
+            g.parsed = Some(d.parsed);
+            g.transformed = d.transformed;
+        }
+        g.ending = Some(if !event.span.is_empty() {
+            Ending::Close
+        } else if event.span.start >= self.doc_len {
+            Ending::EndOfStream
+        } else {
+            // Until an open at the same place says otherwise.
+            self.pending = Some(r);
+            Ending::Close
+        });
+        Some(r)
     }
 
     /// Marks the open region as the one that failed, when the parse error is about its field.
