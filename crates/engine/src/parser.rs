@@ -402,6 +402,13 @@ impl Parser {
         self.exhausted.clone_from(&state.exhausted);
     }
 
+    /// Makes room for `additional` bytes of text still to be fed, so that a long stream fed
+    /// in small chunks grows the buffer once instead of by doubling (which holds the old and
+    /// new buffers at once while it copies).
+    pub fn reserve(&mut self, additional: usize) {
+        self.buffer.reserve(additional);
+    }
+
     /// Steps of regex work spent so far and still allowed.
     pub fn work(&self) -> (u64, u64) {
         (self.budget.spent(), self.budget.remaining())

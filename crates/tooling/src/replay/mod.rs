@@ -242,6 +242,7 @@ impl Replay {
                 rec.outcome = Outcome::Failed { step: 0, error };
             }
             Ok(mut parser) => {
+                parser.reserve(fed_len);
                 origin = parser.origin();
                 let initial = parser.initial_events().to_vec();
                 let mut entry = rec.next_entry(&parser);
