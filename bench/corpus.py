@@ -5,6 +5,8 @@ speed-up from one core to all, and peak memory on a small and a large corpus.
     python3 bench/corpus.py [--oracle-python /tmp/oracle/bin/python] [--rtbench PATH]
                             [--format qwen3] [--records 20000] [--large-mb 1024] [--runs 3]
 
+The one-core run is pinned to one CPU with taskset (when there is one); the all-cores run is not.
+
 Input: tests/data/corpus/<format>.jsonl.gz (tools/corpus/make_corpus.py), its records repeated
 to --records lines for the timings and to --large-mb megabytes for the large-memory run (written
 to a temporary folder and deleted afterwards). Times are the parse loops only, best of --runs:
@@ -18,6 +20,7 @@ import gzip
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -47,6 +50,10 @@ def rtbench_run(exe, template, data, jobs=None, extra=()):
     cmd = [str(exe), "corpus", "--json", "--quiet", "--chunk-sample", "0", "--template", str(template)]
     if jobs:
         cmd += ["--jobs", str(jobs)]
+    if jobs == 1 and shutil.which("taskset"):
+        # One core means the whole process on one CPU: with one worker alone, the reading and
+        # reporting threads would still run on the other core.
+        cmd = ["taskset", "-c", "0"] + cmd
     cmd += list(extra) + [str(data)]
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode not in (0, 1):
