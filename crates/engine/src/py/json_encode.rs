@@ -110,7 +110,9 @@ impl std::error::Error for DumpError {}
 /// Python's `json.dumps(v, ...)` with the given options.
 pub fn json_dumps(v: &Value, opts: &DumpOptions) -> Result<String, DumpError> {
     let mut enc = Encoder {
-        out: String::new(),
+        // Sized once for the whole output: a long text grown by doubling would hold its old
+        // and new buffers at once, several times over.
+        out: String::with_capacity(size_hint(v, opts.indent.unwrap_or(0))),
         opts,
         item_sep: match (opts.compact, opts.indent) {
             (true, _) | (false, Some(_)) => ",",
@@ -331,6 +333,33 @@ fn word_needs_attention(w: u64, escape: Escape) -> bool {
         }
     }
 }
+
+/// About how long the encoding of `v` is: its texts with an eighth for escapes, and a few
+/// bytes per value for quotes, separators and (`indent` per level) indentation. An estimate:
+/// what it misses grows the output as usual. It looks no deeper than [`HINT_DEPTH`] levels, so
+/// that a value nested too deep to encode (the encoder reports that) cannot exhaust the stack
+/// here first.
+fn size_hint(v: &Value, indent: usize) -> usize {
+    fn walk(v: &Value, indent: usize, depth: usize) -> usize {
+        if depth > HINT_DEPTH {
+            return 0;
+        }
+        let own = 4 + indent * depth;
+        own + match v {
+            Value::Str(s) => s.len() + s.len() / 8,
+            Value::List(items) => items.iter().map(|i| walk(i, indent, depth + 1)).sum(),
+            Value::Dict(d) => d
+                .iter()
+                .map(|(k, v)| k.len() + k.len() / 8 + 4 + walk(v, indent, depth + 1))
+                .sum(),
+            _ => 8,
+        }
+    }
+    walk(v, indent, 0)
+}
+
+/// How deep [`size_hint`] looks.
+const HINT_DEPTH: usize = 64;
 
 fn write_string(out: &mut String, s: &str, escape: Escape) {
     out.reserve(s.len() + 2);
