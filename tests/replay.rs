@@ -796,3 +796,35 @@ fn an_implicit_close_of_a_region_that_never_opened_is_painted_unrouted() {
     assert_eq!(last.last().unwrap().range, 8..10);
     assert_eq!(last.last().unwrap().paint, Paint::Unrouted);
 }
+
+#[test]
+fn discarded_text_is_painted_as_far_as_each_step_had_discarded_it() {
+    // Only explicit fields: everything between them goes to no region, a byte per feed.
+    let t =
+        template(r#"{"start_anchor": "<s>", "fields": {"t": {"open": "<t>", "close": "</t>"}}}"#);
+    // "<t" alone is held back (it may start "<t>") and then discarded.
+    let text = "lost <tx words <t>kept</t> more <t lost <t>x</t> tail";
+    for chunking in [
+        Chunking::CodePoints(vec![1]),
+        Chunking::CodePoints(vec![3, 5]),
+    ] {
+        let r = Replay::new(t.clone(), "", text, None, chunking.clone());
+        let events = r.timeline(0..r.timeline_len());
+        for step in 0..r.step_count() {
+            // What the stream had discarded by this step, byte by byte.
+            let mut want = vec![false; text.len()];
+            for e in events.iter().filter(|e| e.step <= step) {
+                if let EventKind::Discard { .. } = e.event.kind {
+                    want[e.event.span.clone()].fill(true);
+                }
+            }
+            let mut got = vec![false; text.len()];
+            for seg in r.paint(step) {
+                if seg.paint == Paint::Discarded {
+                    got[seg.range.clone()].fill(true);
+                }
+            }
+            assert_eq!(got, want, "{} step {step}", chunking.label());
+        }
+    }
+}

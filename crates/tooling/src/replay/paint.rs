@@ -58,12 +58,15 @@ impl Replay {
                 marks.push((close, Paint::Close { region: r.region }));
             }
         }
+        // Contiguous discards are merged: by this step, a merged run had reached the text the
+        // parser still held (everything before it was routed, everything after not yet).
         let discarded = self.discarded.partition_point(|(st, _)| *st <= step);
-        marks.extend(
-            self.discarded[..discarded]
-                .iter()
-                .map(|(_, r)| (r.clone(), Paint::Discarded)),
-        );
+        marks.extend(self.discarded[..discarded].iter().map(|(_, r)| {
+            (
+                r.start..r.end.min(s.held.start.max(r.start)),
+                Paint::Discarded,
+            )
+        }));
         let mut out = paint::cover(marks, self.origin, self.document.len());
         paint::overlay(&mut out, &(s.fed_to..self.document.len()), |g| {
             g.paint = Paint::Unfed
