@@ -230,7 +230,10 @@ impl Replay {
         };
         rec.document.push_str(prefix);
         let mut origin = 0;
-        match Parser::with_events(&template, Some(prefix), tools, Events::Trace) {
+        // The build keeps no chunk or discard text (views rebuild the events with theirs), so
+        // its parser records spans only; the prefix's events, which are kept, get their texts
+        // from the document.
+        match Parser::with_events(&template, Some(prefix), tools, Events::Spans) {
             Err(error) => {
                 let fed_to = rec.document.len();
                 rec.index.push(Entry {
@@ -244,7 +247,13 @@ impl Replay {
             Ok(mut parser) => {
                 parser.reserve(fed_len);
                 origin = parser.origin();
-                let initial = parser.initial_events().to_vec();
+                let mut initial = parser.initial_events().to_vec();
+                for e in &mut initial {
+                    if let EventKind::Chunk { text, .. } | EventKind::Discard { text } = &mut e.kind
+                    {
+                        text.push_str(prefix.get(e.span.clone()).unwrap_or_default());
+                    }
+                }
                 let mut entry = rec.next_entry(&parser);
                 rec.record(&mut entry, initial);
                 rec.checkpoints.push(Checkpoint {
@@ -373,8 +382,7 @@ impl Recorder<'_> {
     fn record(&mut self, entry: &mut Entry, events: Vec<Event>) {
         let step = self.index.len();
         let mut index = entry.events_end;
-        for event in events {
-            self.regions.push(index, &event);
+        for mut event in events {
             if let EventKind::Discard { .. } = event.kind {
                 match self.discarded.last_mut() {
                     Some((_, r)) if r.end == event.span.start => r.end = event.span.end,
@@ -392,10 +400,14 @@ impl Recorder<'_> {
                     self.since_snapshot = (0, 0);
                 }
             }
-            index += 1;
             if step == 0 {
+                self.regions.push(index, &event);
                 self.initial.push(TimelineEvent { step, event });
+            } else {
+                // Not kept (rebuilt when shown): its value moves into its region.
+                self.regions.take(index, &mut event);
             }
+            index += 1;
         }
         entry.events_end = index;
         entry.live_end = match self.regions.live() {
