@@ -857,14 +857,36 @@ fn replaying_a_large_sample() -> State {
     state
 }
 
+/// Runs the clock until the replay being built is shown.
+fn until_built(state: &mut State) {
+    let mut ticks = 0;
+    while state.replay.as_ref().unwrap().is_building() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        update::on_tick(state);
+        ticks += 1;
+        assert!(ticks < 3000, "the background build never finished");
+    }
+}
+
 #[test]
 fn esc_stops_a_replay_being_built_and_keeps_the_one_shown() {
+    // The first build: only the prefix was shown, so Esc leaves the replay.
     let mut state = replaying_a_large_sample();
+    assert!(state.replay.as_ref().unwrap().is_building());
+    update::on_action(&mut state, Action::Back);
+    assert!(state.replay.is_none());
+    assert_eq!(state.mode, Mode::Inspect);
+    assert_eq!(state.note.as_deref(), Some("stopped streaming the replay"));
+    // A rebuild (a bigger chunk size): Esc stops it and the replay shown stays.
+    update::on_action(&mut state, Action::Replay);
+    until_built(&mut state);
+    let feeds = state.replay.as_ref().unwrap().feeds;
+    update::on_action(&mut state, Action::Taller);
     assert!(state.replay.as_ref().unwrap().is_building());
     update::on_action(&mut state, Action::Back);
     let rs = state.replay.as_ref().unwrap();
     assert!(!rs.is_building());
-    assert_eq!(rs.feeds, 1, "the whole-text replay stays on screen");
+    assert_eq!(rs.feeds, feeds, "the size-1 replay stays on screen");
     assert!(dump(&render(&state)).contains("stopped streaming the replay"));
     // A second Esc leaves replay mode.
     update::on_action(&mut state, Action::Back);
@@ -874,24 +896,19 @@ fn esc_stops_a_replay_being_built_and_keeps_the_one_shown() {
 #[test]
 fn a_large_sample_is_streamed_in_the_background() {
     let mut state = replaying_a_large_sample();
-    // At once: the whole text as one feed, and the real replay on its way.
+    // At once: the prefix, and the real replay on its way.
     let rs = state.replay.as_ref().unwrap();
-    assert!(rs.is_building());
-    assert_eq!(rs.feeds, 1);
+    assert!(rs.is_building() && rs.placeholder);
+    assert_eq!(rs.feeds, 0);
     let screen = dump(&render(&state));
     assert!(
         screen.contains("⟳ streaming") && screen.contains("Esc stops"),
         "{screen}"
     );
     // Ticks show it when it is ready (the clock of the run loop does this).
-    let mut ticks = 0;
-    while state.replay.as_ref().unwrap().is_building() {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        update::on_tick(&mut state);
-        ticks += 1;
-        assert!(ticks < 3000, "the background build never finished");
-    }
+    until_built(&mut state);
     let rs = state.replay.as_ref().unwrap();
+    assert!(!rs.placeholder);
     assert_eq!(rs.chunking(), Chunking::CodePoints(vec![1]));
     assert_eq!(rs.feeds, rs.replay.document().chars().count());
     let Outcome::Message(m) = rs.replay.outcome() else {

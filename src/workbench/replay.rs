@@ -79,6 +79,8 @@ pub struct ReplayState {
     pub total_chars: usize,
     /// A replay being built on another thread (large samples), shown when it is ready.
     pending: Option<Pending>,
+    /// What is shown is only the prefix, until the first replay of a large sample is built.
+    pub placeholder: bool,
     /// The model's chunkings of the sample (model tokens, streamer words), when it has a
     /// tokenizer.
     model: Vec<Chunking>,
@@ -136,16 +138,14 @@ impl ReplayState {
     pub fn new(a: &Analysis, max_steps: usize) -> ReplayState {
         let size = first_size(&a.sample.generation, max_steps);
         let mut state = ReplayState {
-            // A large sample is shown at once as one feed, then as the real replay once it
-            // has been built in the background.
-            replay: Arc::new(build(
-                a,
-                &if a.sample.generation.len() > BACKGROUND_BUILD {
-                    Chunking::Whole
-                } else {
-                    Chunking::CodePoints(vec![size])
-                },
-            )),
+            // A large sample shows its prefix at once, then the real replay once it has been
+            // built in the background (even one feed of a long text would hold the screen).
+            replay: Arc::new(if a.sample.generation.len() > BACKGROUND_BUILD {
+                placeholder(a)
+            } else {
+                build(a, &Chunking::CodePoints(vec![size]))
+            }),
+            placeholder: a.sample.generation.len() > BACKGROUND_BUILD,
             sample_name: a.sample_name.clone(),
             kind: ChunkKind::CodePoints,
             size,
@@ -255,6 +255,7 @@ impl ReplayState {
 
     /// Shows a newly built replay at the step nearest to where the old one was.
     fn install(&mut self, replay: Replay, fed: usize, at_end: bool, same_sample: bool) {
+        self.placeholder = false;
         let old = std::mem::replace(&mut self.replay, Arc::new(replay));
         drop_elsewhere(old);
         self.refresh();
@@ -475,6 +476,18 @@ pub fn drop_elsewhere(replay: Arc<Replay>) {
         // No thread: it is freed here, when the spawn's closure is dropped.
         drop(freed);
     }
+}
+
+/// The prefix alone, streamed: what a large sample's replay shows while it is built.
+fn placeholder(a: &Analysis) -> Replay {
+    let s = &a.sample;
+    Replay::new(
+        a.template.clone(),
+        s.prefix.as_deref().unwrap_or(""),
+        "",
+        s.tools.as_ref(),
+        Chunking::Whole,
+    )
 }
 
 fn build(a: &Analysis, chunking: &Chunking) -> Replay {

@@ -42,10 +42,17 @@ pub(super) fn on_replay_action(state: &mut State, action: Action) -> Effect {
         Action::Quit => {
             return Effect::Quit;
         }
-        Action::Back if rs.is_building() => {
+        Action::Back if rs.is_building() && !rs.placeholder => {
             // Esc stops a build; the replay shown before it stays.
             rs.cancel();
             state.note = Some("stopped streaming the replay".into());
+        }
+        Action::Back if rs.is_building() => {
+            // Nothing was shown but the prefix: stopping the first build leaves the replay.
+            state.mode = Mode::Inspect;
+            state.replay = None;
+            state.note = Some("stopped streaming the replay".into());
+            return Effect::None;
         }
         Action::Back | Action::Replay => {
             state.mode = Mode::Inspect;
