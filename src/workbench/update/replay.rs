@@ -23,7 +23,9 @@ pub(super) fn enter_replay(state: &mut State) {
         state.note = Some(format!(
             "{} code points: streamed {} at a time to stay under {} steps \
              (replay_max_steps in the config); - or :1 for smaller chunks",
-            rs.total_chars, rs.size, state.replay_max_steps
+            a.sample.generation.chars().count(),
+            rs.size,
+            state.replay_max_steps
         ));
     }
     state.replay = Some(rs);
