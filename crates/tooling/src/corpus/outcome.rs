@@ -309,21 +309,37 @@ pub fn evaluate(ctx: &Context, index: u64, entry: Entry, chunk_check: bool) -> O
         }
     }
     out.fields = fields;
-    let result = a.result.clone().map_err(|e| e.message.clone());
+    // The message is judged where it is, not copied: the error's message is all a verdict
+    // needs of a failure.
     out.checked = sample.expected.is_some();
-    if let Verdict::Fail(lines) = verdict(&sample, &result) {
-        out.differs = Some(lines);
-    }
+    let judged = |result: &Result<Dict, String>| match verdict(&sample, result) {
+        Verdict::Fail(lines) => Some(lines),
+        _ => None,
+    };
     out.status = match a.result {
-        Ok(m) => Status::Parsed(m),
-        Err(e) => Status::Error(e),
+        Ok(m) => {
+            let result = Ok(m);
+            out.differs = judged(&result);
+            // The message goes back out of the `Ok` it was lent to for the verdict.
+            #[allow(clippy::unnecessary_literal_unwrap)]
+            let m = result.unwrap_or_default();
+            Status::Parsed(m)
+        }
+        Err(e) => {
+            out.differs = judged(&Err(e.message.clone()));
+            Status::Error(e)
+        }
     };
     out.elapsed = start.elapsed();
     if chunk_check {
         let generation = Generation::of_sample(template.clone(), &sample);
         out.chunk_stable = Some(stable(&generation, &CheckPlan::default()));
     }
-    out.sample = Some(sample);
+    // Kept to be written as a `.sample` file: only failures are (a long record's text would
+    // otherwise travel to the reporting thread and be freed there, one record at a time).
+    if out.is_failure() {
+        out.sample = Some(sample);
+    }
     out
 }
 
