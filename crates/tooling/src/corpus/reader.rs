@@ -88,7 +88,7 @@ impl<R: BufRead> LineReader<R> {
 }
 
 fn memchr_newline(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
+    memchr::memchr(b'\n', bytes)
 }
 
 impl<R: BufRead> Iterator for LineReader<R> {
