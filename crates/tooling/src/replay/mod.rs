@@ -9,8 +9,8 @@
 //!   the open field and the open body's end), which [`Replay::step`] expands into a [`Step`];
 //! - the regions of the whole stream (with their values) and the discarded text, merged where
 //!   it is contiguous;
-//! - the parser's state every few hundred steps, from which [`rebuild`] feeds the same chunks
-//!   again to give any step's events on demand (they are not stored);
+//! - the parser's state every [`rebuild::CHECKPOINT_STEPS`] steps, from which [`rebuild`] feeds
+//!   the same chunks again to give any step's events on demand (they are not stored);
 //! - the message a client would have built, snapshotted now and then, so any step's message is
 //!   the nearest snapshot plus the values of the regions closed since. A snapshot is taken once
 //!   at least [`SNAPSHOT_EVERY`] regions closed since the last one *and* the values stored
