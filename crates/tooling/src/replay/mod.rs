@@ -5,11 +5,11 @@
 //! The whole stream is run once, in order, when the replay is built, and what it keeps grows
 //! with the text by a small factor whatever the chunking (a chunk-size-1 replay has a step per
 //! character):
-//! - each step is a few bytes of the [`index`] (where its chunk, events and held-back text end,
+//! - each step is a few bytes of the `index` (where its chunk, events and held-back text end,
 //!   the open field and the open body's end), which [`Replay::step`] expands into a [`Step`];
 //! - the regions of the whole stream (with their values) and the discarded text, merged where
 //!   it is contiguous;
-//! - the parser's state every [`rebuild::CHECKPOINT_STEPS`] steps, from which [`rebuild`] feeds
+//! - the parser's state every 1024 (`rebuild::CHECKPOINT_STEPS`) steps, from which `rebuild` feeds
 //!   the same chunks again to give any step's events on demand (they are not stored);
 //! - the message a client would have built, snapshotted now and then, so any step's message is
 //!   the nearest snapshot plus the values of the regions closed since. A snapshot is taken once
@@ -544,7 +544,7 @@ impl Replay {
 
     /// The events with timeline indices in `range` (clamped to the timeline), in order, with
     /// the steps that produced them. Only the prefix's events are stored: the others are
-    /// rebuilt from the nearest parser checkpoint (see [`rebuild`]).
+    /// rebuilt from the nearest parser checkpoint (see `rebuild`).
     pub fn timeline(&self, range: Range<usize>) -> Vec<TimelineEvent> {
         let end = range.end.min(self.timeline_len());
         let start = range.start.min(end);
