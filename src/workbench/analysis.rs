@@ -12,7 +12,7 @@ use rtbench_engine::event::{Event, EventKind};
 use rtbench_engine::offsets::CharIndex;
 use rtbench_engine::parser::{Events, ParseError, Parser};
 use rtbench_engine::py::{DumpOptions, json_dumps};
-use rtbench_engine::region::{Ending, Region, RegionBuilder};
+use rtbench_engine::region::{Ending, Region, RegionBuilder, owners};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::{Dict, Value};
 use rtbench_tooling::explain::explain;
@@ -114,17 +114,21 @@ const EXPLAIN_LIMIT: usize = 1 << 20;
 /// The parser's trace of a sample.
 struct Trace {
     events: Vec<Event>,
-    /// The regions of the events, when already built (the audit's).
-    regions: Option<Vec<Region>>,
+    regions: Vec<Region>,
     origin: usize,
     held: Range<usize>,
     result: Result<Dict, ParseError>,
 }
 
 /// The trace of a prefix that itself fails to parse: what the prefix up to the error made
-/// (the parser is never built, so its initial events are not known otherwise). `None` when the
-/// prefix parses.
-fn prefix_failure(template: &Template, prefix: &str, tools: Option<&Value>) -> Option<Trace> {
+/// (the parser is never built, so its initial events are not known otherwise), in a document of
+/// `doc_len` bytes. `None` when the prefix parses.
+fn prefix_failure(
+    template: &Template,
+    prefix: &str,
+    tools: Option<&Value>,
+    doc_len: usize,
+) -> Option<Trace> {
     let e = Parser::with_events(template, Some(prefix), tools, Events::Trace).err()?;
     let cut = e
         .span
@@ -136,53 +140,25 @@ fn prefix_failure(template: &Template, prefix: &str, tools: Option<&Value>) -> O
         Ok(p) => (p.initial_events().to_vec(), p.origin(), p.held()),
         Err(_) => (Vec::new(), 0, 0..0),
     };
+    let mut model = RegionBuilder::new(doc_len);
+    for (i, ev) in events.iter().enumerate() {
+        model.push(i, ev);
+    }
+    model.fail(template, &e);
     Some(Trace {
         events,
-        regions: None,
+        regions: model.into_regions(),
         origin,
         held,
         result: Err(e),
     })
 }
 
-/// Regions and coloured segments from a trace (its regions are built here unless `built`
-/// has them already: they hold every value, and a second copy of a long sample's would cost
-/// as much as its text).
-fn regions_and_segments(
-    template: &Template,
-    document: &str,
-    trace: &Trace,
-    built: Option<Vec<Region>>,
-    error_at: Option<usize>,
-) -> (Vec<Region>, Vec<Segment>) {
-    let regions = built.unwrap_or_else(|| {
-        let mut model = RegionBuilder::new(document.len());
-        for (i, ev) in trace.events.iter().enumerate() {
-            model.push(i, ev);
-        }
-        if let Err(e) = &trace.result {
-            model.fail(template, e);
-        }
-        model.into_regions()
-    });
+/// The coloured segments of a trace.
+fn segments(document: &str, trace: &Trace, error_at: Option<usize>) -> Vec<Segment> {
+    let regions = &trace.regions;
     let mut pieces: Vec<(Range<usize>, Paint)> = Vec::new();
-    // Which region each event belongs to, as the region builder assigns them: an open starts
-    // the next region, chunks go to the open one, a close ends it.
-    let (mut next, mut live) = (0, None);
-    for (i, ev) in trace.events.iter().enumerate() {
-        let region = match &ev.kind {
-            EventKind::Open => {
-                live = regions
-                    .get(next)
-                    .is_some_and(|r| r.open_event == i)
-                    .then_some(next);
-                next += usize::from(live.is_some());
-                live
-            }
-            EventKind::Chunk { .. } => live,
-            EventKind::Close { .. } => live.take(),
-            EventKind::Discard { .. } => None,
-        };
+    for (ev, region) in trace.events.iter().zip(owners(&trace.events)) {
         let kind = match (&ev.kind, region) {
             (EventKind::Open, Some(region)) => Paint::Open { region },
             (EventKind::Chunk { .. }, Some(region)) => Paint::Body { region },
@@ -218,7 +194,7 @@ fn regions_and_segments(
         let end = document[p..].chars().next().map_or(p, |c| p + c.len_utf8());
         paint::overlay(&mut segments, &(p..end), |s| s.error = true);
     }
-    (regions, segments)
+    segments
 }
 
 /// The indented JSON of a value as the workbench shows it (non-ASCII kept, NaN allowed).
@@ -281,25 +257,24 @@ pub fn analyze(template: &Template, name: &str, shared: Arc<Sample>, file_text: 
     let (audit, findings) = sample_findings(template, sample, name, file_text);
     let failed_prefix = match &audit.result {
         Err(_) if audit.events.is_empty() => {
-            prefix_failure(template, prefix, sample.tools.as_ref())
+            prefix_failure(template, prefix, sample.tools.as_ref(), document.len())
         }
         _ => None,
     };
-    let mut trace = failed_prefix.unwrap_or(Trace {
+    let trace = failed_prefix.unwrap_or(Trace {
         events: audit.events,
-        regions: Some(audit.regions),
+        regions: audit.regions,
         origin: audit.origin,
         held: audit.held,
         result: audit.result,
     });
-    let built = trace.regions.take();
     let error = trace.result.as_ref().err();
     // Error positions come from the content parsers: keep them on character boundaries.
     let error_at = error
         .and_then(|e| e.span.as_ref())
         .map(|s| document.floor_char_boundary(s.start));
-    let (regions, mut segments) =
-        regions_and_segments(template, &document, &trace, built, error_at);
+    let mut segments = segments(&document, &trace, error_at);
+    let regions = trace.regions;
     for f in &findings {
         if let Some(span) = &f.span {
             // An empty place (where a region ended) marks the character after it.

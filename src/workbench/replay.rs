@@ -137,15 +137,16 @@ impl ReplayState {
     /// under `max_steps` steps) and shows the first step.
     pub fn new(a: &Analysis, max_steps: usize) -> ReplayState {
         let size = first_size(&a.sample.generation, max_steps);
+        let large = a.sample.generation.len() > BACKGROUND_BUILD;
         let mut state = ReplayState {
             // A large sample shows its prefix at once, then the real replay once it has been
             // built in the background (even one feed of a long text would hold the screen).
-            replay: Arc::new(if a.sample.generation.len() > BACKGROUND_BUILD {
+            replay: Arc::new(if large {
                 placeholder(a)
             } else {
                 build(a, &Chunking::CodePoints(vec![size]))
             }),
-            placeholder: a.sample.generation.len() > BACKGROUND_BUILD,
+            placeholder: large,
             sample_name: a.sample_name.clone(),
             kind: ChunkKind::CodePoints,
             size,
@@ -163,7 +164,7 @@ impl ReplayState {
             model: a.model_chunkings.clone(),
         };
         state.refresh();
-        if a.sample.generation.len() > BACKGROUND_BUILD {
+        if large {
             state.rebuild(a);
         }
         state
@@ -256,8 +257,7 @@ impl ReplayState {
     /// Shows a newly built replay at the step nearest to where the old one was.
     fn install(&mut self, replay: Replay, fed: usize, at_end: bool, same_sample: bool) {
         self.placeholder = false;
-        let old = std::mem::replace(&mut self.replay, Arc::new(replay));
-        drop_elsewhere(old);
+        self.replay = Arc::new(replay);
         self.refresh();
         self.step = if !same_sample {
             0
@@ -463,18 +463,6 @@ impl ReplayState {
             ChunkKind::ModelTokens => "model tokens".into(),
             ChunkKind::StreamerWords => "streamer words".into(),
         }
-    }
-}
-
-/// Frees a replay on another thread when it is the last reference: a long replay is millions
-/// of allocations, which would hold the screen for seconds.
-pub fn drop_elsewhere(replay: Arc<Replay>) {
-    if Arc::strong_count(&replay) == 1 && replay.document().len() > BACKGROUND_BUILD {
-        let freed = std::thread::Builder::new()
-            .name("rtbench-free".into())
-            .spawn(move || drop(replay));
-        // No thread: it is freed here, when the spawn's closure is dropped.
-        drop(freed);
     }
 }
 

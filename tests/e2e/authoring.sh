@@ -22,7 +22,6 @@ session="rtbench-authoring-$$"
 dir="$(mktemp -d)"
 trap 'tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$dir"' EXIT
 
-keys() { tmux send-keys -t "$session" "$@"; }
 fail() { echo "FAIL: $*" >&2; screen >&2; exit 1; }
 cursor_line() { screen | grep -oE '[0-9]+:[0-9]+ · byte' | sed -n 1p || true; }
 

@@ -13,7 +13,6 @@ source "$(dirname "$0")/lib.sh"
 session="rtbench-corpus-$$"
 dir="$(mktemp -d)"
 trap 'tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$dir"' EXIT
-keys() { tmux send-keys -t "$session" "$@"; }
 
 gzip -dc "$root/tests/data/corpus/smollm3.jsonl.gz" > "$dir/logs.jsonl"
 

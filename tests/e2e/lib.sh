@@ -1,6 +1,6 @@
 # Shared set-up of the tmux end-to-end tests: finds tmux, builds rtbench unless RTBENCH names
 # a binary, reads the terminal size from SIZE (COLSxROWS, default 120x40), and defines the
-# screen helpers (they act on the tmux session named by $session).
+# screen and key helpers (they act on the tmux session named by $session).
 command -v tmux >/dev/null || { echo "tmux is needed (apt-get install -y tmux)" >&2; exit 2; }
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 if [[ -z "${RTBENCH:-}" ]]; then
@@ -13,6 +13,7 @@ cols="${size%x*}"
 rows="${size#*x}"
 
 screen() { tmux capture-pane -p -t "$session"; }
+keys() { tmux send-keys -t "$session" "$@"; }
 
 # wait_for PATTERN [absent]: waits up to 10 s for the screen to (not) contain PATTERN.
 wait_for() {

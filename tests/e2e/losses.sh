@@ -15,8 +15,6 @@ session="rtbench-losses-$$"
 dir="$(mktemp -d)"
 trap 'tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$dir"' EXIT
 
-keys() { tmux send-keys -t "$session" "$@"; }
-
 cp "$root"/samples/smollm3/* "$dir"/
 sed -i 's/^--- generation ---$/--- generation (ends with newline) ---/' "$dir/think-then-answer.sample"
 

@@ -15,9 +15,6 @@ source "$(dirname "$0")/lib.sh"
 session="rtbench-replay-$$"
 trap 'tmux kill-session -t "$session" 2>/dev/null || true' EXIT
 
-keys() { tmux send-keys -t "$session" "$@"; }
-
-
 tmux new-session -d -s "$session" -x "$cols" -y "$rows" \
   "$RTBENCH $root/samples/smollm3/template.json $root/samples/smollm3/weather-tool-call.sample"
 wait_for "weather-tool-call"

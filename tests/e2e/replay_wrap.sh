@@ -14,8 +14,6 @@ session="rtbench-replay-wrap-$$"
 dir="$(mktemp -d)"
 trap 'tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$dir"' EXIT
 
-keys() { tmux send-keys -t "$session" "$@"; }
-
 cp "$root"/tests/data/replay_wrap/* "$dir"/
 sample="$dir/long-lines.sample"
 

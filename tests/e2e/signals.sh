@@ -12,7 +12,6 @@ source "$(dirname "$0")/lib.sh"
 session="rtbench-signals-$$"
 trap 'tmux kill-session -t "$session" 2>/dev/null || true' EXIT
 
-keys() { tmux send-keys -t "$session" "$@"; }
 flags() { tmux display -p -t "$session" '#{alternate_on} #{cursor_flag} #{mouse_any_flag}'; }
 rtbench_pid() { pgrep -P "$(tmux display -p -t "$session" '#{pane_pid}')" -f rtbench; }
 

@@ -281,10 +281,54 @@ pub fn regions(events: &[Event], doc_len: usize) -> Vec<Region> {
     b.into_regions()
 }
 
+/// The region each event belongs to, as [`RegionBuilder::push`] (or `take`) answers for it,
+/// for a caller that has the regions already: every open starts the next region, chunks go to
+/// the open one and a close ends it (discarded text, and text while none is open, belong to
+/// none).
+pub fn owners(events: &[Event]) -> impl Iterator<Item = Option<usize>> + '_ {
+    let (mut next, mut live) = (0, None);
+    events.iter().map(move |e| match e.kind {
+        EventKind::Open => {
+            live = Some(next);
+            next += 1;
+            live
+        }
+        EventKind::Chunk { .. } => live,
+        EventKind::Close { .. } => live.take(),
+        EventKind::Discard { .. } => None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::parser::{Events, Parser};
+
+    #[test]
+    fn owners_are_the_regions_the_builder_gives_each_event() {
+        let t = Template::from_json_str(
+            r#"{"start_anchor": "A:", "fields": {
+                "content": {"close": "<|end|>"},
+                "thinking": {"open": "<t>", "close": "</t>"},
+                "tool_calls": {"open": "<c>", "close": "</c>", "repeats": true}
+            }}"#,
+        )
+        .unwrap();
+        let text = "hi<t>hm</t>so<c>x</c> tail<|end|>after<c>y";
+        let pieces: Vec<String> = text.chars().map(String::from).collect();
+        let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        for chunks in [vec![text], pieces] {
+            let (events, len) = traced(&t, "A:", &chunks);
+            let mut b = RegionBuilder::new(len);
+            let built: Vec<Option<usize>> = events
+                .iter()
+                .enumerate()
+                .map(|(i, e)| b.push(i, e))
+                .collect();
+            assert_eq!(owners(&events).collect::<Vec<_>>(), built);
+            assert!(built.iter().flatten().count() > 4);
+        }
+    }
 
     fn traced(template: &Template, prefix: &str, chunks: &[&str]) -> (Vec<Event>, usize) {
         let mut p = Parser::with_events(template, Some(prefix), None, Events::Trace).unwrap();

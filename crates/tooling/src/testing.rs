@@ -45,6 +45,11 @@ pub fn parse_sample_with(template: &Template, sample: &Sample) -> Result<Dict, S
 
 /// The `rtbench test` verdict for one sample's parse result.
 pub fn verdict(sample: &Sample, result: &Result<Dict, String>) -> Verdict {
+    verdict_of(sample, result.as_ref().map_err(String::as_str))
+}
+
+/// [`verdict`] for a result borrowed from wherever it is (the message, or the error's text).
+pub fn verdict_of(sample: &Sample, result: Result<&Dict, &str>) -> Verdict {
     let Some(expected) = &sample.expected else {
         return Verdict::NoExpectation;
     };

@@ -49,19 +49,15 @@ pub(super) fn on_replay_action(state: &mut State, action: Action) -> Effect {
             rs.cancel();
             state.note = Some("stopped streaming the replay".into());
         }
-        Action::Back if rs.is_building() => {
-            // Nothing was shown but the prefix: stopping the first build leaves the replay.
-            state.mode = Mode::Inspect;
-            state.replay = None;
-            state.note = Some("stopped streaming the replay".into());
-            return Effect::None;
-        }
         Action::Back | Action::Replay => {
-            state.mode = Mode::Inspect;
-            // Dropping the state stops a build; a long replay is freed elsewhere.
-            if let Some(old) = state.replay.take() {
-                crate::workbench::replay::drop_elsewhere(old.replay);
+            // During a first build nothing but the prefix was shown: leaving stops it.
+            if rs.is_building() {
+                state.note = Some("stopped streaming the replay".into());
             }
+            state.mode = Mode::Inspect;
+            // Dropping the state stops a build (a replay is a few large allocations: freeing
+            // even a ten-million-step one takes milliseconds).
+            state.replay = None;
             return Effect::None;
         }
         Action::Help => open_help(state),

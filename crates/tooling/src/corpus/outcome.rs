@@ -10,7 +10,7 @@ use super::record::{FieldNames, Location};
 use crate::chunking::{CheckPlan, Generation, stable};
 use crate::model::{Model, prepare};
 use crate::sample::Sample;
-use crate::testing::{Verdict, verdict};
+use crate::testing::{Verdict, verdict_of};
 use rtbench_engine::audit::{LossKind, audit};
 use rtbench_engine::parser::ParseError;
 use rtbench_engine::template::Template;
@@ -309,26 +309,15 @@ pub fn evaluate(ctx: &Context, index: u64, entry: Entry, chunk_check: bool) -> O
         }
     }
     out.fields = fields;
-    // The message is judged where it is, not copied: the error's message is all a verdict
-    // needs of a failure.
     out.checked = sample.expected.is_some();
-    let judged = |result: &Result<Dict, String>| match verdict(&sample, result) {
-        Verdict::Fail(lines) => Some(lines),
-        _ => None,
-    };
+    // Judged where the result is, not copied.
+    let judged = a.result.as_ref().map_err(|e| e.message.as_str());
+    if let Verdict::Fail(lines) = verdict_of(&sample, judged) {
+        out.differs = Some(lines);
+    }
     out.status = match a.result {
-        Ok(m) => {
-            let result = Ok(m);
-            out.differs = judged(&result);
-            // The message goes back out of the `Ok` it was lent to for the verdict.
-            #[allow(clippy::unnecessary_literal_unwrap)]
-            let m = result.unwrap_or_default();
-            Status::Parsed(m)
-        }
-        Err(e) => {
-            out.differs = judged(&Err(e.message.clone()));
-            Status::Error(e)
-        }
+        Ok(m) => Status::Parsed(m),
+        Err(e) => Status::Error(e),
     };
     out.elapsed = start.elapsed();
     if chunk_check {

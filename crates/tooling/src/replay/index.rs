@@ -110,13 +110,24 @@ impl StepIndex {
     /// indexing.
     pub fn pair(&self, step: usize) -> (Entry, Entry) {
         assert!(step < self.len, "step {step} of {}", self.len);
-        let mut d = self.decoder(step / MARK_EVERY);
-        let mut before = d.entry;
-        for _ in step / MARK_EVERY * MARK_EVERY..=step {
-            before = d.entry;
+        self.pairs_from(step).next().expect("a step in range")
+    }
+
+    /// From `step` on, each step's entry with the one before it, decoded one after the other
+    /// (a walk over many steps decodes each once).
+    pub fn pairs_from(&self, step: usize) -> impl Iterator<Item = (Entry, Entry)> + '_ {
+        let mark = step / MARK_EVERY;
+        let mut d = self.decoder(mark);
+        let mut at = mark * MARK_EVERY;
+        while at < step.min(self.len) {
             d.next(&self.bytes);
+            at += 1;
         }
-        (before, d.entry)
+        (at..self.len).map(move |_| {
+            let before = d.entry;
+            d.next(&self.bytes);
+            (before, d.entry)
+        })
     }
 
     pub fn get(&self, step: usize) -> Entry {
@@ -140,15 +151,6 @@ impl StepIndex {
             step += 1;
         }
         self.len
-    }
-
-    /// Every entry in order.
-    pub fn iter(&self) -> impl Iterator<Item = Entry> + '_ {
-        let mut d = self.decoder(0);
-        (0..self.len).map(move |_| {
-            d.next(&self.bytes);
-            d.entry
-        })
     }
 
     fn decoder(&self, mark: usize) -> Decoder {
@@ -253,18 +255,26 @@ mod tests {
         out
     }
 
+    fn indexed(entries: &[Entry]) -> StepIndex {
+        let mut index = StepIndex::default();
+        for e in entries {
+            index.push(*e);
+        }
+        index
+    }
+
     #[test]
     fn every_step_decodes_to_what_was_pushed() {
         let entries = entries();
-        let mut index = StepIndex::default();
-        for e in &entries {
-            index.push(*e);
-        }
+        let index = indexed(&entries);
         assert_eq!(index.len(), entries.len());
-        assert_eq!(index.iter().collect::<Vec<_>>(), entries);
+        let all: Vec<Entry> = index.pairs_from(0).map(|(_, after)| after).collect();
+        assert_eq!(all, entries);
         for (i, e) in entries.iter().enumerate() {
             let before = i.checked_sub(1).map_or(Entry::default(), |p| entries[p]);
             assert_eq!(index.pair(i), (before, *e), "step {i}");
+            let walked: Vec<Entry> = index.pairs_from(i).map(|(_, after)| after).collect();
+            assert_eq!(walked, entries[i..], "from step {i}");
         }
     }
 
@@ -287,10 +297,7 @@ mod tests {
     #[test]
     fn first_finds_the_step_a_monotone_condition_starts_at() {
         let entries = entries();
-        let mut index = StepIndex::default();
-        for e in &entries {
-            index.push(*e);
-        }
+        let index = indexed(&entries);
         for target in [
             0,
             1,

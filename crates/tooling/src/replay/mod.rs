@@ -171,8 +171,8 @@ pub struct Replay {
 }
 
 /// The state of a replay being built.
-struct Recorder<'a> {
-    template: &'a Template,
+struct Recorder {
+    template: Template,
     document: String,
     index: StepIndex,
     initial: Vec<TimelineEvent>,
@@ -215,7 +215,7 @@ impl Replay {
     ) -> Option<Replay> {
         let fed_len = fed_len(&chunking, generation);
         let mut rec = Recorder {
-            template: &template.clone(),
+            template: template.clone(),
             document: String::with_capacity(prefix.len() + fed_len),
             index: StepIndex::default(),
             initial: Vec::new(),
@@ -254,12 +254,9 @@ impl Replay {
                         text.push_str(prefix.get(e.span.clone()).unwrap_or_default());
                     }
                 }
-                let mut entry = rec.next_entry(&parser);
-                rec.record(&mut entry, initial);
-                rec.checkpoints.push(Checkpoint {
-                    step: 0,
-                    state: parser.suspend(None),
-                });
+                let mut entry = rec.next_entry();
+                rec.record(&mut entry, initial, &parser);
+                rec.checkpoint(&parser);
                 match rec.feed_all(&mut parser, &chunking, generation, progress) {
                     Fed::All => rec.finish(&mut parser),
                     Fed::Failed => {}
@@ -269,12 +266,7 @@ impl Replay {
         }
         rec.index.shrink();
         Some(Replay {
-            rebuilder: Rebuilder::new(
-                template.clone(),
-                tools.cloned(),
-                rec.checkpoints,
-                rec.finalize,
-            ),
+            rebuilder: Rebuilder::new(tools.cloned(), rec.checkpoints),
             template,
             chunking,
             document: rec.document,
@@ -291,7 +283,7 @@ impl Replay {
     }
 }
 
-impl Recorder<'_> {
+impl Recorder {
     /// Feeds the generation chunk by chunk, one step each.
     fn feed_all(
         &mut self,
@@ -301,7 +293,6 @@ impl Recorder<'_> {
         progress: &Progress,
     ) -> Fed {
         let mut failed = false;
-        let (mut last_step, mut last_fed) = (0, self.document.len());
         progress.set_total(generation.len());
         for (i, (source, text, replaced)) in feeds(chunking, generation).enumerate() {
             if i % PROGRESS_EVERY == 0 {
@@ -315,22 +306,13 @@ impl Recorder<'_> {
                 // Never fed: kept in the document so that a view shows it as such.
                 continue;
             }
-            let mut entry = self.next_entry(parser);
+            let mut entry = self.next_entry();
             entry.source_end = source.end;
             entry.replaced = replaced;
             match parser.feed(&text) {
                 Ok(events) => {
-                    self.observe(&mut entry, parser);
-                    self.record(&mut entry, events);
-                    let step = self.index.len() - 1;
-                    if step - last_step >= rebuild::CHECKPOINT_STEPS
-                        || entry.fed_to - last_fed >= rebuild::CHECKPOINT_BYTES
-                    {
-                        let previous = self.checkpoints.last().map(|c| &c.state);
-                        let state = parser.suspend(previous);
-                        self.checkpoints.push(Checkpoint { step, state });
-                        (last_step, last_fed) = (step, entry.fed_to);
-                    }
+                    self.record(&mut entry, events, parser);
+                    self.checkpoint(parser);
                 }
                 Err(error) => {
                     self.fail(&mut entry, error, parser);
@@ -342,31 +324,42 @@ impl Recorder<'_> {
         if failed { Fed::Failed } else { Fed::All }
     }
 
+    /// Saves the parser's state after the step just recorded, when the last checkpoint is
+    /// far enough behind (the first, after the prefix, always).
+    fn checkpoint(&mut self, parser: &Parser) {
+        let step = self.index.len() - 1;
+        let last = self.checkpoints.last();
+        let far = last.is_none_or(|c| {
+            step - c.step >= rebuild::CHECKPOINT_STEPS
+                || self.document.len() - c.state.fed_to() >= rebuild::CHECKPOINT_BYTES
+        });
+        if far {
+            let state = parser.suspend(last.map(|c| &c.state));
+            self.checkpoints.push(Checkpoint { step, state });
+        }
+    }
+
     /// The finalize step and the outcome.
     fn finish(&mut self, parser: &mut Parser) {
-        let mut entry = self.next_entry(parser);
+        let mut entry = self.next_entry();
         self.finalize = Some(self.index.len());
         match parser.finalize() {
             Ok((message, events)) => {
-                self.observe(&mut entry, parser);
-                self.record(&mut entry, events);
+                self.record(&mut entry, events, parser);
                 self.outcome = Outcome::Message(message);
             }
             Err(error) => self.fail(&mut entry, error, parser),
         }
     }
 
-    /// The entry of the next step before its events: carried over from the previous step,
-    /// with the parser's state as it is now.
-    fn next_entry(&self, parser: &Parser) -> Entry {
-        let prev = self.index.last();
-        let mut entry = Entry {
+    /// The entry of the next step before its events and the parser's state after it: carried
+    /// over from the previous step, with the document fed so far.
+    fn next_entry(&self) -> Entry {
+        Entry {
             fed_to: self.document.len(),
             replaced: 0,
-            ..prev
-        };
-        self.observe(&mut entry, parser);
-        entry
+            ..self.index.last()
+        }
     }
 
     /// Takes the parser's held-back text and open field as they are now.
@@ -378,8 +371,10 @@ impl Recorder<'_> {
         }
     }
 
-    /// Adds a step with its events, updating the regions and the client's snapshots.
-    fn record(&mut self, entry: &mut Entry, events: Vec<Event>) {
+    /// Adds a step with its events and the parser's state after them, updating the regions
+    /// and the client's snapshots.
+    fn record(&mut self, entry: &mut Entry, events: Vec<Event>, parser: &Parser) {
+        self.observe(entry, parser);
         let step = self.index.len();
         let mut index = entry.events_end;
         for mut event in events {
@@ -389,7 +384,7 @@ impl Recorder<'_> {
                     _ => self.discarded.push((step, event.span.clone())),
                 }
             }
-            let work = self.client.apply(self.template, &event);
+            let work = self.client.apply(&self.template, &event);
             if work > 0 {
                 self.since_snapshot.0 += 1;
                 self.since_snapshot.1 += work;
@@ -464,12 +459,9 @@ impl Replay {
 
     /// Every step in order.
     pub fn steps(&self) -> impl Iterator<Item = Step> + '_ {
-        let mut before = Entry::default();
-        self.index.iter().enumerate().map(move |(i, after)| {
-            let step = self.expand(i, &before, &after);
-            before = after;
-            step
-        })
+        (0..)
+            .zip(self.index.pairs_from(0))
+            .map(|(i, (before, after))| self.expand(i, &before, &after))
     }
 
     /// A step with the parser's state after it; panics when out of range, like indexing.
@@ -478,7 +470,8 @@ impl Replay {
         self.expand(step, &before, &after)
     }
 
-    fn kind(&self, step: usize) -> StepKind {
+    /// What a step did, cheaply (no events or held text).
+    pub fn step_kind(&self, step: usize) -> StepKind {
         if step == 0 {
             StepKind::Prefix
         } else if Some(step) == self.finalize {
@@ -488,13 +481,8 @@ impl Replay {
         }
     }
 
-    /// What a step did, cheaply (no events or held text).
-    pub fn step_kind(&self, step: usize) -> StepKind {
-        self.kind(step)
-    }
-
     fn expand(&self, step: usize, before: &Entry, after: &Entry) -> Step {
-        let kind = self.kind(step);
+        let kind = self.step_kind(step);
         let chunk = matches!(kind, StepKind::Feed { .. }).then(|| FedChunk {
             range: before.fed_to..after.fed_to,
             source: before.source_end..after.source_end,
@@ -508,7 +496,7 @@ impl Replay {
             index: step,
             kind,
             chunk,
-            events: if step == 0 { 0 } else { before.events_end }..after.events_end,
+            events: before.events_end..after.events_end,
             held: after.held_start..after.fed_to,
             fed_to: after.fed_to,
             current: after.current,
@@ -553,9 +541,11 @@ impl Replay {
             self.initial[start.min(initial)..end.min(initial)].to_vec();
         if end > initial {
             let sources = Sources {
+                template: &self.template,
                 index: &self.index,
                 document: &self.document,
                 prefix_len: self.prefix_len,
+                finalize: self.finalize,
             };
             out.extend(self.rebuilder.events(&sources, start.max(initial)..end));
         }

@@ -39,14 +39,11 @@ struct Stretch {
     events: Vec<TimelineEvent>,
 }
 
-/// What a rebuild needs besides the replay's own index and document.
+/// What a rebuild needs besides what the replay holds anyway ([`Sources`]).
 #[derive(Debug)]
 pub(super) struct Rebuilder {
-    template: Template,
     tools: Option<Value>,
     checkpoints: Vec<Checkpoint>,
-    /// The step that finalizes, if the stream got that far.
-    finalize: Option<usize>,
     work: Mutex<Work>,
 }
 
@@ -58,23 +55,19 @@ struct Work {
 
 /// What a rebuild reads from the replay.
 pub(super) struct Sources<'a> {
+    pub template: &'a Template,
     pub index: &'a StepIndex,
     pub document: &'a str,
     pub prefix_len: usize,
+    /// The step that finalizes, if the stream got that far.
+    pub finalize: Option<usize>,
 }
 
 impl Rebuilder {
-    pub fn new(
-        template: Template,
-        tools: Option<Value>,
-        checkpoints: Vec<Checkpoint>,
-        finalize: Option<usize>,
-    ) -> Rebuilder {
+    pub fn new(tools: Option<Value>, checkpoints: Vec<Checkpoint>) -> Rebuilder {
         Rebuilder {
-            template,
             tools,
             checkpoints,
-            finalize,
             work: Mutex::default(),
         }
     }
@@ -136,7 +129,7 @@ impl Rebuilder {
         if work.parser.is_none() {
             let prefix = &src.document[..src.prefix_len];
             work.parser = Parser::with_events(
-                &self.template,
+                src.template,
                 Some(prefix),
                 self.tools.as_ref(),
                 Events::Trace,
@@ -147,11 +140,11 @@ impl Rebuilder {
             return stretch;
         };
         parser.restore(&from.state, src.document);
-        for step in from.step + 1..=end {
-            let events = if Some(step) == self.finalize {
+        let steps = (from.step + 1..=end).zip(src.index.pairs_from(from.step + 1));
+        for (step, (before, after)) in steps {
+            let events = if Some(step) == src.finalize {
                 parser.finalize().map(|(_, events)| events)
             } else {
-                let (before, after) = src.index.pair(step);
                 parser.feed(&src.document[before.fed_to..after.fed_to])
             };
             // A failing step has no events and ends the stream.
