@@ -6,6 +6,9 @@ speed-up from one core to all, and peak memory on a small and a large corpus.
                             [--format qwen3] [--records 20000] [--large-mb 1024] [--runs 3]
 
 The one-core run is pinned to one CPU with taskset (when there is one); the all-cores run is not.
+The ceiling run splits the records among as many one-core processes as there are cores, each
+pinned to its own CPU, all at once: the speed-up the machine itself allows, to read the all-cores
+figure against (a shared host gives less than its core count).
 
 Input: tests/data/corpus/<format>.jsonl.gz (tools/corpus/make_corpus.py), its records repeated
 to --records lines for the timings and to --large-mb megabytes for the large-memory run (written
@@ -24,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,6 +63,37 @@ def rtbench_run(exe, template, data, jobs=None, extra=()):
     if out.returncode not in (0, 1):
         raise SystemExit(f"rtbench failed ({out.returncode}): {out.stderr}")
     return json.loads(out.stdout)
+
+
+def busy_cores(seconds=1.0):
+    """How many cores other processes keep busy, measured over `seconds` from /proc/stat (None
+    where there is none). The load average would count this script's own previous runs."""
+    def sample():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        idle = v[3] + v[4]
+        return sum(v[:8]) - idle, sum(v[:8])
+    try:
+        b0, t0 = sample()
+        time.sleep(seconds)
+        b1, t1 = sample()
+    except OSError:
+        return None
+    cores = os.cpu_count() or 1
+    return cores * (b1 - b0) / max(t1 - t0, 1)
+
+
+def independent_run(exe, template, parts):
+    """The machine's own ceiling for the all-cores run: one single-core rtbench process per
+    part, each pinned to its own CPU, all at once; their longest `seconds`. No thread shares
+    anything here, so what the cores cannot give (a shared host, memory bandwidth) shows
+    without rtbench's threads in the way."""
+    procs = []
+    for cpu, part in enumerate(parts):
+        cmd = ["taskset", "-c", str(cpu), str(exe), "corpus", "--json", "--quiet", "--chunk-sample", "0",
+               "--jobs", "1", "--template", str(template), str(part)]
+        procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))
+    return max(json.loads(p.communicate()[0])["seconds"] for p in procs)
 
 
 def max_rss_kb(cmd):
@@ -102,13 +137,23 @@ def main():
         print(f"corpus: {args.format}, {n} records, {size / 1e6:.1f} MB")
 
         cores = os.cpu_count() or 1
-        load = os.getloadavg()[0]
+        busy = busy_cores()
         # One core and all cores in turns, so that both see the same machine (a shared
         # machine's speed drifts over a run).
-        ones, alls = [], []
+        parts = []
+        if cores > 1 and shutil.which("taskset"):
+            for i in range(cores):
+                part = tmp / f"part{i}.jsonl"
+                # The records in turn, so that each part is as hard as the whole.
+                with open(small, encoding="utf-8") as f, open(part, "w", encoding="utf-8") as out:
+                    out.writelines(l for k, l in enumerate(f) if k % cores == i)
+                parts.append(part)
+        ones, alls, apart = [], [], []
         for _ in range(args.runs):
             ones.append(rtbench_run(exe, template, small, jobs=1)["seconds"])
             alls.append(rtbench_run(exe, template, small, jobs=cores)["seconds"])
+            if parts:
+                apart.append(independent_run(exe, template, parts))
         one, allc = min(ones), min(alls)
         ref = []
         for _ in range(args.runs):
@@ -122,12 +167,16 @@ def main():
         print(f"one core:   rtbench {n / one:10.0f} records/s ({one:.3f} s)   reference parse_response loop "
               f"{int(count) / ref_t:10.0f} records/s ({ref_t:.3f} s)   ratio {ref_t / one:.1f}x")
 
-        if load > 0.5:
-            print(f"note: load average {load:.1f} on {cores} cores before the run: other processes "
+        if busy is not None and busy > 0.1:
+            print(f"note: other processes kept {busy:.2f} of {cores} cores busy before the run: they "
                   "share the cores, so the speed-up below is a lower bound")
         median = lambda v: sorted(v)[len(v) // 2]
         print(f"all cores:  {cores} cores {n / allc:10.0f} records/s ({allc:.3f} s)   speed-up {one / allc:.2f}x over one core"
               f" (best of {args.runs} each; {median(ones) / median(alls):.2f}x median against median)")
+        if apart:
+            print(f"ceiling:    {cores} one-core processes on 1/{cores} of the records each, at once: "
+                  f"{min(apart):.3f} s, {one / min(apart):.2f}x ({median(ones) / median(apart):.2f}x median): "
+                  "what this machine's cores give without any sharing")
 
         small_rss = max_rss_kb([str(exe), "corpus", "--json", "--quiet", "--template", str(template), str(small)])
         large = tmp / "large.jsonl"
