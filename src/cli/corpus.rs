@@ -157,7 +157,7 @@ impl Progress {
                 None => indicatif::ProgressBar::new_spinner(),
             };
             let style = match total {
-                Some(_) => "{bar:40} {bytes}/{total_bytes} {msg} ({eta})",
+                Some(_) => "{wide_bar} {bytes}/{total_bytes} {msg} ({eta})",
                 None => "{spinner} {bytes} {msg}",
             };
             if let Ok(s) = indicatif::ProgressStyle::with_template(style) {
