@@ -153,7 +153,7 @@ pub fn run(options: &Options) -> Result<(), Failure> {
         }
     };
     if !inputs.corpora.is_empty() {
-        state.corpus = Some(corpus::CorpusView::new(inputs.corpora.clone()));
+        state.open_corpus(inputs.corpora.clone());
         rescan(&mut state, &mut scanner);
     }
     state.keys = config.keys.clone();

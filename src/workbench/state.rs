@@ -347,6 +347,13 @@ impl State {
     pub fn is_visible(&self, pane: Pane) -> bool {
         self.visible[pane.index()]
     }
+
+    /// Opens the corpora `files` in the samples pane and focuses it: until a record is picked
+    /// there, the other panes have nothing to show.
+    pub fn open_corpus(&mut self, files: Vec<std::path::PathBuf>) {
+        self.corpus = Some(crate::workbench::corpus::CorpusView::new(files));
+        self.focus = Pane::Samples;
+    }
 }
 
 #[cfg(test)]
@@ -365,5 +372,14 @@ mod tests {
         e.warnings = 1;
         e.unstable = None;
         assert_eq!(e.label(), "ok · 1 warning");
+    }
+
+    #[test]
+    fn a_corpus_opens_with_the_samples_pane_focused() {
+        let mut s = State::new(Theme::dark(), (80, 24));
+        assert_eq!(s.focus, Pane::Raw);
+        s.open_corpus(vec!["logs.jsonl".into()]);
+        assert_eq!(s.focus, Pane::Samples);
+        assert!(s.corpus.is_some());
     }
 }
