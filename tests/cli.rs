@@ -267,3 +267,36 @@ fn test_command_blesses_then_catches_a_broken_sample_with_a_diff() {
         "{out}"
     );
 }
+
+/// Runs rtbench with its stderr a pipe nobody reads (`rtbench ... 2>&1 | head` once head has
+/// gone): its exit code.
+fn code_with_stderr_closed(args: &[&str]) -> Option<i32> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rtbench"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("rtbench runs");
+    drop(child.stderr.take());
+    child.wait().expect("rtbench ends").code()
+}
+
+#[test]
+fn a_closed_stderr_keeps_the_exit_code_instead_of_a_panic() {
+    let s = Scratch::new("closed-stderr");
+    let corpus = s.file("logs.jsonl", "{\"generation\": 5}\nnot json\n");
+    let sample = s.file("a.txt", "<think>a</think>b");
+    let qwen3 = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/qwen3");
+    let qwen3 = qwen3.to_str().unwrap();
+    // The final error line and, with progress on, the progress lines.
+    assert_eq!(
+        code_with_stderr_closed(&["corpus", "--template", qwen3, &corpus]),
+        Some(1)
+    );
+    let bad = s.file("bad.json", "{\"fields\": ");
+    assert_eq!(
+        code_with_stderr_closed(&["parse", "--template", &bad, "--prefix", "", &sample]),
+        Some(1)
+    );
+}

@@ -186,11 +186,11 @@ impl Progress {
                 }
                 *last = Instant::now();
                 match total {
-                    Some(t) if *t > 0 => eprintln!(
+                    Some(t) if *t > 0 => note!(
                         "corpus: {records} records, {:.0}% of the input",
                         100.0 * bytes as f64 / *t as f64
                     ),
-                    _ => eprintln!("corpus: {records} records"),
+                    _ => note!("corpus: {records} records"),
                 }
             }
         }
@@ -200,7 +200,7 @@ impl Progress {
         match self {
             Progress::Off => {}
             Progress::Bar(bar) => bar.finish_and_clear(),
-            Progress::Lines { .. } => eprintln!(
+            Progress::Lines { .. } => note!(
                 "corpus: {records} records in {:.2} s",
                 elapsed.as_secs_f64()
             ),

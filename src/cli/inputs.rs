@@ -393,14 +393,14 @@ impl Job {
             prepare(&sample, Some(self.model())).map_err(crate::cli::model::prepare_failure)?;
         for w in &sample.warnings {
             if w.message.starts_with("the prefix differs") {
-                eprintln!("warning: {}: {}", file.display(), w.message);
+                note!("warning: {}: {}", file.display(), w.message);
             }
         }
         let prefix = match (&self.prefix, sample.prefix) {
             (Some(p), _) => p.clone(),
             (None, Some(p)) => p,
             (None, None) => {
-                eprintln!(
+                note!(
                     "warning: {}: the sample has no prefix section; parsing with an empty prefix, as the workbench does (give --prefix or --prefix-file to set one)",
                     file.display()
                 );
@@ -429,7 +429,7 @@ impl Job {
             return Vec::new();
         };
         rtbench_tooling::model::model_chunkings(tokenizer, text, None).unwrap_or_else(|e| {
-            eprintln!("warning: {e}");
+            note!("warning: {e}");
             Vec::new()
         })
     }

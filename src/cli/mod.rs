@@ -18,6 +18,13 @@
 //!   that cannot be written; on a folder of samples, a sample that fails this way (the highest
 //!   code wins).
 
+/// `eprintln!` that never panics: see [`output::note`].
+macro_rules! note {
+    ($($arg:tt)*) => {
+        $crate::cli::output::note(format_args!($($arg)*))
+    };
+}
+
 mod corpus;
 mod explain;
 mod export;
@@ -354,9 +361,9 @@ pub fn main() -> ExitCode {
             if msg.is_empty() {
                 // The command already reported (e.g. warnings denied).
             } else if msg.starts_with("error:") {
-                eprintln!("{msg}");
+                note!("{msg}");
             } else {
-                eprintln!("error: {msg}");
+                note!("error: {msg}");
             }
             ExitCode::from(f.code)
         }

@@ -38,6 +38,13 @@ pub fn json_nested(value: &Value, pretty: bool, nesting: usize) -> Result<String
     py::json_dumps(value, &opts).map_err(|e| unwritable(&e.message))
 }
 
+/// Writes a line to stderr (warnings, progress, the final error). A closed stderr
+/// (`rtbench ... 2>&1 | head`) drops the line: `eprintln!` would panic there.
+pub fn note(line: std::fmt::Arguments) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
 /// Writes `text` and a newline to stdout. A closed pipe (`rtbench parse ... | head`) ends the
 /// command quietly, as it does for other Unix tools.
 pub fn print_line(text: &str) -> Result<(), Failure> {
