@@ -449,10 +449,7 @@ pub const HELP: &[HelpRow] = {
         row(&[Help], "show / hide this help"),
         row(&[Quit], "quit"),
         row(&[Suspend], "suspend to the shell (fg to come back)"),
-        row(
-            &[Back],
-            "close, cancel or go back (a corpus: to its groups); never quits",
-        ),
+        row(&[Back], "close, cancel or go back (never quits)"),
         row(&[FocusNext, FocusPrev], "focus the next / previous pane"),
         row(
             &[
@@ -490,7 +487,7 @@ pub const HELP: &[HelpRow] = {
         row(&[NextSample, PrevSample], "next / previous sample"),
         row(
             &[Activate],
-            "diagnostics: go to its place; samples: open the sample (a corpus: its group)",
+            "open the selected diagnostic's place, sample or corpus group",
         ),
         row(&[Search], "search the raw text (Tab at the prompt: regex)"),
         row(&[SearchPrev], "previous match of the search"),
