@@ -487,7 +487,7 @@ pub const HELP: &[HelpRow] = {
         row(&[NextSample, PrevSample], "next / previous sample"),
         row(
             &[Activate],
-            "open the selected diagnostic's place, sample or corpus group",
+            "go to the selected diagnostic, sample or corpus group",
         ),
         row(&[Search], "search the raw text (Tab at the prompt: regex)"),
         row(&[SearchPrev], "previous match of the search"),
