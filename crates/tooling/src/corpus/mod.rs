@@ -128,7 +128,8 @@ where
     std::thread::scope(|scope| {
         // Three stages at once: reading the next batch, parsing this one on the pool, and
         // handing the last one's outcomes over here. A stage waits only when the next one is a
-        // batch behind, so at most about three batches are held.
+        // batch behind, so at most five batches are held (one at each stage and one waiting
+        // between each two).
         let (send, batches) = std::sync::mpsc::sync_channel::<Batch>(1);
         scope.spawn(move || {
             let mut index = 0;
@@ -173,4 +174,105 @@ where
     let mut report = Report::new(&ctx.template);
     run(entries, ctx, options, |o| report.add(o), |_| {})?;
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtbench_engine::py::json_loads;
+    use rtbench_engine::template::load_template;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    fn context() -> Context {
+        let template = load_template(
+            &json_loads(r#"{"start_anchor": "A:", "fields": {"thinking": {"open": "<think>", "close": "</think>"}, "content": {}}}"#)
+                .unwrap(),
+        )
+        .unwrap();
+        Context::new(template, std::path::PathBuf::from("."), Some("A:".into()))
+    }
+
+    /// Entry `i`: a record whose generation is longer for some records than for others, so
+    /// that records finish out of order on several threads.
+    fn entry(i: u64) -> Entry {
+        let reps = if i.is_multiple_of(7) { 4000 } else { 1 };
+        let text = format!(
+            "{{\"id\": \"r{i}\", \"generation\": \"<think>{}</think>{i}\"}}",
+            "x".repeat(reps)
+        );
+        Entry {
+            location: Location::Line {
+                file: None,
+                line: i + 1,
+                offset: 0,
+            },
+            content: Content::Line(Ok(text)),
+        }
+    }
+
+    /// Runs `n` entries (failing to read entry `fail_at`, if given) on `threads` in batches of
+    /// `batch`: the ids handed over, the progress reported, the most entries read but not yet
+    /// handed over at any time, and the run's result.
+    fn run_entries(
+        n: u64,
+        fail_at: Option<u64>,
+        threads: usize,
+        batch: usize,
+    ) -> (Vec<String>, Vec<u64>, u64, std::io::Result<()>) {
+        let read = AtomicU64::new(0);
+        let entries = (0..n).map(|i| {
+            read.fetch_add(1, Ordering::SeqCst);
+            if Some(i) == fail_at {
+                Err(std::io::Error::other("disk gone"))
+            } else {
+                Ok(entry(i))
+            }
+        });
+        let options = Options {
+            batch,
+            chunk_sample: 0,
+            threads: Some(threads),
+        };
+        let (mut ids, mut progress, mut most) = (Vec::new(), Vec::new(), 0);
+        let result = run(
+            entries,
+            &context(),
+            &options,
+            |o| {
+                ids.push(o.id.clone().unwrap_or_default());
+                most = most.max(read.load(Ordering::SeqCst) - ids.len() as u64);
+            },
+            |done| progress.push(done),
+        );
+        (ids, progress, most, result)
+    }
+
+    #[test]
+    fn outcomes_come_in_corpus_order_on_any_number_of_threads() {
+        let want: Vec<String> = (0..500).map(|i| format!("r{i}")).collect();
+        for threads in [1, 2, 4] {
+            for batch in [1, 7, 64, 1000] {
+                let (ids, progress, most, result) = run_entries(500, None, threads, batch);
+                result.unwrap();
+                assert_eq!(ids, want, "{threads} threads, batches of {batch}");
+                assert_eq!(progress.last(), Some(&500));
+                assert!(progress.windows(2).all(|w| w[0] <= w[1]), "{progress:?}");
+                // Records are held a bounded number of batches at a time, never the corpus.
+                assert!(
+                    most <= 5 * batch as u64 + 2,
+                    "{most} records held with batches of {batch}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_read_error_ends_the_run_after_the_records_before_it() {
+        for threads in [1, 2] {
+            let (ids, _, _, result) = run_entries(300, Some(123), threads, 16);
+            assert_eq!(result.unwrap_err().to_string(), "disk gone");
+            let want: Vec<String> = (0..123).map(|i| format!("r{i}")).collect();
+            assert_eq!(ids, want, "{threads} threads");
+        }
+    }
 }
