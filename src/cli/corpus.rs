@@ -46,7 +46,7 @@ pub struct CorpusArgs {
     /// Parse on N threads (default: every core; also RAYON_NUM_THREADS).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub jobs: Option<u64>,
-    /// Records parsed together; memory grows with it, not with the corpus.
+    /// Records read ahead at most; memory grows with it, not with the corpus.
     #[arg(long, value_name = "N", default_value_t = 1024,
           value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub batch: u64,
