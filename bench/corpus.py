@@ -50,19 +50,28 @@ print(time.perf_counter() - start, len(records))
 """
 
 
-def rtbench_run(exe, template, data, jobs=None, extra=()):
+def corpus_cmd(exe, template, data, jobs=None, cpu=0):
+    """The timed `rtbench corpus` command line; one job runs pinned to CPU `cpu`."""
     cmd = [str(exe), "corpus", "--json", "--quiet", "--chunk-sample", "0", "--template", str(template)]
     if jobs:
         cmd += ["--jobs", str(jobs)]
     if jobs == 1 and shutil.which("taskset"):
         # One core means the whole process on one CPU: with one worker alone, the reading and
         # reporting threads would still run on the other core.
-        cmd = ["taskset", "-c", "0"] + cmd
-    cmd += list(extra) + [str(data)]
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    if out.returncode not in (0, 1):
-        raise SystemExit(f"rtbench failed ({out.returncode}): {out.stderr}")
-    return json.loads(out.stdout)
+        cmd = ["taskset", "-c", str(cpu)] + cmd
+    return cmd + [str(data)]
+
+
+def report_of(returncode, stdout, stderr):
+    """rtbench's `--json` report (exit 1 only says some records failed)."""
+    if returncode not in (0, 1):
+        raise SystemExit(f"rtbench failed ({returncode}): {stderr}")
+    return json.loads(stdout)
+
+
+def rtbench_run(exe, template, data, jobs=None):
+    out = subprocess.run(corpus_cmd(exe, template, data, jobs), capture_output=True, text=True)
+    return report_of(out.returncode, out.stdout, out.stderr)
 
 
 def busy_cores(seconds=1.0):
@@ -88,12 +97,13 @@ def independent_run(exe, template, parts):
     part, each pinned to its own CPU, all at once; their longest `seconds`. No thread shares
     anything here, so what the cores cannot give (a shared host, memory bandwidth) shows
     without rtbench's threads in the way."""
-    procs = []
-    for cpu, part in enumerate(parts):
-        cmd = ["taskset", "-c", str(cpu), str(exe), "corpus", "--json", "--quiet", "--chunk-sample", "0",
-               "--jobs", "1", "--template", str(template), str(part)]
-        procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))
-    return max(json.loads(p.communicate()[0])["seconds"] for p in procs)
+    procs = [
+        subprocess.Popen(corpus_cmd(exe, template, part, jobs=1, cpu=cpu),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for cpu, part in enumerate(parts)
+    ]
+    outputs = [p.communicate() for p in procs]
+    return max(report_of(p.returncode, *o)["seconds"] for p, o in zip(procs, outputs))
 
 
 def max_rss_kb(cmd):
@@ -138,8 +148,6 @@ def main():
 
         cores = os.cpu_count() or 1
         busy = busy_cores()
-        # One core and all cores in turns, so that both see the same machine (a shared
-        # machine's speed drifts over a run).
         parts = []
         if cores > 1 and shutil.which("taskset"):
             for i in range(cores):
@@ -148,6 +156,8 @@ def main():
                 with open(small, encoding="utf-8") as f, open(part, "w", encoding="utf-8") as out:
                     out.writelines(l for k, l in enumerate(f) if k % cores == i)
                 parts.append(part)
+        # One core, all cores and the ceiling in turns, so that all see the same machine (a
+        # shared machine's speed drifts over a run).
         ones, alls, apart = [], [], []
         for _ in range(args.runs):
             ones.append(rtbench_run(exe, template, small, jobs=1)["seconds"])

@@ -44,7 +44,7 @@ pub enum Action {
     Reload,
     /// Esc: close the help or an overlay, cancel a check, leave the replay; never quits.
     Back,
-    /// Enter: go to the selected diagnostic's place, or open the selected sample.
+    /// Enter: go to the selected diagnostic's place, or open the selected sample or corpus group.
     Activate,
     /// Enter or leave the stream replay.
     Replay,

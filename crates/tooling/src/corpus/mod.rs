@@ -92,6 +92,30 @@ enum Message {
 /// (2 MB at once) did not: one core parses 15% faster so.
 const MAX_CHUNK: usize = 128;
 
+/// Reads up to `size` entries, numbering them from `index` on; stops early at the end or at a
+/// read error, which it returns beside the entries before it.
+fn read_chunk<I>(
+    entries: &mut I,
+    size: usize,
+    index: &mut u64,
+) -> (Vec<(u64, Entry)>, Option<std::io::Error>)
+where
+    I: Iterator<Item = std::io::Result<Entry>>,
+{
+    let mut records = Vec::with_capacity(size);
+    while records.len() < size {
+        match entries.next() {
+            Some(Ok(e)) => {
+                records.push((*index, e));
+                *index += 1;
+            }
+            Some(Err(e)) => return (records, Some(e)),
+            None => break,
+        }
+    }
+    (records, None)
+}
+
 /// [`run`] on `pool`. A reader thread reads records ahead in small chunks, every thread of the
 /// pool takes the next chunk as soon as it is free (no batch waits for its slowest record),
 /// and the calling thread puts the outcomes back in corpus order and hands them over. The
@@ -124,27 +148,13 @@ where
         let reader_told = told.clone();
         scope.spawn(move || {
             let (mut seq, mut index) = (0, 0);
-            let mut failed = None;
-            while failed.is_none() {
+            let failed = loop {
                 // Nobody takes the credits or the chunks any more: the run is over.
                 if credits.send(()).is_err() {
                     return;
                 }
-                let mut records = Vec::with_capacity(chunk);
-                while records.len() < chunk {
-                    match entries.next() {
-                        Some(Ok(e)) => {
-                            records.push((index, e));
-                            index += 1;
-                        }
-                        Some(Err(e)) => {
-                            failed = Some(e);
-                            break;
-                        }
-                        None => break,
-                    }
-                }
-                let last = records.len() < chunk;
+                let (records, failed) = read_chunk(&mut entries, chunk, &mut index);
+                let last = records.len() < chunk || failed.is_some();
                 if !records.is_empty() {
                     if work.send((seq, records)).is_err() {
                         return;
@@ -152,9 +162,9 @@ where
                     seq += 1;
                 }
                 if last {
-                    break;
+                    break failed;
                 }
-            }
+            };
             drop(work);
             let _ = reader_told.send(Message::End(seq, failed));
         });
@@ -196,14 +206,13 @@ where
                         early.resize_with(k + 1, || None);
                     }
                     early[k] = Some(outcomes);
-                    while let Some(Some(_)) = early.front() {
+                    while let Some(outcomes) = early.front_mut().and_then(Option::take) {
+                        early.pop_front();
                         let before = done;
-                        if let Some(Some(outcomes)) = early.pop_front() {
-                            for o in &outcomes {
-                                each(o);
-                            }
-                            done += outcomes.len() as u64;
+                        for o in &outcomes {
+                            each(o);
                         }
+                        done += outcomes.len() as u64;
                         next += 1;
                         // The reader may read one more chunk.
                         let _ = returned.recv();

@@ -65,7 +65,7 @@ impl<R: BufRead> LineReader<R> {
                 break;
             }
             any = true;
-            let (take, done) = match memchr_newline(chunk) {
+            let (take, done) = match memchr::memchr(b'\n', chunk) {
                 Some(i) => (i + 1, true),
                 None => (chunk.len(), false),
             };
@@ -85,10 +85,6 @@ impl<R: BufRead> LineReader<R> {
         }
         Ok(any.then_some((start, overlong)))
     }
-}
-
-fn memchr_newline(bytes: &[u8]) -> Option<usize> {
-    memchr::memchr(b'\n', bytes)
 }
 
 impl<R: BufRead> Iterator for LineReader<R> {
