@@ -41,6 +41,7 @@ pub mod event;
 pub mod offsets;
 pub mod parser;
 pub mod py;
+pub mod reference;
 pub mod region;
 #[cfg(feature = "serde")]
 mod serde_json_interop;
@@ -53,7 +54,10 @@ pub use audit::{Audit, Loss, LossKind, audit};
 pub use content::ContentKind;
 pub use diagnostic::{Diagnostic, Location, Severity};
 pub use event::{Event, EventKind};
-pub use parser::{Events, ParseError, Parser, Suspended, parse_response, parse_response_owned};
+pub use parser::{
+    Events, MARKER, Options, ParseError, Parser, Suspended, parse_response, parse_response_owned,
+};
+pub use reference::Reference;
 pub use region::{Ending, Region, regions};
 #[cfg(feature = "serde")]
 pub use serde_json_interop::LossyConversion;

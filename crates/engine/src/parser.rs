@@ -151,6 +151,36 @@ impl Events {
     }
 }
 
+/// The character 5.25 puts between the characters of a control-token spelling that the model
+/// wrote with ordinary tokens, so that no delimiter matches it (`token_ids.MARKER`, a Unicode
+/// noncharacter). Parsers of token ids strip it from every chunk and value.
+pub const MARKER: char = '\u{FDD2}';
+
+/// How a parser is driven: which events it records, whether its text is fed whole (the
+/// reference's `parse_response`) or streamed, and whether the text was decoded from token ids
+/// by 5.25's decoder (defused spellings carry [`MARKER`]s, stripped from events and values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The events recorded.
+    pub events: Events,
+    /// The whole text comes in one feed, as `parse_response` feeds it (this sets how deep
+    /// `json.loads` may nest before the reference raises RecursionError).
+    pub whole_text: bool,
+    /// The text is 5.25's decoding of token ids: strip [`MARKER`] from chunks and values.
+    pub token_ids: bool,
+}
+
+impl Options {
+    /// Streamed text, recording `events`.
+    pub fn streamed(events: Events) -> Options {
+        Options {
+            events,
+            whole_text: false,
+            token_ids: false,
+        }
+    }
+}
+
 /// Which delimiter of which field a watched entry is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Role {
@@ -196,6 +226,8 @@ pub struct Parser {
     /// Bumped whenever `output` changes, so that a [`Suspended`] state can share an unchanged
     /// output with the previous one.
     revision: u64,
+    /// The text is decoded from token ids: [`MARKER`]s are stripped from chunks and values.
+    token_ids: bool,
 }
 
 /// A parser's state without its text: everything [`Parser::restore`] needs to continue as the
@@ -301,9 +333,7 @@ impl Parser {
         tools: Option<&Value>,
         events: Events,
     ) -> Result<Parser, ParseError> {
-        let mut parser = Parser::build(template.clone(), tools, events, py::JSON_MAX_DEPTH_STREAM)?;
-        parser.consume_prefix(prefix)?;
-        Ok(parser)
+        Parser::with_options(template, prefix, tools, Options::streamed(events))
     }
 
     /// A parser for a whole text fed at once, like [`parse_response`] (same JSON nesting
@@ -314,7 +344,28 @@ impl Parser {
         tools: Option<&Value>,
         events: Events,
     ) -> Result<Parser, ParseError> {
-        let mut parser = Parser::build(template.clone(), tools, events, py::JSON_MAX_DEPTH_PARSE)?;
+        let options = Options {
+            whole_text: true,
+            ..Options::streamed(events)
+        };
+        Parser::with_options(template, prefix, tools, options)
+    }
+
+    /// A parser driven as `options` say. For token ids, `prefix` is the prompt's ids as 5.25's
+    /// decoder turned them into text (fed and flushed).
+    pub fn with_options(
+        template: &Template,
+        prefix: Option<&str>,
+        tools: Option<&Value>,
+        options: Options,
+    ) -> Result<Parser, ParseError> {
+        let json_depth = if options.whole_text {
+            py::JSON_MAX_DEPTH_PARSE
+        } else {
+            py::JSON_MAX_DEPTH_STREAM
+        };
+        let mut parser = Parser::build(template.clone(), tools, options.events, json_depth)?;
+        parser.token_ids = options.token_ids;
         parser.consume_prefix(prefix)?;
         Ok(parser)
     }
@@ -330,6 +381,7 @@ impl Parser {
         let tools = ToolSchemas::from_tools(tools).map_err(|e| ParseError::new(e.0))?;
         let mut patterns = PatternCache::default();
         patterns.json_depth = json_depth;
+        patterns.reference = template.reference();
         let budget_per_byte = budget_per_byte(&template);
         Ok(Parser {
             output: template.defaults().clone(),
@@ -351,6 +403,7 @@ impl Parser {
             exhausted: None,
             budget_per_byte,
             revision: 0,
+            token_ids: false,
         })
     }
 
@@ -529,8 +582,24 @@ impl Parser {
     /// Like [`Parser::finalize`], appending the final events to `events` as they happen (kept
     /// when it fails).
     pub fn finalize_into(&mut self, events: &mut Vec<Event>) -> Result<Dict, ParseError> {
+        self.finalize_with(events, "")
+    }
+
+    /// Ends the stream after appending `tail` without a step of its own: the text a token-id
+    /// decoder still held, which the reference's `finalize` adds to the buffer before its
+    /// end-of-stream step.
+    pub fn finalize_with(
+        &mut self,
+        events: &mut Vec<Event>,
+        tail: &str,
+    ) -> Result<Dict, ParseError> {
         if self.finalized {
             return Err(ParseError::new("ResponseParser already finalized"));
+        }
+        if !tail.is_empty() {
+            self.buffer.push_str(tail);
+            self.budget
+                .grant(self.budget_per_byte.saturating_mul(tail.len() as u64));
         }
         self.process(events, true)?;
         let missing: Vec<Value> = self
@@ -770,7 +839,11 @@ impl Parser {
         }
         self.body.end = range.end;
         if emit {
-            let text = self.events.text(&self.buffer[range]);
+            let text = if self.token_ids {
+                self.events.text(&strip_markers_str(&self.buffer[range]))
+            } else {
+                self.events.text(&self.buffer[range])
+            };
             let dirty = self.template.fields()[cur].dirty();
             events.push(Event {
                 field: cur,
@@ -913,12 +986,24 @@ impl Parser {
         {
             d.transformed = Some(value.clone());
         }
+        if self.token_ids {
+            strip_markers(&mut value);
+        }
         if !self.tools.is_empty() {
-            // `_coerce_tool_calls` sits one frame shallower than the content parser.
-            let depth = self.patterns.json_depth + 1;
-            self.tools
-                .coerce(&mut value, depth)
-                .map_err(|e| fail(e.0, None))?;
+            let reference = self.template.reference();
+            // 5.25: with `value_parser_by` the model's own output says how to read each value,
+            // which the tool schema must not undo (`"value_parser_by" not in content_args`).
+            let skip = reference.value_parser_by()
+                && py_contains(&field.content_args, "value_parser_by")
+                    .map_err(|e| fail(e, None))?;
+            if !skip {
+                // `_coerce_tool_calls` sits one frame shallower than the content parser.
+                let depth = self.patterns.json_depth + 1;
+                let typed = reference.typed_coercion() && field.content.is_typed_structured();
+                self.tools
+                    .coerce(&mut value, depth, typed)
+                    .map_err(|e| fail(e.0, None))?;
+            }
         }
         Ok(value)
     }
@@ -985,6 +1070,49 @@ impl Parser {
         self.captures.clear();
         self.body = self.pos..self.pos;
         self.opened = false;
+    }
+}
+
+/// `text` without [`MARKER`]s (borrowed when it has none).
+fn strip_markers_str(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains(MARKER) {
+        text.replace(MARKER, "").into()
+    } else {
+        text.into()
+    }
+}
+
+/// The reference's `strip_markers`: [`MARKER`]s removed from every string of a value, dict
+/// keys included (keys that become equal merge: the last value wins, at the first key's place).
+fn strip_markers(value: &mut Value) {
+    match value {
+        Value::Str(s) if s.contains(MARKER) => *s = s.replace(MARKER, ""),
+        Value::List(items) => items.iter_mut().for_each(strip_markers),
+        Value::Dict(d) if d.keys().any(|k| k.contains(MARKER)) => {
+            *d = std::mem::take(d)
+                .into_iter()
+                .map(|(k, mut v)| {
+                    strip_markers(&mut v);
+                    (strip_markers_str(&k).into_owned(), v)
+                })
+                .collect();
+        }
+        Value::Dict(d) => d.values_mut().for_each(strip_markers),
+        _ => {}
+    }
+}
+
+/// Python's `needle in container` for a JSON value: a dict's keys, a list's items, a string's
+/// substrings; anything else raises TypeError.
+fn py_contains(container: &Value, needle: &str) -> Result<bool, String> {
+    match container {
+        Value::Dict(d) => Ok(d.contains_key(needle)),
+        Value::List(items) => Ok(items.iter().any(|v| v.as_str() == Some(needle))),
+        Value::Str(s) => Ok(s.contains(needle)),
+        other => Err(format!(
+            "argument of type '{}' is not iterable",
+            other.type_name()
+        )),
     }
 }
 

@@ -69,12 +69,19 @@ impl ToolSchemas {
     }
 
     /// The reference's `_coerce_tool_calls`, applied to a closed region's value. `json_depth`
-    /// is how deep `json.loads` may nest at this point of the reference's call stack.
-    pub(crate) fn coerce(&self, value: &mut Value, json_depth: usize) -> Result<(), ToolsError> {
+    /// is how deep `json.loads` may nest at this point of the reference's call stack; `typed`
+    /// (5.25, for `json` and `python-call-list` fields) leaves parameters whose schema allows
+    /// `string` as the model wrote them.
+    pub(crate) fn coerce(
+        &self,
+        value: &mut Value,
+        json_depth: usize,
+        typed: bool,
+    ) -> Result<(), ToolsError> {
         if let Value::List(items) = value {
             // Each list level costs the reference a recursive call and a comprehension frame.
             for item in items {
-                self.coerce(item, json_depth.saturating_sub(2))?;
+                self.coerce(item, json_depth.saturating_sub(2), typed)?;
             }
             return Ok(());
         }
@@ -101,7 +108,7 @@ impl ToolSchemas {
                 continue;
             };
             let types = schema_types(schema)?;
-            if types.is_empty() {
+            if types.is_empty() || (typed && types.iter().any(|t| t == "string")) {
                 continue;
             }
             match argument {

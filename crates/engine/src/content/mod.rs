@@ -12,6 +12,7 @@ pub(crate) mod xml_inline;
 use std::collections::HashMap;
 use std::fmt;
 
+use crate::reference::Reference;
 use crate::value::{Dict, Value};
 use pyregex::{Flags, Regex, RegexError};
 
@@ -69,6 +70,12 @@ impl ContentKind {
         Self::NAMES[self as usize]
     }
 
+    /// Structured parsers whose syntax already tells quoted strings from typed literals
+    /// (the reference's `TYPED_STRUCTURED_PARSERS`, 5.25): `json`, `python-call-list`.
+    pub fn is_typed_structured(self) -> bool {
+        matches!(self, ContentKind::Json | ContentKind::PythonCallList)
+    }
+
     /// Text-like parsers whose chunks are already part of the value (`dirty: false`).
     pub fn is_streamable(self) -> bool {
         matches!(
@@ -113,13 +120,15 @@ impl From<RegexError> for ContentError {
 }
 
 /// What content parsers share across regions: patterns compiled at parse time
-/// (`tag_pattern`, `string_delims`) and how deep JSON may nest at this point of the
-/// reference's call stack (its `RecursionError` depends on it).
+/// (`tag_pattern`, `string_delims`), how deep JSON may nest at this point of the
+/// reference's call stack (its `RecursionError` depends on it) and the reference version
+/// whose options the parsers read.
 #[derive(Debug)]
 pub(crate) struct PatternCache {
     compiled: HashMap<(String, bool), Result<Regex, RegexError>>,
     /// Containers `json.loads` may nest here (see [`crate::py::json_max_depth`]).
     pub json_depth: usize,
+    pub reference: Reference,
 }
 
 impl Default for PatternCache {
@@ -127,6 +136,7 @@ impl Default for PatternCache {
         PatternCache {
             compiled: HashMap::new(),
             json_depth: crate::py::JSON_MAX_DEPTH_STREAM,
+            reference: Reference::NEWEST,
         }
     }
 }

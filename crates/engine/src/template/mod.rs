@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use crate::content::ContentKind;
 use crate::delimiter::Delimiter;
+use crate::reference::Reference;
 use crate::transform::Transform;
 use crate::value::{Dict, Value};
 
@@ -19,13 +20,15 @@ pub use error::{JsonPath, PathSeg, Target, TemplateError};
 pub use load::load_template;
 pub use source::{LoadError, TemplateSource};
 
-/// A loaded, validated response template.
+/// A loaded, validated response template, and the reference version it runs under.
 ///
 /// Cloning is cheap (the compiled template is shared), so one template can serve many parsers
 /// and threads.
 #[derive(Clone, Debug)]
 pub struct Template {
     inner: Arc<Compiled>,
+    /// Whose semantics parsers of this template follow (loading is the same in every version).
+    reference: Reference,
 }
 
 /// The compiled parts of a template.
@@ -136,7 +139,29 @@ impl Template {
                 implicit,
                 start_anchor,
             }),
+            reference: Reference::NEWEST,
         }
+    }
+
+    /// The reference version whose semantics parsers of this template follow (the newest
+    /// unless [`Template::with_reference`] chose another).
+    pub fn reference(&self) -> Reference {
+        self.reference
+    }
+
+    /// The same template, parsed with `reference`'s semantics (nothing is recompiled).
+    ///
+    /// ```
+    /// use rtbench_engine::{Reference, Template};
+    ///
+    /// let template = Template::from_json_str(r#"{"start_anchor": "A:", "fields": {"content": {}}}"#)?;
+    /// assert_eq!(template.reference(), Reference::NEWEST);
+    /// assert_eq!(template.with_reference(Reference::V5_24).reference(), Reference::V5_24);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_reference(mut self, reference: Reference) -> Template {
+        self.reference = reference;
+        self
     }
 
     /// Values the message starts with; their keys are never dropped.
