@@ -7,4 +7,5 @@
 
 pub mod cli;
 pub mod failure;
+pub mod reference;
 pub mod workbench;

@@ -41,12 +41,16 @@ pub fn template_path(path: &Path) -> Result<PathBuf, Failure> {
     })
 }
 
+/// Loads the template `--template` names, to run under the reference version this run
+/// follows ([`crate::cli::reference`]).
 pub fn template(path: &Path) -> Result<(Template, TemplateSource), Failure> {
     let path = template_path(path)?;
-    load_file(&path).map_err(|e| match e {
-        LoadError::Io { .. } => Failure::usage(e.to_string()),
-        LoadError::Invalid(d) => Failure::invalid(d.to_string()),
-    })
+    load_file(&path)
+        .map(|(t, source)| (t.with_reference(crate::cli::reference()), source))
+        .map_err(|e| match e {
+            LoadError::Io { .. } => Failure::usage(e.to_string()),
+            LoadError::Invalid(d) => Failure::invalid(d.to_string()),
+        })
 }
 
 /// Reads a UTF-8 text file exactly (no newline translation).

@@ -42,7 +42,7 @@ use clap::{Args, Parser, Subcommand};
 
 /// A workbench for response templates: write, watch, parse and stream-debug them.
 #[derive(Parser, Debug)]
-#[command(name = "rtbench", version, about, long_about = None, args_conflicts_with_subcommands = true)]
+#[command(name = "rtbench", version, about, long_about = None, subcommand_negates_reqs = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -58,6 +58,10 @@ pub struct Cli {
     /// ~/.config/rtbench/config.toml.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// The reference version to follow: 5.24 or 5.25 (default: $RTBENCH_REFERENCE, else the
+    /// config file's `reference`, else the newest, 5.25); `lint` and `test` also take `all`.
+    #[arg(long, global = true, value_name = "5.24|5.25")]
+    pub reference: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -278,10 +282,84 @@ pub struct InputArgs {
 
 pub use crate::failure::Failure;
 
+use crate::reference::Selection;
+use rtbench_engine::Reference;
+
+/// The reference version(s) this run follows, resolved once at start (see
+/// [`crate::reference`]).
+static SELECTION: std::sync::OnceLock<Selection> = std::sync::OnceLock::new();
+
+/// The reference version the commands follow (the newest where `all` was given).
+pub fn reference() -> Reference {
+    selection().single()
+}
+
+/// What `--reference` (or its environment variable or config file) selected.
+pub fn selection() -> Selection {
+    *SELECTION.get_or_init(|| Selection::One(Reference::NEWEST))
+}
+
+/// Resolves `--reference`, `RTBENCH_REFERENCE` and the config file's `reference`.
+fn select_reference(cli: &Cli) -> Result<Selection, Failure> {
+    let all_allowed = matches!(
+        cli.command,
+        Some(Command::Lint { .. } | Command::Test { .. })
+    );
+    let env = std::env::var(crate::reference::ENV).ok();
+    let config = if cli.reference.is_none() && env.as_deref().is_none_or(|e| e.trim().is_empty()) {
+        match cli
+            .config
+            .clone()
+            .or_else(crate::workbench::config::default_path)
+        {
+            Some(p) => {
+                crate::workbench::config::load(&p)
+                    .map_err(Failure::usage)?
+                    .reference
+            }
+            None => None,
+        }
+    } else {
+        None
+    };
+    crate::reference::resolve(
+        cli.reference.as_deref(),
+        env.as_deref(),
+        config,
+        all_allowed,
+    )
+    .map(|(s, _)| s)
+    .map_err(Failure::usage)
+}
+
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    let result = select_reference(&cli).and_then(|s| {
+        let _ = SELECTION.set(s);
+        run_command(cli)
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) if f.code == 0 => ExitCode::SUCCESS,
+        Err(f) => {
+            let msg = crate::failure::printable(f.message.trim_end());
+            let msg = msg.as_ref();
+            if msg.is_empty() {
+                // The command already reported (e.g. warnings denied).
+            } else if msg.starts_with("error:") {
+                note!("{msg}");
+            } else {
+                note!("error: {msg}");
+            }
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+/// Runs the command (or the workbench) the command line names.
+fn run_command(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
         Some(Command::Parse { input, pretty }) => run::parse(&input, pretty),
         Some(Command::Stream {
             input,
@@ -351,21 +429,5 @@ pub fn main() -> ExitCode {
             theme: cli.theme,
             config: cli.config,
         }),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(f) if f.code == 0 => ExitCode::SUCCESS,
-        Err(f) => {
-            let msg = crate::failure::printable(f.message.trim_end());
-            let msg = msg.as_ref();
-            if msg.is_empty() {
-                // The command already reported (e.g. warnings denied).
-            } else if msg.starts_with("error:") {
-                note!("{msg}");
-            } else {
-                note!("error: {msg}");
-            }
-            ExitCode::from(f.code)
-        }
     }
 }

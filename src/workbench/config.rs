@@ -31,6 +31,9 @@ pub struct Config {
     /// The most steps the replay opens with: a longer sample is first streamed in chunks of
     /// as many code points as keep it under this (smaller chunks on request).
     pub replay_max_steps: usize,
+    /// `reference = "5.24"`: the reference version followed when neither `--reference` nor
+    /// `RTBENCH_REFERENCE` says, with where it is written (`file:line:col`).
+    pub reference: Option<(rtbench_engine::Reference, String)>,
 }
 
 /// [`Config::replay_max_steps`] by default: about a second and 50 MB of replay here.
@@ -42,6 +45,7 @@ impl Default for Config {
             keys: Keymap::default(),
             editor: None,
             replay_max_steps: REPLAY_MAX_STEPS,
+            reference: None,
         }
     }
 }
@@ -51,6 +55,7 @@ impl Default for Config {
 struct File {
     editor: Option<String>,
     replay_max_steps: Option<Spanned<i64>>,
+    reference: Option<Spanned<String>>,
     #[serde(default)]
     keys: BTreeMap<Spanned<String>, Spanned<OneOrMany>>,
 }
@@ -91,11 +96,11 @@ pub fn load(path: &Path) -> Result<Config, String> {
 
 /// Reads a config file's text; `name` is how errors name the file.
 pub fn parse(text: &str, name: &str) -> Result<Config, String> {
-    let at = |offset: usize, what: String| {
+    let place = |offset: usize| {
         let at = rtbench_engine::diagnostic::Location::new(text, offset..offset);
-        let (line, col) = (at.line, at.column);
-        format!("{name}:{line}:{col}: {what}")
+        format!("{name}:{}:{}", at.line, at.column)
     };
+    let at = |offset: usize, what: String| format!("{}: {what}", place(offset));
     let file: File = toml::from_str(text).map_err(|e| {
         let offset = e.span().map_or(0, |s| s.start);
         at(offset, e.message().trim_end().to_string())
@@ -141,10 +146,21 @@ pub fn parse(text: &str, name: &str) -> Result<Config, String> {
                 )
             })?,
     };
+    let reference = match file.reference {
+        None => None,
+        Some(r) => {
+            let version = r
+                .get_ref()
+                .parse::<rtbench_engine::Reference>()
+                .map_err(|e| at(r.span().start, format!("reference: {e}")))?;
+            Some((version, place(r.span().start)))
+        }
+    };
     Ok(Config {
         keys,
         editor: file.editor.filter(|e| !e.trim().is_empty()),
         replay_max_steps,
+        reference,
     })
 }
 
@@ -194,6 +210,20 @@ mod tests {
         assert_eq!(
             parse("", "c.toml").unwrap().replay_max_steps,
             REPLAY_MAX_STEPS
+        );
+    }
+
+    #[test]
+    fn the_reference_version_is_read_and_located() {
+        let c = parse("reference = \"5.24\"\n", "c.toml").unwrap();
+        assert_eq!(
+            c.reference,
+            Some((rtbench_engine::Reference::V5_24, "c.toml:1:13".to_string()))
+        );
+        let e = parse("editor = \"vi\"\nreference = \"5.2\"\n", "c.toml").unwrap_err();
+        assert_eq!(
+            e,
+            "c.toml:2:13: reference: unknown reference version \"5.2\": rtbench supports 5.24 and 5.25"
         );
     }
 
