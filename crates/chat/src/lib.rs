@@ -134,6 +134,34 @@ impl ChatTemplate {
         &self.name
     }
 
+    /// The template's literal text, as transformers' `_get_template_literal_text` collects it:
+    /// the raw text between tags and every string constant, joined with NUL characters so that
+    /// a substring search cannot match across two of them. Added tokens found in it are the
+    /// model's control tokens. A template that does not lex has no literal text.
+    pub fn literal_text(&self) -> String {
+        use minijinja::machinery::{Token, WhitespaceConfig, tokenize};
+        let whitespace = WhitespaceConfig {
+            keep_trailing_newline: false,
+            lstrip_blocks: true,
+            trim_blocks: true,
+        };
+        let mut literals: Vec<String> = Vec::new();
+        for token in tokenize(&self.source, false, Default::default(), whitespace) {
+            let Ok((token, _)) = token else {
+                return String::new();
+            };
+            let literal = match token {
+                Token::TemplateData(s) | Token::Str(s) => s.to_string(),
+                Token::String(s) => s.to_string(),
+                _ => continue,
+            };
+            if !literals.contains(&literal) {
+                literals.push(literal);
+            }
+        }
+        literals.join("\0")
+    }
+
     pub fn render(&self, input: &RenderInput) -> Result<String, RenderError> {
         let ctx = build_context(input).map_err(|m| RenderError::other(&self.name, m))?;
         let tmpl = self

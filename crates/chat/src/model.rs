@@ -165,6 +165,14 @@ impl ModelTemplates {
         }))
     }
 
+    /// Every chat template of the model (one, or each named one).
+    pub fn all(&self) -> Vec<&ChatTemplate> {
+        match &self.templates {
+            Templates::Single(t) => vec![t],
+            Templates::Named(map) => map.values().collect(),
+        }
+    }
+
     /// The reference's choice (`get_chat_template`): the template called `name` when given
     /// (a dict of templates), else `tool_use` when tools are given and it exists, else `default`.
     pub fn pick(&self, name: Option<&str>, has_tools: bool) -> Result<&ChatTemplate, RenderError> {

@@ -12,11 +12,23 @@
 use std::ops::Range;
 use std::path::Path;
 
+mod defuse;
+pub mod ids;
 mod slices;
 mod streamer;
 
+pub use defuse::{ControlTokens, MARKER, TokenIdDecoder};
 use slices::{char_len, chars_from};
 pub use streamer::{TextStreamer, is_cjk_char, streamer_pieces};
+
+/// One of the tokenizer's added tokens (`added_tokens` in `tokenizer.json`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AddedToken {
+    pub id: u32,
+    pub content: String,
+    /// Marked special (a control token such as `<|im_end|>`); `<think>` often is not.
+    pub special: bool,
+}
 
 /// A tokenizer read from a Hugging Face `tokenizer.json`.
 pub struct ModelTokenizer {
@@ -56,6 +68,43 @@ impl ModelTokenizer {
         self.inner
             .decode(ids, false)
             .map_err(|e| format!("cannot decode {ids:?}: {e}"))
+    }
+
+    /// Like [`decode`](Self::decode), but ids outside the vocabulary decode to nothing (they
+    /// are dropped), as the reference's decoding of generated ids drops them.
+    pub fn decode_lenient(&self, ids: &[u32]) -> Result<String, String> {
+        self.inner
+            .decode(ids, false)
+            .map_err(|e| format!("cannot decode {ids:?}: {e}"))
+    }
+
+    /// The ids among `ids` that are outside the vocabulary (decoding drops them).
+    pub fn unknown_ids(&self, ids: &[u32]) -> Vec<u32> {
+        ids.iter()
+            .copied()
+            .filter(|&id| self.inner.id_to_token(id).is_none())
+            .collect()
+    }
+
+    /// The added tokens, by id.
+    pub fn added_tokens(&self) -> Vec<AddedToken> {
+        let mut out: Vec<AddedToken> = self
+            .inner
+            .get_added_tokens_decoder()
+            .into_iter()
+            .map(|(id, t)| AddedToken {
+                id,
+                content: t.content,
+                special: t.special,
+            })
+            .collect();
+        out.sort_by_key(|t| t.id);
+        out
+    }
+
+    /// The library's tokenizer, for the incremental decoder.
+    pub(crate) fn inner(&self) -> &tokenizers::Tokenizer {
+        &self.inner
     }
 
     /// Encodes without adding special tokens (`add_special_tokens=False`): each token's id and

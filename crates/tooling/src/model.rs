@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use rtbench_chat::{ChatTemplate, ModelTemplates, RenderError, RenderInput};
 use rtbench_engine::value::{Dict, Value};
-use rtbench_tokenize::{ModelTokenizer, streamer_pieces};
+use rtbench_tokenize::{ControlTokens, ModelTokenizer, streamer_pieces};
 
 use crate::chunking::Chunking;
 use crate::sample::{Sample, SampleWarning};
@@ -65,6 +65,57 @@ impl Model {
 
     pub fn tokenizer(&self) -> Option<&ModelTokenizer> {
         self.tokenizer.as_ref().ok().and_then(Option::as_ref)
+    }
+
+    /// The model's control tokens, as 5.25 decides them (`_get_control_tokens` for each chat
+    /// template): the special added tokens, plus the non-special added tokens that appear in
+    /// a chat template's literal text (not whitespace tokens), or, when `tokenizer_config.json`
+    /// sets `chat_control_tokens`, exactly the added tokens it lists. A model without a chat
+    /// template has only its special tokens.
+    pub fn control_tokens(&self) -> Result<ControlTokens, String> {
+        let tokenizer = self.need_tokenizer()?;
+        let listed = self.chat_control_tokens()?;
+        let literal_texts: Vec<String> = match &self.chat {
+            Ok(Some(t)) => t.all().iter().map(|t| t.literal_text()).collect(),
+            Ok(None) => vec![String::new()],
+            Err(e) => return Err(e.to_string()),
+        };
+        let spellings = tokenizer.added_tokens().into_iter().filter_map(|t| {
+            let control = t.special
+                || match &listed {
+                    Some(names) => names.contains(&t.content),
+                    None => {
+                        !t.content.chars().all(pyunicode::isspace)
+                            && literal_texts.iter().any(|l| l.contains(&t.content))
+                    }
+                };
+            control.then_some(t.content)
+        });
+        Ok(ControlTokens::new(tokenizer, spellings))
+    }
+
+    /// `chat_control_tokens` from `tokenizer_config.json`, when set (a list of strings).
+    fn chat_control_tokens(&self) -> Result<Option<Vec<String>>, String> {
+        let path = self.dir.join("tokenizer_config.json");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return Ok(None);
+        };
+        let Ok(serde_json::Value::Object(config)) = serde_json::from_str(&text) else {
+            return Ok(None);
+        };
+        match config.get("chat_control_tokens") {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(serde_json::Value::Array(items)) => Ok(Some(
+                items
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect(),
+            )),
+            Some(other) => Err(format!(
+                "{}: `chat_control_tokens` should be a list of strings, got {other}",
+                path.display()
+            )),
+        }
     }
 
     fn chat(&self) -> Result<&ModelTemplates, String> {
