@@ -23,7 +23,19 @@ pub struct Inputs {
     pub template: Template,
     pub prefix: Option<String>,
     pub tools: Option<Value>,
+    /// The generation's text (decoded, when it was given as token ids).
     pub output: String,
+    /// The generation as token ids, when it was given so (`--ids`, or a sample's
+    /// `--- generation (ids) ---`), with the prompt's ids when those were given too.
+    pub ids: Option<TokenIds>,
+}
+
+/// A generation given as token ids.
+pub struct TokenIds {
+    pub generation: Vec<u32>,
+    /// The prompt's ids (`--prefix-ids`, or a sample's `--- prefix (ids) ---`); without them
+    /// the text prefix is used (the reference encodes it).
+    pub prefix: Option<Vec<u32>>,
 }
 
 /// The template file `--template` names: the file itself, or a folder's `template.json` (else
@@ -270,6 +282,8 @@ pub struct Job {
     kwargs: Option<Value>,
     /// `--ids`: the generation files hold token ids.
     ids: bool,
+    /// `--prefix-ids`: the prompt's token ids.
+    prefix_ids: Option<Vec<u32>>,
     /// The generation files, in order.
     pub files: Vec<PathBuf>,
     /// Whether OUTPUT_FILE was a folder (the commands then print one JSON line per sample).
@@ -315,6 +329,15 @@ pub fn job(args: &InputArgs) -> Result<Job, Failure> {
         (None, None) => None,
     };
     let tools = args.tools.as_deref().map(tools_file).transpose()?;
+    let prefix_ids = args
+        .prefix_ids
+        .as_deref()
+        .map(|f| {
+            crate::cli::model::ids_from(&text_file(f, "prefix ids file")?, &f.display().to_string())
+        })
+        .transpose()?;
+    // With the prompt's ids, the text prefix is their decoding.
+    let prefix = prefix.or_else(|| prefix_ids.as_ref().map(|_| String::new()));
     let folder = args.output.is_dir();
     let files = if folder {
         let files = expand(&args.output).map_err(|e| {
@@ -339,6 +362,7 @@ pub fn job(args: &InputArgs) -> Result<Job, Failure> {
         messages,
         kwargs,
         ids: args.ids,
+        prefix_ids,
         files,
         folder,
     })
@@ -354,31 +378,36 @@ impl Job {
         let is_sample = file.extension().is_some_and(|e| e == sample::EXTENSION);
         if !is_sample {
             let text = text_file(file, "output file")?;
-            let output = if self.ids {
+            let (output, ids) = if self.ids {
                 let ids = crate::cli::model::ids_from(&text, &file.display().to_string())?;
-                let tokenizer = self
-                    .model()
-                    .tokenizer
-                    .as_ref()
-                    .map_err(|e| Failure::invalid(e.clone()))?;
-                let Some(tokenizer) = tokenizer else {
-                    return Err(Failure::usage(format!(
-                        "--ids: {} has no tokenizer.json (give the model folder with --model)",
-                        self.model_dir.display()
-                    )));
-                };
-                tokenizer.decode(&ids).map_err(Failure::invalid)?
+                let tokenizer = self.tokenizer()?;
+                self.warn_unknown(file, tokenizer, &ids);
+                let output = tokenizer.decode_lenient(&ids).map_err(Failure::invalid)?;
+                (
+                    output,
+                    Some(TokenIds {
+                        generation: ids,
+                        prefix: self.prefix_ids.clone(),
+                    }),
+                )
             } else {
-                text
+                (text, None)
+            };
+            let prefix = match (&self.messages, &self.prefix_ids) {
+                (Some(_), _) => Some(self.rendered_prefix(self.tools.as_ref())?),
+                (None, Some(p)) => Some(
+                    self.tokenizer()?
+                        .decode_lenient(p)
+                        .map_err(Failure::invalid)?,
+                ),
+                (None, None) => self.prefix.clone(),
             };
             return Ok(Inputs {
                 template: self.template.clone(),
-                prefix: match &self.messages {
-                    Some(_) => Some(self.rendered_prefix(self.tools.as_ref())?),
-                    None => self.prefix.clone(),
-                },
+                prefix,
                 tools: self.tools.clone(),
                 output,
+                ids,
             });
         }
         let text = text_file(file, "sample file")?;
@@ -392,6 +421,10 @@ impl Job {
         }
         if self.tools.is_some() {
             sample.tools = self.tools.clone();
+        }
+        if self.prefix.is_some() {
+            // The command line's prefix replaces the sample's, ids included.
+            sample.model.prefix_ids = None;
         }
         let sample =
             prepare(&sample, Some(self.model())).map_err(crate::cli::model::prepare_failure)?;
@@ -411,18 +444,58 @@ impl Job {
                 String::new()
             }
         };
+        let ids = sample.model.generation_ids.map(|generation| TokenIds {
+            generation,
+            prefix: sample.model.prefix_ids,
+        });
         Ok(Inputs {
             template: self.template.clone(),
             prefix: Some(prefix),
             tools: self.tools.clone().or(sample.tools),
             output: sample.generation,
+            ids,
         })
     }
 }
 
 impl Job {
-    fn model(&self) -> &Model {
+    pub fn model(&self) -> &Model {
         self.model.get_or_init(|| Model::open(&self.model_dir))
+    }
+
+    /// The model's tokenizer, for token ids.
+    pub fn tokenizer(&self) -> Result<&rtbench_tooling::model::ModelTokenizer, Failure> {
+        match &self.model().tokenizer {
+            Err(e) => Err(Failure::invalid(e.clone())),
+            Ok(Some(t)) => Ok(t),
+            Ok(None) => Err(Failure::usage(format!(
+                "--ids: {} has no tokenizer.json (give the model folder with --model)",
+                self.model_dir.display()
+            ))),
+        }
+    }
+
+    /// Ids outside the vocabulary decode to nothing, as in the reference: said on stderr.
+    fn warn_unknown(
+        &self,
+        file: &Path,
+        tokenizer: &rtbench_tooling::model::ModelTokenizer,
+        ids: &[u32],
+    ) {
+        let unknown = tokenizer.unknown_ids(ids);
+        if !unknown.is_empty() {
+            note!(
+                "warning: {}: {} id(s) outside the vocabulary ({}) decode to nothing: the reference drops them",
+                file.display(),
+                unknown.len(),
+                unknown
+                    .iter()
+                    .take(5)
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
     }
 
     /// The model's own chunkings of `text` (model tokens, streamer words) when the model

@@ -78,7 +78,7 @@ pub enum Command {
     Stream {
         #[command(flatten)]
         input: InputArgs,
-        /// Chunk sizes in Unicode code points, cycled: `1`, `3,5`, ...
+        /// Chunk sizes in Unicode code points (in token ids with `--ids`), cycled: `1`, `3,5`, ...
         #[arg(long, value_name = "N[,N...]")]
         chunks: String,
         /// Add spans (byte and code-point offsets into prefix + generation), held-back text
@@ -268,9 +268,15 @@ pub struct InputArgs {
     /// The chat template's keyword arguments for --messages, as a JSON object.
     #[arg(long, value_name = "JSON", requires = "messages")]
     pub kwargs: Option<String>,
-    /// OUTPUT_FILE holds a JSON list of token ids, decoded with the model's tokenizer.
+    /// OUTPUT_FILE holds a JSON list of token ids, parsed as the reference parses ids with the
+    /// model's tokenizer (5.25: control tokens only act as delimiters when generated as their
+    /// ids; 5.24: the ids are decoded and parsed as text). With `stream`, `--chunks` counts ids.
     #[arg(long)]
     pub ids: bool,
+    /// File holding the prompt's token ids (a JSON list of ints), for `--ids`.
+    #[arg(long, value_name = "PFILE", requires = "ids",
+          conflicts_with_all = ["prefix", "prefix_file", "messages"])]
+    pub prefix_ids: Option<PathBuf>,
     /// The generation: a text file (the generated text exactly; a prefix option is then
     /// required), a .sample file (its generation, prefix and tools; a sample without a prefix
     /// section is parsed with an empty prefix, as the workbench does, with a warning), or a

@@ -157,3 +157,9 @@ mod tests {
         assert_eq!(s, "\"a\\\"b\\\\c\\nd\\u0001é😀\u{7f}\"");
     }
 }
+
+/// A list of token ids as JSON (`[1,2,3]`).
+pub fn json_ids(ids: &[u32]) -> String {
+    let items: Vec<String> = ids.iter().map(u32::to_string).collect();
+    format!("[{}]", items.join(","))
+}

@@ -12,6 +12,7 @@ use rtbench_engine::offsets::CharIndex;
 use rtbench_engine::parser::{Events, Parser, parse_response_owned};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::Value;
+use rtbench_tokenize::ids::{IdParser, Prefix as IdPrefix, parse_ids};
 
 /// `rtbench check`.
 pub fn check(path: &Path) -> Result<(), Failure> {
@@ -64,18 +65,37 @@ pub(crate) fn each_sample(
     })
 }
 
-/// One-shot parse of one generation.
-fn parse_one(inputs: Inputs) -> Result<Value, Failure> {
+/// One-shot parse of one generation (of token ids as the reference parses ids, when it was
+/// given so).
+fn parse_one(job: &inputs::Job, inputs: Inputs) -> Result<Value, Failure> {
     let prefix = inputs
         .prefix
         .as_deref()
         .ok_or_else(inputs::missing_prefix)?;
-    let message = parse_response_owned(
-        &inputs.template,
-        Some(prefix),
-        inputs.output,
-        inputs.tools.as_ref(),
-    )
+    let message = match &inputs.ids {
+        Some(ids) => {
+            let tokenizer = job.tokenizer()?;
+            let control = job.model().control_tokens().map_err(Failure::invalid)?;
+            let prefix = match &ids.prefix {
+                Some(p) => IdPrefix::Ids(p),
+                None => IdPrefix::Text(prefix),
+            };
+            parse_ids(
+                &inputs.template,
+                Some(prefix),
+                &ids.generation,
+                inputs.tools.as_ref(),
+                tokenizer,
+                control,
+            )
+        }
+        None => parse_response_owned(
+            &inputs.template,
+            Some(prefix),
+            inputs.output,
+            inputs.tools.as_ref(),
+        ),
+    }
     .map_err(|e| Failure::invalid(e.message))?;
     Ok(Value::Dict(message))
 }
@@ -84,7 +104,7 @@ fn parse_one(inputs: Inputs) -> Result<Value, Failure> {
 pub fn parse(args: &InputArgs, pretty: bool) -> Result<(), Failure> {
     let job = inputs::job(args)?;
     if !job.folder {
-        let message = parse_one(job.inputs(&args.output)?)?;
+        let message = parse_one(&job, job.inputs(&args.output)?)?;
         return output::print_line(&output::json(&message, pretty)?);
     }
     if pretty {
@@ -93,7 +113,7 @@ pub fn parse(args: &InputArgs, pretty: bool) -> Result<(), Failure> {
         ));
     }
     each_sample(&job, |file, line| {
-        let message = parse_one(job.inputs(file)?)?;
+        let message = parse_one(&job, job.inputs(file)?)?;
         line.push_str(",\"message\":");
         line.push_str(&output::json_nested(&message, false, 1)?);
         Ok(())
@@ -115,6 +135,7 @@ fn chunks_one(
         prefix,
         tools,
         output: text,
+        ids: _,
     } = inputs;
     let prefix = prefix.ok_or_else(inputs::missing_prefix)?;
     let generation = Generation {
@@ -299,14 +320,14 @@ pub fn stream(args: &InputArgs, chunks: &str, spans: bool) -> Result<(), Failure
     if !job.folder {
         let stdout = std::io::stdout();
         let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-        let result = stream_one(&mut out, job.inputs(&args.output)?, &sizes, spans);
+        let result = stream_one(&mut out, &job, job.inputs(&args.output)?, &sizes, spans);
         let flushed = out.flush().map_err(output::write_failure);
         return result.and(flushed);
     }
     each_sample(&job, |file, line| {
         let inputs = job.inputs(file)?;
         let mut buf = Vec::new();
-        let result = stream_one(&mut buf, inputs, &sizes, spans);
+        let result = stream_one(&mut buf, &job, inputs, &sizes, spans);
         // Every line written is one JSON object (strings escape their line breaks).
         let text = String::from_utf8(buf).map_err(|e| Failure::invalid(e.to_string()))?;
         line.push_str(",\"stream\":[");
@@ -319,15 +340,20 @@ pub fn stream(args: &InputArgs, chunks: &str, spans: bool) -> Result<(), Failure
 /// Streams one generation and writes its JSON Lines to `out`.
 fn stream_one<W: Write>(
     out: W,
+    job: &inputs::Job,
     inputs: Inputs,
     sizes: &[usize],
     spans: bool,
 ) -> Result<(), Failure> {
+    if inputs.ids.is_some() {
+        return stream_ids(out, job, inputs, sizes, spans);
+    }
     let Inputs {
         template,
         prefix,
         tools,
         output: text,
+        ids: _,
     } = inputs;
     let prefix = prefix.ok_or_else(inputs::missing_prefix)?;
     let writer = spans.then(|| {
@@ -389,6 +415,120 @@ fn stream_to<W: Write>(
         .line
         .push_str(&output::json_nested(&Value::Dict(message), false, 1)?);
     lines.finish()
+}
+
+/// Streams a generation of token ids, `sizes` ids per feed: each line's `chunk` is the list of
+/// ids fed. Spans point into the decoded prompt and generation (defused spellings with their
+/// markers), which is what the parser scans.
+fn stream_ids<W: Write>(
+    out: W,
+    job: &inputs::Job,
+    inputs: Inputs,
+    sizes: &[usize],
+    spans: bool,
+) -> Result<(), Failure> {
+    let Inputs {
+        template,
+        prefix,
+        tools,
+        ids,
+        ..
+    } = inputs;
+    let Some(ids) = ids else {
+        return Ok(());
+    };
+    let prefix = prefix.ok_or_else(inputs::missing_prefix)?;
+    let tokenizer = job.tokenizer()?;
+    let control = job.model().control_tokens().map_err(Failure::invalid)?;
+    let id_prefix = match &ids.prefix {
+        Some(p) => IdPrefix::Ids(p),
+        None => IdPrefix::Text(&prefix),
+    };
+    let mode = if spans {
+        Events::Trace
+    } else {
+        Events::Reference
+    };
+    let fail = |e: rtbench_engine::ParseError| Failure::invalid(e.message);
+    let mut parser = IdParser::new(
+        &template,
+        Some(id_prefix),
+        tools.as_ref(),
+        tokenizer,
+        control,
+        mode,
+        false,
+    )
+    .map_err(fail)?;
+    // Spans need the whole decoded document first: decode it once with a parser of the same
+    // kind, which holds exactly the text this one will.
+    let writer = if spans {
+        let mut whole = IdParser::new(
+            &template,
+            Some(id_prefix),
+            tools.as_ref(),
+            tokenizer,
+            control,
+            Events::None,
+            false,
+        )
+        .map_err(fail)?;
+        for chunk in id_chunks(&ids.generation, sizes) {
+            let _ = whole.feed(chunk);
+        }
+        let _ = whole.finalize();
+        let document = whole.document().to_string();
+        let index = CharIndex::new(&document);
+        Some(SpanWriter { document, index })
+    } else {
+        None
+    };
+    let mut lines = LineWriter {
+        out,
+        line: String::new(),
+        template: &template,
+        spans: writer.as_ref(),
+    };
+    lines.line.push('{');
+    lines.events("initial_events", parser.initial_events())?;
+    lines.held(parser.parser().held());
+    lines.finish()?;
+    for chunk in id_chunks(&ids.generation, sizes) {
+        let fed_from = parser.document().len();
+        let (events, _) = parser.feed(chunk).map_err(fail)?;
+        lines.line.push_str("{\"chunk\":");
+        lines.line.push_str(&output::json_ids(chunk));
+        lines.line.push(',');
+        lines.events("events", &events)?;
+        if let Some(w) = lines.spans {
+            let span = w.span(&(fed_from..parser.document().len()));
+            lines.line.push_str(",\"chunk_span\":");
+            lines.line.push_str(&span);
+        }
+        lines.held(parser.parser().held());
+        lines.finish()?;
+    }
+    let (message, events, _) = parser.finalize().map_err(fail)?;
+    lines.line.push('{');
+    lines.events("final_events", &events)?;
+    lines.line.push_str(",\"message\":");
+    lines
+        .line
+        .push_str(&output::json_nested(&Value::Dict(message), false, 1)?);
+    lines.finish()
+}
+
+/// `ids` cut into feeds of `sizes[0]`, `sizes[1]`, ... ids, cycling through `sizes`.
+fn id_chunks<'a>(ids: &'a [u32], sizes: &'a [usize]) -> impl Iterator<Item = &'a [u32]> + 'a {
+    let mut rest = ids;
+    sizes.iter().cycle().map_while(move |&n| {
+        if rest.is_empty() {
+            return None;
+        }
+        let (chunk, next) = rest.split_at(n.min(rest.len()));
+        rest = next;
+        Some(chunk)
+    })
 }
 
 /// The bundled sample, compiled in so that it works from any directory.

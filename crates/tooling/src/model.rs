@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use rtbench_chat::{ChatTemplate, ModelTemplates, RenderError, RenderInput};
 use rtbench_engine::value::{Dict, Value};
-use rtbench_tokenize::{ControlTokens, ModelTokenizer, streamer_pieces};
+use rtbench_tokenize::streamer_pieces;
+pub use rtbench_tokenize::{ControlTokens, ModelTokenizer};
 
 use crate::chunking::Chunking;
 use crate::sample::{Sample, SampleWarning};
@@ -21,6 +22,8 @@ pub struct Model {
     pub chat: Result<Option<ModelTemplates>, RenderError>,
     /// `Err`: the folder has a `tokenizer.json` that cannot be loaded.
     pub tokenizer: Result<Option<ModelTokenizer>, String>,
+    /// The control tokens, worked out when first needed.
+    control: std::sync::OnceLock<Result<ControlTokens, String>>,
 }
 
 impl std::fmt::Debug for Model {
@@ -48,6 +51,7 @@ impl Model {
             dir: dir.to_path_buf(),
             chat: ModelTemplates::from_folder(dir),
             tokenizer,
+            control: std::sync::OnceLock::new(),
         }
     }
 
@@ -72,7 +76,14 @@ impl Model {
     /// a chat template's literal text (not whitespace tokens), or, when `tokenizer_config.json`
     /// sets `chat_control_tokens`, exactly the added tokens it lists. A model without a chat
     /// template has only its special tokens.
-    pub fn control_tokens(&self) -> Result<ControlTokens, String> {
+    pub fn control_tokens(&self) -> Result<&ControlTokens, String> {
+        self.control
+            .get_or_init(|| self.find_control_tokens())
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    fn find_control_tokens(&self) -> Result<ControlTokens, String> {
         let tokenizer = self.need_tokenizer()?;
         let listed = self.chat_control_tokens()?;
         let literal_texts: Vec<String> = match &self.chat {
@@ -129,7 +140,8 @@ impl Model {
         }
     }
 
-    fn need_tokenizer(&self) -> Result<&ModelTokenizer, String> {
+    /// The tokenizer, or why there is none to decode token ids with.
+    pub fn need_tokenizer(&self) -> Result<&ModelTokenizer, String> {
         match &self.tokenizer {
             Ok(Some(t)) => Ok(t),
             Ok(None) => Err(format!(
