@@ -168,7 +168,9 @@ fn show(v: &Value) -> String {
 }
 
 /// Runs one case (a decoded case file).
-pub fn run_case(case: &Value) -> Outcome {
+/// Scores one case under the reference version `reference` (the case must have been recorded
+/// from that version).
+pub fn run_case(case: &Value, reference: rtbench_engine::Reference) -> Outcome {
     let name = get(case, "name")
         .and_then(Value::as_str)
         .unwrap_or("?")
@@ -191,7 +193,7 @@ pub fn run_case(case: &Value) -> Outcome {
     let tools = get(case, "tools").filter(|t| !matches!(t, Value::Null));
     let output = get(case, "output").and_then(Value::as_str).unwrap_or("");
 
-    let loaded = load_template(&template_v).map(Arc::new);
+    let loaded = load_template(&template_v).map(|t| Arc::new(t.with_reference(reference)));
     if let Ok(t) = &loaded {
         out.lazy_delimiters = t
             .fields()

@@ -112,20 +112,51 @@ pub struct Audit {
 /// Parses `generation` after `prefix` in one go, like [`crate::parse_response`], and audits
 /// the result for silent losses.
 pub fn audit(template: &Template, prefix: &str, generation: &str, tools: Option<&Value>) -> Audit {
+    audit_fed(template, prefix, generation, "", tools, false)
+}
+
+/// [`audit`] of a generation of token ids, as the reference parses ids in one go: `fed` is the
+/// text the token-id decoder released for the one feed of every id and `tail` what it released
+/// when flushed at the end (added before the end-of-stream step, without a step of its own);
+/// `token_ids` when the decoder defused control-token spellings (5.25), whose markers are then
+/// stripped from chunks and values. Spans point into `prefix + fed + tail`.
+pub fn audit_decoded(
+    template: &Template,
+    prefix: &str,
+    fed: &str,
+    tail: &str,
+    tools: Option<&Value>,
+    token_ids: bool,
+) -> Audit {
+    audit_fed(template, prefix, fed, tail, tools, token_ids)
+}
+
+fn audit_fed(
+    template: &Template,
+    prefix: &str,
+    generation: &str,
+    tail: &str,
+    tools: Option<&Value>,
+    token_ids: bool,
+) -> Audit {
     let mut events = Vec::new();
     let mut origin = prefix.len();
     let mut held = 0..0;
-    let result =
-        Parser::for_whole_text(template, Some(prefix), tools, Events::Spans).and_then(|mut p| {
-            origin = p.origin();
-            events.extend_from_slice(p.initial_events());
-            // Events before an error stay in `events`.
-            let fed = p.feed_into(generation, &mut events);
-            held = p.held();
-            fed?;
-            p.finalize_into(&mut events)
-        });
-    let document = format!("{prefix}{generation}");
+    let options = crate::parser::Options {
+        events: Events::Spans,
+        whole_text: true,
+        token_ids,
+    };
+    let result = Parser::with_options(template, Some(prefix), tools, options).and_then(|mut p| {
+        origin = p.origin();
+        events.extend_from_slice(p.initial_events());
+        // Events before an error stay in `events`.
+        let fed = p.feed_into(generation, &mut events);
+        held = p.held();
+        fed?;
+        p.finalize_with(&mut events, tail)
+    });
+    let document = format!("{prefix}{generation}{tail}");
     let mut model = RegionBuilder::new(document.len());
     for (i, e) in events.iter_mut().enumerate() {
         model.take(i, e);

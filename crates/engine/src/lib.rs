@@ -50,7 +50,7 @@ mod tools;
 mod transform;
 pub mod value;
 
-pub use audit::{Audit, Loss, LossKind, audit};
+pub use audit::{Audit, Loss, LossKind, audit, audit_decoded};
 pub use content::ContentKind;
 pub use diagnostic::{Diagnostic, Location, Severity};
 pub use event::{Event, EventKind};

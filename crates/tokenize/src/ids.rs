@@ -68,19 +68,7 @@ impl<'t> IdParser<'t> {
         let prefix_text = match prefix {
             // The parser raises the reference's error for a missing prefix.
             None => None,
-            Some(p) => {
-                let encoded;
-                let ids = match p {
-                    Prefix::Ids(ids) => ids,
-                    Prefix::Text(text) => {
-                        encoded = tokenizer.encode_ids(text).map_err(decode_error)?;
-                        &encoded[..]
-                    }
-                };
-                let mut text = decoder.feed(ids).map_err(decode_error)?;
-                text.push_str(&decoder.flush().map_err(decode_error)?);
-                Some(text)
-            }
+            Some(p) => Some(prefix_text(&mut decoder, p, tokenizer)?),
         };
         let options = Options {
             events,
@@ -131,9 +119,88 @@ impl<'t> IdParser<'t> {
     }
 }
 
+/// The text a one-shot parse of ids scans, as the reference decodes it: the prompt, what the
+/// decoder released for the one feed of every id, and what it released when flushed at the end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decoded {
+    /// `None` when no prompt was given (the parser raises the reference's error).
+    pub prefix: Option<String>,
+    pub fed: String,
+    pub tail: String,
+    /// Whether control-token spellings were defused (5.25): the parser strips the markers.
+    pub defused: bool,
+}
+
+impl Decoded {
+    /// The generation's text as the parser scans it (defused spellings with their markers).
+    pub fn generation(&self) -> String {
+        format!("{}{}", self.fed, self.tail)
+    }
+}
+
+/// Decodes a prompt and a generation of ids the way the reference's one-shot parse of ids
+/// does: under 5.25 through the defusing decoder (the prompt fed and flushed, then every id in
+/// one feed, then the flush at the end); under 5.24 each decoded whole, as 5.24's
+/// `tokenizer.parse_response` decodes them.
+pub fn decode_for_parse(
+    template: &Template,
+    prefix: Option<Prefix<'_>>,
+    ids: &[u32],
+    tokenizer: &ModelTokenizer,
+    control: &ControlTokens,
+) -> Result<Decoded, ParseError> {
+    if !template.reference().defuses_control_tokens() {
+        let prefix = match prefix {
+            None => None,
+            Some(Prefix::Text(t)) => Some(t.to_string()),
+            Some(Prefix::Ids(ids)) => Some(tokenizer.decode_lenient(ids).map_err(decode_error)?),
+        };
+        let fed = tokenizer.decode_lenient(ids).map_err(decode_error)?;
+        return Ok(Decoded {
+            prefix,
+            fed,
+            tail: String::new(),
+            defused: false,
+        });
+    }
+    let mut decoder = TokenIdDecoder::new(tokenizer, control);
+    let prefix = match prefix {
+        None => None,
+        Some(p) => Some(prefix_text(&mut decoder, p, tokenizer)?),
+    };
+    let fed = decoder.feed(ids).map_err(decode_error)?;
+    let tail = decoder.flush().map_err(decode_error)?;
+    Ok(Decoded {
+        prefix,
+        fed,
+        tail,
+        defused: true,
+    })
+}
+
+/// The prompt as the decoder turns it into text: ids (a text prompt encoded first) fed and
+/// flushed, so that the generation decodes as a new sequence.
+fn prefix_text(
+    decoder: &mut TokenIdDecoder<'_>,
+    prefix: Prefix<'_>,
+    tokenizer: &ModelTokenizer,
+) -> Result<String, ParseError> {
+    let encoded;
+    let ids = match prefix {
+        Prefix::Ids(ids) => ids,
+        Prefix::Text(text) => {
+            encoded = tokenizer.encode_ids(text).map_err(decode_error)?;
+            &encoded[..]
+        }
+    };
+    let mut text = decoder.feed(ids).map_err(decode_error)?;
+    text.push_str(&decoder.flush().map_err(decode_error)?);
+    Ok(text)
+}
+
 /// One-shot parse of a generation of ids (the reference's `parse_response(ids, template,
-/// prefix=..., tokenizer=tok)`): under 5.25 through the defusing decoder in one feed; under
-/// 5.24 the ids decoded whole and parsed as text, as 5.24's `tokenizer.parse_response` does.
+/// prefix=..., tokenizer=tok)`; under 5.24 `tokenizer.parse_response(ids, ...)`, which decodes
+/// the ids and parses the text).
 pub fn parse_ids(
     template: &Template,
     prefix: Option<Prefix<'_>>,
@@ -142,24 +209,14 @@ pub fn parse_ids(
     tokenizer: &ModelTokenizer,
     control: &ControlTokens,
 ) -> Result<Dict, ParseError> {
-    if !template.reference().defuses_control_tokens() {
-        let prefix = match prefix {
-            None => None,
-            Some(Prefix::Text(t)) => Some(t.to_string()),
-            Some(Prefix::Ids(ids)) => Some(tokenizer.decode_lenient(ids).map_err(decode_error)?),
-        };
-        let text = tokenizer.decode_lenient(ids).map_err(decode_error)?;
-        return rtbench_engine::parse_response_owned(template, prefix.as_deref(), text, tools);
-    }
-    let mut parser = IdParser::new(
-        template,
-        prefix,
-        tools,
-        tokenizer,
-        control,
-        Events::None,
-        true,
-    )?;
-    parser.feed(ids)?;
-    Ok(parser.finalize()?.0)
+    let d = decode_for_parse(template, prefix, ids, tokenizer, control)?;
+    let options = Options {
+        events: Events::None,
+        whole_text: true,
+        token_ids: d.defused,
+    };
+    let mut parser = Parser::with_options(template, d.prefix.as_deref(), tools, options)?;
+    parser.feed(&d.fed)?;
+    let mut events = Vec::new();
+    parser.finalize_with(&mut events, &d.tail)
 }

@@ -260,6 +260,42 @@ pub fn prepare(sample: &Sample, model: Option<&Model>) -> Result<Sample, Prepare
     Ok(out)
 }
 
+/// Parses a prepared sample as the reference would: a generation given as token ids (a
+/// `--- generation (ids) ---` section) through the token-id path, with the prompt's ids when
+/// the sample gives them (5.25 defuses control-token spellings made of ordinary tokens; 5.24
+/// parses the decoded text), anything else as text. A sample without a prefix opts out with an
+/// empty one, as `rtbench test` does.
+pub fn parse_sample(
+    template: &rtbench_engine::template::Template,
+    sample: &Sample,
+    model: Option<&Model>,
+) -> Result<Dict, rtbench_engine::ParseError> {
+    let prefix = sample.prefix.as_deref().unwrap_or("");
+    let ids = sample.model.generation_ids.as_deref();
+    if let (Some(ids), Some(model)) = (ids, model)
+        && let (Ok(tokenizer), Ok(control)) = (model.need_tokenizer(), model.control_tokens())
+    {
+        let prefix = match &sample.model.prefix_ids {
+            Some(p) => rtbench_tokenize::ids::Prefix::Ids(p),
+            None => rtbench_tokenize::ids::Prefix::Text(prefix),
+        };
+        return rtbench_tokenize::ids::parse_ids(
+            template,
+            Some(prefix),
+            ids,
+            sample.tools.as_ref(),
+            tokenizer,
+            control,
+        );
+    }
+    rtbench_engine::parse_response(
+        template,
+        Some(prefix),
+        &sample.generation,
+        sample.tools.as_ref(),
+    )
+}
+
 /// Where two texts first differ, with a little context: `at 12:5: '…ant\n<think>' vs '…ant\n'`.
 pub fn first_difference(a: &str, b: &str) -> String {
     let common = a
