@@ -205,6 +205,15 @@ pub enum Command {
         /// Do not open the assistant turn (add_generation_prompt=False).
         #[arg(long)]
         no_generation_prompt: bool,
+        /// Print the prompt's token ids (a JSON list) instead of its text, as
+        /// apply_chat_template(..., tokenize=True) returns them.
+        #[arg(long)]
+        ids: bool,
+        /// With --ids: encode control tokens found in the user's strings (messages, tools,
+        /// kwargs) as plain text, as apply_chat_template(..., sanitize_control_tokens=True) does,
+        /// so that only the chat template's own control tokens are ids.
+        #[arg(long, requires = "ids")]
+        sanitize_control_tokens: bool,
     },
     /// Decode token ids with a model folder's tokenizer.json and print the text, as the
     /// reference's tokenizer.decode(ids) returns it.
@@ -379,12 +388,18 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
             tools,
             kwargs,
             no_generation_prompt,
+            ids,
+            sanitize_control_tokens,
         }) => model::render(
             &model,
             &messages,
             tools.as_deref(),
             kwargs.as_deref(),
-            !no_generation_prompt,
+            model::RenderAs {
+                add_generation_prompt: !no_generation_prompt,
+                ids,
+                sanitize: sanitize_control_tokens,
+            },
         ),
         Some(Command::Decode { model, ids, file }) => {
             model::decode(&model, ids.as_deref(), file.as_deref())

@@ -70,12 +70,21 @@ fn print_exact(text: &str) -> Result<(), Failure> {
 }
 
 /// `rtbench render`.
+/// How `render` prints the prompt.
+pub struct RenderAs {
+    pub add_generation_prompt: bool,
+    /// Token ids instead of text.
+    pub ids: bool,
+    /// With `ids`: control tokens in the user's strings encoded as plain text.
+    pub sanitize: bool,
+}
+
 pub fn render(
     model: &Path,
     messages: &Path,
     tools: Option<&Path>,
     kwargs: Option<&str>,
-    add_generation_prompt: bool,
+    how: RenderAs,
 ) -> Result<(), Failure> {
     let model = open_model(model)?;
     let messages = json_file(messages, "the messages file")?;
@@ -86,16 +95,18 @@ pub fn render(
     }
     let tools = tools.map(tools_file).transpose()?;
     let kwargs = kwargs.map(kwargs_arg).transpose()?;
-    let text = render_with(
-        &model,
-        &Conversation {
-            messages: &messages,
-            tools: tools.as_ref(),
-            kwargs: kwargs.as_ref(),
-            add_generation_prompt,
-        },
-    )
-    .map_err(prepare_failure)?;
+    let conversation = Conversation {
+        messages: &messages,
+        tools: tools.as_ref(),
+        kwargs: kwargs.as_ref(),
+        add_generation_prompt: how.add_generation_prompt,
+    };
+    if how.ids {
+        let ids = rtbench_tooling::model::render_ids(&model, &conversation, how.sanitize)
+            .map_err(prepare_failure)?;
+        return crate::cli::output::print_line(&crate::cli::output::json_ids(&ids));
+    }
+    let text = render_with(&model, &conversation).map_err(prepare_failure)?;
     print_exact(&text)
 }
 

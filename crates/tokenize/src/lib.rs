@@ -14,6 +14,7 @@ use std::path::Path;
 
 mod defuse;
 pub mod ids;
+pub mod sanitize;
 mod slices;
 mod streamer;
 

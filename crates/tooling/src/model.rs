@@ -84,13 +84,19 @@ impl Model {
     }
 
     fn find_control_tokens(&self) -> Result<ControlTokens, String> {
-        let tokenizer = self.need_tokenizer()?;
-        let listed = self.chat_control_tokens()?;
         let literal_texts: Vec<String> = match &self.chat {
             Ok(Some(t)) => t.all().iter().map(|t| t.literal_text()).collect(),
             Ok(None) => vec![String::new()],
             Err(e) => return Err(e.to_string()),
         };
+        self.control_tokens_of(&literal_texts)
+    }
+
+    /// The control tokens for chat templates with these literal texts (one template's, when
+    /// a prompt is sanitized with it; every template's, when generated ids are parsed).
+    fn control_tokens_of(&self, literal_texts: &[String]) -> Result<ControlTokens, String> {
+        let tokenizer = self.need_tokenizer()?;
+        let listed = self.chat_control_tokens()?;
         let spellings = tokenizer.added_tokens().into_iter().filter_map(|t| {
             let control = t.special
                 || match &listed {
@@ -215,6 +221,55 @@ pub fn render(model: &Model, c: &Conversation<'_>) -> Result<String, PrepareErro
             kwargs: &kwargs,
         })
         .map_err(PrepareError::Render)
+}
+
+/// The prompt's token ids, as the reference's `apply_chat_template(messages, tools=...,
+/// add_generation_prompt=..., tokenize=True, sanitize_control_tokens=..., **kwargs)` returns
+/// them. With `sanitize`, control tokens in the user's strings (messages, tools, kwargs; not
+/// dict keys) are encoded as plain text, so that only the chat template's own control tokens
+/// are ids; the control tokens are those of the chat template used.
+pub fn render_ids(
+    model: &Model,
+    c: &Conversation<'_>,
+    sanitize: bool,
+) -> Result<Vec<u32>, PrepareError> {
+    let tokenizer = model.need_tokenizer()?;
+    if !sanitize {
+        return Ok(tokenizer.encode_ids(&render(model, c)?)?);
+    }
+    let template = model
+        .chat()?
+        .pick(None, c.tools.is_some())
+        .map_err(PrepareError::Render)?;
+    let control = model.control_tokens_of(&[template.literal_text()])?;
+    let mark = |v: &Value| mark_value(v, &control);
+    let messages = mark(c.messages);
+    let tools = c.tools.map(mark);
+    let kwargs = c.kwargs.map(mark);
+    let text = render(
+        model,
+        &Conversation {
+            messages: &messages,
+            tools: tools.as_ref(),
+            kwargs: kwargs.as_ref(),
+            add_generation_prompt: c.add_generation_prompt,
+        },
+    )?;
+    Ok(tokenizer.encode_marked(&text)?)
+}
+
+/// The reference's `mark_control_tokens`: every string of `v` marked (dict keys are not).
+fn mark_value(v: &Value, control: &ControlTokens) -> Value {
+    match v {
+        Value::Str(s) => Value::Str(rtbench_tokenize::sanitize::mark(s, control)),
+        Value::List(items) => Value::List(items.iter().map(|i| mark_value(i, control)).collect()),
+        Value::Dict(d) => Value::Dict(
+            d.iter()
+                .map(|(k, i)| (k.clone(), mark_value(i, control)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// Turns a sample's model inputs into text: the conversation rendered into the prefix, token
