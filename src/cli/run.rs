@@ -129,30 +129,53 @@ fn chunks_one(
     random: u64,
     seed: u64,
 ) -> Result<(bool, String), Failure> {
-    use rtbench_tooling::chunking::{CheckPlan, Generation, check};
+    use rtbench_tooling::chunking::{CheckPlan, Generation, TokenInput, check};
     let Inputs {
         template,
         prefix,
         tools,
         output: text,
-        ids: _,
+        ids,
     } = inputs;
     let prefix = prefix.ok_or_else(inputs::missing_prefix)?;
+    let token_input = match &ids {
+        Some(ids) => Some(TokenInput {
+            ids: &ids.generation,
+            prefix: match &ids.prefix {
+                Some(p) => IdPrefix::Ids(p),
+                None => IdPrefix::Text(&prefix),
+            },
+            tokenizer: job.tokenizer()?,
+            control: job.model().control_tokens().map_err(Failure::invalid)?,
+        }),
+        None => None,
+    };
     let generation = Generation {
         template,
         prefix: &prefix,
         tools: tools.as_ref(),
         text: &text,
+        ids: token_input,
     };
-    // Every size past the text's length is one feed: no need to try (or allocate) more.
-    let cps = text.chars().count().max(1);
+    // Every size past the generation's length is one feed: no need to try (or allocate) more.
+    let units = match generation.parsed_ids() {
+        Some(t) => t.ids.len(),
+        None => text.chars().count(),
+    }
+    .max(1);
+    let by_ids = generation.parsed_ids().is_some();
     let plan = CheckPlan {
-        max_size: usize::try_from(max).map_or(cps, |m| m.min(cps)),
+        max_size: usize::try_from(max).map_or(units, |m| m.min(units)),
         random: usize::try_from(random).unwrap_or(usize::MAX),
         seed,
-        tokens: true,
+        // Word pieces and the model's own text pieces cut text, not ids.
+        tokens: !by_ids,
         // With the model's tokenizer: its tokens and the TextStreamer's pieces too.
-        model: job.model_chunkings(&text),
+        model: if by_ids {
+            Vec::new()
+        } else {
+            job.model_chunkings(&text)
+        },
     };
     let report = check(&generation, &plan);
     Ok((report.agrees(), report.describe(name, &text)))

@@ -81,8 +81,9 @@ def err_text(e: BaseException) -> str:
 
 
 def spelled_ids(tok, text: str) -> list[int]:
-    """`text` encoded with every added token spelled with ordinary tokens."""
-    return tok.encode(text, add_special_tokens=False, split_special_tokens=True)
+    """`text` encoded with every added token, special or not, spelled with ordinary tokens
+    (`split_special_tokens` would keep the non-special ones, such as `<tool_call>`, whole)."""
+    return tok._encode_without_added_tokens(text)
 
 
 def mixed_ids(tok, text: str, rng: random.Random, p_spelled: float) -> list[int]:

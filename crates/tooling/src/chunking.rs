@@ -8,7 +8,9 @@ use std::borrow::Cow;
 use crate::diff::{Difference, diff};
 use crate::progress::Progress;
 use rtbench_engine::event::EventKind;
-use rtbench_engine::parser::Parser;
+use rtbench_engine::parser::{Events, Parser};
+use rtbench_tokenize::ids::{IdParser, Prefix};
+use rtbench_tokenize::{ControlTokens, ModelTokenizer};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::{Dict, Value};
 
@@ -89,7 +91,45 @@ impl Chunking {
     /// chunk-size-1 chunking of a long text holds no list of them.
     pub fn cut_points<'a>(&'a self, text: &'a str) -> Box<dyn Iterator<Item = usize> + 'a> {
         let bounds = text.char_indices().map(|(i, _)| i).skip(1);
+        if let Some(cuts) = self.sized_cuts(bounds) {
+            return cuts;
+        }
         match self {
+            Chunking::Tokens => Box::new(token_cuts(text).into_iter()),
+            Chunking::Bytes(n) => {
+                let n = (*n).max(1);
+                Box::new((1..).map(move |k| k * n).take_while(|&b| b < text.len()))
+            }
+            Chunking::Cuts(c) | Chunking::ModelTokens(c) | Chunking::StreamerWords(c) => Box::new(
+                c.iter()
+                    .copied()
+                    .filter(|&b| b > 0 && b < text.len() && text.is_char_boundary(b)),
+            ),
+            Chunking::Whole | Chunking::CodePoints(_) | Chunking::Random { .. } => {
+                Box::new(std::iter::empty())
+            }
+        }
+    }
+
+    /// Where feeds end when the chunking cuts a sequence of `n` units that are not text (token
+    /// ids): sizes count units and [`Chunking::Cuts`] holds unit indices. The chunkings that
+    /// only make sense on text (words, bytes, the model's own pieces) make no cuts.
+    pub fn unit_cuts(&self, n: usize) -> Vec<usize> {
+        match self {
+            Chunking::Cuts(c) => c.iter().copied().filter(|&i| i > 0 && i < n).collect(),
+            _ => self
+                .sized_cuts(1..n)
+                .map_or_else(Vec::new, Iterator::collect),
+        }
+    }
+
+    /// The cuts of a size-based chunking among `bounds` (the places a feed may end, in order;
+    /// each one past a unit), or `None` for a chunking that is not size-based.
+    fn sized_cuts<'a>(
+        &'a self,
+        bounds: impl Iterator<Item = usize> + 'a,
+    ) -> Option<Box<dyn Iterator<Item = usize> + 'a>> {
+        Some(match self {
             Chunking::Whole => Box::new(std::iter::empty()),
             Chunking::CodePoints(sizes) => {
                 let size = |k: usize| sizes.get(k % sizes.len().max(1)).map_or(1, |&s| s.max(1));
@@ -119,17 +159,8 @@ impl Chunking {
                     }
                 }))
             }
-            Chunking::Tokens => Box::new(token_cuts(text).into_iter()),
-            Chunking::Bytes(n) => {
-                let n = (*n).max(1);
-                Box::new((1..).map(move |k| k * n).take_while(|&b| b < text.len()))
-            }
-            Chunking::Cuts(c) | Chunking::ModelTokens(c) | Chunking::StreamerWords(c) => Box::new(
-                c.iter()
-                    .copied()
-                    .filter(|&b| b > 0 && b < text.len() && text.is_char_boundary(b)),
-            ),
-        }
+            _ => return None,
+        })
     }
 }
 
@@ -281,12 +312,53 @@ impl StreamResult {
 }
 
 /// The inputs of one generation.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Generation<'a> {
     pub template: Template,
     pub prefix: &'a str,
     pub tools: Option<&'a Value>,
     pub text: &'a str,
+    /// The generation as token ids, when it was given so: under a reference that parses ids
+    /// (5.25) the chunkings cut the ids, and each stream goes through the token-id decoder.
+    pub ids: Option<TokenInput<'a>>,
+}
+
+/// A generation given as token ids, with what parsing it needs.
+#[derive(Clone, Copy)]
+pub struct TokenInput<'a> {
+    pub ids: &'a [u32],
+    /// The prompt as ids, or text (encoded as the reference encodes it).
+    pub prefix: Prefix<'a>,
+    pub tokenizer: &'a ModelTokenizer,
+    pub control: &'a ControlTokens,
+}
+
+impl std::fmt::Debug for Generation<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Generation")
+            .field("prefix", &self.prefix)
+            .field("text", &self.text)
+            .field("ids", &self.ids.map(|i| i.ids))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Generation<'_> {
+    /// The token ids the chunkings cut, when the generation is parsed as ids (the template's
+    /// reference defuses control tokens); `None`: the chunkings cut the text.
+    pub fn parsed_ids(&self) -> Option<&TokenInput<'_>> {
+        self.ids
+            .as_ref()
+            .filter(|_| self.template.reference().defuses_control_tokens())
+    }
+
+    /// Where a chunking's feeds end: unit indices for ids, byte offsets for text.
+    fn cuts(&self, chunking: &Chunking) -> Vec<usize> {
+        match self.parsed_ids() {
+            Some(t) => chunking.unit_cuts(t.ids.len()),
+            None => chunking.cuts(self.text),
+        }
+    }
 }
 
 impl<'a> Generation<'a> {
@@ -297,6 +369,7 @@ impl<'a> Generation<'a> {
             prefix: sample.prefix.as_deref().unwrap_or(""),
             tools: sample.tools.as_ref(),
             text: &sample.generation,
+            ids: None,
         }
     }
 }
@@ -312,6 +385,32 @@ pub fn run(generation: &Generation<'_>, chunking: &Chunking) -> StreamResult {
         }
     };
     let template = &generation.template;
+    if let Some(t) = generation.parsed_ids() {
+        let message = (|| {
+            let whole = matches!(chunking, Chunking::Whole);
+            let mut p = IdParser::new(
+                template,
+                Some(t.prefix),
+                generation.tools,
+                t.tokenizer,
+                t.control,
+                Events::Reference,
+                whole,
+            )
+            .map_err(|e| e.message)?;
+            record(template, p.initial_events());
+            let mut start = 0;
+            for end in chunking.unit_cuts(t.ids.len()).into_iter().chain([t.ids.len()]) {
+                let (evs, _) = p.feed(&t.ids[start..end]).map_err(|e| e.message)?;
+                record(template, &evs);
+                start = end;
+            }
+            let (message, evs, _) = p.finalize().map_err(|e| e.message)?;
+            record(template, &evs);
+            Ok(message)
+        })();
+        return StreamResult { message, regions };
+    }
     let message = (|| {
         let mut p = Parser::new(template, Some(generation.prefix), generation.tools)
             .map_err(|e| e.message)?;
@@ -347,6 +446,9 @@ pub struct ChunkReport {
     pub minimal_cuts: Option<Vec<usize>>,
     /// The result with the minimal cuts.
     pub minimal_result: Option<StreamResult>,
+    /// The token ids the chunkings cut (their cuts are id indices), when the generation was
+    /// parsed as ids.
+    pub ids: Option<Vec<u32>>,
 }
 
 impl ChunkReport {
@@ -361,8 +463,9 @@ impl ChunkReport {
     pub fn describe(&self, name: &str, text: &str) -> String {
         if self.agrees() {
             let mut out = format!(
-                "{name}: all {} chunkings agree with the one-shot parse ({})",
+                "{name}: all {} chunkings agree with the one-shot parse ({}{})",
                 self.tried.len(),
+                if self.ids.is_some() { "in token ids: " } else { "" },
                 summarize(&self.tried)
             );
             if let Err(e) = &self.baseline.message {
@@ -377,8 +480,13 @@ impl ChunkReport {
             .iter()
             .map(|d| d.chunking.clone())
             .collect();
+        let unit = if self.ids.is_some() {
+            " (sizes in token ids)"
+        } else {
+            ""
+        };
         let mut out = format!(
-            "{} of {} chunkings change the result: {}\nsmallest: {}",
+            "{} of {} chunkings change the result{unit}: {}\nsmallest: {}",
             differing.len(),
             self.tried.len(),
             summarize(&differing),
@@ -391,6 +499,18 @@ impl ChunkReport {
                 if n == 1 { "" } else { "s" }
             ));
             for &c in cuts.iter().take(8) {
+                if let Some(ids) = &self.ids {
+                    let show = |s: &[u32]| {
+                        let v: Vec<String> = s.iter().map(u32::to_string).collect();
+                        v.join(", ")
+                    };
+                    out.push_str(&format!(
+                        "\n  after id {c}: [{}] | [{}]",
+                        show(&ids[c.saturating_sub(4)..c]),
+                        show(&ids[c..(c + 4).min(ids.len())])
+                    ));
+                    continue;
+                }
                 let before: String = text[..c]
                     .chars()
                     .rev()
@@ -537,7 +657,7 @@ pub fn check_with(
     let (minimal_cuts, minimal_result) = match disagreements.first() {
         Some(d) if !hit_budget(&d.result) => {
             // A cancelled search stops at once: every later trial "agrees".
-            let cuts = minimize(d.chunking.cuts(generation.text), |cuts| {
+            let cuts = minimize(generation.cuts(&d.chunking), |cuts| {
                 !progress.is_cancelled()
                     && !run(generation, &Chunking::Cuts(cuts.to_vec())).agrees_with(&baseline)
             });
@@ -556,6 +676,7 @@ pub fn check_with(
         disagreements,
         minimal_cuts,
         minimal_result,
+        ids: generation.parsed_ids().map(|t| t.ids.to_vec()),
     })
 }
 
