@@ -4,7 +4,10 @@ use crate::cli::inputs::{self, Inputs};
 use crate::cli::output;
 use crate::cli::run::each_sample;
 use crate::cli::{Failure, InputArgs};
-use rtbench_tooling::explain::{Options, explain_all, explain_with, lines_all};
+use rtbench_tokenize::ids::{Prefix as IdPrefix, decode_for_parse};
+use rtbench_tooling::explain::{
+    Decoded, Options, explain_all, explain_decoded, explain_with, lines_all,
+};
 
 /// `rtbench explain ... [FIELD]`: prints the explanation of FIELD, or of every field, as plain
 /// text. Exit 0 when the explanation could be made (whatever it says), 1 without a prefix or
@@ -15,11 +18,11 @@ pub fn run(args: &InputArgs, field: Option<&str>, prefix_details: bool) -> Resul
     let options = Options { prefix_details };
     let job = inputs::job(args)?;
     if !job.folder {
-        let lines = explain_one(job.inputs(&args.output)?, field, options)?;
+        let lines = explain_one(&job, job.inputs(&args.output)?, field, options)?;
         return output::print_line(&lines.join("\n"));
     }
     each_sample(&job, |file, line| {
-        let lines = explain_one(job.inputs(file)?, field, options)?;
+        let lines = explain_one(&job, job.inputs(file)?, field, options)?;
         line.push_str(",\"lines\":[");
         for (i, l) in lines.iter().enumerate() {
             if i > 0 {
@@ -33,6 +36,7 @@ pub fn run(args: &InputArgs, field: Option<&str>, prefix_details: bool) -> Resul
 }
 
 fn explain_one(
+    job: &inputs::Job,
     inputs: Inputs,
     field: Option<&str>,
     options: Options,
@@ -41,6 +45,41 @@ fn explain_one(
         .prefix
         .as_deref()
         .ok_or_else(inputs::missing_prefix)?;
+    if let Some(ids) = &inputs.ids {
+        // The text the reference parses from the ids (5.25: defused spellings carry markers).
+        let d = decode_for_parse(
+            &inputs.template,
+            Some(match &ids.prefix {
+                Some(p) => IdPrefix::Ids(p),
+                None => IdPrefix::Text(prefix),
+            }),
+            &ids.generation,
+            job.tokenizer()?,
+            job.model().control_tokens().map_err(Failure::invalid)?,
+        )
+        .map_err(|e| Failure::invalid(e.message))?;
+        let decoded = Decoded {
+            prefix: d.prefix.as_deref().unwrap_or(""),
+            fed: &d.fed,
+            tail: &d.tail,
+            defused: d.defused,
+        };
+        let explanations = explain_decoded(
+            &inputs.template,
+            &decoded,
+            inputs.tools.as_ref(),
+            field,
+            options,
+        )
+        .map_err(failure)?;
+        return Ok(match field {
+            Some(_) => explanations
+                .first()
+                .map(rtbench_tooling::explain::Explanation::lines)
+                .unwrap_or_default(),
+            None => lines_all(&explanations),
+        });
+    }
     Ok(match field {
         Some(field) => explain_with(
             &inputs.template,

@@ -9,10 +9,10 @@ use crate::diff::{Difference, diff};
 use crate::progress::Progress;
 use rtbench_engine::event::EventKind;
 use rtbench_engine::parser::{Events, Parser};
-use rtbench_tokenize::ids::{IdParser, Prefix};
-use rtbench_tokenize::{ControlTokens, ModelTokenizer};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::{Dict, Value};
+use rtbench_tokenize::ids::{IdParser, Prefix};
+use rtbench_tokenize::{ControlTokens, ModelTokenizer};
 
 /// How a generation is cut into feeds.
 #[derive(Clone, Debug, PartialEq)]
@@ -400,7 +400,11 @@ pub fn run(generation: &Generation<'_>, chunking: &Chunking) -> StreamResult {
             .map_err(|e| e.message)?;
             record(template, p.initial_events());
             let mut start = 0;
-            for end in chunking.unit_cuts(t.ids.len()).into_iter().chain([t.ids.len()]) {
+            for end in chunking
+                .unit_cuts(t.ids.len())
+                .into_iter()
+                .chain([t.ids.len()])
+            {
                 let (evs, _) = p.feed(&t.ids[start..end]).map_err(|e| e.message)?;
                 record(template, &evs);
                 start = end;
@@ -465,7 +469,11 @@ impl ChunkReport {
             let mut out = format!(
                 "{name}: all {} chunkings agree with the one-shot parse ({}{})",
                 self.tried.len(),
-                if self.ids.is_some() { "in token ids: " } else { "" },
+                if self.ids.is_some() {
+                    "in token ids: "
+                } else {
+                    ""
+                },
                 summarize(&self.tried)
             );
             if let Err(e) = &self.baseline.message {

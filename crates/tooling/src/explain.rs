@@ -12,9 +12,9 @@
 use std::ops::Range;
 
 use pyregex::RegexError;
-use rtbench_engine::audit::{Audit, audit};
+use rtbench_engine::audit::{Audit, audit_decoded};
 use rtbench_engine::delimiter::Delimiter;
-use rtbench_engine::parser::ParseError;
+use rtbench_engine::parser::{MARKER, ParseError};
 pub use rtbench_engine::region::{Ending, Region};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::Value;
@@ -203,7 +203,7 @@ pub fn explain_with(
         )
     })?;
     within_budget(generation, || {
-        let t = traced(template, prefix, generation, tools)?;
+        let t = traced(template, &Decoded::text(prefix, generation), tools)?;
         explain_field(template, &t, index, options).map_err(|e| name_budget(e, template, index))
     })
 }
@@ -216,9 +216,57 @@ pub fn explain_all(
     tools: Option<&Value>,
     options: Options,
 ) -> Result<Vec<Explanation>, String> {
-    within_budget(generation, || {
-        let t = traced(template, prefix, generation, tools)?;
-        (0..template.fields().len())
+    let decoded = Decoded::text(prefix, generation);
+    explain_decoded(template, &decoded, tools, None, options)
+}
+
+/// The text an explanation reads, as the parser received it: the prompt, the generation fed,
+/// and (for token ids) what the decoder released when flushed at the end.
+#[derive(Clone, Copy, Debug)]
+pub struct Decoded<'a> {
+    pub prefix: &'a str,
+    pub fed: &'a str,
+    pub tail: &'a str,
+    /// The text is 5.25's decoding of token ids: defused control-token spellings carry
+    /// markers, which positions do not count and quotes show as defused.
+    pub defused: bool,
+}
+
+impl<'a> Decoded<'a> {
+    /// Plain text: a prompt and a generation.
+    pub fn text(prefix: &'a str, generation: &'a str) -> Decoded<'a> {
+        Decoded {
+            prefix,
+            fed: generation,
+            tail: "",
+            defused: false,
+        }
+    }
+}
+
+/// Explains `field` (or every field, in template order, when `None`) from one parse of
+/// `decoded`, as the reference parses it (token ids included).
+pub fn explain_decoded(
+    template: &Template,
+    decoded: &Decoded<'_>,
+    tools: Option<&Value>,
+    field: Option<&str>,
+    options: Options,
+) -> Result<Vec<Explanation>, String> {
+    let indices: Vec<usize> = match field {
+        None => (0..template.fields().len()).collect(),
+        Some(field) => vec![template.field_index(field).ok_or_else(|| {
+            let names: Vec<&str> = template.fields().iter().map(|f| f.name.as_str()).collect();
+            format!(
+                "no field '{field}' in the template (fields: {})",
+                names.join(", ")
+            )
+        })?],
+    };
+    within_budget(decoded.fed, || {
+        let t = traced(template, decoded, tools)?;
+        indices
+            .into_iter()
             .map(|i| {
                 explain_field(template, &t, i, options).map_err(|e| name_budget(e, template, i))
             })
@@ -287,13 +335,9 @@ fn regex_error(e: RegexError) -> String {
     }
 }
 
-fn traced(
-    template: &Template,
-    prefix: &str,
-    generation: &str,
-    tools: Option<&Value>,
-) -> Result<Traced, String> {
-    let document = format!("{prefix}{generation}");
+fn traced(template: &Template, d: &Decoded<'_>, tools: Option<&Value>) -> Result<Traced, String> {
+    let prefix = d.prefix;
+    let document = format!("{prefix}{}{}", d.fed, d.tail);
     // The one-shot traced parse `rtbench parse` and the workbench see, with the events before
     // an error kept.
     let Audit {
@@ -301,7 +345,7 @@ fn traced(
         regions,
         origin,
         ..
-    } = audit(template, prefix, generation, tools);
+    } = audit_decoded(template, prefix, d.fed, d.tail, tools, d.defused);
     let parse_error = result.err();
     // A parse stopped by the work budget cannot be explained further (every search would stop
     // the same way): report it as `rtbench parse` does.
@@ -640,10 +684,70 @@ impl Explanation {
     }
 }
 
-/// `label L:C` of the end of `text`.
+impl Explanation {
+    /// Control-token spellings of this field's delimiters that the model wrote with ordinary
+    /// tokens (5.25 defused them when parsing ids): where they are, and that they are text.
+    fn defused_lines(&self) -> Vec<String> {
+        let sources: Vec<&str> = [
+            &self.open,
+            &self.close,
+            &self.open_pattern,
+            &self.close_pattern,
+        ]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
+        defused_spellings(&self.document, self.prefix_len)
+            .into_iter()
+            .filter(|(_, spelling)| sources.iter().any(|s| s.contains(spelling.as_str())))
+            .map(|(r, spelling)| {
+                format!(
+                    "  {} at {} was written with ordinary tokens, not generated as the control \
+                     token: parsing ids, it is text, not a delimiter",
+                    Value::from(spelling.as_str()).py_repr(),
+                    self.pos(r.start)
+                )
+            })
+            .collect()
+    }
+}
+
+/// The spellings the token-id decoder defused in the generation (from `from` on): each run of
+/// characters joined by markers, with its range and its text without them.
+pub fn defused_spellings(document: &str, from: usize) -> Vec<(Range<usize>, String)> {
+    let mut out = Vec::new();
+    let text = &document[from..];
+    let mut search = 0;
+    while let Some(m) = text[search..].find(MARKER) {
+        let at = search + m;
+        // The spelling starts with the character before the first marker.
+        let start = text[..at].char_indices().next_back().map_or(at, |(i, _)| i);
+        let mut end = at;
+        while text[end..].starts_with(MARKER) {
+            end += MARKER.len_utf8();
+            end += text[end..].chars().next().map_or(0, char::len_utf8);
+        }
+        out.push((
+            from + start..from + end,
+            text[start..end].replace(MARKER, ""),
+        ));
+        search = end;
+    }
+    out
+}
+
+/// `label L:C` of the end of `text` (defusing markers are not characters a person sees).
 fn line_col(label: &str, text: &str) -> String {
     let line = text.matches('\n').count() + 1;
-    let col = text.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    let col = text
+        .rsplit('\n')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(|&c| c != MARKER)
+        .count()
+        + 1;
     format!("{label} {line}:{col}")
 }
 
@@ -652,8 +756,17 @@ impl Explanation {
         self.field_names.get(field).map_or("?", String::as_str)
     }
 
+    /// The text of `r`, quoted; a control-token spelling the decoder defused is shown as
+    /// written, and said to be defused.
     fn quote(&self, r: &Range<usize>) -> String {
-        Value::from(shorten(&self.document[r.clone()]).as_str()).py_repr()
+        let text = &self.document[r.clone()];
+        if !text.contains(MARKER) {
+            return Value::from(shorten(text).as_str()).py_repr();
+        }
+        let shown = Value::from(shorten(&text.replace(MARKER, "")).as_str()).py_repr();
+        format!(
+            "{shown} (control-token spellings in it were written with ordinary tokens: defused)"
+        )
     }
 
     /// Describes a near miss: the text that matched the beginning of a delimiter and the
@@ -843,6 +956,7 @@ impl Explanation {
         } else if self.regions.is_empty() && self.open.is_some() && self.missed_opens.is_empty() {
             out.push("  the open delimiter never appears in the text the parser saw".into());
         }
+        out.extend(self.defused_lines());
         if let Some(r) = &self.nearest_close {
             out.push(format!(
                 "  the close delimiter never matched after the last open; the closest: {}",

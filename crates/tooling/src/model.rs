@@ -284,11 +284,30 @@ pub fn prepare(sample: &Sample, model: Option<&Model>) -> Result<Sample, Prepare
         return Err("this sample needs the model's files (a chat template or a tokenizer), and the template has none beside it".to_string().into());
     };
     let mut out = sample.clone();
+    // Ids outside the vocabulary decode to nothing, as in the reference: said, not refused.
+    let decode = |ids: &[u32], what: &str, out: &mut Sample| -> Result<String, PrepareError> {
+        let tokenizer = model.need_tokenizer()?;
+        let unknown = tokenizer.unknown_ids(ids);
+        if !unknown.is_empty() {
+            let shown: Vec<String> = unknown.iter().take(5).map(u32::to_string).collect();
+            out.warnings.push(SampleWarning {
+                line: 1,
+                message: format!(
+                    "{} id(s) of the {what} are outside the vocabulary ({}{}): they decode to \
+                     nothing, as the reference drops them",
+                    unknown.len(),
+                    shown.join(", "),
+                    if unknown.len() > 5 { ", ..." } else { "" }
+                ),
+            });
+        }
+        Ok(tokenizer.decode_lenient(ids)?)
+    };
     if let Some(ids) = &m.prefix_ids {
-        out.prefix = Some(model.need_tokenizer()?.decode(ids)?);
+        out.prefix = Some(decode(ids, "prefix", &mut out)?);
     }
     if let Some(ids) = &m.generation_ids {
-        out.generation = model.need_tokenizer()?.decode(ids)?;
+        out.generation = decode(ids, "generation", &mut out)?;
     }
     if let Some(messages) = &m.messages {
         let rendered = render(
@@ -349,6 +368,63 @@ pub fn parse_sample(
         &sample.generation,
         sample.tools.as_ref(),
     )
+}
+
+/// The token-id input of a prepared sample whose generation is ids, for the chunking check
+/// (`None` for a text sample, or when the model cannot decode ids).
+pub fn token_input<'a>(
+    sample: &'a Sample,
+    model: &'a Model,
+) -> Option<crate::chunking::TokenInput<'a>> {
+    let ids = sample.model.generation_ids.as_deref()?;
+    Some(crate::chunking::TokenInput {
+        ids,
+        prefix: match &sample.model.prefix_ids {
+            Some(p) => rtbench_tokenize::ids::Prefix::Ids(p),
+            None => rtbench_tokenize::ids::Prefix::Text(sample.prefix.as_deref().unwrap_or("")),
+        },
+        tokenizer: model.need_tokenizer().ok()?,
+        control: model.control_tokens().ok()?,
+    })
+}
+
+/// The one-shot traced parse of a prepared sample, as [`parse_sample`] parses it (token ids
+/// through the token-id decoder under 5.25), audited for silent losses.
+pub fn audit_sample(
+    template: &rtbench_engine::template::Template,
+    sample: &Sample,
+    model: Option<&Model>,
+) -> rtbench_engine::Audit {
+    let prefix = sample.prefix.as_deref().unwrap_or("");
+    let tools = sample.tools.as_ref();
+    let input = model.and_then(|m| token_input(sample, m));
+    let Some(t) = input.filter(|_| template.reference().defuses_control_tokens()) else {
+        return rtbench_engine::audit(template, prefix, &sample.generation, tools);
+    };
+    match rtbench_tokenize::ids::decode_for_parse(
+        template,
+        Some(t.prefix),
+        t.ids,
+        t.tokenizer,
+        t.control,
+    ) {
+        Ok(d) => rtbench_engine::audit_decoded(
+            template,
+            d.prefix.as_deref().unwrap_or(""),
+            &d.fed,
+            &d.tail,
+            tools,
+            d.defused,
+        ),
+        Err(e) => rtbench_engine::Audit {
+            result: Err(e),
+            events: Vec::new(),
+            regions: Vec::new(),
+            origin: 0,
+            held: 0..0,
+            losses: Vec::new(),
+        },
+    }
 }
 
 /// Where two texts first differ, with a little context: `at 12:5: '…ant\n<think>' vs '…ant\n'`.

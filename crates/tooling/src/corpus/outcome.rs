@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 use super::reader::Entry;
 use super::record::{FieldNames, Location};
 use crate::chunking::{CheckPlan, Generation, stable};
-use crate::model::{Model, prepare};
+use crate::model::{Model, audit_sample, prepare, token_input};
 use crate::sample::Sample;
 use crate::testing::{Verdict, verdict_of};
-use rtbench_engine::audit::{LossKind, audit};
+use rtbench_engine::audit::LossKind;
 use rtbench_engine::parser::ParseError;
 use rtbench_engine::template::Template;
 use rtbench_engine::value::Dict;
@@ -272,8 +272,8 @@ pub fn evaluate(ctx: &Context, index: u64, entry: Entry, chunk_check: bool) -> O
         }
     }
     let template = &ctx.template;
-    let prefix = sample.prefix.as_deref().unwrap_or("");
-    let a = audit(template, prefix, &sample.generation, sample.tools.as_ref());
+    // A record of token ids is parsed as the reference parses ids (5.25: defused).
+    let a = audit_sample(template, &sample, Some(ctx.model()));
     let mut fields = vec![FieldMarks::default(); template.fields().len()];
     for loss in &a.losses {
         let Some(f) = loss.field.and_then(|f| fields.get_mut(f)) else {
@@ -321,7 +321,8 @@ pub fn evaluate(ctx: &Context, index: u64, entry: Entry, chunk_check: bool) -> O
     };
     out.elapsed = start.elapsed();
     if chunk_check {
-        let generation = Generation::of_sample(template.clone(), &sample);
+        let mut generation = Generation::of_sample(template.clone(), &sample);
+        generation.ids = token_input(&sample, ctx.model());
         out.chunk_stable = Some(stable(&generation, &CheckPlan::default()));
     }
     // Kept to be written as a `.sample` file: only failures are (a long record's text would
