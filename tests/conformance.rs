@@ -109,3 +109,65 @@ fn cases_from_environment_match_the_reference() {
     let exact = std::env::var("RTBENCH_EXACT").is_ok_and(|v| v == "1");
     run_path("RTBENCH_CASES", Path::new(&dir), exact);
 }
+
+/// Seconds within which a result of the reference must never become rtbench's work-budget
+/// error.
+const REFERENCE_FINISHES: f64 = 10.0;
+
+/// Slow-but-finite and pathological patterns timed on the reference
+/// (`tools/regex/budget_cases.py`): where the reference gave its result within ten seconds,
+/// rtbench gives the same; where it took longer, rtbench gives the same result or stops with
+/// its work-budget error, never another error.
+#[test]
+fn budget_never_fails_where_the_reference_finishes() {
+    let cases = load_cases(&data_dir("budget"));
+    assert!(!cases.is_empty());
+    let mut problems = Vec::new();
+    let mut equal = 0;
+    let mut slowest: Option<(String, f64, f64)> = None;
+    for case in &cases {
+        let seconds = match case.as_dict().and_then(|d| d.get("reference_seconds")) {
+            Some(rtbench_engine::value::Value::Float(s)) => Some(*s),
+            Some(rtbench_engine::value::Value::Int(s)) => Some(*s as f64),
+            _ => None,
+        };
+        let started = std::time::Instant::now();
+        let o = run_case(case);
+        let took = started.elapsed().as_secs_f64();
+        eprintln!(
+            "  {}: reference {}, rtbench {took:.2} s{}",
+            o.name,
+            seconds.map_or("did not finish".into(), |s| format!("{s:.2} s")),
+            if o.failures.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", o.failures[0].chars().take(160).collect::<String>())
+            }
+        );
+        if let Some(s) = seconds
+            && s <= REFERENCE_FINISHES
+            && slowest.as_ref().is_none_or(|(_, t, _)| s > *t)
+        {
+            slowest = Some((o.name.clone(), s, took));
+        }
+        if o.failures.is_empty() {
+            equal += 1;
+            continue;
+        }
+        let within = seconds.is_some_and(|s| s <= REFERENCE_FINISHES);
+        let budget_stop = o
+            .failures
+            .iter()
+            .all(|f| rtbench_engine::parser::is_budget_error(f));
+        if within || !budget_stop {
+            problems.push(format!("{}: {}", o.name, o.failures[0]));
+        }
+    }
+    eprintln!("budget: {} cases, {equal} equal", cases.len());
+    if let Some((name, s, took)) = slowest {
+        eprintln!(
+            "budget: slowest case the reference finishes within {REFERENCE_FINISHES} s: {name} ({s:.2} s; rtbench {took:.2} s)"
+        );
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
