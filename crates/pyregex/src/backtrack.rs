@@ -46,6 +46,9 @@ pub fn look_holds(bytes: &[u8], look: Look, pos: usize) -> bool {
 /// megabytes.
 const MEMO_CAP: usize = 1_000_000;
 
+/// Steps charged for a state the memo fails without exploring it (see `memo_enter`).
+const MEMO_HIT_STEPS: u64 = 64;
+
 /// When set, every matcher remembers failed states from its first step instead of after a
 /// threshold (results never depend on it; tests use it to exercise the memo).
 pub static FORCE_MEMO: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -488,6 +491,11 @@ impl<'a> Matcher<'a> {
             );
             if self.failed.contains(&key) {
                 self.memo_hits += 1;
+                // The reference has no such memo: it explores the failed state again. A hit is
+                // charged as a small exploration, so that a pattern the reference takes far
+                // longer than ten seconds on (exponential backtracking inside a lookaround,
+                // where its repeat guards do not help) still exhausts the budget.
+                self.steps += MEMO_HIT_STEPS;
                 return Step::Fail;
             }
             self.stack.push(Frame::Done { key });
