@@ -21,34 +21,35 @@ use common::{Summary, load_cases, run_case};
 use rtbench_engine::Reference;
 use rtbench_engine::value::Value;
 
-fn data(sub: &str) -> std::path::PathBuf {
+fn run_dir(sub: &str, reference: Reference) {
+    run_path(sub, &data_dir(sub), false, reference);
+}
+
+fn data_dir(sub: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/conformance")
         .join(sub)
 }
 
-/// The cases of `sub` as `reference` records them: the 5.24 recordings, with the cases whose
-/// result changed in a later version replaced by that version's recording
-/// (`data/conformance/v<version>/<sub>.jsonl.gz`, written by `tools/conformance/rerecord.py`).
-fn cases_for(sub: &str, reference: Reference) -> Vec<Value> {
-    let mut cases = load_cases(&data(sub));
-    if reference == Reference::V5_24 {
+/// The cases under `dir` as `reference` records them: the 5.24 recordings, with the cases
+/// whose result changed in a later version replaced by that version's recording (every file
+/// of `data/conformance/v<version>/`, written by `tools/conformance/rerecord.py`).
+fn cases_for(dir: &Path, reference: Reference) -> Vec<Value> {
+    let mut cases = load_cases(dir);
+    let overlay = data_dir(&format!("v{}", reference.name()));
+    if reference == Reference::V5_24 || !overlay.is_dir() {
         return cases;
     }
-    let overlay_dir = data(&format!("v{}", reference.name()));
     let name = |c: &Value| {
         c.as_dict()
             .and_then(|d| d.get("name"))
             .and_then(Value::as_str)
             .map(String::from)
     };
-    let mut changed: HashMap<String, Value> = HashMap::new();
-    for case in load_cases(&overlay_dir) {
-        // One overlay folder holds every sub-set's changes, one file each.
-        if let Some(n) = name(&case) {
-            changed.insert(n, case);
-        }
-    }
+    let changed: HashMap<String, Value> = load_cases(&overlay)
+        .into_iter()
+        .filter_map(|c| Some((name(&c)?, c)))
+        .collect();
     for case in &mut cases {
         if let Some(new) = name(case).and_then(|n| changed.get(&n)) {
             *case = new.clone();
@@ -57,21 +58,25 @@ fn cases_for(sub: &str, reference: Reference) -> Vec<Value> {
     cases
 }
 
-fn run_dir(sub: &str, reference: Reference) {
-    let cases = cases_for(sub, reference);
-    assert!(!cases.is_empty(), "no cases in {sub}");
+/// Runs the cases under `dir` under `reference`; with `exact`, every stream must equal the
+/// reference's event for event, feed by feed (no hold-back difference is tolerated).
+fn run_path(sub: &str, dir: &Path, exact: bool, reference: Reference) {
+    let cases = cases_for(dir, reference);
+    assert!(!cases.is_empty(), "no cases in {}", dir.display());
     let mut summary = Summary::default();
     let mut failures = Vec::new();
     let mut unexplained = Vec::new();
     let mut lazy_ahead = 0;
+    let mut equal = 0;
     for case in &cases {
         let o = run_case(case, reference);
         summary.add(&o);
+        equal += (o.failures.is_empty() && o.exact_only.is_empty()) as usize;
         for f in &o.failures {
             failures.push(format!("{}: {f}", o.name));
         }
         for (e, ahead) in &o.exact_only {
-            if *ahead && o.lazy_delimiters {
+            if *ahead && o.lazy_delimiters && !exact {
                 lazy_ahead += 1;
             } else {
                 unexplained.push(format!("{}: {e}", o.name));
@@ -79,13 +84,20 @@ fn run_dir(sub: &str, reference: Reference) {
         }
     }
     eprintln!("{sub} ({reference}): {}", summary.line());
+    eprintln!("{sub} ({reference}): {} cases, {equal} equal", cases.len());
     eprintln!(
         "{sub} ({reference}): {lazy_ahead} streams release text earlier than the reference (lazy-quantifier partial matches)"
     );
-    for f in failures.iter().take(40) {
+    // RTBENCH_SHOW_ALL=1 lists every difference instead of the first ones.
+    let shown = if std::env::var("RTBENCH_SHOW_ALL").is_ok_and(|v| v == "1") {
+        usize::MAX
+    } else {
+        40
+    };
+    for f in failures.iter().take(shown) {
         eprintln!("  FAIL {f}");
     }
-    for e in unexplained.iter().take(40) {
+    for e in unexplained.iter().take(shown) {
         eprintln!("  EXACT {e}");
     }
     assert!(
@@ -118,4 +130,93 @@ fn fuzz_cases_match_the_5_24_reference() {
 #[test]
 fn fuzz_cases_match_the_5_25_reference() {
     run_dir("fuzz", Reference::V5_25);
+}
+
+/// Pattern delimiters at the buffer edge (case folding of special characters, optional tails,
+/// lookarounds, `$`, `\Z`, `\b`, possessive, atomic and lazy constructs): what is held back
+/// after every feed must be exactly the reference's (`tools/regex/fuzz_holdback.py`).
+#[test]
+fn holdback_cases_match_the_reference_exactly() {
+    // 5.24 and 5.25 record these cases alike.
+    for reference in Reference::ALL {
+        run_path("holdback", &data_dir("holdback"), true, reference);
+    }
+}
+
+/// More cases from a directory named by `RTBENCH_CASES` (`*.json` or packed `*.jsonl.gz`), for
+/// larger differential runs than CI carries: `RTBENCH_CASES=/tmp/fuzz cargo test --release
+/// --test conformance -- --ignored`.
+#[test]
+#[ignore = "needs RTBENCH_CASES"]
+fn cases_from_environment_match_the_reference() {
+    let dir = std::env::var("RTBENCH_CASES").expect("set RTBENCH_CASES to a case directory");
+    let exact = std::env::var("RTBENCH_EXACT").is_ok_and(|v| v == "1");
+    let reference = std::env::var("RTBENCH_REFERENCE")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(Reference::V5_24);
+    run_path("RTBENCH_CASES", Path::new(&dir), exact, reference);
+}
+
+/// Seconds within which a result of the reference must never become rtbench's work-budget
+/// error.
+const REFERENCE_FINISHES: f64 = 10.0;
+
+/// Slow-but-finite and pathological patterns timed on the reference
+/// (`tools/regex/budget_cases.py`): where the reference gave its result within ten seconds,
+/// rtbench gives the same; where it took longer, rtbench gives the same result or stops with
+/// its work-budget error, never another error.
+#[test]
+fn budget_never_fails_where_the_reference_finishes() {
+    let cases = load_cases(&data_dir("budget"));
+    assert!(!cases.is_empty());
+    let mut problems = Vec::new();
+    let mut equal = 0;
+    let mut slowest: Option<(String, f64, f64)> = None;
+    for case in &cases {
+        let seconds = match case.as_dict().and_then(|d| d.get("reference_seconds")) {
+            Some(Value::Float(s)) => Some(*s),
+            Some(Value::Int(s)) => Some(*s as f64),
+            _ => None,
+        };
+        let started = std::time::Instant::now();
+        // 5.24 and 5.25 record these cases alike.
+        let o = run_case(case, Reference::NEWEST);
+        let took = started.elapsed().as_secs_f64();
+        eprintln!(
+            "  {}: reference {}, rtbench {took:.2} s{}",
+            o.name,
+            seconds.map_or("did not finish".into(), |s| format!("{s:.2} s")),
+            if o.failures.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", o.failures[0].chars().take(160).collect::<String>())
+            }
+        );
+        if let Some(s) = seconds
+            && s <= REFERENCE_FINISHES
+            && slowest.as_ref().is_none_or(|(_, t, _)| s > *t)
+        {
+            slowest = Some((o.name.clone(), s, took));
+        }
+        if o.failures.is_empty() {
+            equal += 1;
+            continue;
+        }
+        let within = seconds.is_some_and(|s| s <= REFERENCE_FINISHES);
+        let budget_stop = o
+            .failures
+            .iter()
+            .all(|f| rtbench_engine::parser::is_budget_error(f));
+        if within || !budget_stop {
+            problems.push(format!("{}: {}", o.name, o.failures[0]));
+        }
+    }
+    eprintln!("budget: {} cases, {equal} equal", cases.len());
+    if let Some((name, s, took)) = slowest {
+        eprintln!(
+            "budget: slowest case the reference finishes within {REFERENCE_FINISHES} s: {name} ({s:.2} s; rtbench {took:.2} s)"
+        );
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
 }

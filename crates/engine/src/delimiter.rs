@@ -213,7 +213,11 @@ impl Delimiter {
                         None => Scan::Nothing,
                     });
                 }
-                match p.regex.search_partial(buf, pos)? {
+                // The reference's lazy repeats give up at the end of the text instead of
+                // reporting partial when they have taken more than their minimum; holding back
+                // what it releases there would differ event for event (and, when a delimiter
+                // later completes, in the message), so the delimiter scan does the same.
+                match p.regex.search_partial_lazy_like_reference(buf, pos)? {
                     Partial::Partial { start } => Ok(Scan::Pending(start)),
                     Partial::Complete(m) => {
                         let m = p.to_match(buf, &m);

@@ -94,9 +94,9 @@ pub fn is_budget_error(message: &str) -> bool {
 /// The words that identify the work-budget error's message.
 const BUDGET_MARK: &str = "backtracks catastrophically on this text";
 
-/// Matcher steps every parser may spend whatever its text (a one-shot parse of a short text
-/// gets at least what a single search always had).
-const BUDGET_BASE: u64 = 8_000_000;
+/// Matcher steps every parser may spend whatever its text: whatever the reference does in ten
+/// seconds (its parse of the same text would have to take longer for this to run out).
+const BUDGET_BASE: u64 = pyregex::REFERENCE_TEN_SECONDS;
 
 /// How many times over each byte a parser's searches may scan with each pattern's own
 /// per-byte allowance (a stream re-scans held text on later feeds; normal templates stay far

@@ -42,6 +42,13 @@ pub fn look_holds(bytes: &[u8], look: Look, pos: usize) -> bool {
     }
 }
 
+/// States the memo of failed states may hold beyond four per byte of text: a few tens of
+/// megabytes.
+const MEMO_CAP: usize = 1_000_000;
+
+/// Steps charged for a state the memo fails without exploring it (see `memo_enter`).
+const MEMO_HIT_STEPS: u64 = 64;
+
 /// When set, every matcher remembers failed states from its first step instead of after a
 /// threshold (results never depend on it; tests use it to exercise the memo).
 pub static FORCE_MEMO: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -198,6 +205,12 @@ pub struct Matcher<'a> {
     budget: u64,
     memo_on: bool,
     memo_threshold: u64,
+    /// The memo was found not to pay (see [`Matcher::remember_failed`]) and stays off.
+    memo_off: bool,
+    /// How many states the memo may hold (bounds its memory).
+    memo_cap: usize,
+    /// Times the memo failed a state without exploring it.
+    memo_hits: u64,
     /// States all of whose continuations failed (valid in any context, since a state's
     /// continuations are fixed by the program).
     failed: MemoSet,
@@ -241,6 +254,9 @@ impl<'a> Matcher<'a> {
             budget,
             memo_on: FORCE_MEMO.load(std::sync::atomic::Ordering::Relaxed),
             memo_threshold: 20_000 + 8 * hay.len() as u64,
+            memo_off: false,
+            memo_cap: MEMO_CAP + 4 * hay.len(),
+            memo_hits: 0,
             failed: MemoSet::default(),
             run_failed: vec![(usize::MAX, 0); prog.insts.len()],
             anchor: 0,
@@ -474,13 +490,107 @@ impl<'a> Matcher<'a> {
                 state,
             );
             if self.failed.contains(&key) {
+                self.memo_hits += 1;
+                // The reference has no such memo: it explores the failed state again. A hit is
+                // charged as a small exploration, so that a pattern the reference takes far
+                // longer than ten seconds on (exponential backtracking inside a lookaround,
+                // where its repeat guards do not help) still exhausts the budget.
+                self.steps += MEMO_HIT_STEPS;
                 return Step::Fail;
             }
             self.stack.push(Frame::Done { key });
-        } else if !self.memo_on && self.steps > self.memo_threshold {
+        } else if !self.memo_on && !self.memo_off && self.steps > self.memo_threshold {
             self.memo_on = true;
         }
         Step::Continue
+    }
+
+    /// Records a state all of whose continuations failed. The memo holds at most `memo_cap`
+    /// states, so that its memory stays bounded however long the search may run. Full, it
+    /// keeps answering from what it holds, unless it has hardly ever answered: then the states
+    /// never repeat (a backreferenced capture that differs at every start, say), the memo
+    /// costs many times the work it saves, and it is dropped for the rest of the search.
+    #[inline]
+    fn remember_failed(&mut self, key: MemoKey) {
+        if self.memo_off {
+            return;
+        }
+        if self.failed.len() < self.memo_cap {
+            self.failed.insert(key);
+        } else if self.memo_hits < (self.failed.len() / 64) as u64 {
+            self.memo_on = false;
+            self.memo_off = true;
+            self.failed = MemoSet::default();
+        }
+    }
+
+    /// The character the tail at `pc` must begin with when it begins with a literal (through
+    /// group edges, which consume nothing and are undone when the literal fails).
+    #[inline]
+    fn tail_literal(&self, mut pc: Pc) -> Option<u32> {
+        for _ in 0..8 {
+            match &self.prog.insts[pc as usize] {
+                Inst::Char { c, rev: false, .. } => return Some(*c as u32),
+                Inst::Str { s, rev: false, .. } => {
+                    return self.prog.strings[*s as usize]
+                        .chars()
+                        .next()
+                        .map(|c| c as u32);
+                }
+                Inst::Mark { next, .. }
+                | Inst::Close {
+                    rev: false, next, ..
+                } => pc = *next,
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// A lazy repeat followed by a literal (`.*?</`): from `p`, where the repeat has taken
+    /// `count` characters, takes every character at which the tail would fail at once (its
+    /// literal's first character is not there), as the reference scans for the tail's literal
+    /// instead of trying it at every position. `None` when the tail fails at the last position
+    /// reached and the repeat can take no more there (nothing is left to try from this frame).
+    /// Skipped characters cost an eighth of a step each, like a greedy run's: what the
+    /// reference's scan costs next to a full attempt.
+    #[inline]
+    fn skip_lazy(
+        &mut self,
+        set: &super::charset::CharSet,
+        lit: u32,
+        p: &mut usize,
+        count: &mut u32,
+        max: u32,
+    ) -> Option<()> {
+        let from = *count;
+        // Any character may be skipped: jump to the literal's next occurrence (counting the
+        // characters passed over, which the repeat's maximum bounds).
+        if lit < 0x80 && max == u32::MAX && set.is_full() {
+            let rest = &self.bytes[*p..];
+            let to = memchr::memchr(lit as u8, rest).unwrap_or(rest.len());
+            let chars = rest[..to].iter().filter(|&&b| (b as i8) >= -0x40).count();
+            *p += to;
+            *count = count.saturating_add(chars.min(u32::MAX as usize) as u32);
+            self.steps += chars as u64 / 8;
+            return Some(());
+        }
+        let out = loop {
+            match self.char_fwd(*p) {
+                Some((x, n)) if x != lit => {
+                    if *count < max && set.contains(x) {
+                        *p += n;
+                        *count += 1;
+                    } else {
+                        break None;
+                    }
+                }
+                // The literal may start here, or the text ends: try the tail.
+                _ => break Some(()),
+            }
+        };
+        self.steps += u64::from(*count - from) / 8;
+        out
     }
 
     /// After a failure: pops the backtrack stack down to the next choice point above `base`
@@ -1149,17 +1259,24 @@ impl<'a> Matcher<'a> {
                     };
                     match ch {
                         Some((x, n)) if set.contains(x) => {
-                            let p = if rev { pos - n } else { pos + n };
-                            if count + 1 < max {
+                            let mut p = if rev { pos - n } else { pos + n };
+                            let mut count = count + 1;
+                            if !rev && let Some(lit) = self.tail_literal(next) {
+                                match self.skip_lazy(set, lit, &mut p, &mut count, max) {
+                                    Some(()) => {}
+                                    // The tail fails at `p` and the repeat cannot go on.
+                                    None => continue,
+                                }
+                            }
+                            if count < max {
                                 self.stack.push(Frame::Lazy {
                                     pc,
                                     start,
                                     pos: p,
-                                    count: count + 1,
+                                    count,
                                     bits,
                                 });
                             }
-                            let _ = start;
                             return Ok(Some((next, p, !0)));
                         }
                         // Taking one more character needs text beyond the end: partial. (The
@@ -1176,9 +1293,7 @@ impl<'a> Matcher<'a> {
                         _ => {}
                     }
                 }
-                Frame::Done { key } => {
-                    self.failed.insert(key);
-                }
+                Frame::Done { key } => self.remember_failed(key),
                 Frame::RunDone { pc, from, to } => {
                     self.run_failed[pc as usize] = (from, to);
                 }

@@ -8,8 +8,22 @@
 //! [`crate::RegexError::Budget`]) when either its own allowance or the job's runs out.
 //!
 //! Steps are counted, never timed, so the bound is the same on every machine and in tests.
+//! [`REFERENCE_TEN_SECONDS`] sets how many: the reference's own time is the measure.
 
 use std::cell::Cell;
+
+/// Matcher steps that cover whatever the reference's `regex` module does in ten seconds, so
+/// that the budget never turns a result the reference gives in that time into an error.
+///
+/// Measured with `tools/regex/budget_cases.py` (slow-but-finite delimiter and xml-inline tag
+/// patterns, timed on the reference): the most steps this matcher takes per second of the
+/// reference's time was about 33 million (a lazy tag pattern with a backreference over tags
+/// that never close by their name: the reference scans for the closing literal, as this
+/// matcher's lazy repeats now do too); ten seconds of that is 330 million, and this allows
+/// about 2.4 times as much. At roughly 30 ns a step, a search that exhausts it has run for
+/// 20-30 s: patterns the reference hangs on are still stopped, later than the reference would
+/// have given up on by itself only where it would have taken well over ten seconds.
+pub const REFERENCE_TEN_SECONDS: u64 = 800_000_000;
 
 thread_local! {
     /// Steps left to the innermost [`Budget::run`] on this thread (`None` outside one).

@@ -48,7 +48,7 @@ mod utf8;
 use std::ops::Range;
 use std::sync::Arc;
 
-pub use budget::{Budget, steps_taken};
+pub use budget::{Budget, REFERENCE_TEN_SECONDS, steps_taken};
 pub use diagnose::Stuck;
 pub use error::RegexError;
 
@@ -311,9 +311,8 @@ impl Regex {
 
     /// `search_partial` reproducing one more reference behaviour: a lazy one-character repeat
     /// that reaches the end of the text by taking more characters stops there without reporting
-    /// partial (unless it started there). For differential diagnostics only: it can miss a
-    /// delimiter that more text would complete.
-    #[doc(hidden)]
+    /// partial (unless it started there). It can miss a delimiter that more text would
+    /// complete, as the reference does: streaming delimiter scans use it for parity.
     pub fn search_partial_lazy_like_reference(
         &self,
         hay: &str,

@@ -6,12 +6,14 @@ use super::error::RegexError;
 use super::prefilter::{Prefilter, ScanState};
 use super::prog::Program;
 
-/// The work budget for one search over `len` bytes with `prog`: generous for any pattern that
-/// matches in time linear in the text (a few steps per byte and instruction), small enough that
-/// a runaway pattern is reported within about a second instead of freezing the caller. Within
-/// a [`crate::Budget`], also no more than the job has left.
+/// The work budget for one search over `len` bytes with `prog`: whatever the reference does in
+/// ten seconds ([`crate::REFERENCE_TEN_SECONDS`]), and more for long texts (a few steps per
+/// byte and instruction, so that any search linear in the text completes). Within a
+/// [`crate::Budget`], also no more than the job has left.
 fn budget(prog: &Program, len: usize) -> u64 {
-    super::budget::limit(4_000_000 + (len as u64 + 1) * steps_per_byte(prog))
+    super::budget::limit(
+        super::budget::REFERENCE_TEN_SECONDS + (len as u64 + 1) * steps_per_byte(prog),
+    )
 }
 
 /// The steps per byte of text a search with `prog` is allowed.
