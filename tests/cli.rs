@@ -300,3 +300,274 @@ fn a_closed_stderr_keeps_the_exit_code_instead_of_a_panic() {
         Some(1)
     );
 }
+
+// The reference version: `--reference`, `RTBENCH_REFERENCE`, the config file, and `all` for
+// `lint` and `test`. The sample below depends on it: its tool's `order_id` allows a string or an
+// integer and the model writes "42"; transformers 5.25.0 keeps the string (its expected
+// section), 5.24.0 casts it to 42 (both recorded with the oracles by
+// `tools/samples/bless_with_reference.py --check`, see the sample's note).
+
+const VERSIONED: &str = "string-or-integer-argument.sample";
+
+/// rtbench with no version chosen outside the arguments (no environment variable, and a
+/// config file that does not exist unless `config` gives its text).
+fn rtbench_with(s: &Scratch, args: &[&str], env: Option<&str>, config: Option<&str>) -> Output {
+    let config_path = s.0.join("config.toml");
+    match config {
+        Some(text) => std::fs::write(&config_path, text).unwrap(),
+        None => {
+            let _ = std::fs::remove_file(&config_path);
+        }
+    }
+    let mut c = Command::new(env!("CARGO_BIN_EXE_rtbench"));
+    c.args(args)
+        .env_remove("RTBENCH_REFERENCE")
+        .env("RTBENCH_CONFIG", &config_path);
+    if let Some(v) = env {
+        c.env("RTBENCH_REFERENCE", v);
+    }
+    c.output().expect("rtbench runs")
+}
+
+/// A folder with the qwen3 template, the sample that depends on the version and one that does
+/// not.
+fn versioned_folder(s: &Scratch) -> PathBuf {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/qwen3");
+    let dir = s.0.join("qwen3");
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["template.json", VERSIONED, "one-tool-call.sample"] {
+        std::fs::copy(from.join(f), dir.join(f)).unwrap();
+    }
+    dir
+}
+
+/// The order id of the parsed message (`"42"` or `42` as compact JSON).
+fn order_id(o: &Output) -> String {
+    let out = stdout(o);
+    let at = out
+        .find("\"order_id\":")
+        .unwrap_or_else(|| panic!("no order_id in {out}{}", stderr(o)));
+    out[at + "\"order_id\":".len()..]
+        .split('}')
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn reference_is_chosen_by_flag_before_or_after_the_command_then_env_then_config() {
+    let s = Scratch::new("reference");
+    let dir = versioned_folder(&s);
+    let (t, sample) = (
+        dir.to_string_lossy().into_owned(),
+        dir.join(VERSIONED).to_string_lossy().into_owned(),
+    );
+    let parse = |extra: &[&str], env: Option<&str>, config: Option<&str>| {
+        let mut args: Vec<&str> = extra.to_vec();
+        args.extend(["parse", "--template", &t, &sample]);
+        let o = rtbench_with(&s, &args, env, config);
+        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+        order_id(&o)
+    };
+    // The newest version by default, as the sample's expected section.
+    assert_eq!(parse(&[], None, None), "\"42\"");
+    assert_eq!(parse(&["--reference", "5.24"], None, None), "42");
+    assert_eq!(parse(&["--reference=5.24.0"], None, None), "42");
+    // After the command too.
+    let o = rtbench_with(
+        &s,
+        &["parse", "--template", &t, &sample, "--reference", "5.24"],
+        None,
+        None,
+    );
+    assert_eq!(order_id(&o), "42");
+    // The environment, then the config file; the flag wins over both, the environment over
+    // the config file.
+    assert_eq!(parse(&[], Some("5.24"), None), "42");
+    assert_eq!(parse(&[], None, Some("reference = \"5.24\"\n")), "42");
+    assert_eq!(
+        parse(&["--reference", "5.25"], Some("5.24"), None),
+        "\"42\""
+    );
+    assert_eq!(
+        parse(&[], Some("5.25"), Some("reference = \"5.24\"\n")),
+        "\"42\""
+    );
+    // `rtbench test` follows it too.
+    let d = dir.to_string_lossy().into_owned();
+    let o = rtbench_with(&s, &["test", &d], None, None);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    let o = rtbench_with(&s, &["test", "--reference", "5.24", &d], None, None);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("$.tool_calls[0].function.arguments.order_id: expected '42', got 42"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn reference_mistakes_and_all_outside_lint_and_test_are_usage_errors() {
+    let s = Scratch::new("reference-usage");
+    let dir = versioned_folder(&s);
+    let (t, sample) = (
+        dir.to_string_lossy().into_owned(),
+        dir.join(VERSIONED).to_string_lossy().into_owned(),
+    );
+    for args in [
+        vec!["--reference", "all", "parse", "--template", &t, &sample],
+        vec!["parse", "--template", &t, &sample, "--reference", "all"],
+        vec!["check", "--template", &t, "--reference", "all"],
+    ] {
+        let o = rtbench_with(&s, &args, None, None);
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert!(
+            stderr(&o)
+                .starts_with("error: --reference: `all` is for `rtbench lint` and `rtbench test`"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let o = rtbench_with(&s, &["check", "--template", &t], Some("all"), None);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).starts_with("error: RTBENCH_REFERENCE=\"all\": `all` is for"));
+    let o = rtbench_with(
+        &s,
+        &["check", "--template", &t, "--reference", "5.3"],
+        None,
+        None,
+    );
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        stderr(&o),
+        "error: --reference: unknown reference version \"5.3\": rtbench supports 5.24 and 5.25\n"
+    );
+    let o = rtbench_with(
+        &s,
+        &["check", "--template", &t],
+        None,
+        Some("reference = \"4.0\"\n"),
+    );
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("config.toml:1:13: reference: unknown reference version \"4.0\""));
+    // Blessing writes one version's results.
+    let d = dir.to_string_lossy().into_owned();
+    let o = rtbench_with(
+        &s,
+        &["test", "--reference", "all", "--bless", &d],
+        None,
+        None,
+    );
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("--bless writes one version's results"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Line and column (1-based, in characters) of the first `needle` after `after` in `text`.
+fn line_col_of(text: &str, after: &str, needle: &str) -> (usize, usize) {
+    let at = text.find(after).unwrap() + text[text.find(after).unwrap()..].find(needle).unwrap();
+    let line = text[..at].matches('\n').count() + 1;
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    (line, text[start..at].chars().count() + 1)
+}
+
+#[test]
+fn test_with_reference_all_gives_the_verdict_under_each_and_lists_what_differs() {
+    let s = Scratch::new("test-all");
+    let dir = versioned_folder(&s);
+    let d = dir.to_string_lossy().into_owned();
+    let o = rtbench_with(&s, &["test", "--reference", "all", &d], None, None);
+    let out = stdout(&o);
+    // The expected section is 5.25's result: under 5.24 the sample fails.
+    assert_eq!(code(&o), 1, "{out}");
+    let versioned = dir.join(VERSIONED).display().to_string();
+    let agreeing = dir.join("one-tool-call.sample").display().to_string();
+    assert!(out.contains(&format!("{agreeing} ... ok\n")), "{out}");
+    assert!(
+        out.contains(&format!(
+            "{versioned} ... 5.24 FAILED · 5.25 ok\n  \
+             5.24: $.tool_calls[0].function.arguments.order_id: expected '42', got 42\n"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "samples whose result depends on the reference version (5.24, 5.25):\n  \
+             {versioned}: under 5.24 this sample parses differently: \
+             $.tool_calls[0].function.arguments.order_id: '42' under 5.25, 42 under 5.24\n"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.ends_with(
+            "5.24: 1 passed, 1 failed, 0 without expected message; \
+             5.25: 2 passed, 0 failed, 0 without expected message\n"
+        ),
+        "{out}"
+    );
+    // Without the sample that depends on the version, every version passes.
+    std::fs::remove_file(dir.join(VERSIONED)).unwrap();
+    let o = rtbench_with(&s, &["test", "--reference", "all", &d], None, None);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("no sample's result depends on the reference version (5.24, 5.25)"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn lint_with_reference_all_warns_where_a_sample_parses_differently() {
+    let s = Scratch::new("lint-all");
+    let dir = versioned_folder(&s);
+    let d = dir.to_string_lossy().into_owned();
+    let o = rtbench_with(&s, &["lint", "--template", &d, &d], None, None);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(!stdout(&o).contains("parses differently"), "{}", stdout(&o));
+    let o = rtbench_with(
+        &s,
+        &["lint", "--reference", "all", "--template", &d, &d],
+        None,
+        None,
+    );
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
+    // Located at the call's close, the first stream event that differs.
+    let versioned = dir.join(VERSIONED);
+    let text = std::fs::read_to_string(&versioned).unwrap();
+    let (line, col) = line_col_of(&text, "--- generation ---", "</tool_call>");
+    assert!(
+        out.contains(
+            "warning: under 5.24 this sample parses differently: \
+             $.tool_calls[0].function.arguments.order_id: '42' under 5.25, 42 under 5.24"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("{}:{line}:{col}", versioned.display())),
+        "{out}"
+    );
+    assert!(
+        out.contains("reference versions 5.24, 5.25: 1 of 2 samples parses differently"),
+        "{out}"
+    );
+    assert!(out.ends_with(": 1 warning\n"), "{out}");
+    let o = rtbench_with(
+        &s,
+        &[
+            "lint",
+            "--template",
+            &d,
+            &d,
+            "--deny-warnings",
+            "--reference",
+            "all",
+        ],
+        None,
+        None,
+    );
+    assert_eq!(code(&o), 1);
+}

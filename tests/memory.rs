@@ -175,6 +175,7 @@ fn the_normal_view_of_a_10_mb_sample_peaks_within_8_bytes_per_byte() {
         record: None,
         syntect_theme: "base16-ocean.dark".into(),
         no_color: false,
+        reference: rtbench_engine::Reference::NEWEST,
     };
     let started = Instant::now();
     let baseline = reset_peak();

@@ -2,7 +2,9 @@
 //! constructs other runtimes cannot use; with samples, also what each sample's parse loses
 //! without an error (a value overwritten, text dropped, a region that never closed). With
 //! `--engines`, also how the template's patterns fare in other runtimes' regex engines on the
-//! samples (see `rtbench_portability`).
+//! samples (see `rtbench_portability`). With `--reference all`, every sample is also parsed
+//! under each reference version, and a sample whose message or events depend on the version is
+//! a warning located at the first event that differs, with the difference.
 
 use std::path::{Path, PathBuf};
 
@@ -12,7 +14,9 @@ use rtbench_tooling::findings::sample_findings;
 use rtbench_tooling::lint::lint_file;
 use rtbench_tooling::model::{Model, prepare};
 use rtbench_tooling::sample::{self, Sample, expand, parse_sample};
+use rtbench_tooling::versions::compare_sample;
 
+use rtbench_engine::Reference;
 use rtbench_engine::template::error::{Target, TemplateError};
 use rtbench_portability::{EngineKind, SampleInput, analyze, render};
 
@@ -26,6 +30,7 @@ pub fn run(
     engines: Option<&str>,
 ) -> Result<(), Failure> {
     let engines = engines.map(parse_engines).transpose()?;
+    let all_versions = crate::cli::selection() == crate::reference::Selection::All;
     let (template, source) = inputs::template(path)?;
     let findings = lint_file(&template, &source);
     let mut text = String::new();
@@ -43,6 +48,8 @@ pub fn run(
     let mut model: Option<Model> = None;
     // The prepared samples, kept for the portability replay.
     let mut kept: Vec<(String, Sample, String)> = Vec::new();
+    // Samples whose result depends on the reference version (with `--reference all`).
+    let mut depends = 0;
     for file in &files {
         // Unreadable (or not UTF-8) is an I/O error (2); malformed sections an input error (1).
         let file_text = inputs::text_file(file, "sample file")?;
@@ -70,9 +77,34 @@ pub fn run(
             text.push_str(&f.diagnostic.to_string());
             text.push_str("\n\n");
         }
+        if all_versions {
+            let divergences = compare_sample(&template, &sample).divergences(template.reference());
+            depends += usize::from(!divergences.is_empty());
+            count += divergences.len();
+            for d in divergences {
+                text.push_str(&d.diagnostic(&sample, &name, &file_text).to_string());
+                text.push_str("\n\n");
+            }
+        }
         if engines.is_some() {
             kept.push((name, sample, file_text));
         }
+    }
+    if all_versions {
+        let names: Vec<&str> = Reference::ALL.iter().map(|r| r.name()).collect();
+        text.push_str(&format!(
+            "reference versions {}: {}\n",
+            names.join(", "),
+            match (depends, files.len()) {
+                (_, 0) => "no samples to compare".to_string(),
+                (0, n) => format!("no sample of {n} depends on the version"),
+                (d, n) => format!(
+                    "{d} of {n} sample{} parse{} differently",
+                    if n == 1 { "" } else { "s" },
+                    if d == 1 { "s" } else { "" }
+                ),
+            }
+        ));
     }
     if let Some(engines) = &engines {
         count += portability(&template, &source, &kept, engines, &mut text);

@@ -449,6 +449,7 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
             paths: cli.paths,
             theme: cli.theme,
             config: cli.config,
+            reference: reference(),
         }),
     }
 }

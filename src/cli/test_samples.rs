@@ -11,11 +11,16 @@
 //! `--bless` writes each changed sample with [`rtbench_tooling::atomic::replace_file`] (never
 //! over a file saved since it was read; CRLF files stay CRLF) and prints, per sample, the
 //! structural change of its expected message; `--dry-run` prints the same and writes nothing.
+//!
+//! With `--reference all`, every sample is judged under each reference version (a line with
+//! the verdict under each where they are not all `ok`), and a section lists the samples whose
+//! result depends on the version, with the difference.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::cli::{Failure, inputs, output};
+use rtbench_engine::Reference;
 use rtbench_engine::py;
 use rtbench_engine::template::Template;
 use rtbench_tooling::atomic::replace_file;
@@ -24,6 +29,7 @@ use rtbench_tooling::findings::sample_findings;
 use rtbench_tooling::model::{Model, prepare};
 use rtbench_tooling::sample::{self, expand, read_sample, replace_expected};
 use rtbench_tooling::testing::{Verdict, expected_section, template_beside, verdict};
+use rtbench_tooling::versions::compare_sample;
 
 /// Sample files under `path`: the file itself, the samples of a folder, and those of its
 /// sub-folders (sorted, so that runs are reproducible). Symbolic links to folders are not
@@ -103,6 +109,113 @@ fn default_paths(template: Option<&Path>) -> Vec<PathBuf> {
     vec![here.to_path_buf()]
 }
 
+/// The verdicts under one reference version (with `--reference all`).
+struct Tally {
+    reference: Reference,
+    passed: usize,
+    failed: usize,
+    unchecked: usize,
+}
+
+/// What `--reference all` says of one sample.
+struct UnderEach {
+    /// The status after `... ` (with the lines under it).
+    status: String,
+    /// Its warnings, as lines under the status.
+    warnings: String,
+    /// How its result differs between the versions, if it does.
+    depends: Option<String>,
+}
+
+/// Judges `sample` under every version of `tallies` (counting each verdict there) and compares
+/// the versions' results.
+fn under_each_version(
+    template: &Template,
+    sample: &sample::Sample,
+    name: &str,
+    file_text: &str,
+    tallies: &mut [Tally],
+) -> UnderEach {
+    let mut verdicts = Vec::new();
+    // Each warning with the versions that give it, in the order first given.
+    let mut warnings: Vec<(String, Vec<Reference>)> = Vec::new();
+    for tally in tallies.iter_mut() {
+        let v = tally.reference;
+        let (audit, findings) =
+            sample_findings(&template.clone().with_reference(v), sample, name, file_text);
+        let result = audit.result.map_err(|e| e.message);
+        let verdict = verdict(sample, &result);
+        match &verdict {
+            Verdict::Pass => tally.passed += 1,
+            Verdict::Fail(_) => tally.failed += 1,
+            Verdict::NoExpectation => tally.unchecked += 1,
+        }
+        verdicts.push((v, verdict));
+        for f in &findings {
+            let at = f.diagnostic.position().unwrap_or_default();
+            let w = format!("\n  warning: {at}: {}", f.diagnostic.message);
+            match warnings.iter_mut().find(|(seen, _)| *seen == w) {
+                Some((_, under)) => under.push(v),
+                None => warnings.push((w, vec![v])),
+            }
+        }
+    }
+    // A warning every version gives is said once; another says under which.
+    let warnings: String = warnings
+        .into_iter()
+        .map(|(w, under)| {
+            if under.len() == tallies.len() {
+                w
+            } else {
+                let names: Vec<&str> = under.iter().map(|r| r.name()).collect();
+                format!("{w} (under {} only)", names.join(", "))
+            }
+        })
+        .collect();
+    let word = |v: &Verdict| match v {
+        Verdict::Pass => "ok",
+        Verdict::Fail(_) => "FAILED",
+        Verdict::NoExpectation => "no expected message",
+    };
+    let status = if verdicts.iter().all(|(_, v)| matches!(v, Verdict::Pass)) {
+        "ok".to_string()
+    } else if verdicts
+        .iter()
+        .all(|(_, v)| matches!(v, Verdict::NoExpectation))
+    {
+        "no expected message".to_string()
+    } else {
+        let each: Vec<String> = verdicts
+            .iter()
+            .map(|(r, v)| format!("{r} {}", word(v)))
+            .collect();
+        let mut out = vec![each.join(" · ")];
+        for (r, v) in &verdicts {
+            if let Verdict::Fail(lines) = v {
+                out.extend(lines.iter().take(20).map(|l| format!("  {r}: {l}")));
+                if lines.len() > 20 {
+                    out.push(format!("  {r}: ... {} more differences", lines.len() - 20));
+                }
+            }
+        }
+        out.join("\n")
+    };
+    let base = tallies.last().map_or(Reference::NEWEST, |t| t.reference);
+    let divergences = compare_sample(template, sample).divergences(base);
+    let depends = (!divergences.is_empty()).then(|| {
+        let said: Vec<String> = divergences
+            .iter()
+            .map(|d| d.summary().replace('\n', "\n  "))
+            .collect();
+        format!("{name}: {}", said.join("\n  "))
+    });
+    UnderEach {
+        status,
+        warnings,
+        depends,
+    }
+}
+
 /// `rtbench test`.
 pub fn run(
     paths: &[PathBuf],
@@ -116,6 +229,24 @@ pub fn run(
     } else {
         paths
     };
+    // `--reference all`: each sample under every version.
+    let versions = crate::cli::selection().versions();
+    if bless && versions.len() > 1 {
+        return Err(Failure::usage(
+            "--bless writes one version's results: give --reference 5.24 or 5.25 (or leave it \
+             out for the newest), not all",
+        ));
+    }
+    let mut tallies: Vec<Tally> = versions
+        .iter()
+        .map(|&reference| Tally {
+            reference,
+            passed: 0,
+            failed: 0,
+            unchecked: 0,
+        })
+        .collect();
+    let mut depends: Vec<String> = Vec::new();
     if let Some(t) = template {
         // A folder without a template, or a missing file, is a usage error before any sample.
         inputs::template_path(t)?;
@@ -194,6 +325,14 @@ pub fn run(
         // The audit's traced parse gives the same result as `parse_response`.
         let file_text = std::fs::read_to_string(file)
             .map_err(|e| Failure::usage(format!("cannot read {}: {e}", file.display())))?;
+        if versions.len() > 1 {
+            let name = file.display().to_string();
+            let each = under_each_version(&template, &sample, &name, &file_text, &mut tallies);
+            warned += usize::from(!each.warnings.is_empty());
+            depends.extend(each.depends);
+            report.push_str(&format!("{name} ... {}{}\n", each.status, each.warnings));
+            continue;
+        }
         let (audit, findings) =
             sample_findings(&template, &sample, &file.display().to_string(), &file_text);
         let result = audit.result.map_err(|e| e.message);
@@ -257,6 +396,38 @@ pub fn run(
     }
     let mut summary =
         format!("{passed} passed, {failed} failed, {unchecked} without expected message");
+    if versions.len() > 1 {
+        // Samples that could not be judged at all fail under every version.
+        summary = tallies
+            .iter()
+            .map(|t| {
+                format!(
+                    "{}: {} passed, {} failed, {} without expected message",
+                    t.reference,
+                    t.passed,
+                    t.failed + failed,
+                    t.unchecked
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        let names: Vec<&str> = versions.iter().map(|r| r.name()).collect();
+        if depends.is_empty() {
+            report.push_str(&format!(
+                "no sample's result depends on the reference version ({})\n",
+                names.join(", ")
+            ));
+        } else {
+            report.push_str(&format!(
+                "samples whose result depends on the reference version ({}):\n",
+                names.join(", ")
+            ));
+            for d in &depends {
+                report.push_str(&format!("  {}\n", d.replace('\n', "\n  ")));
+            }
+        }
+        failed += tallies.iter().map(|t| t.failed).max().unwrap_or(0);
+    }
     if bless && dry_run {
         summary = format!("{blessed} would be blessed (dry run: nothing written), {summary}");
     } else if bless {

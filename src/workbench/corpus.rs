@@ -195,11 +195,13 @@ pub struct Scanner {
 }
 
 impl Scanner {
-    /// Starts scan number `scan` of the inputs' corpus files with the template as it is now;
-    /// `send` gets the batches and returns false when nobody listens any more.
+    /// Starts scan number `scan` of the inputs' corpus files with the template as it is now,
+    /// parsed under `reference`; `send` gets the batches and returns false when nobody listens
+    /// any more.
     pub fn start(
         inputs: Arc<Inputs>,
         scan: u64,
+        reference: rtbench_engine::Reference,
         send: impl Fn(Batch) -> bool + Send + 'static,
     ) -> std::io::Result<Scanner> {
         let current = Arc::new(AtomicU64::new(scan));
@@ -207,7 +209,7 @@ impl Scanner {
         std::thread::Builder::new()
             .name("rtbench-corpus".into())
             .stack_size(crate::workbench::worker::ENGINE_STACK)
-            .spawn(move || run_scan(&inputs, scan, &wanted, send))?;
+            .spawn(move || run_scan(&inputs, scan, reference, &wanted, send))?;
         Ok(Scanner { current })
     }
 
@@ -220,7 +222,13 @@ impl Scanner {
 /// How often the scan sends what it has.
 const SEND_EVERY: Duration = Duration::from_millis(200);
 
-fn run_scan(inputs: &Inputs, scan: u64, wanted: &AtomicU64, send: impl Fn(Batch) -> bool) {
+fn run_scan(
+    inputs: &Inputs,
+    scan: u64,
+    reference: rtbench_engine::Reference,
+    wanted: &AtomicU64,
+    send: impl Fn(Batch) -> bool,
+) {
     let failed = |e: String| {
         send(Batch {
             scan,
@@ -230,7 +238,7 @@ fn run_scan(inputs: &Inputs, scan: u64, wanted: &AtomicU64, send: impl Fn(Batch)
             error: Some(e),
         });
     };
-    let template = match inputs.load_template() {
+    let template = match inputs.load_template(reference) {
         Ok(t) => t.template,
         Err(d) => {
             let first = d.to_string().lines().next().unwrap_or("").to_string();

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use rtbench_engine::Reference;
 use rtbench_engine::diagnostic::Diagnostic;
 use rtbench_engine::template::Template;
 use rtbench_engine::template::load_template;
@@ -236,8 +237,16 @@ impl Inputs {
         out
     }
 
-    /// Loads the template as it is now.
-    pub fn load_template(&self) -> Result<LoadedTemplate, Box<Diagnostic>> {
+    /// Loads the template as it is now, to be parsed under `reference`.
+    pub fn load_template(&self, reference: Reference) -> Result<LoadedTemplate, Box<Diagnostic>> {
+        self.load_template_newest().map(|mut loaded| {
+            loaded.template = loaded.template.with_reference(reference);
+            loaded
+        })
+    }
+
+    /// Loads the template as it is now (under the newest reference version).
+    fn load_template_newest(&self) -> Result<LoadedTemplate, Box<Diagnostic>> {
         let name = self.template.name();
         match &self.template {
             Source::File(p) if let Err(why) = readable_file(p) => Err(Box::new(
@@ -448,7 +457,7 @@ mod tests {
     #[test]
     fn bundled_inputs_load() {
         let inputs = Inputs::bundled();
-        assert!(inputs.load_template().is_ok());
+        assert!(inputs.load_template(Reference::NEWEST).is_ok());
         let samples = inputs.sample_sources();
         assert_eq!(samples.len(), 3);
         for s in &samples {
@@ -534,7 +543,7 @@ mod tests {
             folders: Vec::new(),
             corpora: Vec::new(),
         };
-        let Err(d) = inputs.load_template() else {
+        let Err(d) = inputs.load_template(Reference::NEWEST) else {
             panic!("a FIFO template is refused")
         };
         assert!(

@@ -74,6 +74,8 @@ pub enum Action {
     ToggleTokens,
     /// Run the template's patterns in other runtimes' regex engines on the samples.
     Portability,
+    /// Parse everything again under the other reference version.
+    SwitchReference,
 }
 
 /// Names of the panes as the config file spells them, in focus order.
@@ -125,6 +127,7 @@ pub fn actions() -> Vec<(Action, String)> {
         (ToggleMouse, "toggle_mouse"),
         (ToggleTokens, "toggle_tokens"),
         (Portability, "portability"),
+        (SwitchReference, "switch_reference"),
     ]
     .into_iter()
     .map(|(a, n)| (a, n.to_string()))
@@ -194,6 +197,7 @@ const DEFAULTS: &[(&str, Action)] = {
         ("e", Explain),
         ("x", CheckChunkings),
         ("P", Portability),
+        ("V", SwitchReference),
         ("/", Search),
         ("N", SearchPrev),
         ("f", Fold),
@@ -518,6 +522,10 @@ pub const HELP: &[HelpRow] = {
         row(
             &[ToggleMouse],
             "release the mouse to select text (again to capture)",
+        ),
+        row(
+            &[SwitchReference],
+            "parse under the other reference version (5.24 / 5.25)",
         ),
         row(&[Replay], "stream replay of the sample: on / off"),
         replay_row(&[Left, Right], "one step back / forward (PgUp PgDn: 10)"),

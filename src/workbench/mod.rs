@@ -54,6 +54,9 @@ pub struct Options {
     pub theme: Option<String>,
     /// `--config FILE` (default: see [`config::default_path`]).
     pub config: Option<PathBuf>,
+    /// The reference version to start under (resolved by the command line from `--reference`,
+    /// `RTBENCH_REFERENCE` and the config file; a key switches it).
+    pub reference: rtbench_engine::Reference,
 }
 
 /// Everything the run loop hears about.
@@ -96,6 +99,7 @@ pub fn request_for(state: &mut State) -> Request {
             .and_then(corpus::CorpusView::selected_record),
         syntect_theme: state.theme.syntect_theme.clone(),
         no_color: state.theme.no_color,
+        reference: state.reference,
     }
 }
 
@@ -108,7 +112,7 @@ pub fn run(options: &Options) -> Result<(), Failure> {
         None => config::Config::default(),
     };
     if !std::io::stdout().is_terminal() {
-        return print_headless(&inputs);
+        return print_headless(&inputs, options.reference);
     }
     let inputs = Arc::new(inputs);
     let (tx, rx) = mpsc::channel::<Msg>();
@@ -130,6 +134,7 @@ pub fn run(options: &Options) -> Result<(), Failure> {
         .size()
         .map_err(|e| Failure::usage(e.to_string()))?;
     let mut state = State::new(theme, (size.width, size.height));
+    state.reference = options.reference;
     state.runner = Some(runner);
     state.inputs = Some(Arc::clone(&inputs));
     // A corpus: its groups are scanned on their own thread, again after each change.
@@ -145,7 +150,7 @@ pub fn run(options: &Options) -> Result<(), Failure> {
         scans += 1;
         view.restart(scans);
         let send_tx = tx.clone();
-        match corpus::Scanner::start(Arc::clone(&inputs), scans, move |b| {
+        match corpus::Scanner::start(Arc::clone(&inputs), scans, state.reference, move |b| {
             send_tx.send(Msg::Corpus(b)).is_ok()
         }) {
             Ok(s) => *scanner = Some(s),
@@ -342,6 +347,11 @@ pub fn run(options: &Options) -> Result<(), Failure> {
                     return Ok(());
                 }
                 Effect::Reparse => reparse = true,
+                Effect::ReparseAll => {
+                    // Another reference version: the corpus is scanned again under it too.
+                    rescan(&mut state, &mut scanner);
+                    reparse = true;
+                }
                 Effect::OpenEditor => {
                     if let Some(place) = state.open.take() {
                         state.note = Some(open_editor(&mut guard, &gate, &state, &config, &place));
@@ -416,9 +426,9 @@ fn open_editor(
 }
 
 /// Without a terminal: each sample's message (or error) as JSON, like `rtbench parse`.
-fn print_headless(inputs: &Inputs) -> Result<(), Failure> {
+fn print_headless(inputs: &Inputs, reference: rtbench_engine::Reference) -> Result<(), Failure> {
     let loaded = inputs
-        .load_template()
+        .load_template(reference)
         .map_err(|d| Failure::invalid(d.to_string()))?;
     let mut failed = false;
     let mut out = std::io::stdout().lock();

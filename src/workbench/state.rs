@@ -13,6 +13,7 @@ use crate::workbench::keys::Keymap;
 use crate::workbench::replay::ReplayState;
 use crate::workbench::search::Search;
 use crate::workbench::theme::Theme;
+use rtbench_engine::Reference;
 use rtbench_engine::diagnostic::Diagnostic;
 use rtbench_tooling::progress::Progress;
 
@@ -114,6 +115,26 @@ pub struct Shown {
     pub message_lines: Arc<Vec<Line<'static>>>,
 }
 
+/// A sample whose result under the other reference version differs from the one in force
+/// (see [`rtbench_tooling::versions`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VersionMark {
+    /// The version it parses differently under.
+    pub other: Reference,
+    /// The difference as a warning about the sample file (located at the first event that
+    /// differs, when the text there is the file's).
+    pub warning: Diagnostic,
+    /// Where the first event that differs lies in the document (prefix + generation).
+    pub at: Option<usize>,
+}
+
+impl VersionMark {
+    /// The list's mark: `≠5.24`.
+    pub fn label(&self) -> String {
+        format!("≠{}", self.other)
+    }
+}
+
 /// One entry of the sample list.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SampleEntry {
@@ -123,6 +144,9 @@ pub struct SampleEntry {
     pub warnings: usize,
     /// Whether some chunking changes its result; `None` until the background check ran.
     pub unstable: Option<bool>,
+    /// How it parses under the other reference version, when that differs (known once the
+    /// background comparison ran).
+    pub versions: Option<Arc<VersionMark>>,
 }
 
 impl SampleEntry {
@@ -133,10 +157,12 @@ impl SampleEntry {
             status,
             warnings: 0,
             unstable: None,
+            versions: None,
         }
     }
 
-    /// The status word and what else is known: `ok · 2 warnings · unstable under chunking`.
+    /// The status word and what else is known:
+    /// `ok · 2 warnings · unstable under chunking · ≠5.24`.
     pub fn label(&self) -> String {
         let mut out = self.status.label().to_string();
         match self.warnings {
@@ -147,7 +173,26 @@ impl SampleEntry {
         if self.unstable == Some(true) {
             out.push_str(" · unstable under chunking");
         }
+        if let Some(v) = &self.versions {
+            out.push_str(&format!(" · {}", v.label()));
+        }
         out
+    }
+
+    /// The marks beside the status, short (`⚠2 ≈ ≠5.24`), or with `tiny` one character each
+    /// (`⚠2 ≈ ≠`); empty when there are none.
+    pub fn marks(&self, tiny: bool) -> String {
+        let mut marks = Vec::new();
+        if self.warnings > 0 {
+            marks.push(format!("⚠{}", self.warnings));
+        }
+        if self.unstable == Some(true) {
+            marks.push("≈".to_string());
+        }
+        if let Some(v) = &self.versions {
+            marks.push(if tiny { "≠".to_string() } else { v.label() });
+        }
+        marks.join(" ")
     }
 }
 
@@ -202,6 +247,8 @@ pub struct Scrolls {
 #[derive(Debug)]
 pub struct State {
     pub mode: Mode,
+    /// The reference version the samples are parsed under (switched with a key).
+    pub reference: Reference,
     pub theme: Theme,
     /// Terminal size (columns, rows).
     pub size: (u16, u16),
@@ -288,6 +335,7 @@ impl State {
     pub fn new(theme: Theme, size: (u16, u16)) -> State {
         State {
             mode: Mode::Inspect,
+            reference: Reference::NEWEST,
             theme,
             size,
             focus: Pane::Raw,
@@ -372,6 +420,27 @@ mod tests {
         e.warnings = 1;
         e.unstable = None;
         assert_eq!(e.label(), "ok · 1 warning");
+    }
+
+    #[test]
+    fn a_sample_that_depends_on_the_version_is_marked_in_full_short_and_tiny() {
+        let mut e = SampleEntry::new("a.sample".into(), Status::Ok);
+        assert_eq!(e.marks(false), "");
+        e.versions = Some(Arc::new(VersionMark {
+            other: Reference::V5_24,
+            warning: Diagnostic::warning("under 5.24 this sample parses differently: x"),
+            at: None,
+        }));
+        assert_eq!(e.label(), "ok · ≠5.24");
+        assert_eq!(e.marks(false), "≠5.24");
+        e.warnings = 2;
+        e.unstable = Some(true);
+        assert_eq!(
+            e.label(),
+            "ok · 2 warnings · unstable under chunking · ≠5.24"
+        );
+        assert_eq!(e.marks(false), "⚠2 ≈ ≠5.24");
+        assert_eq!(e.marks(true), "⚠2 ≈ ≠");
     }
 
     #[test]

@@ -1,6 +1,11 @@
 //! The background parser: reads the files, runs the engine on every sample and analyses the
 //! selected one, off the UI thread. Requests queue up while a parse runs; only the newest is
 //! served, and a result is dropped when a newer request arrived meanwhile (newest wins).
+//!
+//! After each report, while nothing newer is asked for, two passes over the samples follow,
+//! each sending the report again with what it found: every sample parsed under the other
+//! reference version (the samples whose result depends on it are marked), then the chunking
+//! verdicts.
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, TryRecvError};
@@ -10,7 +15,8 @@ use std::time::Instant;
 use crate::workbench::analysis::{self, Status};
 use crate::workbench::highlight;
 use crate::workbench::inputs::{Inputs, SampleFile, Source, read_sample};
-use crate::workbench::state::{Report, SampleEntry, Shown};
+use crate::workbench::state::{Report, SampleEntry, Shown, VersionMark};
+use rtbench_engine::Reference;
 use rtbench_engine::template::Template;
 use rtbench_engine::value::Value;
 use rtbench_tooling::chunking::{CheckPlan, Generation, stable};
@@ -35,11 +41,28 @@ pub struct Request {
     pub record: Option<Source>,
     pub syntect_theme: String,
     pub no_color: bool,
+    /// The reference version to parse under.
+    pub reference: Reference,
 }
 
 /// Parses the inputs for one request.
 pub fn compute(inputs: &Inputs, req: &Request) -> Report {
     compute_and_keep(inputs, req).0
+}
+
+/// [`compute`] followed by the comparison between reference versions that the worker runs
+/// after it: the report as the list shows it once that pass is done.
+pub fn compute_with_versions(inputs: &Inputs, req: &Request) -> Report {
+    let (report, parsed) = compute_and_keep(inputs, req);
+    let Some(parsed) = parsed else {
+        return report;
+    };
+    // Nothing newer is ever asked for: the sender stays alive (and silent) until the end.
+    let (_quiet, requests) = std::sync::mpsc::channel();
+    match versions(&parsed, report.clone(), &requests) {
+        Pass::Done(r) => r,
+        Pass::Interrupted(_) => report,
+    }
 }
 
 /// The template and sample files a report was made from, for the work that follows it.
@@ -53,7 +76,7 @@ struct Parsed {
 /// [`compute`], also returning what it read (unless the template could not be used).
 fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) {
     let started = Instant::now();
-    let template = inputs.load_template();
+    let template = inputs.load_template(req.reference);
     let template_name = inputs.template.name();
     let sources = match &req.record {
         Some(r) => vec![r.clone()],
@@ -350,14 +373,22 @@ where
                             continue;
                         };
                         send(report.clone());
-                        // Then, while nothing newer is asked for, the chunking verdicts.
-                        let pass = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            stability(&parsed, report, &requests)
-                        }));
+                        // Then, while nothing newer is asked for, the other version's results
+                        // and the chunking verdicts.
+                        let pass =
+                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+                                || match versions(&parsed, report, &requests) {
+                                    Pass::Done(r) => {
+                                        send(r.clone());
+                                        stability(&parsed, r, &requests)
+                                    }
+                                    interrupted => interrupted,
+                                },
+                            ));
                         match pass {
-                            Ok(Stability::Done(r)) => send(r),
-                            Ok(Stability::Interrupted(newer)) => next = newer,
-                            // A verdict is not worth a dead thread: the list just lacks it.
+                            Ok(Pass::Done(r)) => send(r),
+                            Ok(Pass::Interrupted(newer)) => next = newer,
+                            // A mark is not worth a dead thread: the list just lacks it.
                             Err(_) => {}
                         }
                     }
@@ -383,9 +414,9 @@ fn stability_plan() -> CheckPlan {
     }
 }
 
-/// How the chunking pass ended.
-enum Stability {
-    /// Every sample checked: the report with their verdicts.
+/// How a pass over the samples ended.
+enum Pass {
+    /// Every sample checked: the report with what was found.
     Done(Report),
     /// A newer request arrived (or the requests closed: `None`).
     Interrupted(Option<Request>),
@@ -394,11 +425,11 @@ enum Stability {
 /// Streams every readable sample of `report` (read into `parsed`) with the chunkings of
 /// [`stability_plan`] and marks those whose result changes, stopping as soon as a newer
 /// request arrives.
-fn stability(parsed: &Parsed, mut report: Report, requests: &Receiver<Request>) -> Stability {
+fn stability(parsed: &Parsed, mut report: Report, requests: &Receiver<Request>) -> Pass {
     for (entry, file) in report.samples.iter_mut().zip(&parsed.files) {
         match requests.try_recv() {
-            Ok(newer) => return Stability::Interrupted(Some(newer)),
-            Err(TryRecvError::Disconnected) => return Stability::Interrupted(None),
+            Ok(newer) => return Pass::Interrupted(Some(newer)),
+            Err(TryRecvError::Disconnected) => return Pass::Interrupted(None),
             Err(TryRecvError::Empty) => {}
         }
         let Ok(sample) = &file.sample else { continue };
@@ -425,7 +456,39 @@ fn stability(parsed: &Parsed, mut report: Report, requests: &Receiver<Request>) 
         };
         entry.unstable = Some(!stable(&generation, &plan));
     }
-    Stability::Done(report)
+    Pass::Done(report)
+}
+
+/// Samples longer than this are not compared between versions (each comparison parses the
+/// sample four times).
+const VERSIONS_LIMIT: usize = 4 << 20;
+
+/// Parses every readable sample of `report` (read into `parsed`) under each reference version
+/// and marks those whose message or events differ from the version in force, stopping as soon
+/// as a newer request arrives.
+fn versions(parsed: &Parsed, mut report: Report, requests: &Receiver<Request>) -> Pass {
+    let base = parsed.template.reference();
+    let other = rtbench_tooling::versions::other(base);
+    for (entry, file) in report.samples.iter_mut().zip(&parsed.files) {
+        match requests.try_recv() {
+            Ok(newer) => return Pass::Interrupted(Some(newer)),
+            Err(TryRecvError::Disconnected) => return Pass::Interrupted(None),
+            Err(TryRecvError::Empty) => {}
+        }
+        let Ok(sample) = &file.sample else { continue };
+        if sample.generation.len() > VERSIONS_LIMIT || other == base {
+            continue;
+        }
+        let comparison = rtbench_tooling::versions::compare_sample(&parsed.template, sample);
+        entry.versions = comparison.divergence(base, other).map(|d| {
+            Arc::new(VersionMark {
+                other,
+                warning: d.diagnostic(sample, &file.name, &file.text),
+                at: d.at.as_ref().map(|r| r.start),
+            })
+        });
+    }
+    Pass::Done(report)
 }
 
 /// A handle that sends requests to the worker.
@@ -485,6 +548,7 @@ mod tests {
             record: None,
             syntect_theme: "base16-ocean.dark".into(),
             no_color: true,
+            reference: Reference::NEWEST,
         };
         let report = compute(&inputs, &req);
         let _ = std::fs::remove_dir_all(&dir);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Write the reference's parse of every bundled sample into its `expected` section.
 
-The reference is Hugging Face transformers 5.24.0, `transformers.utils.chat_parsing`. Every
+The reference is Hugging Face transformers, `transformers.utils.chat_parsing`, in the version
+rtbench follows by default (5.25.0; `--reference 5.24` for the older one). Every
 `.sample` file under the given paths (default: `samples/`, searched recursively) is parsed with
 the template beside it (`template.json`, or `tokenizer_config.json` holding a
 `response_template`), its prefix (no prefix section: `prefix=""`, as `rtbench test` does) and its
@@ -11,10 +12,21 @@ tools, exactly as the reference command line does (`oracle_cli.py parse`). The m
 `ensure_ascii=False, indent=2`); the rest of the file is kept byte for byte.
 
 Usage:
-  python3 tools/samples/bless_with_reference.py [--check] [PATH ...]
+  python3 tools/samples/bless_with_reference.py [--check] [--reference VERSION]
+                                                [--python INTERPRETER] [PATH ...]
 
 --check writes nothing: it lists every sample whose expected section is missing or differs from
 the reference's result and exits 1 if there is any.
+
+--reference 5.24|5.25 (default 5.25) is the transformers version whose results are written; the
+interpreter running the script must have it installed, else the script stops. --python runs the
+script again under that interpreter (a venv with the wanted transformers), e.g.
+
+  python3 tools/samples/bless_with_reference.py --python /tmp/oracle525/bin/python samples/qwen3
+
+Where the versions disagree on a sample (`rtbench test --reference all` lists them), the
+expected section holds the default version's result and the sample's note says what the other
+version gives.
 """
 
 from __future__ import annotations
@@ -27,23 +39,25 @@ import re
 import sys
 from pathlib import Path
 
-REFERENCE_VERSION = "5.24.0"
+# The versions rtbench follows, by their short names; the newest is the default.
+REFERENCE_VERSIONS = {"5.24": "5.24.0", "5.25": "5.25.0"}
+DEFAULT_REFERENCE = "5.25"
 SECTIONS = ("prefix", "generation", "tools", "expected", "note")
 TEMPLATE_FILES = ("template.json", "tokenizer_config.json")
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
-def load_reference():
+def load_reference(version: str):
+    """The reference's parse_response; stops when the interpreter has another version."""
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     logging.getLogger("transformers").setLevel(logging.ERROR)
     import transformers
     from transformers.utils.chat_parsing import parse_response
 
-    if transformers.__version__ != REFERENCE_VERSION:
-        print(
-            f"warning: transformers {transformers.__version__} is installed; the samples are "
-            f"defined against {REFERENCE_VERSION}",
-            file=sys.stderr,
+    if transformers.__version__ != version:
+        raise SystemExit(
+            f"error: {sys.executable} has transformers {transformers.__version__}, not {version}: "
+            f"run this script with an interpreter that has {version} (--python PATH)"
         )
     return parse_response
 
@@ -193,10 +207,26 @@ def collect(paths: list[Path]) -> list[Path]:
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="compare only, write nothing")
+    ap.add_argument(
+        "--reference",
+        choices=sorted(REFERENCE_VERSIONS),
+        default=DEFAULT_REFERENCE,
+        help=f"the transformers version whose results are written (default {DEFAULT_REFERENCE})",
+    )
+    ap.add_argument(
+        "--python",
+        metavar="INTERPRETER",
+        help="run under this Python (one with the wanted transformers installed)",
+    )
     ap.add_argument("paths", nargs="*", type=Path)
     args = ap.parse_args(argv)
+    if args.python:
+        # Once: the arguments passed on leave --python out.
+        rest = [a for a in argv if a != "--python" and a != args.python]
+        rest = [a for a in rest if not a.startswith("--python=")]
+        os.execv(args.python, [args.python, str(Path(__file__).resolve()), *rest])
     paths = args.paths or [ROOT / "samples"]
-    parse_response = load_reference()
+    parse_response = load_reference(REFERENCE_VERSIONS[args.reference])
     changed, same, errors = 0, 0, 0
     for f in collect(paths):
         raw = f.read_bytes()

@@ -16,3 +16,4 @@ pub mod progress;
 pub mod replay;
 pub mod sample;
 pub mod testing;
+pub mod versions;

@@ -41,6 +41,8 @@ pub enum Effect {
     None,
     /// Files or the selected sample changed: parse again.
     Reparse,
+    /// The reference version changed: parse everything again (a corpus too).
+    ReparseAll,
     /// Open the editor at [`State::open`] (the run loop suspends the screen for it).
     OpenEditor,
     /// Capture the mouse or release it, as [`State::mouse`] now says.
@@ -63,6 +65,21 @@ fn raw_geometry(state: &State) -> Option<(usize, usize)> {
     let r = screen(state).rect(Pane::Raw)?;
     let t = raw::text_area(r, raw::shows_fold(state));
     Some((usize::from(t.width).max(2), usize::from(t.height).max(1)))
+}
+
+/// Follows the other reference version: everything is parsed again under it, keeping the
+/// sample, cursor, selection and scrolls (the new report is for the same sample). The marks of
+/// the old comparison go until the new one comes.
+fn switch_reference(state: &mut State) -> Effect {
+    state.reference = rtbench_tooling::versions::other(state.reference);
+    for e in &mut state.samples {
+        e.versions = None;
+    }
+    state.note = Some(format!(
+        "following transformers {}",
+        state.reference.release()
+    ));
+    Effect::ReparseAll
 }
 
 /// Applies a key action.
@@ -100,6 +117,7 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
             return Effect::None;
         }
         Action::OpenEditor => return goto::open_editor(state),
+        Action::SwitchReference => return switch_reference(state),
         _ => {}
     }
     if state.mode == Mode::Replay {

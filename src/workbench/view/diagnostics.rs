@@ -1,7 +1,7 @@
 //! The diagnostics pane: template errors with `file:line:col` and a caret under the culprit,
 //! parse errors with their position inside the region, and warnings (no prefix, start anchor
 //! not found, fields that never matched, required fields missing, differences from the
-//! expected message).
+//! expected message, a result that differs under the other reference version).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -311,6 +311,26 @@ pub fn items(state: &State, width: usize) -> Vec<Item> {
             out.push(Item {
                 warning: true,
                 ..item(diagnostic_lines(w, state, width), target)
+            });
+        }
+        // The sample on screen parses differently under the other reference version.
+        if let Some(mark) = state
+            .samples
+            .get(state.selected_sample)
+            .filter(|e| e.name == a.sample_name)
+            .and_then(|e| e.versions.as_ref())
+        {
+            let target = mark
+                .at
+                .filter(|&at| at <= a.document.len())
+                .map(|at| Target::Document {
+                    at,
+                    region: a.regions.iter().rposition(|g| g.open.start <= at),
+                })
+                .or_else(|| file_target(&mark.warning));
+            out.push(Item {
+                warning: true,
+                ..item(diagnostic_lines(&mark.warning, state, width), target)
             });
         }
         for (field, why) in &a.unmatched {

@@ -1,5 +1,6 @@
 //! The sample list: every sample with its status (ok, error, differs from expected, no
-//! expected message, unreadable); the selected one is highlighted.
+//! expected message, unreadable) and its marks (warnings, unstable under chunking, parses
+//! differently under the other reference version); the selected one is highlighted.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -106,20 +107,20 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
                 let name = short_name(&s.name);
                 let n = name.chars().count();
                 // The fullest label that fits beside the whole name (the mark says the status
-                // anyway); warnings and instability are never dropped: the name gives way.
-                let compact = match (s.warnings, s.unstable == Some(true)) {
-                    (0, false) => String::new(),
-                    (0, true) => "≈".to_string(),
-                    (w, false) => format!("⚠{w}"),
-                    (w, true) => format!("⚠{w} ≈"),
-                };
+                // anyway); warnings, instability and a version difference are never dropped:
+                // the name gives way, and last their marks shrink to one character each.
+                let compact = s.marks(false);
+                let tiny = s.marks(true);
                 let short = format!("{} {compact}", s.status.label());
-                let status_only = if compact.is_empty() {
-                    s.status.label().to_string()
-                } else {
-                    compact.clone()
+                let or_status = |marks: &String| {
+                    if marks.is_empty() {
+                        s.status.label().to_string()
+                    } else {
+                        marks.clone()
+                    }
                 };
-                let label = [s.label(), short, status_only.clone()]
+                let (status_only, tiny_only) = (or_status(&compact), or_status(&tiny));
+                let label = [s.label(), short, status_only.clone(), tiny_only.clone()]
                     .into_iter()
                     .filter(|l| !l.trim().is_empty())
                     .find(|l| n + l.chars().count() + 3 <= width)
@@ -131,13 +132,16 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
                 };
                 let mut spans = vec![Span::styled(format!("{mark} "), style)];
                 let room = width.saturating_sub(2);
+                let gives_way = [status_only, tiny_only]
+                    .into_iter()
+                    .find(|l| room >= l.chars().count() + 8);
                 let (shown, label) = if !label.is_empty() {
                     (name.to_string(), label)
-                } else if room >= status_only.chars().count() + 8 {
-                    // The name gives way to the status (or the warning marks).
-                    let keep = room.saturating_sub(status_only.chars().count() + 2);
+                } else if let Some(label) = gives_way {
+                    // The name gives way to the status (or the marks).
+                    let keep = room.saturating_sub(label.chars().count() + 2);
                     let kept: String = name.chars().take(keep).collect();
-                    (format!("{kept}…"), status_only)
+                    (format!("{kept}…"), label)
                 } else if n <= room {
                     (name.to_string(), String::new())
                 } else {

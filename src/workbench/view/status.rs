@@ -1,5 +1,6 @@
-//! The status bar: mode, template, live-refresh state, parsing, a running explanation or check
-//! (with a spinner), staleness, the replay's chunking and playback, and key hints.
+//! The status bar: mode, the reference version in force, template, live-refresh state,
+//! parsing, a running explanation or check (with a spinner), staleness, the replay's chunking
+//! and playback, and key hints.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -38,9 +39,12 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         },
         bold,
     )];
+    // The version right after the mode, where a long note or template name never pushes it
+    // off a narrow screen.
+    left.push(Span::styled(format!(" ref {} ", state.reference), base));
     left.push(Span::styled(
         format!(
-            " {} ",
+            "{} ",
             crate::workbench::view::raw::short_name(&state.template_name)
         ),
         base,
@@ -94,30 +98,39 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         left.push(Span::styled(format!("{note} "), base));
     }
     let k = |a: Action| state.keys.hint(a);
-    let hints: Vec<(String, &str)> = match state.mode {
+    // Each hint with its rank: where the line is short, the highest ranks go first.
+    let mut hints: Vec<(String, &str, u8)> = match state.mode {
         Mode::Inspect => vec![
-            (k(Action::Help), "help"),
-            (k(Action::Search), "search"),
-            (k(Action::Replay), "replay"),
-            (k(Action::Quit), "quit"),
+            (k(Action::Help), "help", 1),
+            (k(Action::Search), "search", 2),
+            (k(Action::Replay), "replay", 3),
+            (k(Action::Quit), "quit", 0),
         ],
         Mode::Replay => vec![
-            (format!("{}{}", k(Action::Left), k(Action::Right)), "step"),
-            (k(Action::PlayPause), "play"),
+            (
+                format!("{}{}", k(Action::Left), k(Action::Right)),
+                "step",
+                1,
+            ),
+            (k(Action::PlayPause), "play", 2),
             (
                 format!("{}{}", k(Action::Taller), k(Action::Shorter)),
                 "size",
+                4,
             ),
-            (k(Action::NextChunking), "chunking"),
-            (k(Action::Back), "back"),
+            (k(Action::NextChunking), "chunking", 3),
+            (k(Action::Back), "back", 0),
         ],
     };
-    let mut right = Vec::new();
-    for (k, what) in hints {
-        right.push(Span::styled(format!(" {k}"), bold));
-        right.push(Span::styled(format!(" {what}"), base));
-    }
-    right.push(Span::styled(" ", base));
+    let right_of = |hints: &[(String, &str, u8)]| {
+        let mut right = Vec::new();
+        for (k, what, _) in hints {
+            right.push(Span::styled(format!(" {k}"), bold));
+            right.push(Span::styled(format!(" {what}"), base));
+        }
+        right.push(Span::styled(" ", base));
+        right
+    };
     let width = usize::from(area.width);
     if !state.model_files.is_empty() {
         // The model's own files in use, `+ chat_template.jinja tokenizer.json`, after the
@@ -125,10 +138,27 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         let files = Span::styled(format!("+ {} ", state.model_files.join(" ")), base);
         let used: usize = left.iter().map(Span::width).sum();
         if used + files.width() <= width {
-            left.insert(2, files);
+            left.insert(3, files);
         }
     }
+    // Too long for the screen (a long note, a narrow terminal): the version and the live
+    // state shrink to their marks before the end of the line is cut off.
+    let used = |left: &[Span]| left.iter().map(Span::width).sum::<usize>();
+    if used(&left) > width {
+        left[1] = Span::styled(format!(" {} ", state.reference), base);
+    }
+    if used(&left) > width && state.live == Live::On {
+        left[3] = Span::styled("● ", base);
+    }
     let lw: usize = left.iter().map(Span::width).sum();
+    let mut right = right_of(&hints);
+    while lw + used(&right) > width && hints.len() > 1 {
+        // The least needed hint gives way, the others keep their order.
+        if let Some(last) = (0..hints.len()).max_by_key(|&i| hints[i].2) {
+            hints.remove(last);
+        }
+        right = right_of(&hints);
+    }
     let rw: usize = right.iter().map(Span::width).sum();
     let mut spans = left;
     if lw + rw <= width {
