@@ -71,14 +71,15 @@ pub fn run(
             sample
         };
         let name = file.display().to_string();
-        let (_, found) = sample_findings(&template, &sample, &name, &file_text);
+        let (_, found) = sample_findings(&template, &sample, &name, &file_text, model.as_ref());
         count += found.len();
         for f in found {
             text.push_str(&f.diagnostic.to_string());
             text.push_str("\n\n");
         }
         if all_versions {
-            let divergences = compare_sample(&template, &sample).divergences(template.reference());
+            let divergences = compare_sample(&template, &sample, model.as_ref())
+                .divergences(template.reference());
             depends += usize::from(!divergences.is_empty());
             count += divergences.len();
             for d in divergences {

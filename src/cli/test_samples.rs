@@ -134,6 +134,7 @@ fn under_each_version(
     sample: &sample::Sample,
     name: &str,
     file_text: &str,
+    model: Option<&Model>,
     tallies: &mut [Tally],
 ) -> UnderEach {
     let mut verdicts = Vec::new();
@@ -141,8 +142,13 @@ fn under_each_version(
     let mut warnings: Vec<(String, Vec<Reference>)> = Vec::new();
     for tally in tallies.iter_mut() {
         let v = tally.reference;
-        let (audit, findings) =
-            sample_findings(&template.clone().with_reference(v), sample, name, file_text);
+        let (audit, findings) = sample_findings(
+            &template.clone().with_reference(v),
+            sample,
+            name,
+            file_text,
+            model,
+        );
         let result = audit.result.map_err(|e| e.message);
         let verdict = verdict(sample, &result);
         match &verdict {
@@ -201,7 +207,7 @@ fn under_each_version(
         out.join("\n")
     };
     let base = tallies.last().map_or(Reference::NEWEST, |t| t.reference);
-    let divergences = compare_sample(template, sample).divergences(base);
+    let divergences = compare_sample(template, sample, model).divergences(base);
     let depends = (!divergences.is_empty()).then(|| {
         let said: Vec<String> = divergences
             .iter()
@@ -302,12 +308,15 @@ pub fn run(
                 continue;
             }
         };
-        // A conversation or token ids become text with the model files beside the template.
-        let sample = if sample.model.is_needed() {
+        // A conversation or token ids become text with the model files beside the template
+        // (and token ids are parsed as the reference parses ids).
+        let model = sample.model.is_needed().then(|| {
             let dir = tpl_path.parent().unwrap_or(Path::new(".")).to_path_buf();
-            let model = models
+            &*models
                 .entry(dir.clone())
-                .or_insert_with(|| Model::open(&dir));
+                .or_insert_with(|| Model::open(&dir))
+        });
+        let sample = if let Some(model) = model {
             match prepare(&sample, Some(model)) {
                 Ok(s) => s,
                 Err(e) => {
@@ -327,14 +336,20 @@ pub fn run(
             .map_err(|e| Failure::usage(format!("cannot read {}: {e}", file.display())))?;
         if versions.len() > 1 {
             let name = file.display().to_string();
-            let each = under_each_version(&template, &sample, &name, &file_text, &mut tallies);
+            let each =
+                under_each_version(&template, &sample, &name, &file_text, model, &mut tallies);
             warned += usize::from(!each.warnings.is_empty());
             depends.extend(each.depends);
             report.push_str(&format!("{name} ... {}{}\n", each.status, each.warnings));
             continue;
         }
-        let (audit, findings) =
-            sample_findings(&template, &sample, &file.display().to_string(), &file_text);
+        let (audit, findings) = sample_findings(
+            &template,
+            &sample,
+            &file.display().to_string(),
+            &file_text,
+            model,
+        );
         let result = audit.result.map_err(|e| e.message);
         let warnings: String = findings
             .iter()

@@ -228,7 +228,7 @@ pub fn summary(
     name: &str,
     file_text: &str,
 ) -> (Status, usize, Vec<bool>) {
-    let (audit, findings) = sample_findings(template, sample, name, file_text);
+    let (audit, findings) = sample_findings(template, sample, name, file_text, None);
     let mut matched = vec![false; template.fields().len()];
     for g in &audit.regions {
         matched[g.field] = true;
@@ -254,7 +254,7 @@ pub fn analyze(template: &Template, name: &str, shared: Arc<Sample>, file_text: 
     // One traced parse of the whole text gives the message `rtbench test` judges, the events
     // (up to an error, if any) and the silent losses; only a prompt that fails to parse runs
     // again, to show what its part before the error made.
-    let (audit, findings) = sample_findings(template, sample, name, file_text);
+    let (audit, findings) = sample_findings(template, sample, name, file_text, None);
     let failed_prefix = match &audit.result {
         Err(_) if audit.events.is_empty() => {
             prefix_failure(template, prefix, sample.tools.as_ref(), document.len())

@@ -479,7 +479,11 @@ fn versions(parsed: &Parsed, mut report: Report, requests: &Receiver<Request>) -
         if sample.generation.len() > VERSIONS_LIMIT || other == base {
             continue;
         }
-        let comparison = rtbench_tooling::versions::compare_sample(&parsed.template, sample);
+        let comparison = rtbench_tooling::versions::compare_sample(
+            &parsed.template,
+            sample,
+            parsed.model.as_ref(),
+        );
         entry.versions = comparison.divergence(base, other).map(|d| {
             Arc::new(VersionMark {
                 other,

@@ -981,13 +981,20 @@ impl Parser {
                 t.apply(&scope).map_err(|e| fail(e.0, None))?
             }
         };
-        if let Some(d) = detail
+        if let Some(d) = detail.as_deref_mut()
             && field.transform.is_some()
         {
             d.transformed = Some(value.clone());
         }
         if self.token_ids {
             strip_markers(&mut value);
+            // The region's steps as a person reads them (the markers are the decoder's).
+            if let Some(d) = detail {
+                strip_markers(&mut d.parsed);
+                if let Some(t) = &mut d.transformed {
+                    strip_markers(t);
+                }
+            }
         }
         if !self.tools.is_empty() {
             let reference = self.template.reference();

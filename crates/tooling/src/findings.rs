@@ -4,8 +4,9 @@
 
 use std::ops::Range;
 
+use crate::model::{Model, audit_sample};
 use crate::sample::Sample;
-use rtbench_engine::audit::{Audit, LossKind, audit};
+use rtbench_engine::audit::{Audit, LossKind};
 use rtbench_engine::diagnostic::Diagnostic;
 use rtbench_engine::offsets::line_starts;
 use rtbench_engine::template::Template;
@@ -51,9 +52,10 @@ pub fn sample_findings(
     sample: &Sample,
     name: &str,
     file_text: &str,
+    model: Option<&Model>,
 ) -> (Audit, Vec<Finding>) {
-    let prefix = sample.prefix.as_deref().unwrap_or("");
-    let audit = audit(template, prefix, &sample.generation, sample.tools.as_ref());
+    // A generation of token ids is parsed as the reference parses ids (5.25: defused).
+    let audit = audit_sample(template, sample, model);
     let line_starts = if sample.warnings.is_empty() {
         Vec::new()
     } else {

@@ -6,14 +6,17 @@
 
 use std::ops::Range;
 
+use crate::chunking::TokenInput;
 use crate::diff::diff;
 use crate::findings::in_file;
+use crate::model::{Model, token_input};
 use crate::sample::Sample;
 use rtbench_engine::Reference;
 use rtbench_engine::diagnostic::Diagnostic;
-use rtbench_engine::parser::{Parser, parse_response};
+use rtbench_engine::parser::{Events, Parser, parse_response};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::{Dict, Value};
+use rtbench_tokenize::ids::{IdParser, parse_ids};
 
 /// One event of a stream: the reference's dict (`{"type": "region_close", "field": ...}`) and
 /// where its text lies in the document (prefix + generation).
@@ -118,14 +121,84 @@ pub fn compare(
     }
 }
 
-/// [`compare`] for a sample: its generation with its prefix (empty when it has none) and tools.
-pub fn compare_sample(template: &Template, sample: &Sample) -> Comparison {
-    compare(
+/// [`compare`] for a sample: its generation with its prefix (empty when it has none) and tools;
+/// a generation given as token ids (with the model that decodes them) is parsed as each version
+/// parses ids: 5.25 through the defusing decoder, 5.24 as the decoded text.
+pub fn compare_sample(template: &Template, sample: &Sample, model: Option<&Model>) -> Comparison {
+    let Some(t) = model.and_then(|m| token_input(sample, m)) else {
+        return compare(
+            template,
+            sample.prefix.as_deref().unwrap_or(""),
+            &sample.generation,
+            sample.tools.as_ref(),
+        );
+    };
+    Comparison {
+        outcomes: Reference::ALL
+            .iter()
+            .map(|&r| {
+                let template = template.clone().with_reference(r);
+                if r.defuses_control_tokens() {
+                    outcome_ids(&template, &t, sample.tools.as_ref())
+                } else {
+                    outcome(
+                        &template,
+                        sample.prefix.as_deref().unwrap_or(""),
+                        &sample.generation,
+                        sample.tools.as_ref(),
+                    )
+                }
+            })
+            .collect(),
+    }
+}
+
+/// [`outcome`] of a generation of token ids under a version that parses ids (the events'
+/// spans point into the decoded text, defused spellings with their markers).
+fn outcome_ids(template: &Template, t: &TokenInput<'_>, tools: Option<&Value>) -> Outcome {
+    let message = parse_ids(
         template,
-        sample.prefix.as_deref().unwrap_or(""),
-        &sample.generation,
-        sample.tools.as_ref(),
+        Some(t.prefix),
+        t.ids,
+        tools,
+        t.tokenizer,
+        t.control,
     )
+    .map_err(|e| e.message);
+    let mut events = Vec::new();
+    let mut keep = |evs: &[rtbench_engine::event::Event]| {
+        for e in evs {
+            if let Some(value) = e.to_value(&template.fields()[e.field].name) {
+                events.push(StreamEvent {
+                    value,
+                    span: e.span.clone(),
+                });
+            }
+        }
+    };
+    let streamed = (|| {
+        let mut parser = IdParser::new(
+            template,
+            Some(t.prefix),
+            tools,
+            t.tokenizer,
+            t.control,
+            Events::Reference,
+            false,
+        )?;
+        keep(parser.initial_events());
+        keep(&parser.feed(t.ids)?.0);
+        let (message, last, _) = parser.finalize()?;
+        keep(&last);
+        Ok(message)
+    })()
+    .map_err(|e: rtbench_engine::parser::ParseError| e.message);
+    Outcome {
+        reference: template.reference(),
+        message,
+        events,
+        streamed,
+    }
 }
 
 impl Comparison {
