@@ -40,6 +40,7 @@ fn verdicts_match_the_reference_on_chunking_dependent_cases() {
             prefix: get(&case, "prefix").as_str().unwrap(),
             tools,
             text: get(&case, "output").as_str().unwrap(),
+            ids: None,
         };
         let report = check(&generation, &CheckPlan::default());
         assert!(
@@ -87,6 +88,7 @@ fn every_bundled_sample_passes_the_check() {
                 prefix: sample.prefix.as_deref().unwrap_or(""),
                 tools: sample.tools.as_ref(),
                 text: &sample.generation,
+                ids: None,
             };
             let report = check(&generation, &CheckPlan::default());
             assert!(
@@ -111,6 +113,7 @@ fn a_check_counts_its_chunkings_and_stops_when_cancelled() {
         prefix: sample.prefix.as_deref().unwrap_or(""),
         tools: sample.tools.as_ref(),
         text: &sample.generation,
+        ids: None,
     };
     let plan = CheckPlan::default();
     let progress = Progress::default();

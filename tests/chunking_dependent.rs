@@ -94,6 +94,7 @@ impl Case {
             prefix: get(&self.value, "prefix").as_str().unwrap(),
             tools,
             text: get(&self.value, "generation").as_str().unwrap(),
+            ids: None,
         }
     }
 
@@ -293,6 +294,7 @@ fn every_bundled_sample_passes_a_wider_check() {
                 prefix: sample.prefix.as_deref().unwrap_or(""),
                 tools: sample.tools.as_ref(),
                 text: &sample.generation,
+                ids: None,
             };
             let report = check(&g, &plan);
             assert!(

@@ -740,6 +740,7 @@ fn scaling() {
             prefix: &prefix,
             tools: None,
             text: &text,
+            ids: None,
         };
         let start = Instant::now();
         let _ = rtbench_tooling::chunking::run(&g, &Chunking::CodePoints(vec![1]));

@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use crate::model::{Model, audit_sample};
+use crate::model::{Model, audit_sample, decoded_sample};
 use crate::sample::Sample;
 use rtbench_engine::audit::{Audit, LossKind};
 use rtbench_engine::diagnostic::Diagnostic;
@@ -56,6 +56,9 @@ pub fn sample_findings(
 ) -> (Audit, Vec<Finding>) {
     // A generation of token ids is parsed as the reference parses ids (5.25: defused).
     let audit = audit_sample(template, sample, model);
+    let defusing = decoded_sample(template, sample, model)
+        .map(|d| crate::defusing::findings(template, &d, model, name))
+        .unwrap_or_default();
     let line_starts = if sample.warnings.is_empty() {
         Vec::new()
     } else {
@@ -94,5 +97,6 @@ pub fn sample_findings(
             span: Some(loss.span.clone()),
         });
     }
+    out.extend(defusing);
     (audit, out)
 }

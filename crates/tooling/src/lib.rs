@@ -4,6 +4,7 @@
 pub mod atomic;
 pub mod chunking;
 pub mod corpus;
+pub mod defusing;
 pub mod diff;
 pub mod explain;
 pub mod export;

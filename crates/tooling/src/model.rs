@@ -388,6 +388,33 @@ pub fn token_input<'a>(
     })
 }
 
+/// A prepared sample whose generation is token ids, as the parser of `template`'s reference
+/// sees it: the prompt and the generation decoded by the defusing decoder (5.25; defused
+/// spellings carry markers), so that the spans of its parse point into its own text. `None`
+/// when nothing changes (a text sample, 5.24, or no tokenizer).
+pub fn decoded_sample(
+    template: &rtbench_engine::template::Template,
+    sample: &Sample,
+    model: Option<&Model>,
+) -> Option<Sample> {
+    if !template.reference().defuses_control_tokens() {
+        return None;
+    }
+    let t = token_input(sample, model?)?;
+    let d = rtbench_tokenize::ids::decode_for_parse(
+        template,
+        Some(t.prefix),
+        t.ids,
+        t.tokenizer,
+        t.control,
+    )
+    .ok()?;
+    let mut out = sample.clone();
+    out.prefix = d.prefix.clone();
+    out.generation = d.generation();
+    Some(out)
+}
+
 /// The one-shot traced parse of a prepared sample, as [`parse_sample`] parses it (token ids
 /// through the token-id decoder under 5.25), audited for silent losses.
 pub fn audit_sample(

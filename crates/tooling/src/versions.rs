@@ -560,7 +560,7 @@ mod tests {
             TOOLS.replace('\n', " ")
         );
         let sample = crate::sample::parse_sample(std::path::Path::new("s.sample"), &text).unwrap();
-        let c = compare_sample(&template(), &sample);
+        let c = compare_sample(&template(), &sample, None);
         let d = &c.divergences(Reference::V5_25)[0];
         let w = d.diagnostic(&sample, "s.sample", &text);
         let column = GENERATION.find("</tool_call>").unwrap() + 1;
