@@ -15,8 +15,10 @@ use rtbench_engine::py::{DumpOptions, json_dumps};
 use rtbench_engine::region::{Ending, Region, RegionBuilder, owners};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::{Dict, Value};
+use rtbench_tooling::defusing;
 use rtbench_tooling::explain::explain;
 use rtbench_tooling::findings::{Finding, sample_findings};
+use rtbench_tooling::model::{Model, decoded_sample};
 use rtbench_tooling::paint;
 use rtbench_tooling::sample::Sample;
 use rtbench_tooling::testing::{Verdict, verdict};
@@ -106,6 +108,9 @@ pub struct Analysis {
     /// The generation's tokens by the model's tokenizer: id and document byte range (empty
     /// without a tokenizer).
     pub tokens: Vec<(u32, Range<usize>)>,
+    /// Control-token spellings the model wrote with ordinary tokens, which the token-id
+    /// decoder defused (document ranges; their markers are drawn as nothing).
+    pub defused: Vec<Range<usize>>,
 }
 
 /// Documents longer than this get no explanations of unmatched fields (each one parses again).
@@ -227,8 +232,9 @@ pub fn summary(
     sample: &Sample,
     name: &str,
     file_text: &str,
+    model: Option<&Model>,
 ) -> (Status, usize, Vec<bool>) {
-    let (audit, findings) = sample_findings(template, sample, name, file_text, None);
+    let (audit, findings) = sample_findings(template, sample, name, file_text, model);
     let mut matched = vec![false; template.fields().len()];
     for g in &audit.regions {
         matched[g.field] = true;
@@ -247,14 +253,37 @@ pub fn line_col(line_starts: &[usize], text: &str, byte: usize) -> (usize, usize
 
 /// Analyses one sample: `file_text` is the sample file's text (for file positions).
 pub fn analyze(template: &Template, name: &str, shared: Arc<Sample>, file_text: &str) -> Analysis {
-    let sample = &*shared;
+    analyze_with_model(template, name, shared, file_text, None)
+}
+
+/// [`analyze`] with the model's files: a generation of token ids is parsed and shown as the
+/// template's reference reads ids (5.25: decoded with control-token spellings made of
+/// ordinary tokens defused; the text shown is the decoded text, those spellings marked).
+pub fn analyze_with_model(
+    template: &Template,
+    name: &str,
+    shared: Arc<Sample>,
+    file_text: &str,
+    model: Option<&Model>,
+) -> Analysis {
+    let decoded = decoded_sample(template, &shared, model).map(Arc::new);
+    let defused: Vec<Range<usize>> = decoded
+        .as_deref()
+        .map(|d| {
+            defusing::defused(d, model)
+                .into_iter()
+                .map(|d| d.span)
+                .collect()
+        })
+        .unwrap_or_default();
+    let sample = decoded.as_deref().unwrap_or(&*shared);
     let prefix = sample.prefix.as_deref().unwrap_or("");
     let document = format!("{prefix}{}", sample.generation);
     let prefix_len = prefix.len();
     // One traced parse of the whole text gives the message `rtbench test` judges, the events
     // (up to an error, if any) and the silent losses; only a prompt that fails to parse runs
     // again, to show what its part before the error made.
-    let (audit, findings) = sample_findings(template, sample, name, file_text, None);
+    let (audit, findings) = sample_findings(template, &shared, name, file_text, model);
     let failed_prefix = match &audit.result {
         Err(_) if audit.events.is_empty() => {
             prefix_failure(template, prefix, sample.tools.as_ref(), document.len())
@@ -403,6 +432,7 @@ pub fn analyze(template: &Template, name: &str, shared: Arc<Sample>, file_text: 
         sample_name: name.to_string(),
         template: template.clone(),
         sample: Arc::clone(&shared),
+        defused,
         chars: CharIndex::new(&document),
         document,
         prefix_len,
@@ -488,11 +518,28 @@ impl Analysis {
         if s.lost {
             out.push_str(" · lost (see the diagnostics)");
         }
+        if let Some(r) = self.defused_at(at) {
+            out.push_str(&format!(
+                " · {} written with ordinary tokens: defused, text",
+                Value::from(
+                    self.document[r]
+                        .replace(rtbench_engine::MARKER, "")
+                        .as_str()
+                )
+                .py_repr()
+            ));
+        }
         if let Some(t) = self.token_index(at) {
             let (id, r) = &self.tokens[t];
             out.push_str(&format!(" · token {} id {id} ({} B)", t + 1, r.len()));
         }
         out
+    }
+
+    /// The defused spelling covering byte `at`, if any.
+    pub fn defused_at(&self, at: usize) -> Option<Range<usize>> {
+        let i = self.defused.partition_point(|r| r.end <= at);
+        self.defused.get(i).filter(|r| r.contains(&at)).cloned()
     }
 
     /// The index of the model token covering byte `at`, if any.

@@ -231,6 +231,16 @@ impl Theme {
         }
     }
 
+    /// A control-token spelling the model wrote with ordinary tokens, which the token-id
+    /// decoder defused (added on top): text, not a delimiter.
+    pub fn defused(&self, base: Style) -> Style {
+        if self.no_color {
+            base.add_modifier(Modifier::ITALIC | Modifier::DIM)
+        } else {
+            base.fg(self.warning).add_modifier(Modifier::ITALIC)
+        }
+    }
+
     /// Text that went to no field.
     pub fn discarded(&self) -> Style {
         self.fg_style(self.discarded)

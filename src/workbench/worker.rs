@@ -151,7 +151,13 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
             }
             Ok(s) if i == selected => {
                 readable += 1;
-                let mut a = analysis::analyze(t, &f.name, Arc::clone(s), &f.text);
+                let mut a = analysis::analyze_with_model(
+                    t,
+                    &f.name,
+                    Arc::clone(s),
+                    &f.text,
+                    model.as_ref(),
+                );
                 if let Some(m) = &model {
                     model_views(m, s, &f.name, &mut a);
                 }
@@ -188,7 +194,8 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
             }
             Ok(s) => {
                 readable += 1;
-                let (status, warnings, hits) = analysis::summary(t, s, &f.name, &f.text);
+                let (status, warnings, hits) =
+                    analysis::summary(t, s, &f.name, &f.text, model.as_ref());
                 for (m, hit) in matched.iter_mut().zip(hits) {
                     *m |= hit;
                 }

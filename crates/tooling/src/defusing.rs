@@ -11,11 +11,9 @@
 use std::ops::Range;
 
 use crate::explain::defused_spellings;
-use crate::findings::Finding;
 use crate::model::Model;
 use crate::sample::Sample;
 use rtbench_engine::delimiter::Delimiter;
-use rtbench_engine::diagnostic::Diagnostic;
 use rtbench_engine::parser::MARKER;
 use rtbench_engine::template::Template;
 use rtbench_engine::value::Value;
@@ -105,20 +103,17 @@ fn delimiters_with(template: &Template, spelling: &str) -> Vec<String> {
     out
 }
 
-/// Warnings for a decoded sample (see the module documentation), located in the document.
-pub fn findings(
-    template: &Template,
-    sample: &Sample,
-    model: Option<&Model>,
-    name: &str,
-) -> Vec<Finding> {
+/// A warning about a decoded sample, located in its document (prefix + generation).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning {
+    pub message: String,
+    pub span: Range<usize>,
+}
+
+/// Warnings for a decoded sample (see the module documentation).
+pub fn warnings(template: &Template, sample: &Sample, model: Option<&Model>) -> Vec<Warning> {
     let mut out = Vec::new();
-    let warn = |message: String, span: Range<usize>| Finding {
-        diagnostic: Diagnostic::warning(message).in_file(name),
-        kind: None,
-        region: None,
-        span: Some(span),
-    };
+    let warn = |message: String, span: Range<usize>| Warning { message, span };
     for d in defused(sample, model) {
         let delimiters = delimiters_with(template, &d.spelling);
         if delimiters.is_empty() {

@@ -56,9 +56,17 @@ pub fn sample_findings(
 ) -> (Audit, Vec<Finding>) {
     // A generation of token ids is parsed as the reference parses ids (5.25: defused).
     let audit = audit_sample(template, sample, model);
-    let defusing = decoded_sample(template, sample, model)
-        .map(|d| crate::defusing::findings(template, &d, model, name))
-        .unwrap_or_default();
+    let defusing: Vec<Finding> = decoded_sample(template, sample, model)
+        .map(|d| crate::defusing::warnings(template, &d, model))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|w| Finding {
+            diagnostic: Diagnostic::warning(w.message).in_file(name),
+            kind: None,
+            region: None,
+            span: Some(w.span),
+        })
+        .collect();
     let line_starts = if sample.warnings.is_empty() {
         Vec::new()
     } else {

@@ -54,12 +54,22 @@ fn move_rows(state: &mut State, a: &Analysis, delta: isize) {
 
 fn move_chars(state: &mut State, a: &Analysis, delta: isize) {
     let doc = &a.document;
+    // The token-id decoder's defusing markers take no cell: the cursor steps over them.
+    let marker = |at: usize| doc[at..].starts_with(rtbench_engine::MARKER);
     if delta > 0 {
         if let Some(c) = doc[state.cursor..].chars().next() {
             state.cursor += c.len_utf8();
         }
-    } else if let Some(c) = doc[..state.cursor].chars().next_back() {
-        state.cursor -= c.len_utf8();
+        while marker(state.cursor) {
+            state.cursor += rtbench_engine::MARKER.len_utf8();
+        }
+    } else {
+        while let Some(c) = doc[..state.cursor].chars().next_back() {
+            state.cursor -= c.len_utf8();
+            if !marker(state.cursor) {
+                break;
+            }
+        }
     }
     remember_col(state, a);
 }

@@ -30,6 +30,9 @@ pub fn shown_char(c: char) -> (char, usize) {
     }
     match c {
         '\t' => (' ', 1),
+        // The token-id decoder's defusing marker: drawn as nothing (the spelling around it
+        // is styled as defused instead).
+        rtbench_engine::MARKER => ('\u{FDD2}', 0),
         c if c.is_control() => ('·', 1),
         c => {
             let mut buf = [0u8; 4];
@@ -259,6 +262,11 @@ fn row_spans(
             } else {
                 base
             };
+            let base = if a.defused_at(pos).is_some() {
+                theme.defused(base)
+            } else {
+                base
+            };
             let style = if Some(pos) == cursor {
                 theme.cursor()
             } else {
@@ -268,11 +276,15 @@ fn row_spans(
                     None => base,
                 }
             };
+            let (shown, width) = shown_char(c);
+            if width == 0 && c == rtbench_engine::MARKER {
+                continue;
+            }
             if style != piece_style {
                 flush(&mut piece, piece_style, &mut spans);
                 piece_style = style;
             }
-            piece.push(shown_char(c).0);
+            piece.push(shown);
         }
         at = end;
         i += 1;

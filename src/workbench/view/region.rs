@@ -70,7 +70,11 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     let shown = visible_part(&a.document[g.body.start.min(end)..end], budget);
     for l in shown.split('\n') {
         // Drawn as the raw pane draws it (invisible and zero-width characters as `·`).
-        let l: String = l.chars().map(|c| super::raw::shown_char(c).0).collect();
+        let l: String = l
+            .chars()
+            .filter(|&c| c != rtbench_engine::MARKER)
+            .map(|c| super::raw::shown_char(c).0)
+            .collect();
         body.push(Line::styled(l, theme.body(g.field)));
     }
     if !g.captures.is_empty() {

@@ -255,7 +255,9 @@ fn raw(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
                 }
                 current = Some(style);
             }
-            piece.push(shown_char(c).0);
+            if c != rtbench_engine::MARKER {
+                piece.push(shown_char(c).0);
+            }
         }
         if let Some(st) = current
             && !piece.is_empty()
