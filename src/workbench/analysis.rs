@@ -111,6 +111,8 @@ pub struct Analysis {
     /// Control-token spellings the model wrote with ordinary tokens, which the token-id
     /// decoder defused (document ranges; their markers are drawn as nothing).
     pub defused: Vec<Range<usize>>,
+    /// The model folder whose files decoded the sample (for jobs that parse it again).
+    pub model_dir: Option<std::path::PathBuf>,
 }
 
 /// Documents longer than this get no explanations of unmatched fields (each one parses again).
@@ -304,7 +306,8 @@ pub fn analyze_with_model(
         .map(|s| document.floor_char_boundary(s.start));
     let mut segments = segments(&document, &trace, error_at);
     let regions = trace.regions;
-    for f in &findings {
+    // Only losses are painted lost (a defused spelling is drawn as defused, not lost).
+    for f in findings.iter().filter(|f| f.kind.is_some()) {
         if let Some(span) = &f.span {
             // An empty place (where a region ended) marks the character after it.
             let end = if span.is_empty() {
@@ -433,6 +436,7 @@ pub fn analyze_with_model(
         template: template.clone(),
         sample: Arc::clone(&shared),
         defused,
+        model_dir: model.map(|m| m.dir.clone()),
         chars: CharIndex::new(&document),
         document,
         prefix_len,

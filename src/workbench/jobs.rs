@@ -144,10 +144,25 @@ fn explain(a: &Analysis, field: usize, name: &str) -> Overlay {
 fn check_chunkings(a: &Analysis, progress: &Progress) -> Overlay {
     use rtbench_tooling::chunking::{CheckPlan, Generation, check_with};
     let s = &a.sample;
-    let generation = Generation::of_sample(a.template.clone(), s);
+    let mut generation = Generation::of_sample(a.template.clone(), s);
+    // Token ids are cut as ids under a reference that parses them (the model's files again).
+    let model = a
+        .model_dir
+        .as_deref()
+        .filter(|_| s.model.generation_ids.is_some())
+        .map(rtbench_tooling::model::Model::open);
+    generation.ids = model
+        .as_ref()
+        .and_then(|m| rtbench_tooling::model::token_input(s, m));
+    let by_ids = generation.parsed_ids().is_some();
     let plan = CheckPlan {
-        // With the model's tokenizer: its tokens and the TextStreamer's pieces too.
-        model: a.model_chunkings.clone(),
+        // With the model's tokenizer: its tokens and the TextStreamer's pieces too (text only).
+        model: if by_ids {
+            Vec::new()
+        } else {
+            a.model_chunkings.clone()
+        },
+        tokens: !by_ids,
         ..CheckPlan::default()
     };
     let Some(report) = check_with(&generation, &plan, progress) else {

@@ -40,9 +40,32 @@ impl Search {
         };
         let re = Regex::new(&pattern, Flags::default())
             .map_err(|e| format!("not a regex: {e} (Tab at the prompt: literal search)"))?;
+        // The token-id decoder's defusing markers are not text a person reads: the search runs
+        // over the text without them, and its matches are mapped back.
+        let plain: std::borrow::Cow<'_, str> = if doc.contains(rtbench_engine::MARKER) {
+            doc.replace(rtbench_engine::MARKER, "").into()
+        } else {
+            doc.into()
+        };
+        let markers: Vec<usize> = doc
+            .match_indices(rtbench_engine::MARKER)
+            .map(|(i, _)| i)
+            .collect();
+        // A plain offset's place in `doc`: after every marker that comes before it.
+        let back = |p: usize| {
+            let mut at = p;
+            for &m in &markers {
+                if m <= at {
+                    at += rtbench_engine::MARKER.len_utf8();
+                } else {
+                    break;
+                }
+            }
+            at
+        };
         let mut matches = Vec::new();
         let mut truncated = false;
-        for m in re.find_iter(doc) {
+        for m in re.find_iter(&plain) {
             let m = m.map_err(|e| format!("search stopped: {e}"))?;
             if m.range().is_empty() {
                 continue;
@@ -51,7 +74,17 @@ impl Search {
                 truncated = true;
                 break;
             }
-            matches.push(m.range());
+            let r = m.range();
+            matches.push(if markers.is_empty() {
+                r
+            } else {
+                // The end maps through the match's last character (not past a marker after it).
+                let (last, c) = plain[..r.end]
+                    .char_indices()
+                    .next_back()
+                    .unwrap_or((r.start, ' '));
+                back(r.start)..back(last) + c.len_utf8()
+            });
         }
         Ok(Search {
             query: query.to_string(),
@@ -137,6 +170,21 @@ mod tests {
                 .unwrap_err()
                 .contains("not a regex")
         );
+    }
+
+    #[test]
+    fn a_defused_spelling_is_found_as_it_reads() {
+        let m = rtbench_engine::MARKER;
+        let doc = format!("say <{m}t{m}o{m}o{m}l{m}> now, <tool> too");
+        let s = Search::run("<tool>", false, &doc, "d").unwrap();
+        let found: Vec<String> = s
+            .matches
+            .iter()
+            .map(|r| doc[r.clone()].replace(m, ""))
+            .collect();
+        assert_eq!(found, ["<tool>", "<tool>"]);
+        assert_eq!(s.matches[0].start, 4);
+        assert!(doc[s.matches[0].clone()].ends_with('>'));
     }
 
     #[test]

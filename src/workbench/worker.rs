@@ -443,7 +443,12 @@ fn stability(parsed: &Parsed, mut report: Report, requests: &Receiver<Request>) 
         if sample.generation.len() > STABILITY_LIMIT {
             continue;
         }
-        let generation = Generation::of_sample(parsed.template.clone(), sample);
+        let mut generation = Generation::of_sample(parsed.template.clone(), sample);
+        // Token ids are cut as ids (5.25 parses them through the defusing decoder).
+        generation.ids = parsed
+            .model
+            .as_ref()
+            .and_then(|m| rtbench_tooling::model::token_input(sample, m));
         // With the model's tokenizer, its tokens and the TextStreamer's pieces are tried too.
         let plan = CheckPlan {
             model: parsed
