@@ -196,7 +196,7 @@ pub fn run(
             .map_err(|e| Failure::usage(format!("cannot read {}: {e}", file.display())))?;
         let (audit, findings) =
             sample_findings(&template, &sample, &file.display().to_string(), &file_text);
-        let result = audit.result.map_err(|e| e.message);
+        let result = audit.result.map_err(|e| e.text());
         let warnings: String = findings
             .iter()
             .map(|f| {

@@ -5,7 +5,7 @@
 
 use indexmap::IndexMap;
 
-use crate::py::{self, JsonErrorKind};
+use crate::py::{self, ExceptionType, JsonErrorKind};
 use crate::value::{Dict, Value};
 
 /// Parameter schemas by tool name, as the reference collects them from a `tools` list.
@@ -14,13 +14,26 @@ pub(crate) struct ToolSchemas {
     params: IndexMap<String, Dict>,
 }
 
-/// A `tools` value the reference cannot even iterate, or a cast that raises.
+/// A `tools` value the reference cannot even iterate, or a cast that raises: the exception
+/// and its exact message.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct ToolsError(pub String);
+pub(crate) struct ToolsError {
+    pub kind: ExceptionType,
+    pub message: String,
+}
+
+impl ToolsError {
+    fn not_iterable(v: &Value) -> ToolsError {
+        ToolsError {
+            kind: ExceptionType::TypeError,
+            message: format!("'{}' object is not iterable", v.type_name()),
+        }
+    }
+}
 
 impl std::fmt::Display for ToolsError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -36,12 +49,7 @@ impl ToolSchemas {
             Some(Value::List(items)) => items.iter().collect(),
             // Iterating a dict or a string yields strings, which are not tools.
             Some(Value::Dict(_)) | Some(Value::Str(_)) => Vec::new(),
-            Some(other) => {
-                return Err(ToolsError(format!(
-                    "'{}' object is not iterable (tools must be a list of tool schemas)",
-                    other.type_name()
-                )));
-            }
+            Some(other) => return Err(ToolsError::not_iterable(other)),
         };
         for tool in items {
             let Value::Dict(tool) = tool else { continue };
@@ -162,12 +170,7 @@ fn schema_types(schema: &Value) -> Result<Vec<String>, ToolsError> {
             }
             // Iterating a dict or string yields strings, which carry no types.
             Some(Value::Dict(_)) | Some(Value::Str(_)) => {}
-            Some(other) => {
-                return Err(ToolsError(format!(
-                    "'{}' object is not iterable (a tool schema's {union} must be a list)",
-                    other.type_name()
-                )));
-            }
+            Some(other) => return Err(ToolsError::not_iterable(other)),
         }
     }
     if schema.get("nullable").is_some_and(Value::truthy) && !types.iter().any(|t| t == "null") {
@@ -227,7 +230,10 @@ fn coerce_str(raw: &str, types: &[String], json_depth: usize) -> Result<Value, T
                 // Decode errors and too-many-digits are ValueErrors, caught by the reference;
                 // nesting too deep is not.
                 Err(e) if matches!(e.kind, JsonErrorKind::Recursion) => {
-                    return Err(ToolsError(e.message));
+                    return Err(ToolsError {
+                        kind: ExceptionType::RecursionError,
+                        message: e.message,
+                    });
                 }
                 Err(_) => {}
             },

@@ -40,7 +40,7 @@ pub fn parse_sample_with(template: &Template, sample: &Sample) -> Result<Dict, S
         &sample.generation,
         sample.tools.as_ref(),
     )
-    .map_err(|e| e.message)
+    .map_err(|e| e.text())
 }
 
 /// The `rtbench test` verdict for one sample's parse result.
@@ -54,7 +54,15 @@ pub fn verdict_of(sample: &Sample, result: Result<&Dict, &str>) -> Verdict {
         return Verdict::NoExpectation;
     };
     match (sample.expects_error(), result) {
-        (true, Err(_)) => Verdict::Pass,
+        // `{"$error": "<Type>: <message>"}` must be that very error; `{"$error": true}` any.
+        (true, Err(e)) => match sample.expected_error_text() {
+            Some(want) if want != e => Verdict::Fail(vec![
+                "expected a different error:".to_string(),
+                format!("- {}", show_error(want)),
+                format!("+ {}", show_error(e)),
+            ]),
+            _ => Verdict::Pass,
+        },
         (true, Ok(m)) => Verdict::Fail(vec![format!(
             "expected parsing to fail, got {}",
             Value::Dict(m.clone()).py_repr()
@@ -74,7 +82,12 @@ pub fn verdict_of(sample: &Sample, result: Result<&Dict, &str>) -> Verdict {
     }
 }
 
-/// The expected section for a result: the message, or `{"$error": "..."}`.
+/// An error's text on one diff line (its line breaks shown as `\n`).
+fn show_error(text: &str) -> String {
+    text.replace('\n', "\\n")
+}
+
+/// The expected section for a result: the message, or `{"$error": "<Type>: <message>"}`.
 pub fn expected_section(result: &Result<Dict, String>) -> Result<String, String> {
     let value = match result {
         Ok(m) => Value::Dict(m.clone()),

@@ -7,6 +7,7 @@
 //! data they read is the `pyunicode` crate's, generated from the same interpreter by
 //! `tools/py/gen_tables.py`.
 
+mod exception;
 mod json_decode;
 mod json_encode;
 mod json_error;
@@ -16,6 +17,7 @@ mod num;
 mod repr;
 mod strip;
 
+pub use exception::{ExceptionType, key_error_message};
 pub use json_decode::{json_loads, json_loads_with_spans};
 pub use json_encode::{
     DumpError, DumpErrorKind, DumpOptions, json_dumps, json_dumps_str, json_write_str,

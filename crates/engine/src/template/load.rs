@@ -3,6 +3,7 @@
 
 use crate::content::ContentKind;
 use crate::delimiter::{Delimiter, LiteralSet, PatternDelimiter};
+use crate::py::ExceptionType;
 use crate::template::error::{JsonPath, PathSeg, Target, TemplateError};
 use crate::template::{Field, Template};
 use crate::transform::Transform;
@@ -201,10 +202,19 @@ fn build_field(name: &str, raw: &Value) -> Result<Field, TemplateError> {
     let content = match field.get("content") {
         None => ContentKind::Text,
         Some(Value::Str(s)) => ContentKind::from_name(s).ok_or_else(|| unknown_content(name, s))?,
+        // `content not in CONTENT_PARSERS`: a list or dict cannot be hashed.
+        Some(other @ (Value::List(_) | Value::Dict(_))) => {
+            return Err(TemplateError::new(
+                format!("unhashable type: '{}'", other.type_name()),
+                field_path(name, Some("content")),
+                Target::Value,
+            )
+            .kind(ExceptionType::TypeError));
+        }
         Some(other) => {
             return Err(TemplateError::new(
                 format!(
-                    "{scope}: unknown content parser {}. Available: {}",
+                    "{scope}: unknown content parser '{}'. Available: {}",
                     other.py_repr(),
                     py_list_repr(&ContentKind::NAMES)
                 ),
@@ -460,15 +470,15 @@ fn compile_delimiter(
         return Ok(Some(Delimiter::Literal(LiteralSet::new(literals))));
     }
     if let Some(raw) = obj.get(pattern_key) {
+        // `re.compile(raw)` raises a TypeError, which the loader does not catch.
         let Value::Str(source) = raw else {
             return Err(TemplateError::new(
-                format!(
-                    "{scope}: {pattern_key} must be a string (a regex), got {}",
-                    raw.type_name()
-                ),
+                "first argument must be a string or compiled pattern",
                 at(pattern_key),
                 Target::Value,
-            ));
+            )
+            .kind(ExceptionType::TypeError)
+            .help(format!("{pattern_key} must be a string (a regex)")));
         };
         return PatternDelimiter::new(source)
             .map(|p| Some(Delimiter::Pattern(p)))
@@ -478,23 +488,35 @@ fn compile_delimiter(
 }
 
 fn regex_error(scope: &str, key: &str, path: JsonPath, e: &RegexError) -> TemplateError {
+    // The reference turns the `regex` module's error into a ValueError; its RecursionError
+    // escapes as it is; the rest are rtbench's own limits, not reference errors.
     let err = TemplateError::new(
         format!("{scope}: invalid {key} regex: {e}"),
-        path,
+        path.clone(),
         Target::Value,
     );
     match e {
         RegexError::Syntax { offset, .. } => err.at_offset(*offset),
         RegexError::Unsupported {
             offset, construct, ..
-        } => err.at_offset(*offset).help(format!(
-            "{construct} cannot be matched exactly by rtbench; rewrite the pattern without it"
+        } => err
+            .kind(ExceptionType::Rtbench)
+            .at_offset(*offset)
+            .help(format!(
+                "{construct} cannot be matched exactly by rtbench; rewrite the pattern without it"
+            )),
+        RegexError::TooDeep { offset, .. } => TemplateError::new(
+            "maximum recursion depth exceeded",
+            path,
+            Target::Value,
+        )
+        .kind(ExceptionType::RecursionError)
+        .at_offset(*offset)
+        .help(format!(
+            "the reference cannot compile {scope}'s {key}: its groups nest too deeply (a few \
+             hundred levels); flatten the nesting"
         )),
-        RegexError::TooDeep { offset, .. } => err.at_offset(*offset).help(
-            "the reference cannot load a pattern nested this deeply (a few hundred groups); \
-             flatten the nesting",
-        ),
-        _ => err,
+        _ => err.kind(ExceptionType::Rtbench),
     }
 }
 
