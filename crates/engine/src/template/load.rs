@@ -124,7 +124,7 @@ fn check_shape(spec: &Dict) -> Result<(), TemplateError> {
         return Err(TemplateError::new(
             format!(
                 "Unsupported response_template version: {}",
-                version.py_repr()
+                version.py_str()
             ),
             path(&["version"]),
             Target::Value,
@@ -215,7 +215,7 @@ fn build_field(name: &str, raw: &Value) -> Result<Field, TemplateError> {
             return Err(TemplateError::new(
                 format!(
                     "{scope}: unknown content parser '{}'. Available: {}",
-                    other.py_repr(),
+                    other.py_str(),
                     py_list_repr(&ContentKind::NAMES)
                 ),
                 field_path(name, Some("content")),
