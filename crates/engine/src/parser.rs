@@ -982,6 +982,9 @@ impl Parser {
         if let Some(d) = detail.as_deref_mut() {
             d.parsed = parsed.clone();
         }
+        // How deep the reference's recursive walks may go depends on the entry point.
+        let path = py::Path::of_json_depth(self.patterns.json_depth);
+        let transform_budget = py::transform_budget(path);
         let mut value = match &field.transform {
             None => parsed,
             Some(t) if field.transform_each => {
@@ -1013,7 +1016,10 @@ impl Parser {
                         captures: &self.captures,
                         item: &item,
                     };
-                    out.push(t.apply(&scope).map_err(|e| fail(e.kind, e.message, None))?);
+                    out.push(
+                        t.apply_within(&scope, transform_budget)
+                            .map_err(|e| fail(e.kind, e.message, None))?,
+                    );
                 }
                 Value::List(out)
             }
@@ -1022,7 +1028,8 @@ impl Parser {
                     captures: &self.captures,
                     content: &parsed,
                 };
-                t.apply(&scope).map_err(|e| fail(e.kind, e.message, None))?
+                t.apply_within(&scope, transform_budget)
+                    .map_err(|e| fail(e.kind, e.message, None))?
             }
         };
         if let Some(d) = detail
@@ -1045,7 +1052,7 @@ impl Parser {
                 let depth = self.patterns.json_depth + 1;
                 let typed = reference.typed_coercion() && field.content.is_typed_structured();
                 self.tools
-                    .coerce(&mut value, depth, typed)
+                    .coerce(&mut value, depth, typed, py::coerce_budget(path))
                     .map_err(|e| fail(e.kind, e.message, None))?;
             }
         }

@@ -85,11 +85,34 @@ impl ToolSchemas {
         value: &mut Value,
         json_depth: usize,
         typed: bool,
+        budget: py::Budget,
     ) -> Result<(), ToolsError> {
+        self.coerce_at(value, json_depth, typed, 1, budget)
+    }
+
+    /// [`ToolSchemas::coerce`] with `used` of the budget's frames taken by the calls around it.
+    fn coerce_at(
+        &self,
+        value: &mut Value,
+        json_depth: usize,
+        typed: bool,
+        used: usize,
+        budget: py::Budget,
+    ) -> Result<(), ToolsError> {
+        let too_deep = || ToolsError {
+            kind: ExceptionType::RecursionError,
+            message: budget.message.to_string(),
+        };
+        if used > budget.frames {
+            return Err(too_deep());
+        }
         if let Value::List(items) = value {
             // Each list level costs the reference a recursive call and a comprehension frame.
+            if used + 1 > budget.frames {
+                return Err(too_deep());
+            }
             for item in items {
-                self.coerce(item, json_depth.saturating_sub(2), typed)?;
+                self.coerce_at(item, json_depth.saturating_sub(2), typed, used + 2, budget)?;
             }
             return Ok(());
         }
@@ -104,6 +127,13 @@ impl ToolSchemas {
         let Some(properties) = self.params.get(name).filter(|p| !p.is_empty()) else {
             return Ok(());
         };
+        // `_schema_types` and `_coerce` each take one more frame.
+        if used + 1 > budget.frames
+            && let Some(Value::Dict(arguments)) = func.get("arguments")
+            && arguments.keys().any(|k| properties.contains_key(k))
+        {
+            return Err(too_deep());
+        }
         let Some(Value::Dict(func)) = value.as_dict_mut().and_then(|d| d.get_mut("function"))
         else {
             return Ok(());

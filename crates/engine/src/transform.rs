@@ -121,20 +121,53 @@ impl Transform {
         go(value, &mut Vec::new())
     }
 
-    /// Applies the transform in `scope`.
+    /// Applies the transform in `scope` (without a frame budget: see [`Transform::apply_within`]).
     pub fn apply(&self, scope: &dyn Scope) -> Result<Value, TransformError> {
+        self.apply_at(scope, 1, usize::MAX, "")
+    }
+
+    /// Applies the transform in `scope` as the reference's recursive `_apply_transform` does,
+    /// within its frame budget: one frame per call, one more for a list's or dict's
+    /// comprehension; past the budget, `RecursionError` where the reference raises it (after
+    /// any error met earlier in its walk).
+    pub(crate) fn apply_within(
+        &self,
+        scope: &dyn Scope,
+        budget: crate::py::Budget,
+    ) -> Result<Value, TransformError> {
+        self.apply_at(scope, 1, budget.frames, budget.message)
+    }
+
+    fn apply_at(
+        &self,
+        scope: &dyn Scope,
+        used: usize,
+        frames: usize,
+        message: &str,
+    ) -> Result<Value, TransformError> {
+        let too_deep = || TransformError {
+            kind: ExceptionType::RecursionError,
+            message: message.to_string(),
+        };
+        if used > frames {
+            return Err(too_deep());
+        }
+        let container = matches!(self, Transform::List(_) | Transform::Dict(_));
+        if container && used + 1 > frames {
+            return Err(too_deep());
+        }
         Ok(match self {
             Transform::Literal(v) => v.clone(),
             Transform::List(items) => Value::List(
                 items
                     .iter()
-                    .map(|t| t.apply(scope))
+                    .map(|t| t.apply_at(scope, used + 2, frames, message))
                     .collect::<Result<_, _>>()?,
             ),
             Transform::Dict(entries) => {
                 let mut out = Dict::with_capacity(entries.len());
                 for (k, t) in entries {
-                    out.insert(k.clone(), t.apply(scope)?);
+                    out.insert(k.clone(), t.apply_at(scope, used + 2, frames, message)?);
                 }
                 Value::Dict(out)
             }

@@ -14,6 +14,7 @@ mod json_error;
 mod json_spans;
 mod lower;
 mod num;
+mod recursion;
 mod repr;
 mod strip;
 
@@ -30,6 +31,9 @@ pub(crate) use json_decode::{JSON_MAX_DEPTH_PARSE, JSON_MAX_DEPTH_STREAM, json_l
 pub(crate) use json_spans::{line_col, string_offset_to_source};
 pub(crate) use lower::py_lower;
 pub(crate) use num::{float_repr, int_from_float, py_float, py_int};
+pub(crate) use recursion::{
+    Budget, DEFAULTS_BUDGET, Path, coerce_budget, deepcopy_frames, transform_budget,
+};
 pub(crate) use strip::py_strip;
 
 // Reached only by the differential tests against the interpreter.

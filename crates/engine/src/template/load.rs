@@ -108,6 +108,21 @@ pub fn load_template(spec: &Value) -> Result<Template, TemplateError> {
         Some(Value::Dict(d)) => d.clone(),
         _ => Dict::new(),
     };
+    // The reference deep-copies `defaults` last, recursively (the dict itself takes two frames).
+    let frames = 2 + defaults
+        .values()
+        .map(crate::py::deepcopy_frames)
+        .max()
+        .unwrap_or(0);
+    if frames > crate::py::DEFAULTS_BUDGET.frames {
+        return Err(TemplateError::new(
+            crate::py::DEFAULTS_BUDGET.message,
+            path(&["defaults"]),
+            Target::Value,
+        )
+        .kind(ExceptionType::RecursionError)
+        .help("the reference cannot copy defaults nested this deeply (about 490 levels); flatten them"));
+    }
     Ok(Template::new(
         defaults,
         fields,
