@@ -273,3 +273,63 @@ fn recursion_limits_match_the_reference_command_line() {
     assert!(compared > 50, "only {compared} runs");
     assert!(failures.is_empty(), "{} runs differ", failures.len());
 }
+
+/// 5.25's token-id path: `strip_markers` walks every region value, and gives up at the depths
+/// `tools/semantics/measure_token_ids.py` measured (a list nested around an empty one, closed at
+/// the end of the stream or in the prefix, one-shot or streamed).
+#[test]
+fn token_id_values_nest_as_deep_as_the_reference_strips_markers() {
+    use rtbench_engine::parser::{Events, Options};
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/semantics/recursion/token_ids.json");
+    let doc = json_loads(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let end = load_template(
+        &json_loads(r#"{"start_anchor": "x", "fields": {"content": {"content": "json"}}}"#)
+            .unwrap(),
+    )
+    .unwrap();
+    let prefixed = load_template(
+        &json_loads(
+            r#"{"start_anchor": "x", "fields": {"content": {}, "v": {"open": "<v>", "close": "</v>", "content": "json"}}}"#,
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let mut checked = 0;
+    for (key, measured) in doc.as_dict().unwrap() {
+        let deepest = match get(measured, "deepest") {
+            Some(Value::Int(n)) => *n as usize,
+            _ => panic!("{key}: no depth"),
+        };
+        let want_error = text(get(measured, "error")).unwrap();
+        let whole_text = key.starts_with("parse");
+        let in_prefix = key.ends_with("prefix");
+        let run = |n: usize| {
+            let nested = format!("{}{}", "[".repeat(n), "]".repeat(n));
+            let options = Options {
+                events: Events::Reference,
+                whole_text,
+                token_ids: true,
+            };
+            let result = if in_prefix {
+                Parser::with_options(&prefixed, Some(&format!("<v>{nested}</v>")), None, options)
+                    .and_then(|mut p| p.finalize())
+            } else {
+                Parser::with_options(&end, Some(""), None, options).and_then(|mut p| {
+                    p.feed(&nested)?;
+                    p.finalize()
+                })
+            };
+            result.map(|_| ()).map_err(|e| e.text())
+        };
+        assert_eq!(run(deepest), Ok(()), "{key}: depth {deepest}");
+        assert_eq!(
+            run(deepest + 1),
+            Err(want_error.to_string()),
+            "{key}: depth {}",
+            deepest + 1
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 4);
+}

@@ -106,7 +106,8 @@ pub fn text_file(path: &Path, what: &str) -> Result<String, Failure> {
 /// What the reference itself raises on (tools that are a number) is the parse's error.
 pub fn tools_file(path: &Path) -> Result<Value, Failure> {
     let text = text_file(path, "tools file")?;
-    let value = py::json_loads(&text).map_err(|e| {
+    // Read as the reference's command line reads it (`json.load`, its nesting limit included).
+    let (value, spans) = py::json_loads_with_spans(&text).map_err(|e| {
         Failure::invalid(format!(
             "tools file {}:{}:{}: invalid JSON: {}",
             path.display(),
@@ -117,12 +118,8 @@ pub fn tools_file(path: &Path) -> Result<Value, Failure> {
     })?;
     let problems = check_tools(&value);
     if !problems.is_empty() {
-        let spans = py::json_loads_with_spans(&text).ok().map(|(_, s)| s);
         for (at, message) in problems {
-            let offset = spans
-                .as_ref()
-                .and_then(|s| s.get(&at))
-                .map_or(0, |n| n.value.start);
+            let offset = spans.get(&at).map_or(0, |n| n.value.start);
             let at = Location::new(&text, offset..offset);
             note!(
                 "warning: tools file {}:{}:{}: {message}",

@@ -1038,6 +1038,14 @@ impl Parser {
             d.transformed = Some(value.clone());
         }
         if self.token_ids {
+            let budget = py::strip_markers_budget(path);
+            if py::walk_frames(&value) > budget.frames {
+                return Err(fail(
+                    ExceptionType::RecursionError,
+                    budget.message.to_string(),
+                    None,
+                ));
+            }
             strip_markers(&mut value);
         }
         if !self.tools.is_empty() {

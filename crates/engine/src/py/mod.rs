@@ -32,7 +32,8 @@ pub(crate) use json_spans::{line_col, string_offset_to_source};
 pub(crate) use lower::py_lower;
 pub(crate) use num::{float_repr, int_from_float, py_float, py_int};
 pub(crate) use recursion::{
-    Budget, DEFAULTS_BUDGET, Path, coerce_budget, deepcopy_frames, transform_budget,
+    Budget, DEFAULTS_BUDGET, Path, coerce_budget, deepcopy_frames, strip_markers_budget,
+    transform_budget, walk_frames,
 };
 pub(crate) use strip::py_strip;
 

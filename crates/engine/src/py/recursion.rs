@@ -1,7 +1,8 @@
 //! Where the reference walks a value with recursive Python functions, and how deep it gets
 //! before CPython 3.11 raises `RecursionError`: deep-copying `defaults` when a template loads,
-//! applying a `transform` when a region closes (`_apply_transform`), and walking a region's
-//! value for tool calls (`_coerce_tool_calls`).
+//! applying a `transform` when a region closes (`_apply_transform`), walking a region's value
+//! for tool calls (`_coerce_tool_calls`) and, for token ids (5.25), for markers
+//! (`strip_markers`).
 //!
 //! CPython counts Python frames against a limit of 1000, so the deepest value that works
 //! depends on how many frames each level costs (a recursive call and its comprehension: two
@@ -85,6 +86,45 @@ pub(crate) fn coerce_budget(path: Path) -> Budget {
     }
 }
 
+/// 5.25's `strip_markers` over a region's value when parsing token ids (one frame for the call,
+/// one for a list's or dict's comprehension), measured by `tools/semantics/measure_token_ids.py`
+/// from the stack of a command-line script (the reference's command line has no token-id mode).
+pub(crate) fn strip_markers_budget(path: Path) -> Budget {
+    let frames = match path {
+        Path::Parse => 994,
+        Path::Stream => 995,
+        Path::ParsePrefix => 992,
+        Path::StreamPrefix => 993,
+    };
+    Budget {
+        frames,
+        message: PLAIN,
+    }
+}
+
+/// Frames a walk taking one frame per call and one more per container (its comprehension)
+/// uses on `v`: a scalar 1, a list or dict 2 plus its deepest item's (a dict's keys count as
+/// scalars).
+pub(crate) fn walk_frames(v: &Value) -> usize {
+    // Iterative, as `deepcopy_frames`.
+    let mut deepest = 0;
+    let mut stack = vec![(v, 0usize)];
+    while let Some((v, used)) = stack.pop() {
+        match v {
+            Value::List(items) => {
+                deepest = deepest.max(used + 2);
+                stack.extend(items.iter().map(|i| (i, used + 2)));
+            }
+            Value::Dict(d) => {
+                deepest = deepest.max(used + 2 + usize::from(!d.is_empty()));
+                stack.extend(d.values().map(|i| (i, used + 2)));
+            }
+            _ => deepest = deepest.max(used + 1),
+        }
+    }
+    deepest
+}
+
 /// `copy.deepcopy` of the template's `defaults` when it loads (two frames per value: `deepcopy`
 /// and its per-type copier), within the one-shot `parse` or the `stream` entry point.
 pub(crate) const DEFAULTS_BUDGET: Budget = Budget {
@@ -121,6 +161,16 @@ mod tests {
             deepcopy_frames(&json_loads("{\"d\": [[]], \"e\": 1}").unwrap()),
             6
         );
+    }
+
+    #[test]
+    fn walks_count_a_call_and_a_comprehension_per_level() {
+        assert_eq!(walk_frames(&json_loads("1").unwrap()), 1);
+        assert_eq!(walk_frames(&json_loads("[]").unwrap()), 2);
+        assert_eq!(walk_frames(&json_loads("[[[]]]").unwrap()), 6);
+        assert_eq!(walk_frames(&json_loads("[[1]]").unwrap()), 5);
+        assert_eq!(walk_frames(&json_loads("{\"a\": []}").unwrap()), 4);
+        assert_eq!(walk_frames(&json_loads("{\"a\": 1}").unwrap()), 3);
     }
 
     #[test]
