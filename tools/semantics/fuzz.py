@@ -338,7 +338,18 @@ def gen_errors(r: random.Random, i: int) -> dict:
     return case
 
 
-GENERATORS = {"tools": gen_tools, "coerce": gen_coerce, "surrogate": gen_surrogate, "errors": gen_errors}
+def gen_errors_chunked(r: random.Random, i: int) -> dict:
+    """An error-producing case, its text fed whole or in random chunks, its last region closed
+    by its delimiter or by the end of the stream (so that errors come from a feed or the end)."""
+    case = gen_errors(r, i)
+    text = "".join(case["chunks"])
+    if r.random() < 0.25 and text.endswith("</v>"):
+        text = text[: -len("</v>")]  # the region closes, and fails, at the end of the stream
+    case["chunks"] = split(r, text) if r.random() < 0.5 else [text]
+    return case
+
+
+GENERATORS = {"tools": gen_tools, "coerce": gen_coerce, "surrogate": gen_surrogate, "errors": gen_errors_chunked}
 
 # ------------------------------------------------------------------------------------ running
 
