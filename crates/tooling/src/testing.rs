@@ -103,3 +103,42 @@ pub fn expected_section(result: &Result<Dict, String>) -> Result<String, String>
     };
     json_dumps(&value, &opts).map_err(|e| format!("cannot write the result as JSON: {e}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample::parse_sample;
+
+    fn sample(expected: &str) -> Sample {
+        let text = format!("--- generation ---\nhi\n--- expected ---\n{expected}\n");
+        parse_sample(Path::new("t.sample"), &text).unwrap()
+    }
+
+    fn passes(v: Verdict) -> bool {
+        matches!(v, Verdict::Pass)
+    }
+
+    #[test]
+    fn an_expected_error_text_must_be_the_error() {
+        let err: Result<Dict, String> = Err("ValueError: bad".into());
+        assert!(passes(verdict(
+            &sample(r#"{"$error": "ValueError: bad"}"#),
+            &err
+        )));
+        let Verdict::Fail(lines) = verdict(&sample(r#"{"$error": "KeyError: 'bad'"}"#), &err)
+        else {
+            panic!("a different error passed");
+        };
+        assert_eq!(lines[1..], ["- KeyError: 'bad'", "+ ValueError: bad"]);
+        // `true` accepts any error; a message never passes for an expected error.
+        assert!(passes(verdict(&sample(r#"{"$error": true}"#), &err)));
+        let ok: Result<Dict, String> = Ok(Dict::new());
+        assert!(!passes(verdict(&sample(r#"{"$error": true}"#), &ok)));
+        // What --bless writes is what is then compared.
+        assert!(
+            expected_section(&err)
+                .unwrap()
+                .contains(r#""$error": "ValueError: bad""#)
+        );
+    }
+}
