@@ -26,6 +26,34 @@ impl Failure {
     }
 }
 
+impl Failure {
+    /// A parse error (exit 1): `<Type>: <message>` as the reference raises it, then a note
+    /// saying where (`  --> field 'tool_calls' at 3:14 of the generation`) when the error
+    /// belongs to a field. The error's span counts bytes of the prefix followed by the
+    /// generation.
+    pub fn parse(e: &rtbench_engine::ParseError, prefix: &str, generation: &str) -> Failure {
+        // Written out in full: the `regex` module's exception is named `error`, and its
+        // message must not read as the command line's own prefix.
+        let mut message = format!("error: {}", e.text());
+        if let Some(field) = &e.field {
+            message.push_str(&format!("\n  --> field '{field}'"));
+            if let Some(at) = e.span.as_ref().map(|s| s.start) {
+                let (text, at, part) = if at < prefix.len() {
+                    (prefix, at, "the prefix")
+                } else {
+                    (generation, at - prefix.len(), "the generation")
+                };
+                let at = text.floor_char_boundary(at.min(text.len()));
+                let before = &text[..at];
+                let line = before.matches('\n').count() + 1;
+                let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+                message.push_str(&format!(" at {line}:{column} of {part}"));
+            }
+        }
+        Failure::invalid(message)
+    }
+}
+
 /// `text` with the control characters a terminal would act on (BEL, ESC, backspace, C1
 /// codes, ...) written as visible escapes (`\x07`, `\x1b`, `\u{9b}`); line breaks and tabs stay.
 /// Messages quote template keys and sample text, which may hold anything: printed raw, an ESC

@@ -448,38 +448,57 @@ fn tools_files_are_checked_with_their_position() {
     let run = |text: &str| {
         let f = s.file("tools.json", text);
         let o = rtbench(&["parse", "--template", &smollm3(), "--tools", &f, &weather()]);
-        (code(&o), stderr(&o))
+        (code(&o), stderr(&o), stdout(&o))
     };
-    let (c, e) = run("{\"type\": \"function\", \"function\": {\"name\": \"f\"}}");
-    assert_eq!(c, 1);
+    // The message without tools: what the reference gives for tools it ignores.
+    let (_, _, plain) = run("[]");
+    // Shapes the reference reads past are warnings at their place; the parse goes on.
+    let (c, e, out) = run("{\"type\": \"function\", \"function\": {\"name\": \"f\"}}");
+    assert_eq!((c, &out), (0, &plain), "{e}");
     assert!(
-        e.contains("tools.json:1:1: expected a list of tools, got an object; wrap it in [ ]"),
+        e.contains("warning: tools file ")
+            && e.contains("tools.json:1:1: expected a list of tools, got an object"),
         "{e}"
     );
-    let (c, e) = run("[\n  {\"function\": {\"name\": \"f\"}},\n  {\"type\": \"function\"}\n]");
-    assert_eq!(c, 1);
+    let (c, e, _) = run("[\n  {\"function\": {\"name\": \"f\"}},\n  {\"type\": \"function\"}\n]");
+    assert_eq!(c, 0, "{e}");
     assert!(
         e.contains("tools.json:3:3: tool 2 has no `function` object"),
         "{e}"
     );
-    let (c, e) = run("[\n  {\"function\": {\"name\": \"f\",}}\n]");
-    assert_eq!(c, 1);
-    assert!(e.contains("tools.json:2:"), "{e}");
-    assert!(e.contains("invalid JSON"), "{e}");
-    let (c, e) = run("[{\"function\": {\"name\": \"f\", \"parameters\": \"x\"}}]");
-    assert_eq!(c, 1);
+    let (c, e, _) = run("[{\"function\": {\"name\": \"f\", \"parameters\": \"x\"}}]");
+    assert_eq!(c, 0, "{e}");
     assert!(
         e.contains("tools.json:1:43: tool 1 ('f'): `parameters` is a string"),
         "{e}"
     );
-    // What the reference reads is accepted: flat tools, tools without parameters, null.
+    for ignored in ["[1, \"x\", null]", "\"tools\"", "[{\"function\": \"f\"}]"] {
+        let (c, e, out) = run(ignored);
+        assert_eq!((c, &out), (0, &plain), "{ignored}: {e}");
+        assert!(e.contains("warning: tools file "), "{ignored}: {e}");
+    }
+    // Not JSON is an error.
+    let (c, e, _) = run("[\n  {\"function\": {\"name\": \"f\",}}\n]");
+    assert_eq!(c, 1);
+    assert!(e.contains("tools.json:2:"), "{e}");
+    assert!(e.contains("invalid JSON"), "{e}");
+    // What the reference raises on stays an error, with its text.
+    let (c, e, _) = run("3");
+    assert_eq!(c, 1);
+    assert!(
+        e.contains("error: TypeError: 'int' object is not iterable"),
+        "{e}"
+    );
+    // What the reference reads is accepted without a word: flat tools, tools without
+    // parameters, null.
     for ok in [
         "null",
         "[]",
         "[{\"name\": \"get_weather\", \"parameters\": {}}]",
     ] {
-        let (c, e) = run(ok);
+        let (c, e, _) = run(ok);
         assert_eq!(c, 0, "{ok}: {e}");
+        assert!(!e.contains("warning"), "{ok}: {e}");
     }
     // A missing tools file is a usage error.
     let missing = s.0.join("nope.json").to_string_lossy().into_owned();

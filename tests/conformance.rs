@@ -112,6 +112,33 @@ fn run_path(sub: &str, dir: &Path, exact: bool, reference: Reference) {
     );
 }
 
+/// Every error text the cases record (`expect.error_text`, `check.error_text`): rtbench raises
+/// the same exception type with the same message.
+#[test]
+fn error_texts_match_the_reference_exactly() {
+    let mut total = 0;
+    let mut failures = Vec::new();
+    for sub in ["shared", "fuzz"] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/conformance")
+            .join(sub);
+        for case in &load_cases(&dir) {
+            let o = run_case(case);
+            total += o.error_texts;
+            failures.extend(o.text_failures.iter().map(|f| format!("{}: {f}", o.name)));
+        }
+    }
+    eprintln!(
+        "error texts: {total} cases, {} equal",
+        total - failures.len()
+    );
+    for f in failures.iter().take(40) {
+        eprintln!("  FAIL {f}");
+    }
+    assert!(total > 100, "only {total} error texts recorded");
+    assert!(failures.is_empty(), "{} error texts differ", failures.len());
+}
+
 #[test]
 fn shared_cases_match_the_5_24_reference() {
     run_dir("shared", Reference::V5_24);

@@ -94,9 +94,18 @@ fn reference_counts(lines: &[String]) -> Counts {
         }
         let record = json_loads(line).unwrap();
         if let Some(expected) = record.as_dict().unwrap().get("expected") {
-            // Python's `!=`, as the reference would compare; an expected error matches any.
+            // Python's `!=`, as the reference would compare; an expected error's text, when
+            // it gives one, must be the error's (`{"$error": true}` matches any).
+            let error_text = |v: &Value| {
+                v.as_dict()
+                    .and_then(|d| d.get("$error"))
+                    .and_then(Value::as_str)
+                    .map(String::from)
+            };
             let differ = match (is_error(expected), is_error(&result)) {
-                (true, true) => false,
+                (true, true) => {
+                    error_text(expected).is_some_and(|w| Some(w) != error_text(&result))
+                }
                 (false, false) => !expected.py_eq(&result),
                 _ => true,
             };

@@ -194,7 +194,7 @@ fn field_rules() {
     );
     expect(
         &with_fields("    \"a\": {\"open_pattern\": 7}"),
-        "open_pattern must be a string",
+        "TypeError: first argument must be a string or compiled pattern",
         4,
         27,
         1,

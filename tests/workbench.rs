@@ -488,7 +488,7 @@ fn without_a_terminal_the_messages_are_printed() {
     assert!(
         String::from_utf8(out.stdout)
             .unwrap()
-            .contains("error: Field 'tool_calls'")
+            .contains("error: ValueError: json parser could not parse region as JSON.")
     );
     let out = std::process::Command::new(bin).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
@@ -823,7 +823,10 @@ fn replay_of_a_feed_that_fails_counts_feeds_and_keeps_the_unfed_text() {
         screen.contains("after text é"),
         "the unfed text is shown: {screen}"
     );
-    assert!(screen.contains("error: Field 'tool_calls'"), "{screen}");
+    assert!(
+        screen.contains("error: ValueError: json parser"),
+        "{screen}"
+    );
     assert!(
         !screen.contains("live tool_calls"),
         "no live region after the failure: {screen}"

@@ -57,7 +57,7 @@ fn explain_one(
             job.tokenizer()?,
             job.model().control_tokens().map_err(Failure::invalid)?,
         )
-        .map_err(|e| Failure::invalid(e.message))?;
+        .map_err(|e| Failure::invalid(format!("error: {}", e.text())))?;
         let decoded = Decoded {
             prefix: d.prefix.as_deref().unwrap_or(""),
             fed: &d.fed,

@@ -115,12 +115,15 @@ pub fn text_file(path: &Path, what: &str) -> Result<String, Failure> {
     Ok(unsafe { String::from_utf8_unchecked(bytes) })
 }
 
-/// Reads a `--tools` file: a JSON list of tool schemas. A file that is not JSON, or whose
-/// shape would make the reference fail or silently ignore a tool, is an error (exit 1) that
-/// names the file, the line and column, and what to write.
+/// Reads a `--tools` file: a JSON list of tool schemas. A file that is not JSON is an error
+/// (exit 1). A shape the reference reads but partly ignores (a tool that is not an object, a
+/// `function` that is not one, `properties` that are not an object, ...) is a warning on
+/// stderr naming the file, line and column; the parse goes on with the reference's result.
+/// What the reference itself raises on (tools that are a number) is the parse's error.
 pub fn tools_file(path: &Path) -> Result<Value, Failure> {
     let text = text_file(path, "tools file")?;
-    let value = py::json_loads(&text).map_err(|e| {
+    // Read as the reference's command line reads it (`json.load`, its nesting limit included).
+    let (value, spans) = py::json_loads_with_spans(&text).map_err(|e| {
         Failure::invalid(format!(
             "tools file {}:{}:{}: invalid JSON: {}",
             path.display(),
@@ -129,47 +132,53 @@ pub fn tools_file(path: &Path) -> Result<Value, Failure> {
             e.message
         ))
     })?;
-    if let Err((at, message)) = check_tools(&value) {
-        let spans = py::json_loads_with_spans(&text).ok().map(|(_, s)| s);
-        let offset = spans
-            .as_ref()
-            .and_then(|s| s.get(&at))
-            .map_or(0, |n| n.value.start);
-        let at = Location::new(&text, offset..offset);
-        let (line, col) = (at.line, at.column);
-        return Err(Failure::invalid(format!(
-            "tools file {}:{line}:{col}: {message}",
-            path.display()
-        )));
+    let problems = check_tools(&value);
+    if !problems.is_empty() {
+        for (at, message) in problems {
+            let offset = spans.get(&at).map_or(0, |n| n.value.start);
+            let at = Location::new(&text, offset..offset);
+            note!(
+                "warning: tools file {}:{}:{}: {message}",
+                path.display(),
+                at.line,
+                at.column
+            );
+        }
     }
     Ok(value)
 }
 
-/// Checks a tools value the way the reference reads it (`transformers.utils.chat_parsing`):
-/// `null` or a list; each tool an object, OpenAI style (`{"type": "function", "function":
-/// {"name": ..., "parameters": {...}}}`) or flat (`{"name": ..., "parameters": {...}}`), with a
-/// string name; `parameters` and its `properties`, when given, objects. Anything the reference
-/// would choke on or skip without a word is an error: the JSON path of the offending node and
-/// the message.
-pub fn check_tools(tools: &Value) -> Result<(), (Vec<PathSeg>, String)> {
+/// What the reference ignores in a tools value (`transformers.utils.chat_parsing` reads a
+/// list of tools, OpenAI style `{"type": "function", "function": {"name": ..., "parameters":
+/// {...}}}` or flat `{"name": ..., "parameters": {...}}`, and silently skips what it cannot
+/// use): the JSON path of each offending node and what happens to it. None of these is an
+/// error: the reference parses on without them. (Tools that are a number or `true` make the
+/// reference raise `TypeError`; the parser reports that.)
+pub fn check_tools(tools: &Value) -> Vec<(Vec<PathSeg>, String)> {
+    let mut out = Vec::new();
     let items = match tools {
-        Value::Null => return Ok(()),
+        Value::Null => return out,
         Value::List(items) => items,
-        Value::Dict(_) => {
-            return Err((
+        // Iterating a dict gives its keys, a string its characters: strings, never tools.
+        Value::Dict(d) if !d.is_empty() => {
+            out.push((
                 vec![],
-                "expected a list of tools, got an object; wrap it in [ ]".into(),
+                "expected a list of tools, got an object: the reference reads its keys as tools \
+                 and ignores them, so no argument is cast; wrap it in [ ]"
+                    .into(),
             ));
+            return out;
         }
-        other => {
-            return Err((
+        Value::Str(s) if !s.is_empty() => {
+            out.push((
                 vec![],
-                format!(
-                    "expected a list of tools, got {}; write [{{\"type\": \"function\", \"function\": {{\"name\": ..., \"parameters\": {{...}}}}}}, ...]",
-                    other.json_kind()
-                ),
+                "expected a list of tools, got a string: the reference reads its characters as \
+                 tools and ignores them, so no argument is cast"
+                    .into(),
             ));
+            return out;
         }
+        _ => return out,
     };
     for (i, tool) in items.iter().enumerate() {
         let n = i + 1;
@@ -179,33 +188,40 @@ pub fn check_tools(tools: &Value) -> Result<(), (Vec<PathSeg>, String)> {
             p
         };
         let Value::Dict(tool) = tool else {
-            return Err((
+            out.push((
                 at(&[]),
                 format!(
-                    "tool {n} is {}, not a tool schema (an object with a `function` object)",
+                    "tool {n} is {}, not a tool schema (an object with a `function` object); \
+                     the reference ignores it",
                     tool.json_kind()
                 ),
             ));
+            continue;
         };
         let (func, base): (&rtbench_engine::value::Dict, &[&str]) = match tool.get("function") {
             Some(Value::Dict(f)) => (f, &["function"]),
             Some(other) => {
-                return Err((
+                out.push((
                     at(&["function"]),
                     format!(
-                        "tool {n}: `function` is {}, not an object with `name` and `parameters`",
+                        "tool {n}: `function` is {}, not an object with `name` and \
+                         `parameters`; the reference ignores the tool",
                         other.json_kind()
                     ),
                 ));
+                continue;
             }
             None if tool.contains_key("name") => (tool, &[]),
             None => {
-                return Err((
+                out.push((
                     at(&[]),
                     format!(
-                        "tool {n} has no `function` object (write {{\"type\": \"function\", \"function\": {{\"name\": ..., \"parameters\": {{...}}}}}}); the reference would ignore it"
+                        "tool {n} has no `function` object (write {{\"type\": \"function\", \
+                         \"function\": {{\"name\": ..., \"parameters\": {{...}}}}}}); the \
+                         reference ignores it"
                     ),
                 ));
+                continue;
             }
         };
         let path = |key: &str| {
@@ -216,19 +232,20 @@ pub fn check_tools(tools: &Value) -> Result<(), (Vec<PathSeg>, String)> {
         let name = match func.get("name") {
             Some(Value::Str(name)) => name,
             Some(other) => {
-                return Err((
+                out.push((
                     path("name"),
                     format!(
-                        "tool {n}: `name` is {}, not a string; the reference would ignore the tool",
+                        "tool {n}: `name` is {}, not a string; the reference ignores the tool",
                         other.json_kind()
                     ),
                 ));
+                continue;
             }
             None => {
-                return Err((
+                out.push((
                     at(base),
                     format!(
-                        "tool {n}: {} has no `name`; the reference would ignore the tool",
+                        "tool {n}: {} has no `name`; the reference ignores the tool",
                         if base.is_empty() {
                             "the tool"
                         } else {
@@ -236,6 +253,7 @@ pub fn check_tools(tools: &Value) -> Result<(), (Vec<PathSeg>, String)> {
                         }
                     ),
                 ));
+                continue;
             }
         };
         match func.get("parameters") {
@@ -245,27 +263,27 @@ pub fn check_tools(tools: &Value) -> Result<(), (Vec<PathSeg>, String)> {
                 Some(other) => {
                     let mut segs = base.to_vec();
                     segs.extend(["parameters", "properties"]);
-                    return Err((
+                    out.push((
                         at(&segs),
                         format!(
-                            "tool {n} ('{name}'): `parameters.properties` is {}, not an object; its arguments would not be cast",
+                            "tool {n} ('{name}'): `parameters.properties` is {}, not an \
+                             object; its arguments are not cast",
                             other.json_kind()
                         ),
                     ));
                 }
             },
-            Some(other) => {
-                return Err((
-                    path("parameters"),
-                    format!(
-                        "tool {n} ('{name}'): `parameters` is {}, not a JSON schema object; its arguments would not be cast",
-                        other.json_kind()
-                    ),
-                ));
-            }
+            Some(other) => out.push((
+                path("parameters"),
+                format!(
+                    "tool {n} ('{name}'): `parameters` is {}, not a JSON schema object; its \
+                     arguments are not cast",
+                    other.json_kind()
+                ),
+            )),
         }
     }
-    Ok(())
+    out
 }
 
 /// What a command runs on: the template, the prefix and tools from the command line, and the
@@ -542,8 +560,15 @@ pub fn missing_prefix() -> Failure {
 mod tests {
     use super::*;
 
+    /// The first warning about a tools value, if any.
     fn check(text: &str) -> Result<(), String> {
-        check_tools(&py::json_loads(text).unwrap()).map_err(|(_, m)| m)
+        match check_tools(&py::json_loads(text).unwrap())
+            .into_iter()
+            .next()
+        {
+            None => Ok(()),
+            Some((_, m)) => Err(m),
+        }
     }
 
     #[test]
@@ -556,10 +581,16 @@ mod tests {
         );
         // Flat tools and tools without parameters are read by the reference.
         assert!(check(r#"[{"name": "f", "parameters": {}}, {"function": {"name": "g"}}]"#).is_ok());
+        // Falsy values are no tools; a number the reference raises on is the parser's error.
+        for none in ["0", "false", "\"\"", "{}", "3", "true"] {
+            assert!(check(none).is_ok(), "{none}");
+        }
         let e = check(r#"{"type": "function", "function": {"name": "f"}}"#).unwrap_err();
-        assert_eq!(e, "expected a list of tools, got an object; wrap it in [ ]");
+        assert!(
+            e.starts_with("expected a list of tools, got an object"),
+            "{e}"
+        );
         assert!(check(r#""f""#).unwrap_err().contains("got a string"));
-        assert!(check("3").unwrap_err().contains("got a number"));
         let e = check(r#"[{"function": {"name": "f"}}, {"type": "function"}]"#).unwrap_err();
         assert!(e.starts_with("tool 2 has no `function` object"), "{e}");
         let e = check(r#"[{"function": "f"}]"#).unwrap_err();
@@ -574,12 +605,15 @@ mod tests {
             .unwrap_err();
         assert!(e.contains("`parameters.properties` is a list"), "{e}");
         assert!(check("[1]").unwrap_err().starts_with("tool 1 is a number"));
+        // Every problem is reported, not only the first.
+        let all = check_tools(&py::json_loads(r#"[1, {"function": "f"}, {}]"#).unwrap());
+        assert_eq!(all.len(), 3);
     }
 
     #[test]
     fn tool_errors_point_at_the_offending_node() {
         let text = "[\n  {\"function\": {\"name\": \"f\"}},\n  {\"type\": \"function\"}\n]";
-        let (at, _) = check_tools(&py::json_loads(text).unwrap()).unwrap_err();
+        let (at, _) = check_tools(&py::json_loads(text).unwrap()).remove(0);
         let (_, spans) = py::json_loads_with_spans(text).unwrap();
         let start = spans.get(&at).unwrap().value.start;
         let at = Location::new(text, start..start);

@@ -7,7 +7,7 @@
 use crate::cli::Failure;
 use rtbench_engine::event::{Event, EventKind};
 use rtbench_engine::py::{self, DumpOptions};
-use rtbench_engine::value::{Value, surrogate_of};
+use rtbench_engine::value::Value;
 
 fn dump_options(pretty: bool) -> DumpOptions {
     let mut opts = DumpOptions::reference_cli();
@@ -24,8 +24,9 @@ fn unwritable(message: &str) -> Failure {
     ))
 }
 
-/// Serializes a value for stdout. NaN, infinities and lone surrogates cannot be written as
-/// JSON: like the reference's command line, that is an error.
+/// Serializes a value for stdout. NaN and infinities cannot be written as JSON: like the
+/// reference's command line, that is an error. A lone surrogate is written as its `\udXXX`
+/// escape.
 pub fn json(value: &Value, pretty: bool) -> Result<String, Failure> {
     json_nested(value, pretty, 0)
 }
@@ -73,34 +74,10 @@ pub fn write_failure(e: std::io::Error) -> Failure {
     }
 }
 
-/// Appends `s` as a JSON string literal (non-ASCII kept as is, like `ensure_ascii=False`).
+/// Appends `s` as a JSON string literal (non-ASCII kept as is, like `ensure_ascii=False`; a
+/// lone surrogate written as its `\udXXX` escape).
 pub fn push_json_str(out: &mut String, s: &str) -> Result<(), Failure> {
-    out.push('"');
-    let mut start = 0;
-    for (i, c) in s.char_indices() {
-        let esc: Option<&str> = match c {
-            '"' => Some("\\\""),
-            '\\' => Some("\\\\"),
-            '\n' => Some("\\n"),
-            '\r' => Some("\\r"),
-            '\t' => Some("\\t"),
-            '\u{8}' => Some("\\b"),
-            '\u{c}' => Some("\\f"),
-            c if (c as u32) < 0x20 => None,
-            c if surrogate_of(c).is_some() => {
-                return Err(unwritable("a lone surrogate"));
-            }
-            _ => continue,
-        };
-        out.push_str(&s[start..i]);
-        match esc {
-            Some(e) => out.push_str(e),
-            None => out.push_str(&format!("\\u{:04x}", c as u32)),
-        }
-        start = i + c.len_utf8();
-    }
-    out.push_str(&s[start..]);
-    out.push('"');
+    py::json_write_str(out, s, false);
     Ok(())
 }
 
@@ -155,6 +132,21 @@ mod tests {
         let mut s = String::new();
         push_json_str(&mut s, "a\"b\\c\nd\u{1}é😀\u{7f}").unwrap();
         assert_eq!(s, "\"a\\\"b\\\\c\\nd\\u0001é😀\u{7f}\"");
+    }
+
+    #[test]
+    fn a_lone_surrogate_is_written_as_its_escape() {
+        let v = rtbench_engine::py::json_loads(r#"["\udfff", {"\ud800x": "a\udc00"}]"#).unwrap();
+        assert_eq!(
+            json(&v, false).unwrap(),
+            r#"["\udfff",{"\ud800x":"a\udc00"}]"#
+        );
+        let mut s = String::new();
+        let Value::List(items) = &v else {
+            unreachable!()
+        };
+        push_json_str(&mut s, items[0].as_str().unwrap()).unwrap();
+        assert_eq!(s, r#""\udfff""#);
     }
 }
 

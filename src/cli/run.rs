@@ -9,7 +9,7 @@ use crate::cli::output;
 use crate::cli::{Failure, InputArgs};
 use rtbench_engine::event::{Event, EventKind};
 use rtbench_engine::offsets::CharIndex;
-use rtbench_engine::parser::{Events, Parser, parse_response_owned};
+use rtbench_engine::parser::{Events, ParseError, Parser, parse_response};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::Value;
 use rtbench_tokenize::ids::{IdParser, Prefix as IdPrefix, parse_ids};
@@ -89,14 +89,14 @@ fn parse_one(job: &inputs::Job, inputs: Inputs) -> Result<Value, Failure> {
                 control,
             )
         }
-        None => parse_response_owned(
+        None => parse_response(
             &inputs.template,
             Some(prefix),
-            inputs.output,
+            &inputs.output,
             inputs.tools.as_ref(),
         ),
     }
-    .map_err(|e| Failure::invalid(e.message))?;
+    .map_err(|e| Failure::parse(&e, prefix, &inputs.output))?;
     Ok(Value::Dict(message))
 }
 
@@ -407,7 +407,7 @@ fn stream_to<W: Write>(
         Events::Reference
     };
     let mut parser = Parser::with_events(template, Some(prefix), tools, mode)
-        .map_err(|e| Failure::invalid(e.message))?;
+        .map_err(|e| Failure::parse(&e, prefix, text))?;
     lines.line.push('{');
     lines.events("initial_events", parser.initial_events())?;
     lines.held(parser.held());
@@ -416,7 +416,7 @@ fn stream_to<W: Write>(
         let chunk = &text[range.clone()];
         let events = parser
             .feed(chunk)
-            .map_err(|e| Failure::invalid(e.message))?;
+            .map_err(|e| Failure::parse(&e, prefix, text))?;
         lines.line.push_str("{\"chunk\":");
         output::push_json_str(&mut lines.line, chunk)?;
         lines.line.push(',');
@@ -430,7 +430,9 @@ fn stream_to<W: Write>(
         lines.held(parser.held());
         lines.finish()?;
     }
-    let (message, events) = parser.finalize().map_err(|e| Failure::invalid(e.message))?;
+    let (message, events) = parser
+        .finalize()
+        .map_err(|e| Failure::parse(&e, prefix, text))?;
     lines.line.push('{');
     lines.events("final_events", &events)?;
     lines.line.push_str(",\"message\":");
@@ -472,7 +474,7 @@ fn stream_ids<W: Write>(
     } else {
         Events::Reference
     };
-    let fail = |e: rtbench_engine::ParseError| Failure::invalid(e.message);
+    let fail = |e: rtbench_engine::ParseError| Failure::invalid(format!("error: {}", e.text()));
     let mut parser = IdParser::new(
         &template,
         Some(id_prefix),
@@ -571,12 +573,12 @@ pub fn bundled_sample() -> Result<(), Failure> {
     let path = Path::new("samples/smollm3/weather-tool-call.sample");
     let sample = rtbench_tooling::sample::parse_sample(path, BUNDLED_SAMPLE)
         .map_err(|e| Failure::invalid(e.to_string()))?;
-    let mut parser = Parser::new(&template, sample.prefix.as_deref(), sample.tools.as_ref())
-        .map_err(|e| Failure::invalid(e.message))?;
-    parser
-        .feed(&sample.generation)
-        .map_err(|e| Failure::invalid(e.message))?;
-    let (message, _) = parser.finalize().map_err(|e| Failure::invalid(e.message))?;
+    let prefix = sample.prefix.as_deref().unwrap_or("");
+    let fail = |e: ParseError| Failure::parse(&e, prefix, &sample.generation);
+    let mut parser =
+        Parser::new(&template, sample.prefix.as_deref(), sample.tools.as_ref()).map_err(fail)?;
+    parser.feed(&sample.generation).map_err(fail)?;
+    let (message, _) = parser.finalize().map_err(fail)?;
     output::print_line(&format!(
         "{}:\n{}",
         path.display(),

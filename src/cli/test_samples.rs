@@ -149,7 +149,7 @@ fn under_each_version(
             file_text,
             model,
         );
-        let result = audit.result.map_err(|e| e.message);
+        let result = audit.result.map_err(|e| e.text());
         let verdict = verdict(sample, &result);
         match &verdict {
             Verdict::Pass => tally.passed += 1,
@@ -350,7 +350,7 @@ pub fn run(
             &file_text,
             model,
         );
-        let result = audit.result.map_err(|e| e.message);
+        let result = audit.result.map_err(|e| e.text());
         let warnings: String = findings
             .iter()
             .map(|f| {

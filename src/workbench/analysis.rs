@@ -241,7 +241,7 @@ pub fn summary(
     for g in &audit.regions {
         matched[g.field] = true;
     }
-    let result = audit.result.map_err(|e| e.message);
+    let result = audit.result.map_err(|e| e.text());
     (status_from(sample, &result), findings.len(), matched)
 }
 
@@ -413,7 +413,7 @@ pub fn analyze_with_model(
             }
         }
     }
-    let result = trace.result.map_err(|e| e.message);
+    let result = trace.result.map_err(|e| e.text());
     let status = status_from(sample, &result);
     warnings.extend(findings.iter().map(|f| f.diagnostic.clone()));
     if let Status::Differs(lines) = &status {

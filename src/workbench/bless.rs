@@ -55,7 +55,7 @@ pub fn propose(a: &Analysis) -> Result<Proposal, String> {
     }
     let result = match (&a.message, &a.problem) {
         (Some(m), _) => Ok(m.clone()),
-        (None, Some(p)) => Err(p.error.message.clone()),
+        (None, Some(p)) => Err(p.error.text()),
         (None, None) => return Err("cannot bless: no result".into()),
     };
     let section = expected_section(&result)?;

@@ -8,6 +8,7 @@ use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
+use rtbench_engine::Reference;
 use rtbench_engine::delimiter::Delimiter;
 use rtbench_engine::event::Event;
 use rtbench_engine::parser::Parser;
@@ -77,14 +78,14 @@ fn run_stream(
     tools: Option<&Value>,
     chunks: &[&str],
 ) -> Result<Run, String> {
-    let mut parser = Parser::new(template, prefix, tools).map_err(|e| e.message)?;
+    let mut parser = Parser::new(template, prefix, tools).map_err(|e| e.text())?;
     let initial = events_to_values(template, parser.initial_events());
     let mut feeds = Vec::new();
     for chunk in chunks {
-        let evs = parser.feed(chunk).map_err(|e| e.message)?;
+        let evs = parser.feed(chunk).map_err(|e| e.text())?;
         feeds.push(events_to_values(template, &evs));
     }
-    let (message, finals) = parser.finalize().map_err(|e| e.message)?;
+    let (message, finals) = parser.finalize().map_err(|e| e.text())?;
     Ok(Run {
         initial,
         finals: events_to_values(template, &finals),
@@ -109,6 +110,10 @@ pub struct Outcome {
     /// text earlier than the reference, never later (after every feed, what the reference had
     /// emitted is a prefix of what rtbench had).
     pub exact_only: Vec<(String, bool)>,
+    /// How many reference error texts the case records (compared exactly) ...
+    pub error_texts: usize,
+    /// ... and those rtbench's error text differs from.
+    pub text_failures: Vec<String>,
     /// Whether a delimiter pattern of the template has a lazy quantifier (with which the
     /// reference reports partial matches that no continuation can complete).
     pub lazy_delimiters: bool,
@@ -217,8 +222,22 @@ pub fn run_case(case: &Value, reference: rtbench_engine::Reference) -> Outcome {
 
     let run = |chunks: &[&str]| match &loaded {
         Ok(t) => run_stream(t, prefix, tools, chunks),
-        Err(e) => Err(e.message.clone()),
+        Err(e) => Err(e.text()),
     };
+    // The reference's error texts (type and message), exactly.
+    let recorded = |section: &str| {
+        get(case, section)
+            .and_then(|s| get(s, "error_text"))
+            .and_then(Value::as_str)
+            .map(String::from)
+    };
+    if let (Some(want), Err(e)) = (recorded("check"), &loaded) {
+        out.error_texts += 1;
+        if e.text() != want {
+            out.text_failures
+                .push(format!("check: expected {want:?}, got {:?}", e.text()));
+        }
+    }
 
     let expect = get(case, "expect").cloned().unwrap_or(Value::Null);
     let whole: Vec<&str> = if output.is_empty() {
@@ -227,7 +246,16 @@ pub fn run_case(case: &Value, reference: rtbench_engine::Reference) -> Outcome {
         vec![output]
     };
     match (run(&whole), flag(&expect, "error")) {
-        (Err(_), true) => out.parse_ok = true,
+        (Err(e), true) => {
+            out.parse_ok = true;
+            if let Some(want) = recorded("expect") {
+                out.error_texts += 1;
+                if e != want {
+                    out.text_failures
+                        .push(format!("parse: expected {want:?}, got {e:?}"));
+                }
+            }
+        }
         (Ok(r), true) => out.failures.push(format!(
             "parse: expected an error, got {}",
             show(&r.message)

@@ -57,6 +57,7 @@ pub use event::{Event, EventKind};
 pub use parser::{
     Events, MARKER, Options, ParseError, Parser, Suspended, parse_response, parse_response_owned,
 };
+pub use py::ExceptionType;
 pub use reference::Reference;
 pub use region::{Ending, Region, regions};
 #[cfg(feature = "serde")]

@@ -11,17 +11,21 @@ use std::sync::Arc;
 use crate::content::{ContentError, PatternCache, parse_content};
 use crate::delimiter::{DelimMatch, Delimiter, Scan};
 use crate::event::{Event, EventKind, RegionDetail};
-use crate::py;
+use crate::py::{self, ExceptionType};
 use crate::template::{Field, Template};
 use crate::tools::ToolSchemas;
 use crate::transform::Scope;
 use crate::value::{Dict, Value};
 use pyregex::RegexError;
 
-/// Why parsing failed (the reference raises an exception).
+/// Why parsing failed: the exception the reference raises (its type and exact message), with
+/// rtbench's own context (the field, the span) kept apart from the message.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParseError {
-    /// The reference's exception message.
+    /// The exception's type: the reference's class, or [`ExceptionType::Rtbench`] for an error
+    /// the reference never raises (it hangs or loops instead).
+    pub kind: ExceptionType,
+    /// The reference's exception message, exactly (Python's `str(e)`).
     pub message: String,
     /// The field whose region failed, if any.
     pub field: Option<String>,
@@ -32,19 +36,32 @@ pub struct ParseError {
 }
 
 impl ParseError {
-    fn new(message: impl Into<String>) -> ParseError {
+    fn new(kind: ExceptionType, message: impl Into<String>) -> ParseError {
         ParseError {
+            kind,
             message: message.into(),
             field: None,
             span: None,
             body: None,
         }
     }
+
+    /// The error as the reference prints it: `ValueError: <message>` (`rtbench: <message>`
+    /// for rtbench's own errors).
+    pub fn text(&self) -> String {
+        format!("{}: {}", self.kind, self.message)
+    }
+
+    /// Whether this is rtbench's own error (the reference raises none there).
+    pub fn is_rtbench(&self) -> bool {
+        self.kind == ExceptionType::Rtbench
+    }
 }
 
 impl std::fmt::Display for ParseError {
+    /// `<Type>: <message>`, as [`ParseError::text`].
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
+        write!(f, "{}: {}", self.kind, self.message)
     }
 }
 
@@ -78,6 +95,7 @@ fn regex_failure(
         (e, _) => format!("Field '{}': {which} search failed: {e}", field.name),
     };
     ParseError {
+        kind: ExceptionType::Rtbench,
         message,
         field: Some(field.name.clone()),
         span,
@@ -117,6 +135,13 @@ fn budget_per_byte(template: &Template) -> u64 {
         .sum();
     BUDGET_SCANS_PER_BYTE * (per_scan + 64)
 }
+
+/// The reference's message for a missing prefix.
+const PREFIX_REQUIRED: &str = "`ResponseParser`/`parse_response` requires `prefix` (the chat prompt \
+     sent to the model before generation), because chat templates often pre-write part of the \
+     assistant message (e.g. an opening `<think>` tag) that the parser must see to parse the \
+     output correctly. If the generation already contains the complete message, pass \
+     `prefix=\"\"` to opt out explicitly.";
 
 /// Python frames the reference's constructor adds around prefix processing, compared with a
 /// direct `feed` (they lower the nesting depth at which `json.loads` gives up).
@@ -378,7 +403,8 @@ impl Parser {
         events: Events,
         json_depth: usize,
     ) -> Result<Parser, ParseError> {
-        let tools = ToolSchemas::from_tools(tools).map_err(|e| ParseError::new(e.0))?;
+        let tools =
+            ToolSchemas::from_tools(tools).map_err(|e| ParseError::new(e.kind, e.message))?;
         let mut patterns = PatternCache::default();
         patterns.json_depth = json_depth;
         patterns.reference = template.reference();
@@ -471,11 +497,7 @@ impl Parser {
     /// events become the initial events. A missing prefix is an error, as in the reference.
     fn consume_prefix(&mut self, prefix: Option<&str>) -> Result<(), ParseError> {
         let Some(prefix) = prefix else {
-            return Err(ParseError::new(
-                "a prefix is required: pass the chat prompt sent to the model before generation \
-                 (chat templates often pre-write part of the assistant message, such as an \
-                 opening <think>), or an empty prefix to opt out explicitly",
-            ));
+            return Err(ParseError::new(ExceptionType::ValueError, PREFIX_REQUIRED));
         };
         if prefix.is_empty() {
             return Ok(());
@@ -484,7 +506,12 @@ impl Parser {
             .template
             .start_anchor()
             .last_match_end(prefix)
-            .map_err(|e| ParseError::new(format!("start anchor search failed: {e}")))?
+            .map_err(|e| {
+                ParseError::new(
+                    ExceptionType::Rtbench,
+                    format!("start anchor search failed: {e}"),
+                )
+            })?
             .unwrap_or(0);
         self.origin = cut;
         if cut == prefix.len() {
@@ -547,7 +574,10 @@ impl Parser {
     /// fails, the events before the error are there (a view can show what led up to it).
     pub fn feed_into(&mut self, text: &str, events: &mut Vec<Event>) -> Result<(), ParseError> {
         if self.finalized {
-            return Err(ParseError::new("ResponseParser already finalized"));
+            return Err(ParseError::new(
+                ExceptionType::RuntimeError,
+                "ResponseParser already finalized",
+            ));
         }
         self.buffer.push_str(text);
         self.budget
@@ -594,7 +624,10 @@ impl Parser {
         tail: &str,
     ) -> Result<Dict, ParseError> {
         if self.finalized {
-            return Err(ParseError::new("ResponseParser already finalized"));
+            return Err(ParseError::new(
+                ExceptionType::RuntimeError,
+                "ResponseParser already finalized",
+            ));
         }
         if !tail.is_empty() {
             self.buffer.push_str(tail);
@@ -610,10 +643,13 @@ impl Parser {
             .map(|f| Value::from(f.name.as_str()))
             .collect();
         if !missing.is_empty() {
-            return Err(ParseError::new(format!(
-                "Required response_template fields missing from parsed output: {}",
-                Value::List(missing).py_repr()
-            )));
+            return Err(ParseError::new(
+                ExceptionType::ValueError,
+                format!(
+                    "Required response_template fields missing from parsed output: {}",
+                    Value::List(missing).py_repr()
+                ),
+            ));
         }
         let defaults = &self.template.defaults();
         self.revision += 1;
@@ -788,6 +824,7 @@ impl Parser {
         let name = &self.template.fields()[field].name;
         let at = self.origin + self.pos;
         ParseError {
+            kind: ExceptionType::Rtbench,
             message: format!(
                 "Field '{name}': its delimiters match empty text at the same position (document \
                  offset {at}) again and again, so parsing cannot move on (the reference loops \
@@ -918,7 +955,8 @@ impl Parser {
     ) -> Result<Value, ParseError> {
         let body_range = self.body.clone();
         let doc_body = self.origin + body_range.start..self.origin + body_range.end;
-        let fail = |message: String, offset: Option<usize>| ParseError {
+        let fail = |kind: ExceptionType, message: String, offset: Option<usize>| ParseError {
+            kind,
             message,
             field: Some(field.name.clone()),
             span: Some(match offset {
@@ -934,17 +972,25 @@ impl Parser {
             &field.content_args,
             &mut self.patterns,
         )
-        .map_err(|ContentError { message, offset }| {
-            fail(format!("Field '{}': {message}", field.name), offset)
-        })?;
+        .map_err(
+            |ContentError {
+                 kind,
+                 message,
+                 offset,
+             }| fail(kind, message, offset),
+        )?;
         if let Some(d) = detail.as_deref_mut() {
             d.parsed = parsed.clone();
         }
+        // How deep the reference's recursive walks may go depends on the entry point.
+        let path = py::Path::of_json_depth(self.patterns.json_depth);
+        let transform_budget = py::transform_budget(path);
         let mut value = match &field.transform {
             None => parsed,
             Some(t) if field.transform_each => {
                 let Value::List(items) = parsed else {
                     return Err(fail(
+                        ExceptionType::ValueError,
                         format!(
                             "Field '{}': transform_each requires the parsed content to be a list, got {}.",
                             field.name,
@@ -957,6 +1003,7 @@ impl Parser {
                 for item in items {
                     let Value::Dict(item) = item else {
                         return Err(fail(
+                            ExceptionType::ValueError,
                             format!(
                                 "Field '{}': transform_each requires each list element to be a dict, got {}.",
                                 field.name,
@@ -969,7 +1016,10 @@ impl Parser {
                         captures: &self.captures,
                         item: &item,
                     };
-                    out.push(t.apply(&scope).map_err(|e| fail(e.0, None))?);
+                    out.push(
+                        t.apply_within(&scope, transform_budget)
+                            .map_err(|e| fail(e.kind, e.message, None))?,
+                    );
                 }
                 Value::List(out)
             }
@@ -978,7 +1028,8 @@ impl Parser {
                     captures: &self.captures,
                     content: &parsed,
                 };
-                t.apply(&scope).map_err(|e| fail(e.0, None))?
+                t.apply_within(&scope, transform_budget)
+                    .map_err(|e| fail(e.kind, e.message, None))?
             }
         };
         if let Some(d) = detail.as_deref_mut()
@@ -987,6 +1038,14 @@ impl Parser {
             d.transformed = Some(value.clone());
         }
         if self.token_ids {
+            let budget = py::strip_markers_budget(path);
+            if py::walk_frames(&value) > budget.frames {
+                return Err(fail(
+                    ExceptionType::RecursionError,
+                    budget.message.to_string(),
+                    None,
+                ));
+            }
             strip_markers(&mut value);
             // The region's steps as a person reads them (the markers are the decoder's).
             if let Some(d) = detail {
@@ -1002,14 +1061,14 @@ impl Parser {
             // which the tool schema must not undo (`"value_parser_by" not in content_args`).
             let skip = reference.value_parser_by()
                 && py_contains(&field.content_args, "value_parser_by")
-                    .map_err(|e| fail(e, None))?;
+                    .map_err(|e| fail(ExceptionType::TypeError, e, None))?;
             if !skip {
                 // `_coerce_tool_calls` sits one frame shallower than the content parser.
                 let depth = self.patterns.json_depth + 1;
                 let typed = reference.typed_coercion() && field.content.is_typed_structured();
                 self.tools
-                    .coerce(&mut value, depth, typed)
-                    .map_err(|e| fail(e.0, None))?;
+                    .coerce(&mut value, depth, typed, py::coerce_budget(path))
+                    .map_err(|e| fail(e.kind, e.message, None))?;
             }
         }
         Ok(value)
@@ -1022,6 +1081,7 @@ impl Parser {
         if let Some(sep) = &field.join {
             let Value::Str(s) = value else {
                 return Err(ParseError {
+                    kind: ExceptionType::ValueError,
                     message: format!(
                         "Field '{name}': 'join' requires each match to parse to a string, got {}.",
                         value.type_name()
@@ -1034,12 +1094,19 @@ impl Parser {
             let joined = match self.output.get(name) {
                 None | Some(Value::Null) => s,
                 Some(Value::Str(prev)) => format!("{prev}{sep}{s}"),
+                // `previous + field.join + value`
                 Some(other) => {
                     return Err(ParseError {
-                        message: format!(
-                            "Field '{name}': cannot join onto a {} default",
-                            other.type_name()
-                        ),
+                        kind: ExceptionType::TypeError,
+                        message: match other {
+                            Value::List(_) => {
+                                "can only concatenate list (not \"str\") to list".to_string()
+                            }
+                            _ => format!(
+                                "unsupported operand type(s) for +: '{}' and 'str'",
+                                other.type_name()
+                            ),
+                        },
                         field: Some(name.to_string()),
                         span: None,
                         body: None,
@@ -1055,9 +1122,11 @@ impl Parser {
                 }
                 Some(Value::List(items)) => items.push(value),
                 Some(other) => {
+                    // `self._output.setdefault(name, []).append(value)`
                     return Err(ParseError {
+                        kind: ExceptionType::AttributeError,
                         message: format!(
-                            "Field '{name}': '{}' object has no attribute 'append' (a repeating field's default must be a list)",
+                            "'{}' object has no attribute 'append'",
                             other.type_name()
                         ),
                         field: Some(name.to_string()),

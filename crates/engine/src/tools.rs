@@ -5,7 +5,7 @@
 
 use indexmap::IndexMap;
 
-use crate::py::{self, JsonErrorKind};
+use crate::py::{self, ExceptionType, JsonErrorKind};
 use crate::value::{Dict, Value};
 
 /// Parameter schemas by tool name, as the reference collects them from a `tools` list.
@@ -14,13 +14,26 @@ pub(crate) struct ToolSchemas {
     params: IndexMap<String, Dict>,
 }
 
-/// A `tools` value the reference cannot even iterate, or a cast that raises.
+/// A `tools` value the reference cannot even iterate, or a cast that raises: the exception
+/// and its exact message.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct ToolsError(pub String);
+pub(crate) struct ToolsError {
+    pub kind: ExceptionType,
+    pub message: String,
+}
+
+impl ToolsError {
+    fn not_iterable(v: &Value) -> ToolsError {
+        ToolsError {
+            kind: ExceptionType::TypeError,
+            message: format!("'{}' object is not iterable", v.type_name()),
+        }
+    }
+}
 
 impl std::fmt::Display for ToolsError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -36,12 +49,7 @@ impl ToolSchemas {
             Some(Value::List(items)) => items.iter().collect(),
             // Iterating a dict or a string yields strings, which are not tools.
             Some(Value::Dict(_)) | Some(Value::Str(_)) => Vec::new(),
-            Some(other) => {
-                return Err(ToolsError(format!(
-                    "'{}' object is not iterable (tools must be a list of tool schemas)",
-                    other.type_name()
-                )));
-            }
+            Some(other) => return Err(ToolsError::not_iterable(other)),
         };
         for tool in items {
             let Value::Dict(tool) = tool else { continue };
@@ -77,11 +85,34 @@ impl ToolSchemas {
         value: &mut Value,
         json_depth: usize,
         typed: bool,
+        budget: py::Budget,
     ) -> Result<(), ToolsError> {
+        self.coerce_at(value, json_depth, typed, 1, budget)
+    }
+
+    /// [`ToolSchemas::coerce`] with `used` of the budget's frames taken by the calls around it.
+    fn coerce_at(
+        &self,
+        value: &mut Value,
+        json_depth: usize,
+        typed: bool,
+        used: usize,
+        budget: py::Budget,
+    ) -> Result<(), ToolsError> {
+        let too_deep = || ToolsError {
+            kind: ExceptionType::RecursionError,
+            message: budget.message.to_string(),
+        };
+        if used > budget.frames {
+            return Err(too_deep());
+        }
         if let Value::List(items) = value {
             // Each list level costs the reference a recursive call and a comprehension frame.
+            if used + 1 > budget.frames {
+                return Err(too_deep());
+            }
             for item in items {
-                self.coerce(item, json_depth.saturating_sub(2), typed)?;
+                self.coerce_at(item, json_depth.saturating_sub(2), typed, used + 2, budget)?;
             }
             return Ok(());
         }
@@ -96,6 +127,13 @@ impl ToolSchemas {
         let Some(properties) = self.params.get(name).filter(|p| !p.is_empty()) else {
             return Ok(());
         };
+        // `_schema_types` and `_coerce` each take one more frame.
+        if used + 1 > budget.frames
+            && let Some(Value::Dict(arguments)) = func.get("arguments")
+            && arguments.keys().any(|k| properties.contains_key(k))
+        {
+            return Err(too_deep());
+        }
         let Some(Value::Dict(func)) = value.as_dict_mut().and_then(|d| d.get_mut("function"))
         else {
             return Ok(());
@@ -162,12 +200,7 @@ fn schema_types(schema: &Value) -> Result<Vec<String>, ToolsError> {
             }
             // Iterating a dict or string yields strings, which carry no types.
             Some(Value::Dict(_)) | Some(Value::Str(_)) => {}
-            Some(other) => {
-                return Err(ToolsError(format!(
-                    "'{}' object is not iterable (a tool schema's {union} must be a list)",
-                    other.type_name()
-                )));
-            }
+            Some(other) => return Err(ToolsError::not_iterable(other)),
         }
     }
     if schema.get("nullable").is_some_and(Value::truthy) && !types.iter().any(|t| t == "null") {
@@ -227,7 +260,10 @@ fn coerce_str(raw: &str, types: &[String], json_depth: usize) -> Result<Value, T
                 // Decode errors and too-many-digits are ValueErrors, caught by the reference;
                 // nesting too deep is not.
                 Err(e) if matches!(e.kind, JsonErrorKind::Recursion) => {
-                    return Err(ToolsError(e.message));
+                    return Err(ToolsError {
+                        kind: ExceptionType::RecursionError,
+                        message: e.message,
+                    });
                 }
                 Err(_) => {}
             },

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::py::PathSeg;
+use crate::py::{ExceptionType, PathSeg, py_repr_str};
 use crate::value::{Dict, Value};
 use pyregex::is_word_char;
 
@@ -24,13 +24,18 @@ pub enum Transform {
     Dict(Vec<(String, Transform)>),
 }
 
-/// A placeholder that cannot be resolved (the reference raises KeyError or ValueError).
+/// A placeholder that cannot be resolved: the reference raises `KeyError` (an unknown root
+/// name; its message is the repr of the text) or `ValueError`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TransformError(pub String);
+pub struct TransformError {
+    pub kind: ExceptionType,
+    /// Python's `str(e)`.
+    pub message: String,
+}
 
 impl fmt::Display for TransformError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -116,20 +121,53 @@ impl Transform {
         go(value, &mut Vec::new())
     }
 
-    /// Applies the transform in `scope`.
+    /// Applies the transform in `scope` (without a frame budget: see [`Transform::apply_within`]).
     pub fn apply(&self, scope: &dyn Scope) -> Result<Value, TransformError> {
+        self.apply_at(scope, 1, usize::MAX, "")
+    }
+
+    /// Applies the transform in `scope` as the reference's recursive `_apply_transform` does,
+    /// within its frame budget: one frame per call, one more for a list's or dict's
+    /// comprehension; past the budget, `RecursionError` where the reference raises it (after
+    /// any error met earlier in its walk).
+    pub(crate) fn apply_within(
+        &self,
+        scope: &dyn Scope,
+        budget: crate::py::Budget,
+    ) -> Result<Value, TransformError> {
+        self.apply_at(scope, 1, budget.frames, budget.message)
+    }
+
+    fn apply_at(
+        &self,
+        scope: &dyn Scope,
+        used: usize,
+        frames: usize,
+        message: &str,
+    ) -> Result<Value, TransformError> {
+        let too_deep = || TransformError {
+            kind: ExceptionType::RecursionError,
+            message: message.to_string(),
+        };
+        if used > frames {
+            return Err(too_deep());
+        }
+        let container = matches!(self, Transform::List(_) | Transform::Dict(_));
+        if container && used + 1 > frames {
+            return Err(too_deep());
+        }
         Ok(match self {
             Transform::Literal(v) => v.clone(),
             Transform::List(items) => Value::List(
                 items
                     .iter()
-                    .map(|t| t.apply(scope))
+                    .map(|t| t.apply_at(scope, used + 2, frames, message))
                     .collect::<Result<_, _>>()?,
             ),
             Transform::Dict(entries) => {
                 let mut out = Dict::with_capacity(entries.len());
                 for (k, t) in entries {
-                    out.insert(k.clone(), t.apply(scope)?);
+                    out.insert(k.clone(), t.apply_at(scope, used + 2, frames, message)?);
                 }
                 Value::Dict(out)
             }
@@ -137,25 +175,35 @@ impl Transform {
                 let Some(mut value) = scope.get(root) else {
                     let mut names = scope.names();
                     names.sort();
-                    return Err(TransformError(format!(
+                    let text = format!(
                         "transform placeholder '{{{path}}}' is not defined. Available: {}",
                         Value::List(names.into_iter().map(Value::Str).collect()).py_repr()
-                    )));
+                    );
+                    return Err(TransformError {
+                        kind: ExceptionType::KeyError,
+                        message: py_repr_str(&text),
+                    });
                 };
                 for key in keys {
                     let Value::Dict(d) = value else {
-                        return Err(TransformError(format!(
-                            "transform placeholder '{{{path}}}' cannot index into {} at '{key}'",
-                            value.type_name()
-                        )));
+                        return Err(TransformError {
+                            kind: ExceptionType::ValueError,
+                            message: format!(
+                                "transform placeholder '{{{path}}}' cannot index into {} at '{key}'",
+                                value.type_name()
+                            ),
+                        });
                     };
                     value = d.get(key).ok_or_else(|| {
                         let mut names: Vec<Value> = d.keys().cloned().map(Value::Str).collect();
                         names.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
-                        TransformError(format!(
-                            "transform placeholder '{{{path}}}' is missing key '{key}'. Available: {}",
-                            Value::List(names).py_repr()
-                        ))
+                        TransformError {
+                            kind: ExceptionType::ValueError,
+                            message: format!(
+                                "transform placeholder '{{{path}}}' is missing key '{key}'. Available: {}",
+                                Value::List(names).py_repr()
+                            ),
+                        }
                     })?;
                 }
                 value.clone()
@@ -220,16 +268,19 @@ mod tests {
             json(r#"{"n": 7, "lit": [1, null]}"#)
         );
         let bad = S(vec![("content".into(), json(r#"{"a": [1]}"#))]);
+        let e = t.apply(&bad).unwrap_err();
+        assert_eq!(e.kind, ExceptionType::ValueError);
         assert_eq!(
-            t.apply(&bad).unwrap_err().0,
+            e.message,
             "transform placeholder '{content.a.b}' cannot index into list at 'b'"
         );
         let missing = S(vec![("name".into(), json("1"))]);
-        assert!(
-            t.apply(&missing)
-                .unwrap_err()
-                .0
-                .contains("is not defined. Available: ['name']")
+        let e = t.apply(&missing).unwrap_err();
+        // `str(KeyError(text))` is the repr of the text.
+        assert_eq!(e.kind, ExceptionType::KeyError);
+        assert_eq!(
+            e.message,
+            "\"transform placeholder '{content.a.b}' is not defined. Available: ['name']\""
         );
     }
 }

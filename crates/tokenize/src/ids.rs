@@ -20,9 +20,10 @@ pub enum Prefix<'a> {
     Text(&'a str),
 }
 
-/// A decoding failure, as a parse error.
+/// A decoding failure, as a parse error: the tokenizers library raises a plain `Exception`.
 fn decode_error(message: String) -> ParseError {
     ParseError {
+        kind: rtbench_engine::py::ExceptionType::Exception,
         message,
         field: None,
         span: None,

@@ -397,7 +397,7 @@ pub fn run(generation: &Generation<'_>, chunking: &Chunking) -> StreamResult {
                 Events::Reference,
                 whole,
             )
-            .map_err(|e| e.message)?;
+            .map_err(|e| e.text())?;
             record(template, p.initial_events());
             let mut start = 0;
             for end in chunking
@@ -405,11 +405,11 @@ pub fn run(generation: &Generation<'_>, chunking: &Chunking) -> StreamResult {
                 .into_iter()
                 .chain([t.ids.len()])
             {
-                let (evs, _) = p.feed(&t.ids[start..end]).map_err(|e| e.message)?;
+                let (evs, _) = p.feed(&t.ids[start..end]).map_err(|e| e.text())?;
                 record(template, &evs);
                 start = end;
             }
-            let (message, evs, _) = p.finalize().map_err(|e| e.message)?;
+            let (message, evs, _) = p.finalize().map_err(|e| e.text())?;
             record(template, &evs);
             Ok(message)
         })();
@@ -417,13 +417,13 @@ pub fn run(generation: &Generation<'_>, chunking: &Chunking) -> StreamResult {
     }
     let message = (|| {
         let mut p = Parser::new(template, Some(generation.prefix), generation.tools)
-            .map_err(|e| e.message)?;
+            .map_err(|e| e.text())?;
         record(template, p.initial_events());
         for chunk in chunking.chunks(generation.text) {
-            let evs = p.feed(&chunk).map_err(|e| e.message)?;
+            let evs = p.feed(&chunk).map_err(|e| e.text())?;
             record(template, &evs);
         }
-        let (message, evs) = p.finalize().map_err(|e| e.message)?;
+        let (message, evs) = p.finalize().map_err(|e| e.text())?;
         record(template, &evs);
         Ok(message)
     })();

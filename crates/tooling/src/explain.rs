@@ -1089,7 +1089,7 @@ impl Explanation {
             )),
         }
         if let Some(e) = &self.parse_error {
-            out.push(format!("  parsing failed: {}", e.message));
+            out.push(format!("  parsing failed: {}", e.text()));
         }
         out
     }

@@ -128,10 +128,21 @@ impl Sample {
             .and_then(Value::as_dict)
             .is_some_and(|d| d.contains_key(EXPECTED_ERROR_KEY))
     }
+
+    /// The error a sample must fail with, when its expected section names one:
+    /// `{"$error": "ValueError: ..."}` (`{"$error": true}` accepts any error).
+    pub fn expected_error_text(&self) -> Option<&str> {
+        self.expected
+            .as_ref()
+            .and_then(Value::as_dict)
+            .and_then(|d| d.get(EXPECTED_ERROR_KEY))
+            .and_then(Value::as_str)
+    }
 }
 
-/// An expected section `{"$error": true}` (or an explanation string) says that parsing the
-/// sample must fail.
+/// An expected section `{"$error": "<Type>: <message>"}` says that parsing the sample must fail
+/// with exactly that error (as `rtbench test --bless` writes it); `{"$error": true}` that it
+/// must fail, whatever the error.
 pub const EXPECTED_ERROR_KEY: &str = "$error";
 
 /// The sample file's text with its `expected` section replaced by `expected` (added at the end

@@ -40,7 +40,7 @@ pub fn parse_sample_with(template: &Template, sample: &Sample) -> Result<Dict, S
         &sample.generation,
         sample.tools.as_ref(),
     )
-    .map_err(|e| e.message)
+    .map_err(|e| e.text())
 }
 
 /// The `rtbench test` verdict for one sample's parse result.
@@ -54,7 +54,15 @@ pub fn verdict_of(sample: &Sample, result: Result<&Dict, &str>) -> Verdict {
         return Verdict::NoExpectation;
     };
     match (sample.expects_error(), result) {
-        (true, Err(_)) => Verdict::Pass,
+        // `{"$error": "<Type>: <message>"}` must be that very error; `{"$error": true}` any.
+        (true, Err(e)) => match sample.expected_error_text() {
+            Some(want) if want != e => Verdict::Fail(vec![
+                "expected a different error:".to_string(),
+                format!("- {}", show_error(want)),
+                format!("+ {}", show_error(e)),
+            ]),
+            _ => Verdict::Pass,
+        },
         (true, Ok(m)) => Verdict::Fail(vec![format!(
             "expected parsing to fail, got {}",
             Value::Dict(m.clone()).py_repr()
@@ -74,7 +82,12 @@ pub fn verdict_of(sample: &Sample, result: Result<&Dict, &str>) -> Verdict {
     }
 }
 
-/// The expected section for a result: the message, or `{"$error": "..."}`.
+/// An error's text on one diff line (its line breaks shown as `\n`).
+fn show_error(text: &str) -> String {
+    text.replace('\n', "\\n")
+}
+
+/// The expected section for a result: the message, or `{"$error": "<Type>: <message>"}`.
 pub fn expected_section(result: &Result<Dict, String>) -> Result<String, String> {
     let value = match result {
         Ok(m) => Value::Dict(m.clone()),
@@ -89,4 +102,43 @@ pub fn expected_section(result: &Result<Dict, String>) -> Result<String, String>
         ..DumpOptions::reference_cli()
     };
     json_dumps(&value, &opts).map_err(|e| format!("cannot write the result as JSON: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample::parse_sample;
+
+    fn sample(expected: &str) -> Sample {
+        let text = format!("--- generation ---\nhi\n--- expected ---\n{expected}\n");
+        parse_sample(Path::new("t.sample"), &text).unwrap()
+    }
+
+    fn passes(v: Verdict) -> bool {
+        matches!(v, Verdict::Pass)
+    }
+
+    #[test]
+    fn an_expected_error_text_must_be_the_error() {
+        let err: Result<Dict, String> = Err("ValueError: bad".into());
+        assert!(passes(verdict(
+            &sample(r#"{"$error": "ValueError: bad"}"#),
+            &err
+        )));
+        let Verdict::Fail(lines) = verdict(&sample(r#"{"$error": "KeyError: 'bad'"}"#), &err)
+        else {
+            panic!("a different error passed");
+        };
+        assert_eq!(lines[1..], ["- KeyError: 'bad'", "+ ValueError: bad"]);
+        // `true` accepts any error; a message never passes for an expected error.
+        assert!(passes(verdict(&sample(r#"{"$error": true}"#), &err)));
+        let ok: Result<Dict, String> = Ok(Dict::new());
+        assert!(!passes(verdict(&sample(r#"{"$error": true}"#), &ok)));
+        // What --bless writes is what is then compared.
+        assert!(
+            expected_section(&err)
+                .unwrap()
+                .contains(r#""$error": "ValueError: bad""#)
+        );
+    }
 }

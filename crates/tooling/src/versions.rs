@@ -73,7 +73,7 @@ pub fn outcome(
     generation: &str,
     tools: Option<&Value>,
 ) -> Outcome {
-    let message = parse_response(template, Some(prefix), generation, tools).map_err(|e| e.message);
+    let message = parse_response(template, Some(prefix), generation, tools).map_err(|e| e.text());
     let mut events = Vec::new();
     let mut keep = |evs: &[rtbench_engine::event::Event]| {
         for e in evs {
@@ -94,7 +94,7 @@ pub fn outcome(
         keep(&last);
         Ok(message)
     })()
-    .map_err(|e: rtbench_engine::parser::ParseError| e.message);
+    .map_err(|e: rtbench_engine::parser::ParseError| e.text());
     Outcome {
         reference: template.reference(),
         message,
@@ -164,7 +164,7 @@ fn outcome_ids(template: &Template, t: &TokenInput<'_>, tools: Option<&Value>) -
         t.tokenizer,
         t.control,
     )
-    .map_err(|e| e.message);
+    .map_err(|e| e.text());
     let mut events = Vec::new();
     let mut keep = |evs: &[rtbench_engine::event::Event]| {
         for e in evs {
@@ -192,7 +192,7 @@ fn outcome_ids(template: &Template, t: &TokenInput<'_>, tools: Option<&Value>) -
         keep(&last);
         Ok(message)
     })()
-    .map_err(|e: rtbench_engine::parser::ParseError| e.message);
+    .map_err(|e: rtbench_engine::parser::ParseError| e.text());
     Outcome {
         reference: template.reference(),
         message,

@@ -273,12 +273,12 @@ pub fn items(state: &State, width: usize) -> Vec<Item> {
                         width,
                         theme.error(),
                     ));
-                    lines.extend(p.error.message.lines().map(|l| Line::raw(format!("  {l}"))));
+                    lines.extend(p.error.text().lines().map(|l| Line::raw(format!("  {l}"))));
                 }
                 _ => {
                     lines.extend(message_lines(
                         Span::styled("error:", theme.error()),
-                        &p.error.message,
+                        &p.error.text(),
                     ));
                     lines.push(Line::styled(format!("  --> {place}"), theme.dim()));
                     if let Some(f) = &p.error.field {

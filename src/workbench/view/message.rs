@@ -32,7 +32,8 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
             lines.push(Line::styled("no message: parsing failed", theme.error()));
             if let Some(p) = &shown.analysis.problem {
                 // A multi-line message (a JSON decode error quoting the text) keeps its lines.
-                let mut parts = p.error.message.lines();
+                let text = p.error.text();
+                let mut parts = text.lines();
                 lines.push(Line::styled(
                     parts.next().unwrap_or("").to_string(),
                     theme.error(),

@@ -98,7 +98,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
             let msg = a
                 .problem
                 .as_ref()
-                .map_or("failed".to_string(), |p| p.error.message.clone());
+                .map_or("failed".to_string(), |p| p.error.text());
             parsed.push(Line::styled(msg, theme.error()));
         }
         (None, false) => parsed.push(Line::styled("(still open)", theme.dim())),

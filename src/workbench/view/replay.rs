@@ -407,13 +407,16 @@ fn step(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
         }
     }
     if let Some(e) = &s.error {
-        for (i, l) in e.message.lines().enumerate() {
+        for (i, l) in e.text().lines().enumerate() {
             let l = if i == 0 {
                 format!("error: {l}")
             } else {
                 format!("  {l}")
             };
             lines.push(Line::styled(l, theme.error()));
+        }
+        if let Some(f) = &e.field {
+            lines.push(Line::styled(format!("  in field '{f}'"), theme.dim()));
         }
     }
     frame.render_widget(

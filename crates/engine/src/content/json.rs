@@ -7,7 +7,7 @@
 //! engine, so that every corner (empty markers, escapes, Unicode word characters) behaves alike.
 
 use crate::content::{ContentError, PatternCache, arg, scalar};
-use crate::py::{self, JsonErrorKind};
+use crate::py::{self, ExceptionType, JsonErrorKind};
 use crate::value::Value;
 use pyregex::{Regex, escape};
 
@@ -27,7 +27,7 @@ pub(crate) fn parse(
     let unquoted_keys = arg(args, "unquoted_keys")?.is_some_and(Value::truthy);
     let delims_truthy = string_delims.is_some_and(Value::truthy);
     if delims_truthy && (text.contains(LAX_OPEN) || text.contains(LAX_CLOSE)) {
-        return Err(ContentError::new(
+        return Err(ContentError::value(
             "json: input contains reserved sentinel characters (\\x01/\\x02); cannot parse safely.",
         ));
     }
@@ -64,14 +64,14 @@ pub(crate) fn parse(
                 return Ok(scalar::text(Some(text), args)?.map_or(Value::Null, Value::Str));
             }
             if working == text {
-                Err(ContentError::new(format!(
+                Err(ContentError::value(format!(
                     "json parser could not parse region as JSON.\nContent: {}\nError: {}",
                     Value::from(text).py_repr(),
                     e
                 ))
                 .at(e.offset))
             } else {
-                Err(ContentError::new(format!(
+                Err(ContentError::value(format!(
                     "json: could not parse after dialect transforms.\nOriginal: {}\nTransformed: {}\nError: {}",
                     Value::from(text).py_repr(),
                     Value::Str(working).py_repr(),
@@ -81,7 +81,7 @@ pub(crate) fn parse(
         }
         // Not a decode error (too many digits, nesting too deep): `allow_non_json` does not
         // catch it in the reference either.
-        Err(e) => Err(ContentError::new(e.message)),
+        Err(e) => Err(ContentError::from(e)),
     }
 }
 
@@ -94,10 +94,10 @@ fn delimiter_pairs(delims: Option<&Value>) -> Result<Vec<(String, String)>, Cont
         Some(Value::Dict(d)) => d.keys().cloned().map(Value::Str).collect(),
         Some(Value::Str(s)) => s.chars().map(|c| Value::Str(c.to_string())).collect(),
         Some(other) => {
-            return Err(ContentError::new(format!(
-                "'{}' object is not iterable (string_delims must be a list of [open, close] pairs)",
-                other.type_name()
-            )));
+            return Err(ContentError::new(
+                ExceptionType::TypeError,
+                format!("'{}' object is not iterable", other.type_name()),
+            ));
         }
     };
     items.iter().map(unpack_pair).collect()
@@ -109,25 +109,32 @@ fn unpack_pair(item: &Value) -> Result<(String, String), ContentError> {
         Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string())).collect(),
         Value::Dict(d) => d.keys().cloned().map(Value::Str).collect(),
         other => {
-            return Err(ContentError::new(format!(
-                "cannot unpack non-iterable {} object (each string_delims entry must be [open, close])",
-                other.type_name()
-            )));
+            return Err(ContentError::new(
+                ExceptionType::TypeError,
+                format!("cannot unpack non-iterable {} object", other.type_name()),
+            ));
         }
     };
-    if parts.len() != 2 {
-        return Err(ContentError::new(format!(
-            "string_delims entry {} must have exactly 2 items, has {}",
-            item.py_repr(),
-            parts.len()
-        )));
+    match parts.len() {
+        2 => {}
+        n if n > 2 => {
+            return Err(ContentError::value(
+                "too many values to unpack (expected 2)",
+            ));
+        }
+        n => {
+            return Err(ContentError::value(format!(
+                "not enough values to unpack (expected 2, got {n})"
+            )));
+        }
     }
+    // `re.escape(marker)`: a number or None is not iterable.
     let as_str = |v: &Value| match v {
         Value::Str(s) => Ok(s.clone()),
-        other => Err(ContentError::new(format!(
-            "string_delims markers must be strings, got {}",
-            other.type_name()
-        ))),
+        other => Err(ContentError::new(
+            ExceptionType::TypeError,
+            format!("'{}' object is not iterable", other.type_name()),
+        )),
     };
     Ok((as_str(&parts[0])?, as_str(&parts[1])?))
 }

@@ -2,6 +2,7 @@
 //! `kv_sep`; blank lines and lines without the separator are skipped.
 
 use crate::content::{ContentError, PatternCache, arg, scalar, sub_parse};
+use crate::py::ExceptionType;
 use crate::value::{Dict, Value};
 use pyunicode::isspace;
 
@@ -10,14 +11,12 @@ fn py_split<'a>(text: &'a str, sep: Option<&Value>) -> Result<Vec<&'a str>, Cont
     match sep {
         None => Ok(text.split('\n').collect()),
         Some(Value::Null) => Ok(text.split(isspace).filter(|s| !s.is_empty()).collect()),
-        Some(Value::Str(s)) if s.is_empty() => Err(ContentError::new(
-            "empty separator (kv-lines line_sep must not be empty)",
-        )),
+        Some(Value::Str(s)) if s.is_empty() => Err(ContentError::value("empty separator")),
         Some(Value::Str(s)) => Ok(text.split(s.as_str()).collect()),
-        Some(other) => Err(ContentError::new(format!(
-            "must be str or None, not {} (kv-lines line_sep)",
-            other.type_name()
-        ))),
+        Some(other) => Err(ContentError::new(
+            ExceptionType::TypeError,
+            format!("must be str or None, not {}", other.type_name()),
+        )),
     }
 }
 
@@ -39,24 +38,24 @@ pub(crate) fn parse(
             None => ":",
             Some(Value::Str(s)) => s.as_str(),
             Some(other) => {
-                return Err(ContentError::new(format!(
-                    "'in <string>' requires string as left operand, not {} (kv-lines kv_sep)",
-                    other.type_name()
-                )));
+                return Err(ContentError::new(
+                    ExceptionType::TypeError,
+                    format!(
+                        "'in <string>' requires string as left operand, not {}",
+                        other.type_name()
+                    ),
+                ));
             }
         };
         if sep.is_empty() {
-            return Err(ContentError::new(
-                "empty separator (kv-lines kv_sep must not be empty)",
-            ));
+            return Err(ContentError::value("empty separator"));
         }
         let Some((k, v)) = line.split_once(sep) else {
             continue;
         };
         let k = scalar::text(Some(k), args)?.unwrap_or_default();
         let v = scalar::text(Some(v), args)?;
-        let value = sub_parse(v.as_deref(), value_parser, cache)
-            .map_err(|e| ContentError::new(format!("kv-lines value for '{k}': {}", e.message)))?;
+        let value = sub_parse(v.as_deref(), value_parser, cache)?;
         out.insert(k, value);
     }
     Ok(Value::Dict(out))

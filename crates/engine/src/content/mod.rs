@@ -12,6 +12,7 @@ pub(crate) mod xml_inline;
 use std::collections::HashMap;
 use std::fmt;
 
+use crate::py::ExceptionType;
 use crate::reference::Reference;
 use crate::value::{Dict, Value};
 use pyregex::{Flags, Regex, RegexError};
@@ -85,20 +86,28 @@ impl ContentKind {
     }
 }
 
-/// A region body the reference cannot parse.
+/// A region body the reference cannot parse: the exception it raises.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct ContentError {
+    pub kind: ExceptionType,
+    /// The reference's message, exactly.
     pub message: String,
     /// Byte offset inside the region body where the problem is, when known.
     pub offset: Option<usize>,
 }
 
 impl ContentError {
-    pub(crate) fn new(message: impl Into<String>) -> ContentError {
+    pub(crate) fn new(kind: ExceptionType, message: impl Into<String>) -> ContentError {
         ContentError {
+            kind,
             message: message.into(),
             offset: None,
         }
+    }
+
+    /// A `ValueError`.
+    pub(crate) fn value(message: impl Into<String>) -> ContentError {
+        ContentError::new(ExceptionType::ValueError, message)
     }
 
     pub(crate) fn at(mut self, offset: usize) -> ContentError {
@@ -114,8 +123,30 @@ impl fmt::Display for ContentError {
 }
 
 impl From<RegexError> for ContentError {
+    /// A pattern the `regex` module rejects raises its `error`; nesting too deep raises
+    /// `RecursionError`; the rest are rtbench's own limits.
     fn from(e: RegexError) -> ContentError {
-        ContentError::new(e.to_string())
+        let kind = match &e {
+            RegexError::Syntax { .. } => ExceptionType::RegexError,
+            RegexError::TooDeep { .. } => ExceptionType::RecursionError,
+            _ => ExceptionType::Rtbench,
+        };
+        let message = match &e {
+            RegexError::TooDeep { .. } => "maximum recursion depth exceeded".to_string(),
+            e => e.to_string(),
+        };
+        ContentError::new(kind, message)
+    }
+}
+
+impl From<crate::py::JsonError> for ContentError {
+    /// `json.loads`' error, by its class.
+    fn from(e: crate::py::JsonError) -> ContentError {
+        let kind = match e.kind {
+            crate::py::JsonErrorKind::Recursion => ExceptionType::RecursionError,
+            _ => ExceptionType::ValueError,
+        };
+        ContentError::new(kind, e.to_string())
     }
 }
 
@@ -164,10 +195,10 @@ impl PatternCache {
 pub(crate) fn arg<'a>(args: &'a Value, key: &str) -> Result<Option<&'a Value>, ContentError> {
     match args {
         Value::Dict(d) => Ok(d.get(key)),
-        other => Err(ContentError::new(format!(
-            "'{}' object has no attribute 'get' (content_args must be an object)",
-            other.type_name()
-        ))),
+        other => Err(ContentError::new(
+            ExceptionType::AttributeError,
+            format!("'{}' object has no attribute 'get'", other.type_name()),
+        )),
     }
 }
 
@@ -179,12 +210,37 @@ pub(crate) fn parse_content(
     args: &Value,
     cache: &mut PatternCache,
 ) -> Result<Value, ContentError> {
-    fn need_text(text: Option<&str>, kind: ContentKind) -> Result<&str, ContentError> {
+    // What the structured parsers raise when handed `None` (an xml-inline `value` group that
+    // did not take part): the first use of the text fails.
+    fn need_text<'t>(
+        text: Option<&'t str>,
+        kind: ContentKind,
+        args: &Value,
+    ) -> Result<&'t str, ContentError> {
         text.ok_or_else(|| {
-            ContentError::new(format!(
-                "{} parser received None (the tag pattern's `value` group did not take part)",
-                kind.name()
-            ))
+            let plain_json = kind == ContentKind::Json
+                && !arg(args, "string_delims")
+                    .ok()
+                    .flatten()
+                    .is_some_and(Value::truthy)
+                && !arg(args, "unquoted_keys")
+                    .ok()
+                    .flatten()
+                    .is_some_and(Value::truthy);
+            match kind {
+                ContentKind::KvLines => ContentError::new(
+                    ExceptionType::AttributeError,
+                    "'NoneType' object has no attribute 'split'",
+                ),
+                _ if plain_json => ContentError::new(
+                    ExceptionType::TypeError,
+                    "the JSON object must be str, bytes or bytearray, not NoneType",
+                ),
+                _ => ContentError::new(
+                    ExceptionType::TypeError,
+                    "a bytes-like object is required, not 'NoneType'",
+                ),
+            }
         })
     }
     match kind {
@@ -192,12 +248,19 @@ pub(crate) fn parse_content(
         ContentKind::Int => scalar::int(text, args),
         ContentKind::Float => scalar::float(text, args),
         ContentKind::Bool => scalar::boolean(text, args),
-        ContentKind::Json => json::parse(need_text(text, kind)?, args, cache),
-        ContentKind::XmlInline => xml_inline::parse(need_text(text, kind)?, args, cache),
-        ContentKind::KvLines => kv_lines::parse(need_text(text, kind)?, args, cache),
+        ContentKind::Json => json::parse(need_text(text, kind, args)?, args, cache),
+        ContentKind::XmlInline => xml_inline::parse(need_text(text, kind, args)?, args, cache),
+        ContentKind::KvLines => kv_lines::parse(need_text(text, kind, args)?, args, cache),
         ContentKind::PythonCallList => {
-            python_call_list::parse_python_call_list(need_text(text, kind)?)
-                .map_err(|e| ContentError::new(e.to_string()))
+            let text = need_text(text, kind, args)?;
+            python_call_list::parse_python_call_list(text).map_err(|e| {
+                let at = text
+                    .char_indices()
+                    .nth(e.position)
+                    .map_or(text.len(), |(i, _)| i);
+                ContentError::value(format!("{e}\nContent: {}", crate::py::py_repr_str(text)))
+                    .at(at)
+            })
         }
     }
 }
@@ -213,20 +276,25 @@ pub(crate) fn sub_parse(
         return Ok(raw.map_or(Value::Null, Value::from));
     };
     let Value::Dict(vp) = vp else {
-        return Err(ContentError::new(format!(
-            "'{}' object has no attribute 'get' (value_parser must be an object)",
-            vp.type_name()
-        )));
+        return Err(ContentError::new(
+            ExceptionType::AttributeError,
+            format!("'{}' object has no attribute 'get'", vp.type_name()),
+        ));
     };
+    // `CONTENT_PARSERS[name]`: an unknown name is a KeyError, an unhashable one a TypeError.
     let kind = match vp.get("name") {
         None => ContentKind::Text,
-        Some(Value::Str(name)) => ContentKind::from_name(name)
-            .ok_or_else(|| ContentError::new(format!("unknown value_parser name '{name}'")))?,
+        Some(Value::Str(name)) => ContentKind::from_name(name).ok_or_else(|| {
+            ContentError::new(ExceptionType::KeyError, crate::py::key_error_message(name))
+        })?,
+        Some(other @ (Value::List(_) | Value::Dict(_))) => {
+            return Err(ContentError::new(
+                ExceptionType::TypeError,
+                format!("unhashable type: '{}'", other.type_name()),
+            ));
+        }
         Some(other) => {
-            return Err(ContentError::new(format!(
-                "unknown value_parser name {}",
-                other.py_repr()
-            )));
+            return Err(ContentError::new(ExceptionType::KeyError, other.py_repr()));
         }
     };
     let empty = Value::Dict(Dict::new());

@@ -4,6 +4,7 @@
 //! repeated keys into a list.
 
 use crate::content::{ContentError, PatternCache, arg, sub_parse};
+use crate::py::ExceptionType;
 use crate::value::{Dict, Value};
 
 /// `value_parser_by`: the named group whose capture picks the parser, and the parsers by
@@ -21,16 +22,16 @@ fn parser_by(args: &Value) -> Result<Option<ParserBy<'_>>, ContentError> {
         Some(by) => by,
     };
     let Value::Dict(d) = by else {
-        return Err(ContentError::new(format!(
-            "'{}' object has no attribute 'get'",
-            by.type_name()
-        )));
+        return Err(ContentError::new(
+            ExceptionType::AttributeError,
+            format!("'{}' object has no attribute 'get'", by.type_name()),
+        ));
     };
     match (d.get("group"), d.get("parsers")) {
         (Some(Value::Str(group)), Some(Value::Dict(parsers))) => {
             Ok(Some(ParserBy { group, parsers }))
         }
-        _ => Err(ContentError::new(format!(
+        _ => Err(ContentError::value(format!(
             "xml-inline: 'value_parser_by' must be a dict with 'group' (a named group in tag_pattern) \
              and 'parsers' (a dict mapping what that group captures to a value parser). Got: {}",
             by.py_repr()
@@ -45,16 +46,17 @@ pub(crate) fn parse(
 ) -> Result<Value, ContentError> {
     let pattern = match arg(args, "tag_pattern")? {
         None | Some(Value::Null) => {
-            return Err(ContentError::new(
+            return Err(ContentError::value(
                 "xml-inline: 'tag_pattern' content_arg is required",
             ));
         }
         Some(Value::Str(p)) => p,
-        Some(other) => {
-            return Err(ContentError::new(format!(
-                "xml-inline: tag_pattern must be a string, got {}",
-                other.type_name()
-            )));
+        // `re.finditer(tag_pattern, ...)`
+        Some(_) => {
+            return Err(ContentError::new(
+                ExceptionType::TypeError,
+                "first argument must be a string or compiled pattern",
+            ));
         }
     };
     let value_parser = arg(args, "value_parser")?;
@@ -64,9 +66,7 @@ pub(crate) fn parse(
     } else {
         None
     };
-    let re = cache
-        .get(pattern, true)
-        .map_err(|e| ContentError::new(format!("xml-inline: invalid tag_pattern: {e}")))?;
+    let re = cache.get(pattern, true)?;
     let group = |name: &str| re.names().iter().find(|(n, _)| n == name).map(|(_, i)| *i);
     let (key_group, value_group) = (group("key"), group("value"));
 
@@ -78,7 +78,7 @@ pub(crate) fn parse(
             .and_then(|g| m.group(g))
             .map(|r| text[r].to_string())
         else {
-            return Err(ContentError::new(format!(
+            return Err(ContentError::value(format!(
                 "xml-inline: tag_pattern must have a named group 'key'. Pattern: {pattern}"
             ))
             .at(m.start()));
@@ -87,7 +87,7 @@ pub(crate) fn parse(
             None => value_parser,
             Some(by) => {
                 let Some(g) = group(by.group) else {
-                    return Err(ContentError::new(format!(
+                    return Err(ContentError::value(format!(
                         "xml-inline: value_parser_by names group '{}', which tag_pattern does not define. Pattern: {pattern}",
                         by.group
                     ))
@@ -111,8 +111,7 @@ pub(crate) fn parse(
                 .and_then(|g| m.group(g))
                 .map_or(m.start(), |r| r.start);
             let inner = e.offset.unwrap_or(0);
-            ContentError::new(format!("xml-inline value for '{key}': {}", e.message))
-                .at(offset + inner)
+            e.at(offset + inner)
         })?;
         if merge && out.contains_key(&key) {
             if !merged.contains(&key) {

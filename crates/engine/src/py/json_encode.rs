@@ -47,15 +47,17 @@ impl Default for DumpOptions {
 }
 
 impl DumpOptions {
-    /// What the reference's command-line script prints with: `json.dumps(v, ensure_ascii=False,
-    /// allow_nan=False, separators=(",", ":"))` written to UTF-8 stdout.
+    /// What the command line prints with: `json.dumps(v, ensure_ascii=False, allow_nan=False,
+    /// separators=(",", ":"))`, a lone surrogate written as its `\udXXX` escape (Python's own
+    /// text holds the raw surrogate, which no UTF-8 output can carry; the escape is what
+    /// `ensure_ascii` would write for it, and never a reason to fail).
     pub fn reference_cli() -> DumpOptions {
         DumpOptions {
             ensure_ascii: false,
             allow_nan: false,
             indent: None,
             compact: true,
-            surrogates_error: true,
+            surrogates_error: false,
             max_depth: Some(JSON_DUMP_MAX_DEPTH_CLI),
         }
     }
@@ -558,7 +560,14 @@ mod tests {
             "Out of range float values are not JSON compliant"
         );
         let lone = Value::List(vec![Value::Str(format!("ab{}", surrogate_char(0xD800)))]);
-        let err = json_dumps(&lone, &cli).unwrap_err();
+        // The command line writes the escape Python's own UTF-8 output cannot hold ...
+        assert_eq!(json_dumps(&lone, &cli).unwrap(), r#"["ab\ud800"]"#);
+        // ... where writing Python's text as UTF-8 fails.
+        let utf8 = DumpOptions {
+            surrogates_error: true,
+            ..cli.clone()
+        };
+        let err = json_dumps(&lone, &utf8).unwrap_err();
         assert_eq!(err.kind, DumpErrorKind::Surrogate);
         assert_eq!(
             err.message,

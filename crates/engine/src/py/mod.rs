@@ -7,15 +7,18 @@
 //! data they read is the `pyunicode` crate's, generated from the same interpreter by
 //! `tools/py/gen_tables.py`.
 
+mod exception;
 mod json_decode;
 mod json_encode;
 mod json_error;
 mod json_spans;
 mod lower;
 mod num;
+mod recursion;
 mod repr;
 mod strip;
 
+pub use exception::{ExceptionType, key_error_message};
 pub use json_decode::{json_loads, json_loads_with_spans};
 pub use json_encode::{
     DumpError, DumpErrorKind, DumpOptions, json_dumps, json_dumps_str, json_write_str,
@@ -28,6 +31,10 @@ pub(crate) use json_decode::{JSON_MAX_DEPTH_PARSE, JSON_MAX_DEPTH_STREAM, json_l
 pub(crate) use json_spans::{line_col, string_offset_to_source};
 pub(crate) use lower::py_lower;
 pub(crate) use num::{float_repr, int_from_float, py_float, py_int};
+pub(crate) use recursion::{
+    Budget, DEFAULTS_BUDGET, Path, coerce_budget, deepcopy_frames, strip_markers_budget,
+    transform_budget, walk_frames,
+};
 pub(crate) use strip::py_strip;
 
 // Reached only by the differential tests against the interpreter.

@@ -56,6 +56,15 @@ fn push_repr_char(out: &mut String, c: char, quote: char) {
 
 // The method lives with the Python semantics it needs, so that values do not depend on them.
 impl Value {
+    /// Python's `str()` of the value, as an f-string writes it: a string as it is, anything
+    /// else as its `repr()`.
+    pub fn py_str(&self) -> String {
+        match self {
+            Value::Str(s) => s.clone(),
+            other => other.py_repr(),
+        }
+    }
+
     /// Python's `repr()` of the value, for error messages (`'abc'`, `1.0`, `None`, `[1, 'a']`).
     pub fn py_repr(&self) -> String {
         match self {

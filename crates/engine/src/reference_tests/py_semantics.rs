@@ -537,8 +537,10 @@ fn dump_options(name: &str, max_depth: usize) -> DumpOptions {
             compact: true,
             ..base
         },
+        // Python's own output written as UTF-8: a lone surrogate fails there.
         "cli" => DumpOptions {
             max_depth: Some(max_depth),
+            surrogates_error: true,
             ..DumpOptions::reference_cli()
         },
         other => panic!("unknown options {other}"),

@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use crate::py::ExceptionType;
 pub use crate::py::PathSeg;
 
 /// A path from the template's root to a node (`["fields", "thinking", "open"]`).
@@ -20,7 +21,10 @@ pub enum Target {
 /// A template the reference would refuse to load.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TemplateError {
-    /// What is wrong, worded like the reference's message.
+    /// The exception the reference raises (most often `ValueError`), or rtbench's own for a
+    /// pattern rtbench cannot match exactly.
+    pub kind: ExceptionType,
+    /// What is wrong: the reference's exact message.
     pub message: String,
     /// Where in the template it is (relative to the template object itself).
     pub path: JsonPath,
@@ -33,15 +37,27 @@ pub struct TemplateError {
 }
 
 impl TemplateError {
-    /// An error about the node at `path`.
+    /// A `ValueError` about the node at `path`.
     pub fn new(message: impl Into<String>, path: JsonPath, target: Target) -> TemplateError {
         TemplateError {
+            kind: ExceptionType::ValueError,
             message: message.into(),
             path,
             target,
             inner_offset: None,
             help: None,
         }
+    }
+
+    /// The error is raised as `kind` rather than `ValueError`.
+    pub fn kind(mut self, kind: ExceptionType) -> TemplateError {
+        self.kind = kind;
+        self
+    }
+
+    /// The error as the reference prints it: `ValueError: <message>`.
+    pub fn text(&self) -> String {
+        format!("{}: {}", self.kind, self.message)
     }
 
     /// Adds advice on how to fix it.

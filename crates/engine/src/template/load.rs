@@ -3,6 +3,7 @@
 
 use crate::content::ContentKind;
 use crate::delimiter::{Delimiter, LiteralSet, PatternDelimiter};
+use crate::py::ExceptionType;
 use crate::template::error::{JsonPath, PathSeg, Target, TemplateError};
 use crate::template::{Field, Template};
 use crate::transform::Transform;
@@ -107,6 +108,21 @@ pub fn load_template(spec: &Value) -> Result<Template, TemplateError> {
         Some(Value::Dict(d)) => d.clone(),
         _ => Dict::new(),
     };
+    // The reference deep-copies `defaults` last, recursively (the dict itself takes two frames).
+    let frames = 2 + defaults
+        .values()
+        .map(crate::py::deepcopy_frames)
+        .max()
+        .unwrap_or(0);
+    if frames > crate::py::DEFAULTS_BUDGET.frames {
+        return Err(TemplateError::new(
+            crate::py::DEFAULTS_BUDGET.message,
+            path(&["defaults"]),
+            Target::Value,
+        )
+        .kind(ExceptionType::RecursionError)
+        .help("the reference cannot copy defaults nested this deeply (about 490 levels); flatten them"));
+    }
     Ok(Template::new(
         defaults,
         fields,
@@ -123,7 +139,7 @@ fn check_shape(spec: &Dict) -> Result<(), TemplateError> {
         return Err(TemplateError::new(
             format!(
                 "Unsupported response_template version: {}",
-                version.py_repr()
+                version.py_str()
             ),
             path(&["version"]),
             Target::Value,
@@ -201,11 +217,20 @@ fn build_field(name: &str, raw: &Value) -> Result<Field, TemplateError> {
     let content = match field.get("content") {
         None => ContentKind::Text,
         Some(Value::Str(s)) => ContentKind::from_name(s).ok_or_else(|| unknown_content(name, s))?,
+        // `content not in CONTENT_PARSERS`: a list or dict cannot be hashed.
+        Some(other @ (Value::List(_) | Value::Dict(_))) => {
+            return Err(TemplateError::new(
+                format!("unhashable type: '{}'", other.type_name()),
+                field_path(name, Some("content")),
+                Target::Value,
+            )
+            .kind(ExceptionType::TypeError));
+        }
         Some(other) => {
             return Err(TemplateError::new(
                 format!(
-                    "{scope}: unknown content parser {}. Available: {}",
-                    other.py_repr(),
+                    "{scope}: unknown content parser '{}'. Available: {}",
+                    other.py_str(),
                     py_list_repr(&ContentKind::NAMES)
                 ),
                 field_path(name, Some("content")),
@@ -460,15 +485,15 @@ fn compile_delimiter(
         return Ok(Some(Delimiter::Literal(LiteralSet::new(literals))));
     }
     if let Some(raw) = obj.get(pattern_key) {
+        // `re.compile(raw)` raises a TypeError, which the loader does not catch.
         let Value::Str(source) = raw else {
             return Err(TemplateError::new(
-                format!(
-                    "{scope}: {pattern_key} must be a string (a regex), got {}",
-                    raw.type_name()
-                ),
+                "first argument must be a string or compiled pattern",
                 at(pattern_key),
                 Target::Value,
-            ));
+            )
+            .kind(ExceptionType::TypeError)
+            .help(format!("{pattern_key} must be a string (a regex)")));
         };
         return PatternDelimiter::new(source)
             .map(|p| Some(Delimiter::Pattern(p)))
@@ -478,23 +503,35 @@ fn compile_delimiter(
 }
 
 fn regex_error(scope: &str, key: &str, path: JsonPath, e: &RegexError) -> TemplateError {
+    // The reference turns the `regex` module's error into a ValueError; its RecursionError
+    // escapes as it is; the rest are rtbench's own limits, not reference errors.
     let err = TemplateError::new(
         format!("{scope}: invalid {key} regex: {e}"),
-        path,
+        path.clone(),
         Target::Value,
     );
     match e {
         RegexError::Syntax { offset, .. } => err.at_offset(*offset),
         RegexError::Unsupported {
             offset, construct, ..
-        } => err.at_offset(*offset).help(format!(
-            "{construct} cannot be matched exactly by rtbench; rewrite the pattern without it"
+        } => err
+            .kind(ExceptionType::Rtbench)
+            .at_offset(*offset)
+            .help(format!(
+                "{construct} cannot be matched exactly by rtbench; rewrite the pattern without it"
+            )),
+        RegexError::TooDeep { offset, .. } => TemplateError::new(
+            "maximum recursion depth exceeded",
+            path,
+            Target::Value,
+        )
+        .kind(ExceptionType::RecursionError)
+        .at_offset(*offset)
+        .help(format!(
+            "the reference cannot compile {scope}'s {key}: its groups nest too deeply (a few \
+             hundred levels); flatten the nesting"
         )),
-        RegexError::TooDeep { offset, .. } => err.at_offset(*offset).help(
-            "the reference cannot load a pattern nested this deeply (a few hundred groups); \
-             flatten the nesting",
-        ),
-        _ => err,
+        _ => err.kind(ExceptionType::Rtbench),
     }
 }
 

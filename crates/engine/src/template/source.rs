@@ -115,7 +115,7 @@ impl TemplateSource {
 
     /// Turns a validation error into a located diagnostic.
     pub fn diagnose(&self, err: &TemplateError) -> Diagnostic {
-        self.locate(Diagnostic::error(err.message.clone()), err)
+        self.locate(Diagnostic::error(err.text()), err)
     }
 
     /// Turns a lint finding (located like a validation error) into a located warning.

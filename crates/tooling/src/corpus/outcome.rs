@@ -311,7 +311,12 @@ pub fn evaluate(ctx: &Context, index: u64, entry: Entry, chunk_check: bool) -> O
     out.fields = fields;
     out.checked = sample.expected.is_some();
     // Judged where the result is, not copied.
-    let judged = a.result.as_ref().map_err(|e| e.message.as_str());
+    let error_text = a.result.as_ref().err().map(|e| e.text());
+    let judged = match (&a.result, &error_text) {
+        (Ok(m), _) => Ok(m),
+        (Err(_), Some(text)) => Err(text.as_str()),
+        (Err(e), None) => Err(e.message.as_str()),
+    };
     if let Verdict::Fail(lines) = verdict_of(&sample, judged) {
         out.differs = Some(lines);
     }
