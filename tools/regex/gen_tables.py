@@ -149,6 +149,7 @@ def property_blob(data):
     assert pids == list(range(len(pids)))
     sections = []
     stats = []
+    checks = []
     for pid in pids:
         pname, values = data[pid]
         sets = {}
@@ -200,13 +201,15 @@ def property_blob(data):
             prev = start
         sections.append(bytes(sec))
         stats.append((pname, len(values), len(runs)))
+        for vid, rs in sorted(sets.items()):
+            checks.append(((pid << 16) | vid, len(rs), sum(b - a + 1 for a, b in rs)))
     head = struct.pack("<H", len(sections))
     offset = len(head) + 4 * len(sections)
     offsets = bytearray()
     for sec in sections:
         offsets += struct.pack("<I", offset)
         offset += len(sec)
-    return head + bytes(offsets) + b"".join(sections), stats
+    return head + bytes(offsets) + b"".join(sections), stats, checks
 
 
 # ---------------------------------------------------------------------------------------------
@@ -413,9 +416,21 @@ def main():
     w("pub const PROP_GC: u16 = %d;" % gc)
     w("pub const PROP_WORD: u16 = %d;" % props["WORD"][0])
 
-    blob, stats = property_blob(data)
+    blob, stats, checks = property_blob(data)
     w("/// Every property value's code points (format in `tools/regex/gen_tables.py`).")
     w('pub static PROPERTY_BLOB: &[u8] = include_bytes!("unicode_props.bin");')
+    w("/// For the tests: `(key, number of ranges, number of code points)` of every property value.")
+    w("#[rustfmt::skip]")
+    w("pub static PROPERTY_SIZES: &[(u32, u32, u32)] = &[")
+    row = []
+    for key, nr, nc in checks:
+        row.append("(0x%X, %d, %d)," % (key, nr, nc))
+        if len(row) == 8:
+            w("    " + " ".join(row))
+            row = []
+    if row:
+        w("    " + " ".join(row))
+    w("];")
 
     names, cjk_ranges, (jamo_l, jamo_v, jamo_t), aliases, sequences = names_data()
     w("/// Code points named `CJK UNIFIED IDEOGRAPH-<hex>` by the interpreter's `unicodedata`.")

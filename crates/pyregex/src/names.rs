@@ -230,4 +230,64 @@ mod tests {
         assert_eq!(lookup(" LATIN SMALL LETTER A"), None);
         assert_eq!(lookup(""), None);
     }
+
+    /// Every stored entry as (section, value, name).
+    fn entries() -> Vec<(u32, u32, String)> {
+        let mut r = Reader {
+            data: t::NAMES_BLOB,
+            pos: 0,
+        };
+        let words: Vec<String> = (0..r.u32())
+            .map(|_| {
+                let len = usize::from(r.u8());
+                String::from_utf8(r.bytes(len).to_vec()).unwrap()
+            })
+            .collect();
+        let mut out = Vec::new();
+        let mut cp = 0;
+        for section in 0..3 {
+            for _ in 0..r.u32() {
+                let value = r.varint();
+                if section == 0 {
+                    cp += value;
+                }
+                let mut name = String::new();
+                loop {
+                    let token = r.varint();
+                    let (word, sep) = (token / 3, token % 3);
+                    if word == 0 {
+                        name.push_str(&format!("{cp:04X}"));
+                    } else {
+                        name.push_str(&words[word as usize - 1]);
+                    }
+                    match sep {
+                        SEP_SPACE => name.push(' '),
+                        SEP_HYPHEN => name.push('-'),
+                        _ => break,
+                    }
+                }
+                out.push((section, if section == 0 { cp } else { value }, name));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn stored_entries_look_up_to_themselves() {
+        let all = entries();
+        assert!(all.len() > 30_000);
+        // A sample (each lookup scans the blob), in upper and lower case.
+        for (i, (section, value, name)) in all.iter().enumerate().step_by(101) {
+            let want = match section {
+                2 => Named::Sequence(*value as usize),
+                _ => Named::Char(*value),
+            };
+            let name = if i % 2 == 0 {
+                name.clone()
+            } else {
+                name.to_ascii_lowercase()
+            };
+            assert_eq!(lookup(&name), Some(want), "{name}");
+        }
+    }
 }

@@ -382,6 +382,44 @@ mod tests {
     }
 
     #[test]
+    fn every_value_decodes_to_its_measured_size() {
+        for &(key, ranges, codepoints) in t::PROPERTY_SIZES {
+            let got = value_ranges((key >> 16) as u16, (key & 0xFFFF) as u16);
+            let count: u32 = got.iter().map(|&(a, b)| b - a + 1).sum();
+            assert_eq!(
+                (got.len() as u32, count),
+                (ranges, codepoints),
+                "key {key:X}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_property_and_value_name_resolves() {
+        for &(pname, pid) in t::PROPERTY_NAMES {
+            for &(vname, vid) in values_of(pid) {
+                let key = (u32::from(pid) << 16) | u32::from(vid);
+                let want = if pname == "GENERALCATEGORY" && vname == "ASSIGNED" {
+                    Lookup::Found {
+                        key: (key & !0xFFFF) | u32::from(value_id(pid, "UNASSIGNED").unwrap()),
+                        positive: false,
+                    }
+                } else {
+                    Lookup::Found {
+                        key,
+                        positive: true,
+                    }
+                };
+                assert_eq!(
+                    lookup(Some(pname), vname, true, false),
+                    want,
+                    "{pname}={vname}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn sets() {
         let w = property_set(binary_key("WORD"), false);
         assert!(w.contains('é' as u32) && w.contains('_' as u32) && !w.contains(' ' as u32));
