@@ -7,6 +7,9 @@
 //! names; one starting with `CJK UNIFIED IDEOGRAPH-` (exactly) must end in 4 or 5 upper-case
 //! hexadecimal digits naming a unified ideograph; a name longer than 256 bytes is unknown.
 
+use std::hash::{Hash, Hasher};
+use std::sync::OnceLock;
+
 use super::unicode::in_table;
 use super::unicode_tables as t;
 
@@ -109,77 +112,104 @@ impl Reader {
 
 const SEP_SPACE: u32 = 0;
 const SEP_HYPHEN: u32 = 1;
-const SEP_END: u32 = 2;
 
-/// A stored name, alias or named sequence, by scanning the blob: the query is split into
-/// words, each word mapped to its number in the blob's word list, and entries are compared word
-/// by word (word 0 is the entry's code point in hexadecimal).
+/// The stored names by hash, built on the first `\N{...}` (about 0.8 MB): looking a name up is
+/// then a binary search and one comparison instead of a scan of the blob.
+struct Index {
+    /// The blob's word list (word `n` is `words[n - 1]`).
+    words: Vec<&'static [u8]>,
+    /// `(hash of the name, offset of its tokens in the blob, section << 24 | value)`, sorted.
+    entries: Vec<(u64, u32, u32)>,
+}
+
+static INDEX: OnceLock<Index> = OnceLock::new();
+
+fn hash_name(name: &[u8]) -> u64 {
+    // A fixed-key hasher: the index and the queries are hashed in the same process.
+    let mut h = std::hash::DefaultHasher::new();
+    name.hash(&mut h);
+    h.finish()
+}
+
+impl Index {
+    fn build() -> Index {
+        let mut r = Reader {
+            data: t::NAMES_BLOB,
+            pos: 0,
+        };
+        let words: Vec<&'static [u8]> = (0..r.u32())
+            .map(|_| {
+                let len = usize::from(r.u8());
+                r.bytes(len)
+            })
+            .collect();
+        let mut index = Index {
+            words,
+            entries: Vec::new(),
+        };
+        let mut cp = 0u32;
+        let mut name = Vec::new();
+        for section in 0..3u32 {
+            for _ in 0..r.u32() {
+                let value = r.varint();
+                if section == 0 {
+                    cp = cp.saturating_add(value);
+                }
+                let value = if section == 0 { cp } else { value };
+                let offset = r.pos as u32;
+                index.decode(&mut r, value, &mut name);
+                index
+                    .entries
+                    .push((hash_name(&name), offset, (section << 24) | value));
+            }
+        }
+        index.entries.sort_unstable();
+        index
+    }
+
+    /// Reads one entry's tokens into `name` (`value` is its code point, for the hex word).
+    fn decode(&self, r: &mut Reader, value: u32, name: &mut Vec<u8>) {
+        name.clear();
+        loop {
+            let token = r.varint();
+            let (word, sep) = (token / 3, token % 3);
+            match word {
+                0 => name.extend_from_slice(format!("{value:04X}").as_bytes()),
+                w => name.extend_from_slice(self.words.get(w as usize - 1).copied().unwrap_or(b"")),
+            }
+            match sep {
+                SEP_SPACE => name.push(b' '),
+                SEP_HYPHEN => name.push(b'-'),
+                _ => break,
+            }
+            if r.pos >= r.data.len() {
+                break;
+            }
+        }
+    }
+}
+
+/// A stored name, alias or named sequence (`upper` is the query in upper case).
 fn stored(upper: &str) -> Option<Named> {
-    let mut r = Reader {
-        data: t::NAMES_BLOB,
-        pos: 0,
-    };
-    // The query as (word, separator after it).
-    let mut query: Vec<(&str, u32)> = Vec::new();
-    let mut word_start = 0;
-    for (i, b) in upper.bytes().enumerate() {
-        if b == b' ' || b == b'-' {
-            let sep = if b == b' ' { SEP_SPACE } else { SEP_HYPHEN };
-            query.push((&upper[word_start..i], sep));
-            word_start = i + 1;
+    let index = INDEX.get_or_init(Index::build);
+    let hash = hash_name(upper.as_bytes());
+    let first = index.entries.partition_point(|&(h, _, _)| h < hash);
+    let mut name = Vec::new();
+    for &(h, offset, tagged) in &index.entries[first..] {
+        if h != hash {
+            break;
         }
-    }
-    query.push((&upper[word_start..], SEP_END));
-    let word_count = r.u32();
-    // Each query word's number in the word list (0: not a stored word).
-    let mut ids = vec![0u32; query.len()];
-    for id in 1..=word_count {
-        let len = usize::from(r.u8());
-        let word = r.bytes(len);
-        for (slot, (w, _)) in ids.iter_mut().zip(&query) {
-            if w.as_bytes() == word {
-                *slot = id;
-            }
-        }
-    }
-    let mut cp = 0u32;
-    for section in 0..3 {
-        let count = r.u32();
-        for _ in 0..count {
-            let value = r.varint();
-            if section == 0 {
-                cp = cp.saturating_add(value);
-            }
-            // Compare token by token, reading the entry to its end either way.
-            let mut equal = true;
-            let mut i = 0;
-            loop {
-                let token = r.varint();
-                let (word, sep) = (token / 3, token % 3);
-                if equal {
-                    equal = match query.get(i) {
-                        Some(&(w, qsep)) if qsep == sep => {
-                            if word == 0 {
-                                section == 0 && w == format!("{cp:04X}")
-                            } else {
-                                ids[i] == word
-                            }
-                        }
-                        _ => false,
-                    };
-                }
-                i += 1;
-                if sep == SEP_END || r.pos >= r.data.len() {
-                    break;
-                }
-            }
-            if equal && i == query.len() {
-                return Some(match section {
-                    0 => Named::Char(cp),
-                    1 => Named::Char(value),
-                    _ => Named::Sequence(value as usize),
-                });
-            }
+        let (section, value) = (tagged >> 24, tagged & 0xFF_FFFF);
+        let mut r = Reader {
+            data: t::NAMES_BLOB,
+            pos: offset as usize,
+        };
+        index.decode(&mut r, value, &mut name);
+        if name == upper.as_bytes() {
+            return Some(match section {
+                2 => Named::Sequence(value as usize),
+                _ => Named::Char(value),
+            });
         }
     }
     None
@@ -233,42 +263,22 @@ mod tests {
 
     /// Every stored entry as (section, value, name).
     fn entries() -> Vec<(u32, u32, String)> {
-        let mut r = Reader {
-            data: t::NAMES_BLOB,
-            pos: 0,
-        };
-        let words: Vec<String> = (0..r.u32())
-            .map(|_| {
-                let len = usize::from(r.u8());
-                String::from_utf8(r.bytes(len).to_vec()).unwrap()
+        let index = INDEX.get_or_init(Index::build);
+        let mut name = Vec::new();
+        let mut out: Vec<(u32, u32, String)> = index
+            .entries
+            .iter()
+            .map(|&(_, offset, tagged)| {
+                let (section, value) = (tagged >> 24, tagged & 0xFF_FFFF);
+                let mut r = Reader {
+                    data: t::NAMES_BLOB,
+                    pos: offset as usize,
+                };
+                index.decode(&mut r, value, &mut name);
+                (section, value, String::from_utf8(name.clone()).unwrap())
             })
             .collect();
-        let mut out = Vec::new();
-        let mut cp = 0;
-        for section in 0..3 {
-            for _ in 0..r.u32() {
-                let value = r.varint();
-                if section == 0 {
-                    cp += value;
-                }
-                let mut name = String::new();
-                loop {
-                    let token = r.varint();
-                    let (word, sep) = (token / 3, token % 3);
-                    if word == 0 {
-                        name.push_str(&format!("{cp:04X}"));
-                    } else {
-                        name.push_str(&words[word as usize - 1]);
-                    }
-                    match sep {
-                        SEP_SPACE => name.push(' '),
-                        SEP_HYPHEN => name.push('-'),
-                        _ => break,
-                    }
-                }
-                out.push((section, if section == 0 { cp } else { value }, name));
-            }
-        }
+        out.sort();
         out
     }
 
@@ -276,8 +286,8 @@ mod tests {
     fn stored_entries_look_up_to_themselves() {
         let all = entries();
         assert!(all.len() > 30_000);
-        // A sample (each lookup scans the blob), in upper and lower case.
-        for (i, (section, value, name)) in all.iter().enumerate().step_by(101) {
+        // Every entry, in upper or lower case.
+        for (i, (section, value, name)) in all.iter().enumerate() {
             let want = match section {
                 2 => Named::Sequence(*value as usize),
                 _ => Named::Char(*value),
