@@ -2,6 +2,9 @@
 //! code point sets of every value of every property, decoded from the blob that
 //! `tools/regex/gen_tables.py` measured on the reference (format described there).
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
 use super::ast::Enc;
 use super::charset::CharSet;
 use super::unicode_tables as t;
@@ -201,6 +204,24 @@ impl Reader {
     }
 }
 
+/// The decoded values, by key: a pattern names the same few properties many times, and
+/// decoding a large property (thousands of runs) each time would dominate compiling. Bounded by
+/// the number of property values (about 1,500; 0.6 MB if every one were decoded).
+static DECODED: OnceLock<Mutex<HashMap<u32, Ranges>>> = OnceLock::new();
+
+/// A property value's code points, as sorted inclusive ranges.
+type Ranges = Arc<[(u32, u32)]>;
+
+/// `value_ranges`, decoded once per key.
+fn cached_ranges(key: u32) -> Ranges {
+    let cache = DECODED.get_or_init(Mutex::default);
+    // A panic elsewhere while the lock was held leaves the map intact: use it anyway.
+    let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
+    map.entry(key)
+        .or_insert_with(|| value_ranges((key >> 16) as u16, (key & 0xFFFF) as u16).into())
+        .clone()
+}
+
 /// The code points whose property `prop` has value `value` (empty for an unknown property).
 fn value_ranges(prop: u16, value: u16) -> Vec<(u32, u32)> {
     let mut r = Reader {
@@ -246,7 +267,7 @@ fn value_ranges(prop: u16, value: u16) -> Vec<(u32, u32)> {
 
 /// The code points having the property `key` (ignoring `positive`), under encoding `ascii`.
 pub fn property_set(key: u32, ascii: bool) -> CharSet {
-    let set = CharSet::from_ranges(value_ranges((key >> 16) as u16, (key & 0xFFFF) as u16));
+    let set = CharSet::from_ranges(cached_ranges(key).to_vec());
     if ascii {
         // Characters above U+007F are treated as the unassigned code point U+10FFFF.
         let low = set.intersect(&CharSet::range(0, 0x7F));
