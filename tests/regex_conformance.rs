@@ -306,8 +306,8 @@ fn conformance_with_memo_forced() {
     run_all();
 }
 
-/// The property and named-character cases of `tools/regex/fuzz_syntax.py` (in
-/// `tests/data/regex/syntax/`, or the directory `REGEX_SYNTAX_CASES` names). Every case must
+/// The property and named-character cases of `tools/regex/fuzz_syntax.py` (`.json.gz` files in
+/// `tests/data/regex/syntax/`, or in the directory `REGEX_SYNTAX_CASES` names). Every case must
 /// agree exactly, with one documented exception, counted and printed: under both the ASCII and
 /// IGNORECASE flags, the reference tests the case-sensitive properties (`Lu`, `Ll`, `Lt`,
 /// `Uppercase`, `Lowercase`, `[[:upper:]]`...) one way when it matches a single character (any
@@ -322,13 +322,25 @@ fn regex_syntax() {
     let mut files: Vec<_> = fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{dir}: {e}"))
         .map(|e| e.unwrap().path())
-        .filter(|f| f.extension().is_some_and(|e| e == "json"))
+        .filter(|f| {
+            let name = f.to_string_lossy();
+            name.ends_with(".json") || name.ends_with(".json.gz")
+        })
         .collect();
     files.sort();
     let (mut cases, mut equal, mut ascii_ign) = (0, 0, 0);
     let mut differences = Vec::new();
     for f in &files {
-        let data: Value = serde_json::from_str(&fs::read_to_string(f).unwrap()).unwrap();
+        let mut text = String::new();
+        if f.to_string_lossy().ends_with(".gz") {
+            use std::io::Read;
+            flate2::read::GzDecoder::new(fs::File::open(f).unwrap())
+                .read_to_string(&mut text)
+                .unwrap();
+        } else {
+            text = fs::read_to_string(f).unwrap();
+        }
+        let data: Value = serde_json::from_str(&text).unwrap();
         for case in data.as_array().unwrap() {
             let mut t = Tally::default();
             check_case(case, &mut t);

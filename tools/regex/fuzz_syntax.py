@@ -4,7 +4,7 @@
 
 Run with an oracle interpreter, from the repository root:
 
-    /tmp/oracle525/bin/python tools/regex/fuzz_syntax.py --seed 1 --count 2500 \\
+    /tmp/oracle525/bin/python tools/regex/fuzz_syntax.py --seed 1 --count 2500 --sweep \\
         --out tests/data/regex/syntax                       # the committed set
     /tmp/oracle525/bin/python tools/regex/fuzz_syntax.py --seed 2 --count 20000 --out /tmp/syn
     REGEX_SYNTAX_CASES=/tmp/syn cargo test --test regex_conformance regex_syntax -- --nocapture
@@ -19,9 +19,12 @@ sequences, Hangul and CJK names, in random case, and misspelt or malformed ones)
 ordinary syntax. Texts are drawn from the code points of the properties and characters in the
 pattern, their case variants and neighbours. Each case records the compile verdict (message and
 position), `search`/`match` spans, `finditer` and partial results, in the format of
-`gen_cases.py` (deterministic for a seed; no continuation witnesses).
+`gen_cases.py` (deterministic for a seed; no continuation witnesses). With `--sweep` it also
+writes one case per name the reference knows (every property name with every value name, every
+name usable alone, every POSIX class).
 """
 import argparse
+import gzip
 import json
 import os
 import random
@@ -370,8 +373,48 @@ class Gen:
         return out
 
 
+def sweep_patterns(r, data):
+    """One pattern per name the reference knows: every property name with every value name, every
+    name usable alone (general category, script and block values, `Is`/`In` prefixes, binary and
+    other property names) and every POSIX class; each with the keys whose code points the text
+    should hold."""
+    out = []
+    d = data
+    for pname, (pid, vals) in sorted(d.props.items()):
+        for vname, vid in sorted(vals.items()):
+            out.append((r"\p{%s%s%s}" % (loose(r, pname), r.choice("=:"), loose(r, vname)),
+                        (pid << 16) | vid))
+    alone = []
+    for prop, prefixes in (("GC", [""]), ("SCRIPT", ["", "IS"]), ("BLOCK", ["", "IN"])):
+        pid, vals = d.props[prop]
+        for vname, vid in sorted(vals.items()):
+            for prefix in prefixes:
+                alone.append((prefix + vname, (pid << 16) | vid))
+    for name, (pid, vals) in sorted(d.props.items()):
+        if "YES" in vals:
+            alone.append((name, (pid << 16) | vals["YES"]))
+            alone.append(("IS" + name, (pid << 16) | vals["YES"]))
+        else:
+            alone.append((name, pid << 16))
+    for name, key in alone:
+        out.append((r"\%s{%s}" % (r.choice("pP"), loose(r, name)), key))
+    for name in POSIX:
+        out.append(("[[:%s:]]" % loose(r, name), None))
+    return out
+
+
+def write_cases(path, cases):
+    """A JSON list, one case a line, gzipped reproducibly (no timestamp)."""
+    text = "[\n" + ",\n".join(json.dumps(c, ensure_ascii=False, separators=(",", ":"))
+                               for c in cases) + "\n]\n"
+    with open(path, "wb") as f:
+        f.write(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0))
+
+
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--sweep", action="store_true",
+                    help="also write syntax-sweep.json: one case per name the reference knows")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--count", type=int, default=2500)
     ap.add_argument("--hays", type=int, default=3)
@@ -387,13 +430,25 @@ def main():
         dotall = r.random() < 0.8
         cases.append(run_case(p, dotall, hays, "syntax", with_witness=False))
     os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, "syntax-%d.json" % args.seed)
-    with open(path, "w") as f:
-        f.write("[\n" + ",\n".join(json.dumps(c, ensure_ascii=False, separators=(",", ":"))
-                                   for c in cases) + "\n]\n")
+    path = os.path.join(args.out, "syntax-%d.json.gz" % args.seed)
+    write_cases(path, cases)
     errs = sum(1 for c in cases if c["err"])
     print("%d cases (%d rejected by the reference) -> %s (%d bytes)"
           % (len(cases), errs, path, os.path.getsize(path)), file=sys.stderr)
+    if args.sweep:
+        cases = []
+        for p, key in sweep_patterns(r, data):
+            g = Gen(r, data)
+            if key is not None:
+                g.note_key(key)
+            for c in ("a", "A", "1", " ", "\u00e9", "\u0660"):
+                g.chars.append(ord(c))
+            cases.append(run_case(p, True, g.hays(1), "sweep", with_witness=False))
+        path = os.path.join(args.out, "syntax-sweep.json.gz")
+        write_cases(path, cases)
+        errs = sum(1 for c in cases if c["err"])
+        print("%d sweep cases (%d rejected by the reference) -> %s (%d bytes)"
+              % (len(cases), errs, path, os.path.getsize(path)), file=sys.stderr)
 
 
 if __name__ == "__main__":
