@@ -13,10 +13,10 @@ The last command replays the cases on pyregex and prints `regex-syntax: N cases,
 
 Patterns are built from every property and value name the reference knows (`get_properties`),
 spelt loosely (random case, `_`, `-` and spaces between letters, numeric values as decimals or
-fractions), negated in each of the reference's ways, inside and outside sets, under `(?i)` and
-`(?a)`, with misspelt names for its error messages; from character names (names, aliases, named
-sequences, Hangul and CJK names, in random case, and misspelt or malformed ones); and mixed with
-ordinary syntax. Texts are drawn from the code points of the properties and characters in the
+fractions), negated in each of the reference's ways, inside and outside sets, under `(?i)`,
+`(?a)` and `(?x)`, with misspelt names for its error messages; from character names (names,
+aliases, named sequences, Hangul and CJK names, in random case, and misspelt or malformed ones);
+and mixed with ordinary syntax. Texts are drawn from the code points of the properties and characters in the
 pattern, their case variants and neighbours. Each case records the compile verdict (message and
 position), `search`/`match` spans, `finditer` and partial results, in the format of
 `gen_cases.py` (deterministic for a seed; no continuation witnesses). With `--sweep` it also
@@ -357,6 +357,9 @@ class Gen:
             p = "(?a)" + p
         elif f < 0.42:
             p = "(?ai)" + p
+        elif f < 0.47:
+            # Verbose: spaces inside `\p{...}` and `\N{...}` are kept, elsewhere dropped.
+            p = r.choice(["(?x)", "(?xi)"]) + p
         return p
 
     def hays(self, count):
