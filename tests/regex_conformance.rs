@@ -306,6 +306,84 @@ fn conformance_with_memo_forced() {
     run_all();
 }
 
+/// The property and named-character cases of `tools/regex/fuzz_syntax.py` (`.json.gz` files in
+/// `tests/data/regex/syntax/`, or in the directory `REGEX_SYNTAX_CASES` names). Every case must
+/// agree exactly, with one documented exception, counted and printed: under both the ASCII and
+/// IGNORECASE flags, the reference tests the case-sensitive properties (`Lu`, `Ll`, `Lt`,
+/// `Uppercase`, `Lowercase`, `[[:upper:]]`...) one way when it matches a single character (any
+/// cased letter) and another way when it scans for a start, checks a branch's first characters
+/// or runs a repeat (ASCII letters only), so `(?ai)\p{Ll}` matches `ƨ` with `match` but `search`
+/// skips it. This engine always takes the single-character answer.
+#[test]
+fn regex_syntax() {
+    let dir = std::env::var("REGEX_SYNTAX_CASES").unwrap_or_else(|_| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/regex/syntax").to_string()
+    });
+    let mut files: Vec<_> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .map(|e| e.unwrap().path())
+        .filter(|f| {
+            let name = f.to_string_lossy();
+            name.ends_with(".json") || name.ends_with(".json.gz")
+        })
+        .collect();
+    files.sort();
+    let (mut cases, mut equal, mut ascii_ign) = (0, 0, 0);
+    let mut differences = Vec::new();
+    for f in &files {
+        let mut text = String::new();
+        if f.to_string_lossy().ends_with(".gz") {
+            use std::io::Read;
+            flate2::read::GzDecoder::new(fs::File::open(f).unwrap())
+                .read_to_string(&mut text)
+                .unwrap();
+        } else {
+            text = fs::read_to_string(f).unwrap();
+        }
+        let data: Value = serde_json::from_str(&text).unwrap();
+        for case in data.as_array().unwrap() {
+            let mut t = Tally::default();
+            check_case(case, &mut t);
+            cases += 1;
+            if t.notes.is_empty() && !t.counts.contains_key("FAIL") {
+                equal += 1;
+            } else if ascii_and_ignorecase(case["p"].as_str().unwrap()) {
+                ascii_ign += 1;
+            } else {
+                differences.push(format!("{:?}: {:?} {:?}", case["p"], t.failures, t.notes));
+            }
+        }
+    }
+    for d in differences.iter().take(40) {
+        println!("DIFF {d}");
+    }
+    println!(
+        "regex-syntax: {cases} cases, {equal} equal ({ascii_ign} differ under ASCII+IGNORECASE, \
+         documented)"
+    );
+    assert!(cases > 0, "no cases in {dir}");
+    assert!(
+        differences.is_empty(),
+        "{} cases differ from the reference",
+        differences.len()
+    );
+}
+
+/// Whether a pattern turns on both the ASCII and the IGNORECASE flag somewhere (inline flags).
+fn ascii_and_ignorecase(p: &str) -> bool {
+    let flags: Vec<&str> = p
+        .match_indices("(?")
+        .map(|(i, _)| {
+            let rest = &p[i + 2..];
+            let end = rest
+                .find(|c: char| !c.is_ascii_alphabetic())
+                .unwrap_or(rest.len());
+            &rest[..end]
+        })
+        .collect();
+    flags.iter().any(|f| f.contains('a')) && flags.iter().any(|f| f.contains('i'))
+}
+
 fn run_all() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/regex");
     let mut files: Vec<_> = fs::read_dir(dir)

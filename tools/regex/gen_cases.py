@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Generate differential test cases for src/engine/regex from the reference `regex` module.
 
-Run with the oracle interpreter:
+Run with the oracle interpreter (deterministic for a seed):
 
-    /tmp/oracle/bin/python tools/regex/gen_cases.py [--seed N] [--count N] [--out tests/data/regex]
+    /tmp/oracle525/bin/python tools/regex/gen_cases.py [--seed N] [--count N] [--out tests/data/regex]
 
 Writes JSON files, each a list of cases:
 
@@ -334,7 +334,7 @@ class Gen:
 
 
 def random_hays(r, pattern, count):
-    chars = [c for c in set(pattern) if c not in "\\()[]{}?*+^$.:=!"] + ALPHA
+    chars = [c for c in sorted(set(pattern)) if c not in "\\()[]{}?*+^$.:=!"] + ALPHA
     if "(?i" in pattern or r.random() < 0.2:
         chars += [c.encode().decode("unicode_escape") if c.startswith("\\") else c for c in CASEY]
     hays = ["", r.choice(ALPHA)]

@@ -81,6 +81,7 @@ impl CharSet {
         CharSet::from_sorted(out)
     }
 
+    #[cfg(test)]
     pub fn from_table(table: &[(u32, u32)]) -> CharSet {
         CharSet::from_ranges(table.to_vec())
     }

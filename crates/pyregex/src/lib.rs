@@ -21,9 +21,9 @@
 //!
 //! Refused with [`RegexError::Unsupported`]: fuzzy matching (`{e<=1}`), recursion and group calls
 //! (`(?R)`, `(?1)`, `(?&name)`, `(?P>name)`), conditionals (`(?(1)..)`, `(?(?=..)..)`), branch
-//! reset `(?|..)`, `\G`, `\X`, `\K`, `\N{NAME}`, the verbs `(*PRUNE)`/`(*SKIP)`, the flags
-//! `(?V1)`, `(?r)`, `(?p)`, `(?L)`, `(?w)`, `(?f)`, and Unicode properties other than binary
-//! properties, general category, script, script extensions and block.
+//! reset `(?|..)`, `\G`, `\X`, `\K`, the verbs `(*PRUNE)`/`(*SKIP)` and the flags `(?V1)`,
+//! `(?r)`, `(?p)`, `(?L)`, `(?w)`, `(?f)`. Every Unicode property and value the reference knows
+//! and every `\N{NAME}` its interpreter knows are supported.
 
 pub mod ast;
 mod backtrack;
@@ -33,6 +33,7 @@ mod compile;
 mod diagnose;
 mod error;
 pub mod hook;
+mod names;
 mod optimise;
 mod parse;
 mod prefilter;

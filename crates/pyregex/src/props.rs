@@ -1,5 +1,9 @@
 //! Unicode property names (`\p{..}`, `[[:alpha:]]`): the reference parser's name lookup, and the
-//! code point sets of the properties this engine has tables for.
+//! code point sets of every value of every property, decoded from the blob that
+//! `tools/regex/gen_tables.py` measured on the reference (format described there).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::ast::Enc;
 use super::charset::CharSet;
@@ -8,12 +12,10 @@ use super::unicode_tables as t;
 /// The outcome of looking a property up.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Lookup {
-    /// A property the engine has tables for: `key` is `property id << 16 | value id`.
+    /// A property value: `key` is `property id << 16 | value id`.
     Found { key: u32, positive: bool },
     /// The reference rejects the name with this message.
     Unknown(&'static str),
-    /// The reference accepts the name but this engine has no table for it.
-    Unsupported(String),
 }
 
 const BINARY_VALUES: [&str; 8] = ["F", "FALSE", "N", "NO", "T", "TRUE", "Y", "YES"];
@@ -43,19 +45,6 @@ fn value_id(prop: u16, value: &str) -> Option<u16> {
 fn is_binary(prop: u16) -> bool {
     let vals = values_of(prop);
     vals.len() == BINARY_VALUES.len() && vals.iter().zip(BINARY_VALUES).all(|(&(n, _), b)| n == b)
-}
-
-fn table(key: u32) -> Option<&'static [(u32, u32)]> {
-    t::PROPERTY_TABLES
-        .binary_search_by_key(&key, |&(k, _)| k)
-        .ok()
-        .map(|i| t::PROPERTY_TABLES[i].1)
-}
-
-/// Whether the engine can build the set for `key`.
-pub fn is_supported(key: u32) -> bool {
-    let prop = (key >> 16) as u16;
-    table(key).is_some() || (is_binary(prop) && key & 0xFFFF == 0)
 }
 
 /// The reference's `standardise_name`: numbers become a canonical rational, anything else is
@@ -148,59 +137,137 @@ pub fn lookup(property: Option<&str>, value: &str, positive: bool, posix: bool) 
         let Some(val) = value_id(prop, &value) else {
             return Lookup::Unknown("unknown property value");
         };
-        return found(
-            (u32::from(prop) << 16) | u32::from(val),
-            positive,
-            &format!("{prop_name}={value}"),
-        );
+        return found((u32::from(prop) << 16) | u32::from(val), positive);
     }
     for name in ["GC", "SCRIPT", "BLOCK"] {
         let prop = property_id(name).expect("core property");
         if let Some(val) = value_id(prop, &value) {
-            return found((u32::from(prop) << 16) | u32::from(val), positive, &value);
+            return found((u32::from(prop) << 16) | u32::from(val), positive);
         }
     }
     if let Some(prop) = property_id(&value) {
         if is_binary(prop) {
-            return found((u32::from(prop) << 16) | 1, positive, &value);
+            return found((u32::from(prop) << 16) | 1, positive);
         }
-        return found(u32::from(prop) << 16, !positive, &value);
+        return found(u32::from(prop) << 16, !positive);
     }
     if let Some(rest) = value.strip_prefix("IS")
         && let Some(prop) = property_id(rest)
         && value_id(prop, "YES").is_some()
     {
-        return found((u32::from(prop) << 16) | 1, positive, &value);
+        return found((u32::from(prop) << 16) | 1, positive);
     }
     for (prefix, name) in [("IS", "SCRIPT"), ("IN", "BLOCK")] {
         if let Some(rest) = value.strip_prefix(prefix) {
             let prop = property_id(name).expect("core property");
             if let Some(val) = value_id(prop, rest) {
-                return found((u32::from(prop) << 16) | u32::from(val), positive, &value);
+                return found((u32::from(prop) << 16) | u32::from(val), positive);
             }
         }
     }
     Lookup::Unknown("unknown property")
 }
 
-fn found(key: u32, positive: bool, name: &str) -> Lookup {
-    if is_supported(key) {
-        Lookup::Found { key, positive }
-    } else {
-        Lookup::Unsupported(format!("Unicode property {name}"))
+fn found(key: u32, positive: bool) -> Lookup {
+    Lookup::Found { key, positive }
+}
+
+/// Little-endian reader over the property blob. The blob is generated and checked by the
+/// generator; a truncated read yields zeros so that a corrupt blob gives empty sets, not a panic.
+struct Reader {
+    data: &'static [u8],
+    pos: usize,
+}
+
+impl Reader {
+    fn u8(&mut self) -> u8 {
+        let b = self.data.get(self.pos).copied().unwrap_or(0);
+        self.pos += 1;
+        b
     }
+    fn u16(&mut self) -> u16 {
+        u16::from(self.u8()) | (u16::from(self.u8()) << 8)
+    }
+    fn u32(&mut self) -> u32 {
+        u32::from(self.u16()) | (u32::from(self.u16()) << 16)
+    }
+    fn varint(&mut self) -> u32 {
+        let mut value = 0u32;
+        for shift in (0..35).step_by(7) {
+            let b = self.u8();
+            value |= u32::from(b & 0x7F) << shift;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        value
+    }
+}
+
+/// The decoded values, by key: a pattern names the same few properties many times, and
+/// decoding a large property (thousands of runs) each time would dominate compiling. Bounded by
+/// the number of property values (about 1,500; 0.6 MB if every one were decoded).
+static DECODED: OnceLock<Mutex<HashMap<u32, Ranges>>> = OnceLock::new();
+
+/// A property value's code points, as sorted inclusive ranges.
+type Ranges = Arc<[(u32, u32)]>;
+
+/// `value_ranges`, decoded once per key.
+fn cached_ranges(key: u32) -> Ranges {
+    let cache = DECODED.get_or_init(Mutex::default);
+    // A panic elsewhere while the lock was held leaves the map intact: use it anyway.
+    let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
+    map.entry(key)
+        .or_insert_with(|| value_ranges((key >> 16) as u16, (key & 0xFFFF) as u16).into())
+        .clone()
+}
+
+/// The code points whose property `prop` has value `value` (empty for an unknown property).
+fn value_ranges(prop: u16, value: u16) -> Vec<(u32, u32)> {
+    let mut r = Reader {
+        data: t::PROPERTY_BLOB,
+        pos: 0,
+    };
+    if prop >= r.u16() {
+        return Vec::new();
+    }
+    r.pos = 2 + 4 * usize::from(prop);
+    r.pos = r.u32() as usize;
+    // Which run signatures (the value lists runs of code points have) include `value`.
+    let sig_count = r.u16();
+    let holds: Vec<bool> = (0..sig_count)
+        .map(|_| {
+            let len = r.u8();
+            (0..len).fold(false, |held, _| r.u16() == value || held)
+        })
+        .collect();
+    let run_count = r.u32();
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    let mut start = 0u32;
+    // A run ends where the next one starts; `open` is the start of the run being collected.
+    let mut open: Option<u32> = None;
+    for _ in 0..run_count {
+        start = start.saturating_add(r.varint());
+        let sig = r.varint() as usize;
+        let inside = holds.get(sig).copied().unwrap_or(false);
+        match (open, inside) {
+            (None, true) => open = Some(start),
+            (Some(s), false) if start > 0 => {
+                out.push((s, start - 1));
+                open = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = open {
+        out.push((s, 0x10FFFF));
+    }
+    out
 }
 
 /// The code points having the property `key` (ignoring `positive`), under encoding `ascii`.
 pub fn property_set(key: u32, ascii: bool) -> CharSet {
-    let prop = (key >> 16) as u16;
-    let set = match table(key) {
-        Some(tab) => CharSet::from_table(tab),
-        None if is_binary(prop) && key & 0xFFFF == 0 => {
-            CharSet::from_table(table(key | 1).unwrap_or(&[])).complement()
-        }
-        None => CharSet::empty(),
-    };
+    let set = CharSet::from_ranges(cached_ranges(key).to_vec());
     if ascii {
         // Characters above U+007F are treated as the unassigned code point U+10FFFF.
         let low = set.intersect(&CharSet::range(0, 0x7F));
@@ -303,10 +370,11 @@ mod tests {
             lookup(Some("Nope"), "x", true, false),
             Lookup::Unknown("unknown property")
         );
-        assert!(matches!(
-            lookup(Some("lb"), "AL", true, false),
-            Lookup::Unsupported(_)
-        ));
+        let Lookup::Found { key, .. } = lookup(Some("lb"), "AL", true, false) else {
+            panic!()
+        };
+        let al = property_set(key, false);
+        assert!(al.contains('a' as u32) && !al.contains(' ' as u32));
         assert!(matches!(
             lookup(None, "alnum", true, true),
             Lookup::Found { .. }
@@ -332,6 +400,44 @@ mod tests {
             property_set(binary_key("SPACE"), false),
             CharSet::from_table(t::SPACE)
         );
+    }
+
+    #[test]
+    fn every_value_decodes_to_its_measured_size() {
+        for &(key, ranges, codepoints) in t::PROPERTY_SIZES {
+            let got = value_ranges((key >> 16) as u16, (key & 0xFFFF) as u16);
+            let count: u32 = got.iter().map(|&(a, b)| b - a + 1).sum();
+            assert_eq!(
+                (got.len() as u32, count),
+                (ranges, codepoints),
+                "key {key:X}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_property_and_value_name_resolves() {
+        for &(pname, pid) in t::PROPERTY_NAMES {
+            for &(vname, vid) in values_of(pid) {
+                let key = (u32::from(pid) << 16) | u32::from(vid);
+                let want = if pname == "GENERALCATEGORY" && vname == "ASSIGNED" {
+                    Lookup::Found {
+                        key: (key & !0xFFFF) | u32::from(value_id(pid, "UNASSIGNED").unwrap()),
+                        positive: false,
+                    }
+                } else {
+                    Lookup::Found {
+                        key,
+                        positive: true,
+                    }
+                };
+                assert_eq!(
+                    lookup(Some(pname), vname, true, false),
+                    want,
+                    "{pname}={vname}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -234,10 +234,14 @@ fn syntax_errors_carry_the_reference_message_and_byte_offset() {
         err("(?R)"),
         RegexError::Unsupported { offset: 0, .. }
     ));
-    assert!(matches!(
-        err(r"x\N{LATIN SMALL LETTER A}"),
-        RegexError::Unsupported { offset: 1, .. }
-    ));
+    assert_eq!(
+        err(r"é\N{NOPE}"),
+        RegexError::Syntax {
+            message: "undefined character name".into(),
+            offset: 10,
+            position: 9
+        }
+    );
 }
 
 #[test]
