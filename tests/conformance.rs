@@ -119,13 +119,16 @@ fn error_texts_match_the_reference_exactly() {
     let mut total = 0;
     let mut failures = Vec::new();
     for sub in ["shared", "fuzz"] {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/conformance")
-            .join(sub);
-        for case in &load_cases(&dir) {
-            let o = run_case(case);
-            total += o.error_texts;
-            failures.extend(o.text_failures.iter().map(|f| format!("{}: {f}", o.name)));
+        for reference in Reference::ALL {
+            for case in &cases_for(&data_dir(sub), reference) {
+                let o = run_case(case, reference);
+                total += o.error_texts;
+                failures.extend(
+                    o.text_failures
+                        .iter()
+                        .map(|f| format!("{} ({reference}): {f}", o.name)),
+                );
+            }
         }
     }
     eprintln!(

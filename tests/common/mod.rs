@@ -8,7 +8,6 @@ use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
-use rtbench_engine::Reference;
 use rtbench_engine::delimiter::Delimiter;
 use rtbench_engine::event::Event;
 use rtbench_engine::parser::Parser;

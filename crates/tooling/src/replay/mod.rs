@@ -33,7 +33,7 @@ use std::ops::Range;
 
 use crate::chunking::Chunking;
 use rtbench_engine::event::{Event, EventKind};
-use rtbench_engine::parser::{Events, ParseError, Parser};
+use rtbench_engine::parser::{Events, Options, ParseError, Parser};
 use rtbench_engine::region::RegionBuilder;
 use rtbench_engine::template::Template;
 use rtbench_engine::value::{Dict, Value};
@@ -147,6 +147,17 @@ pub enum Outcome {
     Failed { step: usize, error: ParseError },
 }
 
+/// How a replay's text reaches the parser, when not as plain text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Feeding {
+    /// The text is 5.25's decoding of token ids (defusing markers are stripped from chunks
+    /// and values).
+    pub token_ids: bool,
+    /// Text added at the end of the stream (a token-id decoder's flush), without a step of its
+    /// own: the finalize step feeds it.
+    pub tail: String,
+}
+
 /// A recorded stream.
 #[derive(Debug)]
 pub struct Replay {
@@ -213,7 +224,23 @@ impl Replay {
         chunking: Chunking,
         progress: &Progress,
     ) -> Option<Replay> {
-        let fed_len = fed_len(&chunking, generation);
+        let text = Feeding::default();
+        Replay::build_with(template, prefix, generation, tools, chunking, progress, &text)
+    }
+
+    /// [`Replay::build`] of text that is not fed as plain text: a generation of token ids as
+    /// 5.25's decoder turned each feed of ids into text (`generation`, cut by `chunking` where
+    /// the feeds' texts end), with the text the decoder released when flushed at the end.
+    pub fn build_with(
+        template: Template,
+        prefix: &str,
+        generation: &str,
+        tools: Option<&Value>,
+        chunking: Chunking,
+        progress: &Progress,
+        feeding: &Feeding,
+    ) -> Option<Replay> {
+        let fed_len = fed_len(&chunking, generation) + feeding.tail.len();
         let mut rec = Recorder {
             template: template.clone(),
             document: String::with_capacity(prefix.len() + fed_len),
@@ -233,7 +260,12 @@ impl Replay {
         // The build keeps no chunk or discard text (views rebuild the events with theirs), so
         // its parser records spans only; the prefix's events, which are kept, get their texts
         // from the document.
-        match Parser::with_events(&template, Some(prefix), tools, Events::Spans) {
+        let options = Options {
+            events: Events::Spans,
+            whole_text: false,
+            token_ids: feeding.token_ids,
+        };
+        match Parser::with_options(&template, Some(prefix), tools, options) {
             Err(error) => {
                 let fed_to = rec.document.len();
                 rec.index.push(Entry {
@@ -258,7 +290,7 @@ impl Replay {
                 rec.record(&mut entry, initial, &parser);
                 rec.checkpoint(&parser);
                 match rec.feed_all(&mut parser, &chunking, generation, progress) {
-                    Fed::All => rec.finish(&mut parser),
+                    Fed::All => rec.finish(&mut parser, &feeding.tail),
                     Fed::Failed => {}
                     Fed::Cancelled => return None,
                 }
@@ -266,7 +298,7 @@ impl Replay {
         }
         rec.index.shrink();
         Some(Replay {
-            rebuilder: Rebuilder::new(tools.cloned(), rec.checkpoints),
+            rebuilder: Rebuilder::new(tools.cloned(), rec.checkpoints, feeding.token_ids),
             template,
             chunking,
             document: rec.document,
@@ -339,12 +371,15 @@ impl Recorder {
         }
     }
 
-    /// The finalize step and the outcome.
-    fn finish(&mut self, parser: &mut Parser) {
+    /// The finalize step and the outcome; `tail` (a token-id decoder's flushed text) is added
+    /// to the document by that step, as the reference's `finalize` adds it.
+    fn finish(&mut self, parser: &mut Parser, tail: &str) {
+        self.document.push_str(tail);
         let mut entry = self.next_entry();
         self.finalize = Some(self.index.len());
-        match parser.finalize() {
-            Ok((message, events)) => {
+        let mut events = Vec::new();
+        match parser.finalize_with(&mut events, tail) {
+            Ok(message) => {
                 self.record(&mut entry, events, parser);
                 self.outcome = Outcome::Message(message);
             }

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
-use rtbench_engine::parser::{Events, Parser, Suspended};
+use rtbench_engine::parser::{Events, Options, Parser, Suspended};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::Value;
 
@@ -44,6 +44,8 @@ struct Stretch {
 pub(super) struct Rebuilder {
     tools: Option<Value>,
     checkpoints: Vec<Checkpoint>,
+    /// The stream's text is decoded token ids (see [`super::Feeding`]).
+    token_ids: bool,
     work: Mutex<Work>,
 }
 
@@ -64,10 +66,11 @@ pub(super) struct Sources<'a> {
 }
 
 impl Rebuilder {
-    pub fn new(tools: Option<Value>, checkpoints: Vec<Checkpoint>) -> Rebuilder {
+    pub fn new(tools: Option<Value>, checkpoints: Vec<Checkpoint>, token_ids: bool) -> Rebuilder {
         Rebuilder {
             tools,
             checkpoints,
+            token_ids,
             work: Mutex::default(),
         }
     }
@@ -128,13 +131,14 @@ impl Rebuilder {
         };
         if work.parser.is_none() {
             let prefix = &src.document[..src.prefix_len];
-            work.parser = Parser::with_events(
-                src.template,
-                Some(prefix),
-                self.tools.as_ref(),
-                Events::Trace,
-            )
-            .ok();
+            let options = Options {
+                events: Events::Trace,
+                whole_text: false,
+                token_ids: self.token_ids,
+            };
+            work.parser =
+                Parser::with_options(src.template, Some(prefix), self.tools.as_ref(), options)
+                    .ok();
         }
         let Some(parser) = work.parser.as_mut() else {
             return stretch;
@@ -142,10 +146,14 @@ impl Rebuilder {
         parser.restore(&from.state, src.document);
         let steps = (from.step + 1..=end).zip(src.index.pairs_from(from.step + 1));
         for (step, (before, after)) in steps {
+            let text = &src.document[before.fed_to..after.fed_to];
             let events = if Some(step) == src.finalize {
-                parser.finalize().map(|(_, events)| events)
+                // The finalize step adds what it fed (a decoder's flush) without a step of its
+                // own.
+                let mut events = Vec::new();
+                parser.finalize_with(&mut events, text).map(|_| events)
             } else {
-                parser.feed(&src.document[before.fed_to..after.fed_to])
+                parser.feed(text)
             };
             // A failing step has no events and ends the stream.
             let Ok(events) = events else { break };
