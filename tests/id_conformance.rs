@@ -202,3 +202,104 @@ fn token_id_cases_match_both_reference_versions() {
     }
     assert!(failures.is_empty(), "{} failures", failures.len());
 }
+
+/// The workbench's replay of token ids (one id per feed through the defusing decoder, the
+/// decoder's flush added by the finalize step) gives the reference's events: every recorded
+/// one-id-per-feed stream, its events in order and its message (feeds whose ids released no
+/// text are not steps of the replay, and have no events in the reference either).
+#[test]
+fn id_replays_give_the_reference_events() {
+    use rtbench_tooling::chunking::Chunking;
+    use rtbench_tooling::progress::Progress;
+    use rtbench_tooling::replay::{Feeding, Outcome, Replay};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut models: HashMap<PathBuf, Model> = HashMap::new();
+    let (mut checked, mut failures) = (0, Vec::new());
+    for case in common::load_cases(&root.join("tests/data/ids")) {
+        let Some(prefix_ids) = ids(get(&case, "prefix_ids")) else {
+            continue;
+        };
+        let Some(rec) = get(&case, "streams")
+            .and_then(Value::as_list)
+            .and_then(|l| {
+                l.iter()
+                    .find(|r| get(r, "label").and_then(Value::as_str) == Some("size-1"))
+            })
+        else {
+            continue;
+        };
+        let name = get(&case, "name")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string();
+        let dir = root.join(get(&case, "model").and_then(Value::as_str).unwrap());
+        let model = models
+            .entry(dir.clone())
+            .or_insert_with(|| Model::open(&dir));
+        let template = load_template(get(&case, "template").unwrap())
+            .unwrap()
+            .with_reference(Reference::V5_25);
+        let tools = get(&case, "tools").filter(|t| !matches!(t, Value::Null));
+        let generation = ids(get(&case, "output_ids")).unwrap();
+        let feeds = rtbench_tokenize::ids::id_feeds(
+            Prefix::Ids(&prefix_ids),
+            &generation,
+            model.tokenizer().unwrap(),
+            model.control_tokens().unwrap(),
+        )
+        .unwrap();
+        let mut cuts = Vec::new();
+        let mut at = 0;
+        for p in &feeds.pieces {
+            at += p.len();
+            cuts.push(at);
+        }
+        let text = feeds.pieces.concat();
+        let replay = Replay::build_with(
+            template,
+            &feeds.prefix,
+            &text,
+            tools,
+            Chunking::ModelTokens(cuts),
+            &Progress::default(),
+            &Feeding {
+                token_ids: true,
+                tail: feeds.tail.clone(),
+            },
+        )
+        .unwrap();
+        let ours: Vec<Value> = (0..=replay.last_step())
+            .flat_map(|s| replay.reference_events(s))
+            .collect();
+        let mut theirs: Vec<Value> = Vec::new();
+        let mut expect_error = get(rec, "error").is_some();
+        for key in ["initial_events", "feeds", "final_events"] {
+            match get(rec, key) {
+                Some(Value::List(items)) if key == "feeds" => {
+                    for f in items {
+                        theirs.extend(f.as_list().unwrap_or(&[]).iter().cloned());
+                    }
+                }
+                Some(Value::List(items)) => theirs.extend(items.iter().cloned()),
+                _ => expect_error = true,
+            }
+        }
+        checked += 1;
+        let message_ok = match (replay.outcome(), get(rec, "message")) {
+            (Outcome::Message(m), Some(e)) => Value::Dict(m.clone()).json_eq(e),
+            (Outcome::Failed { .. }, None) => expect_error,
+            _ => false,
+        };
+        let events_ok =
+            ours.len() == theirs.len() && ours.iter().zip(&theirs).all(|(a, b)| a.json_eq(b));
+        if !(message_ok && (events_ok || expect_error)) {
+            failures.push(name);
+        }
+    }
+    eprintln!(
+        "id replays: {checked} streams, {} equal",
+        checked - failures.len()
+    );
+    assert!(checked > 300, "only {checked} replays");
+    assert!(failures.is_empty(), "{failures:?}");
+}

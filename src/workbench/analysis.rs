@@ -113,6 +113,20 @@ pub struct Analysis {
     pub defused: Vec<Range<usize>>,
     /// The model folder whose files decoded the sample (for jobs that parse it again).
     pub model_dir: Option<std::path::PathBuf>,
+    /// A generation of token ids parsed by the defusing decoder (5.25), fed one id at a time:
+    /// what the replay streams (its model-token chunking cuts where each id's text ends).
+    pub id_replay: Option<Arc<IdReplay>>,
+    /// The sample's generation is token ids, shown as the defusing decoder (5.25) read them.
+    pub decoded_ids: bool,
+}
+
+/// The text a replay of token ids streams: the decoded prompt, the generation as the ids
+/// released it one by one, and the decoder's flush at the end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IdReplay {
+    pub prefix: String,
+    pub generation: String,
+    pub tail: String,
 }
 
 /// Documents longer than this get no explanations of unmatched fields (each one parses again).
@@ -278,6 +292,7 @@ pub fn analyze_with_model(
                 .collect()
         })
         .unwrap_or_default();
+    let decoded_ids = decoded.is_some();
     let sample = decoded.as_deref().unwrap_or(&*shared);
     let prefix = sample.prefix.as_deref().unwrap_or("");
     let document = format!("{prefix}{}", sample.generation);
@@ -437,6 +452,8 @@ pub fn analyze_with_model(
         sample: Arc::clone(&shared),
         defused,
         model_dir: model.map(|m| m.dir.clone()),
+        id_replay: None,
+        decoded_ids,
         chars: CharIndex::new(&document),
         document,
         prefix_len,

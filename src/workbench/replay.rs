@@ -84,6 +84,9 @@ pub struct ReplayState {
     /// The model's chunkings of the sample (model tokens, streamer words), when it has a
     /// tokenizer.
     model: Vec<Chunking>,
+    /// A generation of token ids parsed by the defusing decoder: the replay streams it one id
+    /// per feed (its only chunking).
+    ids: Option<Arc<crate::workbench::analysis::IdReplay>>,
 }
 
 /// A replay being built off the UI thread, and where to show it once built. Dropping it, for
@@ -138,17 +141,31 @@ impl ReplayState {
     pub fn new(a: &Analysis, max_steps: usize) -> ReplayState {
         let size = first_size(&a.sample.generation, max_steps);
         let large = a.sample.generation.len() > BACKGROUND_BUILD;
+        // Token ids parsed by the defusing decoder stream one id per feed.
+        let kind = if a.id_replay.is_some() {
+            ChunkKind::ModelTokens
+        } else {
+            ChunkKind::CodePoints
+        };
+        let first = match kind {
+            ChunkKind::ModelTokens => a
+                .model_chunkings
+                .first()
+                .cloned()
+                .unwrap_or(Chunking::Whole),
+            _ => Chunking::CodePoints(vec![size]),
+        };
         let mut state = ReplayState {
             // A large sample shows its prefix at once, then the real replay once it has been
             // built in the background (even one feed of a long text would hold the screen).
             replay: Arc::new(if large {
                 placeholder(a)
             } else {
-                build(a, &Chunking::CodePoints(vec![size]))
+                build(a, &first)
             }),
             placeholder: large,
             sample_name: a.sample_name.clone(),
-            kind: ChunkKind::CodePoints,
+            kind,
             size,
             sizes: vec![3, 5, 1],
             seed: 1,
@@ -162,6 +179,7 @@ impl ReplayState {
             total_chars: 0,
             pending: None,
             model: a.model_chunkings.clone(),
+            ids: a.id_replay.clone(),
         };
         state.refresh();
         if large {
@@ -207,8 +225,13 @@ impl ReplayState {
         let same_sample = self.sample_name == a.sample_name;
         self.sample_name = a.sample_name.clone();
         self.model = a.model_chunkings.clone();
+        self.ids = a.id_replay.clone();
         if !self.available(self.kind) {
-            self.kind = ChunkKind::CodePoints;
+            self.kind = if self.ids.is_some() {
+                ChunkKind::ModelTokens
+            } else {
+                ChunkKind::CodePoints
+            };
         }
         if a.sample.generation.len() <= BACKGROUND_BUILD {
             self.pending = None;
@@ -219,21 +242,18 @@ impl ReplayState {
         self.pending = None;
         let slot = Arc::new(Mutex::new(None));
         let progress = Arc::new(Progress::default());
-        let (template, sample, chunking) =
-            (a.template.clone(), Arc::clone(&a.sample), self.chunking());
+        let (template, sample, chunking, ids) = (
+            a.template.clone(),
+            Arc::clone(&a.sample),
+            self.chunking(),
+            a.id_replay.clone(),
+        );
         let (out, told) = (Arc::clone(&slot), Arc::clone(&progress));
         let spawned = std::thread::Builder::new()
             .name("rtbench-replay".into())
             .stack_size(crate::workbench::worker::ENGINE_STACK)
             .spawn(move || {
-                let r = Replay::build(
-                    template,
-                    sample.prefix.as_deref().unwrap_or(""),
-                    &sample.generation,
-                    sample.tools.as_ref(),
-                    chunking,
-                    &told,
-                );
+                let r = build_from(&template, &sample, ids.as_deref(), chunking, &told);
                 if let (Some(r), Ok(mut o)) = (r, out.lock()) {
                     *o = Some(r);
                 }
@@ -396,6 +416,10 @@ impl ReplayState {
     }
 
     fn available(&self, kind: ChunkKind) -> bool {
+        // Token ids are fed as ids: the only chunking is one id per feed.
+        if self.ids.is_some() {
+            return kind == ChunkKind::ModelTokens;
+        }
         match kind {
             ChunkKind::ModelTokens => self.model_chunking(true).is_some(),
             ChunkKind::StreamerWords => self.model_chunking(false).is_some(),
@@ -460,6 +484,7 @@ impl ReplayState {
             ChunkKind::Tokens => "tokens".into(),
             ChunkKind::Bytes if self.size == 1 => "1 byte".into(),
             ChunkKind::Bytes => format!("{} bytes", self.size),
+            ChunkKind::ModelTokens if self.ids.is_some() => "token ids, 1 per feed".into(),
             ChunkKind::ModelTokens => "model tokens".into(),
             ChunkKind::StreamerWords => "streamer words".into(),
         }
@@ -479,14 +504,48 @@ fn placeholder(a: &Analysis) -> Replay {
 }
 
 fn build(a: &Analysis, chunking: &Chunking) -> Replay {
-    let s = &a.sample;
-    Replay::new(
-        a.template.clone(),
-        s.prefix.as_deref().unwrap_or(""),
-        &s.generation,
-        s.tools.as_ref(),
+    let never = Progress::default();
+    build_from(
+        &a.template,
+        &a.sample,
+        a.id_replay.as_deref(),
         chunking.clone(),
+        &never,
     )
+    .expect("a replay nobody cancels is built")
+}
+
+/// Streams a sample: its text, or the text its token ids released one id per feed (parsed as
+/// the defusing decoder's output, its flush added by the finalize step).
+fn build_from(
+    template: &rtbench_engine::template::Template,
+    s: &rtbench_tooling::sample::Sample,
+    ids: Option<&crate::workbench::analysis::IdReplay>,
+    chunking: Chunking,
+    progress: &Progress,
+) -> Option<Replay> {
+    match ids {
+        Some(r) if matches!(chunking, Chunking::ModelTokens(_)) => Replay::build_with(
+            template.clone(),
+            &r.prefix,
+            &r.generation,
+            s.tools.as_ref(),
+            chunking,
+            progress,
+            &rtbench_tooling::replay::Feeding {
+                token_ids: true,
+                tail: r.tail.clone(),
+            },
+        ),
+        _ => Replay::build(
+            template.clone(),
+            s.prefix.as_deref().unwrap_or(""),
+            &s.generation,
+            s.tools.as_ref(),
+            chunking,
+            progress,
+        ),
+    }
 }
 
 #[cfg(test)]

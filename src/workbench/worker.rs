@@ -240,6 +240,25 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
     (report, Some(parsed))
 }
 
+/// The one-id-per-feed decoding of a sample of token ids the analysis shows as the defusing
+/// decoder read it (5.25), when it gives the same text (it does but for tokenizers whose
+/// decoding of one id depends on the ids around it).
+fn id_feeds(
+    model: &Model,
+    s: &rtbench_tooling::sample::Sample,
+    a: &analysis::Analysis,
+) -> Option<rtbench_tokenize::ids::IdFeeds> {
+    if !a.decoded_ids {
+        return None;
+    }
+    let t = rtbench_tooling::model::token_input(s, model)?;
+    let feeds = rtbench_tokenize::ids::id_feeds(t.prefix, t.ids, t.tokenizer, t.control).ok()?;
+    let shown = &a.document[a.prefix_len..];
+    (feeds.prefix.len() == a.prefix_len
+        && shown.strip_prefix(feeds.pieces.concat().as_str()) == Some(feeds.tail.as_str()))
+    .then_some(feeds)
+}
+
 /// Generations longer than this (bytes) get no model tokens in the workbench.
 const MODEL_TOKENS_LIMIT: usize = 256 * 1024;
 
@@ -262,6 +281,30 @@ fn model_views(
                 ))
                 .in_file(name.to_string()),
             );
+        } else if let Some(feeds) = id_feeds(model, s, a) {
+            // Token ids parsed by the defusing decoder: one feed per id, as the reference is
+            // fed them; a token is the text its id released.
+            let mut at = a.prefix_len;
+            let mut cuts = Vec::new();
+            a.tokens.clear();
+            for (piece, id) in feeds
+                .pieces
+                .iter()
+                .zip(s.model.generation_ids.iter().flatten())
+            {
+                if !piece.is_empty() {
+                    a.tokens.push((*id, at..at + piece.len()));
+                    at += piece.len();
+                    cuts.push(at - a.prefix_len);
+                }
+            }
+            cuts.pop();
+            a.model_chunkings = vec![rtbench_tooling::chunking::Chunking::ModelTokens(cuts)];
+            a.id_replay = Some(Arc::new(analysis::IdReplay {
+                prefix: feeds.prefix,
+                generation: feeds.pieces.concat(),
+                tail: feeds.tail,
+            }));
         } else {
             match model_chunkings(tok, &s.generation, s.model.generation_ids.as_deref()) {
                 Ok(c) => a.model_chunkings = c,

@@ -221,3 +221,34 @@ pub fn parse_ids(
     let mut events = Vec::new();
     parser.finalize_with(&mut events, &d.tail)
 }
+
+/// A generation of ids fed one id at a time through the defusing decoder (5.25), as a
+/// streaming client of the reference feeds them: the decoded prompt, the text each id released
+/// (often empty while the decoder holds text back) and the text the flush at the end released.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IdFeeds {
+    pub prefix: String,
+    pub pieces: Vec<String>,
+    pub tail: String,
+}
+
+/// Feeds `ids` one at a time (see [`IdFeeds`]).
+pub fn id_feeds(
+    prefix: Prefix<'_>,
+    ids: &[u32],
+    tokenizer: &ModelTokenizer,
+    control: &ControlTokens,
+) -> Result<IdFeeds, ParseError> {
+    let mut decoder = TokenIdDecoder::new(tokenizer, control);
+    let prefix = prefix_text(&mut decoder, prefix, tokenizer)?;
+    let pieces = ids
+        .iter()
+        .map(|&id| decoder.feed(&[id]).map_err(decode_error))
+        .collect::<Result<_, _>>()?;
+    let tail = decoder.flush().map_err(decode_error)?;
+    Ok(IdFeeds {
+        prefix,
+        pieces,
+        tail,
+    })
+}

@@ -225,7 +225,9 @@ impl Replay {
         progress: &Progress,
     ) -> Option<Replay> {
         let text = Feeding::default();
-        Replay::build_with(template, prefix, generation, tools, chunking, progress, &text)
+        Replay::build_with(
+            template, prefix, generation, tools, chunking, progress, &text,
+        )
     }
 
     /// [`Replay::build`] of text that is not fed as plain text: a generation of token ids as
@@ -281,9 +283,16 @@ impl Replay {
                 origin = parser.origin();
                 let mut initial = parser.initial_events().to_vec();
                 for e in &mut initial {
-                    if let EventKind::Chunk { text, .. } | EventKind::Discard { text } = &mut e.kind
-                    {
-                        text.push_str(prefix.get(e.span.clone()).unwrap_or_default());
+                    let t = prefix.get(e.span.clone()).unwrap_or_default();
+                    match &mut e.kind {
+                        // A chunk of decoded token ids is shown without the defusing markers.
+                        EventKind::Chunk { text, .. } if feeding.token_ids => {
+                            text.push_str(&t.replace(rtbench_engine::MARKER, ""));
+                        }
+                        EventKind::Chunk { text, .. } | EventKind::Discard { text } => {
+                            text.push_str(t);
+                        }
+                        _ => {}
                     }
                 }
                 let mut entry = rec.next_entry();

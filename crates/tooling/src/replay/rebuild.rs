@@ -137,8 +137,7 @@ impl Rebuilder {
                 token_ids: self.token_ids,
             };
             work.parser =
-                Parser::with_options(src.template, Some(prefix), self.tools.as_ref(), options)
-                    .ok();
+                Parser::with_options(src.template, Some(prefix), self.tools.as_ref(), options).ok();
         }
         let Some(parser) = work.parser.as_mut() else {
             return stretch;
