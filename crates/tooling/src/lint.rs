@@ -126,7 +126,7 @@ pub fn lint(template: &Template, spec: &Value) -> Vec<TemplateError> {
                 }
             }
             if let Some(args) = d.get("content_args") {
-                content_args(
+                let groups = content_args(
                     &f.name,
                     f.content,
                     args,
@@ -134,6 +134,16 @@ pub fn lint(template: &Template, spec: &Value) -> Vec<TemplateError> {
                     0,
                     &mut out,
                 );
+                if let (ContentKind::XmlInline, Value::Dict(a)) = (f.content, args) {
+                    value_parser_by(
+                        &f.name,
+                        a,
+                        &with(&base, "content_args"),
+                        groups.as_deref(),
+                        template.reference(),
+                        &mut out,
+                    );
+                }
             }
         }
     }
@@ -413,6 +423,8 @@ fn bool_options(kind: ContentKind) -> &'static [&'static str] {
 /// Nesting bound for `value_parser` specs (they cannot be cyclic in JSON, but stay bounded).
 const MAX_PARSER_NESTING: usize = 64;
 
+/// Checks a parser's options; returns the named groups of an xml-inline `tag_pattern` that
+/// compiles.
 fn content_args(
     field: &str,
     kind: ContentKind,
@@ -420,9 +432,9 @@ fn content_args(
     path: JsonPath,
     depth: usize,
     out: &mut Vec<TemplateError>,
-) {
+) -> Option<Vec<String>> {
     if depth > MAX_PARSER_NESTING {
-        return;
+        return None;
     }
     let Value::Dict(d) = args else {
         if kind != ContentKind::PythonCallList {
@@ -439,16 +451,18 @@ fn content_args(
                 .help("write the options as an object, e.g. {}, or remove them"),
             );
         }
-        return;
+        return None;
     };
     for name in bool_options(kind) {
         if let Some(v) = d.get(*name) {
             boolean(field, name, v, with(&path, name), out);
         }
     }
-    if kind == ContentKind::XmlInline {
-        tag_pattern(field, d, &path, out);
-    }
+    let groups = if kind == ContentKind::XmlInline {
+        tag_pattern(field, d, &path, out)
+    } else {
+        None
+    };
     if kind == ContentKind::KvLines {
         for (name, default) in [("line_sep", "\\n"), ("kv_sep", ":")] {
             match d.get(name) {
@@ -481,6 +495,88 @@ fn content_args(
         && let Some(vp) = d.get("value_parser")
     {
         value_parser(field, vp, with(&path, "value_parser"), depth, out);
+    }
+    groups
+}
+
+/// xml-inline's `value_parser_by` (5.25): a dict with a `group` that `tag_pattern` defines and
+/// `parsers` by what it captures. 5.24 ignores it, which is said too.
+fn value_parser_by(
+    field: &str,
+    args: &rtbench_engine::value::Dict,
+    path: &[PathSeg],
+    groups: Option<&[String]>,
+    reference: rtbench_engine::Reference,
+    out: &mut Vec<TemplateError>,
+) {
+    let Some(by) = args
+        .get("value_parser_by")
+        .filter(|v| !matches!(v, Value::Null))
+    else {
+        return;
+    };
+    let at = with(path, "value_parser_by");
+    if !reference.value_parser_by() {
+        out.push(
+            TemplateError::new(
+                format!(
+                    "field '{field}': {} ignores \"value_parser_by\": every value is read with \"value_parser\" (or kept as text) and the tool schema casts the arguments; 5.25 picks the parser per tag and leaves the arguments as parsed",
+                    reference.release()
+                ),
+                at,
+                Target::Key,
+            )
+            .help("run under 5.25 (--reference 5.25), or give a value_parser that suits every tag"),
+        );
+        return;
+    }
+    let shape =
+        "\"value_parser_by\": {\"group\": \"type\", \"parsers\": {\"int\": {\"name\": \"int\"}}}";
+    let Value::Dict(d) = by else {
+        out.push(
+            TemplateError::new(
+                format!(
+                    "field '{field}': \"value_parser_by\" is {}, not an object: the reference fails when a region is parsed",
+                    Value::json_kind(by)
+                ),
+                at,
+                Target::Value,
+            )
+            .help(format!("write {shape}")),
+        );
+        return;
+    };
+    match (d.get("group"), d.get("parsers")) {
+        (Some(Value::Str(group)), Some(Value::Dict(parsers))) => {
+            if let Some(groups) = groups
+                && !groups.iter().any(|g| g == group)
+            {
+                let suggestion = closest(group, groups.iter().map(String::as_str));
+                out.push(
+                    TemplateError::new(
+                        format!(
+                            "field '{field}': \"value_parser_by\" names group '{group}', which \"tag_pattern\" does not define: the reference fails whenever a tag matches"
+                        ),
+                        with(&at, "group"),
+                        Target::Value,
+                    )
+                    .help(did_you_mean(suggestion, groups)),
+                );
+            }
+            for (capture, vp) in parsers {
+                value_parser(field, vp, with(&with(&at, "parsers"), capture), 0, out);
+            }
+        }
+        _ => out.push(
+            TemplateError::new(
+                format!(
+                    "field '{field}': \"value_parser_by\" needs a string \"group\" (a named group of tag_pattern) and an object \"parsers\": the reference fails when a region is parsed"
+                ),
+                at,
+                Target::Value,
+            )
+            .help(format!("write {shape}")),
+        ),
     }
 }
 
@@ -561,7 +657,7 @@ fn tag_pattern(
     args: &rtbench_engine::value::Dict,
     path: &[PathSeg],
     out: &mut Vec<TemplateError>,
-) {
+) -> Option<Vec<String>> {
     let example = "\"tag_pattern\": \"<(?P<key>\\\\w+)>(?P<value>.*?)</(?P=key)>\"";
     let pattern = match args.get("tag_pattern") {
         None | Some(Value::Null) => {
@@ -575,7 +671,7 @@ fn tag_pattern(
                 )
                 .help(format!("add one with groups `key` and `value`, e.g. {example}")),
             );
-            return;
+            return None;
         }
         Some(Value::Str(s)) => s,
         Some(other) => {
@@ -590,7 +686,7 @@ fn tag_pattern(
                 )
                 .help(format!("write a regex string with groups `key` and `value`, e.g. {example}")),
             );
-            return;
+            return None;
         }
     };
     let at = with(path, "tag_pattern");
@@ -618,10 +714,11 @@ fn tag_pattern(
                 err = err.at_offset(o);
             }
             out.push(err);
-            return;
+            return None;
         }
     };
     let groups: Vec<&str> = regex.names().iter().map(|(n, _)| n.as_str()).collect();
+    let owned: Vec<String> = groups.iter().map(|g| g.to_string()).collect();
     for (group, effect) in [
         ("key", "the reference fails whenever a tag matches"),
         ("value", "every value is the empty string"),
@@ -649,6 +746,7 @@ fn tag_pattern(
             .help(suggestion),
         );
     }
+    Some(owned)
 }
 
 // ---- patterns ----
@@ -1095,6 +1193,51 @@ mod tests {
         assert!(found[0].starts_with("2:30 ") && found[0].contains(r#""open": "<|think|>""#));
         assert!(found[1].starts_with("3:30 ") && found[1].contains("character class"));
         assert!(found[1].contains(r#"\\[TOOL_CALLS\\]"#), "{}", found[1]);
+    }
+
+    #[test]
+    fn value_parser_by_names_a_group_of_the_tag_pattern_and_is_a_5_25_option() {
+        let t = r#"{
+  "start_anchor": "<a>",
+  "fields": {
+    "args": {
+      "open": "<call>", "close": "</call>", "content": "xml-inline",
+      "content_args": {
+        "tag_pattern": "<(?P<key>\\w+) t=(?P<kind>\\w+)>(?P<value>.*?)</(?P=key)>",
+        "value_parser_by": {"group": "knd", "parsers": {"i": {"name": "itn"}}}
+      }
+    }
+  }
+}"#;
+        let found = run(t);
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(
+            found[0].starts_with("8:38 ") && found[0].contains("names group 'knd'"),
+            "{}",
+            found[0]
+        );
+        assert!(found[0].contains("did you mean `kind`?"), "{}", found[0]);
+        assert!(
+            found[1].starts_with("8:71 ") && found[1].contains("'itn'"),
+            "{}",
+            found[1]
+        );
+        // 5.24 ignores the option: said once, where it is written.
+        let source = source_from_text("t.json".into(), t.to_string()).unwrap();
+        let old = source
+            .template()
+            .unwrap()
+            .with_reference(rtbench_engine::Reference::V5_24);
+        let found: Vec<String> = lint_file(&old, &source)
+            .iter()
+            .map(|f| source.warn(f).message)
+            .collect();
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(
+            found[0].contains("5.24.0 ignores \"value_parser_by\""),
+            "{}",
+            found[0]
+        );
     }
 
     #[test]
