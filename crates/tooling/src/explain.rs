@@ -155,11 +155,15 @@ pub struct Explanation {
     pub document: String,
     /// Length of the prefix in the document (bytes).
     pub prefix_len: usize,
+    /// What the reference version in force did where versions differ (one line each).
+    pub version_notes: Vec<String>,
     pub options: Options,
 }
 
 /// What one traced parse gives every field's explanation.
 struct Traced {
+    /// The tool schemas the parse cast arguments with.
+    tools: Option<Value>,
     document: String,
     prefix_len: usize,
     origin: usize,
@@ -277,7 +281,9 @@ pub fn explain_decoded(
 /// Runs an explanation (its parse and its own searches) within one regex work budget that
 /// grows with the text, so that a pathological pattern ends it in bounded time.
 fn within_budget<T>(generation: &str, f: impl FnOnce() -> T) -> T {
-    const BASE: u64 = 24_000_000;
+    // What a parse may spend (what the reference does in ten seconds), plus the
+    // explanation's own searches.
+    const BASE: u64 = pyregex::REFERENCE_TEN_SECONDS;
     const PER_BYTE: u64 = 1_024;
     pyregex::Budget::new(BASE.saturating_add(PER_BYTE.saturating_mul(generation.len() as u64)))
         .run(f)
@@ -372,6 +378,7 @@ fn traced(template: &Template, d: &Decoded<'_>, tools: Option<&Value>) -> Result
         }
     };
     Ok(Traced {
+        tools: tools.cloned(),
         document,
         prefix_len: prefix.len(),
         origin,
@@ -641,9 +648,146 @@ fn explain_field(
         anchor: t.anchor.clone(),
         parse_error: t.parse_error.clone(),
         prefix_len: t.prefix_len,
+        version_notes: version_notes(template, index, t),
         document: document.clone(),
         options,
     })
+}
+
+/// What the reference version in force did to this field's values where versions differ:
+/// which parser `value_parser_by` chose for each tag (5.25), and arguments that tool coercion
+/// left as strings because their schema allows `string` (5.25's typed rule for `json` and
+/// `python-call-list` fields).
+fn version_notes(template: &Template, index: usize, t: &Traced) -> Vec<String> {
+    let f = &template.fields()[index];
+    let reference = template.reference();
+    let mut out = Vec::new();
+    let regions = t.regions.iter().filter(|g| g.field == index);
+    if f.content == rtbench_engine::ContentKind::XmlInline && reference.value_parser_by() {
+        let args = f.content_args.as_dict();
+        let by = args
+            .and_then(|a| a.get("value_parser_by"))
+            .and_then(Value::as_dict);
+        let pattern = args
+            .and_then(|a| a.get("tag_pattern"))
+            .and_then(Value::as_str);
+        let fallback = args.and_then(|a| a.get("value_parser"));
+        if let (Some(by), Some(pattern)) = (by, pattern)
+            && let (Some(group), Some(parsers)) = (
+                by.get("group").and_then(Value::as_str),
+                by.get("parsers").and_then(Value::as_dict),
+            )
+            && let Ok(re) = pyregex::Regex::new(pattern, pyregex::Flags { dotall: true })
+        {
+            let index_of = |name: &str| re.names().iter().find(|(n, _)| n == name).map(|&(_, i)| i);
+            for (n, g) in regions.clone().enumerate() {
+                let body = &t.document[g.body.clone()];
+                for m in re.find_iter(body).flatten() {
+                    let key = index_of("key")
+                        .and_then(|i| m.group(i))
+                        .map_or("?", |r| &body[r]);
+                    let captured = index_of(group).and_then(|i| m.group(i)).map(|r| &body[r]);
+                    let parser = |v: Option<&Value>| match v {
+                        None | Some(Value::Null) => "no parser (the text as written)".to_string(),
+                        Some(Value::Dict(d)) => format!(
+                            "'{}'",
+                            d.get("name").and_then(Value::as_str).unwrap_or("text")
+                        ),
+                        Some(other) => format!("{} (not a parser spec)", other.py_repr()),
+                    };
+                    let what = captured.map_or("nothing".into(), |c| Value::from(c).py_repr());
+                    let chosen = match (captured.and_then(|c| parsers.get(c)), fallback) {
+                        (Some(p), _) => {
+                            format!("is read with {} from \"parsers\"", parser(Some(p)))
+                        }
+                        (None, None | Some(Value::Null)) => format!(
+                            "is kept as written (\"parsers\" has no entry for {what}, and there is no value_parser)"
+                        ),
+                        (None, Some(v)) => format!(
+                            "is read with value_parser {} (\"parsers\" has no entry for {what})",
+                            parser(Some(v))
+                        ),
+                    };
+                    out.push(format!(
+                        "  region {}: tag {} ({group} = {what}) {chosen}",
+                        n + 1,
+                        Value::from(key).py_repr(),
+                    ));
+                }
+            }
+            out.push(format!(
+                "  with value_parser_by the tool schema does not cast these values ({reference})"
+            ));
+        }
+    }
+    if f.content.is_typed_structured()
+        && reference.typed_coercion()
+        && let Some(tools) = &t.tools
+    {
+        for (n, g) in regions.enumerate() {
+            for (name, arg, value) in string_args(g.value.as_ref(), tools) {
+                out.push(format!(
+                    "  region {}: argument '{arg}' of '{name}' stays the string {}: its schema allows string, and {reference} leaves such parameters as the model quoted them in {} fields (5.24 casts them)",
+                    n + 1,
+                    Value::from(value.as_str()).py_repr(),
+                    f.content.name()
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The string arguments of a tool-call value whose schema allows `string` and another type:
+/// `(tool, argument, value)`.
+fn string_args(value: Option<&Value>, tools: &Value) -> Vec<(String, String, String)> {
+    let calls: Vec<&Value> = match value {
+        Some(Value::List(items)) => items.iter().collect(),
+        Some(v) => vec![v],
+        None => Vec::new(),
+    };
+    let mut out = Vec::new();
+    for call in calls {
+        let Some(func) = call
+            .as_dict()
+            .and_then(|d| d.get("function"))
+            .and_then(Value::as_dict)
+        else {
+            continue;
+        };
+        let (Some(name), Some(args)) = (
+            func.get("name").and_then(Value::as_str),
+            func.get("arguments").and_then(Value::as_dict),
+        ) else {
+            continue;
+        };
+        let props = tools.as_list().unwrap_or(&[]).iter().find_map(|t| {
+            let t = t.as_dict()?;
+            let f = t.get("function").and_then(Value::as_dict).unwrap_or(t);
+            (f.get("name").and_then(Value::as_str) == Some(name))
+                .then(|| f.get("parameters")?.as_dict()?.get("properties")?.as_dict())
+                .flatten()
+        });
+        let Some(props) = props else { continue };
+        for (arg, v) in args {
+            let types: Vec<&str> = match props
+                .get(arg)
+                .and_then(Value::as_dict)
+                .and_then(|p| p.get("type"))
+            {
+                Some(Value::Str(t)) => vec![t.as_str()],
+                Some(Value::List(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            };
+            if let Value::Str(s) = v
+                && types.contains(&"string")
+                && types.len() > 1
+            {
+                out.push((name.to_string(), arg.clone(), s.clone()));
+            }
+        }
+    }
+    out
 }
 
 fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
@@ -957,6 +1101,7 @@ impl Explanation {
             out.push("  the open delimiter never appears in the text the parser saw".into());
         }
         out.extend(self.defused_lines());
+        out.extend(self.version_notes.iter().cloned());
         if let Some(r) = &self.nearest_close {
             out.push(format!(
                 "  the close delimiter never matched after the last open; the closest: {}",
