@@ -283,18 +283,18 @@ fn every_bundled_sample_passes_a_wider_check() {
         }
         let (template, _) = load_file(&dir.join("template.json")).unwrap();
         for path in expand(&dir).unwrap() {
-            // Conversations and token ids become text with the folder's model files.
-            let sample = rtbench_tooling::model::prepare(
-                &read_sample(&path).unwrap(),
-                Some(&rtbench_tooling::model::Model::open(&dir)),
-            )
-            .unwrap();
+            // Conversations and token ids become text with the folder's model files; token ids
+            // are cut as ids (the default reference parses them through its decoder).
+            let model = rtbench_tooling::model::Model::open(&dir);
+            let sample =
+                rtbench_tooling::model::prepare(&read_sample(&path).unwrap(), Some(&model))
+                    .unwrap();
             let g = Generation {
                 template: template.clone(),
                 prefix: sample.prefix.as_deref().unwrap_or(""),
                 tools: sample.tools.as_ref(),
                 text: &sample.generation,
-                ids: None,
+                ids: rtbench_tooling::model::token_input(&sample, &model),
             };
             let report = check(&g, &plan);
             assert!(

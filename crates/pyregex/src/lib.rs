@@ -319,6 +319,11 @@ impl Regex {
         hay: &str,
         pos: usize,
     ) -> Result<Partial, RegexError> {
+        // A hook (another runtime's engine standing in for this one) answers it as any
+        // partial search.
+        if hook::active() {
+            return hook::search_partial(self, hay, pos);
+        }
         self.partial_with(hay, pos, true)
     }
 
