@@ -18,6 +18,7 @@ use rtbench_tooling::versions::compare_sample;
 
 use rtbench_engine::Reference;
 use rtbench_engine::template::error::{Target, TemplateError};
+use rtbench_engine::value::Value;
 use rtbench_portability::{EngineKind, SampleInput, analyze, render};
 
 /// Prints every warning with its location; exit 0, or 1 with `deny` when there are warnings
@@ -48,6 +49,8 @@ pub fn run(
     let mut model: Option<Model> = None;
     // The prepared samples, kept for the portability replay.
     let mut kept: Vec<(String, Sample, String)> = Vec::new();
+    // The conversation samples, for the injection check.
+    let mut kept_for_injection: Vec<(String, Sample)> = Vec::new();
     // Samples whose result depends on the reference version (with `--reference all`).
     let mut depends = 0;
     for file in &files {
@@ -87,6 +90,9 @@ pub fn run(
                 text.push_str("\n\n");
             }
         }
+        if sample.model.messages.is_some() {
+            kept_for_injection.push((name.clone(), sample.clone()));
+        }
         if engines.is_some() {
             kept.push((name, sample, file_text));
         }
@@ -107,6 +113,7 @@ pub fn run(
             }
         ));
     }
+    count += injection(&template, path, &kept_for_injection, &mut text)?;
     if let Some(engines) = &engines {
         count += portability(&template, &source, &kept, engines, &mut text);
     }
@@ -135,6 +142,62 @@ pub fn run(
         });
     }
     Ok(())
+}
+
+/// The injection check, when the template's folder holds the model's tokenizer: how each
+/// delimiter fares when generations are parsed from token ids (what a user or tool can forge),
+/// the user and tool strings of the conversation samples that spell a delimiter, and named chat
+/// templates that protect different tokens. Returns the number of warnings (the delimiter
+/// lines are information).
+fn injection(
+    template: &rtbench_engine::template::Template,
+    path: &Path,
+    samples: &[(String, Sample)],
+    text: &mut String,
+) -> Result<usize, Failure> {
+    use rtbench_tooling::injection::{protections, spelled_in_sample, template_gaps};
+    let dir = inputs::template_path(path)?
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let model = Model::open(&dir);
+    let Ok(control) = model.control_tokens() else {
+        return Ok(0);
+    };
+    text.push_str(&format!(
+        "control tokens: the model's {} ({} special); how each delimiter fares when generations are parsed from token ids:\n",
+        control.spellings().len(),
+        model
+            .tokenizer()
+            .map_or(0, |t| t.added_tokens().iter().filter(|a| a.special).count())
+    ));
+    for p in protections(template, control) {
+        text.push_str(&p.line());
+        text.push('\n');
+    }
+    text.push('\n');
+    let mut count = 0;
+    for (name, gap) in template_gaps(&model) {
+        count += 1;
+        text.push_str(&format!(
+            "warning: chat template '{name}' does not write {}: a prompt sanitized with it encodes them in the user's strings as real tokens\n  --> {}\n  = help: list the control tokens in tokenizer_config.json's \"chat_control_tokens\" so that every template protects them\n\n",
+            gap.join(", "),
+            dir.display()
+        ));
+    }
+    for (name, sample) in samples {
+        for s in spelled_in_sample(template, sample) {
+            count += 1;
+            text.push_str(&format!(
+                "warning: {} writes {}, the {} delimiter of '{}': parsed from text, a model that echoes it makes it that delimiter; render the prompt with sanitize_control_tokens=True and parse ids (5.25) to keep it text\n  --> {name} ({})\n\n",
+                s.path,
+                Value::from(s.text.as_str()).py_repr(),
+                s.which,
+                s.field,
+                s.path
+            ));
+        }
+    }
+    Ok(count)
 }
 
 /// The engines named by `--engines` (`all` for every built-in one).

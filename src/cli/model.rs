@@ -12,7 +12,7 @@ use rtbench_tooling::model::{
     Conversation, Model, PrepareError, prepare, render as render_with, round_trip,
 };
 use rtbench_tooling::sample::{expand, read_sample, token_ids};
-use rtbench_tooling::testing::{parse_sample_with, template_beside};
+use rtbench_tooling::testing::template_beside;
 
 /// A model folder that exists.
 pub fn open_model(dir: &Path) -> Result<Model, Failure> {
@@ -187,7 +187,7 @@ pub fn roundtrip(template: Option<&Path>, paths: &[std::path::PathBuf]) -> Resul
             continue;
         }
         let sample = prepare(&sample, Some(&model)).map_err(prepare_failure)?;
-        let message = parse_sample_with(&t, &sample)
+        let message = rtbench_tooling::model::parse_sample(&t, &sample, Some(&model))
             .map_err(|e| Failure::invalid(format!("{}: {e}", file.display())))?;
         let rt = round_trip(&model, &sample, &message)
             .map_err(|e| Failure::invalid(format!("{}: {e}", file.display())))?;

@@ -432,11 +432,20 @@ fn print_headless(inputs: &Inputs, reference: rtbench_engine::Reference) -> Resu
         .map_err(|d| Failure::invalid(d.to_string()))?;
     let mut failed = false;
     let mut out = std::io::stdout().lock();
+    // Conversations and token ids need the model's files (and ids are parsed as ids).
+    let model = inputs
+        .model_dir()
+        .map(|d| rtbench_tooling::model::Model::open(&d));
     for source in inputs.sample_sources() {
         let f = inputs::read_sample(&source);
         let result = match &f.sample {
             Err(e) => Err(e.clone()),
-            Ok(s) => rtbench_tooling::testing::parse_sample_with(&loaded.template, s),
+            Ok(s) => rtbench_tooling::model::prepare(s, model.as_ref())
+                .map_err(|e| e.to_string())
+                .and_then(|s| {
+                    rtbench_tooling::model::parse_sample(&loaded.template, &s, model.as_ref())
+                        .map_err(|e| e.text())
+                }),
         };
         let text = match result {
             Ok(m) => format!("{}:\n{}", f.name, analysis::pretty_json(&Value::Dict(m))),

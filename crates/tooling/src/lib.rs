@@ -9,6 +9,7 @@ pub mod diff;
 pub mod explain;
 pub mod export;
 pub mod findings;
+pub mod injection;
 pub mod lint;
 pub mod model;
 pub mod paint;

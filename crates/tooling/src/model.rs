@@ -112,7 +112,7 @@ impl Model {
     }
 
     /// `chat_control_tokens` from `tokenizer_config.json`, when set (a list of strings).
-    fn chat_control_tokens(&self) -> Result<Option<Vec<String>>, String> {
+    pub fn chat_control_tokens(&self) -> Result<Option<Vec<String>>, String> {
         let path = self.dir.join("tokenizer_config.json");
         let Ok(text) = std::fs::read_to_string(&path) else {
             return Ok(None);
