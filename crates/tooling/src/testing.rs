@@ -8,9 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::diff::diff;
 use crate::sample::{EXPECTED_ERROR_KEY, Sample};
-use rtbench_engine::parser::parse_response;
 use rtbench_engine::py::{DumpOptions, json_dumps};
-use rtbench_engine::template::Template;
 use rtbench_engine::value::{Dict, Value};
 
 /// Template file names looked for beside samples, in order.
@@ -31,17 +29,6 @@ pub enum Verdict {
     NoExpectation,
 }
 
-/// Parses a sample like the reference's `parse_response` (a sample without a prefix opts out
-/// with an empty one).
-pub fn parse_sample_with(template: &Template, sample: &Sample) -> Result<Dict, String> {
-    parse_response(
-        template,
-        Some(sample.prefix.as_deref().unwrap_or("")),
-        &sample.generation,
-        sample.tools.as_ref(),
-    )
-    .map_err(|e| e.text())
-}
 
 /// The `rtbench test` verdict for one sample's parse result.
 pub fn verdict(sample: &Sample, result: &Result<Dict, String>) -> Verdict {
