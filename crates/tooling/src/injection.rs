@@ -140,14 +140,14 @@ pub struct Spelled {
     pub text: String,
 }
 
-/// The strings of a sample's conversation (messages, tools, kwargs) that spell a delimiter of
-/// `template`: what an echo by the model would turn into that delimiter when parsed from text.
+/// The strings of a sample's conversation (its messages and tools: what users and tools write,
+/// not the template's keyword arguments) that spell a delimiter of `template`: what an echo by
+/// the model would turn into that delimiter when parsed from text.
 pub fn spelled_in_sample(template: &Template, sample: &Sample) -> Vec<Spelled> {
     let mut strings = Vec::new();
     for (root, v) in [
         ("messages", sample.model.messages.as_ref()),
         ("tools", sample.tools.as_ref()),
-        ("kwargs", sample.model.kwargs.as_ref()),
     ] {
         if let Some(v) = v {
             collect(root.to_string(), v, &mut strings);
