@@ -356,11 +356,14 @@ pub fn analyze_with_model(
             }
             _ => None,
         };
-        let file_position = at.filter(|&a| a >= prefix_len).map(|a| {
-            let in_file = sample.generation_offset + (a - prefix_len);
-            let loc = Location::new(file_text, in_file..in_file + 1);
-            format!("{name}:{}:{}", loc.line, loc.column)
-        });
+        // Text decoded from token ids is not in the file.
+        let file_position = at
+            .filter(|&a| a >= prefix_len && sample.model.generation_ids.is_none())
+            .map(|a| {
+                let in_file = sample.generation_offset + (a - prefix_len);
+                let loc = Location::new(file_text, in_file..in_file + 1);
+                format!("{name}:{}:{}", loc.line, loc.column)
+            });
         ParseProblem {
             error: e.clone(),
             region,
@@ -541,7 +544,7 @@ impl Analysis {
         }
         if let Some(r) = self.defused_at(at) {
             out.push_str(&format!(
-                " · {} written with ordinary tokens: defused, text",
+                " · defused: {} written with ordinary tokens is text",
                 Value::from(
                     self.document[r]
                         .replace(rtbench_engine::MARKER, "")

@@ -29,7 +29,6 @@ pub enum Verdict {
     NoExpectation,
 }
 
-
 /// The `rtbench test` verdict for one sample's parse result.
 pub fn verdict(sample: &Sample, result: &Result<Dict, String>) -> Verdict {
     verdict_of(sample, result.as_ref().map_err(String::as_str))
