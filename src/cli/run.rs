@@ -323,6 +323,20 @@ impl<W: Write> LineWriter<'_, W> {
         }
     }
 
+    /// The last line: `{"final_events": [...], "message": {...}}`.
+    fn last(
+        &mut self,
+        events: &[Event],
+        message: rtbench_engine::value::Dict,
+    ) -> Result<(), Failure> {
+        self.line.push('{');
+        self.events("final_events", events)?;
+        self.line.push_str(",\"message\":");
+        self.line
+            .push_str(&output::json_nested(&Value::Dict(message), false, 1)?);
+        self.finish()
+    }
+
     fn finish(&mut self) -> Result<(), Failure> {
         self.line.push_str("}\n");
         self.out
@@ -433,13 +447,7 @@ fn stream_to<W: Write>(
     let (message, events) = parser
         .finalize()
         .map_err(|e| Failure::parse(&e, prefix, text))?;
-    lines.line.push('{');
-    lines.events("final_events", &events)?;
-    lines.line.push_str(",\"message\":");
-    lines
-        .line
-        .push_str(&output::json_nested(&Value::Dict(message), false, 1)?);
-    lines.finish()
+    lines.last(&events, message)
 }
 
 /// Streams a generation of token ids, `sizes` ids per feed: each line's `chunk` is the list of
@@ -534,13 +542,7 @@ fn stream_ids<W: Write>(
         lines.finish()?;
     }
     let (message, events, _) = parser.finalize().map_err(fail)?;
-    lines.line.push('{');
-    lines.events("final_events", &events)?;
-    lines.line.push_str(",\"message\":");
-    lines
-        .line
-        .push_str(&output::json_nested(&Value::Dict(message), false, 1)?);
-    lines.finish()
+    lines.last(&events, message)
 }
 
 /// `ids` cut into feeds of `sizes[0]`, `sizes[1]`, ... ids, cycling through `sizes`.

@@ -472,15 +472,22 @@ enum Pass {
     Interrupted(Option<Request>),
 }
 
+/// How a background pass stops when a newer request arrives (or the requests close).
+fn interrupted(requests: &Receiver<Request>) -> Option<Pass> {
+    match requests.try_recv() {
+        Ok(newer) => Some(Pass::Interrupted(Some(newer))),
+        Err(TryRecvError::Disconnected) => Some(Pass::Interrupted(None)),
+        Err(TryRecvError::Empty) => None,
+    }
+}
+
 /// Streams every readable sample of `report` (read into `parsed`) with the chunkings of
 /// [`stability_plan`] and marks those whose result changes, stopping as soon as a newer
 /// request arrives.
 fn stability(parsed: &Parsed, mut report: Report, requests: &Receiver<Request>) -> Pass {
     for (entry, file) in report.samples.iter_mut().zip(&parsed.files) {
-        match requests.try_recv() {
-            Ok(newer) => return Pass::Interrupted(Some(newer)),
-            Err(TryRecvError::Disconnected) => return Pass::Interrupted(None),
-            Err(TryRecvError::Empty) => {}
+        if let Some(stop) = interrupted(requests) {
+            return stop;
         }
         let Ok(sample) = &file.sample else { continue };
         if sample.generation.len() > STABILITY_LIMIT {
@@ -525,10 +532,8 @@ fn versions(parsed: &Parsed, mut report: Report, requests: &Receiver<Request>) -
     let base = parsed.template.reference();
     let other = rtbench_tooling::versions::other(base);
     for (entry, file) in report.samples.iter_mut().zip(&parsed.files) {
-        match requests.try_recv() {
-            Ok(newer) => return Pass::Interrupted(Some(newer)),
-            Err(TryRecvError::Disconnected) => return Pass::Interrupted(None),
-            Err(TryRecvError::Empty) => {}
+        if let Some(stop) = interrupted(requests) {
+            return stop;
         }
         let Ok(sample) = &file.sample else { continue };
         if sample.generation.len() > VERSIONS_LIMIT || other == base {

@@ -75,17 +75,7 @@ pub fn outcome(
 ) -> Outcome {
     let message = parse_response(template, Some(prefix), generation, tools).map_err(|e| e.text());
     let mut events = Vec::new();
-    let mut keep = |evs: &[rtbench_engine::event::Event]| {
-        for e in evs {
-            let name = &template.fields()[e.field].name;
-            if let Some(value) = e.to_value(name) {
-                events.push(StreamEvent {
-                    value,
-                    span: e.span.clone(),
-                });
-            }
-        }
-    };
+    let mut keep = |evs: &[rtbench_engine::event::Event]| keep_events(template, evs, &mut events);
     let streamed = (|| {
         let mut parser = Parser::new(template, Some(prefix), tools)?;
         keep(parser.initial_events());
@@ -166,16 +156,7 @@ fn outcome_ids(template: &Template, t: &TokenInput<'_>, tools: Option<&Value>) -
     )
     .map_err(|e| e.text());
     let mut events = Vec::new();
-    let mut keep = |evs: &[rtbench_engine::event::Event]| {
-        for e in evs {
-            if let Some(value) = e.to_value(&template.fields()[e.field].name) {
-                events.push(StreamEvent {
-                    value,
-                    span: e.span.clone(),
-                });
-            }
-        }
-    };
+    let mut keep = |evs: &[rtbench_engine::event::Event]| keep_events(template, evs, &mut events);
     let streamed = (|| {
         let mut parser = IdParser::new(
             template,
@@ -198,6 +179,22 @@ fn outcome_ids(template: &Template, t: &TokenInput<'_>, tools: Option<&Value>) -
         message,
         events,
         streamed,
+    }
+}
+
+/// The reference's events of `evs`, with their spans.
+fn keep_events(
+    template: &Template,
+    evs: &[rtbench_engine::event::Event],
+    out: &mut Vec<StreamEvent>,
+) {
+    for e in evs {
+        if let Some(value) = e.to_value(&template.fields()[e.field].name) {
+            out.push(StreamEvent {
+                value,
+                span: e.span.clone(),
+            });
+        }
     }
 }
 
