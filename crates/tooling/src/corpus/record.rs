@@ -128,6 +128,11 @@ pub fn parse_record(line: &str, names: &FieldNames, path: &Path) -> Result<Recor
     record_from_object(&mut obj, names, path)
 }
 
+/// The key of a generation given as token ids when the record has no generation key.
+const OUTPUT_IDS: &str = "output_ids";
+/// The key of the prompt's token ids when the record has no prefix key.
+const PREFIX_IDS: &str = "prefix_ids";
+
 fn record_from_object(
     obj: &mut Dict,
     names: &FieldNames,
@@ -137,8 +142,13 @@ fn record_from_object(
         Value::Str(s) => s.clone(),
         other => other.py_repr(),
     });
-    let Some(generation) = obj.get(&names.generation) else {
-        return Err(bad(format!("no '{}' key", names.generation)));
+    // Logs of token ids often keep them apart from the text: `output_ids` and `prefix_ids`
+    // stand in for a missing generation or prefix.
+    let Some(generation) = obj.get(&names.generation).or_else(|| obj.get(OUTPUT_IDS)) else {
+        return Err(bad(format!(
+            "no '{}' key (nor '{OUTPUT_IDS}')",
+            names.generation
+        )));
     };
     let mut sample = Sample::bare(path, String::new());
     sample.model = ModelInput::default();
@@ -146,7 +156,11 @@ fn record_from_object(
         TextOrIds::Text(t) => sample.generation = t,
         TextOrIds::Ids(ids) => sample.model.generation_ids = Some(ids),
     }
-    if let Some(p) = obj.get(&names.prefix).filter(|v| !matches!(v, Value::Null)) {
+    if let Some(p) = obj
+        .get(&names.prefix)
+        .or_else(|| obj.get(PREFIX_IDS))
+        .filter(|v| !matches!(v, Value::Null))
+    {
         match text_or_ids(p, &names.prefix)? {
             TextOrIds::Text(t) => sample.prefix = Some(t),
             TextOrIds::Ids(ids) => {
@@ -177,4 +191,36 @@ fn record_from_object(
         .shift_remove(&names.expected)
         .filter(|v| !matches!(v, Value::Null));
     Ok(Record { id, sample })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_ids_may_come_under_output_ids_and_prefix_ids() {
+        let names = FieldNames::default();
+        let r = parse_record(
+            r#"{"id": 7, "output_ids": [1, 2, 3], "prefix_ids": [4]}"#,
+            &names,
+            Path::new("c.jsonl"),
+        )
+        .unwrap();
+        assert_eq!(r.sample.model.generation_ids, Some(vec![1, 2, 3]));
+        assert_eq!(r.sample.model.prefix_ids, Some(vec![4]));
+        // The named keys win over the id keys.
+        let r = parse_record(
+            r#"{"generation": "hi", "output_ids": [1], "prefix": "p", "prefix_ids": [4]}"#,
+            &names,
+            Path::new("c.jsonl"),
+        )
+        .unwrap();
+        assert_eq!(
+            (r.sample.generation.as_str(), r.sample.prefix.as_deref()),
+            ("hi", Some("p"))
+        );
+        assert_eq!(r.sample.model.generation_ids, None);
+        let e = parse_record(r#"{"text": "x"}"#, &names, Path::new("c.jsonl")).unwrap_err();
+        assert!(e.message.contains("'output_ids'"), "{}", e.message);
+    }
 }
