@@ -109,8 +109,9 @@ pub struct Analysis {
     /// without a tokenizer).
     pub tokens: Vec<(u32, Range<usize>)>,
     /// Control-token spellings the model wrote with ordinary tokens, which the token-id
-    /// decoder defused (document ranges; their markers are drawn as nothing).
-    pub defused: Vec<Range<usize>>,
+    /// decoder defused (document ranges; their markers are drawn as nothing), with the ids
+    /// that wrote each.
+    pub defused: Vec<(Range<usize>, Vec<u32>)>,
     /// The model folder whose files decoded the sample (for jobs that parse it again).
     pub model_dir: Option<std::path::PathBuf>,
     /// A generation of token ids parsed by the defusing decoder (5.25), fed one id at a time:
@@ -283,12 +284,12 @@ pub fn analyze_with_model(
     model: Option<&Model>,
 ) -> Analysis {
     let decoded = decoded_sample(template, &shared, model).map(Arc::new);
-    let defused: Vec<Range<usize>> = decoded
+    let defused: Vec<(Range<usize>, Vec<u32>)> = decoded
         .as_deref()
         .map(|d| {
             defusing::defused(d, model)
                 .into_iter()
-                .map(|d| d.span)
+                .map(|d| (d.span, d.ids))
                 .collect()
         })
         .unwrap_or_default();
@@ -542,15 +543,21 @@ impl Analysis {
         if s.lost {
             out.push_str(" · lost (see the diagnostics)");
         }
-        if let Some(r) = self.defused_at(at) {
+        if let Some((r, ids)) = self.defused_at(at) {
+            let ids: Vec<String> = ids.iter().map(u32::to_string).collect();
             out.push_str(&format!(
-                " · defused: {} written with ordinary tokens is text",
+                " · defused: {} written with ordinary tokens{} is text",
                 Value::from(
                     self.document[r]
                         .replace(rtbench_engine::MARKER, "")
                         .as_str()
                 )
-                .py_repr()
+                .py_repr(),
+                if ids.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (ids {})", ids.join(" "))
+                }
             ));
         }
         if let Some(t) = self.token_index(at) {
@@ -561,9 +568,12 @@ impl Analysis {
     }
 
     /// The defused spelling covering byte `at`, if any.
-    pub fn defused_at(&self, at: usize) -> Option<Range<usize>> {
-        let i = self.defused.partition_point(|r| r.end <= at);
-        self.defused.get(i).filter(|r| r.contains(&at)).cloned()
+    pub fn defused_at(&self, at: usize) -> Option<(Range<usize>, &[u32])> {
+        let i = self.defused.partition_point(|(r, _)| r.end <= at);
+        self.defused
+            .get(i)
+            .filter(|(r, _)| r.contains(&at))
+            .map(|(r, ids)| (r.clone(), ids.as_slice()))
     }
 
     /// The index of the model token covering byte `at`, if any.
