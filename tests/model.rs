@@ -307,3 +307,22 @@ fn a_model_folder_as_shipped_is_a_template_with_its_chat_template_and_tokenizer(
         .collect();
     assert_eq!(names, ["tokenizer_config.json", "tokenizer.json"]);
 }
+
+/// `decode` drops ids outside the vocabulary, as the reference's `tokenizer.decode` does
+/// (`PreTrainedTokenizerFast.from_pretrained("samples/qwen3").decode([27, 99999, 342])` gives
+/// `'<tool'` on transformers 5.24 and 5.25), and says so on stderr.
+#[test]
+fn decode_drops_ids_outside_the_vocabulary_as_the_reference_does() {
+    let out = rtbench(&[
+        "decode",
+        "--model",
+        "samples/qwen3",
+        "--ids",
+        "[27, 99999, 342]",
+    ]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "<tool");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("1 id(s) outside the vocabulary (99999)")
+    );
+}

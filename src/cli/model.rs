@@ -144,7 +144,18 @@ pub fn decode(model: &Path, ids: Option<&str>, file: Option<&Path>) -> Result<()
             model.dir.display()
         )));
     };
-    let text = tokenizer.decode(&ids).map_err(Failure::invalid)?;
+    // Ids outside the vocabulary decode to nothing, as the reference's decode drops them.
+    let unknown = tokenizer.unknown_ids(&ids);
+    if !unknown.is_empty() {
+        let shown: Vec<String> = unknown.iter().take(5).map(u32::to_string).collect();
+        note!(
+            "warning: {} id(s) outside the vocabulary ({}{}) decode to nothing, as the reference drops them",
+            unknown.len(),
+            shown.join(", "),
+            if unknown.len() > 5 { ", ..." } else { "" }
+        );
+    }
+    let text = tokenizer.decode_lenient(&ids).map_err(Failure::invalid)?;
     print_exact(&text)
 }
 
