@@ -344,27 +344,19 @@ pub fn parse_sample(
     sample: &Sample,
     model: Option<&Model>,
 ) -> Result<Dict, rtbench_engine::ParseError> {
-    let prefix = sample.prefix.as_deref().unwrap_or("");
-    let ids = sample.model.generation_ids.as_deref();
-    if let (Some(ids), Some(model)) = (ids, model)
-        && let (Ok(tokenizer), Ok(control)) = (model.need_tokenizer(), model.control_tokens())
-    {
-        let prefix = match &sample.model.prefix_ids {
-            Some(p) => rtbench_tokenize::ids::Prefix::Ids(p),
-            None => rtbench_tokenize::ids::Prefix::Text(prefix),
-        };
+    if let Some(t) = model.and_then(|m| token_input(sample, m)) {
         return rtbench_tokenize::ids::parse_ids(
             template,
-            Some(prefix),
-            ids,
+            Some(t.prefix),
+            t.ids,
             sample.tools.as_ref(),
-            tokenizer,
-            control,
+            t.tokenizer,
+            t.control,
         );
     }
     rtbench_engine::parse_response(
         template,
-        Some(prefix),
+        Some(sample.prefix.as_deref().unwrap_or("")),
         &sample.generation,
         sample.tools.as_ref(),
     )
