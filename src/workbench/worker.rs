@@ -271,6 +271,20 @@ fn model_views(
     a: &mut analysis::Analysis,
 ) {
     use rtbench_engine::diagnostic::Diagnostic;
+    // Named chat templates that protect different control tokens (for prompts sanitized with
+    // one of them).
+    for (template, missing) in rtbench_tooling::injection::template_gaps(model) {
+        a.warnings.push(
+            Diagnostic::warning(format!(
+                "chat template '{template}' does not write {}: a prompt sanitized with it encodes them in the user's strings as real tokens",
+                missing.join(", ")
+            ))
+            .in_file(model.dir.display().to_string())
+            .with_help(Some(
+                "list the control tokens in tokenizer_config.json's \"chat_control_tokens\" so that every template protects them".into(),
+            )),
+        );
+    }
     if let Some(tok) = model.tokenizer() {
         if s.generation.len() > MODEL_TOKENS_LIMIT {
             // The TextStreamer decodes its whole cache at every token: quadratic.
