@@ -123,6 +123,12 @@ pub fn push_event(
     Ok(())
 }
 
+/// A list of token ids as JSON (`[1,2,3]`).
+pub fn json_ids(ids: &[u32]) -> String {
+    let items: Vec<String> = ids.iter().map(u32::to_string).collect();
+    format!("[{}]", items.join(","))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,10 +154,4 @@ mod tests {
         push_json_str(&mut s, items[0].as_str().unwrap()).unwrap();
         assert_eq!(s, r#""\udfff""#);
     }
-}
-
-/// A list of token ids as JSON (`[1,2,3]`).
-pub fn json_ids(ids: &[u32]) -> String {
-    let items: Vec<String> = ids.iter().map(u32::to_string).collect();
-    format!("[{}]", items.join(","))
 }
