@@ -62,9 +62,13 @@ fn main() {
         corpora: Vec::new(),
     });
     let (tx, rx) = mpsc::channel();
-    let worker = Worker::start(Arc::clone(&inputs), move |r| {
-        let _ = tx.send(r);
-    });
+    let worker = Worker::start(
+        Arc::clone(&inputs),
+        move |r| {
+            let _ = tx.send(r);
+        },
+        |p| panic!("{p}"),
+    );
     let mut state = State::new(Theme::dark(), (120, 40));
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
 

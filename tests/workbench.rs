@@ -416,9 +416,13 @@ proptest::proptest! {
 #[test]
 fn the_parse_thread_serves_the_newest_request() {
     let (tx, rx) = std::sync::mpsc::channel();
-    let worker = worker::Worker::start(std::sync::Arc::new(valid_inputs()), move |r| {
-        let _ = tx.send(r.seq);
-    });
+    let worker = worker::Worker::start(
+        std::sync::Arc::new(valid_inputs()),
+        move |r| {
+            let _ = tx.send(r.seq);
+        },
+        |p| panic!("{p}"),
+    );
     let mut state = State::new(Theme::dark(), (80, 24));
     for _ in 0..5 {
         worker.request(request_for(&mut state));
@@ -934,9 +938,12 @@ fn with_tooling_thread(
     state: &mut State,
 ) -> std::sync::mpsc::Receiver<rtbench::workbench::jobs::Done> {
     let (tx, rx) = std::sync::mpsc::channel();
-    state.runner = Some(rtbench::workbench::jobs::Runner::start(move |d| {
-        let _ = tx.send(d);
-    }));
+    state.runner = Some(rtbench::workbench::jobs::Runner::start(
+        move |d| {
+            let _ = tx.send(d);
+        },
+        |p| panic!("{p}"),
+    ));
     rx
 }
 

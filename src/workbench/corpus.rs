@@ -4,19 +4,20 @@
 //! opens a group, and moving onto a record reads just that record (by its byte offset) and
 //! shows it like any sample.
 //!
-//! A scan thread runs the corpus through the same evaluation as `rtbench corpus` on every core
+//! A scan on the runtime's corpus lane runs the corpus through the same evaluation as `rtbench corpus` on every core
 //! and sends the groups in batches while it reads, so a 1 GB file opens at once and its groups
 //! fill in; only each record's place (line and offset, 16 bytes) is kept, never its text.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use rtbench_tooling::corpus::{self, Context, Entries, Input, Location, Options};
 
 use crate::workbench::inputs::{Inputs, Source};
+use crate::workbench::runtime::{BackgroundPanic, Lane, Ticket};
 
 /// Where a record is: which corpus file, its 1-based line, the byte offset of the line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -189,46 +190,52 @@ impl CorpusView {
     }
 }
 
-/// A running scan: dropping it does not stop the thread, but [`Scanner::stop`] does.
+/// The corpus lane: scans run on it, a newer scan replacing an older one (which stops at its
+/// next record).
 pub struct Scanner {
-    current: Arc<AtomicU64>,
+    lane: Lane<Batch>,
+    inputs: Arc<Inputs>,
 }
 
+/// The corpus lane's name (its threads are `rtbench-corpus`).
+pub const LANE: &str = "corpus";
+
 impl Scanner {
-    /// Starts scan number `scan` of the inputs' corpus files with the template as it is now,
-    /// parsed under `reference`; `send` gets the batches and returns false when nobody listens
-    /// any more.
-    pub fn start(
+    /// Starts the corpus lane over the inputs' corpus files: batches go to `send`, a panic to
+    /// `panicked`.
+    pub fn new(
         inputs: Arc<Inputs>,
-        scan: u64,
-        reference: rtbench_engine::Reference,
-        send: impl Fn(Batch) -> bool + Send + 'static,
-    ) -> std::io::Result<Scanner> {
-        let current = Arc::new(AtomicU64::new(scan));
-        let wanted = Arc::clone(&current);
-        std::thread::Builder::new()
-            .name("rtbench-corpus".into())
-            .stack_size(crate::workbench::worker::ENGINE_STACK)
-            .spawn(move || run_scan(&inputs, scan, reference, &wanted, send))?;
-        Ok(Scanner { current })
+        send: impl Fn(Batch) + Send + Sync + 'static,
+        panicked: impl Fn(BackgroundPanic) + Send + Sync + 'static,
+    ) -> Scanner {
+        Scanner {
+            // A scan reads its records on rayon's pool; one thread drives it, and one more
+            // may finish reading a record while a newer scan starts.
+            lane: Lane::start(LANE, 2, move |_, b| send(b), panicked),
+            inputs,
+        }
     }
 
-    /// Makes the running scan stop at its next batch.
+    /// Starts scan number `scan` with the template as it is now, parsed under `reference`.
+    pub fn scan(&self, scan: u64, reference: rtbench_engine::Reference) {
+        let inputs = Arc::clone(&self.inputs);
+        self.lane.submit(scan, move |t: &Ticket<Batch>| {
+            run_scan(&inputs, reference, t);
+        });
+    }
+
+    /// Makes the running scan stop at its next record.
     pub fn stop(&self) {
-        self.current.store(0, Ordering::SeqCst);
+        self.lane.cancel();
     }
 }
 
 /// How often the scan sends what it has.
 const SEND_EVERY: Duration = Duration::from_millis(200);
 
-fn run_scan(
-    inputs: &Inputs,
-    scan: u64,
-    reference: rtbench_engine::Reference,
-    wanted: &AtomicU64,
-    send: impl Fn(Batch) -> bool,
-) {
+fn run_scan(inputs: &Inputs, reference: rtbench_engine::Reference, ticket: &Ticket<Batch>) {
+    let scan = ticket.seq();
+    let send = |b: Batch| ticket.reply(b);
     let failed = |e: String| {
         send(Batch {
             scan,
@@ -251,7 +258,7 @@ fn run_scan(
     let entries = Entries::new(files.iter().cloned().map(Input::Jsonl).collect());
     let counter = entries.byte_counter();
     // A newer scan (or none wanted) ends this one at the next record read.
-    let entries = entries.take_while(|_| wanted.load(Ordering::SeqCst) == scan);
+    let entries = entries.take_while(|_| ticket.is_wanted());
     let mut pending: Vec<(String, bool, RecordRef)> = Vec::new();
     let mut last = Instant::now();
     let mut listening = true;
@@ -260,7 +267,7 @@ fn run_scan(
         ..Options::default()
     };
     let each = |o: &corpus::Outcome| {
-        if !listening || wanted.load(Ordering::SeqCst) != scan {
+        if !listening {
             return;
         }
         if let Location::Line {
@@ -294,9 +301,6 @@ fn run_scan(
         }
     };
     let result = corpus::run(entries, &ctx, &options, each, |_| {});
-    if wanted.load(Ordering::SeqCst) != scan {
-        return;
-    }
     send(Batch {
         scan,
         records: pending,

@@ -10,17 +10,15 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Mutex, mpsc};
-use std::thread;
 
 use crate::workbench::analysis::Analysis;
 use crate::workbench::inputs::{Inputs, read_sample};
+use crate::workbench::runtime::{BackgroundPanic, Lane, Ticket};
 use crate::workbench::state::Overlay;
 use rtbench_tooling::progress::Progress;
 
-/// The tooling thread's name.
-pub const THREAD_NAME: &str = "rtbench-tooling";
+/// The tooling lane's name (its threads are `rtbench-tooling`).
+pub const LANE: &str = "tooling";
 
 /// What a job computes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,7 +70,7 @@ impl Job {
     pub fn run(&self) -> Done {
         let overlay = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.compute()))
             .unwrap_or_else(|payload| {
-                let what = crate::workbench::worker::panic_message(payload.as_ref());
+                let what = crate::workbench::runtime::panic_message(payload.as_ref());
                 Overlay {
                     title: format!("{} failed", self.kind.label()),
                     lines: vec![format!("internal error (a bug; please report it): {what}")],
@@ -285,14 +283,14 @@ pub const MAX_THREADS: usize = 2;
 #[derive(Clone)]
 pub struct Runner {
     submit: Arc<dyn Fn(Job) + Send + Sync>,
-    /// The job whose result is still wanted (0: none); the threads skip the others.
-    wanted: Arc<AtomicU64>,
+    /// The tooling lane, when jobs run on one (not for a runner made by [`Runner::new`]).
+    lane: Option<Lane<Done>>,
 }
 
 impl fmt::Debug for Runner {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Runner")
-            .field("wanted", &self.wanted.load(Ordering::Relaxed))
+            .field("lane", &self.lane)
             .finish_non_exhaustive()
     }
 }
@@ -302,130 +300,51 @@ impl Runner {
     pub fn new(submit: impl Fn(Job) + Send + Sync + 'static) -> Runner {
         Runner {
             submit: Arc::new(submit),
-            wanted: Arc::new(AtomicU64::new(0)),
+            lane: None,
         }
     }
 
-    /// Starts the tooling thread: it runs the newest job still wanted and sends its result
-    /// through `send` (which should forward it to the UI and wake it). The threads end when
-    /// every clone of the runner is gone.
-    pub fn start(send: impl Fn(Done) + Send + Sync + 'static) -> Runner {
-        Runner::start_with(Job::run, send)
+    /// Starts the tooling lane: it runs the newest job still wanted and sends its result
+    /// through `send` (which should forward it to the UI and wake it), a panic outside the
+    /// job's own guard through `panicked`. The threads end when every clone of the runner is
+    /// gone.
+    pub fn start(
+        send: impl Fn(Done) + Send + Sync + 'static,
+        panicked: impl Fn(BackgroundPanic) + Send + Sync + 'static,
+    ) -> Runner {
+        Runner::start_with(Job::run, send, panicked)
     }
 
     /// [`Runner::start`] with `run` doing the jobs (tests hold it to see what is skipped).
     fn start_with(
         run: impl Fn(&Job) -> Done + Send + Sync + 'static,
         send: impl Fn(Done) + Send + Sync + 'static,
+        panicked: impl Fn(BackgroundPanic) + Send + Sync + 'static,
     ) -> Runner {
-        let wanted = Arc::new(AtomicU64::new(0));
-        let pool = Pool {
-            run: Arc::new(run),
-            send: Arc::new(send),
-            wanted: Arc::clone(&wanted),
-            alive: Arc::new(AtomicUsize::new(0)),
-            lane: Mutex::new(None),
-        };
-        let first = pool.spawn().expect("the tooling thread can be started");
-        *pool.lane.lock().unwrap_or_else(|e| e.into_inner()) = Some(first);
+        let lane = Lane::start(LANE, MAX_THREADS, move |_, d| send(d), panicked);
+        let run = Arc::new(run);
+        let to = lane.clone();
         Runner {
-            submit: Arc::new(move |job| pool.submit(job)),
-            wanted,
+            submit: Arc::new(move |job: Job| {
+                let run = Arc::clone(&run);
+                to.submit(job.seq, move |t: &Ticket<Done>| {
+                    t.reply(run(&job));
+                });
+            }),
+            lane: Some(lane),
         }
     }
 
     /// Sends `job`; it replaces any job sent before.
     pub fn submit(&self, job: Job) {
-        self.wanted.store(job.seq, Ordering::SeqCst);
         (self.submit)(job);
     }
 
     /// No job's result is wanted any more: a queued job is skipped, a running one's result
     /// is dropped.
     pub fn cancel(&self) {
-        self.wanted.store(0, Ordering::SeqCst);
-    }
-}
-
-/// The tooling threads: the current one, which takes new jobs, and any left finishing a job
-/// no longer wanted.
-struct Pool {
-    run: Arc<dyn Fn(&Job) -> Done + Send + Sync>,
-    send: Arc<dyn Fn(Done) + Send + Sync>,
-    wanted: Arc<AtomicU64>,
-    /// Threads running (the current one and those finishing).
-    alive: Arc<AtomicUsize>,
-    lane: Mutex<Option<Lane>>,
-}
-
-/// A tooling thread: where to send it jobs, and the job it is running (0: none).
-struct Lane {
-    tx: mpsc::Sender<Job>,
-    running: Arc<AtomicU64>,
-}
-
-impl Pool {
-    /// Sends `job` (already the one wanted) to the current thread, or, when that one is busy
-    /// with a job no longer wanted, to a new thread, leaving the old one to finish and end.
-    fn submit(&self, job: Job) {
-        let mut lane = self.lane.lock().unwrap_or_else(|e| e.into_inner());
-        let busy = lane
-            .as_ref()
-            .is_some_and(|l| l.running.load(Ordering::SeqCst) != 0);
-        if (busy || lane.is_none())
-            && self.alive.load(Ordering::SeqCst) < MAX_THREADS
-            && let Some(fresh) = self.spawn()
-        {
-            // The old thread's channel closes: it ends after its job.
-            *lane = Some(fresh);
-        }
-        if let Some(l) = lane.as_ref() {
-            let _ = l.tx.send(job);
-        }
-    }
-
-    fn spawn(&self) -> Option<Lane> {
-        let (tx, rx) = mpsc::channel::<Job>();
-        let running = Arc::new(AtomicU64::new(0));
-        let (run, send, wanted, alive, busy) = (
-            Arc::clone(&self.run),
-            Arc::clone(&self.send),
-            Arc::clone(&self.wanted),
-            Arc::clone(&self.alive),
-            Arc::clone(&running),
-        );
-        self.alive.fetch_add(1, Ordering::SeqCst);
-        let spawned = thread::Builder::new()
-            .name(THREAD_NAME.into())
-            .stack_size(crate::workbench::worker::ENGINE_STACK)
-            .spawn(move || {
-                while let Ok(mut job) = rx.recv() {
-                    // Serve only the newest job.
-                    while let Ok(newer) = rx.try_recv() {
-                        job = newer;
-                    }
-                    // Busy first: a job sent from now on either sees it busy (and goes to a
-                    // new thread) or has replaced this one, which the check below sees.
-                    busy.store(job.seq, Ordering::SeqCst);
-                    if wanted.load(Ordering::SeqCst) != job.seq {
-                        // Cancelled or replaced before it started.
-                        busy.store(0, Ordering::SeqCst);
-                        continue;
-                    }
-                    let done = run(&job);
-                    busy.store(0, Ordering::SeqCst);
-                    if wanted.load(Ordering::SeqCst) == job.seq {
-                        send(done);
-                    }
-                }
-                alive.fetch_sub(1, Ordering::SeqCst);
-            });
-        match spawned {
-            Ok(_) => Some(Lane { tx, running }),
-            Err(_) => {
-                self.alive.fetch_sub(1, Ordering::SeqCst);
-                None
-            }
+        if let Some(lane) = &self.lane {
+            lane.cancel();
         }
     }
 }
@@ -433,7 +352,9 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workbench::runtime::testing::Gates as Gate;
     use crate::workbench::update::testing::loaded;
+    use std::sync::mpsc;
     use std::time::Duration;
 
     fn job(seq: u64, kind: JobKind) -> Job {
@@ -492,27 +413,6 @@ mod tests {
         );
     }
 
-    /// Lets each held job finish when the test says.
-    #[derive(Default)]
-    struct Gate {
-        open: Mutex<std::collections::HashSet<u64>>,
-        changed: std::sync::Condvar,
-    }
-
-    impl Gate {
-        fn wait(&self, seq: u64) {
-            let mut open = self.open.lock().unwrap();
-            while !open.contains(&seq) {
-                open = self.changed.wait(open).unwrap();
-            }
-        }
-
-        fn release(&self, seq: u64) {
-            self.open.lock().unwrap().insert(seq);
-            self.changed.notify_all();
-        }
-    }
-
     #[test]
     fn the_newest_job_runs_at_once_and_the_others_are_skipped_or_dropped() {
         // Each job says when it starts, then waits for the test to let it finish.
@@ -538,6 +438,7 @@ mod tests {
             move |d| {
                 let _ = tx.send(d.seq);
             },
+            |p| panic!("{p}"),
         );
         let wait = Duration::from_secs(30);
         let [j1, j2, j3, j4, j5] = [1, 2, 3, 4, 5].map(|seq| job(seq, JobKind::CheckChunkings));
@@ -568,9 +469,12 @@ mod tests {
     #[test]
     fn the_real_thread_sends_the_result() {
         let (tx, rx) = mpsc::channel();
-        let runner = Runner::start(move |d| {
-            let _ = tx.send(d);
-        });
+        let runner = Runner::start(
+            move |d| {
+                let _ = tx.send(d);
+            },
+            |p| panic!("{p}"),
+        );
         runner.submit(job(7, JobKind::CheckChunkings));
         let done = rx.recv_timeout(Duration::from_secs(60)).unwrap();
         assert_eq!(done.seq, 7);

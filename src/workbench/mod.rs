@@ -3,8 +3,10 @@
 //!
 //! State -> update -> view: [`state`] holds everything drawn, [`update`] changes it on keys,
 //! mouse and worker reports, [`view`] draws it (a pure function, so screens can be tested).
-//! Parsing runs on a [`worker`] thread, explanations and chunking checks on a [`jobs`] thread
-//! (newest request wins for both); [`watch`] reports file changes. The UI thread never parses.
+//! Background work runs on the lanes of one [`runtime`] (newest request wins, a panic is a
+//! message): parsing in [`worker`], explanations and chunking checks in [`jobs`], long replays
+//! in [`replay`], corpus scans in [`corpus`]; [`watch`] reports file changes. The UI thread
+//! never parses.
 //! The engine knows nothing of this module.
 
 pub mod analysis;
@@ -18,6 +20,7 @@ pub mod jobs;
 pub mod keys;
 pub mod layout;
 pub mod replay;
+pub mod runtime;
 pub mod search;
 pub mod signals;
 pub mod state;
@@ -70,6 +73,8 @@ enum Msg {
     Corpus(corpus::Batch),
     /// `SIGTSTP` or `SIGCONT`.
     JobControl(signals::JobControl),
+    /// Background work panicked (a bug): shown, and the workbench goes on.
+    Panicked(runtime::BackgroundPanic),
 }
 
 /// The theme asked for, without colours when `NO_COLOR` is set.
@@ -117,15 +122,25 @@ pub fn run(options: &Options) -> Result<(), Failure> {
     let inputs = Arc::new(inputs);
     let (tx, rx) = mpsc::channel::<Msg>();
 
-    let report_tx = tx.clone();
-    let worker = Worker::start(Arc::clone(&inputs), move |r| {
-        let _ = report_tx.send(Msg::Report(Box::new(r)));
-    });
-
-    let job_tx = tx.clone();
-    let runner = jobs::Runner::start(move |d| {
-        let _ = job_tx.send(Msg::Job(Box::new(d)));
-    });
+    // The background runtime: one lane each for the parse, tooling jobs, replay builds and
+    // corpus scans; each replies with a message, and a panic on any of them is a message too.
+    let to_ui = |tx: &mpsc::Sender<Msg>| {
+        let tx = tx.clone();
+        move |m: Msg| {
+            let _ = tx.send(m);
+        }
+    };
+    let (send, panicked) = (to_ui(&tx), to_ui(&tx));
+    let worker = Worker::start(
+        Arc::clone(&inputs),
+        move |r| send(Msg::Report(Box::new(r))),
+        move |p| panicked(Msg::Panicked(p)),
+    );
+    let (send, panicked) = (to_ui(&tx), to_ui(&tx));
+    let runner = jobs::Runner::start(
+        move |d| send(Msg::Job(Box::new(d))),
+        move |p| panicked(Msg::Panicked(p)),
+    );
 
     let mut guard = terminal::Guard::enter()
         .map_err(|e| Failure::usage(format!("cannot set up the terminal: {e}")))?;
@@ -136,30 +151,28 @@ pub fn run(options: &Options) -> Result<(), Failure> {
     let mut state = State::new(theme, (size.width, size.height));
     state.reference = options.reference;
     state.runner = Some(runner);
+    let panicked = to_ui(&tx);
+    state.replays = replay::lane(move |p| panicked(Msg::Panicked(p)));
     state.inputs = Some(Arc::clone(&inputs));
-    // A corpus: its groups are scanned on their own thread, again after each change.
+    // A corpus: its groups are scanned on the corpus lane, again after each change.
+    let (send, panicked) = (to_ui(&tx), to_ui(&tx));
+    let scanner = corpus::Scanner::new(
+        Arc::clone(&inputs),
+        move |b| send(Msg::Corpus(b)),
+        move |p| panicked(Msg::Panicked(p)),
+    );
     let mut scans = 0;
-    let mut scanner: Option<corpus::Scanner> = None;
-    let mut rescan = |state: &mut State, scanner: &mut Option<corpus::Scanner>| {
+    let mut rescan = |state: &mut State| {
         let Some(view) = state.corpus.as_mut() else {
             return;
         };
-        if let Some(old) = scanner.take() {
-            old.stop();
-        }
         scans += 1;
         view.restart(scans);
-        let send_tx = tx.clone();
-        match corpus::Scanner::start(Arc::clone(&inputs), scans, state.reference, move |b| {
-            send_tx.send(Msg::Corpus(b)).is_ok()
-        }) {
-            Ok(s) => *scanner = Some(s),
-            Err(e) => state.note = Some(format!("cannot scan the corpus: {e}")),
-        }
+        scanner.scan(scans, state.reference);
     };
     if !inputs.corpora.is_empty() {
         state.open_corpus(inputs.corpora.clone());
-        rescan(&mut state, &mut scanner);
+        rescan(&mut state);
     }
     state.keys = config.keys.clone();
     state.replay_max_steps = config.replay_max_steps;
@@ -202,7 +215,7 @@ pub fn run(options: &Options) -> Result<(), Failure> {
     let gate = terminal::InputGate::default();
     let input_gate = gate.clone();
     std::thread::Builder::new()
-        .name("rtbench-input".into())
+        .name(terminal::INPUT_THREAD.into())
         .spawn(move || {
             loop {
                 input_gate.wait_open();
@@ -306,6 +319,10 @@ pub fn run(options: &Options) -> Result<(), Failure> {
                     update::on_job_done(&mut state, *d);
                     Effect::None
                 }
+                Msg::Panicked(p) => {
+                    update::on_background_panic(&mut state, p);
+                    Effect::None
+                }
                 Msg::Corpus(batch) => update::on_corpus_batch(&mut state, batch),
                 Msg::JobControl(signals::JobControl::Suspend) => Effect::Suspend,
                 Msg::JobControl(signals::JobControl::Continued) => {
@@ -316,7 +333,7 @@ pub fn run(options: &Options) -> Result<(), Failure> {
                     Effect::None
                 }
                 Msg::Watch(WatchEvent::Changed) => {
-                    rescan(&mut state, &mut scanner);
+                    rescan(&mut state);
                     Effect::Reparse
                 }
                 Msg::Watch(WatchEvent::Failed(e)) => {
@@ -342,14 +359,13 @@ pub fn run(options: &Options) -> Result<(), Failure> {
                     drop(guard);
                     std::mem::forget(state);
                     std::mem::forget(worker);
-                    std::mem::forget(scanner);
                     std::mem::forget(watcher);
                     return Ok(());
                 }
                 Effect::Reparse => reparse = true,
                 Effect::ReparseAll => {
                     // Another reference version: the corpus is scanned again under it too.
-                    rescan(&mut state, &mut scanner);
+                    rescan(&mut state);
                     reparse = true;
                 }
                 Effect::OpenEditor => {

@@ -5,6 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use crate::workbench::analysis::Analysis;
+use crate::workbench::runtime::{BackgroundPanic, Lane, Ticket};
 use rtbench_engine::offsets::{CharIndex, line_starts};
 use rtbench_tooling::chunking::Chunking;
 use rtbench_tooling::replay::{Progress, Replay};
@@ -87,12 +88,31 @@ pub struct ReplayState {
     /// A generation of token ids parsed by the defusing decoder: the replay streams it one id
     /// per feed (its only chunking).
     ids: Option<Arc<crate::workbench::analysis::IdReplay>>,
+    /// Where large replays are built.
+    lane: Lane<()>,
+}
+
+/// The replay lane's name (its threads are `rtbench-replay`).
+pub const REPLAY_LANE: &str = "replay";
+
+/// Numbers the background builds: each replaces the builds before it on the replay lane.
+static BUILDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// Starts a replay lane: every replay shares it (one build is wanted at a time). Each build
+/// writes the replay to its own slot, so the lane replies with nothing; a panic goes to
+/// `panicked`.
+pub fn lane(panicked: impl Fn(BackgroundPanic) + Send + Sync + 'static) -> Lane<()> {
+    // One thread builds; one more may finish a build no longer wanted.
+    Lane::start(REPLAY_LANE, 2, |_, ()| {}, panicked)
 }
 
 /// A replay being built off the UI thread, and where to show it once built. Dropping it, for
 /// whatever reason (a newer build, leaving the replay, Esc), stops the build.
 #[derive(Debug)]
 struct Pending {
+    /// The build's number on the replay lane.
+    seq: u64,
+    /// The replay, once built.
     slot: Arc<Mutex<Option<Replay>>>,
     progress: Arc<Progress>,
     fed: usize,
@@ -138,7 +158,7 @@ pub fn parse_sizes(text: &str) -> Result<Vec<usize>, String> {
 impl ReplayState {
     /// Streams the analysed sample one code point at a time (or as many as keep the replay
     /// under `max_steps` steps) and shows the first step.
-    pub fn new(a: &Analysis, max_steps: usize) -> ReplayState {
+    pub fn new(a: &Analysis, max_steps: usize, lane: &Lane<()>) -> ReplayState {
         let size = first_size(&a.sample.generation, max_steps);
         let large = a.sample.generation.len() > BACKGROUND_BUILD;
         // Token ids parsed by the defusing decoder stream one id per feed.
@@ -178,6 +198,7 @@ impl ReplayState {
             chars: CharIndex::default(),
             total_chars: 0,
             pending: None,
+            lane: lane.clone(),
             model: a.model_chunkings.clone(),
             ids: a.id_replay.clone(),
         };
@@ -249,29 +270,23 @@ impl ReplayState {
             a.id_replay.clone(),
         );
         let (out, told) = (Arc::clone(&slot), Arc::clone(&progress));
-        let spawned = std::thread::Builder::new()
-            .name("rtbench-replay".into())
-            .stack_size(crate::workbench::worker::ENGINE_STACK)
-            .spawn(move || {
-                let r = build_from(&template, &sample, ids.as_deref(), chunking, &told);
-                if let (Some(r), Ok(mut o)) = (r, out.lock()) {
-                    *o = Some(r);
-                }
-            });
-        match spawned {
-            Ok(_) => {
-                self.playing = false;
-                self.pending = Some(Pending {
-                    slot,
-                    progress,
-                    fed,
-                    at_end,
-                    same_sample,
-                });
+        let seq = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.lane.submit(seq, move |_: &Ticket<()>| {
+            // A cancelled build leaves nothing; a panic reaches the screen through the lane.
+            let built = build_from(&template, &sample, ids.as_deref(), chunking, &told);
+            if let (Some(r), Ok(mut o)) = (built, out.lock()) {
+                *o = Some(r);
             }
-            // No thread: build here.
-            Err(_) => self.install(build(a, &self.chunking()), fed, at_end, same_sample),
-        }
+        });
+        self.playing = false;
+        self.pending = Some(Pending {
+            seq,
+            slot,
+            progress,
+            fed,
+            at_end,
+            same_sample,
+        });
     }
 
     /// Shows a newly built replay at the step nearest to where the old one was.
@@ -318,6 +333,16 @@ impl ReplayState {
         self.pending = None;
         self.install(replay, fed, at_end, same_sample);
         true
+    }
+
+    /// Build number `seq` panicked: if it is the one awaited, the wait ends (the replay shown
+    /// stays; a first build leaves only the prefix on screen). True when it was awaited.
+    pub fn build_failed(&mut self, seq: u64) -> bool {
+        if self.pending.as_ref().is_some_and(|p| p.seq == seq) {
+            self.pending = None;
+            return true;
+        }
+        false
     }
 
     /// What is derived from the replay once per build.

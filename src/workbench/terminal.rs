@@ -1,5 +1,6 @@
 //! The terminal: raw mode, alternate screen and mouse capture on start, and always restored on
-//! exit, on error and on panic (the panic hook restores the terminal, then prints the panic).
+//! exit, on error and on a panic of the UI (the panic hook restores the terminal, then prints
+//! the panic; background work's panics are shown on screen instead).
 
 use std::io::{self, Stdout};
 
@@ -25,12 +26,26 @@ pub fn restore() {
     );
 }
 
-/// Restores the terminal before the default panic message is printed. A panic on the parse
-/// thread is caught there and shown as a diagnostic, so it leaves the screen alone.
+/// The thread that draws the screen and the one that reads the terminal: a panic on either
+/// ends the workbench, so the terminal is restored before the panic is printed.
+static UI_THREAD: std::sync::OnceLock<std::thread::ThreadId> = std::sync::OnceLock::new();
+
+/// The terminal-reading thread's name.
+pub const INPUT_THREAD: &str = "rtbench-input";
+
+/// Restores the terminal before the default panic message is printed, for a panic on the UI or
+/// input thread. Every other thread's work runs on the background runtime, which catches its
+/// panics and shows them on screen (see [`crate::workbench::runtime`]): restoring the terminal
+/// there would leave a live screen on a cooked terminal, so the hook leaves it alone (and
+/// prints nothing over the screen).
 fn install_panic_hook() {
+    let _ = UI_THREAD.set(std::thread::current().id());
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        if std::thread::current().name() == Some(crate::workbench::worker::THREAD_NAME) {
+        let here = std::thread::current();
+        let ends_the_workbench =
+            UI_THREAD.get() == Some(&here.id()) || here.name() == Some(INPUT_THREAD);
+        if !ends_the_workbench {
             return;
         }
         restore();

@@ -1,6 +1,6 @@
 //! The background parser: reads the files, runs the engine on every sample and analyses the
-//! selected one, off the UI thread. Requests queue up while a parse runs; only the newest is
-//! served, and a result is dropped when a newer request arrived meanwhile (newest wins).
+//! selected one, off the UI thread, on the parse [`Lane`] of the runtime: only the newest
+//! request is served, and a result is dropped when a newer request arrived meanwhile.
 //!
 //! After each report, while nothing newer is asked for, two passes over the samples follow,
 //! each sending the report again with what it found: every sample parsed under the other
@@ -8,13 +8,12 @@
 //! verdicts.
 
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, Sender, TryRecvError};
-use std::thread;
 use std::time::Instant;
 
 use crate::workbench::analysis::{self, Status};
 use crate::workbench::highlight;
 use crate::workbench::inputs::{Inputs, SampleFile, Source, read_sample};
+use crate::workbench::runtime::{BackgroundPanic, Lane, Ticket};
 use crate::workbench::state::{Report, SampleEntry, Shown, VersionMark};
 use rtbench_engine::Reference;
 use rtbench_engine::template::Template;
@@ -22,13 +21,13 @@ use rtbench_engine::value::Value;
 use rtbench_tooling::chunking::{CheckPlan, Generation, stable};
 use rtbench_tooling::model::{Model, model_chunkings, prepare};
 
-/// The parse thread's name.
-pub const THREAD_NAME: &str = "rtbench-parse";
+/// The parse lane's name (its threads are `rtbench-parse`).
+pub const LANE: &str = "parse";
 
-/// The stack of every thread that runs the engine (parse, tooling jobs, replay). Patterns as
-/// deep as the reference accepts compile on a helper thread of their own; the rest of the
-/// engine (JSON and content parsers on nested values) gets this margin over the default 2 MiB.
-pub const ENGINE_STACK: usize = 8 << 20;
+/// At most this many parse threads run at once: the one parsing the newest request, and one
+/// finishing a parse no longer wanted (a parse cannot be interrupted; the passes after it
+/// stop at the next sample).
+const MAX_THREADS: usize = 2;
 
 /// What to parse.
 #[derive(Clone, Debug)]
@@ -57,11 +56,11 @@ pub fn compute_with_versions(inputs: &Inputs, req: &Request) -> Report {
     let Some(parsed) = parsed else {
         return report;
     };
-    // Nothing newer is ever asked for: the sender stays alive (and silent) until the end.
-    let (_quiet, requests) = std::sync::mpsc::channel();
-    match versions(&parsed, report.clone(), &requests) {
+    // Nothing newer is ever asked for.
+    let ticket = Ticket::detached(req.seq, |_, _| {});
+    match versions(&parsed, report.clone(), &ticket) {
         Pass::Done(r) => r,
-        Pass::Interrupted(_) => report,
+        Pass::Interrupted => report,
     }
 }
 
@@ -365,15 +364,6 @@ fn model_views(
     }
 }
 
-/// What a caught panic said.
-pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into())
-}
-
 /// [`compute`], with a panic turned into a reported error instead of a dead thread.
 fn compute_guarded(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) {
     let started = Instant::now();
@@ -381,7 +371,7 @@ fn compute_guarded(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) {
         compute_and_keep(inputs, req)
     }))
     .unwrap_or_else(|payload| {
-        let what = panic_message(payload.as_ref());
+        let what = crate::workbench::runtime::panic_message(payload.as_ref());
         let report = Report {
             seq: req.seq,
             template_name: inputs.template.name(),
@@ -404,63 +394,26 @@ fn compute_guarded(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) {
     })
 }
 
-/// Starts the worker thread: it serves requests from `requests` and sends each report through
-/// `send` (which should forward it to the UI). It ends when `requests` is closed.
-pub fn spawn<F>(inputs: Arc<Inputs>, requests: Receiver<Request>, send: F) -> thread::JoinHandle<()>
-where
-    F: Fn(Report) + Send + 'static,
-{
-    thread::Builder::new()
-        .name(THREAD_NAME.into())
-        .stack_size(ENGINE_STACK)
-        .spawn(move || {
-            highlight::warm_up();
-            let mut next: Option<Request> = None;
-            loop {
-                let mut req = match next.take() {
-                    Some(r) => r,
-                    None => match requests.recv() {
-                        Ok(r) => r,
-                        Err(_) => return,
-                    },
-                };
-                // Serve only the newest request.
-                while let Ok(r) = requests.try_recv() {
-                    req = r;
-                }
-                let (report, parsed) = compute_guarded(&inputs, &req);
-                match requests.try_recv() {
-                    Ok(newer) => next = Some(newer),
-                    Err(TryRecvError::Empty) => {
-                        let Some(parsed) = parsed else {
-                            send(report);
-                            continue;
-                        };
-                        send(report.clone());
-                        // Then, while nothing newer is asked for, the other version's results
-                        // and the chunking verdicts.
-                        let pass =
-                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(
-                                || match versions(&parsed, report, &requests) {
-                                    Pass::Done(r) => {
-                                        send(r.clone());
-                                        stability(&parsed, r, &requests)
-                                    }
-                                    interrupted => interrupted,
-                                },
-                            ));
-                        match pass {
-                            Ok(Pass::Done(r)) => send(r),
-                            Ok(Pass::Interrupted(newer)) => next = newer,
-                            // A mark is not worth a dead thread: the list just lacks it.
-                            Err(_) => {}
-                        }
-                    }
-                    Err(TryRecvError::Disconnected) => return,
-                }
-            }
-        })
-        .expect("the parse thread can be started")
+/// Serves request `req` on the parse lane: the report, then (while nothing newer is asked
+/// for) the report again with the other version's marks, then with the chunking verdicts.
+fn serve(inputs: &Inputs, req: &Request, ticket: &Ticket<Report>) {
+    highlight::warm_up();
+    let (report, parsed) = compute_guarded(inputs, req);
+    let Some(parsed) = parsed else {
+        ticket.reply(report);
+        return;
+    };
+    if !ticket.reply(report.clone()) {
+        return;
+    }
+    // A panic in these passes reaches the screen through the lane; the report already sent
+    // stays.
+    if let Pass::Done(r) = versions(&parsed, report, ticket)
+        && ticket.reply(r.clone())
+        && let Pass::Done(r) = stability(&parsed, r, ticket)
+    {
+        ticket.reply(r);
+    }
 }
 
 /// Samples longer than this get no chunking verdict in the list (`x` still checks them).
@@ -482,26 +435,17 @@ fn stability_plan() -> CheckPlan {
 enum Pass {
     /// Every sample checked: the report with what was found.
     Done(Report),
-    /// A newer request arrived (or the requests closed: `None`).
-    Interrupted(Option<Request>),
-}
-
-/// How a background pass stops when a newer request arrives (or the requests close).
-fn interrupted(requests: &Receiver<Request>) -> Option<Pass> {
-    match requests.try_recv() {
-        Ok(newer) => Some(Pass::Interrupted(Some(newer))),
-        Err(TryRecvError::Disconnected) => Some(Pass::Interrupted(None)),
-        Err(TryRecvError::Empty) => None,
-    }
+    /// A newer request arrived (or the workbench stopped).
+    Interrupted,
 }
 
 /// Streams every readable sample of `report` (read into `parsed`) with the chunkings of
 /// [`stability_plan`] and marks those whose result changes, stopping as soon as a newer
 /// request arrives.
-fn stability(parsed: &Parsed, mut report: Report, requests: &Receiver<Request>) -> Pass {
+fn stability(parsed: &Parsed, mut report: Report, ticket: &Ticket<Report>) -> Pass {
     for (entry, file) in report.samples.iter_mut().zip(&parsed.files) {
-        if let Some(stop) = interrupted(requests) {
-            return stop;
+        if !ticket.is_wanted() {
+            return Pass::Interrupted;
         }
         let Ok(sample) = &file.sample else { continue };
         if sample.generation.len() > STABILITY_LIMIT {
@@ -542,12 +486,12 @@ const VERSIONS_LIMIT: usize = 4 << 20;
 /// Parses every readable sample of `report` (read into `parsed`) under each reference version
 /// and marks those whose message or events differ from the version in force, stopping as soon
 /// as a newer request arrives.
-fn versions(parsed: &Parsed, mut report: Report, requests: &Receiver<Request>) -> Pass {
+fn versions(parsed: &Parsed, mut report: Report, ticket: &Ticket<Report>) -> Pass {
     let base = parsed.template.reference();
     let other = rtbench_tooling::versions::other(base);
     for (entry, file) in report.samples.iter_mut().zip(&parsed.files) {
-        if let Some(stop) = interrupted(requests) {
-            return stop;
+        if !ticket.is_wanted() {
+            return Pass::Interrupted;
         }
         let Ok(sample) = &file.sample else { continue };
         if sample.generation.len() > VERSIONS_LIMIT || other == base {
@@ -569,26 +513,34 @@ fn versions(parsed: &Parsed, mut report: Report, requests: &Receiver<Request>) -
     Pass::Done(report)
 }
 
-/// A handle that sends requests to the worker.
+/// A handle that sends requests to the parse lane.
 pub struct Worker {
-    tx: Sender<Request>,
-    _thread: thread::JoinHandle<()>,
+    lane: Lane<Report>,
+    inputs: Arc<Inputs>,
 }
 
 impl Worker {
-    pub fn start<F>(inputs: Arc<Inputs>, send: F) -> Worker
+    /// Starts the parse lane: reports go to `send`, a panic outside the parse's own guard to
+    /// `panicked`.
+    pub fn start<F>(
+        inputs: Arc<Inputs>,
+        send: F,
+        panicked: impl Fn(BackgroundPanic) + Send + Sync + 'static,
+    ) -> Worker
     where
-        F: Fn(Report) + Send + 'static,
+        F: Fn(Report) + Send + Sync + 'static,
     {
-        let (tx, rx) = std::sync::mpsc::channel();
         Worker {
-            tx,
-            _thread: spawn(inputs, rx, send),
+            lane: Lane::start(LANE, MAX_THREADS, move |_, r| send(r), panicked),
+            inputs,
         }
     }
 
+    /// Asks for `req`; it replaces every request before it.
     pub fn request(&self, req: Request) {
-        let _ = self.tx.send(req);
+        let inputs = Arc::clone(&self.inputs);
+        self.lane
+            .submit(req.seq, move |t: &Ticket<Report>| serve(&inputs, &req, t));
     }
 }
 

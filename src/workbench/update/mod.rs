@@ -25,6 +25,7 @@ use crate::workbench::analysis::Analysis;
 use crate::workbench::jobs::Done;
 use crate::workbench::keys::Action;
 use crate::workbench::layout;
+use crate::workbench::runtime::BackgroundPanic;
 use crate::workbench::state::{Mode, Pane, Prompt, PromptKind, Report, State};
 use crate::workbench::view::raw;
 
@@ -246,6 +247,37 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
 /// when something changed on screen.
 pub fn on_tick(state: &mut State) -> bool {
     state.replay.as_mut().is_some_and(|rs| rs.tick())
+}
+
+/// Background work panicked (a bug): the note says so, and what waited for it stops waiting
+/// (the parse's busy mark, the job's spinner, the replay being built, the corpus scan's
+/// progress); what is on screen stays.
+pub fn on_background_panic(state: &mut State, p: BackgroundPanic) {
+    match p.lane {
+        crate::workbench::worker::LANE if p.seq == state.requested => state.busy = false,
+        crate::workbench::jobs::LANE if state.job.as_ref().is_some_and(|j| j.seq == p.seq) => {
+            state.job = None;
+        }
+        crate::workbench::replay::REPLAY_LANE => {
+            if let Some(rs) = state.replay.as_mut() {
+                rs.build_failed(p.seq);
+            }
+        }
+        crate::workbench::corpus::LANE => {
+            on_corpus_batch(
+                state,
+                crate::workbench::corpus::Batch {
+                    scan: p.seq,
+                    records: Vec::new(),
+                    read: 0,
+                    done: true,
+                    error: Some(p.to_string()),
+                },
+            );
+        }
+        _ => {}
+    }
+    state.note = Some(p.to_string());
 }
 
 /// A clock tick while a job runs: the spinner turns (true: redraw).
