@@ -4,9 +4,10 @@
 //! opens a group, and moving onto a record reads just that record (by its byte offset) and
 //! shows it like any sample.
 //!
-//! A scan on the runtime's corpus lane runs the corpus through the same evaluation as `rtbench corpus` on every core
-//! and sends the groups in batches while it reads, so a 1 GB file opens at once and its groups
-//! fill in; only each record's place (line and offset, 16 bytes) is kept, never its text.
+//! A scan on the runtime's corpus lane runs the corpus through the same evaluation as
+//! `rtbench corpus` on every core and sends the groups in batches while it reads, so a 1 GB
+//! file opens at once and its groups fill in; only each record's place (line and offset,
+//! 16 bytes) is kept, never its text.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
