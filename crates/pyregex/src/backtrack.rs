@@ -231,6 +231,11 @@ pub struct Matcher<'a> {
     run_failed: Vec<(usize, usize)>,
     anchor: usize,
     must_advance: bool,
+    /// Where the search last found the required string in full (the reference's `req_pos`).
+    req_pos: Option<usize>,
+    /// Where the search verified the pattern's leading folded string itself (start, end): the
+    /// reference then matches from after it, so the string is taken as matched there.
+    lead: Option<(usize, usize)>,
     /// The counts each [`Frame::GreedyFold`] has given back to (by generation): the
     /// reference's backward search can lead back to a count it already tried, and then it
     /// loops for ever.
@@ -282,6 +287,8 @@ impl<'a> Matcher<'a> {
             run_failed: vec![(usize::MAX, 0); prog.insts.len()],
             anchor: 0,
             must_advance: false,
+            req_pos: None,
+            lead: None,
             fold_seen: HashSet::new(),
             fold_gen: 0,
             tail_guards: HashSet::new(),
@@ -292,6 +299,30 @@ impl<'a> Matcher<'a> {
     /// characters fail there instead of reporting partial, as the reference's fast path does.
     pub fn set_lazy_like_reference(&mut self, on: bool) {
         self.lazy_like_reference = on;
+    }
+
+    /// Where the search last found the required string in full.
+    pub fn set_req_pos(&mut self, req_pos: Option<usize>) {
+        self.req_pos = req_pos;
+    }
+
+    /// Where the search verified the pattern's leading folded string (see [`Matcher::lead`]),
+    /// for the next attempt.
+    pub fn set_lead(&mut self, lead: Option<(usize, usize)>) {
+        self.lead = lead;
+    }
+
+    /// Where the required string found at `pos` ends, as the reference's search found it
+    /// (folded characters compared for equality under full case folding; otherwise one text
+    /// character for each of the string's).
+    fn required_end(&self, pos: usize) -> Option<usize> {
+        let req = self.prog.required.as_ref()?;
+        match req.case {
+            super::prog::LitCase::Fold => {
+                super::search::fold_prefix(self.bytes, pos, &req.chars, self.prog.ascii, true)
+            }
+            _ => self.chars_fwd(pos, req.chars.len() as u32),
+        }
     }
 
     /// Rejects empty matches ending at `anchor` (the `finditer` rule after an empty match).
@@ -397,7 +428,9 @@ impl<'a> Matcher<'a> {
                 match *inst {
                     Inst::Char { c: ch, rev, next } => self.step_char(c, ch, rev, next)?,
                     Inst::Str { s, rev, next } => self.step_str(c, s, rev, next)?,
-                    Inst::StrFold { s, rev, next } => self.step_str_fold(c, s, rev, next)?,
+                    Inst::StrFold { s, req, rev, next } => {
+                        self.step_str_fold(c, s, req, rev, next)?
+                    }
                     Inst::Set { set, rev, next } => self.step_set(c, set, rev, next)?,
                     Inst::Any { rev, next } => self.step_any(c, rev, next)?,
                     Inst::Assert { look, next } => self.step_assert(c, look, next),
@@ -703,7 +736,31 @@ impl<'a> Matcher<'a> {
     /// `Inst::StrFold`: the text's characters, fully case-folded, must spell the (folded)
     /// string, and the last character's folding must end with it. Forwards, text that ends
     /// before the string does is partial.
-    fn step_str_fold(&self, cur: &mut Cursor, s: u32, rev: bool, next: Pc) -> Result<Step, Stop> {
+    fn step_str_fold(
+        &self,
+        cur: &mut Cursor,
+        s: u32,
+        req: bool,
+        rev: bool,
+        next: Pc,
+    ) -> Result<Step, Stop> {
+        if !rev
+            && let Some((start, end)) = self.lead
+            && start == cur.pos
+        {
+            // Only the leading string can start where the attempt starts: the reference's
+            // search verified it (its own comparison) and matches from after it.
+            cur.move_to(end, next);
+            return Ok(Step::Continue);
+        }
+        if req
+            && self.req_pos == Some(cur.pos)
+            && let Some(end) = self.required_end(cur.pos)
+        {
+            // Where the search found the required string, the reference takes it as matched.
+            cur.move_to(end, next);
+            return Ok(Step::Continue);
+        }
         let values = &self.prog.folded[s as usize];
         let mut p = cur.pos;
         let mut fold = Fold::default();

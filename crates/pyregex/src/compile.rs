@@ -47,6 +47,8 @@ struct Builder {
     ascii: bool,
     /// Which characters count as cased (see [`Ctx`]).
     ctx: Ctx,
+    /// The node the required string comes from (null when none).
+    req_node: *const Node,
     /// Whether a required string under full case folding is searched with full case folding:
     /// only when the pattern's final flags include IGNORECASE (and the encoding is Unicode);
     /// otherwise the reference searches for its folded characters with simple case folding.
@@ -83,6 +85,7 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         ascii: parsed.ascii,
         ctx,
         req_fold: !parsed.ascii && final_ign,
+        req_node: std::ptr::null(),
         cur_mask: 0,
     };
     let m = b.push(Inst::Match)?;
@@ -94,6 +97,9 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
             offset: 0,
             position: 0,
         })?;
+    if let Some(r) = b.required_node(&node) {
+        b.req_node = r;
+    }
     let start = b.compile(&node, m, false)?;
     let firstset = if has_simple_start(&node) {
         None
@@ -531,10 +537,16 @@ impl Builder {
     }
 
     /// Emits a string under full case folding.
-    fn emit_fold(&mut self, folded: Vec<u32>, rev: bool, next: Pc) -> Result<Pc, RegexError> {
+    fn emit_fold(
+        &mut self,
+        folded: Vec<u32>,
+        req: bool,
+        rev: bool,
+        next: Pc,
+    ) -> Result<Pc, RegexError> {
         let s = self.folded.len() as u32;
         self.folded.push(folded.into_boxed_slice());
-        self.push(Inst::StrFold { s, rev, next })
+        self.push(Inst::StrFold { s, req, rev, next })
     }
 
     fn compile(&mut self, node: &Node, next: Pc, rev: bool) -> Result<Pc, RegexError> {
@@ -552,7 +564,7 @@ impl Builder {
             } => {
                 // The character itself (simple case folding), else its full case folding.
                 let folded = expansion(*c, *positive, *ign, *full).expect("not a class");
-                let second = self.emit_fold(folded, rev, next)?;
+                let second = self.emit_fold(folded, false, rev, next)?;
                 let simple = Node::Char {
                     c: *c,
                     positive: true,
@@ -564,7 +576,8 @@ impl Builder {
             }
             Node::Literal { chars, ign, full } => {
                 if *full {
-                    return self.emit_fold(folded_string(chars), rev, next);
+                    let req = !rev && std::ptr::eq(node, self.req_node);
+                    return self.emit_fold(folded_string(chars), req, rev, next);
                 }
                 let items: Vec<Node> = chars
                     .iter()
@@ -1401,19 +1414,32 @@ impl Builder {
 
     /// Literal strings every match consumes (case-sensitive only).
     fn mandatory(&self, node: &Node, out: &mut Vec<String>) {
+        // A character that matches only itself (case-insensitively: one with no other case,
+        // and no folding to several characters under full case folding).
+        let only_itself = |c: u32, ign: bool, full: bool| {
+            !ign || {
+                let no_cases = if self.ascii {
+                    super::unicode::other_cases_ascii(c).is_none()
+                } else {
+                    super::unicode::other_cases(c).is_empty()
+                };
+                no_cases && !(full && super::unicode::expands(c))
+            }
+        };
         match node {
             Node::Char {
                 c,
                 positive: true,
                 ign,
-                ..
-            } if !*ign || !self.is_cased(*c) => {
+                full,
+            } if only_itself(*c, *ign, *full) => {
                 if let Some(ch) = char::from_u32(*c) {
                     out.push(ch.to_string());
                 }
             }
-            Node::Literal { chars, ign, .. }
-                if !ign || !chars.iter().any(|&c| self.is_cased(c)) =>
+            // A string under full case folding may match text of other lengths (`ss` is `ß`).
+            Node::Literal { chars, ign, full }
+                if !full && chars.iter().all(|&c| only_itself(c, *ign, false)) =>
             {
                 let text: String = chars.iter().filter_map(|&c| char::from_u32(c)).collect();
                 if text.chars().count() == chars.len() {
@@ -1606,10 +1632,8 @@ impl Builder {
     /// The reference's look-ahead after a leading string under full case folding, when the
     /// pattern's very first node is one (see [`FoldLead`]).
     fn fold_lead(&self, node: &Node) -> Option<FoldLead> {
-        let (first, rest): (&Node, &[Node]) = match node {
-            Node::Seq(items) => (items.first()?, &items[1..]),
-            other => (other, &[]),
-        };
+        let items = self.leading_nodes(node);
+        let (first, rest) = items.split_first()?;
         let Node::Literal {
             chars,
             ign: true,
@@ -1622,6 +1646,54 @@ impl Builder {
             chars: folded_string(chars),
             next: self.next_test(rest),
         })
+    }
+
+    /// The pattern's top-level nodes as the reference builds them, as far as its first two: a
+    /// leading repeat that must match (not of one character) is unrolled into copies of its body
+    /// followed by the rest of the repeat.
+    fn leading_nodes(&self, node: &Node) -> Vec<Node> {
+        let mut items: Vec<Node> = match node {
+            Node::Seq(v) => v.clone(),
+            other => vec![other.clone()],
+        };
+        for _ in 0..16 {
+            match items.first() {
+                Some(Node::Seq(_)) => {
+                    let Node::Seq(inner) = items.remove(0) else {
+                        unreachable!("checked")
+                    };
+                    items.splice(0..0, inner);
+                }
+                Some(Node::Repeat {
+                    node: body,
+                    min,
+                    max,
+                    kind,
+                }) if *min > 0
+                    && *kind != RepeatKind::Possessive
+                    && self.class_of(body).is_none() =>
+                {
+                    let (body, min, max, kind) = ((**body).clone(), *min, *max, *kind);
+                    items.remove(0);
+                    // Two copies are enough to see the first two nodes.
+                    let copies = min.min(2);
+                    let mut unrolled: Vec<Node> = (0..copies).map(|_| body.clone()).collect();
+                    let rest_min = min - copies;
+                    let rest_max = max.map(|m| m - copies);
+                    if rest_max != Some(0) {
+                        unrolled.push(Node::Repeat {
+                            node: Box::new(body),
+                            min: rest_min,
+                            max: rest_max,
+                            kind,
+                        });
+                    }
+                    items.splice(0..0, unrolled);
+                }
+                _ => break,
+            }
+        }
+        items
     }
 
     /// The test of the first node in `rest`, looking past group markers, empty items and into

@@ -310,7 +310,10 @@ impl Regex {
             return hook::search(self, hay, pos, hook::CallKind::Match);
         }
         let pos = utf8::ceil_boundary(hay, pos);
-        Ok(search::match_at(&self.inner.prog, hay, pos)?.map(|s| self.make_match(s)))
+        Ok(
+            search::match_at(&self.inner.prog, &self.inner.prefilter, hay, pos)?
+                .map(|s| self.make_match(s)),
+        )
     }
 
     /// Python `pattern.search(hay, pos, partial=True)`.

@@ -62,6 +62,9 @@ pub struct Prefilter {
     required: Option<ReqScan>,
     /// The start test is the required string (see `Program::start_is_required`).
     test_is_required: bool,
+    /// The required string is a string under full case folding in the pattern, which the
+    /// matcher takes as matched where the search found it.
+    req_shortcut: bool,
 }
 
 enum Test {
@@ -142,10 +145,30 @@ impl Prefilter {
             StartTest::At(look) => Test::At(*look),
         };
         let required = prog.required.clone().map(req_scan);
+        let req_shortcut = prog
+            .insts
+            .iter()
+            .any(|i| matches!(i, super::prog::Inst::StrFold { req: true, .. }));
         Prefilter {
             test,
             test_is_required: prog.start_is_required && required.is_some(),
             required,
+            req_shortcut,
+        }
+    }
+
+    /// Whether the matcher takes the required string as matched where it was found (see
+    /// [`Prefilter::required_within_reach`]).
+    pub fn required_taken_as_matched(&self) -> bool {
+        self.req_shortcut
+    }
+
+    /// The reference's required-string check before an anchored attempt at `t` (`match`):
+    /// `false` when the attempt cannot succeed; `req_pos` is where the string was found.
+    pub fn required_within_reach(&self, hay: &str, t: usize, req_pos: &mut Option<usize>) -> bool {
+        match &self.required {
+            Some(r) => r.within_reach(hay, t, false, req_pos),
+            None => true,
         }
     }
 

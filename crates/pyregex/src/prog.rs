@@ -111,9 +111,12 @@ pub enum Inst {
         next: Pc,
     },
     /// A string under full case folding (folded code points in `Program::folded`): the text's
-    /// characters, folded, must spell it, and the last one's folding must end with it.
+    /// characters, folded, must spell it, and the last one's folding must end with it. `req`: it
+    /// is the required string, which the reference takes as matched, without comparing again,
+    /// where its search found it (that search compares folded characters a little differently).
     StrFold {
         s: u32,
+        req: bool,
         rev: bool,
         next: Pc,
     },

@@ -94,6 +94,24 @@ fn search_ex(
     m.set_must_advance(pos, must_advance);
     let mut at = pos;
     while let Some(s) = pre.next(hay, at, false, st) {
+        let mut lead_end = None;
+        if let Some(lead) = &prog.fold_lead
+            && s < hay.len()
+        {
+            match lead_check(prog, lead, hay, s) {
+                // What follows the string needs more text: no match starts here.
+                Lead::Partial(_) | Lead::Fail => {
+                    at = next_boundary(hay, s);
+                    if at >= hay.len() {
+                        break;
+                    }
+                    continue;
+                }
+                Lead::Try(end) => lead_end = end,
+            }
+        }
+        m.set_req_pos(st.req_pos);
+        m.set_lead(lead_end.map(|e| (s, e)));
         if let Some(spans) = m.try_at(s).map_err(stop_error)? {
             return Ok(Some(spans));
         }
@@ -106,11 +124,25 @@ fn search_ex(
 }
 
 /// `pattern.match(hay, pos)`.
-pub fn match_at(prog: &Program, hay: &str, pos: usize) -> Result<Option<Spans>, RegexError> {
+pub fn match_at(
+    prog: &Program,
+    pre: &Prefilter,
+    hay: &str,
+    pos: usize,
+) -> Result<Option<Spans>, RegexError> {
     if !may_start(prog, hay, pos) {
         return Ok(None);
     }
     let mut m = Matcher::new(prog, hay, false, budget(prog, hay.len()));
+    if pre.required_taken_as_matched() {
+        // The reference looks for the required string first (within reach of `pos`), and a
+        // folded required string is then taken as matched where it was found.
+        let mut req_pos = None;
+        if !pre.required_within_reach(hay, pos, &mut req_pos) {
+            return Ok(None);
+        }
+        m.set_req_pos(req_pos);
+    }
     m.try_at(pos).map_err(stop_error)
 }
 
@@ -194,6 +226,7 @@ pub fn search_partial(
     m.set_lazy_like_reference(lazy_like_reference);
     let folded_test = pre.folded_literal_test();
     while let Some(s) = pre.next(hay, at, true, &mut st) {
+        let mut lead_end = None;
         if folded_test && st.literal_partial {
             // The reference's search for the string ran into the end: it reports partial there
             // without trying a match (which may have failed before the string).
@@ -212,7 +245,7 @@ pub fn search_partial(
                     }
                     continue;
                 }
-                Lead::Try => {}
+                Lead::Try(end) => lead_end = end,
             }
         }
         if s < floor {
@@ -220,6 +253,8 @@ pub fn search_partial(
             at = next_boundary(hay, s);
             continue;
         }
+        m.set_req_pos(st.req_pos);
+        m.set_lead(lead_end.map(|e| (s, e)));
         match m.try_at(s) {
             Err(Stop::Partial) => return Ok(PartialOutcome::Partial(s)),
             Err(Stop::Budget) => return Err(RegexError::Budget),
@@ -241,8 +276,9 @@ enum Lead {
     Partial(usize),
     /// What follows the string cannot match: the search moves on.
     Fail,
-    /// A match is tried.
-    Try,
+    /// A match is tried, from after the string when it ends where given (the reference's
+    /// search compared it itself).
+    Try(Option<usize>),
 }
 
 /// The reference's search for a pattern whose first node is a string under full case folding:
@@ -257,18 +293,19 @@ fn lead_check(prog: &Program, lead: &FoldLead, hay: &str, s: usize) -> Lead {
     let ascii = prog.ascii;
     // Where the string ends (the prefilter found it at `s`, in full or up to the end).
     let Some(new_pos) = fold_prefix(bytes, s, &lead.chars, ascii, true) else {
-        return Lead::Try;
+        return Lead::Try(None);
     };
+    let go = Lead::Try(Some(new_pos));
     match &lead.next {
-        NextTest::Succeed => Lead::Try,
+        NextTest::Succeed => go,
         NextTest::Class(set) => match next_char(bytes, new_pos) {
             None => Lead::Partial(next_char(bytes, 0).map_or(hay.len(), |(_, n)| n)),
-            Some((c, _)) if set.contains(c) => Lead::Try,
+            Some((c, _)) if set.contains(c) => go,
             Some(_) => Lead::Fail,
         },
         NextTest::Assert(look) => {
             if look_holds(bytes, *look, new_pos) {
-                Lead::Try
+                go
             } else {
                 Lead::Fail
             }
@@ -305,7 +342,7 @@ fn lead_check(prog: &Program, lead: &FoldLead, hay: &str, s: usize) -> Lead {
                             }
                         }
                     }
-                    Lead::Try
+                    go
                 }
                 LitCase::Fold => {
                     let simple = |value: u32, folded: u32| {
@@ -342,7 +379,7 @@ fn lead_check(prog: &Program, lead: &FoldLead, hay: &str, s: usize) -> Lead {
                     if f < fold.chars().len() {
                         return Lead::Fail;
                     }
-                    Lead::Try
+                    go
                 }
             }
         }
@@ -352,7 +389,13 @@ fn lead_check(prog: &Program, lead: &FoldLead, hay: &str, s: usize) -> Lead {
 /// Where the folded string `chars` ends when the text from `s` spells it (the reference's
 /// string search compares folded characters for equality, Turkic I/i variants aside); `None`
 /// when the text ends first or differs.
-fn fold_prefix(bytes: &[u8], s: usize, chars: &[u32], ascii: bool, turkic: bool) -> Option<usize> {
+pub fn fold_prefix(
+    bytes: &[u8],
+    s: usize,
+    chars: &[u32],
+    ascii: bool,
+    turkic: bool,
+) -> Option<usize> {
     let mut p = s;
     let mut fold = Fold::default();
     let mut f = 0;
