@@ -16,6 +16,12 @@ of every feed, the final events and message (or the error) are recorded in the c
 format (`/work/shared/conformance/README.md`), one case per line of a gzipped JSON Lines file,
 which `tests/conformance.rs` replays event for event.
 
+With `--casefold` the delimiters use full case folding (`(?fi)`, `(?V1i)`, `(?V1)` with `(?i)`
+before or after it, scoped `(?f:...)` and `(?-f)`) and are built from words whose folding has
+multi-character pieces (`ss`, `st`, `fi`, `ffl`, `ß`, `ﬁ`, `ΐ`...), often at the start of the
+pattern, after `\s*` or repeated, so that a folded sequence cut by the buffer edge decides what
+is held back; the summary line is then `holdback-casefold: N cases, N equal`.
+
 Deterministic for a seed (case i depends only on the seed and i). With `--compare FILE` the
 cases are compared with those of another run (the other reference version): the summary line
 `holdback: N cases, N equal` then counts the cases both versions recorded identically.
@@ -50,6 +56,13 @@ SPECIAL = ["ß", "ẞ", "ﬀ", "ﬁ", "ﬃ", "ﬂ", "ﬅ", "ﬆ", "ΐ", "ǰ", "�
            "\u212a", "k", "K", "ſ", "s", "S", "f", "F", "ss", "SS", "st", "\u0307", "\u1e9e", "\u00b5",
            "\u03bc", "\u212b", "\u00e5", "\u01c5", "\u01c4", "\u01c6", "ω", "\u2126", "θ", "\u03d1"]
 PLAIN = ["a", "b", "x", "<", ">", "/", "|", "=", " ", "\n", "é", "1"]
+# Words for full case folding: pieces that fold to several characters, or that several
+# characters fold to.
+FOLD_WORDS = ["ss", "st", "fi", "ff", "fl", "ffi", "ß", "ẞ", "ﬁ", "ﬀ", "ﬆ", "ΐ", "ǰ", "start", "first",
+              "assistant", "offset", "stuff", "ﬁle", "straße", "STRASSE", "ʼn", "ẖ", "ᾳ", "ﬅs", "<ß>",
+              "[ﬁ]", "Iß", "ıSS", "σς"]
+CASEFOLD_FLAGS = ["(?fi)", "(?fi)", "(?V1i)", "(?V1i)", "(?V1)(?i)", "(?i)(?V1)", "(?if)", "(?V1fi)",
+                  "(?V1i-f)", "(?i)", "(?f)"]
 
 
 def variants(s: str, rng) -> str:
@@ -95,9 +108,10 @@ def esc(s: str) -> str:
 class Pat:
     """A random pattern and sample texts that (nearly) match it."""
 
-    def __init__(self, rng, closing: bool, fullcase: bool, lazy: bool = True):
+    def __init__(self, rng, closing: bool, fullcase: bool, lazy: bool = True, casefold: bool = False):
         self.rng = rng
         self.lazy = lazy
+        self.casefold = casefold
         self.names: list[str] = []
         self.closing = closing
         r = rng.random()
@@ -106,12 +120,51 @@ class Pat:
             flags = "(?i)"
         elif r < 0.6 + (0.15 if fullcase else 0):
             flags = "(?fi)"
+        if casefold:
+            flags = rng.choice(CASEFOLD_FLAGS)
+            lead = rng.random()
+            if lead < 0.3:
+                # A folded word first: the reference's search tests what follows it.
+                w = rng.choice(FOLD_WORDS)
+                self.src, self.ex = self.seq(2)
+                self.src, self.ex = esc(w) + self.src, w + self.ex
+            elif lead < 0.45:
+                # A greedy repeat before a folded word: it gives characters back its own way.
+                w = rng.choice(FOLD_WORDS)
+                rep = rng.choice([r"\s*", r"\w*", "x*", "s*", "f*", ".*"])
+                self.src, self.ex = rep + esc(w), " " + w
+                if rng.random() < 0.5:
+                    more, more_ex = self.seq(1)
+                    self.src, self.ex = self.src + more, self.ex + more_ex
+            elif lead < 0.55:
+                w = rng.choice(FOLD_WORDS)
+                n = rng.choice(["{2}", "{2,3}", "+", "{1,2}"])
+                self.src, self.ex = "(?:" + esc(w) + ")" + n, w * 2
+            else:
+                self.src, self.ex = self.seq(3)
+            self.src = flags + self.src
+            self.ex = [self.ex]
+            return
         self.src, self.ex = self.seq(3)
         self.src = flags + self.src
         self.ex = [self.ex]
 
     def atom(self, depth):
         rng = self.rng
+        if self.casefold and rng.random() < 0.35:
+            r = rng.random()
+            if r < 0.6:
+                w = rng.choice(FOLD_WORDS)
+                return esc(w), w
+            if r < 0.75:
+                c = rng.sample(FOLD_WORDS + SPECIAL, rng.randint(2, 3))
+                ex = rng.choice(c)
+                return "[" + "".join(esc(x[0]) for x in c) + "]", ex[0]
+            if r < 0.85:
+                s, e = self.seq(max(depth - 1, 0))
+                return rng.choice(["(?f:", "(?-f:", "(?fi:", "(?-i:"]) + s + ")", e
+            w = rng.choice(FOLD_WORDS)
+            return "(?<=" + esc(w) + ")" if rng.random() < 0.5 else "(?=" + esc(w) + ")", ""
         r = rng.random()
         if r < 0.35:
             s = "".join(rng.choice(SPECIAL + PLAIN) for _ in range(rng.randint(1, 3)))
@@ -183,8 +236,9 @@ def noise(rng, lo, hi):
     return "".join(rng.choice(SPECIAL + PLAIN) for _ in range(rng.randint(lo, hi)))
 
 
-def gen_case(seed: int, index: int, attempt: int, fullcase: bool, lazy: bool = True):
-    rng = seeded_rng("holdback", seed, index, attempt)
+def gen_case(seed: int, index: int, attempt: int, fullcase: bool, lazy: bool = True,
+             casefold: bool = False):
+    rng = seeded_rng("holdback-casefold" if casefold else "holdback", seed, index, attempt)
     fields = {}
     examples = []
     if rng.random() < 0.7:
@@ -195,13 +249,13 @@ def gen_case(seed: int, index: int, attempt: int, fullcase: bool, lazy: bool = T
     n = rng.randint(1, 2)
     for name in ["thinking", "tool"][:n]:
         spec = {}
-        o = Pat(rng, False, fullcase, lazy)
+        o = Pat(rng, False, fullcase, lazy, casefold)
         spec["open_pattern"] = o.src
         op_ex = o.ex
         cl_ex = []
         r = rng.random()
         if r < 0.75:
-            c = Pat(rng, True, fullcase, lazy)
+            c = Pat(rng, True, fullcase, lazy, casefold)
             spec["close_pattern"] = c.src
             cl_ex = c.ex
         elif r < 0.9:
@@ -213,7 +267,7 @@ def gen_case(seed: int, index: int, attempt: int, fullcase: bool, lazy: bool = T
             spec["transform"] = {"v": "{content}", **{x: "{" + x + "}" for x in names}}
         examples.append((op_ex, cl_ex))
     if implicit and rng.random() < 0.25:
-        c = Pat(rng, True, fullcase, lazy)
+        c = Pat(rng, True, fullcase, lazy, casefold)
         fields["content"]["close_pattern"] = c.src
         if c.names:
             # Captures of an implicit close are not allowed by every version: keep them out.
@@ -302,6 +356,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--count", type=int, default=400)
     ap.add_argument("--fullcase", action="store_true", help="also draw (?fi) patterns")
+    ap.add_argument("--casefold", action="store_true",
+                    help="full case folding delimiters built from folded words (see above)")
     ap.add_argument("--no-lazy", action="store_true",
                     help="no lazy quantifiers (the reference's lazy partial matching is not reproduced exactly)")
     ap.add_argument("--compare", help="cases of the same seed from the other reference version")
@@ -318,7 +374,8 @@ def main() -> int:
         if args.verbose:
             print(i, f"{time.time() - t0:.1f}", file=sys.stderr, flush=True)
         for attempt in range(20):
-            template, prefix, output = gen_case(args.seed, i, attempt, args.fullcase, not args.no_lazy)
+            template, prefix, output = gen_case(args.seed, i, attempt, args.fullcase, not args.no_lazy,
+                                                args.casefold)
             name = f"holdback-{args.seed}-{i:05d}"
             try:
                 case = run_isolated(lambda: run_case(oracle, name, template, prefix, output, None, ["holdback"],
@@ -346,7 +403,9 @@ def main() -> int:
         with gzip.open(args.compare, "rt", encoding="utf-8") as f:
             other = [json.loads(line) for line in f if line.strip()]
         equal = sum(canonical(a) == canonical(b) for a, b in zip(cases, other))
-        print(f"holdback: {len(cases)} cases, {equal} equal (transformers {version} against {other[0]['reference'] if other else '?'})")
+        label = "holdback-casefold" if args.casefold else "holdback"
+        print(f"{label}: {len(cases)} cases, {equal} equal (transformers {version} against "
+              f"{other[0]['reference'] if other else '?'})")
     return 0
 
 

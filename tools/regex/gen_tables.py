@@ -7,8 +7,9 @@ Run with the oracle interpreter (the one that has `regex` installed), from the r
 
 It writes three files in crates/pyregex/src/:
 
-- `unicode_tables.rs`: `\\w`, `\\d`, `\\s`, the case-insensitive equivalents, every property
-  name and value name the parser knows, and the small tables of the algorithmic character names;
+- `unicode_tables.rs`: `\\w`, `\\d`, `\\s`, the case-insensitive equivalents, full case folding,
+  every property name and value name the parser knows, and the small tables of the algorithmic
+  character names;
 - `unicode_props.bin`: the code points of every value of every property (decoded by
   `props.rs`);
 - `unicode_names.bin`: the character names, aliases and named sequences `\\N{...}` accepts
@@ -386,6 +387,38 @@ def main():
     if row:
         w("    " + " ".join(row))
     w("];")
+
+    # Full case folding as the matcher applies it to text (`fold_case` with FULLCASE, UNICODE and
+    # IGNORECASE, which leaves the Turkic I/i variants unchanged): every code point whose folding
+    # is not itself, and the characters the module lists as expanding (folding to more than one
+    # code point, plus U+0130), in its order.
+    full = regex.FULLCASE | regex.IGNORECASE | regex.UNICODE
+    folds = {}
+    for c in range(MAX):
+        if 0xD800 <= c <= 0xDFFF:
+            continue
+        f = [ord(x) for x in _regex.fold_case(full, chr(c))]
+        if f != [c]:
+            assert 1 <= len(f) <= 3 and 0 not in f, (c, f)
+            folds[c] = f
+    w("/// Full case folding of the text: `(code point, [folded, 0-padded])`, sorted; absent code")
+    w("/// points fold to themselves.")
+    w("#[rustfmt::skip]")
+    w("pub static FULL_FOLDS: &[(u32, [u32; 3])] = &[")
+    row = []
+    for c in sorted(folds):
+        f = folds[c] + [0, 0, 0]
+        row.append("(0x%X, [0x%X, 0x%X, 0x%X])," % (c, f[0], f[1], f[2]))
+        if len(row) == 4:
+            w("    " + " ".join(row))
+            row = []
+    if row:
+        w("    " + " ".join(row))
+    w("];")
+    expanding = [ord(c) for c in _regex.get_expand_on_folding()]
+    w("/// The characters that expand on full case folding, in the module's order.")
+    w("#[rustfmt::skip]")
+    w("pub static EXPAND_ON_FOLDING: &[u32] = &[%s];" % ", ".join("0x%X" % c for c in expanding))
 
     # Property name dictionaries, exactly as the parser looks them up.
     props, data = property_data()

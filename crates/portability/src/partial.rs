@@ -84,6 +84,15 @@ pub fn max_len(n: &Node) -> Option<usize> {
             .iter()
             .try_fold(0usize, |a, m| Some(a.saturating_add(max_len(m)?))),
         Node::Alt(v) => v.iter().try_fold(0usize, |a, m| Some(a.max(max_len(m)?))),
+        // Under full case folding one character of the pattern can match the up to three
+        // characters whose folding it is (`ß` matches `ss`).
+        Node::Char { full: true, .. }
+        | Node::Set { full: true, .. }
+        | Node::SetOf { full: true, .. }
+        | Node::Prop { full: true, .. } => Some(3),
+        Node::Literal { chars, full, .. } => {
+            Some(if *full { 3 * chars.len() } else { chars.len() })
+        }
         Node::Char { .. }
         | Node::Set { .. }
         | Node::SetOf { .. }

@@ -224,6 +224,7 @@ impl Writer<'_> {
                 }
                 Ok(())
             }
+            SetItem::Nested { .. } => refuse("a VERSION1 nested set or set operation"),
         }
     }
 
@@ -257,6 +258,28 @@ impl Writer<'_> {
 
     fn node(&mut self, node: &Node, out: &mut String) -> Result<(), NotExpressible> {
         match node {
+            Node::Char { full: true, .. }
+            | Node::Set { full: true, .. }
+            | Node::SetOf { full: true, .. }
+            | Node::Prop { full: true, .. }
+            | Node::Backref { full: true, .. }
+            | Node::Literal { full: true, .. } => {
+                refuse("full case folding ((?f), or (?i) under VERSION1)")
+            }
+            Node::Literal { chars, ign, .. } => {
+                for &c in chars {
+                    self.node(
+                        &Node::Char {
+                            c,
+                            positive: true,
+                            ign: *ign,
+                            full: false,
+                        },
+                        out,
+                    )?;
+                }
+                Ok(())
+            }
             Node::Empty => Ok(()),
             Node::Seq(items) => {
                 for i in items {
@@ -275,7 +298,9 @@ impl Writer<'_> {
                 out.push(')');
                 Ok(())
             }
-            Node::Char { c, positive, ign } => {
+            Node::Char {
+                c, positive, ign, ..
+            } => {
                 let cased = is_cased(*c);
                 if *ign && cased && self.options.exact_case {
                     let mut body = String::from(if *positive { "[" } else { "[^" });
@@ -303,6 +328,7 @@ impl Writer<'_> {
                 items,
                 positive,
                 ign,
+                ..
             } => {
                 self.note_case(*ign, true);
                 let mut body = String::from(if *positive { "[" } else { "[^" });
@@ -333,6 +359,7 @@ impl Writer<'_> {
                 positive,
                 ign,
                 enc,
+                ..
             } => {
                 let mut body = String::new();
                 let ascii = self.ascii_enc(*enc);

@@ -1,6 +1,9 @@
 //! The parsed form of a pattern: a tree that mirrors the reference parser's node classes closely
 //! enough that its semantics (set optimisations, case flags, encodings) can be reproduced when it
 //! is lowered into a program.
+//!
+//! Case-insensitive nodes carry two flags: `ign` (IGNORECASE) and `full` (full case folding on
+//! top of it, from `(?f)` or VERSION1's default; never set without `ign`).
 
 /// Which character tables a class-like node or a word assertion uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,6 +50,27 @@ pub enum SetItem {
     },
     /// A nested union, as produced for `[a-\w]`; flattened when lowered.
     Union(Vec<SetItem>),
+    /// A VERSION1 nested set or set operation (`[[a-z]--[aeiou]]`, `[\w&&\d]`, `[a[^b]]`):
+    /// `items` combined by `op`, complemented when `!positive`. As the only item of a
+    /// [`Node::Set`] it is the set itself (the set's negation flips `positive`).
+    Nested {
+        op: SetOp,
+        items: Vec<SetItem>,
+        positive: bool,
+    },
+}
+
+/// How the members of a VERSION1 set combine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SetOp {
+    /// `[ab]`, `[a||b]`.
+    Union,
+    /// `[a&&b]`.
+    Inter,
+    /// `[a--b]`: the first member minus all the others.
+    Diff,
+    /// `[a~~b]`.
+    SymDiff,
 }
 
 /// How a repeat backtracks.
@@ -75,24 +99,35 @@ pub enum Node {
         c: u32,
         positive: bool,
         ign: bool,
+        full: bool,
+    },
+    /// A run of literal characters packed into one string by the optimiser (never produced by
+    /// the parser). With `full`, text matches when its full case folding equals the string's.
+    Literal {
+        chars: Vec<u32>,
+        ign: bool,
+        full: bool,
     },
     /// A bracketed set.
     Set {
         items: Vec<SetItem>,
         positive: bool,
         ign: bool,
+        full: bool,
     },
     /// Adjacent one-character alternatives merged into one set by the optimiser (members are
-    /// `Char`, `Prop` or `Set` nodes; the flag is the case sensitivity they shared).
+    /// `Char`, `Prop` or `Set` nodes; the flags are the case sensitivity they shared).
     SetOf {
         members: Vec<Node>,
         ign: bool,
+        full: bool,
     },
     /// A property outside a set (`\w`, `\d`, `\p{L}`, ...).
     Prop {
         key: u32,
         positive: bool,
         ign: bool,
+        full: bool,
         enc: Enc,
     },
     /// `.` with DOTALL.
@@ -121,6 +156,7 @@ pub enum Node {
     Backref {
         group: GroupName,
         ign: bool,
+        full: bool,
         pos: usize,
     },
     Assert(Assertion),

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::prog::{Inst, Look, Pc, Program};
-use super::unicode::{other_cases, other_cases_ascii};
+use super::unicode::{Fold, full_fold, other_cases, other_cases_ascii};
 use super::unicode_tables as t;
 use super::utf8::{next_char, prev_char};
 
@@ -136,6 +136,19 @@ enum Frame {
         bits: u32,
         rev: bool,
     },
+    /// A greedy single-character repeat followed by a string under full case folding, which
+    /// has taken `count` characters from `start` (see [`Matcher::give_back_fold`]).
+    GreedyFold {
+        pc: Pc,
+        next: Pc,
+        start: usize,
+        min: u32,
+        count: u32,
+        bits: u32,
+        fold: u32,
+        /// Tells this frame's counts apart from another entry of the same repeat.
+        entry: u32,
+    },
     /// A lazy single-character repeat that can take more characters.
     Lazy {
         pc: Pc,
@@ -218,6 +231,19 @@ pub struct Matcher<'a> {
     run_failed: Vec<(usize, usize)>,
     anchor: usize,
     must_advance: bool,
+    /// Where the search last found the required string in full (the reference's `req_pos`).
+    req_pos: Option<usize>,
+    /// Where the search verified the pattern's leading folded string itself (start, end): the
+    /// reference then matches from after it, so the string is taken as matched there.
+    lead: Option<(usize, usize)>,
+    /// The counts each [`Frame::GreedyFold`] has given back to (by generation): the
+    /// reference's backward search can lead back to a count it already tried, and then it
+    /// loops for ever.
+    fold_seen: HashSet<(u32, u32)>,
+    fold_gen: u32,
+    /// The reference's tail guards for those repeats: `(repeat, position)` where the tail
+    /// failed, skipped from then on in this search (it keeps them across start positions).
+    tail_guards: HashSet<(Pc, usize)>,
 }
 
 /// Every search's steps count towards the thread's total and its job's budget, whichever way
@@ -261,6 +287,11 @@ impl<'a> Matcher<'a> {
             run_failed: vec![(usize::MAX, 0); prog.insts.len()],
             anchor: 0,
             must_advance: false,
+            req_pos: None,
+            lead: None,
+            fold_seen: HashSet::new(),
+            fold_gen: 0,
+            tail_guards: HashSet::new(),
         }
     }
 
@@ -268,6 +299,30 @@ impl<'a> Matcher<'a> {
     /// characters fail there instead of reporting partial, as the reference's fast path does.
     pub fn set_lazy_like_reference(&mut self, on: bool) {
         self.lazy_like_reference = on;
+    }
+
+    /// Where the search last found the required string in full.
+    pub fn set_req_pos(&mut self, req_pos: Option<usize>) {
+        self.req_pos = req_pos;
+    }
+
+    /// Where the search verified the pattern's leading folded string (see [`Matcher::lead`]),
+    /// for the next attempt.
+    pub fn set_lead(&mut self, lead: Option<(usize, usize)>) {
+        self.lead = lead;
+    }
+
+    /// Where the required string found at `pos` ends, as the reference's search found it
+    /// (folded characters compared for equality under full case folding; otherwise one text
+    /// character for each of the string's).
+    fn required_end(&self, pos: usize) -> Option<usize> {
+        let req = self.prog.required.as_ref()?;
+        match req.case {
+            super::prog::LitCase::Fold => {
+                super::search::fold_prefix(self.bytes, pos, &req.chars, self.prog.ascii, true)
+            }
+            _ => self.chars_fwd(pos, req.chars.len() as u32),
+        }
     }
 
     /// Rejects empty matches ending at `anchor` (the `finditer` rule after an empty match).
@@ -373,6 +428,9 @@ impl<'a> Matcher<'a> {
                 match *inst {
                     Inst::Char { c: ch, rev, next } => self.step_char(c, ch, rev, next)?,
                     Inst::Str { s, rev, next } => self.step_str(c, s, rev, next)?,
+                    Inst::StrFold { s, req, rev, next } => {
+                        self.step_str_fold(c, s, req, rev, next)?
+                    }
                     Inst::Set { set, rev, next } => self.step_set(c, set, rev, next)?,
                     Inst::Any { rev, next } => self.step_any(c, rev, next)?,
                     Inst::Assert { look, next } => self.step_assert(c, look, next),
@@ -442,9 +500,10 @@ impl<'a> Matcher<'a> {
                     Inst::Backref {
                         group,
                         ign,
+                        full,
                         rev,
                         next,
-                    } => self.step_backref(c, group, ign, rev, next)?,
+                    } => self.step_backref(c, group, ign, full, rev, next)?,
                     Inst::Match => self.step_match(c),
                     Inst::Fail => Step::Fail,
                 }
@@ -666,6 +725,93 @@ impl<'a> Matcher<'a> {
         }
     }
 
+    /// The full case folding of the character after `pos` (`rev`: before it) and its length in
+    /// bytes, with the pattern's encoding.
+    #[inline]
+    fn fold_at(&self, pos: usize, rev: bool) -> Option<(Fold, usize)> {
+        self.char_dir(pos, rev)
+            .map(|(c, n)| (full_fold(c, self.prog.ascii), n))
+    }
+
+    /// `Inst::StrFold`: the text's characters, fully case-folded, must spell the (folded)
+    /// string, and the last character's folding must end with it. Forwards, text that ends
+    /// before the string does is partial.
+    fn step_str_fold(
+        &self,
+        cur: &mut Cursor,
+        s: u32,
+        req: bool,
+        rev: bool,
+        next: Pc,
+    ) -> Result<Step, Stop> {
+        if !rev
+            && let Some((start, end)) = self.lead
+            && start == cur.pos
+        {
+            // Only the leading string can start where the attempt starts: the reference's
+            // search verified it (its own comparison) and matches from after it.
+            cur.move_to(end, next);
+            return Ok(Step::Continue);
+        }
+        if req
+            && self.req_pos == Some(cur.pos)
+            && let Some(end) = self.required_end(cur.pos)
+        {
+            // Where the search found the required string, the reference takes it as matched.
+            cur.move_to(end, next);
+            return Ok(Step::Continue);
+        }
+        let values = &self.prog.folded[s as usize];
+        let mut p = cur.pos;
+        let mut fold = Fold::default();
+        // Forwards: folded characters of `fold` used; backwards: those left.
+        let mut f = 0;
+        let mut n = 0;
+        if !rev {
+            for &v in values.iter() {
+                if f >= fold.chars().len() {
+                    match self.fold_at(p, false) {
+                        Some((folded, len)) => (fold, n, f) = (folded, len, 0),
+                        None if self.partial => return Err(Stop::Partial),
+                        None => return Ok(Step::Fail),
+                    }
+                }
+                if !self.same_char_ign(v, fold.chars()[f]) {
+                    return Ok(Step::Fail);
+                }
+                f += 1;
+                if f >= fold.chars().len() {
+                    p += n;
+                }
+            }
+            if f < fold.chars().len() {
+                // The string ends inside a character's folding.
+                return Ok(Step::Fail);
+            }
+        } else {
+            for &v in values.iter().rev() {
+                if f == 0 {
+                    match self.fold_at(p, true) {
+                        Some((folded, len)) => (fold, n, f) = (folded, len, folded.chars().len()),
+                        None => return Ok(Step::Fail),
+                    }
+                }
+                if !self.same_char_ign(v, fold.chars()[f - 1]) {
+                    return Ok(Step::Fail);
+                }
+                f -= 1;
+                if f == 0 {
+                    p -= n;
+                }
+            }
+            if f > 0 {
+                return Ok(Step::Fail);
+            }
+        }
+        cur.move_to(p, next);
+        Ok(Step::Continue)
+    }
+
     /// `Inst::Set`: one character from a set.
     #[inline(always)]
     fn step_set(&self, cur: &mut Cursor, set: u32, rev: bool, next: Pc) -> Result<Step, Stop> {
@@ -769,10 +915,19 @@ impl<'a> Matcher<'a> {
         // A greedy unbounded repeat that failed from `from` fails from any later start within
         // the same run (its continuations are a subset), when the progress bits do not tell the
         // two apart.
+        let fold_tail = if rev {
+            None
+        } else {
+            prog.fold_tails
+                .iter()
+                .find(|&&(p, _)| p == pc)
+                .map(|&(_, s)| s)
+        };
         let run_ok = self.memo_on
             && max == u32::MAX
             && !rev
             && !prog.stateful
+            && fold_tail.is_none()
             && (bits | !prog.loop_mask[next as usize]) == !0;
         if run_ok {
             let (from, to) = self.run_failed[pc as usize];
@@ -807,6 +962,16 @@ impl<'a> Matcher<'a> {
         if count < min {
             return Ok(Step::Fail);
         }
+        if fold_tail.is_some() && self.fold_guards_on() {
+            // The reference gives back characters while its tail guard covers the end.
+            while self.tail_guards.contains(&(pc, p)) {
+                if count == min || count == 0 {
+                    return Ok(Step::Fail);
+                }
+                count -= 1;
+                p -= self.char_back(p).expect("took it").1;
+            }
+        }
         if run_ok && p > pos {
             self.stack.push(Frame::RunDone {
                 pc,
@@ -814,7 +979,21 @@ impl<'a> Matcher<'a> {
                 to: p,
             });
         }
-        if p != min_pos {
+        if let Some(fold) = fold_tail {
+            if count > min {
+                self.fold_gen = self.fold_gen.wrapping_add(1);
+                self.stack.push(Frame::GreedyFold {
+                    pc,
+                    next,
+                    start,
+                    min,
+                    count,
+                    bits,
+                    fold,
+                    entry: self.fold_gen,
+                });
+            }
+        } else if p != min_pos {
             self.stack.push(Frame::Greedy {
                 next,
                 start,
@@ -826,6 +1005,127 @@ impl<'a> Matcher<'a> {
         }
         cur.move_to(p, next);
         Ok(Step::Continue)
+    }
+
+    /// `n` characters forward from `pos` (`None` past the end).
+    fn chars_fwd(&self, mut pos: usize, n: u32) -> Option<usize> {
+        for _ in 0..n {
+            pos += self.char_fwd(pos)?.1;
+        }
+        Some(pos)
+    }
+
+    /// `n` characters back from `pos` (`None` before the start).
+    fn chars_back(&self, mut pos: usize, n: u32) -> Option<usize> {
+        for _ in 0..n {
+            pos -= self.char_back(pos)?.1;
+        }
+        Some(pos)
+    }
+
+    /// The characters between two positions.
+    fn chars_between(&self, a: usize, b: usize) -> u32 {
+        let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+        self.bytes[lo..hi]
+            .iter()
+            .filter(|&&b| (b as i8) >= -0x40)
+            .count() as u32
+    }
+
+    /// Whether the reference keeps tail guards for repeats followed by a folded string: unless a
+    /// backreference follows (then it never does).
+    fn fold_guards_on(&self) -> bool {
+        !self.prog.referenced.iter().any(|&r| r)
+    }
+
+    /// Backtracking a greedy repeat whose tail is a string under full case folding, as the
+    /// reference does it: instead of giving back one character, it searches backwards for the
+    /// string (its folded characters compared for equality), never past the point where the
+    /// string's length in folded characters would reach beyond the end of the text, and assumes
+    /// the string found spans that many characters. So it never reports a partial match there,
+    /// and where folding changed the length it tries the tail where the string does not start
+    /// (even before the repeat). Returns where to resume and the repeat's new count, or `None`.
+    fn give_back_fold(
+        &mut self,
+        pc: Pc,
+        start: usize,
+        min: u32,
+        count: u32,
+        fold: u32,
+    ) -> Option<(usize, u32)> {
+        let values = &self.prog.folded[fold as usize];
+        let ascii = self.prog.ascii;
+        let folded_len: u32 = values
+            .iter()
+            .map(|&v| full_fold(v, ascii).chars().len() as u32)
+            .sum();
+        let guards = self.fold_guards_on();
+        let cur = self.chars_fwd(start, count)?;
+        if guards {
+            // The tail failed where the repeat ended.
+            self.tail_guards.insert((pc, cur));
+        }
+        let limit = self.chars_fwd(start, min)?;
+        if cur == limit {
+            return None;
+        }
+        // The last position the string could start at without running off the end.
+        let last = self.chars_back(self.bytes.len(), folded_len)?;
+        let mut pos = (cur - self.char_back(cur)?.1).min(last);
+        loop {
+            if pos < limit {
+                return None;
+            }
+            let end = self.chars_fwd(pos, folded_len)?;
+            let found = self.search_fold_back(values, end, limit)?;
+            pos = self.chars_back(found, folded_len)?;
+            if !(guards && self.tail_guards.contains(&(pc, pos))) {
+                break;
+            }
+            pos -= self.char_back(pos)?.1;
+        }
+        let new_count = self.chars_between(pos, start);
+        Some((pos, new_count))
+    }
+
+    /// The reference's backward search for a folded string ending at or before `end` and
+    /// beginning after `limit`: where it ends.
+    fn search_fold_back(&self, values: &[u32], end: usize, limit: usize) -> Option<usize> {
+        let ascii = self.prog.ascii;
+        let mut start_pos = end;
+        'ends: loop {
+            let mut p = start_pos;
+            let mut s = 0usize;
+            let mut fold = Fold::default();
+            let mut f = 0usize;
+            while s < values.len() || f < fold.chars().len() {
+                if f >= fold.chars().len() {
+                    if p <= limit {
+                        return None;
+                    }
+                    fold = full_fold(self.char_back(p)?.0, ascii);
+                    f = 0;
+                }
+                let n = fold.chars().len();
+                if s < values.len()
+                    && super::unicode::same_folded_turkic(
+                        values[values.len() - s - 1],
+                        fold.chars()[n - f - 1],
+                        ascii,
+                    )
+                {
+                    s += 1;
+                    f += 1;
+                    if f >= n {
+                        p -= self.char_back(p)?.1;
+                    }
+                } else {
+                    start_pos -= self.char_back(start_pos)?.1;
+                    continue 'ends;
+                }
+            }
+            return Some(start_pos);
+        }
     }
 
     /// `Inst::RepOne`, lazy: takes the minimum number of characters of the set, leaving a
@@ -1029,6 +1329,7 @@ impl<'a> Matcher<'a> {
         cur: &mut Cursor,
         group: u32,
         ign: bool,
+        full: bool,
         rev: bool,
         next: Pc,
     ) -> Result<Step, Stop> {
@@ -1036,7 +1337,12 @@ impl<'a> Matcher<'a> {
         if s == NONE {
             return Ok(Step::Fail);
         }
-        Ok(match self.backref(s, e, cur.pos, ign, rev)? {
+        let found = if full {
+            self.backref_fold(s, e, cur.pos, rev)?
+        } else {
+            self.backref(s, e, cur.pos, ign, rev)?
+        };
+        Ok(match found {
             Some(p) => {
                 cur.move_to(p, next);
                 Step::Continue
@@ -1202,6 +1508,87 @@ impl<'a> Matcher<'a> {
         Ok(Some(p))
     }
 
+    /// Matches the text of a group at `pos` under full case folding: the foldings of the group's
+    /// characters and of the text's must be the same sequence, ending together. `Ok(None)` on
+    /// mismatch; forwards, text that ends first is partial.
+    fn backref_fold(
+        &self,
+        s: usize,
+        e: usize,
+        pos: usize,
+        rev: bool,
+    ) -> Result<Option<usize>, Stop> {
+        let (mut p, mut g) = (pos, if rev { e } else { s });
+        let (mut tbuf, mut gbuf) = (Fold::default(), Fold::default());
+        let (mut tf, mut gf) = (0usize, 0usize);
+        let (mut tn, mut gn) = (0usize, 0usize);
+        // Forwards `tf`/`gf` count the folded characters used; backwards, those left.
+        let mut t_len = 0usize;
+        let mut g_len = 0usize;
+        if !rev {
+            while g < e {
+                if tf >= t_len {
+                    match self.fold_at(p, false) {
+                        Some((f, n)) => (tbuf, tn, t_len) = (f, n, f.chars().len()),
+                        None if self.partial => return Err(Stop::Partial),
+                        None => return Ok(None),
+                    }
+                    tf = 0;
+                }
+                if gf >= g_len {
+                    let (f, n) = self.fold_at(g, false).expect("inside the group");
+                    (gbuf, gn, g_len) = (f, n, f.chars().len());
+                    gf = 0;
+                }
+                if !self.same_char_ign(gbuf.chars()[gf], tbuf.chars()[tf]) {
+                    return Ok(None);
+                }
+                tf += 1;
+                gf += 1;
+                if tf >= t_len {
+                    p += tn;
+                }
+                if gf >= g_len {
+                    g += gn;
+                }
+            }
+            if tf < t_len || gf < g_len {
+                return Ok(None);
+            }
+        } else {
+            while g > s {
+                if tf == 0 {
+                    match self.fold_at(p, true) {
+                        Some((f, n)) => (tbuf, tn, t_len) = (f, n, f.chars().len()),
+                        None => return Ok(None),
+                    }
+                    tf = t_len;
+                }
+                if gf == 0 {
+                    let (f, n) = self.fold_at(g, true).expect("inside the group");
+                    (gbuf, gn, g_len) = (f, n, f.chars().len());
+                    gf = g_len;
+                }
+                if !self.same_char_ign(gbuf.chars()[gf - 1], tbuf.chars()[tf - 1]) {
+                    return Ok(None);
+                }
+                tf -= 1;
+                gf -= 1;
+                if tf == 0 {
+                    p -= tn;
+                }
+                if gf == 0 {
+                    g -= gn;
+                }
+            }
+            if tf > 0 || gf > 0 {
+                return Ok(None);
+            }
+        }
+        let _ = (t_len, g_len);
+        Ok(Some(p))
+    }
+
     /// Pops frames until a choice point above `base` yields a state to resume.
     fn backtrack(&mut self, base: usize) -> Result<Option<(Pc, usize, u32)>, Stop> {
         while self.stack.len() > base {
@@ -1230,6 +1617,42 @@ impl<'a> Matcher<'a> {
                             bits,
                             rev,
                         });
+                    }
+                    let b = if p != start { !0 } else { bits };
+                    return Ok(Some((next, p, b)));
+                }
+                Frame::GreedyFold {
+                    pc,
+                    next,
+                    start,
+                    min,
+                    count,
+                    bits,
+                    fold,
+                    entry,
+                } => {
+                    self.steps += u64::from(count);
+                    let Some((p, new_count)) = self.give_back_fold(pc, start, min, count, fold)
+                    else {
+                        continue;
+                    };
+                    if !self.fold_seen.insert((entry, new_count)) {
+                        // The reference would give back to this count again and again.
+                        return Err(Stop::Budget);
+                    }
+                    if new_count > min {
+                        self.stack.push(Frame::GreedyFold {
+                            pc,
+                            next,
+                            start,
+                            min,
+                            count: new_count,
+                            bits,
+                            fold,
+                            entry,
+                        });
+                    } else if new_count < min {
+                        continue;
                     }
                     let b = if p != start { !0 } else { bits };
                     return Ok(Some((next, p, b)));

@@ -1,16 +1,20 @@
 //! Lowering of the parsed tree into a program: character classes become code point sets (with the
 //! reference's case-insensitive and set-optimisation rules), repeats become loops of the cheapest
-//! form that keeps the reference's semantics, lookbehinds are compiled right-to-left.
+//! form that keeps the reference's semantics, lookbehinds are compiled right-to-left. Under full
+//! case folding a character that expands (`ß`) is itself or its folding (`ss`), and strings
+//! compare the text's full case folding.
 
 use std::collections::HashMap;
 
-use super::ast::{Assertion, Enc, GroupName, Node, RepeatKind, SetItem};
+use super::ast::{Assertion, Enc, GroupName, Node, RepeatKind, SetItem, SetOp};
 use super::charset::CharSet;
 use super::error::RegexError;
-use super::optimise::optimise;
-use super::parse::Parsed;
-use super::prog::{Inst, Look, Pc, Program, Required, StartTest};
+use super::optimise::{Ctx, optimise_and_pack};
+use super::parse::{F_FULLCASE, F_IGNORECASE, Parsed};
+use super::prog::{FoldLead, Inst, LitCase, Look, NextTest, Pc, Program, Required, StartTest};
 use super::props::{property_set, property_set_enc};
+use super::sets::{PyMatcher, eval_op};
+use super::unicode::full_fold;
 use super::unicode_tables as t;
 
 /// Upper bound on program size.
@@ -26,6 +30,7 @@ struct Builder {
     sets: Vec<CharSet>,
     set_index: HashMap<CharSet, u32>,
     strings: Vec<Box<str>>,
+    folded: Vec<Box<[u32]>>,
     slot_count: u32,
     slot_group: Vec<u32>,
     rep_count: u32,
@@ -40,6 +45,14 @@ struct Builder {
     referenced: Vec<bool>,
     has_backrefs: bool,
     ascii: bool,
+    /// Which characters count as cased (see [`Ctx`]).
+    ctx: Ctx,
+    /// The node the required string comes from (null when none).
+    req_node: *const Node,
+    /// Whether a required string under full case folding is searched with full case folding:
+    /// only when the pattern's final flags include IGNORECASE (and the encoding is Unicode);
+    /// otherwise the reference searches for its folded characters with simple case folding.
+    req_fold: bool,
     cur_mask: u32,
 }
 
@@ -48,12 +61,18 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
     let mut referenced = vec![false; parsed.group_count as usize + 1];
     let mut has_backrefs = false;
     mark_references(&parsed.node, &mut referenced, &mut has_backrefs);
+    let final_ign = parsed.flags & F_IGNORECASE != 0;
+    let ctx = Ctx {
+        ascii: parsed.ascii,
+        cased_full: !parsed.ascii && final_ign && parsed.flags & F_FULLCASE != 0,
+    };
     let mut b = Builder {
         insts: Vec::new(),
         masks: Vec::new(),
         sets: Vec::new(),
         set_index: HashMap::new(),
         strings: Vec::new(),
+        folded: Vec::new(),
         slot_count: 0,
         slot_group: Vec::new(),
         rep_count: 0,
@@ -64,10 +83,23 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         referenced,
         has_backrefs,
         ascii: parsed.ascii,
+        ctx,
+        req_fold: !parsed.ascii && final_ign,
+        req_node: std::ptr::null(),
         cur_mask: 0,
     };
     let m = b.push(Inst::Match)?;
-    let node = optimise(parsed.node.clone(), false);
+    let node =
+        optimise_and_pack(parsed.node.clone(), &b.ctx).map_err(|_| RegexError::Unsupported {
+            construct: "a VERSION1 set operation with a member that matches every character, \
+                        under full case folding (the reference fails with AttributeError)"
+                .into(),
+            offset: 0,
+            position: 0,
+        })?;
+    if let Some(r) = b.required_node(&node) {
+        b.req_node = r;
+    }
     let start = b.compile(&node, m, false)?;
     let firstset = if has_simple_start(&node) {
         None
@@ -90,13 +122,29 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         Some(fs) => StartTest::Class(fs.clone()),
         None => b.locate(&node, &|| StartTest::Anywhere),
     };
+    // When the start test is the required string itself, the reference never runs it: it
+    // tries every position the required string leaves (see `Prefilter::next`).
+    let start_is_required = firstset.is_none()
+        && match (b.start_source(&node, &|| None), b.required_node(&node)) {
+            (Some(a), Some(r)) => {
+                std::ptr::eq(a, r)
+                    && !matches!(
+                        a,
+                        Node::Char { full: true, .. } | Node::Literal { full: true, .. }
+                    )
+            }
+            _ => false,
+        };
+    let fold_lead = b.fold_lead(&node);
     let stateful = b.has_backrefs || b.rep_count > 0;
     let backref_ahead = backref_reachability(&b.insts);
+    let fold_tails = fold_tails(&b.insts);
     Ok(Program {
         insts: b.insts,
         start,
         sets: b.sets,
         strings: b.strings,
+        folded: b.folded,
         group_count: parsed.group_count as usize,
         slot_count: b.slot_count as usize,
         rep_count: b.rep_count as usize,
@@ -110,6 +158,9 @@ pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         firstset,
         required,
         start_test,
+        start_is_required,
+        fold_lead,
+        fold_tails,
         partial_reach,
         min_width: min_width(&node),
         must_contain,
@@ -142,7 +193,16 @@ fn mark_references(node: &Node, referenced: &mut [bool], has: &mut bool) {
 }
 
 /// The fewest characters `node` can consume on a successful match (`u64::MAX`: never matches).
+/// Under full case folding one character of the text can match up to three of a string, and
+/// the reference counts a string of `n` folded characters as `max(1, n / 3)` characters.
 pub fn min_width(node: &Node) -> u64 {
+    let unfolded = |n: usize| -> u64 {
+        match n {
+            0 => 0,
+            1 | 2 => 1,
+            n => (n / 3) as u64,
+        }
+    };
     match node {
         Node::Empty | Node::Assert(_) | Node::Look { .. } | Node::Backref { .. } => 0,
         Node::Seq(items) => items
@@ -150,6 +210,13 @@ pub fn min_width(node: &Node) -> u64 {
             .map(min_width)
             .fold(0u64, |a, b| a.saturating_add(b)),
         Node::Alt(branches) => branches.iter().map(min_width).min().unwrap_or(0),
+        Node::Literal { chars, full, .. } => {
+            if *full {
+                unfolded(folded_string(chars).len())
+            } else {
+                chars.len() as u64
+            }
+        }
         Node::Char { .. }
         | Node::Set { .. }
         | Node::SetOf { .. }
@@ -167,6 +234,25 @@ pub fn min_width(node: &Node) -> u64 {
         }
         Node::Fail => u64::MAX,
     }
+}
+
+/// The full case folding of a literal's characters (as the reference folds a string's).
+fn folded_string(chars: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(chars.len());
+    for &c in chars {
+        out.extend_from_slice(full_fold(c, false).chars());
+    }
+    out
+}
+
+/// The full case folding of a positive character when it expands (the reference then matches
+/// the character or that string).
+fn expansion(c: u32, positive: bool, ign: bool, full: bool) -> Option<Vec<u32>> {
+    if !(positive && ign && full) {
+        return None;
+    }
+    let f = full_fold(c, false);
+    (f.chars().len() > 1).then(|| f.chars().to_vec())
 }
 
 /// A rough instruction count for `node`, used to decide whether to unroll repeats.
@@ -218,7 +304,16 @@ impl Builder {
     /// The set of characters a character-like node matches, or `None` if it is not one.
     fn class_of(&self, node: &Node) -> Option<CharSet> {
         Some(match node {
-            Node::Char { c, positive, ign } => {
+            Node::Char {
+                c,
+                positive,
+                ign,
+                full,
+            } => {
+                if expansion(*c, *positive, *ign, *full).is_some() {
+                    // The character or its folding: not a one-character item.
+                    return None;
+                }
                 let mut s = CharSet::single(*c);
                 if *ign {
                     s = self.closure(&s);
@@ -230,6 +325,7 @@ impl Builder {
                 positive,
                 ign,
                 enc,
+                ..
             } => {
                 let s = self.prop_node_set(*key, *enc, *ign);
                 if *positive { s } else { s.complement() }
@@ -238,8 +334,9 @@ impl Builder {
                 items,
                 positive,
                 ign,
+                ..
             } => self.set_node(items, *positive, *ign),
-            Node::SetOf { members, ign } => self.set_of(members, *ign),
+            Node::SetOf { members, ign, .. } => self.set_of(members, *ign),
             Node::AnyAll => CharSet::full(),
             Node::Any => CharSet::single('\n' as u32).complement(),
             _ => return None,
@@ -284,7 +381,12 @@ impl Builder {
             let item = flat[0].clone();
             return match item {
                 SetItem::Char(c) => {
-                    let node = Node::Char { c, positive, ign };
+                    let node = Node::Char {
+                        c,
+                        positive,
+                        ign,
+                        full: false,
+                    };
                     self.class_of(&node).expect("character node")
                 }
                 SetItem::Range(a, b) => {
@@ -300,6 +402,21 @@ impl Builder {
                     enc,
                 } => {
                     let s = self.prop_node_set(key, enc, ign);
+                    if p == positive { s } else { s.complement() }
+                }
+                SetItem::Nested {
+                    op,
+                    items,
+                    positive: p,
+                } => {
+                    // A VERSION1 set: its operation is the top level.
+                    let closure = |s: &CharSet| self.closure(s);
+                    let s = eval_op(
+                        op,
+                        &items,
+                        self.ascii,
+                        if ign { Some(&closure) } else { None },
+                    );
                     if p == positive { s } else { s.complement() }
                 }
                 SetItem::Union(_) => unreachable!("flattened"),
@@ -328,6 +445,16 @@ impl Builder {
                         property_set_enc(*key, *enc, self.ascii)
                     };
                     if *p { s } else { s.complement() }
+                }
+                SetItem::Nested { .. } => {
+                    // A nested set, tested case-sensitively as a member.
+                    let closure = |s: &CharSet| self.closure(s);
+                    eval_op(
+                        SetOp::Union,
+                        std::slice::from_ref(item),
+                        self.ascii,
+                        if ign { Some(&closure) } else { None },
+                    )
                 }
                 SetItem::Union(_) => unreachable!("flattened"),
             };
@@ -409,6 +536,19 @@ impl Builder {
         self.push(Inst::Set { set, rev, next })
     }
 
+    /// Emits a string under full case folding.
+    fn emit_fold(
+        &mut self,
+        folded: Vec<u32>,
+        req: bool,
+        rev: bool,
+        next: Pc,
+    ) -> Result<Pc, RegexError> {
+        let s = self.folded.len() as u32;
+        self.folded.push(folded.into_boxed_slice());
+        self.push(Inst::StrFold { s, req, rev, next })
+    }
+
     fn compile(&mut self, node: &Node, next: Pc, rev: bool) -> Result<Pc, RegexError> {
         if let Some(set) = self.class_of(node) {
             return self.emit_class(set, rev, next);
@@ -416,6 +556,41 @@ impl Builder {
         match node {
             Node::Empty => Ok(next),
             Node::Seq(items) => self.compile_seq(items, next, rev),
+            Node::Char {
+                c,
+                positive,
+                ign,
+                full,
+            } => {
+                // The character itself (simple case folding), else its full case folding.
+                let folded = expansion(*c, *positive, *ign, *full).expect("not a class");
+                let second = self.emit_fold(folded, false, rev, next)?;
+                let simple = Node::Char {
+                    c: *c,
+                    positive: true,
+                    ign: true,
+                    full: false,
+                };
+                let first = self.compile(&simple, next, rev)?;
+                self.push(Inst::Split { first, second })
+            }
+            Node::Literal { chars, ign, full } => {
+                if *full {
+                    let req = !rev && std::ptr::eq(node, self.req_node);
+                    return self.emit_fold(folded_string(chars), req, rev, next);
+                }
+                let items: Vec<Node> = chars
+                    .iter()
+                    .map(|&c| Node::Char {
+                        c,
+                        positive: true,
+                        ign: *ign,
+                        full: false,
+                    })
+                    .collect();
+                self.compile_seq(&items, next, rev)
+            }
+            Node::Alt(branches) if branches.len() == 1 => self.compile(&branches[0], next, rev),
             Node::Alt(branches) => {
                 let mut entries = Vec::with_capacity(branches.len());
                 for b in branches {
@@ -475,13 +650,17 @@ impl Builder {
                     next,
                 })
             }
-            Node::Backref { group, ign, .. } => {
+            Node::Backref {
+                group, ign, full, ..
+            } => {
                 let GroupName::Number(g) = group else {
                     unreachable!("resolved by the parser")
                 };
                 self.push(Inst::Backref {
                     group: *g,
                     ign: *ign,
+                    // Full case folding needs the Unicode encoding at the pattern level.
+                    full: *ign && *full && !self.ascii,
                     rev,
                     next,
                 })
@@ -491,8 +670,7 @@ impl Builder {
                 self.push(Inst::Assert { look, next })
             }
             Node::Fail => self.push(Inst::Fail),
-            Node::Char { .. }
-            | Node::Set { .. }
+            Node::Set { .. }
             | Node::SetOf { .. }
             | Node::Prop { .. }
             | Node::AnyAll
@@ -506,17 +684,28 @@ impl Builder {
         // Runs of exact characters become one string instruction.
         let mut chunks: Vec<Result<String, &Node>> = Vec::new();
         for item in items {
-            if let Node::Char {
-                c,
-                positive: true,
-                ign: false,
-            } = item
-                && let Some(ch) = char::from_u32(*c)
+            let exact: Option<&[u32]> = match item {
+                Node::Char {
+                    c,
+                    positive: true,
+                    ign: false,
+                    ..
+                } => Some(std::slice::from_ref(c)),
+                Node::Literal {
+                    chars, ign: false, ..
+                } => Some(chars),
+                _ => None,
+            };
+            if let Some(cs) = exact
+                && let Some(text) = cs
+                    .iter()
+                    .map(|&c| char::from_u32(c))
+                    .collect::<Option<String>>()
             {
                 if let Some(Ok(s)) = chunks.last_mut() {
-                    s.push(ch);
-                } else {
-                    chunks.push(Ok(ch.to_string()));
+                    s.push_str(&text);
+                } else if !text.is_empty() {
+                    chunks.push(Ok(text));
                 }
                 continue;
             }
@@ -808,7 +997,14 @@ impl Builder {
     fn first_test(&self, node: &Node) -> Option<bool> {
         match node {
             Node::Empty => None,
-            Node::Char { .. }
+            // A character that expands is a branch in the reference.
+            Node::Char {
+                c,
+                positive,
+                ign,
+                full,
+            } => Some(expansion(*c, *positive, *ign, *full).is_none()),
+            Node::Literal { .. }
             | Node::Set { .. }
             | Node::SetOf { .. }
             | Node::Prop { .. }
@@ -838,6 +1034,7 @@ fn backref_reachability(insts: &[Inst]) -> Vec<bool> {
         let succ: Vec<Pc> = match *inst {
             Inst::Char { next, .. }
             | Inst::Str { next, .. }
+            | Inst::StrFold { next, .. }
             | Inst::Set { next, .. }
             | Inst::Any { next, .. }
             | Inst::Assert { next, .. }
@@ -877,6 +1074,38 @@ fn backref_reachability(insts: &[Inst]) -> Vec<bool> {
     ahead
 }
 
+/// The greedy forward single-character repeats whose tail starts (past group edges) with a
+/// string under full case folding, with that string.
+fn fold_tails(insts: &[Inst]) -> Vec<(Pc, u32)> {
+    let mut out = Vec::new();
+    for (pc, inst) in insts.iter().enumerate() {
+        let Inst::RepOne {
+            greedy: true,
+            rev: false,
+            next,
+            ..
+        } = *inst
+        else {
+            continue;
+        };
+        let mut at = next;
+        for _ in 0..64 {
+            match insts[at as usize] {
+                Inst::Mark { next, .. }
+                | Inst::Close {
+                    rev: false, next, ..
+                } => at = next,
+                Inst::StrFold { s, rev: false, .. } => {
+                    out.push((pc as Pc, s));
+                    break;
+                }
+                _ => break,
+            }
+        }
+    }
+    out
+}
+
 /// The reference's `has_simple_start`: the pattern begins with a one-character test.
 fn has_simple_start(node: &Node) -> bool {
     if node.is_range() {
@@ -885,6 +1114,7 @@ fn has_simple_start(node: &Node) -> bool {
     match node {
         Node::Seq(items) => items.first().is_some_and(has_simple_start),
         Node::Char { .. }
+        | Node::Literal { .. }
         | Node::Prop { .. }
         | Node::Set { .. }
         | Node::SetOf { .. }
@@ -902,7 +1132,7 @@ struct FirstSet {
     none: bool,
 }
 
-fn first_items(node: &Node, cased: &dyn Fn(u32) -> bool) -> Result<FirstSet, ()> {
+fn first_items(node: &Node) -> Result<FirstSet, ()> {
     if node.is_range() {
         return Err(());
     }
@@ -910,6 +1140,30 @@ fn first_items(node: &Node, cased: &dyn Fn(u32) -> bool) -> Result<FirstSet, ()>
         Node::Empty | Node::Assert(_) | Node::Fail => FirstSet {
             items: vec![],
             none: true,
+        },
+        // Under full case folding a character or string has no first set.
+        Node::Char {
+            ign: true,
+            full: true,
+            positive: true,
+            ..
+        }
+        | Node::Literal {
+            ign: true,
+            full: true,
+            ..
+        } => return Err(()),
+        Node::Literal { chars, ign, .. } => match chars.first() {
+            Some(&c) => FirstSet {
+                items: vec![Node::Char {
+                    c,
+                    positive: true,
+                    ign: *ign,
+                    full: false,
+                }],
+                none: false,
+            },
+            None => return Err(()),
         },
         Node::Char { .. } | Node::Prop { .. } | Node::Set { .. } | Node::SetOf { .. } => {
             if let Node::Set {
@@ -929,6 +1183,7 @@ fn first_items(node: &Node, cased: &dyn Fn(u32) -> bool) -> Result<FirstSet, ()>
                             c: *c,
                             positive: *positive,
                             ign: false,
+                            full: false,
                         }],
                         none: false,
                     });
@@ -942,37 +1197,8 @@ fn first_items(node: &Node, cased: &dyn Fn(u32) -> bool) -> Result<FirstSet, ()>
         Node::Any | Node::AnyAll | Node::Backref { .. } => return Err(()),
         Node::Seq(items) => {
             let mut acc = Vec::new();
-            for (i, item) in items.iter().enumerate() {
-                if let Node::Char {
-                    c,
-                    positive: true,
-                    ign,
-                } = item
-                {
-                    // Packed into a string with the characters after it; a string of uncased
-                    // characters loses its case-insensitive flag.
-                    let mut any_cased = cased(*c);
-                    for next in &items[i + 1..] {
-                        match next {
-                            Node::Char {
-                                c: c2,
-                                positive: true,
-                                ign: ign2,
-                            } if ign2 == ign || !(*ign2 || cased(*c2)) => any_cased |= cased(*c2),
-                            _ => break,
-                        }
-                    }
-                    acc.push(Node::Char {
-                        c: *c,
-                        positive: true,
-                        ign: *ign && any_cased,
-                    });
-                    return Ok(FirstSet {
-                        items: acc,
-                        none: false,
-                    });
-                }
-                let f = first_items(item, cased)?;
+            for item in items {
+                let f = first_items(item)?;
                 acc.extend(f.items);
                 if !f.none {
                     return Ok(FirstSet {
@@ -990,7 +1216,7 @@ fn first_items(node: &Node, cased: &dyn Fn(u32) -> bool) -> Result<FirstSet, ()>
             let mut acc = Vec::new();
             let mut none = false;
             for b in branches {
-                let f = first_items(b, cased)?;
+                let f = first_items(b)?;
                 acc.extend(f.items);
                 none |= f.none;
             }
@@ -999,9 +1225,9 @@ fn first_items(node: &Node, cased: &dyn Fn(u32) -> bool) -> Result<FirstSet, ()>
             }
             FirstSet { items: acc, none }
         }
-        Node::Group { node, .. } | Node::Atomic(node) => first_items(node, cased)?,
+        Node::Group { node, .. } | Node::Atomic(node) => first_items(node)?,
         Node::Repeat { node, min, .. } => {
-            let mut f = first_items(node, cased)?;
+            let mut f = first_items(node)?;
             if *min == 0 {
                 f.none = true;
             }
@@ -1013,7 +1239,7 @@ fn first_items(node: &Node, cased: &dyn Fn(u32) -> bool) -> Result<FirstSet, ()>
             node,
         } => {
             if *positive && !*behind {
-                first_items(node, cased)?
+                first_items(node)?
             } else {
                 FirstSet {
                     items: vec![],
@@ -1034,93 +1260,134 @@ fn complementary(flat: &[SetItem]) -> bool {
 /// The reference's repeat limit: widths at or above it mean "unbounded".
 const UNLIMITED: u64 = 0xFFFF_FFFF;
 
-/// The reference's `max_width` (in characters, saturating at `UNLIMITED`).
-fn max_width(node: &Node) -> u64 {
-    match node {
-        Node::Empty | Node::Assert(_) | Node::Look { .. } | Node::Fail => 0,
-        Node::Char { .. }
-        | Node::Set { .. }
-        | Node::SetOf { .. }
-        | Node::Prop { .. }
-        | Node::Any
-        | Node::AnyAll => 1,
-        Node::Seq(items) => items
-            .iter()
-            .map(max_width)
-            .fold(0, |a: u64, b| a.saturating_add(b)),
-        Node::Alt(branches) => branches.iter().map(max_width).max().unwrap_or(0),
-        Node::Group { node, .. } | Node::Atomic(node) => max_width(node),
-        Node::Repeat { node, max, .. } => match max {
-            None => UNLIMITED,
-            Some(m) => max_width(node).saturating_mul(u64::from(*m)),
-        },
-        Node::Backref { .. } => UNLIMITED,
+impl Builder {
+    /// The reference's `max_width` (in characters, saturating at `UNLIMITED`). Under full case
+    /// folding it counts folded characters: a character's folding, a string's, and for a set
+    /// the longest folding among the characters it holds that expand.
+    fn max_width(&self, node: &Node) -> u64 {
+        match node {
+            Node::Empty | Node::Assert(_) | Node::Look { .. } | Node::Fail => 0,
+            Node::Char {
+                c,
+                positive: true,
+                ign: true,
+                full: true,
+            } => full_fold(*c, false).chars().len() as u64,
+            Node::Literal { chars, full, .. } => {
+                if *full {
+                    folded_string(chars).len() as u64
+                } else {
+                    chars.len() as u64
+                }
+            }
+            Node::Set {
+                items,
+                positive: true,
+                ign: true,
+                full: true,
+            } if !self.ascii && !node.is_range() => {
+                let (op, members, positive) = match items.as_slice() {
+                    [
+                        SetItem::Nested {
+                            op,
+                            items: inner,
+                            positive,
+                        },
+                    ] if *op != SetOp::Union => (*op, inner.clone(), *positive),
+                    _ => (SetOp::Union, items.clone(), true),
+                };
+                longest_folding(op, &members, positive)
+            }
+            Node::SetOf {
+                members,
+                ign: true,
+                full: true,
+            } if !self.ascii => {
+                let items: Vec<SetItem> = members
+                    .iter()
+                    .filter_map(super::sets::node_as_item)
+                    .collect();
+                longest_folding(SetOp::Union, &items, true)
+            }
+            Node::Char { .. }
+            | Node::Set { .. }
+            | Node::SetOf { .. }
+            | Node::Prop { .. }
+            | Node::Any
+            | Node::AnyAll => 1,
+            Node::Seq(items) => items
+                .iter()
+                .map(|n| self.max_width(n))
+                .fold(0, |a: u64, b| a.saturating_add(b)),
+            Node::Alt(branches) => branches
+                .iter()
+                .map(|n| self.max_width(n))
+                .max()
+                .unwrap_or(0),
+            Node::Group { node, .. } | Node::Atomic(node) => self.max_width(node),
+            Node::Repeat { node, max, .. } => match max {
+                None => UNLIMITED,
+                Some(m) => self.max_width(node).saturating_mul(u64::from(*m)),
+            },
+            Node::Backref { .. } => UNLIMITED,
+        }
     }
 }
 
-/// An item of a sequence after the reference packs adjacent literal characters into strings.
-enum Packed<'a> {
-    Str(Vec<u32>, bool),
-    Node(&'a Node),
+/// The longest full case folding among the expanding characters a set matches (1 if none).
+fn longest_folding(op: SetOp, members: &[SetItem], positive: bool) -> u64 {
+    let mut py = PyMatcher::new();
+    t::EXPAND_ON_FOLDING
+        .iter()
+        .filter(|&&c| py.set_matches(op, members, positive, c) == Ok(true))
+        .map(|&c| full_fold(c, false).chars().len() as u64)
+        .max()
+        .unwrap_or(1)
 }
 
 impl Builder {
+    /// The reference's `is_cased_i` with the pattern's final flags.
     fn is_cased(&self, c: u32) -> bool {
-        if self.ascii {
-            super::unicode::other_cases_ascii(c).is_some()
-        } else {
-            !super::unicode::other_cases(c).is_empty()
-        }
+        self.ctx.is_cased(c)
     }
 
-    fn pack<'a>(&self, items: &'a [Node]) -> Vec<Packed<'a>> {
-        let mut out = Vec::new();
-        let mut run: Vec<u32> = Vec::new();
-        let mut run_ign = false;
-        let flush = |run: &mut Vec<u32>, ign: bool, out: &mut Vec<Packed<'a>>| {
-            if !run.is_empty() {
-                out.push(Packed::Str(std::mem::take(run), ign));
-            }
+    /// The reference's `get_required_string`: (offset, literal (folded under full case
+    /// folding) and how it compares).
+    fn required_of(&self, node: &Node) -> (u64, Option<(Vec<u32>, LitCase)>) {
+        let case = |ign: bool, full: bool| match (ign, full) {
+            (false, _) => LitCase::Exact,
+            (true, false) => LitCase::Ign,
+            (true, true) => LitCase::Fold,
         };
-        for item in items {
-            if let Node::Char {
-                c,
-                positive: true,
-                ign,
-            } = item
-            {
-                if *ign != run_ign && (*ign || self.is_cased(*c)) {
-                    flush(&mut run, run_ign, &mut out);
-                    run_ign = *ign;
-                }
-                run.push(*c);
-            } else {
-                flush(&mut run, run_ign, &mut out);
-                out.push(Packed::Node(item));
-            }
-        }
-        flush(&mut run, run_ign, &mut out);
-        out
-    }
-
-    /// The reference's `get_required_string`: (offset, literal and its case flag).
-    fn required_of(&self, node: &Node) -> (u64, Option<(Vec<u32>, bool)>) {
         match node {
             Node::Char {
                 c,
                 positive: true,
                 ign,
-            } => (0, Some((vec![*c], *ign))),
+                full,
+            } => {
+                let chars = if *ign && *full {
+                    full_fold(*c, false).chars().to_vec()
+                } else {
+                    vec![*c]
+                };
+                (0, Some((chars, case(*ign, *full))))
+            }
             Node::Char {
                 positive: false, ..
             } => (1, None),
+            Node::Literal { chars, ign, full } => {
+                let chars = if *ign && *full {
+                    folded_string(chars)
+                } else {
+                    chars.clone()
+                };
+                (0, Some((chars, case(*ign, *full))))
+            }
             Node::Seq(items) => {
                 let mut offset = 0u64;
-                for p in self.pack(items) {
-                    let (ofs, req) = match p {
-                        Packed::Str(chars, ign) => (0, Some((chars, ign))),
-                        Packed::Node(n) => self.required_of(n),
-                    };
+                for item in items {
+                    let (ofs, req) = self.required_of(item);
                     offset = offset.saturating_add(ofs);
                     if req.is_some() {
                         return (offset, req);
@@ -1131,7 +1398,7 @@ impl Builder {
             Node::Group { node, .. } | Node::Atomic(node) => self.required_of(node),
             Node::Repeat { node, min, max, .. } => {
                 let count = max.map_or(UNLIMITED, u64::from);
-                let w = |node: &Node| max_width(node).saturating_mul(count).min(UNLIMITED);
+                let w = |node: &Node| self.max_width(node).saturating_mul(count).min(UNLIMITED);
                 if *min == 0 {
                     return (w(node), None);
                 }
@@ -1141,37 +1408,47 @@ impl Builder {
                 }
                 (w(node), None)
             }
-            other => (max_width(other), None),
+            other => (self.max_width(other), None),
         }
     }
 
     /// Literal strings every match consumes (case-sensitive only).
     fn mandatory(&self, node: &Node, out: &mut Vec<String>) {
+        // A character that matches only itself (case-insensitively: one with no other case,
+        // and no folding to several characters under full case folding).
+        let only_itself = |c: u32, ign: bool, full: bool| {
+            !ign || {
+                let no_cases = if self.ascii {
+                    super::unicode::other_cases_ascii(c).is_none()
+                } else {
+                    super::unicode::other_cases(c).is_empty()
+                };
+                no_cases && !(full && super::unicode::expands(c))
+            }
+        };
         match node {
             Node::Char {
                 c,
                 positive: true,
                 ign,
-            } if !*ign || !self.is_cased(*c) => {
+                full,
+            } if only_itself(*c, *ign, *full) => {
                 if let Some(ch) = char::from_u32(*c) {
                     out.push(ch.to_string());
                 }
             }
+            // A string under full case folding may match text of other lengths (`ss` is `ß`).
+            Node::Literal { chars, ign, full }
+                if !full && chars.iter().all(|&c| only_itself(c, *ign, false)) =>
+            {
+                let text: String = chars.iter().filter_map(|&c| char::from_u32(c)).collect();
+                if text.chars().count() == chars.len() {
+                    out.push(text);
+                }
+            }
             Node::Seq(items) => {
-                for p in self.pack(items) {
-                    match p {
-                        Packed::Str(chars, ign)
-                            if !ign || !chars.iter().any(|&c| self.is_cased(c)) =>
-                        {
-                            let text: String =
-                                chars.iter().filter_map(|&c| char::from_u32(c)).collect();
-                            if text.chars().count() == chars.len() {
-                                out.push(text);
-                            }
-                        }
-                        Packed::Str(..) => {}
-                        Packed::Node(n) => self.mandatory(n, out),
-                    }
+                for item in items {
+                    self.mandatory(item, out);
                 }
             }
             Node::Group { node, .. } | Node::Atomic(node) => self.mandatory(node, out),
@@ -1213,6 +1490,23 @@ impl Builder {
                 }
             },
             Node::Backref { .. } => (CharSet::full(), 0),
+            Node::Char { c, .. } => {
+                // A character that expands: its folding takes at most that many characters.
+                if in_loop {
+                    (CharSet::full(), 0)
+                } else {
+                    (CharSet::empty(), full_fold(*c, false).chars().len() as u64)
+                }
+            }
+            Node::Literal { chars, full, .. } => {
+                if in_loop {
+                    (CharSet::full(), 0)
+                } else if *full {
+                    (CharSet::empty(), folded_string(chars).len() as u64)
+                } else {
+                    (CharSet::empty(), chars.len() as u64)
+                }
+            }
             _ => (CharSet::empty(), 0),
         }
     }
@@ -1222,7 +1516,7 @@ impl Builder {
     fn locate(&self, node: &Node, cont: &dyn Fn() -> StartTest) -> StartTest {
         match node {
             Node::Empty => cont(),
-            Node::Seq(items) => self.locate_packed(&self.pack(items), cont),
+            Node::Seq(items) => self.locate_seq(items, cont),
             Node::Group { node, .. } => self.locate(node, cont),
             Node::Look { .. } => cont(),
             Node::Repeat { node, min, .. } => {
@@ -1248,59 +1542,260 @@ impl Builder {
             | Node::SetOf { .. }
             | Node::Prop { .. }
             | Node::Any
-            | Node::AnyAll => StartTest::Class(self.class_of(node).expect("class")),
+            | Node::AnyAll => match self.class_of(node) {
+                Some(set) => StartTest::Class(set),
+                // A character that expands is a branch in the reference: no test.
+                None => StartTest::Anywhere,
+            },
+            Node::Literal { chars, ign, full } => self.literal_test(chars, *ign, *full),
             _ => StartTest::Anywhere,
         }
     }
 
-    fn locate_packed(&self, items: &[Packed<'_>], cont: &dyn Fn() -> StartTest) -> StartTest {
+    fn locate_seq(&self, items: &[Node], cont: &dyn Fn() -> StartTest) -> StartTest {
         let Some(first) = items.first() else {
             return cont();
         };
         let rest = &items[1..];
         match first {
-            Packed::Str(chars, ign) => self.literal_test(chars, *ign),
-            Packed::Node(Node::Assert(a @ super::ast::Assertion::Boundary { .. })) => {
+            Node::Assert(a @ super::ast::Assertion::Boundary { .. }) => {
                 // A boundary followed directly by a literal string tests for the string.
-                if let Some(Packed::Str(chars, ign)) = rest.first()
-                    && chars.len() > 1
-                {
-                    return self.literal_test(chars, *ign);
+                if let Some(Node::Literal { chars, ign, full }) = rest.first() {
+                    return self.literal_test(chars, *ign, *full);
                 }
                 StartTest::At(self.look_of(*a))
             }
-            Packed::Node(n) => self.locate(n, &|| self.locate_packed(rest, cont)),
+            n => self.locate(n, &|| self.locate_seq(rest, cont)),
         }
     }
 
-    fn literal_test(&self, chars: &[u32], ign: bool) -> StartTest {
+    /// The literal node [`Builder::locate`] takes its test from, if its test is a character or
+    /// string.
+    fn start_source<'a>(
+        &self,
+        node: &'a Node,
+        cont: &dyn Fn() -> Option<&'a Node>,
+    ) -> Option<&'a Node> {
+        match node {
+            Node::Empty => cont(),
+            Node::Seq(items) => self.start_source_seq(items, cont),
+            Node::Group { node, .. } => self.start_source(node, cont),
+            Node::Look { .. } => cont(),
+            Node::Repeat { node, min, .. } => {
+                if self.class_of(node).is_some() || *min == 0 {
+                    return None;
+                }
+                self.start_source(node, &|| None)
+            }
+            Node::Char { .. } if self.class_of(node).is_some() => Some(node),
+            Node::Literal { .. } => Some(node),
+            _ => None,
+        }
+    }
+
+    fn start_source_seq<'a>(
+        &self,
+        items: &'a [Node],
+        cont: &dyn Fn() -> Option<&'a Node>,
+    ) -> Option<&'a Node> {
+        let Some(first) = items.first() else {
+            return cont();
+        };
+        let rest = &items[1..];
+        match first {
+            Node::Assert(super::ast::Assertion::Boundary { .. }) => match rest.first() {
+                Some(lit @ Node::Literal { .. }) => Some(lit),
+                _ => None,
+            },
+            n => self.start_source(n, &|| self.start_source_seq(rest, cont)),
+        }
+    }
+
+    /// The node [`Builder::required_of`] takes the required string from.
+    fn required_node<'a>(&self, node: &'a Node) -> Option<&'a Node> {
+        match node {
+            Node::Char { positive: true, .. } | Node::Literal { .. } => Some(node),
+            Node::Seq(items) => {
+                for item in items {
+                    if self.required_of(item).1.is_some() {
+                        return self.required_node(item);
+                    }
+                }
+                None
+            }
+            Node::Group { node, .. } | Node::Atomic(node) => self.required_node(node),
+            Node::Repeat { node, min, .. } if *min > 0 => self.required_node(node),
+            _ => None,
+        }
+    }
+
+    /// The reference's look-ahead after a leading string under full case folding, when the
+    /// pattern's very first node is one (see [`FoldLead`]).
+    fn fold_lead(&self, node: &Node) -> Option<FoldLead> {
+        let items = self.leading_nodes(node);
+        let (first, rest) = items.split_first()?;
+        let Node::Literal {
+            chars,
+            ign: true,
+            full: true,
+        } = first
+        else {
+            return None;
+        };
+        Some(FoldLead {
+            chars: folded_string(chars),
+            next: self.next_test(rest),
+        })
+    }
+
+    /// The pattern's top-level nodes as the reference builds them, as far as its first two: a
+    /// leading repeat that must match (not of one character) is unrolled into copies of its body
+    /// followed by the rest of the repeat.
+    fn leading_nodes(&self, node: &Node) -> Vec<Node> {
+        let mut items: Vec<Node> = match node {
+            Node::Seq(v) => v.clone(),
+            other => vec![other.clone()],
+        };
+        for _ in 0..16 {
+            match items.first() {
+                Some(Node::Seq(_)) => {
+                    let Node::Seq(inner) = items.remove(0) else {
+                        unreachable!("checked")
+                    };
+                    items.splice(0..0, inner);
+                }
+                Some(Node::Repeat {
+                    node: body,
+                    min,
+                    max,
+                    kind,
+                }) if *min > 0
+                    && *kind != RepeatKind::Possessive
+                    && self.class_of(body).is_none() =>
+                {
+                    let (body, min, max, kind) = ((**body).clone(), *min, *max, *kind);
+                    items.remove(0);
+                    // Two copies are enough to see the first two nodes.
+                    let copies = min.min(2);
+                    let mut unrolled: Vec<Node> = (0..copies).map(|_| body.clone()).collect();
+                    let rest_min = min - copies;
+                    let rest_max = max.map(|m| m - copies);
+                    if rest_max != Some(0) {
+                        unrolled.push(Node::Repeat {
+                            node: Box::new(body),
+                            min: rest_min,
+                            max: rest_max,
+                            kind,
+                        });
+                    }
+                    items.splice(0..0, unrolled);
+                }
+                _ => break,
+            }
+        }
+        items
+    }
+
+    /// The test of the first node in `rest`, looking past group markers, empty items and into
+    /// repeats that must match at least once (the reference's `set_test_node`).
+    fn next_test(&self, rest: &[Node]) -> NextTest {
+        let mut stack: Vec<&[Node]> = vec![rest];
+        let mut skipped = false;
+        while let Some(top) = stack.last_mut() {
+            let Some((n, tail)) = top.split_first() else {
+                stack.pop();
+                continue;
+            };
+            *top = tail;
+            match n {
+                Node::Empty => {}
+                Node::Seq(items) => stack.push(items),
+                Node::Group { node, .. } => {
+                    skipped = true;
+                    stack.push(std::slice::from_ref(node));
+                }
+                Node::Repeat { node, min, .. } => {
+                    if let Some(set) = self.class_of(node) {
+                        return if *min > 0 {
+                            NextTest::Class(set)
+                        } else {
+                            NextTest::Succeed
+                        };
+                    }
+                    if *min == 0 {
+                        return NextTest::Succeed;
+                    }
+                    skipped = true;
+                    stack.push(std::slice::from_ref(node));
+                }
+                Node::Literal { chars, ign, full } => {
+                    let (chars, case) = match (ign, full) {
+                        (true, true) => (folded_string(chars), LitCase::Fold),
+                        (true, false) => (chars.clone(), LitCase::Ign),
+                        _ => (chars.clone(), LitCase::Exact),
+                    };
+                    return NextTest::Literal {
+                        chars,
+                        case,
+                        skipped,
+                    };
+                }
+                Node::Assert(a) => return NextTest::Assert(self.look_of(*a)),
+                other => {
+                    return match self.class_of(other) {
+                        Some(set) => NextTest::Class(set),
+                        None => NextTest::Succeed,
+                    };
+                }
+            }
+        }
+        NextTest::Succeed
+    }
+
+    fn literal_test(&self, chars: &[u32], ign: bool, full: bool) -> StartTest {
+        if ign && full {
+            return StartTest::Literal {
+                chars: folded_string(chars),
+                case: LitCase::Fold,
+            };
+        }
         let ign = ign && chars.iter().any(|&c| self.is_cased(c));
         if chars.len() == 1 {
             let node = Node::Char {
                 c: chars[0],
                 positive: true,
                 ign,
+                full: false,
             };
             return StartTest::Class(self.class_of(&node).expect("char"));
         }
         StartTest::Literal {
             chars: chars.to_vec(),
-            ign,
+            case: if ign { LitCase::Ign } else { LitCase::Exact },
         }
     }
 
     fn required(&self, node: &Node) -> Option<Required> {
         let (offset, req) = self.required_of(node);
-        let (chars, ign) = req?;
-        // A literal of uncased characters is searched case-sensitively.
-        let ign = ign && chars.iter().any(|&c| self.is_cased(c));
+        let (chars, case) = req?;
+        if chars.is_empty() {
+            return None;
+        }
+        let case = match case {
+            // A literal of uncased characters is searched case-sensitively.
+            LitCase::Ign if !chars.iter().any(|&c| self.is_cased(c)) => LitCase::Exact,
+            // Without IGNORECASE in the pattern's final flags, the reference searches for the
+            // folded characters with simple case folding.
+            LitCase::Fold if !self.req_fold => LitCase::Ign,
+            other => other,
+        };
         let text: String = chars.iter().filter_map(|&c| char::from_u32(c)).collect();
         if text.chars().count() != chars.len() {
             // A surrogate: such a literal can never be found in a `str`.
             return Some(Required {
                 chars,
                 text: String::new(),
-                ign: false,
+                case: LitCase::Exact,
                 offset: None,
             });
         }
@@ -1312,7 +1807,7 @@ impl Builder {
         Some(Required {
             chars,
             text,
-            ign,
+            case,
             offset,
         })
     }
@@ -1366,7 +1861,7 @@ impl Builder {
     /// The characters the reference lets a search start on when the pattern has no simple
     /// start (its "first set"), evaluated the way the reference evaluates it, quirks included.
     fn firstset(&self, node: &Node) -> Option<CharSet> {
-        let fs = first_items(node, &|c| self.is_cased(c)).ok()?;
+        let fs = first_items(node).ok()?;
         if fs.none || fs.items.is_empty() {
             return None;
         }
@@ -1379,6 +1874,24 @@ impl Builder {
                 }
             )
         }) {
+            return None;
+        }
+        // Items whose case flags matter (sets, and cased characters) must all have the same
+        // flags; the union then ignores case simply if any item does.
+        let mut case_set: Vec<(bool, bool)> = Vec::new();
+        for i in &fs.items {
+            let flags = match i {
+                Node::Set { ign, full, .. } | Node::SetOf { ign, full, .. } => Some((*ign, *full)),
+                Node::Char { c, ign, full, .. } if self.is_cased(*c) => Some((*ign, *full)),
+                _ => None,
+            };
+            if let Some(f) = flags
+                && !case_set.contains(&f)
+            {
+                case_set.push(f);
+            }
+        }
+        if case_set.len() > 1 {
             return None;
         }
         let ign = fs.items.iter().any(|i| {
@@ -1413,6 +1926,7 @@ impl Builder {
                         c,
                         positive: true,
                         ign,
+                        full: false,
                     })
                     .expect("char"),
                 Member::Item(SetItem::Prop { key, positive, enc }) => self
@@ -1420,12 +1934,16 @@ impl Builder {
                         key,
                         positive,
                         ign,
+                        full: false,
                         enc,
                     })
                     .expect("property"),
                 Member::Item(SetItem::Range(a, b)) => {
                     let s = CharSet::range(a, b);
                     if ign { self.closure(&s) } else { s }
+                }
+                Member::Item(nested @ SetItem::Nested { .. }) => {
+                    self.set_node(std::slice::from_ref(&nested), true, ign)
                 }
                 Member::Item(SetItem::Union(_)) => unreachable!("flattened"),
                 Member::Negated(items) => self.set_node(&items, false, ign),
@@ -1444,6 +1962,11 @@ impl Builder {
                     };
                     (raw, *positive)
                 }
+                Member::Item(SetItem::Nested {
+                    op,
+                    items,
+                    positive,
+                }) => (eval_op(*op, items, self.ascii, None), *positive),
                 Member::Item(SetItem::Union(_)) => unreachable!("flattened"),
                 // The reference tests each case variant against the nested set as a whole.
                 Member::Negated(items) => (self.set_node(items, true, false), false),
@@ -1458,7 +1981,13 @@ impl Builder {
 fn flatten(items: &[SetItem], out: &mut Vec<SetItem>) {
     for item in items {
         match item {
-            SetItem::Union(inner) => flatten(inner, out),
+            // The reference's optimiser merges positive unions into the union holding them.
+            SetItem::Union(inner)
+            | SetItem::Nested {
+                op: SetOp::Union,
+                items: inner,
+                positive: true,
+            } => flatten(inner, out),
             other => out.push(other.clone()),
         }
     }

@@ -1,9 +1,9 @@
 //! Python `regex`-module patterns: parsing, matching and partial matching.
 //!
-//! [`Regex`] reproduces the reference `regex` module (VERSION0 syntax, compiled with or without
-//! DOTALL, Unicode-aware) for the operations response templates need: `search`, `match`,
-//! `search(partial=True)`, `finditer`, capture groups and `groupindex`. Positions are byte
-//! offsets into the haystack, always on character boundaries (a position inside a character
+//! [`Regex`] reproduces the reference `regex` module (VERSION0 and VERSION1 syntax, compiled with
+//! or without DOTALL, Unicode-aware) for the operations response templates need: `search`,
+//! `match`, `search(partial=True)`, `finditer`, capture groups and `groupindex`. Positions are
+//! byte offsets into the haystack, always on character boundaries (a position inside a character
 //! is moved to the next boundary; one past the end is clamped).
 //!
 //! Partial matching follows the reference: a complete match anywhere from the start position
@@ -15,15 +15,23 @@
 //! (`a*?b` on `xac`), and it does report one a lazy repeat reaches by taking characters up to
 //! the end.
 //!
+//! Full case folding (`(?f)` with `(?i)`, and `(?i)` under VERSION1) matches as the reference
+//! does, quirks included: a character that expands (`ß`) matches itself or its folding (`ss`),
+//! strings compare the text's full case folding, a set also matches the foldings of the
+//! characters in it that expand. Where the reference's search for a pattern that starts with
+//! such a string reports partial matches in its own way (see `search.rs`), this engine reports
+//! the same starts, even one before the search position.
+//!
 //! Matching is a backtracking matcher with the reference's repeat semantics (an empty iteration
 //! ends a loop; the minimum of a repeat is unrolled), failed-state memoisation (so catastrophic
 //! patterns stay polynomial) and a work budget ([`RegexError::Budget`]) as a last resort.
 //!
 //! Refused with [`RegexError::Unsupported`]: fuzzy matching (`{e<=1}`), recursion and group calls
 //! (`(?R)`, `(?1)`, `(?&name)`, `(?P>name)`), conditionals (`(?(1)..)`, `(?(?=..)..)`), branch
-//! reset `(?|..)`, `\G`, `\X`, `\K`, the verbs `(*PRUNE)`/`(*SKIP)` and the flags `(?V1)`,
-//! `(?r)`, `(?p)`, `(?L)`, `(?w)`, `(?f)`. Every Unicode property and value the reference knows
-//! and every `\N{NAME}` its interpreter knows are supported.
+//! reset `(?|..)`, `\G`, `\X`, `\K`, the verbs `(*PRUNE)`/`(*SKIP)`, the flags `(?r)`, `(?p)`,
+//! `(?L)`, `(?w)`, and a VERSION1 set operation with a member that matches every character
+//! under full case folding (the reference fails with `AttributeError`). Every Unicode property
+//! and value the reference knows and every `\N{NAME}` its interpreter knows are supported.
 
 pub mod ast;
 mod backtrack;
@@ -40,6 +48,7 @@ mod prefilter;
 mod prog;
 mod props;
 mod search;
+mod sets;
 mod stack;
 mod unicode;
 #[rustfmt::skip]
@@ -209,7 +218,9 @@ pub enum Partial {
     /// A complete match (found anywhere from the start position).
     Complete(Match),
     /// No complete match; the text from `start` on is a prefix of a possible match. When nothing
-    /// is pending, `start` is the length of the haystack.
+    /// is pending, `start` is the length of the haystack. (For a pattern that starts with a string
+    /// under full case folding, the reference sometimes reports a start that is not one, even
+    /// before the search position; `start` is then that position.)
     Partial { start: usize },
 }
 
@@ -299,7 +310,10 @@ impl Regex {
             return hook::search(self, hay, pos, hook::CallKind::Match);
         }
         let pos = utf8::ceil_boundary(hay, pos);
-        Ok(search::match_at(&self.inner.prog, hay, pos)?.map(|s| self.make_match(s)))
+        Ok(
+            search::match_at(&self.inner.prog, &self.inner.prefilter, hay, pos)?
+                .map(|s| self.make_match(s)),
+        )
     }
 
     /// Python `pattern.search(hay, pos, partial=True)`.
@@ -463,6 +477,7 @@ fn to_public(pattern: &str, e: ParseError) -> RegexError {
             offset: byte(pos),
             position: pos,
         },
+        ParseError::Restart { .. } => unreachable!("the parser restarts itself"),
     }
 }
 

@@ -1,13 +1,15 @@
-//! The pattern parser: a faithful port of the reference `regex` module's VERSION0 parser
+//! The pattern parser: a faithful port of the reference `regex` module's parser
 //! (`_regex_core.py`), so that the same patterns are accepted, rejected (with the same message at
-//! the same position) and given the same structure.
+//! the same position) and given the same structure. VERSION1 (`(?V1)`, a global flag: the whole
+//! pattern is parsed again with it) brings full case folding under `(?i)` by default, nested sets
+//! and set operations, Unicode whitespace under VERBOSE and references to open groups.
 //!
 //! Positions are counted in characters while parsing, as the reference does; the public error
 //! converts them to byte offsets.
 
 use std::collections::HashMap;
 
-use super::ast::{Assertion, Enc, GroupName, Node, RepeatKind, SetItem};
+use super::ast::{Assertion, Enc, GroupName, Node, RepeatKind, SetItem, SetOp};
 use super::names::{self, Named};
 use super::props::{self, Lookup};
 use super::unicode::py_isdigit;
@@ -52,6 +54,11 @@ pub enum ParseError {
     TooDeep {
         pos: usize,
     },
+    /// Internal: a global flag was turned on inline; the reference parses the whole pattern
+    /// again with it on from the start. Never leaves [`parse_with`].
+    Restart {
+        global_flags: u32,
+    },
 }
 
 /// The reference parses groups by recursion and fails with `RecursionError` once its Python
@@ -70,6 +77,22 @@ const PARSE_FRAME_LIMIT: usize = 984;
 pub const NODE_DEPTH_LIMIT: usize = 495;
 
 type PResult<T> = Result<T, ParseError>;
+
+/// The case flags a node is built with (`make_case_flags`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Case {
+    ign: bool,
+    full: bool,
+}
+
+fn char_node(c: u32, case: Case) -> Node {
+    Node::Char {
+        c,
+        positive: true,
+        ign: case.ign,
+        full: case.full,
+    }
+}
 
 fn err<T>(message: impl Into<String>, pos: usize) -> PResult<T> {
     Err(ParseError::Syntax {
@@ -94,6 +117,10 @@ pub struct Parsed {
     pub names: Vec<(String, u32)>,
     /// Whether the pattern as a whole uses the ASCII encoding (a top-level `(?a)`).
     pub ascii: bool,
+    /// The pattern's flags as the parse leaves them (positional flags included): the reference
+    /// reads IGNORECASE and FULLCASE here when it decides how to search for the required
+    /// string and which characters count as cased.
+    pub flags: u32,
 }
 
 /// The pattern scanner (`Source` in the reference).
@@ -101,6 +128,9 @@ struct Source {
     s: Vec<char>,
     pos: usize,
     ignore_space: bool,
+    /// What VERBOSE skips as whitespace: Python's `str.isspace` under VERSION1, only the six
+    /// ASCII whitespace characters under VERSION0.
+    unicode_space: bool,
 }
 
 /// What skipping whitespace and comments found.
@@ -113,11 +143,19 @@ enum Skip {
 }
 
 impl Source {
+    fn is_space(&self, c: char) -> bool {
+        if self.unicode_space {
+            pyunicode::isspace(c)
+        } else {
+            matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0C' | '\x0B')
+        }
+    }
+
     fn skip(&self, mut pos: usize) -> Skip {
         loop {
             match self.s.get(pos) {
                 None => return Skip::End(pos),
-                Some(&c) if pyunicode::isspace(c) => pos += 1,
+                Some(&c) if self.is_space(c) => pos += 1,
                 Some('#') => match self.s[pos..].iter().position(|&c| c == '\n') {
                     Some(i) => pos += i,
                     None => return Skip::CommentToEnd,
@@ -185,7 +223,7 @@ impl Source {
                         self.pos = self.s.len();
                         return out;
                     }
-                    Some(&c) if pyunicode::isspace(c) => pos += 1,
+                    Some(&c) if self.is_space(c) => pos += 1,
                     Some('#') => match self.s[pos..].iter().position(|&c| c == '\n') {
                         Some(i) => pos += i,
                         None => {
@@ -339,6 +377,10 @@ impl Info {
     }
 
     fn is_open_group(&self, name: &str) -> bool {
+        if self.version1() {
+            // VERSION1 lets a reference name an open group (it sees the previous capture).
+            return false;
+        }
         let group = if py_isdigit(name) {
             match super::unicode::py_int(name) {
                 Some(g) => Some(g),
@@ -353,9 +395,18 @@ impl Info {
         }
     }
 
-    fn case_ign(&self) -> bool {
-        // make_case_flags: FULLCASE is dropped with ASCII; only IGNORECASE matters here.
-        self.flags & F_IGNORECASE != 0
+    /// `make_case_flags`: IGNORECASE, and full case folding when FULLCASE is on too (FULLCASE
+    /// alone changes nothing; it is dropped under ASCII).
+    fn case(&self) -> Case {
+        let ign = self.flags & F_IGNORECASE != 0;
+        Case {
+            ign,
+            full: ign && self.flags & F_FULLCASE != 0 && self.flags & F_ASCII == 0,
+        }
+    }
+
+    fn version1(&self) -> bool {
+        self.flags & F_VERSION1 != 0
     }
 
     fn enc(&self) -> Enc {
@@ -377,10 +428,30 @@ pub fn parse(pattern: &str, flags: u32) -> PResult<Parsed> {
 /// [`parse`], reading the pattern's characters from `stand_in_base` to `stand_in_base + 0x7FF`
 /// as the lone surrogates U+D800..U+DFFF they stand for (so that they match no text).
 pub fn parse_with(pattern: &str, flags: u32, stand_in_base: Option<u32>) -> PResult<Parsed> {
+    let mut global_flags = flags;
+    loop {
+        match parse_once(pattern, global_flags, stand_in_base) {
+            Err(ParseError::Restart { global_flags: g }) => global_flags = g,
+            other => return other,
+        }
+    }
+}
+
+/// One parse of the whole pattern with the given global flags (see [`ParseError::Restart`]).
+fn parse_once(pattern: &str, mut flags: u32, stand_in_base: Option<u32>) -> PResult<Parsed> {
+    if flags & (F_VERSION0 | F_VERSION1) == F_VERSION0 | F_VERSION1 {
+        // A ValueError in the reference, raised before parsing: it has no position.
+        return err("VERSION0 and VERSION1 flags are mutually incompatible", 0);
+    }
+    if flags & F_VERSION1 != 0 {
+        // VERSION1's default flags.
+        flags |= F_FULLCASE;
+    }
     let mut source = Source {
         s: pattern.chars().collect(),
         pos: 0,
         ignore_space: false,
+        unicode_space: flags & F_VERSION1 != 0,
     };
     let mut info = Info {
         flags,
@@ -419,6 +490,7 @@ pub fn parse_with(pattern: &str, flags: u32, stand_in_base: Option<u32>) -> PRes
         group_count: info.group_count,
         names: info.group_order,
         ascii: enc == F_ASCII,
+        flags: info.flags,
     })
 }
 
@@ -450,7 +522,7 @@ type Slot = Option<Node>;
 
 fn parse_sequence(source: &mut Source, info: &mut Info) -> PResult<Node> {
     let mut sequence: Vec<Slot> = vec![None];
-    let mut case_ign = info.case_ign();
+    let mut case = info.case();
     loop {
         let saved_pos = source.pos;
         let ch = source.get();
@@ -463,7 +535,7 @@ fn parse_sequence(source: &mut Source, info: &mut Info) -> PResult<Node> {
                 Some('\\') => sequence.push(Some(parse_escape(source, info, false)?.into_node())),
                 Some('(') => match open_paren(source, info, saved_pos)? {
                     Some(element) => sequence.push(Some(element)),
-                    None => case_ign = info.case_ign(),
+                    None => case = info.case(),
                 },
                 Some('.') => {
                     if info.flags & F_DOTALL != 0 {
@@ -496,7 +568,7 @@ fn parse_sequence(source: &mut Source, info: &mut Info) -> PResult<Node> {
                         apply_quantifier(source, counts, saved_pos, &mut sequence)?;
                         sequence.push(None);
                     } else {
-                        match parse_fuzzy(source, info, c, case_ign)? {
+                        match parse_fuzzy(source, info, c)? {
                             Some(actually_fuzzy) => {
                                 if actually_fuzzy {
                                     let element = sequence.pop().flatten();
@@ -506,27 +578,15 @@ fn parse_sequence(source: &mut Source, info: &mut Info) -> PResult<Node> {
                                     return unsupported("fuzzy matching", saved_pos);
                                 }
                             }
-                            None => sequence.push(Some(Node::Char {
-                                c: c as u32,
-                                positive: true,
-                                ign: case_ign,
-                            })),
+                            None => sequence.push(Some(char_node(c as u32, case))),
                         }
                     }
                 }
-                Some(c) => sequence.push(Some(Node::Char {
-                    c: c as u32,
-                    positive: true,
-                    ign: case_ign,
-                })),
+                Some(c) => sequence.push(Some(char_node(c as u32, case))),
             }
         } else {
             let c = ch.expect("not the end");
-            sequence.push(Some(Node::Char {
-                c: info.code(c),
-                positive: true,
-                ign: case_ign,
-            }));
+            sequence.push(Some(char_node(info.code(c), case)));
         }
     }
     let items: Vec<Node> = sequence.into_iter().flatten().collect();
@@ -649,12 +709,7 @@ struct NotFuzzy;
 
 /// Parses a fuzzy constraint after `{`. `Ok(None)`: it is a literal `{`. `Ok(Some(actual))`: it
 /// is a constraint; `actual` tells whether it really allows errors.
-fn parse_fuzzy(
-    source: &mut Source,
-    info: &mut Info,
-    ch: char,
-    case_ign: bool,
-) -> PResult<Option<bool>> {
+fn parse_fuzzy(source: &mut Source, info: &mut Info, ch: char) -> PResult<Option<bool>> {
     let saved_pos = source.pos;
     if ch != '{' {
         return Ok(None);
@@ -674,7 +729,7 @@ fn parse_fuzzy(
         Ok(Ok(())) => {}
     }
     if source.match_str(":") {
-        parse_fuzzy_test(source, info, case_ign)?;
+        parse_fuzzy_test(source, info)?;
     }
     if !source.match_str("}") {
         return err("expected }", source.pos);
@@ -846,7 +901,7 @@ fn parse_cost_term(source: &mut Source, cost: &mut Vec<char>) -> FuzzyResult {
     }
 }
 
-fn parse_fuzzy_test(source: &mut Source, info: &mut Info, _case_ign: bool) -> PResult<()> {
+fn parse_fuzzy_test(source: &mut Source, info: &mut Info) -> PResult<()> {
     let saved_pos = source.pos;
     let ch = source.get();
     if is_special(ch) {
@@ -1024,9 +1079,11 @@ fn make_ref_group(info: &Info, name: &str, pos: usize) -> Node {
     } else {
         GroupName::Name(name.to_string())
     };
+    let case = info.case();
     Node::Backref {
         group,
-        ign: info.case_ign(),
+        ign: case.ign,
+        full: case.full,
         pos,
     }
 }
@@ -1189,12 +1246,10 @@ fn parse_flags_subpattern(
         return err("bad inline flags: flag turned on and off", source.pos);
     }
     let unsupported_on = [
-        (F_VERSION1, "the VERSION1 flag (?V1)"),
         (F_REVERSE, "the REVERSE flag (?r)"),
         (F_POSIX, "the POSIX flag (?p)"),
         (F_LOCALE, "the LOCALE flag (?L)"),
         (F_WORD, "the WORD flag (?w)"),
-        (F_FULLCASE, "the FULLCASE flag (?f)"),
     ];
     for (bit, what) in unsupported_on {
         if flags_on & bit != 0 {
@@ -1203,8 +1258,12 @@ fn parse_flags_subpattern(
     }
     let new_global = (flags_on & !info.global_flags) & GLOBAL_FLAGS;
     if new_global != 0 {
-        // BESTMATCH, ENHANCEMATCH and VERSION0 do not change how this engine parses or matches.
-        info.global_flags |= new_global;
+        // Like the reference, parse everything again with the global flag on from the start
+        // (only VERSION1 changes the parse; BESTMATCH, ENHANCEMATCH and VERSION0 change
+        // nothing this engine does).
+        return Err(ParseError::Restart {
+            global_flags: info.global_flags | new_global,
+        });
     }
     let flags_on = flags_on & !GLOBAL_FLAGS;
     if source.match_str(":") {
@@ -1284,11 +1343,7 @@ fn make_character(info: &Info, value: u32, in_set: bool) -> Escaped {
     if in_set {
         Escaped::Item(SetItem::Char(value))
     } else {
-        Escaped::Node(Node::Char {
-            c: value,
-            positive: true,
-            ign: info.case_ign(),
-        })
+        Escaped::Node(char_node(value, info.case()))
     }
 }
 
@@ -1296,10 +1351,12 @@ fn make_property(info: &Info, key: u32, positive: bool, enc: Enc, in_set: bool) 
     if in_set {
         Escaped::Item(SetItem::Prop { key, positive, enc })
     } else {
+        let case = info.case();
         Escaped::Node(Node::Prop {
             key,
             positive,
-            ign: info.case_ign(),
+            ign: case.ign,
+            full: case.full,
             enc,
         })
     }
@@ -1348,11 +1405,13 @@ fn parse_escape(source: &mut Source, info: &mut Info, in_set: bool) -> PResult<E
                     c: 0x0D,
                     positive: true,
                     ign: false,
+                    full: false,
                 },
                 Node::Char {
                     c: 0x0A,
                     positive: true,
                     ign: false,
+                    full: false,
                 },
             ]);
             let set = Node::Set {
@@ -1362,6 +1421,7 @@ fn parse_escape(source: &mut Source, info: &mut Info, in_set: bool) -> PResult<E
                     .collect(),
                 positive: true,
                 ign: false,
+                full: false,
             };
             Ok(Escaped::Node(Node::Atomic(Box::new(Node::Alt(vec![
                 crlf, set,
@@ -1396,6 +1456,7 @@ fn parse_escape(source: &mut Source, info: &mut Info, in_set: bool) -> PResult<E
                         key,
                         positive,
                         ign: false,
+                        full: false,
                         enc,
                     })
                 });
@@ -1419,6 +1480,7 @@ fn parse_escape(source: &mut Source, info: &mut Info, in_set: bool) -> PResult<E
                         c: v,
                         positive: true,
                         ign: false,
+                        full: false,
                     })
                 });
             }
@@ -1647,76 +1709,181 @@ fn parse_set(source: &mut Source, info: &mut Info) -> PResult<Node> {
     let saved_ignore = source.ignore_space;
     source.ignore_space = false;
     let negate = source.match_str("^");
+    let v1 = info.version1();
     let r = (|| {
-        let items = parse_set_imp_union(source, info)?;
+        let item = if v1 {
+            parse_set_union(source, info)?
+        } else {
+            union_of(parse_set_imp_union(source, info)?)
+        };
         if !source.match_str("]") {
             return err("missing ]", source.pos);
         }
-        Ok(items)
+        Ok(item)
     })();
     source.ignore_space = saved_ignore;
-    let items = r?;
-    if has_complementary_properties(&items) {
-        // The reference turns a set holding a property and its negation into "any character",
-        // whatever the set's own negation.
-        return Ok(Node::AnyAll);
-    }
-    // Like the reference, a one-member set is that member: a (possibly negated) character or
-    // property, which matters for literal strings, required strings and first sets.
-    let ign = info.case_ign();
-    match single_member(&items) {
-        Some(SetItem::Char(c)) => {
-            return Ok(Node::Char {
-                c,
-                positive: !negate,
-                ign,
-            });
-        }
-        Some(SetItem::Prop { key, positive, enc }) => {
-            return Ok(Node::Prop {
+    let item = r?;
+    let item = if negate { negated(item) } else { item };
+    Ok(set_node(item, info.case()))
+}
+
+/// The node for the item a bracketed set parses to (the reference's parser returns a lone
+/// member as itself, so `[a]` is the character `a` and `[^\w]` is `\W`).
+fn set_node(item: SetItem, case: Case) -> Node {
+    let (items, positive) = match item {
+        SetItem::Char(c) => return char_node(c, case),
+        SetItem::Prop { key, positive, enc } => {
+            return Node::Prop {
                 key,
-                positive: positive != negate,
-                ign,
+                positive,
+                ign: case.ign,
+                full: case.full,
                 enc,
-            });
+            };
         }
-        _ => {}
+        SetItem::Range(..) => (vec![item], true),
+        SetItem::Union(items) => (vec![SetItem::Union(items)], true),
+        SetItem::Nested {
+            op: SetOp::Union,
+            items,
+            positive,
+        } => {
+            if let [SetItem::Char(c)] = items.as_slice() {
+                // A negated character (`[^a]`).
+                return Node::Char {
+                    c: *c,
+                    positive,
+                    ign: case.ign,
+                    full: case.full,
+                };
+            }
+            (items, positive)
+        }
+        SetItem::Nested {
+            op,
+            items,
+            positive,
+        } => (
+            vec![SetItem::Nested {
+                op,
+                items,
+                positive: true,
+            }],
+            positive,
+        ),
+    };
+    if super::sets::union_is_everything(&items) {
+        // The reference turns a union holding a property and its negation (or two negated
+        // characters) into "any character", whatever the set's own negation.
+        return Node::AnyAll;
     }
-    Ok(Node::Set {
+    Node::Set {
         items,
-        positive: !negate,
-        ign: info.case_ign(),
+        positive,
+        ign: case.ign,
+        full: case.full,
+    }
+}
+
+/// A list of set members as one item (the reference's `SetUnion`, or the lone member).
+fn union_of(mut items: Vec<SetItem>) -> SetItem {
+    if items.len() == 1 {
+        return items.pop().expect("one item");
+    }
+    SetItem::Nested {
+        op: SetOp::Union,
+        items,
+        positive: true,
+    }
+}
+
+/// `item` negated, as the reference's `with_flags(positive=not item.positive)`.
+fn negated(item: SetItem) -> SetItem {
+    match item {
+        SetItem::Prop { key, positive, enc } => SetItem::Prop {
+            key,
+            positive: !positive,
+            enc,
+        },
+        SetItem::Nested {
+            op,
+            mut items,
+            positive,
+        } => {
+            if op == SetOp::Union
+                && !positive
+                && items.len() == 1
+                && matches!(items[0], SetItem::Char(_) | SetItem::Range(..))
+            {
+                // A negated character or range negated again is itself.
+                return items.pop().expect("one item");
+            }
+            SetItem::Nested {
+                op,
+                items,
+                positive: !positive,
+            }
+        }
+        SetItem::Union(items) => SetItem::Nested {
+            op: SetOp::Union,
+            items,
+            positive: false,
+        },
+        single @ (SetItem::Char(_) | SetItem::Range(..)) => SetItem::Nested {
+            op: SetOp::Union,
+            items: vec![single],
+            positive: false,
+        },
+    }
+}
+
+/// VERSION1: `x||y`.
+fn parse_set_union(source: &mut Source, info: &mut Info) -> PResult<SetItem> {
+    parse_set_operation(source, info, SetOp::Union)
+}
+
+/// VERSION1's set operators by increasing precedence: `||`, `~~`, `&&`, `--`, then the implicit
+/// union of adjacent members.
+fn parse_set_operation(source: &mut Source, info: &mut Info, op: SetOp) -> PResult<SetItem> {
+    let (token, tighter) = match op {
+        SetOp::Union => ("||", Some(SetOp::SymDiff)),
+        SetOp::SymDiff => ("~~", Some(SetOp::Inter)),
+        SetOp::Inter => ("&&", Some(SetOp::Diff)),
+        SetOp::Diff => ("--", None),
+    };
+    let operand = |source: &mut Source, info: &mut Info| match tighter {
+        Some(t) => parse_set_operation(source, info, t),
+        None => parse_set_imp_union(source, info).map(union_of),
+    };
+    let mut items = vec![operand(source, info)?];
+    while source.match_str(token) {
+        items.push(operand(source, info)?);
+    }
+    if items.len() == 1 {
+        return Ok(items.pop().expect("one item"));
+    }
+    Ok(SetItem::Nested {
+        op,
+        items,
+        positive: true,
     })
 }
 
-fn single_member(items: &[SetItem]) -> Option<SetItem> {
-    match items {
-        [SetItem::Union(inner)] => single_member(inner),
-        [item] => Some(item.clone()),
-        _ => None,
-    }
-}
-
-fn has_complementary_properties(items: &[SetItem]) -> bool {
-    fn collect(items: &[SetItem], out: &mut Vec<(u32, bool)>) {
-        for item in items {
-            match item {
-                SetItem::Prop { key, positive, .. } => out.push((*key, *positive)),
-                SetItem::Union(inner) => collect(inner, out),
-                _ => {}
-            }
-        }
-    }
-    let mut props = Vec::new();
-    collect(items, &mut props);
-    props.iter().any(|&(k, p)| p && props.contains(&(k, false)))
-}
-
 fn parse_set_imp_union(source: &mut Source, info: &mut Info) -> PResult<Vec<SetItem>> {
+    let v1 = info.version1();
     let mut items = vec![parse_set_member(source, info)?];
     loop {
         let saved_pos = source.pos;
         if source.match_str("]") {
+            source.pos = saved_pos;
+            break;
+        }
+        if v1
+            && ["||", "~~", "&&", "--"]
+                .iter()
+                .any(|op| source.match_str(op))
+        {
+            // VERSION1 has set operators.
             source.pos = saved_pos;
             break;
         }
@@ -1732,10 +1899,14 @@ fn parse_set_member(source: &mut Source, info: &mut Info) -> PResult<SetItem> {
         return Ok(start);
     };
     if !source.match_str("-") {
-        let _ = saved_pos1;
         return Ok(start);
     }
     let saved_pos2 = source.pos;
+    if info.version1() && source.match_str("-") {
+        // The set difference operator `--`.
+        source.pos = saved_pos1;
+        return Ok(start);
+    }
     if source.match_str("]") {
         source.pos = saved_pos2;
         return Ok(SetItem::Union(vec![start, SetItem::Char('-' as u32)]));
@@ -1766,6 +1937,15 @@ fn parse_set_item(source: &mut Source, info: &mut Info) -> PResult<SetItem> {
             Some(item) => return Ok(item),
             None => source.pos = saved_pos,
         }
+    }
+    if info.version1() && source.match_str("[") {
+        // A nested set.
+        let negate = source.match_str("^");
+        let item = parse_set_union(source, info)?;
+        if !source.match_str("]") {
+            return err("missing ]", source.pos);
+        }
+        return Ok(if negate { negated(item) } else { item });
     }
     match source.get() {
         None => err("unterminated character set", source.pos),
@@ -1927,7 +2107,6 @@ mod tests {
             ("\\X", "\\X"),
             ("\\K", "\\K"),
             ("(?(1)a|b)", "conditional"),
-            ("(?V1)a", "VERSION1"),
         ] {
             match p(s) {
                 Err(ParseError::Unsupported { construct, .. }) => {

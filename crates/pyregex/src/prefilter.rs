@@ -7,8 +7,8 @@ use memchr::memmem;
 
 use super::backtrack::look_holds;
 use super::charset::CharSet;
-use super::prog::{Look, Program, Required, StartTest};
-use super::unicode::{other_cases, other_cases_ascii};
+use super::prog::{LitCase, Look, Program, Required, StartTest};
+use super::unicode::{Fold, full_fold, other_cases, other_cases_ascii, same_folded_turkic};
 use super::utf8::{next_char, prev_char};
 
 /// Search-local memory of the prefilter: where the required string was last found in full (the
@@ -19,6 +19,9 @@ pub struct ScanState {
     pub req_pos: Option<usize>,
     req_cache: Option<(usize, usize, bool)>,
     lit_cache: Option<(usize, usize, bool)>,
+    /// The last start the start test gave is where the text ends with a prefix of its literal
+    /// (partial mode).
+    pub literal_partial: bool,
 }
 
 impl ScanState {
@@ -28,6 +31,7 @@ impl ScanState {
             req_pos: self.req_pos,
             req_cache: None,
             lit_cache: None,
+            literal_partial: false,
         }
     }
 }
@@ -56,6 +60,11 @@ fn cached_find(
 pub struct Prefilter {
     test: Test,
     required: Option<ReqScan>,
+    /// The start test is the required string (see `Program::start_is_required`).
+    test_is_required: bool,
+    /// The required string is a string under full case folding in the pattern, which the
+    /// matcher takes as matched where the search found it.
+    req_shortcut: bool,
 }
 
 enum Test {
@@ -99,7 +108,7 @@ struct ReqScan {
 impl Prefilter {
     pub fn new(prog: &Program) -> Prefilter {
         let req_scan = |req: Required| {
-            let finder = (!req.ign && !req.text.is_empty())
+            let finder = (req.case == LitCase::Exact && !req.text.is_empty())
                 .then(|| memmem::Finder::new(req.text.as_bytes()).into_owned());
             ReqScan {
                 req,
@@ -119,7 +128,7 @@ impl Prefilter {
                     needles,
                 })
             }
-            StartTest::Literal { chars, ign } => {
+            StartTest::Literal { chars, case } => {
                 let text: String = chars.iter().filter_map(|&c| char::from_u32(c)).collect();
                 let text = if text.chars().count() == chars.len() {
                     text
@@ -129,14 +138,45 @@ impl Prefilter {
                 Test::Literal(req_scan(Required {
                     chars: chars.clone(),
                     text,
-                    ign: *ign,
+                    case: *case,
                     offset: Some(0),
                 }))
             }
             StartTest::At(look) => Test::At(*look),
         };
         let required = prog.required.clone().map(req_scan);
-        Prefilter { test, required }
+        let req_shortcut = prog
+            .insts
+            .iter()
+            .any(|i| matches!(i, super::prog::Inst::StrFold { req: true, .. }));
+        Prefilter {
+            test,
+            test_is_required: prog.start_is_required && required.is_some(),
+            required,
+            req_shortcut,
+        }
+    }
+
+    /// Whether the matcher takes the required string as matched where it was found (see
+    /// [`Prefilter::required_within_reach`]).
+    pub fn required_taken_as_matched(&self) -> bool {
+        self.req_shortcut
+    }
+
+    /// The reference's required-string check before an anchored attempt at `t` (`match`):
+    /// `false` when the attempt cannot succeed; `req_pos` is where the string was found.
+    pub fn required_within_reach(&self, hay: &str, t: usize, req_pos: &mut Option<usize>) -> bool {
+        match &self.required {
+            Some(r) => r.within_reach(hay, t, false, req_pos),
+            None => true,
+        }
+    }
+
+    /// Whether the start test looks for a string under full case folding: the reference then
+    /// reports a partial match wherever that search runs into the end of the text, without
+    /// trying a match there.
+    pub fn folded_literal_test(&self) -> bool {
+        matches!(&self.test, Test::Literal(r) if r.req.case == LitCase::Fold)
     }
 
     /// Whether jumping ahead changes which later starts are tried: only a required string with
@@ -188,13 +228,21 @@ impl Prefilter {
                 t = s;
             }
         }
+        if self.test_is_required {
+            // The reference does not run a start test that is its required string: every
+            // position the required string leaves is tried.
+            st.literal_partial = false;
+            return Some(t);
+        }
         match &self.test {
             Test::Anywhere => Some(t),
             Test::Anchored => (t == 0).then_some(0),
             Test::Class(fs) => Some(fs.scan(hay, t)),
-            Test::Literal(r) => cached_find(r, &mut st.lit_cache, hay, t, partial)
-                .map(|(f, _)| f)
-                .or(Some(hay.len())),
+            Test::Literal(r) => {
+                let found = cached_find(r, &mut st.lit_cache, hay, t, partial);
+                st.literal_partial = found.is_none_or(|(_, p)| p);
+                found.map(|(f, _)| f).or(Some(hay.len()))
+            }
             Test::At(look) => next_at(hay.as_bytes(), *look, t),
         }
     }
@@ -276,7 +324,7 @@ impl ReqScan {
         if pattern == text {
             return true;
         }
-        if !self.req.ign {
+        if self.req.case == LitCase::Exact {
             return false;
         }
         if self.ascii_pattern {
@@ -310,6 +358,8 @@ impl ReqScan {
             }
         }
         let window = &hay[..limit];
+        // The reference's folding search reports partial only at the end of the text.
+        let partial = partial && (self.req.case != LitCase::Fold || limit == bytes.len());
         let Some((f, is_partial)) = self.find_ex(window, t, partial) else {
             return false;
         };
@@ -330,6 +380,9 @@ impl ReqScan {
     /// mode) where the text ends with a proper prefix of it (`true`); partial mode always finds
     /// the end itself.
     fn find_ex(&self, hay: &str, t: usize, partial: bool) -> Option<(usize, bool)> {
+        if self.req.case == LitCase::Fold {
+            return self.find_fold(hay, t, partial);
+        }
         let bytes = hay.as_bytes();
         if let Some(finder) = &self.finder {
             if let Some(i) = finder.find(&bytes[t..]) {
@@ -380,6 +433,45 @@ impl ReqScan {
             Some((bytes.len(), true))
         } else {
             None
+        }
+    }
+
+    /// The reference's search for a string under full case folding: from each start, the
+    /// text's characters are folded and compared with the folded string (only equal characters,
+    /// or Turkic I/i variants, compare equal here); a character's folding must not be cut by the
+    /// string's end. Partial mode finds the first start from which the whole rest of the text
+    /// spells a prefix of the string (at worst the end itself).
+    fn find_fold(&self, hay: &str, t: usize, partial: bool) -> Option<(usize, bool)> {
+        let bytes = hay.as_bytes();
+        let values = &self.req.chars;
+        let mut start = t;
+        'starts: loop {
+            let mut p = start;
+            let mut s = 0;
+            let mut fold = Fold::default();
+            let mut f = 0;
+            while s < values.len() || f < fold.chars().len() {
+                if f >= fold.chars().len() {
+                    let Some((c, _)) = next_char(bytes, p) else {
+                        return partial.then_some((start, true));
+                    };
+                    fold = full_fold(c, self.ascii_pattern);
+                    f = 0;
+                }
+                if s < values.len()
+                    && same_folded_turkic(values[s], fold.chars()[f], self.ascii_pattern)
+                {
+                    s += 1;
+                    f += 1;
+                    if f >= fold.chars().len() {
+                        p += next_char(bytes, p).expect("folded it").1;
+                    }
+                } else {
+                    start += next_char(bytes, start).expect("a character was read").1;
+                    continue 'starts;
+                }
+            }
+            return Some((start, false));
         }
     }
 }

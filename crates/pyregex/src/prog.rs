@@ -26,6 +26,17 @@ pub enum Look {
 
 pub type Pc = u32;
 
+/// How a literal string compares with the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LitCase {
+    /// Exactly.
+    Exact,
+    /// Character by character, ignoring case (simple case folding).
+    Ign,
+    /// The text's full case folding against the string's (the string is stored folded).
+    Fold,
+}
+
 /// The reference's test for where a search may start a match attempt: the first thing the
 /// pattern needs, looking past group markers and lookarounds.
 #[derive(Clone, Debug)]
@@ -37,9 +48,38 @@ pub enum StartTest {
     /// The character there must be in the set.
     Class(CharSet),
     /// The literal must occur there (or, in partial mode, the text must end with a prefix).
-    Literal { chars: Vec<u32>, ign: bool },
+    Literal { chars: Vec<u32>, case: LitCase },
     /// The assertion must hold there.
     At(Look),
+}
+
+/// A pattern that begins with a string under full case folding (its very first node): the
+/// reference's search finds the string and then tests what follows it before trying a match
+/// there, and in partial mode reports some starts in its own way (see `search::lead_check`).
+#[derive(Clone, Debug)]
+pub struct FoldLead {
+    /// The string, folded.
+    pub chars: Vec<u32>,
+    /// The test of what follows it.
+    pub next: NextTest,
+}
+
+/// The reference's look-ahead test of the node after a leading string (`try_match`).
+#[derive(Clone, Debug)]
+pub enum NextTest {
+    /// No test: a match is tried.
+    Succeed,
+    /// One character from the set.
+    Class(CharSet),
+    /// A zero-width assertion.
+    Assert(Look),
+    /// A string. `skipped`: the test was found past group or repeat markers, which changes
+    /// where a folded string reports a partial match.
+    Literal {
+        chars: Vec<u32>,
+        case: LitCase,
+        skipped: bool,
+    },
 }
 
 /// The reference's "required string": a literal every match contains, found before matching
@@ -47,10 +87,11 @@ pub enum StartTest {
 /// (`None` when unbounded); a search never starts more than that many characters before it.
 #[derive(Clone, Debug)]
 pub struct Required {
+    /// The literal (folded for [`LitCase::Fold`]).
     pub chars: Vec<u32>,
-    /// The literal as UTF-8 (when `!ign`, for a fast substring search).
+    /// The literal as UTF-8 (for [`LitCase::Exact`], for a fast substring search).
     pub text: String,
-    pub ign: bool,
+    pub case: LitCase,
     pub offset: Option<usize>,
 }
 
@@ -66,6 +107,16 @@ pub enum Inst {
     /// An exact string (UTF-8 bytes in `Program::strings`).
     Str {
         s: u32,
+        rev: bool,
+        next: Pc,
+    },
+    /// A string under full case folding (folded code points in `Program::folded`): the text's
+    /// characters, folded, must spell it, and the last one's folding must end with it. `req`: it
+    /// is the required string, which the reference takes as matched, without comparing again,
+    /// where its search found it (that search compares folded characters a little differently).
+    StrFold {
+        s: u32,
+        req: bool,
         rev: bool,
         next: Pc,
     },
@@ -173,10 +224,11 @@ pub enum Inst {
     },
     /// The end of an atomic or lookaround body.
     SubEnd,
-    /// A backreference to public group `group`.
+    /// A backreference to public group `group` (`full`: comparing full case foldings).
     Backref {
         group: u32,
         ign: bool,
+        full: bool,
         rev: bool,
         next: Pc,
     },
@@ -207,6 +259,8 @@ pub struct Program {
     pub start: Pc,
     pub sets: Vec<CharSet>,
     pub strings: Vec<Box<str>>,
+    /// The strings of [`Inst::StrFold`].
+    pub folded: Vec<Box<[u32]>>,
     /// Number of public groups (group 0 excluded).
     pub group_count: usize,
     /// Number of private group slots.
@@ -231,6 +285,16 @@ pub struct Program {
     pub stateful: bool,
     pub required: Option<Required>,
     pub start_test: StartTest,
+    /// The start test is the required string itself (the same literal): the reference then
+    /// skips it.
+    pub start_is_required: bool,
+    /// Set when the pattern's first node is a string under full case folding.
+    pub fold_lead: Option<FoldLead>,
+    /// Greedy forward [`Inst::RepOne`]s whose tail begins with a string under full case
+    /// folding (through group edges), with that string (an index into `folded`): the
+    /// reference gives characters back by searching backwards for the string (see
+    /// `backtrack::Frame::GreedyFold`).
+    pub fold_tails: Vec<(Pc, u32)>,
     /// For partial search: the characters unbounded loops can consume, and a bound on all other
     /// consumption. A partial start must reach the end of the text, so the text after it holds
     /// at most that many characters outside the set. `None` when that gives no bound.

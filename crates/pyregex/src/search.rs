@@ -1,10 +1,12 @@
 //! Search drivers: trying the matcher at candidate start positions for `search`, `match`,
 //! partial search and `finditer`.
 
-use super::backtrack::{Matcher, Spans, Stop};
+use super::backtrack::{Matcher, Spans, Stop, look_holds};
 use super::error::RegexError;
 use super::prefilter::{Prefilter, ScanState};
-use super::prog::Program;
+use super::prog::{FoldLead, LitCase, NextTest, Program};
+use super::unicode::{Fold, full_fold, other_cases, other_cases_ascii};
+use super::utf8::next_char;
 
 /// The work budget for one search over `len` bytes with `prog`: whatever the reference does in
 /// ten seconds ([`crate::REFERENCE_TEN_SECONDS`]), and more for long texts (a few steps per
@@ -92,6 +94,24 @@ fn search_ex(
     m.set_must_advance(pos, must_advance);
     let mut at = pos;
     while let Some(s) = pre.next(hay, at, false, st) {
+        let mut lead_end = None;
+        if let Some(lead) = &prog.fold_lead
+            && s < hay.len()
+        {
+            match lead_check(prog, lead, hay, s) {
+                // What follows the string needs more text: no match starts here.
+                Lead::Partial(_) | Lead::Fail => {
+                    at = next_boundary(hay, s);
+                    if at >= hay.len() {
+                        break;
+                    }
+                    continue;
+                }
+                Lead::Try(end) => lead_end = end,
+            }
+        }
+        m.set_req_pos(st.req_pos);
+        m.set_lead(lead_end.map(|e| (s, e)));
         if let Some(spans) = m.try_at(s).map_err(stop_error)? {
             return Ok(Some(spans));
         }
@@ -104,11 +124,25 @@ fn search_ex(
 }
 
 /// `pattern.match(hay, pos)`.
-pub fn match_at(prog: &Program, hay: &str, pos: usize) -> Result<Option<Spans>, RegexError> {
+pub fn match_at(
+    prog: &Program,
+    pre: &Prefilter,
+    hay: &str,
+    pos: usize,
+) -> Result<Option<Spans>, RegexError> {
     if !may_start(prog, hay, pos) {
         return Ok(None);
     }
     let mut m = Matcher::new(prog, hay, false, budget(prog, hay.len()));
+    if pre.required_taken_as_matched() {
+        // The reference looks for the required string first (within reach of `pos`), and a
+        // folded required string is then taken as matched where it was found.
+        let mut req_pos = None;
+        if !pre.required_within_reach(hay, pos, &mut req_pos) {
+            return Ok(None);
+        }
+        m.set_req_pos(req_pos);
+    }
     m.try_at(pos).map_err(stop_error)
 }
 
@@ -190,12 +224,37 @@ pub fn search_partial(
     }
     let mut m = Matcher::new(prog, hay, true, budget(prog, hay.len()));
     m.set_lazy_like_reference(lazy_like_reference);
+    let folded_test = pre.folded_literal_test();
     while let Some(s) = pre.next(hay, at, true, &mut st) {
+        let mut lead_end = None;
+        if folded_test && st.literal_partial {
+            // The reference's search for the string ran into the end: it reports partial there
+            // without trying a match (which may have failed before the string).
+            return Ok(PartialOutcome::Partial(s));
+        }
+        if let Some(lead) = &prog.fold_lead
+            && s < hay.len()
+        {
+            match lead_check(prog, lead, hay, s) {
+                Lead::Partial(p) => return Ok(PartialOutcome::Partial(p)),
+                Lead::Fail => {
+                    at = next_boundary(hay, s);
+                    if at >= hay.len() {
+                        // The reference reports the search's own start position here.
+                        return Ok(PartialOutcome::Partial(pos));
+                    }
+                    continue;
+                }
+                Lead::Try(end) => lead_end = end,
+            }
+        }
         if s < floor {
             // No path from here can reach the end: skip the attempt, not the bookkeeping.
             at = next_boundary(hay, s);
             continue;
         }
+        m.set_req_pos(st.req_pos);
+        m.set_lead(lead_end.map(|e| (s, e)));
         match m.try_at(s) {
             Err(Stop::Partial) => return Ok(PartialOutcome::Partial(s)),
             Err(Stop::Budget) => return Err(RegexError::Budget),
@@ -208,4 +267,158 @@ pub fn search_partial(
         at = next_boundary(hay, s);
     }
     Ok(PartialOutcome::Partial(hay.len()))
+}
+
+/// What the reference's search does at a start where a pattern's leading string under full case
+/// folding is found (partial mode).
+enum Lead {
+    /// It reports a partial match starting there.
+    Partial(usize),
+    /// What follows the string cannot match: the search moves on.
+    Fail,
+    /// A match is tried, from after the string when it ends where given (the reference's
+    /// search compared it itself).
+    Try(Option<usize>),
+}
+
+/// The reference's search for a pattern whose first node is a string under full case folding:
+/// having found the string at `s`, it tests the node after it (`try_match`) before trying a
+/// match. Where that test needs more text, the reference reports a partial match without trying
+/// one: a string test reports where it began (or, for a folded string found past group or
+/// repeat markers, where the text ran out), and a character test leaves the start position unset
+/// and the reference reports the second character of the text (a read of an uninitialised
+/// position in its search, measured to be 1 in every case).
+fn lead_check(prog: &Program, lead: &FoldLead, hay: &str, s: usize) -> Lead {
+    let bytes = hay.as_bytes();
+    let ascii = prog.ascii;
+    // Where the string ends (the prefilter found it at `s`, in full or up to the end).
+    let Some(new_pos) = fold_prefix(bytes, s, &lead.chars, ascii, true) else {
+        return Lead::Try(None);
+    };
+    let go = Lead::Try(Some(new_pos));
+    match &lead.next {
+        NextTest::Succeed => go,
+        NextTest::Class(set) => match next_char(bytes, new_pos) {
+            None => Lead::Partial(next_char(bytes, 0).map_or(hay.len(), |(_, n)| n)),
+            Some((c, _)) if set.contains(c) => go,
+            Some(_) => Lead::Fail,
+        },
+        NextTest::Assert(look) => {
+            if look_holds(bytes, *look, new_pos) {
+                go
+            } else {
+                Lead::Fail
+            }
+        }
+        NextTest::Literal {
+            chars,
+            case,
+            skipped,
+        } => {
+            let same = |value: u32, text: u32| {
+                value == text
+                    || if ascii {
+                        other_cases_ascii(text) == Some(value)
+                    } else {
+                        other_cases(text).contains(&value)
+                    }
+            };
+            match case {
+                LitCase::Exact | LitCase::Ign => {
+                    let mut p = new_pos;
+                    for &v in chars {
+                        match next_char(bytes, p) {
+                            None => return Lead::Partial(new_pos),
+                            Some((c, n)) => {
+                                let ok = if *case == LitCase::Exact {
+                                    c == v
+                                } else {
+                                    same(v, c)
+                                };
+                                if !ok {
+                                    return Lead::Fail;
+                                }
+                                p += n;
+                            }
+                        }
+                    }
+                    go
+                }
+                LitCase::Fold => {
+                    let simple = |value: u32, folded: u32| {
+                        value == folded
+                            || if ascii {
+                                other_cases_ascii(value) == Some(folded)
+                            } else {
+                                other_cases(value).contains(&folded)
+                            }
+                    };
+                    let mut p = new_pos;
+                    let mut fold = Fold::default();
+                    let mut f = 0;
+                    for &v in chars {
+                        if f >= fold.chars().len() {
+                            match next_char(bytes, p) {
+                                None => {
+                                    return Lead::Partial(if *skipped { new_pos } else { p });
+                                }
+                                Some((c, _)) => {
+                                    fold = full_fold(c, ascii);
+                                    f = 0;
+                                }
+                            }
+                        }
+                        if !simple(v, fold.chars()[f]) {
+                            return Lead::Fail;
+                        }
+                        f += 1;
+                        if f >= fold.chars().len() {
+                            p += next_char(bytes, p).expect("folded it").1;
+                        }
+                    }
+                    if f < fold.chars().len() {
+                        return Lead::Fail;
+                    }
+                    go
+                }
+            }
+        }
+    }
+}
+
+/// Where the folded string `chars` ends when the text from `s` spells it (the reference's
+/// string search compares folded characters for equality, Turkic I/i variants aside); `None`
+/// when the text ends first or differs.
+pub fn fold_prefix(
+    bytes: &[u8],
+    s: usize,
+    chars: &[u32],
+    ascii: bool,
+    turkic: bool,
+) -> Option<usize> {
+    let mut p = s;
+    let mut fold = Fold::default();
+    let mut f = 0;
+    let mut i = 0;
+    while i < chars.len() || f < fold.chars().len() {
+        if f >= fold.chars().len() {
+            let (c, _) = next_char(bytes, p)?;
+            fold = full_fold(c, ascii);
+            f = 0;
+        }
+        let same = if turkic {
+            super::unicode::same_folded_turkic(chars.get(i).copied()?, fold.chars()[f], ascii)
+        } else {
+            chars.get(i).copied()? == fold.chars()[f]
+        };
+        if !same {
+            return None;
+        }
+        i += 1;
+        f += 1;
+        if f >= fold.chars().len() {
+            p += next_char(bytes, p)?.1;
+        }
+    }
+    Some(p)
 }
