@@ -264,12 +264,12 @@ fn keys_move_the_cursor_and_select_the_region_under_it() {
     assert_eq!(state.focus, Pane::Samples);
     assert_eq!(
         update::on_action(&mut state, Action::Up),
-        update::Effect::Reparse
+        update::Cmd::Reparse
     );
     assert_eq!(state.selected_sample, 0);
     assert_eq!(
         update::on_action(&mut state, Action::Quit),
-        update::Effect::Quit
+        update::Cmd::Quit
     );
 }
 
@@ -547,7 +547,7 @@ fn replaying(size: (u16, u16)) -> State {
     let mut state = loaded(&valid_inputs(), size, 1);
     assert_eq!(
         update::on_action(&mut state, Action::Replay),
-        update::Effect::None
+        update::Cmd::None
     );
     assert_eq!(state.mode, Mode::Replay);
     state
@@ -983,7 +983,7 @@ fn esc_cancels_a_chunking_check_on_the_tooling_thread() {
     assert!(dump(&render(&state)).contains("checking chunkings"));
     assert_eq!(
         update::on_action(&mut state, Action::Back),
-        update::Effect::None
+        update::Cmd::None
     );
     assert!(state.job.is_none());
     let screen = dump(&render(&state));
@@ -1199,7 +1199,7 @@ fn switching_the_version_parses_again_under_it_and_keeps_the_place() {
 
     assert_eq!(
         update::on_action(&mut state, Action::SwitchReference),
-        update::Effect::ReparseAll
+        update::Cmd::ReparseAll
     );
     assert_eq!(state.reference, Reference::V5_24);
     // The old comparison's marks go until the new one comes.

@@ -14,7 +14,7 @@ use rtbench_tooling::findings::in_file;
 use rtbench_tooling::sample::Sample;
 
 /// A place to open, as the screen knows it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Place {
     /// A byte offset of a sample's document (prefix + generation).
     Document { sample: Arc<Sample>, at: usize },

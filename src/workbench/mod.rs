@@ -43,7 +43,7 @@ use crate::failure::Failure;
 use crate::workbench::inputs::Inputs;
 use crate::workbench::state::{Live, State};
 use crate::workbench::theme::Theme;
-use crate::workbench::update::Effect;
+use crate::workbench::update::Cmd;
 use crate::workbench::watch::WatchEvent;
 use crate::workbench::worker::{Request, Worker};
 use rtbench_engine::value::Value;
@@ -297,61 +297,61 @@ pub fn run(options: &Options) -> Result<(), Failure> {
         let mut pending = Some(first);
         let mut reparse = false;
         while let Some(msg) = pending.take().or_else(|| rx.try_recv().ok()) {
-            let effect = match msg {
+            let cmd = match msg {
                 Msg::Input(Event::Key(k)) if state.prompt.is_some() => {
                     update::on_prompt_key(&mut state, k)
                 }
                 Msg::Input(Event::Key(k)) => state
                     .keys
                     .action(k)
-                    .map_or(Effect::None, |a| update::on_action(&mut state, a)),
+                    .map_or(Cmd::None, |a| update::on_action(&mut state, a)),
                 Msg::Input(Event::Mouse(m)) => update::on_mouse(&mut state, m),
                 Msg::Input(Event::Resize(w, h)) => {
                     update::on_resize(&mut state, w, h);
-                    Effect::None
+                    Cmd::None
                 }
-                Msg::Input(_) => Effect::None,
+                Msg::Input(_) => Cmd::None,
                 Msg::Report(r) => {
                     update::on_report(&mut state, *r);
-                    Effect::None
+                    Cmd::None
                 }
                 Msg::Job(d) => {
                     update::on_job_done(&mut state, *d);
-                    Effect::None
+                    Cmd::None
                 }
                 Msg::Panicked(p) => {
                     update::on_background_panic(&mut state, p);
-                    Effect::None
+                    Cmd::None
                 }
                 Msg::Corpus(batch) => update::on_corpus_batch(&mut state, batch),
-                Msg::JobControl(signals::JobControl::Suspend) => Effect::Suspend,
+                Msg::JobControl(signals::JobControl::Suspend) => Cmd::Suspend,
                 Msg::JobControl(signals::JobControl::Continued) => {
                     // Stopped by something else (`SIGSTOP`): the shell may have reset the modes.
                     if let Err(e) = guard.take_back(state.mouse) {
                         state.note = Some(format!("cannot take the terminal back: {e}"));
                     }
-                    Effect::None
+                    Cmd::None
                 }
                 Msg::Watch(WatchEvent::Changed) => {
                     rescan(&mut state);
-                    Effect::Reparse
+                    Cmd::Reparse
                 }
                 Msg::Watch(WatchEvent::Failed(e)) => {
                     state.live = Live::Off(format!("watching failed: {e}"));
-                    Effect::None
+                    Cmd::None
                 }
                 Msg::Watch(WatchEvent::Lost(what)) => {
                     state.live = Live::Off(what);
-                    Effect::None
+                    Cmd::None
                 }
                 Msg::Watch(WatchEvent::Restored(what)) => {
                     state.live = Live::On;
                     state.note = Some(what);
-                    Effect::None
+                    Cmd::None
                 }
             };
-            match effect {
-                Effect::Quit => {
+            match cmd {
+                Cmd::Quit => {
                     // Quit at once: the terminal is restored first, and what the workbench
                     // holds (a long replay is millions of allocations, a worker may be busy
                     // with a parse) is left to the process's exit instead of being freed or
@@ -362,32 +362,28 @@ pub fn run(options: &Options) -> Result<(), Failure> {
                     std::mem::forget(watcher);
                     return Ok(());
                 }
-                Effect::Reparse => reparse = true,
-                Effect::ReparseAll => {
+                Cmd::Reparse => reparse = true,
+                Cmd::ReparseAll => {
                     // Another reference version: the corpus is scanned again under it too.
                     rescan(&mut state);
                     reparse = true;
                 }
-                Effect::OpenEditor => {
-                    if let Some(place) = state.open.take() {
-                        state.note = Some(open_editor(&mut guard, &gate, &state, &config, &place));
-                        // The watcher sees a save; a re-read also covers an editor that
-                        // wrote nothing the watcher reports (or no watcher at all).
-                        reparse = true;
-                    }
+                Cmd::OpenEditor(place) => {
+                    state.note = Some(open_editor(&mut guard, &gate, &state, &config, &place));
+                    // The watcher sees a save; a re-read also covers an editor that wrote
+                    // nothing the watcher reports (or no watcher at all).
+                    reparse = true;
                 }
-                Effect::ProposeBless => {
+                Cmd::ProposeBless => {
                     if let Some(a) = state.analysis().cloned() {
                         update::show_proposal(&mut state, bless::propose(&a));
                     }
                 }
-                Effect::WriteBless => {
-                    if let Some(p) = state.write.take() {
-                        state.note = Some(bless::write(&p).unwrap_or_else(|e| e));
-                        reparse = true;
-                    }
+                Cmd::WriteBless(p) => {
+                    state.note = Some(bless::write(&p).unwrap_or_else(|e| e));
+                    reparse = true;
                 }
-                Effect::Suspend => {
+                Cmd::Suspend => {
                     gate.pause();
                     let back = guard.suspended(state.mouse, signals::stop_self);
                     gate.resume();
@@ -395,12 +391,12 @@ pub fn run(options: &Options) -> Result<(), Failure> {
                         state.note = Some(format!("cannot take the terminal back: {e}"));
                     }
                 }
-                Effect::Mouse => {
-                    if let Err(e) = terminal::capture_mouse(state.mouse) {
+                Cmd::Mouse(on) => {
+                    if let Err(e) = terminal::capture_mouse(on) {
                         state.note = Some(format!("cannot change mouse capture: {e}"));
                     }
                 }
-                Effect::None => {}
+                Cmd::None => {}
             }
         }
         if reparse {

@@ -7,7 +7,6 @@ use ratatui::text::Line;
 
 use crate::workbench::analysis::{Analysis, Status};
 use crate::workbench::bless::Proposal;
-use crate::workbench::editor::Place;
 use crate::workbench::jobs::{JobKind, Runner};
 use crate::workbench::keys::Keymap;
 use crate::workbench::replay::ReplayState;
@@ -324,12 +323,8 @@ pub struct State {
     pub keys: Keymap,
     /// The most steps a replay opens with (see [`crate::workbench::config::Config`]).
     pub replay_max_steps: usize,
-    /// Where the editor should open (set with [`crate::workbench::update::Effect::OpenEditor`]).
-    pub open: Option<Place>,
     /// Whether the mouse is captured (released, the terminal selects text).
     pub mouse: bool,
-    /// A confirmed bless for the run loop to write.
-    pub write: Option<Arc<Proposal>>,
     /// Whether the raw pane shades every other model token.
     pub tokens_shown: bool,
 }
@@ -380,9 +375,7 @@ impl State {
             corpus: None,
             keys: Keymap::default(),
             replay_max_steps: crate::workbench::config::REPLAY_MAX_STEPS,
-            open: None,
             mouse: true,
-            write: None,
             tokens_shown: false,
         }
     }

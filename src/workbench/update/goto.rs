@@ -9,7 +9,7 @@ use crate::workbench::keys::Action;
 use crate::workbench::state::{Mode, Pane, State};
 use crate::workbench::view::diagnostics::{self, Target};
 
-use super::Effect;
+use super::Cmd;
 use super::motion::{cursor_moved, remember_col};
 
 /// The selected diagnostic's target.
@@ -91,47 +91,44 @@ fn place_under_cursor(state: &State) -> Result<Place, String> {
 }
 
 /// `o`: open the editor at the place under the cursor.
-pub(super) fn open_editor(state: &mut State) -> Effect {
+pub(super) fn open_editor(state: &mut State) -> Cmd {
     let place = place_under_cursor(state);
     open_place(state, place)
 }
 
 /// Asks the run loop to open `place` in the editor, or says why there is none.
-fn open_place(state: &mut State, place: Result<Place, String>) -> Effect {
+fn open_place(state: &mut State, place: Result<Place, String>) -> Cmd {
     match place {
-        Ok(place) => {
-            state.open = Some(place);
-            Effect::OpenEditor
-        }
+        Ok(place) => Cmd::OpenEditor(place),
         Err(e) => {
             state.note = Some(e);
-            Effect::None
+            Cmd::None
         }
     }
 }
 
 /// Enter: on a diagnostic, go to its place; on a sample, show its text.
-pub(super) fn activate(state: &mut State) -> Effect {
+pub(super) fn activate(state: &mut State) -> Cmd {
     match state.focus {
         // In a corpus: Enter opens the selected group and shows its first record.
         Pane::Samples if let Some(view) = state.corpus.as_mut() => {
             if view.open.is_some() || view.groups.is_empty() {
-                return Effect::None;
+                return Cmd::None;
             }
             view.open = Some(view.selected.min(view.groups.len() - 1));
             view.selected = 0;
             state.scroll.samples = 0;
-            Effect::Reparse
+            Cmd::Reparse
         }
         Pane::Diagnostics => {
             let Some(target) = selected_target(state) else {
                 state.note = Some("this diagnostic has no place to go to".into());
-                return Effect::None;
+                return Cmd::None;
             };
             match target {
                 Target::Document { at, region } => {
                     let Some(a) = state.analysis().cloned() else {
-                        return Effect::None;
+                        return Cmd::None;
                     };
                     state.cursor = at.min(a.document.len());
                     super::fold::reveal(state, &a, state.cursor);
@@ -145,7 +142,7 @@ pub(super) fn activate(state: &mut State) -> Effect {
                     }
                     let (line, col) = a.line_col(state.cursor);
                     state.note = Some(format!("at {line}:{col} of the text"));
-                    Effect::None
+                    Cmd::None
                 }
                 // The template is not on screen: open it in the editor.
                 t => {
@@ -156,7 +153,7 @@ pub(super) fn activate(state: &mut State) -> Effect {
         }
         Pane::Samples => {
             state.focus = Pane::Raw;
-            Effect::None
+            Cmd::None
         }
         _ => {
             state.note = Some(format!(
@@ -165,7 +162,7 @@ pub(super) fn activate(state: &mut State) -> Effect {
                     .keys
                     .hint(Action::FocusPane(Pane::Diagnostics.index()))
             ));
-            Effect::None
+            Cmd::None
         }
     }
 }
@@ -208,7 +205,7 @@ mod tests {
         on_action(&mut state, Action::FocusPane(Pane::Diagnostics.index()));
         on_action(&mut state, Action::Top);
         assert_eq!(state.diagnostic, 0);
-        assert_eq!(on_action(&mut state, Action::Activate), Effect::None);
+        assert_eq!(on_action(&mut state, Action::Activate), Cmd::None);
         assert_eq!(state.cursor, at);
         assert_eq!(state.focus, Pane::Raw);
         let a = state.analysis().unwrap();
@@ -223,12 +220,8 @@ mod tests {
     fn o_asks_to_open_the_place_under_the_cursor_of_the_focused_pane() {
         let (mut state, at) = with_a_located_warning();
         state.cursor = at;
-        assert_eq!(
-            on_action(&mut state, Action::OpenEditor),
-            Effect::OpenEditor
-        );
-        match state.open.take() {
-            Some(Place::Document { at: got, sample }) => {
+        match on_action(&mut state, Action::OpenEditor) {
+            Cmd::OpenEditor(Place::Document { at: got, sample }) => {
                 assert_eq!(got, at);
                 assert!(sample.path.ends_with("weather-tool-call.sample"));
             }
@@ -236,20 +229,19 @@ mod tests {
         }
         // In the region pane: the field of the selected region, in the template.
         on_action(&mut state, Action::FocusPane(Pane::Region.index()));
-        let effect = on_action(&mut state, Action::OpenEditor);
+        let cmd = on_action(&mut state, Action::OpenEditor);
         if template_path(&state).is_some() {
-            assert_eq!(effect, Effect::OpenEditor);
             assert!(
-                matches!(state.open.take(), Some(Place::Field { field, .. }) if field == "tool_calls")
+                matches!(cmd, Cmd::OpenEditor(Place::Field { field, .. }) if field == "tool_calls")
             );
         } else {
             // The bundled template is built in: nothing to open, and the note says why.
-            assert_eq!(effect, Effect::None);
+            assert_eq!(cmd, Cmd::None);
             assert_eq!(state.note.as_deref(), Some("the template is not a file"));
         }
         // In the replay: leave it first.
         on_action(&mut state, Action::Replay);
-        assert_eq!(on_action(&mut state, Action::OpenEditor), Effect::None);
+        assert_eq!(on_action(&mut state, Action::OpenEditor), Cmd::None);
         assert!(state.note.as_deref().unwrap().contains("leave the replay"));
     }
 }

@@ -22,6 +22,8 @@ use std::sync::Arc;
 use ratatui::layout::Rect;
 
 use crate::workbench::analysis::Analysis;
+use crate::workbench::bless::Proposal;
+use crate::workbench::editor::Place;
 use crate::workbench::jobs::Done;
 use crate::workbench::keys::Action;
 use crate::workbench::layout;
@@ -36,22 +38,23 @@ pub use prompt::on_prompt_key;
 /// How often the spinner turns while a job runs.
 pub const SPINNER_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
 
-/// What the run loop must do after an update.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Effect {
+/// A command: what only the run loop may do after an update (it owns the terminal, the files
+/// and the lanes), with what it needs to do it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cmd {
     None,
     /// Files or the selected sample changed: parse again.
     Reparse,
     /// The reference version changed: parse everything again (a corpus too).
     ReparseAll,
-    /// Open the editor at [`State::open`] (the run loop suspends the screen for it).
-    OpenEditor,
-    /// Capture the mouse or release it, as [`State::mouse`] now says.
-    Mouse,
+    /// Open the editor at this place (the run loop suspends the screen for it).
+    OpenEditor(Place),
+    /// Capture the mouse (true) or release it.
+    Mouse(bool),
     /// Read the sample on screen and show what blessing it would write.
     ProposeBless,
-    /// Write the confirmed bless in [`State::write`].
-    WriteBless,
+    /// Write this confirmed bless.
+    WriteBless(Arc<Proposal>),
     /// Stop as a shell job; the run loop gives the terminal back first.
     Suspend,
     Quit,
@@ -71,7 +74,7 @@ fn raw_geometry(state: &State) -> Option<(usize, usize)> {
 /// Follows the other reference version: everything is parsed again under it, keeping the
 /// sample, cursor, selection and scrolls (the new report is for the same sample). The marks of
 /// the old comparison go until the new one comes.
-fn switch_reference(state: &mut State) -> Effect {
+fn switch_reference(state: &mut State) -> Cmd {
     state.reference = rtbench_tooling::versions::other(state.reference);
     for e in &mut state.samples {
         e.versions = None;
@@ -80,42 +83,42 @@ fn switch_reference(state: &mut State) -> Effect {
         "following transformers {}",
         state.reference.release()
     ));
-    Effect::ReparseAll
+    Cmd::ReparseAll
 }
 
 /// Applies a key action.
-pub fn on_action(state: &mut State, action: Action) -> Effect {
-    let effect = apply_action(state, action);
+pub fn on_action(state: &mut State, action: Action) -> Cmd {
+    let cmd = apply_action(state, action);
     motion::clamp_scrolls(state);
-    effect
+    cmd
 }
 
-fn apply_action(state: &mut State, action: Action) -> Effect {
+fn apply_action(state: &mut State, action: Action) -> Cmd {
     state.note = None;
     if action == Action::Suspend {
-        return Effect::Suspend;
+        return Cmd::Suspend;
     }
     if state.help {
         overlay::on_help_action(state, action);
-        return Effect::None;
+        return Cmd::None;
     }
     if state.overlay.is_some() {
         return overlay::on_overlay_action(state, action);
     }
     match action {
         // Esc first cancels a running explanation or check.
-        Action::Back if overlay::cancel_job(state) => return Effect::None,
+        Action::Back if overlay::cancel_job(state) => return Cmd::None,
         Action::Explain => {
             overlay::explain_field(state, None);
-            return Effect::None;
+            return Cmd::None;
         }
         Action::CheckChunkings => {
             overlay::check_chunkings(state);
-            return Effect::None;
+            return Cmd::None;
         }
         Action::Portability => {
             overlay::check_portability(state);
-            return Effect::None;
+            return Cmd::None;
         }
         Action::OpenEditor => return goto::open_editor(state),
         Action::SwitchReference => return switch_reference(state),
@@ -125,7 +128,7 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
         return replay::on_replay_action(state, action);
     }
     match action {
-        Action::Quit => Effect::Quit,
+        Action::Quit => Cmd::Quit,
         // Esc cancels or goes back, never quits (as in gitui, lazygit, yazi): with nothing to
         // go back from, it says how to quit.
         // In a corpus's open group: back to the list of groups.
@@ -137,29 +140,29 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
                 view.selected = view.open.take().unwrap_or(0);
             }
             motion::keep_corpus_row_visible(state);
-            Effect::None
+            Cmd::None
         }
         Action::Back if state.search.is_some() => {
             state.search = None;
             state.note = Some("search cleared".into());
-            Effect::None
+            Cmd::None
         }
         Action::Back => {
             state.note = Some(format!(
                 "nothing to close: {} quits",
                 state.keys.hint(Action::Quit)
             ));
-            Effect::None
+            Cmd::None
         }
         Action::Replay => {
             replay::enter_replay(state);
-            Effect::None
+            Cmd::None
         }
         Action::PlayPause => motion::on_motion(state, Action::PageDown),
-        Action::NextChunking | Action::Prompt => Effect::None,
+        Action::NextChunking | Action::Prompt => Cmd::None,
         Action::Help => {
             overlay::open_help(state);
-            Effect::None
+            Cmd::None
         }
         Action::FocusNext
         | Action::FocusPrev
@@ -172,18 +175,18 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
         | Action::Taller
         | Action::Shorter => {
             panes::on_pane_action(state, action);
-            Effect::None
+            Cmd::None
         }
         Action::Reload => {
             state.note = Some("re-reading files".into());
-            Effect::Reparse
+            Cmd::Reparse
         }
         Action::Bless => {
             if state.analysis().is_some() {
-                Effect::ProposeBless
+                Cmd::ProposeBless
             } else {
                 state.note = Some("nothing to bless yet".into());
-                Effect::None
+                Cmd::None
             }
         }
         Action::Activate => goto::activate(state),
@@ -197,11 +200,11 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
                     state.keys.hint(Action::ToggleMouse)
                 )
             });
-            Effect::Mouse
+            Cmd::Mouse(state.mouse)
         }
         Action::Fold => {
             fold::toggle(state);
-            Effect::None
+            Cmd::None
         }
         Action::ToggleTokens => {
             let has = state.analysis().is_some_and(|a| !a.tokens.is_empty());
@@ -216,15 +219,15 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
                 state.note =
                     Some("no model tokens: the template's folder has no tokenizer.json".into());
             }
-            Effect::None
+            Cmd::None
         }
         Action::Search => {
             state.prompt = Some(Prompt::new(PromptKind::Search { regex: false }));
-            Effect::None
+            Cmd::None
         }
         Action::NextRegion if state.search.is_some() => {
             prompt::jump_to_match(state, true);
-            Effect::None
+            Cmd::None
         }
         Action::SearchPrev => {
             if state.search.is_some() {
@@ -235,7 +238,7 @@ fn apply_action(state: &mut State, action: Action) -> Effect {
                     state.keys.hint(Action::Search)
                 ));
             }
-            Effect::None
+            Cmd::None
         }
         Action::NextSample => motion::select_sample(state, state.selected_sample + 1),
         Action::PrevSample => motion::select_sample(state, state.selected_sample.saturating_sub(1)),
@@ -306,13 +309,13 @@ pub fn on_resize(state: &mut State, width: u16, height: u16) {
 /// Takes a worker report: a newer result replaces the shown one; when the files cannot be
 /// used, the shown result stays and is marked stale.
 /// Groups of the corpus scan arrive: the list fills in (the record shown stays).
-pub fn on_corpus_batch(state: &mut State, batch: crate::workbench::corpus::Batch) -> Effect {
+pub fn on_corpus_batch(state: &mut State, batch: crate::workbench::corpus::Batch) -> Cmd {
     let Some(view) = state.corpus.as_mut() else {
-        return Effect::None;
+        return Cmd::None;
     };
     view.add(batch);
     motion::clamp_scrolls(state);
-    Effect::None
+    Cmd::None
 }
 
 pub fn on_report(state: &mut State, report: Report) {
@@ -478,9 +481,9 @@ mod tests {
     #[test]
     fn esc_never_quits_and_q_quits_always() {
         let mut state = loaded(0, (80, 24));
-        assert_eq!(on_action(&mut state, Action::Back), Effect::None);
+        assert_eq!(on_action(&mut state, Action::Back), Cmd::None);
         assert_eq!(state.note.as_deref(), Some("nothing to close: q quits"));
-        assert_eq!(on_action(&mut state, Action::Quit), Effect::Quit);
+        assert_eq!(on_action(&mut state, Action::Quit), Cmd::Quit);
     }
 
     #[test]
@@ -524,7 +527,7 @@ mod tests {
     #[test]
     fn reload_asks_for_a_parse_and_says_so() {
         let mut state = loaded(0, (80, 24));
-        assert_eq!(on_action(&mut state, Action::Reload), Effect::Reparse);
+        assert_eq!(on_action(&mut state, Action::Reload), Cmd::Reparse);
         assert_eq!(state.note.as_deref(), Some("re-reading files"));
         // The note lasts until the next key.
         on_action(&mut state, Action::Down);

@@ -6,7 +6,7 @@ use crate::workbench::keys::Action;
 use crate::workbench::state::{Pane, State};
 use crate::workbench::view::{diagnostics, raw};
 
-use super::{Effect, raw_geometry, screen};
+use super::{Cmd, raw_geometry, screen};
 
 /// After the cursor moved: keep it on screen and select the region under it.
 pub(super) fn cursor_moved(state: &mut State) {
@@ -102,17 +102,17 @@ pub(super) fn scroll_of(state: &mut State, pane: Pane) -> Option<&mut usize> {
     }
 }
 
-pub(super) fn select_sample(state: &mut State, to: usize) -> Effect {
+pub(super) fn select_sample(state: &mut State, to: usize) -> Cmd {
     if state.samples.is_empty() {
-        return Effect::None;
+        return Cmd::None;
     }
     let to = to.min(state.samples.len() - 1);
     if to == state.selected_sample {
-        return Effect::None;
+        return Cmd::None;
     }
     state.selected_sample = to;
     show_sample_row(state, to);
-    Effect::Reparse
+    Cmd::Reparse
 }
 
 /// Scrolls the samples pane so that list row `row` shows.
@@ -143,26 +143,26 @@ fn list_target(s: usize, action: Action, page: usize) -> usize {
 
 /// Up / Down in a corpus's list: groups, or the open group's records (moving onto a record
 /// shows it).
-fn corpus_motion(state: &mut State, action: Action) -> Effect {
+fn corpus_motion(state: &mut State, action: Action) -> Cmd {
     let page = page(state, Pane::Samples);
     let Some(view) = state.corpus.as_mut() else {
-        return Effect::None;
+        return Cmd::None;
     };
     let rows = view.rows();
     if rows == 0 {
-        return Effect::None;
+        return Cmd::None;
     }
     let to = list_target(view.selected.min(rows - 1), action, page).min(rows - 1);
     if to == view.selected {
-        return Effect::None;
+        return Cmd::None;
     }
     view.selected = to;
     let shows_records = view.open.is_some();
     keep_corpus_row_visible(state);
     if shows_records {
-        Effect::Reparse
+        Cmd::Reparse
     } else {
-        Effect::None
+        Cmd::None
     }
 }
 
@@ -271,7 +271,7 @@ pub(super) fn clamp_scrolls(state: &mut State) {
 }
 
 /// Cursor and scroll motions, which act on the focused pane.
-pub(super) fn on_motion(state: &mut State, action: Action) -> Effect {
+pub(super) fn on_motion(state: &mut State, action: Action) -> Cmd {
     let focus = state.focus;
     if focus == Pane::Samples && state.corpus.is_some() {
         return corpus_motion(state, action);
@@ -282,7 +282,7 @@ pub(super) fn on_motion(state: &mut State, action: Action) -> Effect {
     }
     if focus == Pane::Raw {
         let Some(a) = state.analysis().cloned() else {
-            return Effect::None;
+            return Cmd::None;
         };
         let pg = page(state, focus) as isize;
         match action {
@@ -313,11 +313,11 @@ pub(super) fn on_motion(state: &mut State, action: Action) -> Effect {
             _ => {}
         }
         cursor_moved(state);
-        return Effect::None;
+        return Cmd::None;
     }
     if focus == Pane::Diagnostics && !matches!(action, Action::NextRegion | Action::PrevRegion) {
         select_diagnostic(state, action);
-        return Effect::None;
+        return Cmd::None;
     }
     // Region jumps work from any pane: they move the raw cursor.
     if matches!(action, Action::NextRegion | Action::PrevRegion) {
@@ -325,7 +325,7 @@ pub(super) fn on_motion(state: &mut State, action: Action) -> Effect {
             jump_region(state, &a, action == Action::NextRegion);
             cursor_moved(state);
         }
-        return Effect::None;
+        return Cmd::None;
     }
     let pg = page(state, focus);
     if let Some(s) = scroll_of(state, focus) {
@@ -340,7 +340,7 @@ pub(super) fn on_motion(state: &mut State, action: Action) -> Effect {
             _ => *s,
         };
     }
-    Effect::None
+    Cmd::None
 }
 
 #[cfg(test)]
@@ -415,20 +415,20 @@ mod tests {
     fn in_the_samples_pane_arrows_select_a_sample_and_ask_for_a_parse() {
         let mut state = loaded(0, (120, 40));
         state.focus = Pane::Samples;
-        assert_eq!(on_action(&mut state, Action::Down), Effect::Reparse);
+        assert_eq!(on_action(&mut state, Action::Down), Cmd::Reparse);
         assert_eq!(state.selected_sample, 1);
-        assert_eq!(on_action(&mut state, Action::Bottom), Effect::Reparse);
+        assert_eq!(on_action(&mut state, Action::Bottom), Cmd::Reparse);
         assert_eq!(state.selected_sample, state.samples.len() - 1);
         // Already at the bottom: nothing to parse.
-        assert_eq!(on_action(&mut state, Action::Down), Effect::None);
-        assert_eq!(on_action(&mut state, Action::Top), Effect::Reparse);
+        assert_eq!(on_action(&mut state, Action::Down), Cmd::None);
+        assert_eq!(on_action(&mut state, Action::Top), Cmd::Reparse);
         assert_eq!(state.selected_sample, 0);
         // ] and [ work from any pane.
         state.focus = Pane::Raw;
-        assert_eq!(on_action(&mut state, Action::NextSample), Effect::Reparse);
+        assert_eq!(on_action(&mut state, Action::NextSample), Cmd::Reparse);
         assert_eq!(state.selected_sample, 1);
-        assert_eq!(on_action(&mut state, Action::PrevSample), Effect::Reparse);
-        assert_eq!(on_action(&mut state, Action::PrevSample), Effect::None);
+        assert_eq!(on_action(&mut state, Action::PrevSample), Cmd::Reparse);
+        assert_eq!(on_action(&mut state, Action::PrevSample), Cmd::None);
     }
 
     #[test]

@@ -9,29 +9,29 @@ use crate::workbench::view::raw;
 
 use super::motion::{clamp_scrolls, cursor_moved, remember_col, scroll_of, select_sample};
 use super::replay::on_replay_mouse;
-use super::{Effect, raw_geometry, screen};
+use super::{Cmd, raw_geometry, screen};
 
 /// Applies a mouse event.
-pub fn on_mouse(state: &mut State, ev: MouseEvent) -> Effect {
-    let effect = apply_mouse(state, ev);
+pub fn on_mouse(state: &mut State, ev: MouseEvent) -> Cmd {
+    let cmd = apply_mouse(state, ev);
     clamp_scrolls(state);
-    effect
+    cmd
 }
 
-fn apply_mouse(state: &mut State, ev: MouseEvent) -> Effect {
+fn apply_mouse(state: &mut State, ev: MouseEvent) -> Cmd {
     if state.help {
         if let MouseEventKind::Down(_) = ev.kind {
             state.help = false;
         }
-        return Effect::None;
+        return Cmd::None;
     }
     if state.mode == Mode::Replay {
         on_replay_mouse(state, ev);
-        return Effect::None;
+        return Cmd::None;
     }
     let sc = screen(state);
     let Some((pane, rect)) = sc.pane_at(ev.column, ev.row) else {
-        return Effect::None;
+        return Cmd::None;
     };
     match ev.kind {
         // A press, or a drag across the raw text, moves the cursor to the pointer.
@@ -102,7 +102,7 @@ fn apply_mouse(state: &mut State, ev: MouseEvent) -> Effect {
         }
         _ => {}
     }
-    Effect::None
+    Cmd::None
 }
 
 #[cfg(test)]
@@ -123,12 +123,12 @@ mod tests {
         }
     }
 
-    fn click(state: &mut State, pos: (u16, u16)) -> Effect {
+    fn click(state: &mut State, pos: (u16, u16)) -> Cmd {
         on_mouse(state, at(MouseEventKind::Down(MouseButton::Left), pos))
     }
 
     /// A click `down` rows inside `pane`.
-    fn click_in(state: &mut State, pane: Pane, down: u16) -> Effect {
+    fn click_in(state: &mut State, pane: Pane, down: u16) -> Cmd {
         let pos = inside(state, pane, down);
         click(state, pos)
     }
@@ -143,7 +143,7 @@ mod tests {
     fn a_click_focuses_the_pane_under_the_pointer() {
         let mut state = loaded(0, (120, 40));
         let cursor = state.cursor;
-        assert_eq!(click_in(&mut state, Pane::Message, 1), Effect::None);
+        assert_eq!(click_in(&mut state, Pane::Message, 1), Cmd::None);
         assert_eq!(state.focus, Pane::Message);
         assert_eq!(state.cursor, cursor);
         click_in(&mut state, Pane::Diagnostics, 0);
@@ -173,11 +173,11 @@ mod tests {
     #[test]
     fn a_click_in_the_sample_list_selects_that_sample() {
         let mut state = loaded(0, (120, 40));
-        assert_eq!(click_in(&mut state, Pane::Samples, 2), Effect::Reparse);
+        assert_eq!(click_in(&mut state, Pane::Samples, 2), Cmd::Reparse);
         assert_eq!(state.selected_sample, 2);
         assert_eq!(state.focus, Pane::Samples);
         // Below the last sample: focus only.
-        assert_eq!(click_in(&mut state, Pane::Samples, 5), Effect::None);
+        assert_eq!(click_in(&mut state, Pane::Samples, 5), Cmd::None);
         assert_eq!(state.selected_sample, 2);
     }
 

@@ -16,7 +16,7 @@ use crate::workbench::keys::Action;
 use crate::workbench::state::{Overlay, Running, State};
 use rtbench_tooling::progress::Progress;
 
-use super::Effect;
+use super::Cmd;
 
 /// Shows what blessing would write and waits for Enter (or the reason it cannot).
 pub fn show_proposal(state: &mut State, proposal: Result<Proposal, String>) {
@@ -65,20 +65,22 @@ pub(super) fn on_help_action(state: &mut State, action: Action) {
 
 /// Keys while an overlay is shown: scroll it, switch the explained field, or close it (which
 /// also cancels the job that would replace it).
-pub(super) fn on_overlay_action(state: &mut State, action: Action) -> Effect {
+pub(super) fn on_overlay_action(state: &mut State, action: Action) -> Cmd {
     if let Some(o) = state.overlay.as_mut()
         && o.confirm.is_some()
     {
         match action {
             Action::Activate => {
-                state.write = o.confirm.take();
+                let Some(proposal) = o.confirm.take() else {
+                    unreachable!("checked above")
+                };
                 state.overlay = None;
-                return Effect::WriteBless;
+                return Cmd::WriteBless(proposal);
             }
             Action::Quit | Action::Back | Action::Bless => {
                 state.overlay = None;
                 state.note = Some("not blessed: nothing written".into());
-                return Effect::None;
+                return Cmd::None;
             }
             _ => {}
         }
@@ -90,7 +92,7 @@ pub(super) fn on_overlay_action(state: &mut State, action: Action) -> Effect {
     };
     let fields = state.analysis().map_or(0, |a| a.field_names.len());
     let Some(o) = state.overlay.as_mut() else {
-        return Effect::None;
+        return Cmd::None;
     };
     match action {
         Action::Down => o.scroll = o.scroll.saturating_add(1),
@@ -117,7 +119,7 @@ pub(super) fn on_overlay_action(state: &mut State, action: Action) -> Effect {
         }
         _ => {}
     }
-    Effect::None
+    Cmd::None
 }
 
 /// Explains a field of the current sample: `field`, or the selected region's field, or the
@@ -215,7 +217,7 @@ pub(super) fn install(state: &mut State, done: Done) {
 #[cfg(test)]
 mod tests {
     use super::super::testing::{loaded, take, with_queue};
-    use super::super::{Effect, on_action, on_job_done};
+    use super::super::{Cmd, on_action, on_job_done};
     use super::*;
     use crate::workbench::state::{Mode, Pane};
 
@@ -235,13 +237,15 @@ mod tests {
         let o = state.overlay.as_ref().unwrap();
         assert!(o.lines.iter().any(|l| l.contains("expected 'a', got 'b'")));
         // Scrolling keeps it open; Esc closes it without writing.
-        assert_eq!(on_action(&mut state, Action::Down), Effect::None);
-        assert_eq!(on_action(&mut state, Action::Back), Effect::None);
-        assert!(state.overlay.is_none() && state.write.is_none());
+        assert_eq!(on_action(&mut state, Action::Down), Cmd::None);
+        assert_eq!(on_action(&mut state, Action::Back), Cmd::None);
+        assert!(state.overlay.is_none());
         assert_eq!(state.note.as_deref(), Some("not blessed: nothing written"));
         show_proposal(&mut state, Ok(proposal()));
-        assert_eq!(on_action(&mut state, Action::Activate), Effect::WriteBless);
-        assert_eq!(state.write.as_deref(), Some(&proposal()));
+        assert_eq!(
+            on_action(&mut state, Action::Activate),
+            Cmd::WriteBless(Arc::new(proposal()))
+        );
         assert!(state.overlay.is_none());
         // A refusal is a note, no overlay.
         show_proposal(&mut state, Err("nothing to bless".into()));
@@ -261,7 +265,7 @@ mod tests {
         let queue = with_queue(&mut state);
         let field = selected_field(&state);
         let name = state.analysis().unwrap().field_names[field].clone();
-        assert_eq!(on_action(&mut state, Action::Explain), Effect::None);
+        assert_eq!(on_action(&mut state, Action::Explain), Cmd::None);
         // Requested, not yet shown: nothing ran on this thread.
         let jobs = take(&queue);
         assert_eq!(jobs.len(), 1);
@@ -325,11 +329,7 @@ mod tests {
         let queue = with_queue(&mut state);
         on_action(&mut state, Action::CheckChunkings);
         let jobs = take(&queue);
-        assert_eq!(
-            on_action(&mut state, Action::Back),
-            Effect::None,
-            "not quit"
-        );
+        assert_eq!(on_action(&mut state, Action::Back), Cmd::None, "not quit");
         assert!(state.job.is_none());
         assert_eq!(state.note.as_deref(), Some("chunking check cancelled"));
         // The job stops at its first look instead of streaming every chunking.
@@ -342,7 +342,7 @@ mod tests {
             "only the one-shot parse ran"
         );
         // Nothing runs now: Esc has nothing to go back from, and still does not quit.
-        assert_eq!(on_action(&mut state, Action::Back), Effect::None);
+        assert_eq!(on_action(&mut state, Action::Back), Cmd::None);
         assert_eq!(state.note.as_deref(), Some("nothing to close: q quits"));
     }
 
@@ -409,7 +409,7 @@ mod tests {
         on_job_done(&mut state, job.run());
         on_action(&mut state, Action::Right);
         let next = take(&queue).remove(0);
-        assert_eq!(on_action(&mut state, Action::Back), Effect::None);
+        assert_eq!(on_action(&mut state, Action::Back), Cmd::None);
         assert!(state.overlay.is_none() && state.job.is_none());
         on_job_done(&mut state, next.run());
         assert!(state.overlay.is_none(), "the late result is dropped");
@@ -449,7 +449,7 @@ mod tests {
         // Other keys do nothing, Esc closes it (and does not quit).
         on_action(&mut state, Action::Explain);
         assert!(state.overlay.is_none() && state.job.is_none());
-        assert_eq!(on_action(&mut state, Action::Back), Effect::None);
+        assert_eq!(on_action(&mut state, Action::Back), Cmd::None);
         assert!(!state.help);
         on_action(&mut state, Action::Help);
         assert_eq!(state.scroll.help, 0, "opens at the top");

@@ -69,7 +69,7 @@ pub(super) fn on_pane_action(state: &mut State, action: Action) {
 #[cfg(test)]
 mod tests {
     use super::super::testing::loaded;
-    use super::super::{Effect, on_action};
+    use super::super::{Cmd, on_action};
     use super::*;
 
     #[test]
@@ -78,7 +78,7 @@ mod tests {
         assert_eq!(state.focus, Pane::Raw);
         let mut seen = Vec::new();
         for _ in 0..5 {
-            assert_eq!(on_action(&mut state, Action::FocusNext), Effect::None);
+            assert_eq!(on_action(&mut state, Action::FocusNext), Cmd::None);
             seen.push(state.focus);
         }
         assert_eq!(

@@ -8,16 +8,16 @@ use crate::workbench::replay::{ChunkKind, parse_sizes};
 use crate::workbench::search::Search;
 use crate::workbench::state::{PromptKind, State};
 
-use super::Effect;
+use super::Cmd;
 use super::motion::cursor_moved;
 
 /// A key typed at the prompt.
-pub fn on_prompt_key(state: &mut State, key: KeyEvent) -> Effect {
+pub fn on_prompt_key(state: &mut State, key: KeyEvent) -> Cmd {
     if key.kind == KeyEventKind::Release {
-        return Effect::None;
+        return Cmd::None;
     }
     let Some(prompt) = state.prompt.as_mut() else {
-        return Effect::None;
+        return Cmd::None;
     };
     match key.code {
         KeyCode::Esc => state.prompt = None,
@@ -53,7 +53,7 @@ pub fn on_prompt_key(state: &mut State, key: KeyEvent) -> Effect {
         }
         _ => {}
     }
-    Effect::None
+    Cmd::None
 }
 
 fn apply_sizes(state: &mut State, typed: &str) -> Result<(), String> {
@@ -129,7 +129,7 @@ mod tests {
         }
     }
 
-    fn press(state: &mut State, code: KeyCode) -> Effect {
+    fn press(state: &mut State, code: KeyCode) -> Cmd {
         on_prompt_key(state, KeyEvent::new(code, KeyModifiers::NONE))
     }
 
@@ -148,7 +148,7 @@ mod tests {
         press(&mut state, KeyCode::Backspace);
         assert_eq!(text(&state), Some("3,5"));
         typed(&mut state, " 1");
-        assert_eq!(press(&mut state, KeyCode::Enter), Effect::None);
+        assert_eq!(press(&mut state, KeyCode::Enter), Cmd::None);
         assert!(state.prompt.is_none());
         let rs = state.replay.as_ref().unwrap();
         assert_eq!(rs.kind, ChunkKind::Sizes);
@@ -184,7 +184,7 @@ mod tests {
         on_prompt_key(&mut state, release);
         assert_eq!(text(&state), Some(""));
         press(&mut state, KeyCode::Esc);
-        assert_eq!(press(&mut state, KeyCode::Char('4')), Effect::None);
+        assert_eq!(press(&mut state, KeyCode::Char('4')), Cmd::None);
         assert!(state.prompt.is_none());
     }
 

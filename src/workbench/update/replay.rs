@@ -8,7 +8,7 @@ use crate::workbench::keys::Action;
 use crate::workbench::replay::ReplayState;
 use crate::workbench::state::{Mode, Prompt, PromptKind, State};
 
-use super::Effect;
+use super::Cmd;
 use super::motion::select_sample;
 use super::overlay::open_help;
 
@@ -33,16 +33,16 @@ pub(super) fn enter_replay(state: &mut State) {
 }
 
 /// Keys in replay mode: steps, playback, chunking and the timeline.
-pub(super) fn on_replay_action(state: &mut State, action: Action) -> Effect {
+pub(super) fn on_replay_action(state: &mut State, action: Action) -> Cmd {
     let analysis = state.analysis().cloned();
     let Some(rs) = state.replay.as_mut() else {
         state.mode = Mode::Inspect;
-        return Effect::None;
+        return Cmd::None;
     };
     let mut rebuild = false;
     match action {
         Action::Quit => {
-            return Effect::Quit;
+            return Cmd::Quit;
         }
         Action::Back if rs.is_building() && !rs.placeholder => {
             // Esc stops a build; the replay shown before it stays.
@@ -58,7 +58,7 @@ pub(super) fn on_replay_action(state: &mut State, action: Action) -> Effect {
             // Dropping the state stops a build (a replay is a few large allocations: freeing
             // even a ten-million-step one takes milliseconds).
             state.replay = None;
-            return Effect::None;
+            return Cmd::None;
         }
         Action::Help => open_help(state),
         Action::Right => rs.forward(1),
@@ -85,7 +85,7 @@ pub(super) fn on_replay_action(state: &mut State, action: Action) -> Effect {
         }
         Action::Reload => {
             state.note = Some("re-reading files".into());
-            return Effect::Reparse;
+            return Cmd::Reparse;
         }
         _ => {}
     }
@@ -95,7 +95,7 @@ pub(super) fn on_replay_action(state: &mut State, action: Action) -> Effect {
     {
         rs.rebuild(&a);
     }
-    Effect::None
+    Cmd::None
 }
 
 /// Mouse in replay mode: a click on a timeline row selects that event; the wheel steps the
@@ -144,7 +144,7 @@ mod tests {
 
     fn replaying() -> State {
         let mut state = loaded(0, (120, 40));
-        assert_eq!(on_action(&mut state, Action::Replay), Effect::None);
+        assert_eq!(on_action(&mut state, Action::Replay), Cmd::None);
         assert_eq!(state.mode, Mode::Replay);
         state
     }
@@ -164,7 +164,7 @@ mod tests {
         let rs = state.replay.as_ref().unwrap();
         assert_eq!(rs.step, 0);
         assert_eq!(rs.chunking(), Chunking::CodePoints(vec![1]));
-        assert_eq!(on_action(&mut state, Action::Back), Effect::None);
+        assert_eq!(on_action(&mut state, Action::Back), Cmd::None);
         assert_eq!(state.mode, Mode::Inspect);
         assert!(state.replay.is_none());
         // s toggles too; q quits from the replay.
@@ -172,7 +172,7 @@ mod tests {
         on_action(&mut state, Action::Replay);
         assert_eq!(state.mode, Mode::Inspect);
         on_action(&mut state, Action::Replay);
-        assert_eq!(on_action(&mut state, Action::Quit), Effect::Quit);
+        assert_eq!(on_action(&mut state, Action::Quit), Cmd::Quit);
     }
 
     #[test]
