@@ -14,7 +14,7 @@ use crate::workbench::analysis::{self, Status};
 use crate::workbench::highlight;
 use crate::workbench::inputs::{Inputs, SampleFile, Source, read_sample};
 use crate::workbench::runtime::{BackgroundPanic, Lane, Ticket};
-use crate::workbench::state::{Report, SampleEntry, Shown, VersionMark};
+use crate::workbench::state::{Report, SampleEntry, Shown, State, VersionMark};
 use rtbench_engine::Reference;
 use rtbench_engine::template::Template;
 use rtbench_engine::value::Value;
@@ -511,6 +511,27 @@ fn versions(parsed: &Parsed, mut report: Report, ticket: &Ticket<Report>) -> Pas
         });
     }
     Pass::Done(report)
+}
+
+/// A request for the state's current selection.
+pub fn request_for(state: &mut State) -> Request {
+    state.requested += 1;
+    state.busy = true;
+    Request {
+        seq: state.requested,
+        selected_name: state
+            .samples
+            .get(state.selected_sample)
+            .map(|s| s.name.clone()),
+        selected_index: state.selected_sample,
+        record: state
+            .corpus
+            .as_ref()
+            .and_then(crate::workbench::corpus::CorpusView::selected_record),
+        syntect_theme: state.theme.syntect_theme.clone(),
+        no_color: state.theme.no_color,
+        reference: state.reference,
+    }
 }
 
 /// A handle that sends requests to the parse lane.

@@ -80,11 +80,12 @@ def file_graph(src):
             if head == "super" and not is_mod_file:
                 base = me[:-1]
                 # `super` from a file `a/b.rs` is module `a`.
-            targets = [tuple(base) + tuple(parts)]
+            # A grouped import names its items (and the module itself only through `self`).
+            targets = [] if group and "self" not in group.split(",") else [tuple(base) + tuple(parts)]
             if group:
                 for item in group.split(","):
                     item = item.strip().split("::")[0].split(" ")[0]
-                    if item and item != "self":
+                    if item and item.strip() != "self":
                         targets.append(tuple(base) + tuple(parts) + (item,))
             for t in targets:
                 while t and t not in mods:

@@ -1,15 +1,17 @@
-//! State changes: key actions, mouse events, worker reports and the clock. Each returns what
-//! the run loop must do next (nothing, ask for a new parse, quit); none of them draws, does
-//! I/O or runs a parse (explanations and chunking checks are sent to the tooling thread, see
-//! [`overlay`]).
+//! State changes: [`update`] takes each [`Msg`] (key actions, mouse events, lane replies, file
+//! changes, signals, the clock) and returns the [`Cmd`] the run loop must carry out (nothing,
+//! parse again, open the editor, write a bless, quit); none of them draws, does I/O or runs a
+//! parse (explanations and chunking checks are sent to the tooling lane, see [`overlay`]).
 //!
 //! This module dispatches; the changes themselves are by mode and kind of input:
 //! [`motion`] (cursor, scrolls, sample selection), [`panes`] (focus and layout), [`overlay`]
 //! (help, explanation and chunking-check overlays, and their jobs), [`replay`] (the stream
 //! replay's keys and mouse), [`prompt`] (the status bar prompt) and [`mouse`].
 
+mod base;
 mod fold;
 mod goto;
+mod layers;
 mod motion;
 mod mouse;
 mod overlay;
@@ -27,9 +29,13 @@ use crate::workbench::editor::Place;
 use crate::workbench::jobs::Done;
 use crate::workbench::keys::Action;
 use crate::workbench::layout;
+use crate::workbench::protocol::Msg;
 use crate::workbench::runtime::BackgroundPanic;
-use crate::workbench::state::{Mode, Pane, Prompt, PromptKind, Report, State};
+use crate::workbench::signals::JobControl;
+use crate::workbench::state::{Live, Pane, Report, State};
 use crate::workbench::view::raw;
+use crate::workbench::watch::WatchEvent;
+use crossterm::event::Event;
 
 pub use mouse::on_mouse;
 pub use overlay::show_proposal;
@@ -45,7 +51,8 @@ pub enum Cmd {
     None,
     /// Files or the selected sample changed: parse again.
     Reparse,
-    /// The reference version changed: parse everything again (a corpus too).
+    /// The reference version changed, or the files did: parse everything again (a corpus
+    /// too).
     ReparseAll,
     /// Open the editor at this place (the run loop suspends the screen for it).
     OpenEditor(Place),
@@ -57,7 +64,55 @@ pub enum Cmd {
     WriteBless(Arc<Proposal>),
     /// Stop as a shell job; the run loop gives the terminal back first.
     Suspend,
+    /// Set the terminal up again after something else stopped the workbench (`SIGSTOP`, then
+    /// `SIGCONT`): the shell may have reset its modes.
+    TakeBack,
     Quit,
+}
+
+/// Takes one message: changes the state and says what only the run loop may do next (each
+/// message leads to at most one command).
+pub fn update(state: &mut State, msg: Msg) -> Cmd {
+    match msg {
+        Msg::Input(Event::Key(k)) => on_key(state, k),
+        Msg::Input(Event::Mouse(m)) => on_mouse(state, m),
+        Msg::Input(Event::Resize(w, h)) => {
+            on_resize(state, w, h);
+            Cmd::None
+        }
+        Msg::Input(_) => Cmd::None,
+        Msg::Report(r) => {
+            on_report(state, *r);
+            Cmd::None
+        }
+        Msg::Job(d) => {
+            on_job_done(state, *d);
+            Cmd::None
+        }
+        Msg::Panicked(p) => {
+            on_background_panic(state, p);
+            Cmd::None
+        }
+        Msg::Corpus(batch) => on_corpus_batch(state, batch),
+        Msg::JobControl(JobControl::Suspend) => Cmd::Suspend,
+        Msg::JobControl(JobControl::Continued) => Cmd::TakeBack,
+        Msg::Watch(w) => on_watch(state, w),
+    }
+}
+
+/// What the file watcher says: a change parses everything again (a corpus is scanned again
+/// too); the live mark follows whether watching works.
+fn on_watch(state: &mut State, event: WatchEvent) -> Cmd {
+    match event {
+        WatchEvent::Changed => return Cmd::ReparseAll,
+        WatchEvent::Failed(e) => state.live = Live::Off(format!("watching failed: {e}")),
+        WatchEvent::Lost(what) => state.live = Live::Off(what),
+        WatchEvent::Restored(what) => {
+            state.live = Live::On;
+            state.note = Some(what);
+        }
+    }
+    Cmd::None
 }
 
 fn screen(state: &State) -> layout::Screen {
@@ -86,164 +141,25 @@ fn switch_reference(state: &mut State) -> Cmd {
     Cmd::ReparseAll
 }
 
-/// Applies a key action.
+/// Applies a key action: it goes down the layer stack until a layer takes it (see
+/// [`layers`]).
 pub fn on_action(state: &mut State, action: Action) -> Cmd {
-    let cmd = apply_action(state, action);
+    state.note = None;
+    let cmd = layers::dispatch(state, action);
     motion::clamp_scrolls(state);
     cmd
 }
 
-fn apply_action(state: &mut State, action: Action) -> Cmd {
-    state.note = None;
-    if action == Action::Suspend {
-        return Cmd::Suspend;
+/// A key: the prompt, while one is open, takes keys as typed; otherwise the key map turns the
+/// key into an action for the layer stack.
+pub fn on_key(state: &mut State, key: crossterm::event::KeyEvent) -> Cmd {
+    if state.prompt.is_some() {
+        return on_prompt_key(state, key);
     }
-    if state.help {
-        overlay::on_help_action(state, action);
-        return Cmd::None;
-    }
-    if state.overlay.is_some() {
-        return overlay::on_overlay_action(state, action);
-    }
-    match action {
-        // Esc first cancels a running explanation or check.
-        Action::Back if overlay::cancel_job(state) => return Cmd::None,
-        Action::Explain => {
-            overlay::explain_field(state, None);
-            return Cmd::None;
-        }
-        Action::CheckChunkings => {
-            overlay::check_chunkings(state);
-            return Cmd::None;
-        }
-        Action::Portability => {
-            overlay::check_portability(state);
-            return Cmd::None;
-        }
-        Action::OpenEditor => return goto::open_editor(state),
-        Action::SwitchReference => return switch_reference(state),
-        _ => {}
-    }
-    if state.mode == Mode::Replay {
-        return replay::on_replay_action(state, action);
-    }
-    match action {
-        Action::Quit => Cmd::Quit,
-        // Esc cancels or goes back, never quits (as in gitui, lazygit, yazi): with nothing to
-        // go back from, it says how to quit.
-        // In a corpus's open group: back to the list of groups.
-        Action::Back
-            if state.focus == Pane::Samples
-                && state.corpus.as_ref().is_some_and(|c| c.open.is_some()) =>
-        {
-            if let Some(view) = state.corpus.as_mut() {
-                view.selected = view.open.take().unwrap_or(0);
-            }
-            motion::keep_corpus_row_visible(state);
-            Cmd::None
-        }
-        Action::Back if state.search.is_some() => {
-            state.search = None;
-            state.note = Some("search cleared".into());
-            Cmd::None
-        }
-        Action::Back => {
-            state.note = Some(format!(
-                "nothing to close: {} quits",
-                state.keys.hint(Action::Quit)
-            ));
-            Cmd::None
-        }
-        Action::Replay => {
-            replay::enter_replay(state);
-            Cmd::None
-        }
-        Action::PlayPause => motion::on_motion(state, Action::PageDown),
-        Action::NextChunking | Action::Prompt => Cmd::None,
-        Action::Help => {
-            overlay::open_help(state);
-            Cmd::None
-        }
-        Action::FocusNext
-        | Action::FocusPrev
-        | Action::TogglePane(_)
-        | Action::FocusPane(_)
-        | Action::HidePane
-        | Action::Zoom
-        | Action::Wider
-        | Action::Narrower
-        | Action::Taller
-        | Action::Shorter => {
-            panes::on_pane_action(state, action);
-            Cmd::None
-        }
-        Action::Reload => {
-            state.note = Some("re-reading files".into());
-            Cmd::Reparse
-        }
-        Action::Bless => {
-            if state.analysis().is_some() {
-                Cmd::ProposeBless
-            } else {
-                state.note = Some("nothing to bless yet".into());
-                Cmd::None
-            }
-        }
-        Action::Activate => goto::activate(state),
-        Action::ToggleMouse => {
-            state.mouse = !state.mouse;
-            state.note = Some(if state.mouse {
-                "mouse captured".into()
-            } else {
-                format!(
-                    "mouse released: the terminal selects text ({} captures)",
-                    state.keys.hint(Action::ToggleMouse)
-                )
-            });
-            Cmd::Mouse(state.mouse)
-        }
-        Action::Fold => {
-            fold::toggle(state);
-            Cmd::None
-        }
-        Action::ToggleTokens => {
-            let has = state.analysis().is_some_and(|a| !a.tokens.is_empty());
-            if has {
-                state.tokens_shown = !state.tokens_shown;
-                state.note = Some(if state.tokens_shown {
-                    "model tokens shaded in turn (the cursor line gives the token's id)".into()
-                } else {
-                    "model tokens hidden".into()
-                });
-            } else {
-                state.note =
-                    Some("no model tokens: the template's folder has no tokenizer.json".into());
-            }
-            Cmd::None
-        }
-        Action::Search => {
-            state.prompt = Some(Prompt::new(PromptKind::Search { regex: false }));
-            Cmd::None
-        }
-        Action::NextRegion if state.search.is_some() => {
-            prompt::jump_to_match(state, true);
-            Cmd::None
-        }
-        Action::SearchPrev => {
-            if state.search.is_some() {
-                prompt::jump_to_match(state, false);
-            } else {
-                state.note = Some(format!(
-                    "no search: {} searches",
-                    state.keys.hint(Action::Search)
-                ));
-            }
-            Cmd::None
-        }
-        Action::NextSample => motion::select_sample(state, state.selected_sample + 1),
-        Action::PrevSample => motion::select_sample(state, state.selected_sample.saturating_sub(1)),
-        _ => motion::on_motion(state, action),
-    }
+    state
+        .keys
+        .action(key)
+        .map_or(Cmd::None, |a| on_action(state, a))
 }
 
 /// A clock tick of the replay (playback, or a replay being built in the background); true
@@ -306,8 +222,6 @@ pub fn on_resize(state: &mut State, width: u16, height: u16) {
     motion::cursor_moved(state);
 }
 
-/// Takes a worker report: a newer result replaces the shown one; when the files cannot be
-/// used, the shown result stays and is marked stale.
 /// Groups of the corpus scan arrive: the list fills in (the record shown stays).
 pub fn on_corpus_batch(state: &mut State, batch: crate::workbench::corpus::Batch) -> Cmd {
     let Some(view) = state.corpus.as_mut() else {
@@ -318,6 +232,8 @@ pub fn on_corpus_batch(state: &mut State, batch: crate::workbench::corpus::Batch
     Cmd::None
 }
 
+/// Takes a worker report: a newer result replaces the shown one; when the files cannot be
+/// used, the shown result stays and is marked stale.
 pub fn on_report(state: &mut State, report: Report) {
     if report.seq < state.requested {
         // An answer to an older request: a newer one is on its way.
