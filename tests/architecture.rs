@@ -151,3 +151,117 @@ fn the_engine_has_no_terminal_watching_or_highlighting_dependency() {
     }
     assert!(deps.contains("pyregex"), "{deps}");
 }
+
+/// The module path of a file of `src` (`src/workbench/update/motion.rs` ->
+/// `workbench::update::motion`; a `mod.rs` names its folder).
+fn module_path(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        parts.pop();
+    }
+    parts
+}
+
+/// Which files of the folder `dir` of the crate at `src` name which others, outside their
+/// tests and comments: every `crate::a::b` and `super::b` path (and each item of a grouped
+/// `use ...::{x, y}`) is resolved to the longest module that has a file.
+fn file_graph(src: &Path, dir: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut files = Vec::new();
+    rust_files(dir, &mut files);
+    let modules: BTreeMap<Vec<String>, String> = files
+        .iter()
+        .map(|f| {
+            let name = f.strip_prefix(src).unwrap().display().to_string();
+            (module_path(src, f), name)
+        })
+        .collect();
+    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for f in &files {
+        let me = module_path(src, f);
+        // `super` from `a/b.rs` is `a`; from `a/b/mod.rs` it is `a` too.
+        let parent: Vec<String> = me[..me.len().saturating_sub(1)].to_vec();
+        let text = std::fs::read_to_string(f).unwrap();
+        let code: String = text
+            .split("#[cfg(test)]")
+            .next()
+            .unwrap_or("")
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let from = modules[&me].clone();
+        let deps = g.entry(from.clone()).or_default();
+        let mut targets = Vec::new();
+        for (head, base) in [("crate::", Vec::new()), ("super::", parent.clone())] {
+            for (i, _) in code.match_indices(head) {
+                if head == "crate::" && i >= 2 && &code[i - 2..i] == "::" {
+                    continue;
+                }
+                let rest = &code[i + head.len()..];
+                let path: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                    .collect();
+                let mut parts: Vec<String> = base.clone();
+                parts.extend(
+                    path.split("::")
+                        .filter(|p| !p.is_empty() && *p != "super")
+                        .map(String::from),
+                );
+                let after = &rest[path.len()..];
+                if path.ends_with("::") && after.starts_with('{') {
+                    let group = &after[1..after.find('}').unwrap_or(after.len())];
+                    for item in group.split(',') {
+                        let item = item.trim().split("::").next().unwrap_or("").trim();
+                        if item.is_empty() {
+                            continue;
+                        }
+                        let mut t = parts.clone();
+                        if item != "self" {
+                            t.push(item.to_string());
+                        }
+                        targets.push(t);
+                    }
+                } else {
+                    targets.push(parts);
+                }
+            }
+        }
+        for mut t in targets {
+            while !t.is_empty() && !modules.contains_key(&t) {
+                t.pop();
+            }
+            if let Some(to) = modules.get(&t)
+                && *to != from
+            {
+                deps.insert(to.clone());
+            }
+        }
+    }
+    g
+}
+
+#[test]
+fn no_file_of_the_workbench_is_in_an_import_circle() {
+    let src = root().join("src");
+    let g = file_graph(&src, &src.join("workbench"));
+    assert!(g.len() > 30, "{g:#?}");
+    // The graph sees real edges: the state holds the protocol's data, the run loop's executor
+    // starts the parse lane.
+    assert!(
+        g["workbench/state.rs"].contains("workbench/protocol.rs"),
+        "{g:#?}"
+    );
+    assert!(
+        g["workbench/exec.rs"].contains("workbench/worker.rs"),
+        "{g:#?}"
+    );
+    assert_eq!(cycle(&g), None, "{g:#?}");
+}

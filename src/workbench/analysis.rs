@@ -586,6 +586,11 @@ impl Analysis {
     }
 }
 
+/// A sample's file name without its folders.
+pub fn short_name(name: &str) -> &str {
+    name.rsplit(['/', '\\']).next().unwrap_or(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

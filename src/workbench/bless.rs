@@ -72,7 +72,7 @@ pub fn propose(a: &Analysis) -> Result<Proposal, String> {
 pub fn write(p: &Proposal) -> Result<String, String> {
     replace_file(&p.path, &p.read, p.new.as_bytes()).map_err(|e| e.to_string())?;
     let path = p.path.display().to_string();
-    let name = crate::workbench::view::raw::short_name(&path);
+    let name = crate::workbench::analysis::short_name(&path);
     Ok(format!(
         "blessed {name}: its expected section is the current result"
     ))

@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use crate::workbench::analysis::Analysis;
 use crate::workbench::inputs::{Inputs, read_sample};
+pub use crate::workbench::protocol::{Done, Overlay};
 use crate::workbench::runtime::{BackgroundPanic, Lane, Ticket};
-use crate::workbench::state::Overlay;
 use rtbench_tooling::progress::Progress;
 
 /// The tooling lane's name (its threads are `rtbench-tooling`).
@@ -55,14 +55,6 @@ pub struct Job {
     /// How far the job has got, and its cancel flag (the chunking and portability checks
     /// count their work and stop when cancelled; an explanation is one bounded parse).
     pub progress: Arc<Progress>,
-}
-
-/// A job's result: the overlay to show.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Done {
-    /// The request this answers.
-    pub seq: u64,
-    pub overlay: Overlay,
 }
 
 impl Job {

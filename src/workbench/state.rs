@@ -3,10 +3,7 @@
 
 use std::sync::Arc;
 
-use ratatui::text::Line;
-
-use crate::workbench::analysis::{Analysis, Status};
-use crate::workbench::bless::Proposal;
+use crate::workbench::analysis::Analysis;
 use crate::workbench::jobs::{JobKind, Runner};
 use crate::workbench::keys::Keymap;
 use crate::workbench::replay::ReplayState;
@@ -14,6 +11,9 @@ use crate::workbench::search::Search;
 use crate::workbench::theme::Theme;
 use rtbench_engine::Reference;
 use rtbench_engine::diagnostic::Diagnostic;
+
+// The plain data that crosses threads lives in the protocol module; the state holds it.
+pub use crate::workbench::protocol::{Overlay, Report, SampleEntry, Shown, VersionMark};
 use rtbench_tooling::progress::Progress;
 
 /// What the workbench is doing: inspecting the parse of a sample, or replaying its stream.
@@ -86,136 +86,12 @@ impl Prompt {
     }
 }
 
-/// A text shown over the screen until Esc.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Overlay {
-    pub title: String,
-    /// Lines; those starting with two spaces are details, the others headings.
-    pub lines: Vec<String>,
-    pub scroll: u16,
-    /// For an explanation: the field explained (← → switch fields).
-    pub field: Option<usize>,
-    /// For a bless: the write that Enter confirms.
-    pub confirm: Option<Arc<Proposal>>,
-}
-
 /// Whether files are watched.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Live {
     On,
     /// Watching failed or is impossible: why.
     Off(String),
-}
-
-/// The result on screen: one sample analysed with one template, and its highlighted message.
-#[derive(Clone, Debug)]
-pub struct Shown {
-    pub analysis: Arc<Analysis>,
-    pub message_lines: Arc<Vec<Line<'static>>>,
-}
-
-/// A sample whose result under the other reference version differs from the one in force
-/// (see [`rtbench_tooling::versions`]).
-#[derive(Clone, Debug, PartialEq)]
-pub struct VersionMark {
-    /// The version it parses differently under.
-    pub other: Reference,
-    /// The difference as a warning about the sample file (located at the first event that
-    /// differs, when the text there is the file's).
-    pub warning: Diagnostic,
-    /// Where the first event that differs lies in the document (prefix + generation).
-    pub at: Option<usize>,
-}
-
-impl VersionMark {
-    /// The list's mark: `≠5.24`.
-    pub fn label(&self) -> String {
-        format!("≠{}", self.other)
-    }
-}
-
-/// One entry of the sample list.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SampleEntry {
-    pub name: String,
-    pub status: Status,
-    /// Silent losses and sample-file warnings of its parse.
-    pub warnings: usize,
-    /// Whether some chunking changes its result; `None` until the background check ran.
-    pub unstable: Option<bool>,
-    /// How it parses under the other reference version, when that differs (known once the
-    /// background comparison ran).
-    pub versions: Option<Arc<VersionMark>>,
-}
-
-impl SampleEntry {
-    /// An entry with a status and nothing else known yet.
-    pub fn new(name: String, status: Status) -> SampleEntry {
-        SampleEntry {
-            name,
-            status,
-            warnings: 0,
-            unstable: None,
-            versions: None,
-        }
-    }
-
-    /// The status word and what else is known:
-    /// `ok · 2 warnings · unstable under chunking · ≠5.24`.
-    pub fn label(&self) -> String {
-        let mut out = self.status.label().to_string();
-        match self.warnings {
-            0 => {}
-            1 => out.push_str(" · 1 warning"),
-            n => out.push_str(&format!(" · {n} warnings")),
-        }
-        if self.unstable == Some(true) {
-            out.push_str(" · unstable under chunking");
-        }
-        if let Some(v) = &self.versions {
-            out.push_str(&format!(" · {}", v.label()));
-        }
-        out
-    }
-
-    /// The marks beside the status, short (`⚠2 ≈ ≠5.24`), or with `tiny` one character each
-    /// (`⚠2 ≈ ≠`); empty when there are none.
-    pub fn marks(&self, tiny: bool) -> String {
-        let mut marks = Vec::new();
-        if self.warnings > 0 {
-            marks.push(format!("⚠{}", self.warnings));
-        }
-        if self.unstable == Some(true) {
-            marks.push("≈".to_string());
-        }
-        if let Some(v) = &self.versions {
-            marks.push(if tiny { "≠".to_string() } else { v.label() });
-        }
-        marks.join(" ")
-    }
-}
-
-/// What the background worker last reported.
-#[derive(Clone, Debug)]
-pub struct Report {
-    /// The request this answers.
-    pub seq: u64,
-    pub template_name: String,
-    /// The template cannot be used (the result on screen is stale).
-    pub template_error: Option<Box<Diagnostic>>,
-    pub samples: Vec<SampleEntry>,
-    /// The selected sample cannot be used (the result on screen is stale).
-    pub sample_error: Option<String>,
-    /// The new result, when there is one.
-    pub shown: Option<Shown>,
-    /// Fields that no sample matched.
-    pub never_matched: Vec<String>,
-    /// Lint warnings about the template.
-    pub lint: Vec<Diagnostic>,
-    /// The model's own files found beside the template (chat template, tokenizer).
-    pub model_files: Vec<String>,
-    /// How long the analysis took.
-    pub took: std::time::Duration,
 }
 
 /// A tooling job running off the UI thread (see [`crate::workbench::jobs`]), whose result
@@ -404,6 +280,7 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workbench::analysis::Status;
 
     #[test]
     fn a_sample_entry_says_its_warnings_and_chunking_verdict() {

@@ -50,6 +50,7 @@ pub(super) fn on_base_action(state: &mut State, action: Action) -> Cmd {
         Action::ToggleMouse => toggle_mouse(state),
         Action::Fold => {
             fold::toggle(state);
+            motion::cursor_moved(state);
             Cmd::None
         }
         Action::ToggleTokens => {

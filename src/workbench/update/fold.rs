@@ -43,7 +43,7 @@ pub(super) fn clamp(state: &mut State, a: &Analysis) {
     }
 }
 
-/// `f`: fold or unfold.
+/// `f`: fold or unfold (the caller then keeps the cursor on screen).
 pub(super) fn toggle(state: &mut State) {
     let Some(a) = state.analysis().cloned() else {
         return;
@@ -64,7 +64,6 @@ pub(super) fn toggle(state: &mut State) {
         // Show the prompt that just came back.
         state.raw_top = (0, 0);
     }
-    super::motion::cursor_moved(state);
 }
 
 #[cfg(test)]

@@ -467,7 +467,4 @@ pub fn is_folded(state: &State, a: &Analysis) -> bool {
     state.fold == Some(true) && fold_line(a) > 0
 }
 
-/// A sample's file name without its folders.
-pub fn short_name(name: &str) -> &str {
-    name.rsplit(['/', '\\']).next().unwrap_or(name)
-}
+pub use crate::workbench::analysis::short_name;
