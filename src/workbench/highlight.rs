@@ -1,4 +1,5 @@
-//! JSON syntax highlighting with syntect, turned into ratatui spans. The syntax and theme sets
+//! JSON syntax highlighting with syntect, as plain styled runs (what the parse lane sends) or
+//! ratatui lines (what the views draw). The syntax and theme sets
 //! load once, on first use. Very long lines are cut before highlighting (a message with a
 //! 100 KB string stays quick); the cut is marked.
 
@@ -71,9 +72,89 @@ pub fn cell_safe_json(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// Highlights `text` (JSON) line by line. With `no_color`, colours are dropped but bold,
-/// italic and underline are kept. Unknown theme names fall back to plain text.
+/// A highlighted line as plain data: runs of text, each with its style. It crosses from the
+/// parse lane to the UI thread (no terminal types); [`StyledLine::to_line`] draws it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StyledLine {
+    pub runs: Vec<Run>,
+}
+
+/// A run of text in one style.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    pub text: String,
+    pub style: RunStyle,
+}
+
+/// A run's style: a colour (none: the terminal's) and font attributes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunStyle {
+    pub rgb: Option<(u8, u8, u8)>,
+    pub bold: bool,
+    pub italic: bool,
+    pub underline: bool,
+    /// Dimmed (the marker of a cut line).
+    pub dim: bool,
+}
+
+impl RunStyle {
+    fn to_style(self) -> Style {
+        let mut s = Style::default();
+        if let Some((r, g, b)) = self.rgb {
+            s = s.fg(Color::Rgb(r, g, b));
+        }
+        for (on, m) in [
+            (self.bold, Modifier::BOLD),
+            (self.italic, Modifier::ITALIC),
+            (self.underline, Modifier::UNDERLINED),
+            (self.dim, Modifier::DIM),
+        ] {
+            if on {
+                s = s.add_modifier(m);
+            }
+        }
+        s
+    }
+}
+
+impl StyledLine {
+    /// The line as the terminal draws it.
+    pub fn to_line(&self) -> Line<'static> {
+        Line::from(
+            self.runs
+                .iter()
+                .map(|r| Span::styled(r.text.clone(), r.style.to_style()))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    /// Its width in terminal cells.
+    pub fn width(&self) -> usize {
+        use unicode_width::UnicodeWidthStr;
+        self.runs.iter().map(|r| r.text.width()).sum()
+    }
+
+    fn plain(text: String) -> StyledLine {
+        StyledLine {
+            runs: vec![Run {
+                text,
+                style: RunStyle::default(),
+            }],
+        }
+    }
+}
+
+/// Highlights `text` (JSON) line by line, as terminal lines (see [`json_runs`]).
 pub fn json_lines(text: &str, theme_name: &str, no_color: bool) -> Vec<Line<'static>> {
+    json_runs(text, theme_name, no_color)
+        .iter()
+        .map(StyledLine::to_line)
+        .collect()
+}
+
+/// Highlights `text` (JSON) line by line, as plain data. With `no_color`, colours are dropped
+/// but bold, italic and underline are kept. Unknown theme names fall back to plain text.
+pub fn json_runs(text: &str, theme_name: &str, no_color: bool) -> Vec<StyledLine> {
     let text = &*cell_safe_json(text);
     let sets = sets();
     let syntax = sets
@@ -81,7 +162,17 @@ pub fn json_lines(text: &str, theme_name: &str, no_color: bool) -> Vec<Line<'sta
         .find_syntax_by_extension("json")
         .unwrap_or_else(|| sets.syntaxes.find_syntax_plain_text());
     let Some(theme) = sets.themes.themes.get(theme_name) else {
-        return text.lines().map(|l| Line::raw(l.to_string())).collect();
+        return text
+            .lines()
+            .map(|l| StyledLine::plain(l.to_string()))
+            .collect();
+    };
+    let cut_marker = |more: usize| Run {
+        text: format!("… ({more} more bytes)"),
+        style: RunStyle {
+            dim: true,
+            ..RunStyle::default()
+        },
     };
     let mut h = HighlightLines::new(syntax, theme);
     let mut out = Vec::new();
@@ -90,57 +181,42 @@ pub fn json_lines(text: &str, theme_name: &str, no_color: bool) -> Vec<Line<'sta
         let (shown, rest) = cut(line);
         done += shown.len();
         if done > MAX_TOTAL {
-            let mut spans = vec![Span::raw(shown.to_string())];
-            if let Some(more) = rest {
-                spans.push(Span::styled(
-                    format!("… ({more} more bytes)"),
-                    Style::default().add_modifier(Modifier::DIM),
-                ));
-            }
-            out.push(Line::from(spans));
+            let mut l = StyledLine::plain(shown.to_string());
+            l.runs.extend(rest.map(cut_marker));
+            out.push(l);
             continue;
         }
         let with_nl = format!("{shown}\n");
-        let mut spans: Vec<Span<'static>> = match h.highlight_line(&with_nl, &sets.syntaxes) {
+        let mut runs: Vec<Run> = match h.highlight_line(&with_nl, &sets.syntaxes) {
             Ok(ranges) => ranges
                 .into_iter()
-                .map(|(style, piece)| {
-                    let piece = piece.trim_end_matches('\n').to_string();
-                    Span::styled(piece, convert(style, no_color))
+                .map(|(style, piece)| Run {
+                    text: piece.trim_end_matches('\n').to_string(),
+                    style: convert(style, no_color),
                 })
-                .filter(|s| !s.content.is_empty())
+                .filter(|r| !r.text.is_empty())
                 .collect(),
-            Err(_) => vec![Span::raw(shown.to_string())],
+            Err(_) => StyledLine::plain(shown.to_string()).runs,
         };
         if let Some(more) = rest {
-            spans.push(Span::styled(
-                format!("… ({more} more bytes)"),
-                Style::default().add_modifier(Modifier::DIM),
-            ));
+            runs.push(cut_marker(more));
             // A cut string leaves the highlighter inside it: start the next line afresh.
             h = HighlightLines::new(syntax, theme);
         }
-        out.push(Line::from(spans));
+        out.push(StyledLine { runs });
     }
     out
 }
 
-fn convert(style: syntect::highlighting::Style, no_color: bool) -> Style {
-    let mut s = Style::default();
-    if !no_color {
-        let c = style.foreground;
-        s = s.fg(Color::Rgb(c.r, c.g, c.b));
+fn convert(style: syntect::highlighting::Style, no_color: bool) -> RunStyle {
+    let c = style.foreground;
+    RunStyle {
+        rgb: (!no_color).then_some((c.r, c.g, c.b)),
+        bold: style.font_style.contains(FontStyle::BOLD),
+        italic: style.font_style.contains(FontStyle::ITALIC),
+        underline: style.font_style.contains(FontStyle::UNDERLINE),
+        dim: false,
     }
-    if style.font_style.contains(FontStyle::BOLD) {
-        s = s.add_modifier(Modifier::BOLD);
-    }
-    if style.font_style.contains(FontStyle::ITALIC) {
-        s = s.add_modifier(Modifier::ITALIC);
-    }
-    if style.font_style.contains(FontStyle::UNDERLINE) {
-        s = s.add_modifier(Modifier::UNDERLINED);
-    }
-    s
 }
 
 #[cfg(test)]
@@ -166,6 +242,11 @@ mod tests {
         let lines = json_lines("{\n  \"a\": 1\n}", "base16-ocean.dark", false);
         assert_eq!(lines.len(), 3);
         let styles: Vec<Style> = lines[1].spans.iter().map(|s| s.style).collect();
+        let runs = json_runs("{\n  \"a\": 1\n}", "base16-ocean.dark", false);
+        assert_eq!(
+            runs.iter().map(StyledLine::to_line).collect::<Vec<_>>(),
+            lines
+        );
         assert!(styles.windows(2).any(|w| w[0] != w[1]));
     }
 

@@ -10,11 +10,11 @@
 use std::sync::Arc;
 
 use crossterm::event::Event;
-use ratatui::text::Line;
 
 use crate::workbench::analysis::{Analysis, Status};
 use crate::workbench::bless::Proposal;
 use crate::workbench::corpus::Batch;
+use crate::workbench::highlight::StyledLine;
 use crate::workbench::runtime::BackgroundPanic;
 use crate::workbench::signals::JobControl;
 use crate::workbench::watch::WatchEvent;
@@ -44,7 +44,8 @@ pub enum Msg {
 #[derive(Clone, Debug)]
 pub struct Shown {
     pub analysis: Arc<Analysis>,
-    pub message_lines: Arc<Vec<Line<'static>>>,
+    /// The message as highlighted JSON (plain styled runs; the view draws them).
+    pub message_lines: Arc<Vec<StyledLine>>,
 }
 
 /// A sample whose result under the other reference version differs from the one in force

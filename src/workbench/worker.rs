@@ -184,7 +184,7 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
                     }
                     None => String::new(),
                 };
-                let lines = highlight::json_lines(&json, &req.syntect_theme, req.no_color);
+                let lines = highlight::json_runs(&json, &req.syntect_theme, req.no_color);
                 shown = Some(Shown {
                     analysis: Arc::new(a),
                     message_lines: Arc::new(lines),

@@ -184,10 +184,14 @@ fn page(state: &State, pane: Pane) -> usize {
 
 /// Rows that `lines` take when wrapped to `width` (by characters; word wrapping may take a
 /// few more, hence the slack).
-fn rows_of(lines: &[ratatui::text::Line<'_>], width: u16) -> usize {
+fn rows_of<R: crate::workbench::view::Rows>(
+    lines: impl ExactSizeIterator<Item = R>,
+    width: u16,
+) -> usize {
     let w = usize::from(width.max(1));
-    let rows: usize = lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum();
-    rows + lines.len() / 4
+    let n = lines.len();
+    let rows: usize = lines.map(|l| l.width().div_ceil(w).max(1)).sum();
+    rows + n / 4
 }
 
 /// Up / Down in the diagnostics pane: select the previous / next diagnostic and scroll to it.
@@ -233,7 +237,7 @@ pub(super) fn clamp_scrolls(state: &mut State) {
         let rows = state
             .shown
             .as_ref()
-            .map_or(1, |s| rows_of(&s.message_lines, inner.width) + 4);
+            .map_or(1, |s| rows_of(s.message_lines.iter(), inner.width) + 4);
         let max = rows.saturating_sub(usize::from(inner.height));
         state.scroll.message = state.scroll.message.min(max);
     }
@@ -241,7 +245,7 @@ pub(super) fn clamp_scrolls(state: &mut State) {
         let inner = crate::workbench::view::inner(r);
         let (lines, _, _) =
             crate::workbench::view::diagnostics::lines(state, usize::from(inner.width));
-        let max = rows_of(&lines, inner.width).saturating_sub(usize::from(inner.height));
+        let max = rows_of(lines.iter(), inner.width).saturating_sub(usize::from(inner.height));
         state.scroll.diagnostics = state.scroll.diagnostics.min(max);
     }
     if let Some(r) = sc.rect(Pane::Region) {

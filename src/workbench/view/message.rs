@@ -6,8 +6,9 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
+use crate::workbench::highlight::StyledLine;
 use crate::workbench::state::{Pane, State};
-use crate::workbench::view::{inner, pane_block};
+use crate::workbench::view::{AnyRow, inner, pane_block};
 
 pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     let theme = &state.theme;
@@ -24,7 +25,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     // A few lines of our own, then the (shared, possibly long) highlighted message: only
     // the window's lines are cloned.
     let mut lines: Vec<Line<'static>> = Vec::new();
-    let mut message: &[Line<'static>] = &[];
+    let mut message: &[StyledLine] = &[];
     match state.shown.as_ref() {
         None => lines.push(Line::styled("no message yet", theme.dim())),
         Some(shown) if shown.analysis.message.is_some() => message = &shown.message_lines,
@@ -56,7 +57,10 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     }
     let body = inner(area);
     let (lines, top) = super::window(
-        lines.iter().chain(message),
+        lines
+            .iter()
+            .map(AnyRow::Line)
+            .chain(message.iter().map(AnyRow::Styled)),
         body.width,
         body.height,
         state.scroll.message,

@@ -97,12 +97,57 @@ pub fn pane_block(state: &State, pane: Pane, extra: Vec<Span<'static>>) -> Block
     block.title_alignment(Alignment::Left)
 }
 
+/// A line of text a pane wraps: its width in cells, and the line to draw.
+pub trait Rows {
+    fn width(&self) -> usize;
+    fn to_line(&self) -> ratatui::text::Line<'static>;
+}
+
+impl Rows for &ratatui::text::Line<'static> {
+    fn width(&self) -> usize {
+        ratatui::text::Line::width(self)
+    }
+    fn to_line(&self) -> ratatui::text::Line<'static> {
+        (*self).clone()
+    }
+}
+
+impl Rows for &crate::workbench::highlight::StyledLine {
+    fn width(&self) -> usize {
+        crate::workbench::highlight::StyledLine::width(self)
+    }
+    fn to_line(&self) -> ratatui::text::Line<'static> {
+        crate::workbench::highlight::StyledLine::to_line(self)
+    }
+}
+
+/// Either kind of line, for a pane that shows some of each.
+pub enum AnyRow<'a> {
+    Line(&'a ratatui::text::Line<'static>),
+    Styled(&'a crate::workbench::highlight::StyledLine),
+}
+
+impl Rows for AnyRow<'_> {
+    fn width(&self) -> usize {
+        match self {
+            AnyRow::Line(l) => l.width(),
+            AnyRow::Styled(s) => s.width(),
+        }
+    }
+    fn to_line(&self) -> ratatui::text::Line<'static> {
+        match self {
+            AnyRow::Line(l) => (*l).clone(),
+            AnyRow::Styled(s) => s.to_line(),
+        }
+    }
+}
+
 /// The lines of a wrapped text scrolled down by `top` rows, for a widget that scrolls by at
 /// most 65,535 rows: whole lines before the window are dropped (counting rows by character
 /// width, as the scroll limits do) and only what fits on `height` rows is kept. Returns those
 /// lines and the rows still to scroll inside the first of them.
-pub fn window<'a>(
-    lines: impl Iterator<Item = &'a ratatui::text::Line<'static>>,
+pub fn window<R: Rows>(
+    lines: impl Iterator<Item = R>,
     width: u16,
     height: u16,
     top: usize,
@@ -120,7 +165,7 @@ pub fn window<'a>(
         lines.next();
     }
     // Every line takes at least one row.
-    out.extend(lines.take(usize::from(height) + 1).cloned());
+    out.extend(lines.take(usize::from(height) + 1).map(|l| l.to_line()));
     let inside = (top - skipped).min(usize::from(u16::MAX));
     (out, inside as u16)
 }
