@@ -4,6 +4,7 @@
 //! [`crate::workbench::config`]); the help overlay lists the bindings in force, from the same
 //! [`Keymap`] the run loop reads, so the two cannot drift apart.
 
+use crate::workbench::pane::{COUNT, PANES};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 /// What a key asks for.
@@ -78,9 +79,6 @@ pub enum Action {
     SwitchReference,
 }
 
-/// Names of the panes as the config file spells them, in focus order.
-pub const PANE_NAMES: [&str; 5] = ["raw", "message", "region", "diagnostics", "samples"];
-
 /// Every action with the name a config file uses for it.
 pub fn actions() -> Vec<(Action, String)> {
     use Action::*;
@@ -132,14 +130,50 @@ pub fn actions() -> Vec<(Action, String)> {
     .into_iter()
     .map(|(a, n)| (a, n.to_string()))
     .collect();
-    for (i, p) in PANE_NAMES.iter().enumerate() {
-        out.push((FocusPane(i), format!("focus_{p}")));
-        out.push((TogglePane(i), format!("toggle_{p}")));
+    for (i, p) in PANES.iter().enumerate() {
+        out.push((FocusPane(i), format!("focus_{}", p.name)));
+        out.push((TogglePane(i), format!("toggle_{}", p.name)));
     }
     out
 }
 
-/// The default bindings: (key, action). Several keys may do the same thing.
+/// The panes' keys: `1`..`N` focus pane N (in [`PANES`]' order), `alt-1`..`alt-N` show or
+/// hide it.
+fn pane_keys() -> impl Iterator<Item = (Key, Action)> {
+    (0..COUNT).flat_map(|i| {
+        let digit = (i + 1).to_string();
+        [
+            (Key::parse(&digit), Action::FocusPane(i)),
+            (Key::parse(&format!("alt-{digit}")), Action::TogglePane(i)),
+        ]
+        .map(|(k, a)| (k.expect("pane keys parse"), a))
+    })
+}
+
+/// Focusing each pane, in focus order (for the help).
+const FOCUS_PANES: [Action; COUNT] = {
+    let mut all = [Action::FocusPane(0); COUNT];
+    let mut i = 0;
+    while i < COUNT {
+        all[i] = Action::FocusPane(i);
+        i += 1;
+    }
+    all
+};
+
+/// Showing or hiding each pane, in focus order (for the help).
+const TOGGLE_PANES: [Action; COUNT] = {
+    let mut all = [Action::TogglePane(0); COUNT];
+    let mut i = 0;
+    while i < COUNT {
+        all[i] = Action::TogglePane(i);
+        i += 1;
+    }
+    all
+};
+
+/// The default bindings: (key, action), besides the panes' ([`pane_keys`]). Several keys may
+/// do the same thing.
 const DEFAULTS: &[(&str, Action)] = {
     use Action::*;
     &[
@@ -172,16 +206,6 @@ const DEFAULTS: &[(&str, Action)] = {
         ("p", PrevRegion),
         ("]", NextSample),
         ("[", PrevSample),
-        ("1", FocusPane(0)),
-        ("2", FocusPane(1)),
-        ("3", FocusPane(2)),
-        ("4", FocusPane(3)),
-        ("5", FocusPane(4)),
-        ("alt-1", TogglePane(0)),
-        ("alt-2", TogglePane(1)),
-        ("alt-3", TogglePane(2)),
-        ("alt-4", TogglePane(3)),
-        ("alt-5", TogglePane(4)),
         ("H", HidePane),
         ("z", Zoom),
         (">", Wider),
@@ -354,6 +378,7 @@ impl Default for Keymap {
             bindings: DEFAULTS
                 .iter()
                 .map(|(k, a)| (Key::parse(k).expect("default keys parse"), *a))
+                .chain(pane_keys())
                 .collect(),
             source: None,
         }
@@ -456,23 +481,11 @@ pub const HELP: &[HelpRow] = {
         row(&[Back], "close, cancel or go back (never quits)"),
         row(&[FocusNext, FocusPrev], "focus the next / previous pane"),
         row(
-            &[
-                FocusPane(0),
-                FocusPane(1),
-                FocusPane(2),
-                FocusPane(3),
-                FocusPane(4),
-            ],
+            &FOCUS_PANES,
             "focus raw, message, region, diagnostics, samples (shows a hidden one)",
         ),
         row(
-            &[
-                TogglePane(0),
-                TogglePane(1),
-                TogglePane(2),
-                TogglePane(3),
-                TogglePane(4),
-            ],
+            &TOGGLE_PANES,
             "show / hide raw, message, region, diagnostics, samples",
         ),
         row(&[HidePane], "hide the focused pane"),
@@ -582,6 +595,24 @@ pub fn help_rows(keymap: &Keymap) -> Vec<(String, &'static str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_help_names_the_panes_as_they_are_declared() {
+        let names: Vec<&str> = PANES.iter().map(|p| p.name).collect();
+        let listed = names.join(", ");
+        let rows: Vec<_> = HELP
+            .iter()
+            .filter(|r| r.actions == FOCUS_PANES.as_slice() || r.actions == TOGGLE_PANES.as_slice())
+            .collect();
+        assert_eq!(rows.len(), 2);
+        for row in rows {
+            assert!(row.what.contains(&listed), "{}", row.what);
+        }
+        let k = Keymap::default();
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(k.label(Action::FocusPane(i)), (i + 1).to_string(), "{name}");
+        }
+    }
 
     fn press(code: KeyCode, m: KeyModifiers) -> KeyEvent {
         KeyEvent::new(code, m)

@@ -12,6 +12,7 @@
 
 use ratatui::layout::Rect;
 
+use crate::workbench::pane::{PANES, PaneSpec, Place};
 use crate::workbench::state::{Pane, State};
 
 /// Below this size only a "terminal too small" message is drawn.
@@ -56,7 +57,37 @@ fn split_v(r: Rect, top: u16) -> (Rect, Rect) {
     )
 }
 
-/// Lays out the screen `area` for `state`.
+/// The visible panes of `place`, in their order there.
+fn in_place(state: &State, place: Place) -> Vec<&'static PaneSpec> {
+    let mut specs: Vec<_> = PANES
+        .iter()
+        .filter(|s| s.place == place && state.is_visible(s.pane))
+        .collect();
+    specs.sort_by_key(|s| s.order);
+    specs
+}
+
+/// Divides `area` among `specs` (one after the other along the axis `split` cuts, whose
+/// length `length` gives): each takes its share, the last what is left.
+fn stack(
+    mut area: Rect,
+    specs: &[&PaneSpec],
+    split: fn(Rect, u16) -> (Rect, Rect),
+    length: fn(Rect) -> u16,
+    out: &mut Vec<(Pane, Rect)>,
+) {
+    for (i, spec) in specs.iter().enumerate() {
+        if i + 1 == specs.len() {
+            out.push((spec.pane, area));
+        } else {
+            let (this, rest) = split(area, spec.share.of(length(area)));
+            out.push((spec.pane, this));
+            area = rest;
+        }
+    }
+}
+
+/// Lays out the screen `area` for `state`, each pane where [`PANES`] puts it.
 pub fn compute(area: Rect, state: &State) -> Screen {
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         return Screen {
@@ -67,7 +98,6 @@ pub fn compute(area: Rect, state: &State) -> Screen {
     }
     let (main, status) = split_v(area, area.height - 1);
     let mut panes = Vec::new();
-    let shown = |p: Pane| state.is_visible(p);
     if state.zoom {
         panes.push((state.focus, main));
         return Screen {
@@ -76,9 +106,11 @@ pub fn compute(area: Rect, state: &State) -> Screen {
             too_small: false,
         };
     }
-    let top_panes = shown(Pane::Raw) || shown(Pane::Message) || shown(Pane::Region);
-    let bottom_panes = shown(Pane::Samples) || shown(Pane::Diagnostics);
-    let (top, bottom) = match (top_panes, bottom_panes) {
+    let left = in_place(state, Place::TopLeft);
+    let right = in_place(state, Place::TopRight);
+    let below = in_place(state, Place::Bottom);
+    let top_panes = !left.is_empty() || !right.is_empty();
+    let (top, bottom) = match (top_panes, !below.is_empty()) {
         (true, true) => {
             let max = main.height.saturating_sub(6).max(3);
             // Small terminals keep most rows for the text.
@@ -95,8 +127,7 @@ pub fn compute(area: Rect, state: &State) -> Screen {
         (false, false) => (main, Rect::default()),
     };
     if top_panes {
-        let right = shown(Pane::Message) || shown(Pane::Region);
-        let (raw, column) = match (shown(Pane::Raw), right) {
+        let (l, r) = match (!left.is_empty(), !right.is_empty()) {
             (true, true) => {
                 let w = (u32::from(top.width) * u32::from(state.split.clamp(20, 80)) / 100) as u16;
                 split_h(top, w.max(20).min(top.width.saturating_sub(20)))
@@ -104,33 +135,10 @@ pub fn compute(area: Rect, state: &State) -> Screen {
             (true, false) => (top, Rect::default()),
             (false, _) => (Rect::default(), top),
         };
-        if shown(Pane::Raw) {
-            panes.push((Pane::Raw, raw));
-        }
-        match (shown(Pane::Message), shown(Pane::Region)) {
-            (true, true) => {
-                let (m, r) = split_v(column, column.height * 11 / 20);
-                panes.push((Pane::Message, m));
-                panes.push((Pane::Region, r));
-            }
-            (true, false) => panes.push((Pane::Message, column)),
-            (false, true) => panes.push((Pane::Region, column)),
-            (false, false) => {}
-        }
+        stack(l, &left, split_v, |r| r.height, &mut panes);
+        stack(r, &right, split_v, |r| r.height, &mut panes);
     }
-    if bottom_panes {
-        match (shown(Pane::Samples), shown(Pane::Diagnostics)) {
-            (true, true) => {
-                let w = (bottom.width * 3 / 10).clamp(20, 36);
-                let (s, d) = split_h(bottom, w);
-                panes.push((Pane::Samples, s));
-                panes.push((Pane::Diagnostics, d));
-            }
-            (true, false) => panes.push((Pane::Samples, bottom)),
-            (false, true) => panes.push((Pane::Diagnostics, bottom)),
-            (false, false) => {}
-        }
-    }
+    stack(bottom, &below, split_h, |r| r.width, &mut panes);
     Screen {
         panes,
         status,

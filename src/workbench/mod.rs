@@ -21,6 +21,7 @@ pub mod inputs;
 pub mod jobs;
 pub mod keys;
 pub mod layout;
+pub mod pane;
 pub mod protocol;
 pub mod replay;
 pub mod runtime;

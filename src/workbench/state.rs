@@ -24,39 +24,7 @@ pub enum Mode {
     Replay,
 }
 
-/// The panes, in focus order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pane {
-    Raw,
-    Message,
-    Region,
-    Diagnostics,
-    Samples,
-}
-
-impl Pane {
-    pub const ALL: [Pane; 5] = [
-        Pane::Raw,
-        Pane::Message,
-        Pane::Region,
-        Pane::Diagnostics,
-        Pane::Samples,
-    ];
-
-    pub fn index(self) -> usize {
-        Pane::ALL.iter().position(|&p| p == self).unwrap_or(0)
-    }
-
-    pub fn title(self) -> &'static str {
-        match self {
-            Pane::Raw => "raw",
-            Pane::Message => "message",
-            Pane::Region => "region",
-            Pane::Diagnostics => "diagnostics",
-            Pane::Samples => "samples",
-        }
-    }
-}
+pub use crate::workbench::pane::Pane;
 
 /// What the status bar prompt asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,7 +97,7 @@ pub struct State {
     pub size: (u16, u16),
     pub focus: Pane,
     /// Which panes are shown (indexed like [`Pane::ALL`]).
-    pub visible: [bool; 5],
+    pub visible: [bool; crate::workbench::pane::COUNT],
     /// Show only the focused pane.
     pub zoom: bool,
     /// Width of the raw pane in percent of the screen.
@@ -213,7 +181,7 @@ impl State {
             theme,
             size,
             focus: Pane::Raw,
-            visible: [true; 5],
+            visible: [true; crate::workbench::pane::COUNT],
             zoom: false,
             split: 50,
             bottom: 8,

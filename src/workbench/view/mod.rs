@@ -84,7 +84,7 @@ pub fn pane_block(state: &State, pane: Pane, extra: Vec<Span<'static>>) -> Block
         };
         title.push(Span::styled(s.content, style));
     }
-    if state.is_stale() && matches!(pane, Pane::Raw | Pane::Message | Pane::Region) {
+    if state.is_stale() && pane.spec().shows_result {
         title.push(Span::raw(" "));
         title.push(Span::styled(" STALE ", theme.stale()));
     }

@@ -1,0 +1,176 @@
+//! The panes, declared once. Each row of [`PANES`] says what a pane is called (its title, and
+//! its name in the config file: `focus_<name>`, `toggle_<name>`), where it sits on the screen
+//! and how much of its place it takes, and whether it shows the parse result (so it is marked
+//! stale with it). Focus order, the number keys (`1`-`5` focus, `alt-1`-`alt-5` show / hide),
+//! the config names, the visibility flags and the layout all derive from this table.
+//!
+//! Adding a pane: a variant of [`Pane`] and a row here, its view (a `render` function in
+//! `view/`, dispatched in `view::draw_pane`), and, if its keys differ from scrolling, its
+//! motions in `update::motion`.
+
+/// The panes, in focus order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pane {
+    Raw,
+    Message,
+    Region,
+    Diagnostics,
+    Samples,
+}
+
+/// Where a pane sits. The screen is a top row (a left column and a right column) above a
+/// bottom row; panes that share a place are stacked (columns) or set side by side (bottom),
+/// in the order of their `order`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    TopLeft,
+    TopRight,
+    Bottom,
+}
+
+/// How much of its place a pane takes when another visible pane of the place follows it (the
+/// last visible one takes what is left).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Share {
+    /// This percentage of the place's length.
+    Percent(u16),
+    /// This percentage of the place's length, kept between `min` and `max` cells.
+    Clamped { percent: u16, min: u16, max: u16 },
+    /// What is left.
+    Rest,
+}
+
+impl Share {
+    /// The cells taken out of `length`.
+    pub fn of(self, length: u16) -> u16 {
+        let pct = |p: u16| (u32::from(length) * u32::from(p) / 100) as u16;
+        match self {
+            Share::Percent(p) => pct(p),
+            Share::Clamped { percent, min, max } => pct(percent).clamp(min, max),
+            Share::Rest => length,
+        }
+    }
+}
+
+/// One pane's declaration.
+#[derive(Clone, Copy, Debug)]
+pub struct PaneSpec {
+    pub pane: Pane,
+    /// Its title and its name in the config file.
+    pub name: &'static str,
+    pub place: Place,
+    /// Its rank in its place (top to bottom, left to right).
+    pub order: u8,
+    pub share: Share,
+    /// Whether it shows the parse result (marked stale while the newest parse fails).
+    pub shows_result: bool,
+}
+
+/// Every pane, in focus order.
+pub const PANES: [PaneSpec; 5] = [
+    PaneSpec {
+        pane: Pane::Raw,
+        name: "raw",
+        place: Place::TopLeft,
+        order: 0,
+        share: Share::Rest,
+        shows_result: true,
+    },
+    PaneSpec {
+        pane: Pane::Message,
+        name: "message",
+        place: Place::TopRight,
+        order: 0,
+        share: Share::Percent(55),
+        shows_result: true,
+    },
+    PaneSpec {
+        pane: Pane::Region,
+        name: "region",
+        place: Place::TopRight,
+        order: 1,
+        share: Share::Rest,
+        shows_result: true,
+    },
+    PaneSpec {
+        pane: Pane::Diagnostics,
+        name: "diagnostics",
+        place: Place::Bottom,
+        order: 1,
+        share: Share::Rest,
+        shows_result: false,
+    },
+    PaneSpec {
+        pane: Pane::Samples,
+        name: "samples",
+        place: Place::Bottom,
+        order: 0,
+        share: Share::Clamped {
+            percent: 30,
+            min: 20,
+            max: 36,
+        },
+        shows_result: false,
+    },
+];
+
+/// How many panes there are.
+pub const COUNT: usize = PANES.len();
+
+impl Pane {
+    /// Every pane, in focus order.
+    pub const ALL: [Pane; COUNT] = {
+        let mut all = [Pane::Raw; COUNT];
+        let mut i = 0;
+        while i < COUNT {
+            all[i] = PANES[i].pane;
+            i += 1;
+        }
+        all
+    };
+
+    /// Its place in focus order (its number key is this plus one).
+    pub fn index(self) -> usize {
+        Pane::ALL.iter().position(|&p| p == self).unwrap_or(0)
+    }
+
+    /// Its declaration.
+    pub fn spec(self) -> &'static PaneSpec {
+        &PANES[self.index()]
+    }
+
+    /// Its title (also its name in the config file).
+    pub fn title(self) -> &'static str {
+        self.spec().name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_pane_is_declared_once_in_its_own_row() {
+        for (i, spec) in PANES.iter().enumerate() {
+            assert_eq!(spec.pane.index(), i);
+        }
+        let mut places: Vec<_> = PANES.iter().map(|s| (s.place as u8, s.order)).collect();
+        places.sort();
+        places.dedup();
+        assert_eq!(places.len(), COUNT, "two panes share a place and a rank");
+    }
+
+    #[test]
+    fn shares_are_whole_cells_of_the_length() {
+        assert_eq!(Share::Percent(55).of(40), 22);
+        assert_eq!(Share::Percent(55).of(60_000), 33_000);
+        let samples = Share::Clamped {
+            percent: 30,
+            min: 20,
+            max: 36,
+        };
+        assert_eq!(samples.of(50), 20);
+        assert_eq!(samples.of(100), 30);
+        assert_eq!(samples.of(200), 36);
+    }
+}
