@@ -244,56 +244,7 @@ pub fn items(state: &State, width: usize) -> Vec<Item> {
     }
     if let Some(a) = state.analysis() {
         if let Some(p) = &a.problem {
-            let place = match (&p.file_position, p.at) {
-                (Some(fp), _) => fp.clone(),
-                (None, Some(at)) => format!("{} (prefix byte {at})", a.sample_name),
-                (None, None) => a.sample_name.clone(),
-            };
-            let mut lines = Vec::new();
-            match (p.region, &p.in_region) {
-                (Some(r), Some(loc)) => {
-                    // Where first (it fits a small pane), then the parser's full message.
-                    let g = &a.regions[r];
-                    lines.push(error_line(
-                        format!(
-                            "parse error in region '{}' #{} (line {}, column {} of its body)",
-                            a.field_names[g.field],
-                            crate::workbench::view::region::ordinal(a, r),
-                            loc.line,
-                            loc.column
-                        ),
-                        state,
-                    ));
-                    lines.push(Line::styled(format!("  --> {place}"), theme.dim()));
-                    lines.extend(source_lines(
-                        loc.line,
-                        &loc.line_text,
-                        loc.column,
-                        loc.caret_len,
-                        width,
-                        theme.error(),
-                    ));
-                    lines.extend(p.error.text().lines().map(|l| Line::raw(format!("  {l}"))));
-                }
-                _ => {
-                    lines.extend(message_lines(
-                        Span::styled("error:", theme.error()),
-                        &p.error.text(),
-                    ));
-                    lines.push(Line::styled(format!("  --> {place}"), theme.dim()));
-                    if let Some(f) = &p.error.field {
-                        lines.push(Line::raw(format!("  in field '{f}'")));
-                    }
-                }
-            }
-            let target = p.at.map(|at| Target::Document {
-                at,
-                region: p.region,
-            });
-            out.push(Item {
-                error: true,
-                ..item(lines, target)
-            });
+            out.push(problem_item(state, a, p, width));
         }
         for w in &a.warnings {
             // A silent loss points at its place in the text; others at their file.
@@ -363,6 +314,67 @@ pub fn items(state: &State, width: usize) -> Vec<Item> {
         });
     }
     out
+}
+
+/// The parse error of the sample on screen: where first (it fits a small pane), then the
+/// parser's full message; it points at its place in the text.
+fn problem_item(
+    state: &State,
+    a: &crate::workbench::analysis::Analysis,
+    p: &crate::workbench::analysis::ParseProblem,
+    width: usize,
+) -> Item {
+    let theme = &state.theme;
+    let place = match (&p.file_position, p.at) {
+        (Some(fp), _) => fp.clone(),
+        (None, Some(at)) => format!("{} (prefix byte {at})", a.sample_name),
+        (None, None) => a.sample_name.clone(),
+    };
+    let mut lines = Vec::new();
+    match (p.region, &p.in_region) {
+        (Some(r), Some(loc)) => {
+            // Where first (it fits a small pane), then the parser's full message.
+            let g = &a.regions[r];
+            lines.push(error_line(
+                format!(
+                    "parse error in region '{}' #{} (line {}, column {} of its body)",
+                    a.field_names[g.field],
+                    crate::workbench::view::region::ordinal(a, r),
+                    loc.line,
+                    loc.column
+                ),
+                state,
+            ));
+            lines.push(Line::styled(format!("  --> {place}"), theme.dim()));
+            lines.extend(source_lines(
+                loc.line,
+                &loc.line_text,
+                loc.column,
+                loc.caret_len,
+                width,
+                theme.error(),
+            ));
+            lines.extend(p.error.text().lines().map(|l| Line::raw(format!("  {l}"))));
+        }
+        _ => {
+            lines.extend(message_lines(
+                Span::styled("error:", theme.error()),
+                &p.error.text(),
+            ));
+            lines.push(Line::styled(format!("  --> {place}"), theme.dim()));
+            if let Some(f) = &p.error.field {
+                lines.push(Line::raw(format!("  in field '{f}'")));
+            }
+        }
+    }
+    let target = p.at.map(|at| Target::Document {
+        at,
+        region: p.region,
+    });
+    Item {
+        error: true,
+        ..item(lines, target)
+    }
 }
 
 /// The first row of every item when the pane is `width` cells wide (rows as the pane wraps

@@ -365,47 +365,7 @@ fn step(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
             theme.dim(),
         ));
     }
-    let held = r.held_text(rs.step);
-    if held.is_empty() {
-        lines.push(Line::styled("held back: nothing", theme.dim()));
-    } else {
-        lines.push(Line::from(vec![
-            Span::styled("held back ", theme.key()),
-            Span::styled(
-                quoted(held, width.saturating_sub(12).max(8)),
-                theme.held(theme.text()),
-            ),
-        ]));
-        match r.held_candidates(rs.step) {
-            Ok(cands) => {
-                for c in cands {
-                    let role = match c.role {
-                        Role::Open => "open",
-                        Role::Close => "close",
-                    };
-                    let how = match c.state {
-                        CandidateState::Partial => "might start here".to_string(),
-                        CandidateState::MayGrow => "matched, may still grow".to_string(),
-                        CandidateState::Blocked { .. } => {
-                            "matched, waits for an earlier pending match".to_string()
-                        }
-                        CandidateState::Stalled { .. } => {
-                            "zero-width close of an unopened region: stalls".to_string()
-                        }
-                    };
-                    lines.push(Line::from(vec![
-                        Span::raw("  "),
-                        Span::styled(format!("{role} {}", c.delimiter), theme.delimiter(c.field)),
-                        Span::styled(format!(" of {}: {how}", r.field_name(c.field)), theme.dim()),
-                    ]));
-                }
-            }
-            Err(e) => lines.push(Line::styled(
-                format!("  (cannot tell: {e})"),
-                theme.warning(),
-            )),
-        }
-    }
+    lines.extend(held_lines(state, rs, width));
     if let Some(e) = &s.error {
         for (i, l) in e.text().lines().enumerate() {
             let l = if i == 0 {
@@ -429,6 +389,53 @@ fn step(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
             .style(theme.text()),
         inner,
     );
+}
+
+/// What the step holds back, and for each delimiter that could still claim it, how.
+fn held_lines(state: &State, rs: &ReplayState, width: usize) -> Vec<Line<'static>> {
+    let theme = &state.theme;
+    let r = &rs.replay;
+    let held = r.held_text(rs.step);
+    if held.is_empty() {
+        return vec![Line::styled("held back: nothing", theme.dim())];
+    }
+    let mut lines = vec![Line::from(vec![
+        Span::styled("held back ", theme.key()),
+        Span::styled(
+            quoted(held, width.saturating_sub(12).max(8)),
+            theme.held(theme.text()),
+        ),
+    ])];
+    match r.held_candidates(rs.step) {
+        Ok(cands) => {
+            for c in cands {
+                let role = match c.role {
+                    Role::Open => "open",
+                    Role::Close => "close",
+                };
+                let how = match c.state {
+                    CandidateState::Partial => "might start here".to_string(),
+                    CandidateState::MayGrow => "matched, may still grow".to_string(),
+                    CandidateState::Blocked { .. } => {
+                        "matched, waits for an earlier pending match".to_string()
+                    }
+                    CandidateState::Stalled { .. } => {
+                        "zero-width close of an unopened region: stalls".to_string()
+                    }
+                };
+                lines.push(Line::from(vec![
+                    Span::raw("  "),
+                    Span::styled(format!("{role} {}", c.delimiter), theme.delimiter(c.field)),
+                    Span::styled(format!(" of {}: {how}", r.field_name(c.field)), theme.dim()),
+                ]));
+            }
+        }
+        Err(e) => lines.push(Line::styled(
+            format!("  (cannot tell: {e})"),
+            theme.warning(),
+        )),
+    }
+    lines
 }
 
 fn message(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {

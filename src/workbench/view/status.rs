@@ -4,7 +4,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Modifier;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
@@ -28,10 +28,56 @@ pub fn running(job: &Running) -> String {
     )
 }
 
+/// Draws the status bar: what is going on at the left, key hints at the right (the least
+/// needed hints give way on a narrow screen).
 pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     let theme = &state.theme;
     let base = theme.status();
     let bold = base.add_modifier(Modifier::BOLD);
+    let mut left = left_spans(state, base, bold);
+    let mut hints = hints(state);
+    let right_of = |hints: &[(String, &str, u8)]| right_spans(hints, base, bold);
+    let width = usize::from(area.width);
+    if !state.model_files.is_empty() {
+        // The model's own files in use, `+ chat_template.jinja tokenizer.json`, after the
+        // template's name when there is room for them (a note matters more).
+        let files = Span::styled(format!("+ {} ", state.model_files.join(" ")), base);
+        let used: usize = left.iter().map(Span::width).sum();
+        if used + files.width() <= width {
+            left.insert(3, files);
+        }
+    }
+    // Too long for the screen (a long note, a narrow terminal): the version and the live
+    // state shrink to their marks before the end of the line is cut off.
+    let used = |left: &[Span]| left.iter().map(Span::width).sum::<usize>();
+    if used(&left) > width {
+        left[1] = Span::styled(format!(" {} ", state.reference), base);
+    }
+    if used(&left) > width && state.live == Live::On {
+        left[3] = Span::styled("● ", base);
+    }
+    let lw: usize = left.iter().map(Span::width).sum();
+    let mut right = right_of(&hints);
+    while lw + used(&right) > width && hints.len() > 1 {
+        // The least needed hint gives way, the others keep their order.
+        if let Some(last) = (0..hints.len()).max_by_key(|&i| hints[i].2) {
+            hints.remove(last);
+        }
+        right = right_of(&hints);
+    }
+    let rw: usize = right.iter().map(Span::width).sum();
+    let mut spans = left;
+    if lw + rw <= width {
+        spans.push(Span::styled(" ".repeat(width - lw - rw), base));
+        spans.extend(right);
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)).style(base), area);
+}
+
+/// The left part: the mode, the version, the template, the live state, what runs, the
+/// replay's state, the prompt and the note.
+fn left_spans(state: &State, base: Style, bold: Style) -> Vec<Span<'static>> {
+    let theme = &state.theme;
     let mut left = vec![Span::styled(
         match state.mode {
             Mode::Inspect => " rtbench ",
@@ -97,9 +143,14 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     if let Some(note) = &state.note {
         left.push(Span::styled(format!("{note} "), base));
     }
+    left
+}
+
+/// The key hints of the mode, each with its rank (where the line is short, the highest ranks
+/// go first).
+fn hints(state: &State) -> Vec<(String, &'static str, u8)> {
     let k = |a: Action| state.keys.hint(a);
-    // Each hint with its rank: where the line is short, the highest ranks go first.
-    let mut hints: Vec<(String, &str, u8)> = match state.mode {
+    match state.mode {
         Mode::Inspect => vec![
             (k(Action::Help), "help", 1),
             (k(Action::Search), "search", 2),
@@ -121,49 +172,16 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
             (k(Action::NextChunking), "chunking", 3),
             (k(Action::Back), "back", 0),
         ],
-    };
-    let right_of = |hints: &[(String, &str, u8)]| {
-        let mut right = Vec::new();
-        for (k, what, _) in hints {
-            right.push(Span::styled(format!(" {k}"), bold));
-            right.push(Span::styled(format!(" {what}"), base));
-        }
-        right.push(Span::styled(" ", base));
-        right
-    };
-    let width = usize::from(area.width);
-    if !state.model_files.is_empty() {
-        // The model's own files in use, `+ chat_template.jinja tokenizer.json`, after the
-        // template's name when there is room for them (a note matters more).
-        let files = Span::styled(format!("+ {} ", state.model_files.join(" ")), base);
-        let used: usize = left.iter().map(Span::width).sum();
-        if used + files.width() <= width {
-            left.insert(3, files);
-        }
     }
-    // Too long for the screen (a long note, a narrow terminal): the version and the live
-    // state shrink to their marks before the end of the line is cut off.
-    let used = |left: &[Span]| left.iter().map(Span::width).sum::<usize>();
-    if used(&left) > width {
-        left[1] = Span::styled(format!(" {} ", state.reference), base);
+}
+
+/// The right part: the hints, each key in bold.
+fn right_spans(hints: &[(String, &str, u8)], base: Style, bold: Style) -> Vec<Span<'static>> {
+    let mut right = Vec::new();
+    for (k, what, _) in hints {
+        right.push(Span::styled(format!(" {k}"), bold));
+        right.push(Span::styled(format!(" {what}"), base));
     }
-    if used(&left) > width && state.live == Live::On {
-        left[3] = Span::styled("● ", base);
-    }
-    let lw: usize = left.iter().map(Span::width).sum();
-    let mut right = right_of(&hints);
-    while lw + used(&right) > width && hints.len() > 1 {
-        // The least needed hint gives way, the others keep their order.
-        if let Some(last) = (0..hints.len()).max_by_key(|&i| hints[i].2) {
-            hints.remove(last);
-        }
-        right = right_of(&hints);
-    }
-    let rw: usize = right.iter().map(Span::width).sum();
-    let mut spans = left;
-    if lw + rw <= width {
-        spans.push(Span::styled(" ".repeat(width - lw - rw), base));
-        spans.extend(right);
-    }
-    frame.render_widget(Paragraph::new(Line::from(spans)).style(base), area);
+    right.push(Span::styled(" ", base));
+    right
 }
