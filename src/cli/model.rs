@@ -8,11 +8,11 @@ use crate::cli::Failure;
 use crate::cli::inputs::{self, text_file, tools_file};
 use rtbench_engine::py;
 use rtbench_engine::value::Value;
+use rtbench_tooling::inputs::{Overrides, model_dir, prepare_sample, template_beside};
 use rtbench_tooling::model::{
-    Conversation, Model, PrepareError, prepare, render as render_with, round_trip,
+    Conversation, Model, PrepareError, render as render_with, round_trip,
 };
 use rtbench_tooling::sample::{expand, read_sample, token_ids};
-use rtbench_tooling::testing::template_beside;
 
 /// A model folder that exists.
 pub fn open_model(dir: &Path) -> Result<Model, Failure> {
@@ -187,7 +187,7 @@ pub fn roundtrip(template: Option<&Path>, paths: &[std::path::PathBuf]) -> Resul
             })?,
         };
         let (t, _) = inputs::template(&template_path)?;
-        let model = Model::open(template_path.parent().unwrap_or(Path::new(".")));
+        let model = Model::open(&model_dir(&template_path));
         let sample = read_sample(file).map_err(|e| Failure::invalid(e.to_string()))?;
         if sample.model.messages.is_none() {
             skipped += 1;
@@ -197,7 +197,8 @@ pub fn roundtrip(template: Option<&Path>, paths: &[std::path::PathBuf]) -> Resul
             ));
             continue;
         }
-        let sample = prepare(&sample, Some(&model)).map_err(prepare_failure)?;
+        let sample = prepare_sample(&sample, &Overrides::default(), Some(&model))
+            .map_err(prepare_failure)?;
         let message = rtbench_tooling::model::parse_sample(&t, &sample, Some(&model))
             .map_err(|e| Failure::invalid(format!("{}: {e}", file.display())))?;
         let rt = round_trip(&model, &sample, &message)

@@ -28,7 +28,8 @@ use rtbench_tooling::diff::diff;
 use rtbench_tooling::findings::sample_findings;
 use rtbench_tooling::model::{Model, prepare};
 use rtbench_tooling::sample::{self, expand, read_sample, replace_expected};
-use rtbench_tooling::testing::{Verdict, expected_section, template_beside, verdict};
+use rtbench_tooling::inputs::template_beside;
+use rtbench_tooling::testing::{Verdict, expected_section, verdict};
 use rtbench_tooling::versions::compare_sample;
 
 /// Sample files under `path`: the file itself, the samples of a folder, and those of its

@@ -148,7 +148,7 @@ impl Inputs {
             }
         }
         let (template, default_dir) = if first.is_dir() {
-            let t = rtbench_tooling::testing::template_beside(first).ok_or_else(|| {
+            let t = rtbench_tooling::inputs::template_beside(first).ok_or_else(|| {
                 format!(
                     "{}: no template.json or tokenizer_config.json in this folder",
                     first.display()
