@@ -1,4 +1,6 @@
-//! Reading the command line's inputs: template, prefix, tools and generation files.
+//! Reading the command line's inputs: template, prefix, tools and generation files, JSON files
+//! (messages), `--kwargs` and token id lists, through the input policy of
+//! [`rtbench_tooling::inputs`].
 //!
 //! `--template` is a response template, a `tokenizer_config.json` holding one, or a folder
 //! holding either (`template.json` first). The generation (OUTPUT_FILE) is a plain text file
@@ -16,8 +18,8 @@ use rtbench_engine::value::Value;
 use rtbench_tooling::inputs::{
     self as policy, Overrides, Pipes, TemplateError, prepare_sample, read_text, tool_warnings,
 };
-use rtbench_tooling::model::{Conversation, Model};
-use rtbench_tooling::sample::{self, expand, parse_sample};
+use rtbench_tooling::model::{Conversation, Model, PrepareError};
+use rtbench_tooling::sample::{self, expand, parse_sample, token_ids};
 
 /// Everything `parse` and `stream` need for one generation.
 pub struct Inputs {
@@ -90,6 +92,55 @@ pub fn tools_file(path: &Path) -> Result<Value, Failure> {
     Ok(value)
 }
 
+/// A JSON file's value (Python's json semantics), with the file's line and column on error.
+pub fn json_file(path: &Path, what: &str) -> Result<Value, Failure> {
+    let text = text_file(path, what)?;
+    py::json_loads(&text).map_err(|e| {
+        Failure::invalid(format!(
+            "{}:{}:{}: {what} is not JSON: {}",
+            path.display(),
+            e.line,
+            e.column,
+            e.message
+        ))
+    })
+}
+
+/// `--kwargs JSON`: an object.
+pub fn kwargs_arg(text: &str) -> Result<Value, Failure> {
+    match py::json_loads(text) {
+        Ok(v @ Value::Dict(_)) => Ok(v),
+        Ok(_) => Err(Failure::usage(
+            "--kwargs must be a JSON object, e.g. '{\"enable_thinking\": false}'",
+        )),
+        Err(e) => Err(Failure::usage(format!(
+            "--kwargs is not JSON: {} at column {}",
+            e.message, e.column
+        ))),
+    }
+}
+
+/// A chat template or decoding failure: exit 1, located where known.
+pub fn prepare_failure(e: PrepareError) -> Failure {
+    Failure::invalid(e.to_string())
+}
+
+/// Token ids from JSON text: a list of integers from 0.
+pub fn ids_from(text: &str, what: &str) -> Result<Vec<u32>, Failure> {
+    let bad = || {
+        Failure::invalid(format!(
+            "{what} must be a JSON list of token ids (integers from 0)"
+        ))
+    };
+    let value = py::json_loads(text).map_err(|e| {
+        Failure::invalid(format!(
+            "{what} is not JSON: {} at line {}, column {}",
+            e.message, e.line, e.column
+        ))
+    })?;
+    token_ids(&value).ok_or_else(bad)
+}
+
 /// What a command runs on: the template, the prefix and tools from the command line, and the
 /// generation files (one, or a folder's samples).
 pub struct Job {
@@ -127,9 +178,7 @@ pub fn job(args: &InputArgs) -> Result<Job, Failure> {
     let prefix_ids = args
         .prefix_ids
         .as_deref()
-        .map(|f| {
-            crate::cli::model::ids_from(&text_file(f, "prefix ids file")?, &f.display().to_string())
-        })
+        .map(|f| ids_from(&text_file(f, "prefix ids file")?, &f.display().to_string()))
         .transpose()?;
     let (files, folder) = generation_files(&args.output)?;
     Ok(Job {
@@ -155,7 +204,7 @@ fn overrides(args: &InputArgs) -> Result<Overrides, Failure> {
     let messages = args
         .messages
         .as_deref()
-        .map(|f| crate::cli::model::json_file(f, "the messages file"))
+        .map(|f| json_file(f, "the messages file"))
         .transpose()?;
     if messages
         .as_ref()
@@ -165,11 +214,7 @@ fn overrides(args: &InputArgs) -> Result<Overrides, Failure> {
             "the messages file must hold a JSON list of messages ({\"role\": ..., \"content\": ...})",
         ));
     }
-    let kwargs = args
-        .kwargs
-        .as_deref()
-        .map(crate::cli::model::kwargs_arg)
-        .transpose()?;
+    let kwargs = args.kwargs.as_deref().map(kwargs_arg).transpose()?;
     let prefix = match (&args.prefix_file, &args.prefix) {
         (Some(f), _) => Some(text_file(f, "prefix file")?),
         (None, Some(s)) => Some(s.clone()),
@@ -220,7 +265,7 @@ impl Job {
     fn bare_inputs(&self, file: &Path) -> Result<Inputs, Failure> {
         let text = text_file(file, "output file")?;
         let (output, ids) = if self.ids {
-            let ids = crate::cli::model::ids_from(&text, &file.display().to_string())?;
+            let ids = ids_from(&text, &file.display().to_string())?;
             let tokenizer = self.tokenizer()?;
             self.warn_unknown(file, tokenizer, &ids);
             let output = tokenizer.decode_lenient(&ids).map_err(Failure::invalid)?;
@@ -266,7 +311,7 @@ impl Job {
             }
         }
         let sample = prepare_sample(&sample, &self.overrides, Some(self.model()))
-            .map_err(crate::cli::model::prepare_failure)?;
+            .map_err(prepare_failure)?;
         for w in &sample.warnings {
             if w.message.starts_with("the prefix differs") {
                 note!("warning: {}: {}", file.display(), w.message);
@@ -360,7 +405,7 @@ impl Job {
                 add_generation_prompt: true,
             },
         )
-        .map_err(crate::cli::model::prepare_failure)
+        .map_err(prepare_failure)
     }
 }
 
