@@ -238,10 +238,7 @@ impl FailureWriter {
 pub fn run(args: &CorpusArgs) -> Result<(), Failure> {
     let (template, _) = inputs::template(&args.template)?;
     let template_file = inputs::template_path(&args.template)?;
-    let model_dir = template_file
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let model_dir = rtbench_tooling::inputs::model_dir(&template_file);
     let (inputs, total) = inputs_of(&args.data)?;
     let mut writer = match &args.write_failures {
         Some(dir) => {

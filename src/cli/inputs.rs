@@ -1,4 +1,6 @@
-//! Reading the command line's inputs: template, prefix, tools and generation files.
+//! Reading the command line's inputs: template, prefix, tools and generation files, JSON files
+//! (messages), `--kwargs` and token id lists, through the input policy of
+//! [`rtbench_tooling::inputs`].
 //!
 //! `--template` is a response template, a `tokenizer_config.json` holding one, or a folder
 //! holding either (`template.json` first). The generation (OUTPUT_FILE) is a plain text file
@@ -9,14 +11,15 @@
 use std::path::{Path, PathBuf};
 
 use crate::cli::{Failure, InputArgs};
-use rtbench_engine::diagnostic::Location;
-use rtbench_engine::py::{self, PathSeg};
+use rtbench_engine::py;
 use rtbench_engine::template::Template;
-use rtbench_engine::template::source::{LoadError, TemplateSource, load_file};
+use rtbench_engine::template::source::TemplateSource;
 use rtbench_engine::value::Value;
-use rtbench_tooling::model::{Conversation, Model, prepare};
-use rtbench_tooling::sample::{self, expand, parse_sample};
-use rtbench_tooling::testing::{TEMPLATE_FILES, template_beside};
+use rtbench_tooling::inputs::{
+    self as policy, Overrides, Pipes, TemplateError, prepare_sample, read_text, tool_warnings,
+};
+use rtbench_tooling::model::{Conversation, Model, PrepareError};
+use rtbench_tooling::sample::{self, expand, parse_sample, token_ids};
 
 /// Everything `parse` and `stream` need for one generation.
 pub struct Inputs {
@@ -41,89 +44,39 @@ pub struct TokenIds {
 /// The template file `--template` names: the file itself, or a folder's `template.json` (else
 /// its `tokenizer_config.json`). A folder with neither is a usage error.
 pub fn template_path(path: &Path) -> Result<PathBuf, Failure> {
-    if !path.is_dir() {
-        return Ok(path.to_path_buf());
-    }
-    template_beside(path).ok_or_else(|| {
-        Failure::usage(format!(
-            "{} is a folder with no {}: give the template file with --template",
-            path.display(),
-            TEMPLATE_FILES.join(" or ")
-        ))
-    })
+    policy::template_file(path)
+        .map_err(|e| Failure::usage(format!("{e}: give the template file with --template")))
 }
 
 /// Loads the template `--template` names, to run under the reference version this run
 /// follows ([`crate::cli::reference`]).
 pub fn template(path: &Path) -> Result<(Template, TemplateSource), Failure> {
     let path = template_path(path)?;
-    load_file(&path)
+    policy::load_template_file(&path, Pipes::Read)
         .map(|(t, source)| (t.with_reference(crate::cli::reference()), source))
         .map_err(|e| match e {
-            LoadError::Io { .. } => Failure::usage(e.to_string()),
-            LoadError::Invalid(d) => Failure::invalid(d.to_string()),
+            TemplateError::Read(e) => Failure::usage(e.to_string()),
+            TemplateError::Invalid(d) => Failure::invalid(d.to_string()),
         })
 }
 
-/// Reads a UTF-8 text file exactly (no newline translation).
-/// Input files larger than this are refused (a device like `/dev/zero` never ends).
-pub const MAX_INPUT: u64 = 1 << 30;
-
+/// Reads a UTF-8 text file exactly (no newline translation), as the input policy reads
+/// inputs ([`read_text`]: a pipe is read; a folder, a device, invalid UTF-8 or more than 1 GiB
+/// is a usage error naming the file).
 pub fn text_file(path: &Path, what: &str) -> Result<String, Failure> {
-    use std::io::Read;
-    let cannot =
-        |e: std::io::Error| Failure::usage(format!("cannot read {what} {}: {e}", path.display()));
-    let meta = std::fs::metadata(path).map_err(cannot)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let t = meta.file_type();
-        if t.is_char_device() || t.is_block_device() || t.is_socket() {
-            return Err(Failure::usage(format!(
-                "{what} {} is a device or socket, not a file: give a file (a pipe such as <(...) works too)",
-                path.display()
-            )));
-        }
-    }
-    if meta.is_dir() {
-        return Err(Failure::usage(format!(
-            "{what} {} is a folder: give a file",
-            path.display()
-        )));
-    }
-    // A pipe has no length: read at most MAX_INPUT (+1 to see that it goes on).
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_INPUT + 1).read_to_end(&mut bytes))
-        .map_err(cannot)?;
-    if bytes.len() as u64 > MAX_INPUT {
-        return Err(Failure::usage(format!(
-            "{what} {} is larger than {} GiB: rtbench reads whole files",
-            path.display(),
-            MAX_INPUT >> 30
-        )));
-    }
-    // Generations can be large: validate with SIMD, and report the position only on failure.
-    if simdutf8::basic::from_utf8(&bytes).is_err() {
-        let at = std::str::from_utf8(&bytes).map_or_else(|e| e.valid_up_to(), |_| 0);
-        return Err(Failure::usage(format!(
-            "{what} {} is not valid UTF-8 (byte {at})",
-            path.display()
-        )));
-    }
-    // SAFETY: `bytes` was validated as UTF-8 just above.
-    Ok(unsafe { String::from_utf8_unchecked(bytes) })
+    read_text(path, what, Pipes::Read).map_err(|e| Failure::usage(e.to_string()))
 }
 
 /// Reads a `--tools` file: a JSON list of tool schemas. A file that is not JSON is an error
 /// (exit 1). A shape the reference reads but partly ignores (a tool that is not an object, a
 /// `function` that is not one, `properties` that are not an object, ...) is a warning on
-/// stderr naming the file, line and column; the parse goes on with the reference's result.
-/// What the reference itself raises on (tools that are a number) is the parse's error.
+/// stderr naming the file, line and column ([`tool_warnings`]); the parse goes on with the
+/// reference's result. What the reference itself raises on (tools that are a number) is the
+/// parse's error.
 pub fn tools_file(path: &Path) -> Result<Value, Failure> {
     let text = text_file(path, "tools file")?;
     // Read as the reference's command line reads it (`json.load`, its nesting limit included).
-    let (value, spans) = py::json_loads_with_spans(&text).map_err(|e| {
+    let (value, _) = py::json_loads_with_spans(&text).map_err(|e| {
         Failure::invalid(format!(
             "tools file {}:{}:{}: invalid JSON: {}",
             path.display(),
@@ -132,172 +85,72 @@ pub fn tools_file(path: &Path) -> Result<Value, Failure> {
             e.message
         ))
     })?;
-    let problems = check_tools(&value);
-    if !problems.is_empty() {
-        for (at, message) in problems {
-            let offset = spans.get(&at).map_or(0, |n| n.value.start);
-            let at = Location::new(&text, offset..offset);
-            note!(
-                "warning: tools file {}:{}:{}: {message}",
-                path.display(),
-                at.line,
-                at.column
-            );
-        }
+    for w in tool_warnings(&path.display().to_string(), &text, 0..text.len()) {
+        let at = w.position().unwrap_or_default();
+        note!("warning: tools file {at}: {}", w.message);
     }
     Ok(value)
 }
 
-/// What the reference ignores in a tools value (`transformers.utils.chat_parsing` reads a
-/// list of tools, OpenAI style `{"type": "function", "function": {"name": ..., "parameters":
-/// {...}}}` or flat `{"name": ..., "parameters": {...}}`, and silently skips what it cannot
-/// use): the JSON path of each offending node and what happens to it. None of these is an
-/// error: the reference parses on without them. (Tools that are a number or `true` make the
-/// reference raise `TypeError`; the parser reports that.)
-pub fn check_tools(tools: &Value) -> Vec<(Vec<PathSeg>, String)> {
-    let mut out = Vec::new();
-    let items = match tools {
-        Value::Null => return out,
-        Value::List(items) => items,
-        // Iterating a dict gives its keys, a string its characters: strings, never tools.
-        Value::Dict(d) if !d.is_empty() => {
-            out.push((
-                vec![],
-                "expected a list of tools, got an object: the reference reads its keys as tools \
-                 and ignores them, so no argument is cast; wrap it in [ ]"
-                    .into(),
-            ));
-            return out;
-        }
-        Value::Str(s) if !s.is_empty() => {
-            out.push((
-                vec![],
-                "expected a list of tools, got a string: the reference reads its characters as \
-                 tools and ignores them, so no argument is cast"
-                    .into(),
-            ));
-            return out;
-        }
-        _ => return out,
-    };
-    for (i, tool) in items.iter().enumerate() {
-        let n = i + 1;
-        let at = |segs: &[&str]| {
-            let mut p = vec![PathSeg::Index(i)];
-            p.extend(segs.iter().map(|s| PathSeg::Key((*s).to_string())));
-            p
-        };
-        let Value::Dict(tool) = tool else {
-            out.push((
-                at(&[]),
-                format!(
-                    "tool {n} is {}, not a tool schema (an object with a `function` object); \
-                     the reference ignores it",
-                    tool.json_kind()
-                ),
-            ));
-            continue;
-        };
-        let (func, base): (&rtbench_engine::value::Dict, &[&str]) = match tool.get("function") {
-            Some(Value::Dict(f)) => (f, &["function"]),
-            Some(other) => {
-                out.push((
-                    at(&["function"]),
-                    format!(
-                        "tool {n}: `function` is {}, not an object with `name` and \
-                         `parameters`; the reference ignores the tool",
-                        other.json_kind()
-                    ),
-                ));
-                continue;
-            }
-            None if tool.contains_key("name") => (tool, &[]),
-            None => {
-                out.push((
-                    at(&[]),
-                    format!(
-                        "tool {n} has no `function` object (write {{\"type\": \"function\", \
-                         \"function\": {{\"name\": ..., \"parameters\": {{...}}}}}}); the \
-                         reference ignores it"
-                    ),
-                ));
-                continue;
-            }
-        };
-        let path = |key: &str| {
-            let mut segs = base.to_vec();
-            segs.push(key);
-            at(&segs)
-        };
-        let name = match func.get("name") {
-            Some(Value::Str(name)) => name,
-            Some(other) => {
-                out.push((
-                    path("name"),
-                    format!(
-                        "tool {n}: `name` is {}, not a string; the reference ignores the tool",
-                        other.json_kind()
-                    ),
-                ));
-                continue;
-            }
-            None => {
-                out.push((
-                    at(base),
-                    format!(
-                        "tool {n}: {} has no `name`; the reference ignores the tool",
-                        if base.is_empty() {
-                            "the tool"
-                        } else {
-                            "its `function`"
-                        }
-                    ),
-                ));
-                continue;
-            }
-        };
-        match func.get("parameters") {
-            None | Some(Value::Null) => {}
-            Some(Value::Dict(params)) => match params.get("properties") {
-                None | Some(Value::Dict(_)) => {}
-                Some(other) => {
-                    let mut segs = base.to_vec();
-                    segs.extend(["parameters", "properties"]);
-                    out.push((
-                        at(&segs),
-                        format!(
-                            "tool {n} ('{name}'): `parameters.properties` is {}, not an \
-                             object; its arguments are not cast",
-                            other.json_kind()
-                        ),
-                    ));
-                }
-            },
-            Some(other) => out.push((
-                path("parameters"),
-                format!(
-                    "tool {n} ('{name}'): `parameters` is {}, not a JSON schema object; its \
-                     arguments are not cast",
-                    other.json_kind()
-                ),
-            )),
-        }
+/// A JSON file's value (Python's json semantics), with the file's line and column on error.
+pub fn json_file(path: &Path, what: &str) -> Result<Value, Failure> {
+    let text = text_file(path, what)?;
+    py::json_loads(&text).map_err(|e| {
+        Failure::invalid(format!(
+            "{}:{}:{}: {what} is not JSON: {}",
+            path.display(),
+            e.line,
+            e.column,
+            e.message
+        ))
+    })
+}
+
+/// `--kwargs JSON`: an object.
+pub fn kwargs_arg(text: &str) -> Result<Value, Failure> {
+    match py::json_loads(text) {
+        Ok(v @ Value::Dict(_)) => Ok(v),
+        Ok(_) => Err(Failure::usage(
+            "--kwargs must be a JSON object, e.g. '{\"enable_thinking\": false}'",
+        )),
+        Err(e) => Err(Failure::usage(format!(
+            "--kwargs is not JSON: {} at column {}",
+            e.message, e.column
+        ))),
     }
-    out
+}
+
+/// A chat template or decoding failure: exit 1, located where known.
+pub fn prepare_failure(e: PrepareError) -> Failure {
+    Failure::invalid(e.to_string())
+}
+
+/// Token ids from JSON text: a list of integers from 0.
+pub fn ids_from(text: &str, what: &str) -> Result<Vec<u32>, Failure> {
+    let bad = || {
+        Failure::invalid(format!(
+            "{what} must be a JSON list of token ids (integers from 0)"
+        ))
+    };
+    let value = py::json_loads(text).map_err(|e| {
+        Failure::invalid(format!(
+            "{what} is not JSON: {} at line {}, column {}",
+            e.message, e.line, e.column
+        ))
+    })?;
+    token_ids(&value).ok_or_else(bad)
 }
 
 /// What a command runs on: the template, the prefix and tools from the command line, and the
 /// generation files (one, or a folder's samples).
 pub struct Job {
     pub template: Template,
-    prefix: Option<String>,
-    tools: Option<Value>,
+    /// `--prefix` / `--prefix-file`, `--tools`, `--messages` and `--kwargs` (the prefix is then
+    /// their rendering).
+    overrides: Overrides,
     /// The model folder (`--model`, else the template's folder), opened when first needed.
     model_dir: PathBuf,
     model: std::sync::OnceLock<Model>,
-    /// `--messages` and `--kwargs`: the prefix is their rendering.
-    messages: Option<Value>,
-    kwargs: Option<Value>,
     /// `--ids`: the generation files hold token ids.
     ids: bool,
     /// `--prefix-ids`: the prompt's token ids.
@@ -319,14 +172,39 @@ pub fn job(args: &InputArgs) -> Result<Job, Failure> {
             )));
         }
         Some(d) => d.clone(),
-        None => template_path(&args.template)?
-            .parent()
-            .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+        None => policy::model_dir(&template_path(&args.template)?),
     };
+    let overrides = overrides(args)?;
+    let prefix_ids = args
+        .prefix_ids
+        .as_deref()
+        .map(|f| ids_from(&text_file(f, "prefix ids file")?, &f.display().to_string()))
+        .transpose()?;
+    let (files, folder) = generation_files(&args.output)?;
+    Ok(Job {
+        template,
+        overrides: Overrides {
+            // With the prompt's ids, the text prefix is their decoding.
+            prefix: overrides
+                .prefix
+                .or_else(|| prefix_ids.as_ref().map(|_| String::new())),
+            ..overrides
+        },
+        model_dir,
+        model: std::sync::OnceLock::new(),
+        ids: args.ids,
+        prefix_ids,
+        files,
+        folder,
+    })
+}
+
+/// What the command line gives in place of a sample's prefix, tools and conversation.
+fn overrides(args: &InputArgs) -> Result<Overrides, Failure> {
     let messages = args
         .messages
         .as_deref()
-        .map(|f| crate::cli::model::json_file(f, "the messages file"))
+        .map(|f| json_file(f, "the messages file"))
         .transpose()?;
     if messages
         .as_ref()
@@ -336,54 +214,36 @@ pub fn job(args: &InputArgs) -> Result<Job, Failure> {
             "the messages file must hold a JSON list of messages ({\"role\": ..., \"content\": ...})",
         ));
     }
-    let kwargs = args
-        .kwargs
-        .as_deref()
-        .map(crate::cli::model::kwargs_arg)
-        .transpose()?;
+    let kwargs = args.kwargs.as_deref().map(kwargs_arg).transpose()?;
     let prefix = match (&args.prefix_file, &args.prefix) {
         (Some(f), _) => Some(text_file(f, "prefix file")?),
         (None, Some(s)) => Some(s.clone()),
         (None, None) => None,
     };
     let tools = args.tools.as_deref().map(tools_file).transpose()?;
-    let prefix_ids = args
-        .prefix_ids
-        .as_deref()
-        .map(|f| {
-            crate::cli::model::ids_from(&text_file(f, "prefix ids file")?, &f.display().to_string())
-        })
-        .transpose()?;
-    // With the prompt's ids, the text prefix is their decoding.
-    let prefix = prefix.or_else(|| prefix_ids.as_ref().map(|_| String::new()));
-    let folder = args.output.is_dir();
-    let files = if folder {
-        let files = expand(&args.output).map_err(|e| {
-            Failure::usage(format!("cannot read folder {}: {e}", args.output.display()))
-        })?;
-        if files.is_empty() {
-            return Err(Failure::usage(format!(
-                "{}: no samples (.sample or .txt files) in this folder",
-                args.output.display()
-            )));
-        }
-        files
-    } else {
-        vec![args.output.clone()]
-    };
-    Ok(Job {
-        template,
+    Ok(Overrides {
         prefix,
         tools,
-        model_dir,
-        model: std::sync::OnceLock::new(),
         messages,
         kwargs,
-        ids: args.ids,
-        prefix_ids,
-        files,
-        folder,
     })
+}
+
+/// The generation files OUTPUT_FILE stands for (a folder's samples, sorted), and whether it
+/// was a folder.
+fn generation_files(output: &Path) -> Result<(Vec<PathBuf>, bool), Failure> {
+    if !output.is_dir() {
+        return Ok((vec![output.to_path_buf()], false));
+    }
+    let files = expand(output)
+        .map_err(|e| Failure::usage(format!("cannot read folder {}: {e}", output.display())))?;
+    if files.is_empty() {
+        return Err(Failure::usage(format!(
+            "{}: no samples (.sample or .txt files) in this folder",
+            output.display()
+        )));
+    }
+    Ok((files, true))
 }
 
 impl Job {
@@ -393,75 +253,77 @@ impl Job {
     /// on stderr). Any other file is the generation itself, and has a prefix only from the
     /// command line.
     pub fn inputs(&self, file: &Path) -> Result<Inputs, Failure> {
-        let is_sample = file.extension().is_some_and(|e| e == sample::EXTENSION);
-        if !is_sample {
-            let text = text_file(file, "output file")?;
-            let (output, ids) = if self.ids {
-                let ids = crate::cli::model::ids_from(&text, &file.display().to_string())?;
-                let tokenizer = self.tokenizer()?;
-                self.warn_unknown(file, tokenizer, &ids);
-                let output = tokenizer.decode_lenient(&ids).map_err(Failure::invalid)?;
-                (
-                    output,
-                    Some(TokenIds {
-                        generation: ids,
-                        prefix: self.prefix_ids.clone(),
-                    }),
-                )
-            } else {
-                (text, None)
-            };
-            let prefix = match (&self.messages, &self.prefix_ids) {
-                (Some(_), _) => Some(self.rendered_prefix(self.tools.as_ref())?),
-                (None, Some(p)) => Some(
-                    self.tokenizer()?
-                        .decode_lenient(p)
-                        .map_err(Failure::invalid)?,
-                ),
-                (None, None) => self.prefix.clone(),
-            };
-            return Ok(Inputs {
-                template: self.template.clone(),
-                prefix,
-                tools: self.tools.clone(),
+        if file.extension().is_some_and(|e| e == sample::EXTENSION) {
+            self.sample_inputs(file)
+        } else {
+            self.bare_inputs(file)
+        }
+    }
+
+    /// The inputs for a generation file that is not a `.sample`: its text, or its token ids
+    /// (`--ids`) decoded.
+    fn bare_inputs(&self, file: &Path) -> Result<Inputs, Failure> {
+        let text = text_file(file, "output file")?;
+        let (output, ids) = if self.ids {
+            let ids = ids_from(&text, &file.display().to_string())?;
+            let tokenizer = self.tokenizer()?;
+            self.warn_unknown(file, tokenizer, &ids);
+            let output = tokenizer.decode_lenient(&ids).map_err(Failure::invalid)?;
+            (
                 output,
-                ids,
-            });
-        }
+                Some(TokenIds {
+                    generation: ids,
+                    prefix: self.prefix_ids.clone(),
+                }),
+            )
+        } else {
+            (text, None)
+        };
+        let prefix = match (&self.overrides.messages, &self.prefix_ids) {
+            (Some(_), _) => Some(self.rendered_prefix(self.overrides.tools.as_ref())?),
+            (None, Some(p)) => Some(
+                self.tokenizer()?
+                    .decode_lenient(p)
+                    .map_err(Failure::invalid)?,
+            ),
+            (None, None) => self.overrides.prefix.clone(),
+        };
+        Ok(Inputs {
+            template: self.template.clone(),
+            prefix,
+            tools: self.overrides.tools.clone(),
+            output,
+            ids,
+        })
+    }
+
+    /// The inputs for a `.sample` file, prepared as the input policy prepares samples
+    /// ([`prepare_sample`]) with the command line's prefix, tools and conversation in place of
+    /// the sample's. Warnings about its tools and a prefix the chat template renders otherwise
+    /// go to stderr.
+    fn sample_inputs(&self, file: &Path) -> Result<Inputs, Failure> {
         let text = text_file(file, "sample file")?;
-        let mut sample = parse_sample(file, &text).map_err(|e| Failure::invalid(e.to_string()))?;
-        if let Some(m) = &self.messages {
-            // The command line's conversation replaces the sample's prefix.
-            sample.model.messages = Some(m.clone());
-            sample.model.kwargs = self.kwargs.clone();
-            sample.model.prefix_ids = None;
-            sample.prefix = None;
+        let sample = parse_sample(file, &text).map_err(|e| Failure::invalid(e.to_string()))?;
+        if self.overrides.tools.is_none() {
+            for w in policy::sample_tool_warnings(&sample, &file.display().to_string(), &text) {
+                let at = w.position().unwrap_or_default();
+                note!("warning: {at}: {}", w.message);
+            }
         }
-        if self.tools.is_some() {
-            sample.tools = self.tools.clone();
-        }
-        if self.prefix.is_some() {
-            // The command line's prefix replaces the sample's, ids included.
-            sample.model.prefix_ids = None;
-        }
-        let sample =
-            prepare(&sample, Some(self.model())).map_err(crate::cli::model::prepare_failure)?;
+        let sample = prepare_sample(&sample, &self.overrides, Some(self.model()))
+            .map_err(prepare_failure)?;
         for w in &sample.warnings {
             if w.message.starts_with("the prefix differs") {
                 note!("warning: {}: {}", file.display(), w.message);
             }
         }
-        let prefix = match (&self.prefix, sample.prefix) {
-            (Some(p), _) => p.clone(),
-            (None, Some(p)) => p,
-            (None, None) => {
-                note!(
-                    "warning: {}: the sample has no prefix section; parsing with an empty prefix, as the workbench does (give --prefix or --prefix-file to set one)",
-                    file.display()
-                );
-                String::new()
-            }
-        };
+        let prefix = sample.prefix.unwrap_or_else(|| {
+            note!(
+                "warning: {}: the sample has no prefix section; parsing with an empty prefix, as the workbench does (give --prefix or --prefix-file to set one)",
+                file.display()
+            );
+            String::new()
+        });
         let ids = sample.model.generation_ids.map(|generation| TokenIds {
             generation,
             prefix: sample.model.prefix_ids,
@@ -469,7 +331,7 @@ impl Job {
         Ok(Inputs {
             template: self.template.clone(),
             prefix: Some(prefix),
-            tools: self.tools.clone().or(sample.tools),
+            tools: sample.tools,
             output: sample.generation,
             ids,
         })
@@ -531,7 +393,7 @@ impl Job {
 
     /// `--messages` rendered with the model's chat template (with the generation prompt).
     fn rendered_prefix(&self, tools: Option<&Value>) -> Result<String, Failure> {
-        let Some(messages) = &self.messages else {
+        let Some(messages) = &self.overrides.messages else {
             return Err(missing_prefix());
         };
         rtbench_tooling::model::render(
@@ -539,11 +401,11 @@ impl Job {
             &Conversation {
                 messages,
                 tools,
-                kwargs: self.kwargs.as_ref(),
+                kwargs: self.overrides.kwargs.as_ref(),
                 add_generation_prompt: true,
             },
         )
-        .map_err(crate::cli::model::prepare_failure)
+        .map_err(prepare_failure)
     }
 }
 
@@ -554,69 +416,4 @@ pub fn missing_prefix() -> Failure {
          chat templates often pre-write part of the assistant message, such as an opening \
          <think>, which the parser must see",
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The first warning about a tools value, if any.
-    fn check(text: &str) -> Result<(), String> {
-        match check_tools(&py::json_loads(text).unwrap())
-            .into_iter()
-            .next()
-        {
-            None => Ok(()),
-            Some((_, m)) => Err(m),
-        }
-    }
-
-    #[test]
-    fn tools_are_checked_as_leniently_as_the_reference_reads_them() {
-        assert!(check("null").is_ok());
-        assert!(check("[]").is_ok());
-        assert!(
-            check(r#"[{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer"}}}}}]"#)
-                .is_ok()
-        );
-        // Flat tools and tools without parameters are read by the reference.
-        assert!(check(r#"[{"name": "f", "parameters": {}}, {"function": {"name": "g"}}]"#).is_ok());
-        // Falsy values are no tools; a number the reference raises on is the parser's error.
-        for none in ["0", "false", "\"\"", "{}", "3", "true"] {
-            assert!(check(none).is_ok(), "{none}");
-        }
-        let e = check(r#"{"type": "function", "function": {"name": "f"}}"#).unwrap_err();
-        assert!(
-            e.starts_with("expected a list of tools, got an object"),
-            "{e}"
-        );
-        assert!(check(r#""f""#).unwrap_err().contains("got a string"));
-        let e = check(r#"[{"function": {"name": "f"}}, {"type": "function"}]"#).unwrap_err();
-        assert!(e.starts_with("tool 2 has no `function` object"), "{e}");
-        let e = check(r#"[{"function": "f"}]"#).unwrap_err();
-        assert!(e.contains("`function` is a string"), "{e}");
-        let e = check(r#"[{"function": {"parameters": {}}}]"#).unwrap_err();
-        assert!(e.contains("its `function` has no `name`"), "{e}");
-        let e = check(r#"[{"function": {"name": 3}}]"#).unwrap_err();
-        assert!(e.contains("`name` is a number"), "{e}");
-        let e = check(r#"[{"function": {"name": "f", "parameters": []}}]"#).unwrap_err();
-        assert!(e.contains("`parameters` is a list"), "{e}");
-        let e = check(r#"[{"function": {"name": "f", "parameters": {"properties": []}}}]"#)
-            .unwrap_err();
-        assert!(e.contains("`parameters.properties` is a list"), "{e}");
-        assert!(check("[1]").unwrap_err().starts_with("tool 1 is a number"));
-        // Every problem is reported, not only the first.
-        let all = check_tools(&py::json_loads(r#"[1, {"function": "f"}, {}]"#).unwrap());
-        assert_eq!(all.len(), 3);
-    }
-
-    #[test]
-    fn tool_errors_point_at_the_offending_node() {
-        let text = "[\n  {\"function\": {\"name\": \"f\"}},\n  {\"type\": \"function\"}\n]";
-        let (at, _) = check_tools(&py::json_loads(text).unwrap()).remove(0);
-        let (_, spans) = py::json_loads_with_spans(text).unwrap();
-        let start = spans.get(&at).unwrap().value.start;
-        let at = Location::new(text, start..start);
-        assert_eq!((at.line, at.column), (3, 3));
-    }
 }

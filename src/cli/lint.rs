@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 use crate::cli::output;
 use crate::cli::{Failure, inputs};
 use rtbench_tooling::findings::sample_findings;
+use rtbench_tooling::inputs::{Overrides, model_dir, prepare_sample};
 use rtbench_tooling::lint::lint_file;
-use rtbench_tooling::model::{Model, prepare};
+use rtbench_tooling::model::Model;
 use rtbench_tooling::sample::{self, Sample, expand, parse_sample};
 use rtbench_tooling::versions::compare_sample;
 
@@ -63,12 +64,9 @@ pub fn run(
         };
         // A conversation or token ids become text with the template folder's model files.
         let sample = if sample.model.is_needed() {
-            let dir = inputs::template_path(path)?.parent().map_or_else(
-                || std::path::PathBuf::from("."),
-                std::path::Path::to_path_buf,
-            );
+            let dir = model_dir(&inputs::template_path(path)?);
             let model = model.get_or_insert_with(|| Model::open(&dir));
-            prepare(&sample, Some(model))
+            prepare_sample(&sample, &Overrides::default(), Some(model))
                 .map_err(|e| Failure::invalid(format!("{}: {e}", file.display())))?
         } else {
             sample
@@ -156,10 +154,7 @@ fn injection(
     text: &mut String,
 ) -> Result<usize, Failure> {
     use rtbench_tooling::injection::{protections, spelled_in_sample, template_gaps};
-    let dir = inputs::template_path(path)?
-        .parent()
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    let model = Model::open(&dir);
+    let model = Model::open(&model_dir(&inputs::template_path(path)?));
     let Ok(control) = model.control_tokens() else {
         return Ok(0);
     };
@@ -181,7 +176,7 @@ fn injection(
         text.push_str(&format!(
             "warning: chat template '{name}' does not write {}: a prompt sanitized with it encodes them in the user's strings as real tokens\n  --> {}\n  = help: list the control tokens in tokenizer_config.json's \"chat_control_tokens\" so that every template protects them\n\n",
             gap.join(", "),
-            dir.display()
+            model.dir.display()
         ));
     }
     for (name, sample) in samples {

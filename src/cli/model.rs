@@ -5,14 +5,13 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::cli::Failure;
-use crate::cli::inputs::{self, text_file, tools_file};
-use rtbench_engine::py;
-use rtbench_engine::value::Value;
-use rtbench_tooling::model::{
-    Conversation, Model, PrepareError, prepare, render as render_with, round_trip,
+use crate::cli::inputs::{
+    self, ids_from, json_file, kwargs_arg, prepare_failure, text_file, tools_file,
 };
-use rtbench_tooling::sample::{expand, read_sample, token_ids};
-use rtbench_tooling::testing::template_beside;
+use rtbench_engine::value::Value;
+use rtbench_tooling::inputs::{Overrides, model_dir, prepare_sample, template_beside};
+use rtbench_tooling::model::{Conversation, Model, render as render_with, round_trip};
+use rtbench_tooling::sample::{expand, read_sample};
 
 /// A model folder that exists.
 pub fn open_model(dir: &Path) -> Result<Model, Failure> {
@@ -23,39 +22,6 @@ pub fn open_model(dir: &Path) -> Result<Model, Failure> {
         )));
     }
     Ok(Model::open(dir))
-}
-
-/// A JSON file's value (Python's json semantics), with the file's line and column on error.
-pub fn json_file(path: &Path, what: &str) -> Result<Value, Failure> {
-    let text = text_file(path, what)?;
-    py::json_loads(&text).map_err(|e| {
-        Failure::invalid(format!(
-            "{}:{}:{}: {what} is not JSON: {}",
-            path.display(),
-            e.line,
-            e.column,
-            e.message
-        ))
-    })
-}
-
-/// `--kwargs JSON`: an object.
-pub fn kwargs_arg(text: &str) -> Result<Value, Failure> {
-    match py::json_loads(text) {
-        Ok(v @ Value::Dict(_)) => Ok(v),
-        Ok(_) => Err(Failure::usage(
-            "--kwargs must be a JSON object, e.g. '{\"enable_thinking\": false}'",
-        )),
-        Err(e) => Err(Failure::usage(format!(
-            "--kwargs is not JSON: {} at column {}",
-            e.message, e.column
-        ))),
-    }
-}
-
-/// A chat template or decoding failure: exit 1, located where known.
-pub fn prepare_failure(e: PrepareError) -> Failure {
-    Failure::invalid(e.to_string())
 }
 
 /// Prints text exactly (no line break added).
@@ -108,22 +74,6 @@ pub fn render(
     }
     let text = render_with(&model, &conversation).map_err(prepare_failure)?;
     print_exact(&text)
-}
-
-/// Token ids from JSON text: a list of integers from 0.
-pub fn ids_from(text: &str, what: &str) -> Result<Vec<u32>, Failure> {
-    let bad = || {
-        Failure::invalid(format!(
-            "{what} must be a JSON list of token ids (integers from 0)"
-        ))
-    };
-    let value = py::json_loads(text).map_err(|e| {
-        Failure::invalid(format!(
-            "{what} is not JSON: {} at line {}, column {}",
-            e.message, e.line, e.column
-        ))
-    })?;
-    token_ids(&value).ok_or_else(bad)
 }
 
 /// `rtbench decode`.
@@ -187,7 +137,7 @@ pub fn roundtrip(template: Option<&Path>, paths: &[std::path::PathBuf]) -> Resul
             })?,
         };
         let (t, _) = inputs::template(&template_path)?;
-        let model = Model::open(template_path.parent().unwrap_or(Path::new(".")));
+        let model = Model::open(&model_dir(&template_path));
         let sample = read_sample(file).map_err(|e| Failure::invalid(e.to_string()))?;
         if sample.model.messages.is_none() {
             skipped += 1;
@@ -197,7 +147,8 @@ pub fn roundtrip(template: Option<&Path>, paths: &[std::path::PathBuf]) -> Resul
             ));
             continue;
         }
-        let sample = prepare(&sample, Some(&model)).map_err(prepare_failure)?;
+        let sample = prepare_sample(&sample, &Overrides::default(), Some(&model))
+            .map_err(prepare_failure)?;
         let message = rtbench_tooling::model::parse_sample(&t, &sample, Some(&model))
             .map_err(|e| Failure::invalid(format!("{}: {e}", file.display())))?;
         let rt = round_trip(&model, &sample, &message)

@@ -23,12 +23,14 @@ use crate::cli::{Failure, inputs, output};
 use rtbench_engine::Reference;
 use rtbench_engine::py;
 use rtbench_engine::template::Template;
+use rtbench_engine::value::Dict;
 use rtbench_tooling::atomic::replace_file;
 use rtbench_tooling::diff::diff;
 use rtbench_tooling::findings::sample_findings;
-use rtbench_tooling::model::{Model, prepare};
+use rtbench_tooling::inputs::{Overrides, model_dir, prepare_sample, template_beside};
+use rtbench_tooling::model::Model;
 use rtbench_tooling::sample::{self, expand, read_sample, replace_expected};
-use rtbench_tooling::testing::{Verdict, expected_section, template_beside, verdict};
+use rtbench_tooling::testing::{Verdict, expected_section, verdict};
 use rtbench_tooling::versions::compare_sample;
 
 /// Sample files under `path`: the file itself, the samples of a folder, and those of its
@@ -229,12 +231,6 @@ pub fn run(
     bless: bool,
     dry_run: bool,
 ) -> Result<(), Failure> {
-    let default = default_paths(template);
-    let paths = if paths.is_empty() {
-        &default[..]
-    } else {
-        paths
-    };
     // `--reference all`: each sample under every version.
     let versions = crate::cli::selection().versions();
     if bless && versions.len() > 1 {
@@ -243,16 +239,37 @@ pub fn run(
              out for the newest), not all",
         ));
     }
-    let mut tallies: Vec<Tally> = versions
-        .iter()
-        .map(|&reference| Tally {
-            reference,
-            passed: 0,
-            failed: 0,
-            unchecked: 0,
-        })
-        .collect();
-    let mut depends: Vec<String> = Vec::new();
+    let files = sample_files(paths, template)?;
+    let mut run = Run {
+        template,
+        bless: bless.then_some(Bless { dry_run }),
+        tallies: versions
+            .iter()
+            .map(|&reference| Tally {
+                reference,
+                passed: 0,
+                failed: 0,
+                unchecked: 0,
+            })
+            .collect(),
+        versions,
+        ..Run::default()
+    };
+    for file in &files {
+        run.file(file)?;
+    }
+    run.finish()
+}
+
+/// The sample files `rtbench test` runs on: those under `paths`, or under the default paths
+/// ([`default_paths`]) when none are given.
+fn sample_files(paths: &[PathBuf], template: Option<&Path>) -> Result<Vec<PathBuf>, Failure> {
+    let default = default_paths(template);
+    let paths = if paths.is_empty() {
+        &default[..]
+    } else {
+        paths
+    };
     if let Some(t) = template {
         // A folder without a template, or a missing file, is a usage error before any sample.
         inputs::template_path(t)?;
@@ -264,92 +281,72 @@ pub fn run(
     if files.is_empty() {
         return Err(Failure::usage("no sample files found (.sample or .txt)"));
     }
-    let mut templates: BTreeMap<PathBuf, Result<Template, String>> = BTreeMap::new();
-    let mut models: BTreeMap<PathBuf, Model> = BTreeMap::new();
-    let (mut passed, mut failed, mut unchecked, mut blessed, mut warned) = (0, 0, 0, 0, 0);
-    let mut report = String::new();
-    for file in &files {
-        let line = |report: &mut String, status: &str| {
-            report.push_str(&format!("{} ... {status}\n", file.display()))
-        };
-        let sample = match read_sample(file) {
-            Ok(s) => s,
-            Err(e) => {
-                failed += 1;
-                line(&mut report, &format!("FAILED\n  {e}"));
-                continue;
-            }
-        };
-        let tpl_path = match template {
-            Some(t) => Some(inputs::template_path(t)?),
-            None => file.parent().and_then(template_beside),
-        };
-        let Some(tpl_path) = tpl_path else {
-            failed += 1;
-            line(
-                &mut report,
-                "FAILED\n  no template.json beside the sample (give one with --template)",
-            );
-            continue;
-        };
-        let loaded = templates.entry(tpl_path.clone()).or_insert_with(|| {
-            inputs::template(&tpl_path)
-                .map(|(t, _)| t)
-                .map_err(|f| f.message)
-        });
-        let template = match loaded {
-            Ok(t) => t.clone(),
-            Err(e) => {
-                failed += 1;
-                line(
-                    &mut report,
-                    &format!("FAILED\n  {}", e.replace('\n', "\n  ")),
-                );
-                continue;
-            }
-        };
-        // A conversation or token ids become text with the model files beside the template
-        // (and token ids are parsed as the reference parses ids).
-        let model = sample.model.is_needed().then(|| {
-            let dir = tpl_path.parent().unwrap_or(Path::new(".")).to_path_buf();
-            &*models
-                .entry(dir.clone())
-                .or_insert_with(|| Model::open(&dir))
-        });
-        let sample = if let Some(model) = model {
-            match prepare(&sample, Some(model)) {
-                Ok(s) => s,
-                Err(e) => {
-                    failed += 1;
-                    line(
-                        &mut report,
-                        &format!("FAILED\n  {}", e.to_string().replace('\n', "\n  ")),
-                    );
-                    continue;
-                }
-            }
-        } else {
-            sample
+    Ok(files)
+}
+
+/// `--bless`, and whether it is a dry run.
+#[derive(Clone, Copy)]
+struct Bless {
+    dry_run: bool,
+}
+
+/// What a run of `rtbench test` has seen so far: the report, the counts, and the templates
+/// and model folders read (each once).
+#[derive(Default)]
+struct Run<'a> {
+    /// `--template`.
+    template: Option<&'a Path>,
+    bless: Option<Bless>,
+    versions: Vec<Reference>,
+    /// With `--reference all`, the verdicts under each version.
+    tallies: Vec<Tally>,
+    /// Samples whose result depends on the version (with `--reference all`).
+    depends: Vec<String>,
+    templates: BTreeMap<PathBuf, Result<Template, String>>,
+    models: BTreeMap<PathBuf, Model>,
+    passed: usize,
+    failed: usize,
+    unchecked: usize,
+    blessed: usize,
+    warned: usize,
+    report: String,
+}
+
+/// A sample ready to judge: its template, and the model folder its inputs needed.
+struct Ready {
+    template: Template,
+    sample: sample::Sample,
+    model_dir: Option<PathBuf>,
+}
+
+impl Run<'_> {
+    /// A sample that cannot be judged: counted as failed, with why (indented under it).
+    fn cannot(&mut self, file: &Path, why: &str) {
+        self.failed += 1;
+        self.report
+            .push_str(&format!("{} ... FAILED\n  {why}\n", file.display()));
+    }
+
+    /// Judges (or blesses) one sample file and adds its line to the report.
+    fn file(&mut self, file: &Path) -> Result<(), Failure> {
+        let Some(ready) = self.ready(file)? else {
+            return Ok(());
         };
         // The audit's traced parse gives the same result as `parse_response`.
-        let file_text = std::fs::read_to_string(file)
-            .map_err(|e| Failure::usage(format!("cannot read {}: {e}", file.display())))?;
-        if versions.len() > 1 {
-            let name = file.display().to_string();
-            let each =
-                under_each_version(&template, &sample, &name, &file_text, model, &mut tallies);
-            warned += usize::from(!each.warnings.is_empty());
-            depends.extend(each.depends);
-            report.push_str(&format!("{name} ... {}{}\n", each.status, each.warnings));
-            continue;
+        let file_text = inputs::text_file(file, "sample file")?;
+        let name = file.display().to_string();
+        let model = ready.model_dir.as_ref().and_then(|d| self.models.get(d));
+        if self.versions.len() > 1 {
+            let (t, s) = (&ready.template, &ready.sample);
+            let each = under_each_version(t, s, &name, &file_text, model, &mut self.tallies);
+            self.warned += usize::from(!each.warnings.is_empty());
+            self.depends.extend(each.depends);
+            self.report
+                .push_str(&format!("{name} ... {}{}\n", each.status, each.warnings));
+            return Ok(());
         }
-        let (audit, findings) = sample_findings(
-            &template,
-            &sample,
-            &file.display().to_string(),
-            &file_text,
-            model,
-        );
+        let (audit, findings) =
+            sample_findings(&ready.template, &ready.sample, &name, &file_text, model);
         let result = audit.result.map_err(|e| e.text());
         let warnings: String = findings
             .iter()
@@ -358,105 +355,217 @@ pub fn run(
                 format!("\n  warning: {at}: {}", f.diagnostic.message)
             })
             .collect();
-        warned += usize::from(!findings.is_empty());
-        let line = |report: &mut String, status: &str| {
-            report.push_str(&format!("{} ... {status}{warnings}\n", file.display()))
+        self.warned += usize::from(!findings.is_empty());
+        let (status, after) = match self.bless {
+            Some(how) => (
+                self.bless_one(file, file_text, &ready.sample, &result, how)?,
+                String::new(),
+            ),
+            None => self.judge(&ready.sample, &result),
         };
-        if bless {
-            if file.extension().is_some_and(|e| e == sample::EXTENSION) {
-                let text = file_text;
-                let section = expected_section(&result).map_err(Failure::invalid)?;
-                let updated = replace_expected(file, &text, &section)
-                    .map_err(|e| Failure::invalid(e.to_string()))?;
-                if updated != text {
-                    let change = bless_change(&sample, &section);
-                    if !dry_run {
-                        replace_file(file, text.as_bytes(), updated.as_bytes())
-                            .map_err(|e| Failure::usage(e.to_string()))?;
-                    }
-                    blessed += 1;
-                    let verb = if dry_run { "would bless" } else { "blessed" };
-                    line(&mut report, &format!("{verb}: {change}"));
-                } else {
-                    passed += 1;
-                    line(&mut report, "ok (unchanged)");
-                }
-            } else {
-                unchecked += 1;
-                line(
-                    &mut report,
-                    "skipped (a bare .txt sample cannot hold an expected message; rename it to .sample)",
-                );
+        self.report
+            .push_str(&format!("{name} ... {status}{warnings}\n{after}"));
+        Ok(())
+    }
+
+    /// The sample in `file` read, its template loaded and its inputs prepared as the input
+    /// policy prepares samples; `None` (reported as failed) when one of them cannot be.
+    fn ready(&mut self, file: &Path) -> Result<Option<Ready>, Failure> {
+        let sample = match read_sample(file) {
+            Ok(s) => s,
+            Err(e) => {
+                self.cannot(file, &e.to_string());
+                return Ok(None);
             }
-            continue;
+        };
+        let tpl_path = match self.template {
+            Some(t) => Some(inputs::template_path(t)?),
+            None => file.parent().and_then(template_beside),
+        };
+        let Some(tpl_path) = tpl_path else {
+            self.cannot(
+                file,
+                "no template.json beside the sample (give one with --template)",
+            );
+            return Ok(None);
+        };
+        let loaded = self.templates.entry(tpl_path.clone()).or_insert_with(|| {
+            inputs::template(&tpl_path)
+                .map(|(t, _)| t)
+                .map_err(|f| f.message)
+        });
+        let template = match loaded {
+            Ok(t) => t.clone(),
+            Err(e) => {
+                let e = e.replace('\n', "\n  ");
+                self.cannot(file, &e);
+                return Ok(None);
+            }
+        };
+        // A conversation or token ids become text with the model files beside the template
+        // (and token ids are parsed as the reference parses ids).
+        if !sample.model.is_needed() {
+            return Ok(Some(Ready {
+                template,
+                sample,
+                model_dir: None,
+            }));
         }
-        match verdict(&sample, &result) {
-            Verdict::Pass => {
-                passed += 1;
-                line(&mut report, "ok");
-            }
-            Verdict::NoExpectation => {
-                unchecked += 1;
-                line(&mut report, "no expected message");
-            }
-            Verdict::Fail(lines) => {
-                failed += 1;
-                let shown: Vec<String> = lines.iter().take(20).map(|l| format!("  {l}")).collect();
-                line(&mut report, &format!("FAILED\n{}", shown.join("\n")));
-                if lines.len() > 20 {
-                    report.push_str(&format!("  ... {} more differences\n", lines.len() - 20));
-                }
+        let dir = model_dir(&tpl_path);
+        let model = self
+            .models
+            .entry(dir.clone())
+            .or_insert_with(|| Model::open(&dir));
+        match prepare_sample(&sample, &Overrides::default(), Some(model)) {
+            Ok(sample) => Ok(Some(Ready {
+                template,
+                sample,
+                model_dir: Some(dir),
+            })),
+            Err(e) => {
+                self.cannot(file, &e.to_string().replace('\n', "\n  "));
+                Ok(None)
             }
         }
     }
-    let mut summary =
-        format!("{passed} passed, {failed} failed, {unchecked} without expected message");
-    if versions.len() > 1 {
+
+    /// The verdict on one sample's result, counted: the status after `... `, and the lines
+    /// after the sample's warnings (how many differences were not shown).
+    fn judge(
+        &mut self,
+        sample: &sample::Sample,
+        result: &Result<Dict, String>,
+    ) -> (String, String) {
+        match verdict(sample, result) {
+            Verdict::Pass => {
+                self.passed += 1;
+                ("ok".to_string(), String::new())
+            }
+            Verdict::NoExpectation => {
+                self.unchecked += 1;
+                ("no expected message".to_string(), String::new())
+            }
+            Verdict::Fail(lines) => {
+                self.failed += 1;
+                let shown: Vec<String> = lines.iter().take(20).map(|l| format!("  {l}")).collect();
+                let more = match lines.len() {
+                    n if n > 20 => format!("  ... {} more differences\n", n - 20),
+                    _ => String::new(),
+                };
+                (format!("FAILED\n{}", shown.join("\n")), more)
+            }
+        }
+    }
+
+    /// Writes one sample's result as its expected section (`--bless`), counted; the status
+    /// after `... `.
+    fn bless_one(
+        &mut self,
+        file: &Path,
+        text: String,
+        sample: &sample::Sample,
+        result: &Result<Dict, String>,
+        how: Bless,
+    ) -> Result<String, Failure> {
+        if file.extension().is_none_or(|e| e != sample::EXTENSION) {
+            self.unchecked += 1;
+            return Ok("skipped (a bare .txt sample cannot hold an expected message; rename it to .sample)".to_string());
+        }
+        let section = expected_section(result).map_err(Failure::invalid)?;
+        let updated =
+            replace_expected(file, &text, &section).map_err(|e| Failure::invalid(e.to_string()))?;
+        if updated == text {
+            self.passed += 1;
+            return Ok("ok (unchanged)".to_string());
+        }
+        let change = bless_change(sample, &section);
+        if !how.dry_run {
+            replace_file(file, text.as_bytes(), updated.as_bytes())
+                .map_err(|e| Failure::usage(e.to_string()))?;
+        }
+        self.blessed += 1;
+        let verb = if how.dry_run {
+            "would bless"
+        } else {
+            "blessed"
+        };
+        Ok(format!("{verb}: {change}"))
+    }
+
+    /// Prints the report and its summary; an error when a sample failed.
+    fn finish(mut self) -> Result<(), Failure> {
+        let mut summary = format!(
+            "{} passed, {} failed, {} without expected message",
+            self.passed, self.failed, self.unchecked
+        );
+        if self.versions.len() > 1 {
+            summary = self.versions_summary();
+        }
+        match self.bless {
+            Some(Bless { dry_run: true }) => {
+                summary = format!(
+                    "{} would be blessed (dry run: nothing written), {summary}",
+                    self.blessed
+                );
+            }
+            Some(Bless { dry_run: false }) => {
+                summary = format!("{} blessed, {summary}", self.blessed);
+            }
+            None => {}
+        }
+        if self.warned > 0 {
+            summary.push_str(&format!(
+                "; {} with warnings (`rtbench lint --template T SAMPLE` shows them in full)",
+                self.warned
+            ));
+        }
+        self.report.push_str(&summary);
+        output::print_line(&self.report)?;
+        if self.failed > 0 {
+            return Err(Failure::invalid(format!(
+                "{} sample(s) failed",
+                self.failed
+            )));
+        }
+        Ok(())
+    }
+
+    /// With `--reference all`: the section on samples whose result depends on the version
+    /// (added to the report), and the summary under each version. The samples that failed
+    /// under some version count as failed.
+    fn versions_summary(&mut self) -> String {
         // Samples that could not be judged at all fail under every version.
-        summary = tallies
+        let summary = self
+            .tallies
             .iter()
             .map(|t| {
                 format!(
                     "{}: {} passed, {} failed, {} without expected message",
                     t.reference,
                     t.passed,
-                    t.failed + failed,
+                    t.failed + self.failed,
                     t.unchecked
                 )
             })
             .collect::<Vec<_>>()
             .join("; ");
-        let names: Vec<&str> = versions.iter().map(|r| r.name()).collect();
-        if depends.is_empty() {
-            report.push_str(&format!(
+        let names: Vec<&str> = self.versions.iter().map(|r| r.name()).collect();
+        if self.depends.is_empty() {
+            self.report.push_str(&format!(
                 "no sample's result depends on the reference version ({})\n",
                 names.join(", ")
             ));
         } else {
-            report.push_str(&format!(
+            self.report.push_str(&format!(
                 "samples whose result depends on the reference version ({}):\n",
                 names.join(", ")
             ));
-            for d in &depends {
-                report.push_str(&format!("  {}\n", d.replace('\n', "\n  ")));
+            for d in &self.depends {
+                self.report
+                    .push_str(&format!("  {}\n", d.replace('\n', "\n  ")));
             }
         }
-        failed += tallies.iter().map(|t| t.failed).max().unwrap_or(0);
+        self.failed += self.tallies.iter().map(|t| t.failed).max().unwrap_or(0);
+        summary
     }
-    if bless && dry_run {
-        summary = format!("{blessed} would be blessed (dry run: nothing written), {summary}");
-    } else if bless {
-        summary = format!("{blessed} blessed, {summary}");
-    }
-    if warned > 0 {
-        summary.push_str(&format!(
-            "; {warned} with warnings (`rtbench lint --template T SAMPLE` shows them in full)"
-        ));
-    }
-    report.push_str(&summary);
-    output::print_line(&report)?;
-    if failed > 0 {
-        return Err(Failure::invalid(format!("{failed} sample(s) failed")));
-    }
-    Ok(())
 }

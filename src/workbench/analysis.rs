@@ -18,6 +18,7 @@ use rtbench_engine::value::{Dict, Value};
 use rtbench_tooling::defusing;
 use rtbench_tooling::explain::explain;
 use rtbench_tooling::findings::{Finding, sample_findings};
+use rtbench_tooling::inputs::sample_tool_warnings;
 use rtbench_tooling::model::{Model, decoded_sample};
 use rtbench_tooling::paint;
 use rtbench_tooling::sample::Sample;
@@ -251,13 +252,33 @@ pub fn summary(
     file_text: &str,
     model: Option<&Model>,
 ) -> (Status, usize, Vec<bool>) {
-    let (audit, findings) = sample_findings(template, sample, name, file_text, model);
+    let (audit, findings) = findings_with_tools(template, sample, name, file_text, model);
     let mut matched = vec![false; template.fields().len()];
     for g in &audit.regions {
         matched[g.field] = true;
     }
     let result = audit.result.map_err(|e| e.text());
     (status_from(sample, &result), findings.len(), matched)
+}
+
+/// [`sample_findings`], and what the reference ignores in a `.sample`'s tools (the input
+/// policy's [`sample_tool_warnings`]) as findings of the file.
+fn findings_with_tools(
+    template: &Template,
+    sample: &Sample,
+    name: &str,
+    file_text: &str,
+    model: Option<&Model>,
+) -> (rtbench_engine::Audit, Vec<Finding>) {
+    let (audit, mut findings) = sample_findings(template, sample, name, file_text, model);
+    let tools = sample_tool_warnings(sample, name, file_text);
+    findings.extend(tools.into_iter().map(|diagnostic| Finding {
+        diagnostic,
+        kind: None,
+        region: None,
+        span: None,
+    }));
+    (audit, findings)
 }
 
 /// Line and column of a byte offset in a text (1-based; columns in characters).
@@ -301,7 +322,7 @@ pub fn analyze_with_model(
     // One traced parse of the whole text gives the message `rtbench test` judges, the events
     // (up to an error, if any) and the silent losses; only a prompt that fails to parse runs
     // again, to show what its part before the error made.
-    let (audit, findings) = sample_findings(template, &shared, name, file_text, model);
+    let (audit, findings) = findings_with_tools(template, &shared, name, file_text, model);
     let failed_prefix = match &audit.result {
         Err(_) if audit.events.is_empty() => {
             prefix_failure(template, prefix, sample.tools.as_ref(), document.len())

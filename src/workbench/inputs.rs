@@ -8,8 +8,11 @@ use std::sync::Arc;
 use rtbench_engine::Reference;
 use rtbench_engine::diagnostic::Diagnostic;
 use rtbench_engine::template::Template;
-use rtbench_engine::template::load_template;
-use rtbench_engine::template::source::{LoadError, TemplateSource, load_file, source_from_text};
+use rtbench_engine::template::source::TemplateSource;
+use rtbench_tooling::inputs::{
+    self as policy, Overrides, Pipes, ReadErrorKind, TemplateError, prepare_sample, read_text,
+};
+use rtbench_tooling::model::Model;
 use rtbench_tooling::sample::{Sample, SampleError, expand, parse_sample_lenient};
 
 const BUNDLED_DIR: &str = "samples/smollm3";
@@ -147,21 +150,9 @@ impl Inputs {
                 return Err(format!("{}: no such file or folder", p.display()));
             }
         }
-        let (template, default_dir) = if first.is_dir() {
-            let t = rtbench_tooling::testing::template_beside(first).ok_or_else(|| {
-                format!(
-                    "{}: no template.json or tokenizer_config.json in this folder",
-                    first.display()
-                )
-            })?;
-            (t, first.clone())
-        } else {
-            let dir = first
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-            (first.clone(), dir)
-        };
+        let template = policy::template_file(first).map_err(|e| e.to_string())?;
+        // The samples beside the template: a folder's own, or the template file's folder's.
+        let default_dir = policy::model_dir(&template);
         let mut files = Vec::new();
         let mut folders = Vec::new();
         if rest.is_empty() {
@@ -218,10 +209,7 @@ impl Inputs {
     /// The folder of the template file, where the model's own files are looked for.
     pub fn model_dir(&self) -> Option<PathBuf> {
         match &self.template {
-            Source::File(p) => Some(
-                p.parent()
-                    .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
-            ),
+            Source::File(p) => Some(policy::model_dir(p)),
             Source::Embedded { .. } | Source::Record { .. } => None,
         }
     }
@@ -245,77 +233,39 @@ impl Inputs {
         })
     }
 
-    /// Loads the template as it is now (under the newest reference version).
+    /// Loads the template as it is now (under the newest reference version), as the input
+    /// policy loads templates (a pipe refused: it is read again on every change).
     fn load_template_newest(&self) -> Result<LoadedTemplate, Box<Diagnostic>> {
         let name = self.template.name();
-        match &self.template {
-            Source::File(p) if let Err(why) = readable_file(p) => Err(Box::new(
-                Diagnostic::error(format!("cannot read the template: {why}"))
-                    .in_file(name)
-                    .with_help(Some(
-                        "the last good result stays on screen until the file is back".into(),
-                    )),
-            )),
-            Source::File(p) => match load_file(p) {
-                Ok((template, source)) => Ok(LoadedTemplate {
-                    lint: lint_warnings(&template, &source),
-                    template,
-                    name,
-                }),
-                Err(LoadError::Io { error, .. }) => Err(Box::new(
-                    Diagnostic::error(format!("cannot read the template: {error}"))
-                        .in_file(name)
-                        .with_help(Some(
-                            "the last good result stays on screen until the file is back".into(),
-                        )),
-                )),
-                Err(LoadError::Invalid(d)) => Err(d),
-            },
-            Source::Record { .. } => Err(Box::new(Diagnostic::error(
-                "a corpus record is not a template".to_string(),
-            ))),
-            Source::Embedded { text, .. } => {
-                let source =
-                    source_from_text(name.clone(), (*text).to_string()).map_err(|e| match e {
-                        LoadError::Invalid(d) => d,
-                        other => Box::new(Diagnostic::error(other.to_string())),
-                    })?;
-                let template = load_template(source.template_value())
-                    .map_err(|e| Box::new(source.diagnose(&e)))?;
-                Ok(LoadedTemplate {
-                    lint: lint_warnings(&template, &source),
-                    template,
-                    name,
-                })
+        let (template, source) = match &self.template {
+            Source::File(p) => {
+                policy::load_template_file(p, Pipes::Refuse).map_err(|e| match e {
+                    TemplateError::Read(e) => Box::new(
+                        Diagnostic::error(format!("cannot read the template: {}", e.reason()))
+                            .in_file(name.clone())
+                            .with_help(Some(
+                                "the last good result stays on screen until the file is back"
+                                    .into(),
+                            )),
+                    ),
+                    TemplateError::Invalid(d) => d,
+                })?
             }
-        }
+            Source::Record { .. } => {
+                return Err(Box::new(Diagnostic::error(
+                    "a corpus record is not a template".to_string(),
+                )));
+            }
+            Source::Embedded { text, .. } => {
+                policy::load_template_text(name.clone(), (*text).to_string())?
+            }
+        };
+        Ok(LoadedTemplate {
+            lint: lint_warnings(&template, &source),
+            template,
+            name,
+        })
     }
-}
-
-/// The largest file the workbench reads (it holds each sample and its analysis in memory).
-pub const MAX_FILE: u64 = 1 << 30;
-
-/// Whether `path` is a regular file of a size the workbench reads. A pipe is refused because
-/// the workbench reads its inputs again on every change (and a pipe reads once, or never ends);
-/// a device such as `/dev/zero` because it never ends.
-pub fn readable_file(path: &Path) -> Result<(), String> {
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
-    if meta.is_dir() {
-        return Err("it is a folder".into());
-    }
-    if !meta.is_file() {
-        return Err(
-            "it is a pipe or a device, not a file: the workbench reads its files again on every change, so save it to a file (rtbench parse reads pipes)"
-                .into(),
-        );
-    }
-    if meta.len() > MAX_FILE {
-        return Err(format!(
-            "it is larger than {} GiB, more than the workbench holds",
-            MAX_FILE >> 30
-        ));
-    }
-    Ok(())
 }
 
 impl SampleFile {
@@ -360,25 +310,21 @@ pub fn read_sample(source: &Source) -> SampleFile {
     let (path, text) = match source {
         Source::Embedded { text, .. } => (PathBuf::from(&name), (*text).to_string()),
         Source::Record { path, line, offset } => return read_record(name, path, *line, *offset),
-        Source::File(p) => {
-            match readable_file(p).and_then(|()| std::fs::read(p).map_err(|e| e.to_string())) {
-                Err(e) => {
-                    return SampleFile::unreadable(name, &e);
+        // As the input policy reads files; a pipe is refused (it is read again on every change).
+        Source::File(p) => match read_text(p, "sample file", Pipes::Refuse) {
+            Ok(t) => (p.clone(), t),
+            Err(e) => match e.kind {
+                ReadErrorKind::NotUtf8 { ref lossy, .. } => {
+                    return SampleFile {
+                        sample: Err(format!("{name}: {}", e.reason())),
+                        text: lossy.clone(),
+                        name,
+                        bad_expected: None,
+                    };
                 }
-                Ok(bytes) => match String::from_utf8(bytes) {
-                    Ok(t) => (p.clone(), t),
-                    Err(e) => {
-                        let at = e.utf8_error().valid_up_to();
-                        return SampleFile {
-                            sample: Err(format!("{name}: not valid UTF-8 (byte {at})")),
-                            name,
-                            text: String::from_utf8_lossy(e.as_bytes()).into_owned(),
-                            bad_expected: None,
-                        };
-                    }
-                },
-            }
-        }
+                _ => return SampleFile::unreadable(name, &e.reason()),
+            },
+        },
     };
     let is_sample = path
         .extension()
@@ -400,6 +346,21 @@ pub fn read_sample(source: &Source) -> SampleFile {
         sample,
         bad_expected,
     }
+}
+
+/// Reads one sample as it is now and prepares it to be parsed as the input policy prepares
+/// samples ([`prepare_sample`]: its conversation rendered, its token ids decoded with the
+/// model's files). Never fails: problems are kept in the result, after the sample's name.
+pub fn read_prepared(source: &Source, model: Option<&Model>) -> SampleFile {
+    let mut f = read_sample(source);
+    if let Ok(s) = &f.sample
+        && s.model.is_needed()
+    {
+        f.sample = prepare_sample(s, &Overrides::default(), model)
+            .map(Arc::new)
+            .map_err(|e| format!("{}: {e}", f.name));
+    }
+    f
 }
 
 /// What to do about invalid JSON in a sample's section.
@@ -551,6 +512,37 @@ mod tests {
                 .contains("cannot read the template: it is a pipe"),
             "{d}"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_samples_malformed_tools_are_warnings_in_its_analysis() {
+        let dir = std::env::temp_dir().join(format!("rtbench-wb-tools-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("template.json"), BUNDLED_TEMPLATE).unwrap();
+        let text = "--- prefix ---\n<|im_start|>assistant\n--- generation ---\nhi<|im_end|>\n\
+                    --- tools ---\n[{\"function\": {\"name\": \"f\", \"parameters\": \"x\"}}]\n";
+        std::fs::write(dir.join("odd-tools.sample"), text).unwrap();
+        let inputs = Inputs::from_args(std::slice::from_ref(&dir)).unwrap();
+        let loaded = inputs.load_template(Reference::NEWEST).unwrap();
+        let f = read_sample(&inputs.sample_sources()[0]);
+        let sample = f
+            .sample
+            .expect("odd tools are read: the reference parses on");
+        let a = crate::workbench::analysis::analyze(&loaded.template, &f.name, sample, &f.text);
+        let w = a
+            .warnings
+            .iter()
+            .find(|d| d.message.contains("`parameters` is a string"))
+            .unwrap_or_else(|| panic!("no tools warning in {:?}", a.warnings));
+        assert!(
+            w.position().unwrap().ends_with("odd-tools.sample:6:43"),
+            "{:?}",
+            w.position()
+        );
+        // Counted among the sample's warnings (the list shows how many).
+        assert!(a.findings.iter().any(|f| f.diagnostic == *w));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

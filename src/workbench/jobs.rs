@@ -12,7 +12,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::workbench::analysis::Analysis;
-use crate::workbench::inputs::{Inputs, read_sample};
+use crate::workbench::inputs::{Inputs, read_prepared};
 pub use crate::workbench::protocol::{Done, Overlay};
 use crate::workbench::runtime::{BackgroundPanic, Lane, Ticket};
 use rtbench_tooling::progress::Progress;
@@ -197,17 +197,8 @@ fn portability(a: &Analysis, inputs: Option<&Inputs>, progress: &Progress) -> Ov
             .model_dir()
             .map(|d| rtbench_tooling::model::Model::open(&d));
         for source in inputs.sample_sources() {
-            let f = read_sample(&source);
-            let sample = f.sample.and_then(|s| {
-                if s.model.is_needed() {
-                    rtbench_tooling::model::prepare(&s, model.as_ref())
-                        .map(Arc::new)
-                        .map_err(|e| e.to_string())
-                } else {
-                    Ok(s)
-                }
-            });
-            match sample {
+            let f = read_prepared(&source, model.as_ref());
+            match f.sample {
                 Ok(s) => samples.push((f.name, s, f.text)),
                 Err(_) => skipped += 1,
             }

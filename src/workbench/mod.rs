@@ -157,15 +157,11 @@ fn print_headless(inputs: &Inputs, reference: rtbench_engine::Reference) -> Resu
         .model_dir()
         .map(|d| rtbench_tooling::model::Model::open(&d));
     for source in inputs.sample_sources() {
-        let f = inputs::read_sample(&source);
+        let f = inputs::read_prepared(&source, model.as_ref());
         let result = match &f.sample {
             Err(e) => Err(e.clone()),
-            Ok(s) => rtbench_tooling::model::prepare(s, model.as_ref())
-                .map_err(|e| e.to_string())
-                .and_then(|s| {
-                    rtbench_tooling::model::parse_sample(&loaded.template, &s, model.as_ref())
-                        .map_err(|e| e.text())
-                }),
+            Ok(s) => rtbench_tooling::model::parse_sample(&loaded.template, s, model.as_ref())
+                .map_err(|e| e.text()),
         };
         let text = match result {
             Ok(m) => format!("{}:\n{}", f.name, analysis::pretty_json(&Value::Dict(m))),

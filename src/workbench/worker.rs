@@ -12,14 +12,14 @@ use std::time::Instant;
 
 use crate::workbench::analysis::{self, Status};
 use crate::workbench::highlight;
-use crate::workbench::inputs::{Inputs, SampleFile, Source, read_sample};
+use crate::workbench::inputs::{Inputs, SampleFile, Source, read_prepared};
 use crate::workbench::runtime::{BackgroundPanic, Lane, Ticket};
 use crate::workbench::state::{Report, SampleEntry, Shown, State, VersionMark};
 use rtbench_engine::Reference;
 use rtbench_engine::template::Template;
 use rtbench_engine::value::Value;
 use rtbench_tooling::chunking::{CheckPlan, Generation, stable};
-use rtbench_tooling::model::{Model, model_chunkings, prepare};
+use rtbench_tooling::model::{Model, model_chunkings};
 
 /// The parse lane's name (its threads are `rtbench-parse`).
 pub const LANE: &str = "parse";
@@ -81,10 +81,13 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
         Some(r) => vec![r.clone()],
         None => inputs.sample_sources(),
     };
-    let mut files: Vec<_> = sources.iter().map(read_sample).collect();
     // The model's own files: opened when a sample needs them (a conversation, token ids) or
     // for the replay's model-token chunkings.
     let model = inputs.model_dir().map(|d| Model::open(&d));
+    let files: Vec<_> = sources
+        .iter()
+        .map(|s| read_prepared(s, model.as_ref()))
+        .collect();
     let model_files: Vec<String> = model
         .as_ref()
         .map(|m| {
@@ -95,15 +98,6 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
                 .collect()
         })
         .unwrap_or_default();
-    for f in files.iter_mut() {
-        if let Ok(s) = &f.sample
-            && s.model.is_needed()
-        {
-            f.sample = prepare(s, model.as_ref())
-                .map(Arc::new)
-                .map_err(|e| format!("{}: {e}", f.name));
-        }
-    }
     let selected = req
         .selected_name
         .as_ref()

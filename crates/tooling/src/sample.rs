@@ -42,6 +42,7 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use crate::files::{Pipes, read_text};
 use rtbench_engine::py;
 use rtbench_engine::value::Value;
 
@@ -524,19 +525,24 @@ pub fn token_ids(v: &Value) -> Option<Vec<u32>> {
         .collect()
 }
 
-/// Reads one sample file: a `.sample` file, or any other text file as a bare generation.
+/// Reads one sample file: a `.sample` file, or any other text file as a bare generation (read
+/// as [`read_text`] reads inputs, pipes included).
 pub fn read_sample(path: &Path) -> Result<Sample, SampleError> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| SampleError::new(path, None, format!("cannot read: {e}")))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let at = e.utf8_error().valid_up_to();
-        SampleError::new(path, None, format!("not valid UTF-8 (byte {at})"))
-    })?;
+    let text = read_text(path, "sample file", Pipes::Read)
+        .map_err(|e| SampleError::new(path, None, format!("cannot read: {}", e.reason())))?;
     if path.extension().is_some_and(|e| e == EXTENSION) {
         parse_sample(path, &text)
     } else {
         Ok(Sample::bare(path, text))
     }
+}
+
+/// Where a section's text lies in a `.sample` file's text (its lines, without the blank lines
+/// after them), when the file has the section.
+pub fn section_span(text: &str, name: &str) -> Option<Range<usize>> {
+    let sections = sections(Path::new(""), text).ok()?;
+    let s = sections.iter().find(|s| s.name == name)?;
+    Some(s.raw.start..s.content_end(text))
 }
 
 /// The sample files a command-line argument stands for: the file itself, or every `.sample`

@@ -2,25 +2,12 @@
 //! expected section `rtbench test --bless` writes. Shared by the command line and the workbench.
 //!
 //! A sample's template is `template.json` (or `tokenizer_config.json`) in the sample's folder,
-//! unless one is named.
-
-use std::path::{Path, PathBuf};
+//! unless one is named (`inputs::template_beside`).
 
 use crate::diff::diff;
 use crate::sample::{EXPECTED_ERROR_KEY, Sample};
 use rtbench_engine::py::{DumpOptions, json_dumps};
 use rtbench_engine::value::{Dict, Value};
-
-/// Template file names looked for beside samples, in order.
-pub const TEMPLATE_FILES: [&str; 2] = ["template.json", "tokenizer_config.json"];
-
-/// The template file for samples in `dir`, if there is one.
-pub fn template_beside(dir: &Path) -> Option<PathBuf> {
-    TEMPLATE_FILES
-        .iter()
-        .map(|f| dir.join(f))
-        .find(|p| p.is_file())
-}
 
 /// What happened to one sample (also shown by the workbench's sample list).
 pub enum Verdict {
@@ -94,6 +81,7 @@ pub fn expected_section(result: &Result<Dict, String>) -> Result<String, String>
 mod tests {
     use super::*;
     use crate::sample::parse_sample;
+    use std::path::Path;
 
     fn sample(expected: &str) -> Sample {
         let text = format!("--- generation ---\nhi\n--- expected ---\n{expected}\n");
