@@ -4,7 +4,7 @@
 //! Stream output is written straight from the events, without building intermediate values:
 //! feeding one code point at a time produces a line per code point.
 
-use crate::cli::Failure;
+use crate::failure::Failure;
 use rtbench_engine::event::{Event, EventKind};
 use rtbench_engine::py::{self, DumpOptions};
 use rtbench_engine::value::Value;

@@ -343,132 +343,24 @@ pub fn analyze_with_model(
         .map(|s| document.floor_char_boundary(s.start));
     let mut segments = segments(&document, &trace, error_at);
     let regions = trace.regions;
-    // Only losses are painted lost (a defused spelling is drawn as defused, not lost).
-    for f in findings.iter().filter(|f| f.kind.is_some()) {
-        if let Some(span) = &f.span {
-            // An empty place (where a region ended) marks the character after it.
-            let end = if span.is_empty() {
-                document[span.start..]
-                    .chars()
-                    .next()
-                    .map_or(span.start, |c| span.start + c.len_utf8())
-            } else {
-                span.end
-            };
-            paint::overlay(&mut segments, &(span.start..end), |s| s.lost = true);
-        }
-    }
+    paint_losses(&mut segments, &document, &findings);
     let line_starts = rtbench_engine::offsets::line_starts(&document);
     let field_names: Vec<String> = template.fields().iter().map(|f| f.name.clone()).collect();
 
-    let problem = error.map(|e| {
-        let region = regions
-            .iter()
-            .rposition(|g| g.ending == Some(Ending::Failed));
-        let at = e
-            .span
-            .as_ref()
-            .map(|s| document.floor_char_boundary(s.start));
-        let in_region = match (region, at) {
-            (Some(r), Some(at)) => {
-                let body = document.floor_char_boundary(regions[r].body.start.min(at));
-                let end = e.span.as_ref().map_or(at, |s| s.end).min(document.len());
-                let text = &document[body..];
-                Some(Location::new(text, at - body..end.max(at) - body))
-            }
-            _ => None,
-        };
-        // Text decoded from token ids is not in the file.
-        let file_position = at
-            .filter(|&a| a >= prefix_len && sample.model.generation_ids.is_none())
-            .map(|a| {
-                let in_file = sample.generation_offset + (a - prefix_len);
-                let loc = Location::new(file_text, in_file..in_file + 1);
-                format!("{name}:{}:{}", loc.line, loc.column)
-            });
-        ParseProblem {
-            error: e.clone(),
-            region,
-            in_region,
-            file_position,
-            at,
-        }
-    });
+    let problem =
+        error.map(|e| parse_problem(e, &regions, &document, sample, prefix_len, name, file_text));
 
-    let mut warnings = Vec::new();
-    if sample.prefix.is_none() {
-        warnings.push(
-            Diagnostic::warning(
-                "no prefix given: parsed with an empty prefix, so anything the chat template \
-                 pre-wrote (such as an opening <think>) is unknown",
-            )
-            .in_file(name.to_string())
-            .with_help(Some(
-                "use a .sample file with a '--- prefix ---' section".into(),
-            )),
-        );
-    } else if !prefix.is_empty()
-        && matches!(template.start_anchor().last_match_end(prefix), Ok(None))
-    {
-        warnings.push(
-            Diagnostic::warning(format!(
-                "start anchor {} not found in the prefix: the whole prefix was parsed",
-                template.start_anchor().describe()
-            ))
-            .in_file(name.to_string()),
-        );
-    }
-    let mut matched_fields = vec![false; template.fields().len()];
-    for g in &regions {
-        matched_fields[g.field] = true;
-    }
-    for (i, f) in template.fields().iter().enumerate() {
-        if !f.optional && !matched_fields[i] {
-            warnings.push(
-                Diagnostic::warning(format!(
-                    "required field '{}' (optional: false) is missing from this sample",
-                    f.name
-                ))
-                .in_file(name.to_string()),
-            );
-        }
-    }
-    let mut unmatched = Vec::new();
-    if document.len() <= EXPLAIN_LIMIT {
-        for (i, f) in template.fields().iter().enumerate() {
-            // Pattern delimiters are left out: the nearest-partial search behind an explanation
-            // is not time-bounded, and a pathological pattern would stall the parse thread.
-            if matched_fields[i] || f.open.as_ref().is_none_or(|o| o.is_pattern()) {
-                continue;
-            }
-            if let Ok(e) = explain(
-                template,
-                prefix,
-                &sample.generation,
-                sample.tools.as_ref(),
-                &f.name,
-            ) {
-                // The first line restates the delimiters; the rest says why.
-                unmatched.push((f.name.clone(), e.lines()));
-            }
-        }
-    }
+    let matched_fields = matched_fields(template, &regions);
+    let mut warnings = sample_warnings(template, sample, name, &matched_fields);
+    let unmatched = if document.len() <= EXPLAIN_LIMIT {
+        unmatched_explanations(template, sample, &matched_fields)
+    } else {
+        Vec::new()
+    };
     let result = trace.result.map_err(|e| e.text());
     let status = status_from(sample, &result);
     warnings.extend(findings.iter().map(|f| f.diagnostic.clone()));
-    if let Status::Differs(lines) = &status {
-        let mut msg = String::from("the message differs from the expected one:");
-        for l in lines.iter().take(12) {
-            // A multi-line difference (a reference error message) keeps its line breaks, its
-            // further lines indented under its first.
-            msg.push_str("\n  ");
-            msg.push_str(&l.replace('\n', "\n    "));
-        }
-        if lines.len() > 12 {
-            msg.push_str(&format!("\n  ... {} more", lines.len() - 12));
-        }
-        warnings.push(Diagnostic::warning(msg).in_file(name.to_string()));
-    }
+    warnings.extend(differs_warning(&status, name));
 
     let message = result.ok();
     Analysis {
@@ -498,6 +390,168 @@ pub fn analyze_with_model(
         model_chunkings: Vec::new(),
         tokens: Vec::new(),
     }
+}
+
+/// Paints the silent losses lost (a defused spelling is drawn as defused, not lost).
+fn paint_losses(segments: &mut Vec<Segment>, document: &str, findings: &[Finding]) {
+    for f in findings.iter().filter(|f| f.kind.is_some()) {
+        if let Some(span) = &f.span {
+            // An empty place (where a region ended) marks the character after it.
+            let end = if span.is_empty() {
+                document[span.start..]
+                    .chars()
+                    .next()
+                    .map_or(span.start, |c| span.start + c.len_utf8())
+            } else {
+                span.end
+            };
+            paint::overlay(segments, &(span.start..end), |s| s.lost = true);
+        }
+    }
+}
+
+/// Where the parse failed: the failed region, the place in its body and in the sample file.
+fn parse_problem(
+    e: &ParseError,
+    regions: &[Region],
+    document: &str,
+    sample: &Sample,
+    prefix_len: usize,
+    name: &str,
+    file_text: &str,
+) -> ParseProblem {
+    let region = regions
+        .iter()
+        .rposition(|g| g.ending == Some(Ending::Failed));
+    let at = e
+        .span
+        .as_ref()
+        .map(|s| document.floor_char_boundary(s.start));
+    let in_region = match (region, at) {
+        (Some(r), Some(at)) => {
+            let body = document.floor_char_boundary(regions[r].body.start.min(at));
+            let end = e.span.as_ref().map_or(at, |s| s.end).min(document.len());
+            let text = &document[body..];
+            Some(Location::new(text, at - body..end.max(at) - body))
+        }
+        _ => None,
+    };
+    // Text decoded from token ids is not in the file.
+    let file_position = at
+        .filter(|&a| a >= prefix_len && sample.model.generation_ids.is_none())
+        .map(|a| {
+            let in_file = sample.generation_offset + (a - prefix_len);
+            let loc = Location::new(file_text, in_file..in_file + 1);
+            format!("{name}:{}:{}", loc.line, loc.column)
+        });
+    ParseProblem {
+        error: e.clone(),
+        region,
+        in_region,
+        file_position,
+        at,
+    }
+}
+
+/// Which fields opened a region.
+fn matched_fields(template: &Template, regions: &[Region]) -> Vec<bool> {
+    let mut matched = vec![false; template.fields().len()];
+    for g in regions {
+        matched[g.field] = true;
+    }
+    matched
+}
+
+/// The sample's own warnings: no prefix, a start anchor not in the prefix, a required field
+/// missing.
+fn sample_warnings(
+    template: &Template,
+    sample: &Sample,
+    name: &str,
+    matched_fields: &[bool],
+) -> Vec<Diagnostic> {
+    let prefix = sample.prefix.as_deref().unwrap_or("");
+    let mut warnings = Vec::new();
+    if sample.prefix.is_none() {
+        warnings.push(
+            Diagnostic::warning(
+                "no prefix given: parsed with an empty prefix, so anything the chat template \
+                 pre-wrote (such as an opening <think>) is unknown",
+            )
+            .in_file(name.to_string())
+            .with_help(Some(
+                "use a .sample file with a '--- prefix ---' section".into(),
+            )),
+        );
+    } else if !prefix.is_empty()
+        && matches!(template.start_anchor().last_match_end(prefix), Ok(None))
+    {
+        warnings.push(
+            Diagnostic::warning(format!(
+                "start anchor {} not found in the prefix: the whole prefix was parsed",
+                template.start_anchor().describe()
+            ))
+            .in_file(name.to_string()),
+        );
+    }
+    for (i, f) in template.fields().iter().enumerate() {
+        if !f.optional && !matched_fields[i] {
+            warnings.push(
+                Diagnostic::warning(format!(
+                    "required field '{}' (optional: false) is missing from this sample",
+                    f.name
+                ))
+                .in_file(name.to_string()),
+            );
+        }
+    }
+    warnings
+}
+
+/// Why each literal-delimited field that matched nothing did not (pattern delimiters are left
+/// out: the nearest-partial search behind an explanation is not time-bounded, and a
+/// pathological pattern would stall the parse thread).
+fn unmatched_explanations(
+    template: &Template,
+    sample: &Sample,
+    matched_fields: &[bool],
+) -> Vec<(String, Vec<String>)> {
+    let prefix = sample.prefix.as_deref().unwrap_or("");
+    let mut unmatched = Vec::new();
+    for (i, f) in template.fields().iter().enumerate() {
+        if matched_fields[i] || f.open.as_ref().is_none_or(|o| o.is_pattern()) {
+            continue;
+        }
+        if let Ok(e) = explain(
+            template,
+            prefix,
+            &sample.generation,
+            sample.tools.as_ref(),
+            &f.name,
+        ) {
+            // The first line restates the delimiters; the rest says why.
+            unmatched.push((f.name.clone(), e.lines()));
+        }
+    }
+    unmatched
+}
+
+/// The difference from the expected message, as a warning (the first 12 lines).
+fn differs_warning(status: &Status, name: &str) -> Option<Diagnostic> {
+    let Status::Differs(lines) = status else {
+        return None;
+    };
+    let mut msg = String::from("the message differs from the expected one:");
+    for l in lines.iter().take(12) {
+        // A multi-line difference (a reference error message) keeps its line breaks, its
+        // further lines indented under its first.
+        msg.push_str("\n  ");
+        msg.push_str(&l.replace('\n', "\n    "));
+    }
+    if lines.len() > 12 {
+        msg.push_str(&format!("\n  ... {} more", lines.len() - 12));
+    }
+    Some(Diagnostic::warning(msg).in_file(name.to_string()))
 }
 
 impl Analysis {

@@ -88,16 +88,7 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
         .iter()
         .map(|s| read_prepared(s, model.as_ref()))
         .collect();
-    let model_files: Vec<String> = model
-        .as_ref()
-        .map(|m| {
-            m.files()
-                .iter()
-                .filter_map(|f| f.file_name())
-                .map(|n| n.to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
+    let model_files = model.as_ref().map(model_file_names).unwrap_or_default();
     let selected = req
         .selected_name
         .as_ref()
@@ -144,45 +135,11 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
             }
             Ok(s) if i == selected => {
                 readable += 1;
-                let mut a = analysis::analyze_with_model(
-                    t,
-                    &f.name,
-                    Arc::clone(s),
-                    &f.text,
-                    model.as_ref(),
-                );
-                if let Some(m) = &model {
-                    model_views(m, s, &f.name, &mut a);
-                }
-                if let Some(d) = bad_expected {
-                    a.warnings.insert(0, d.clone());
-                    a.status = Status::Unreadable(d.message.clone());
-                }
-                for (m, hit) in matched.iter_mut().zip(&a.matched_fields) {
+                let (a, status) = analyse_selected(t, f, s, model.as_ref(), req);
+                for (m, hit) in matched.iter_mut().zip(&a.analysis.matched_fields) {
                     *m |= hit;
                 }
-                let status = (
-                    a.status.clone(),
-                    a.findings.len() + usize::from(bad_expected.is_some()),
-                );
-                // The message as indented JSON (nothing on failure), highlighted once here;
-                // lent to a value and back rather than copied (it can be as long as the text).
-                let json = match a.message.take() {
-                    Some(m) => {
-                        let v = Value::Dict(m);
-                        let json = analysis::pretty_json(&v);
-                        if let Value::Dict(m) = v {
-                            a.message = Some(m);
-                        }
-                        json
-                    }
-                    None => String::new(),
-                };
-                let lines = highlight::json_runs(&json, &req.syntect_theme, req.no_color);
-                shown = Some(Shown {
-                    analysis: Arc::new(a),
-                    message_lines: Arc::new(lines),
-                });
+                shown = Some(a);
                 status
             }
             Ok(s) => {
@@ -231,6 +188,58 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
         model,
     };
     (report, Some(parsed))
+}
+
+/// The names of the model's own files in use (chat template, tokenizer).
+fn model_file_names(m: &Model) -> Vec<String> {
+    m.files()
+        .iter()
+        .filter_map(|f| f.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// The selected sample analysed for the screen, its message highlighted; with its list status
+/// and warning count.
+fn analyse_selected(
+    t: &Template,
+    f: &SampleFile,
+    s: &Arc<rtbench_tooling::sample::Sample>,
+    model: Option<&Model>,
+    req: &Request,
+) -> (Shown, (Status, usize)) {
+    let bad_expected = f.bad_expected.as_ref();
+    let mut a = analysis::analyze_with_model(t, &f.name, Arc::clone(s), &f.text, model);
+    if let Some(m) = model {
+        model_views(m, s, &f.name, &mut a);
+    }
+    if let Some(d) = bad_expected {
+        a.warnings.insert(0, d.clone());
+        a.status = Status::Unreadable(d.message.clone());
+    }
+    let status = (
+        a.status.clone(),
+        a.findings.len() + usize::from(bad_expected.is_some()),
+    );
+    // The message as indented JSON (nothing on failure), highlighted once here; lent to a
+    // value and back rather than copied (it can be as long as the text).
+    let json = match a.message.take() {
+        Some(m) => {
+            let v = Value::Dict(m);
+            let json = analysis::pretty_json(&v);
+            if let Value::Dict(m) = v {
+                a.message = Some(m);
+            }
+            json
+        }
+        None => String::new(),
+    };
+    let lines = highlight::json_runs(&json, &req.syntect_theme, req.no_color);
+    let shown = Shown {
+        analysis: Arc::new(a),
+        message_lines: Arc::new(lines),
+    };
+    (shown, status)
 }
 
 /// The one-id-per-feed decoding of a sample of token ids the analysis shows as the defusing
