@@ -14,7 +14,7 @@ use crate::event::{Event, EventKind, RegionDetail};
 use crate::py::{self, ExceptionType};
 use crate::template::{Field, Template};
 use crate::tools::ToolSchemas;
-use crate::transform::Scope;
+use crate::transform::{Scope, Transform};
 use crate::value::{Dict, Value};
 use pyregex::RegexError;
 
@@ -954,16 +954,9 @@ impl Parser {
         mut detail: Option<&mut RegionDetail>,
     ) -> Result<Value, ParseError> {
         let body_range = self.body.clone();
-        let doc_body = self.origin + body_range.start..self.origin + body_range.end;
-        let fail = |kind: ExceptionType, message: String, offset: Option<usize>| ParseError {
-            kind,
-            message,
-            field: Some(field.name.clone()),
-            span: Some(match offset {
-                Some(o) => doc_body.start + o..doc_body.start + o,
-                None => doc_body.clone(),
-            }),
-            body: Some(doc_body.clone()),
+        let fail = RegionFail {
+            field: &field.name,
+            body: self.origin + body_range.start..self.origin + body_range.end,
         };
         let body = &self.buffer[body_range];
         let parsed = parse_content(
@@ -977,60 +970,16 @@ impl Parser {
                  kind,
                  message,
                  offset,
-             }| fail(kind, message, offset),
+             }| fail.at(kind, message, offset),
         )?;
         if let Some(d) = detail.as_deref_mut() {
             d.parsed = parsed.clone();
         }
         // How deep the reference's recursive walks may go depends on the entry point.
         let path = py::Path::of_json_depth(self.patterns.json_depth);
-        let transform_budget = py::transform_budget(path);
         let mut value = match &field.transform {
             None => parsed,
-            Some(t) if field.transform_each => {
-                let Value::List(items) = parsed else {
-                    return Err(fail(
-                        ExceptionType::ValueError,
-                        format!(
-                            "Field '{}': transform_each requires the parsed content to be a list, got {}.",
-                            field.name,
-                            parsed.type_name()
-                        ),
-                        None,
-                    ));
-                };
-                let mut out = Vec::with_capacity(items.len());
-                for item in items {
-                    let Value::Dict(item) = item else {
-                        return Err(fail(
-                            ExceptionType::ValueError,
-                            format!(
-                                "Field '{}': transform_each requires each list element to be a dict, got {}.",
-                                field.name,
-                                item.type_name()
-                            ),
-                            None,
-                        ));
-                    };
-                    let scope = EachScope {
-                        captures: &self.captures,
-                        item: &item,
-                    };
-                    out.push(
-                        t.apply_within(&scope, transform_budget)
-                            .map_err(|e| fail(e.kind, e.message, None))?,
-                    );
-                }
-                Value::List(out)
-            }
-            Some(t) => {
-                let scope = ContentScope {
-                    captures: &self.captures,
-                    content: &parsed,
-                };
-                t.apply_within(&scope, transform_budget)
-                    .map_err(|e| fail(e.kind, e.message, None))?
-            }
+            Some(t) => self.transformed(field, t, parsed, py::transform_budget(path), &fail)?,
         };
         if let Some(d) = detail.as_deref_mut()
             && field.transform.is_some()
@@ -1038,40 +987,93 @@ impl Parser {
             d.transformed = Some(value.clone());
         }
         if self.token_ids {
-            let budget = py::strip_markers_budget(path);
-            if py::walk_frames(&value) > budget.frames {
-                return Err(fail(
-                    ExceptionType::RecursionError,
-                    budget.message.to_string(),
-                    None,
-                ));
-            }
-            strip_markers(&mut value);
-            // The region's steps as a person reads them (the markers are the decoder's).
-            if let Some(d) = detail {
-                strip_markers(&mut d.parsed);
-                if let Some(t) = &mut d.transformed {
-                    strip_markers(t);
-                }
-            }
+            strip_region_markers(&mut value, detail, path, &fail)?;
         }
         if !self.tools.is_empty() {
-            let reference = self.template.reference();
-            // 5.25: with `value_parser_by` the model's own output says how to read each value,
-            // which the tool schema must not undo (`"value_parser_by" not in content_args`).
-            let skip = reference.value_parser_by()
-                && py_contains(&field.content_args, "value_parser_by")
-                    .map_err(|e| fail(ExceptionType::TypeError, e, None))?;
-            if !skip {
-                // `_coerce_tool_calls` sits one frame shallower than the content parser.
-                let depth = self.patterns.json_depth + 1;
-                let typed = reference.typed_coercion() && field.content.is_typed_structured();
-                self.tools
-                    .coerce(&mut value, depth, typed, py::coerce_budget(path))
-                    .map_err(|e| fail(e.kind, e.message, None))?;
-            }
+            self.coerce_tool_calls(field, &mut value, path, &fail)?;
         }
         Ok(value)
+    }
+
+    /// The field's transform applied to the parsed content, or with `transform_each` to each
+    /// element of the parsed list (each a dict).
+    fn transformed(
+        &self,
+        field: &Field,
+        t: &Transform,
+        parsed: Value,
+        budget: py::Budget,
+        fail: &RegionFail<'_>,
+    ) -> Result<Value, ParseError> {
+        if !field.transform_each {
+            let scope = ContentScope {
+                captures: &self.captures,
+                content: &parsed,
+            };
+            return t
+                .apply_within(&scope, budget)
+                .map_err(|e| fail.at(e.kind, e.message, None));
+        }
+        let Value::List(items) = parsed else {
+            return Err(fail.at(
+                ExceptionType::ValueError,
+                format!(
+                    "Field '{}': transform_each requires the parsed content to be a list, got {}.",
+                    field.name,
+                    parsed.type_name()
+                ),
+                None,
+            ));
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            let Value::Dict(item) = item else {
+                return Err(fail.at(
+                    ExceptionType::ValueError,
+                    format!(
+                        "Field '{}': transform_each requires each list element to be a dict, got {}.",
+                        field.name,
+                        item.type_name()
+                    ),
+                    None,
+                ));
+            };
+            let scope = EachScope {
+                captures: &self.captures,
+                item: &item,
+            };
+            out.push(
+                t.apply_within(&scope, budget)
+                    .map_err(|e| fail.at(e.kind, e.message, None))?,
+            );
+        }
+        Ok(Value::List(out))
+    }
+
+    /// Casts tool-call arguments in `value` to the tool schemas' types (the reference's
+    /// `_coerce_tool_calls`), unless 5.25's `value_parser_by` already chose how to read them.
+    fn coerce_tool_calls(
+        &self,
+        field: &Field,
+        value: &mut Value,
+        path: py::Path,
+        fail: &RegionFail<'_>,
+    ) -> Result<(), ParseError> {
+        let reference = self.template.reference();
+        // 5.25: with `value_parser_by` the model's own output says how to read each value,
+        // which the tool schema must not undo (`"value_parser_by" not in content_args`).
+        let skip = reference.value_parser_by()
+            && py_contains(&field.content_args, "value_parser_by")
+                .map_err(|e| fail.at(ExceptionType::TypeError, e, None))?;
+        if skip {
+            return Ok(());
+        }
+        // `_coerce_tool_calls` sits one frame shallower than the content parser.
+        let depth = self.patterns.json_depth + 1;
+        let typed = reference.typed_coercion() && field.content.is_typed_structured();
+        self.tools
+            .coerce(value, depth, typed, py::coerce_budget(path))
+            .map_err(|e| fail.at(e.kind, e.message, None))
     }
 
     /// Stores a closed region's value: joined, appended or replaced.
@@ -1147,6 +1149,55 @@ impl Parser {
         self.body = self.pos..self.pos;
         self.opened = false;
     }
+}
+
+/// Where a region's errors point: its field and its body's document span.
+struct RegionFail<'a> {
+    field: &'a str,
+    body: Range<usize>,
+}
+
+impl RegionFail<'_> {
+    /// The region's error: spanning the whole body, or at `offset` into it.
+    fn at(&self, kind: ExceptionType, message: String, offset: Option<usize>) -> ParseError {
+        ParseError {
+            kind,
+            message,
+            field: Some(self.field.to_string()),
+            span: Some(match offset {
+                Some(o) => self.body.start + o..self.body.start + o,
+                None => self.body.clone(),
+            }),
+            body: Some(self.body.clone()),
+        }
+    }
+}
+
+/// Strips the decoder's [`MARKER`]s from a region's value and its traced steps, failing as
+/// the reference does when the value nests deeper than its walk may go.
+fn strip_region_markers(
+    value: &mut Value,
+    detail: Option<&mut RegionDetail>,
+    path: py::Path,
+    fail: &RegionFail<'_>,
+) -> Result<(), ParseError> {
+    let budget = py::strip_markers_budget(path);
+    if py::walk_frames(value) > budget.frames {
+        return Err(fail.at(
+            ExceptionType::RecursionError,
+            budget.message.to_string(),
+            None,
+        ));
+    }
+    strip_markers(value);
+    // The region's steps as a person reads them (the markers are the decoder's).
+    if let Some(d) = detail {
+        strip_markers(&mut d.parsed);
+        if let Some(t) = &mut d.transformed {
+            strip_markers(t);
+        }
+    }
+    Ok(())
 }
 
 /// `text` without [`MARKER`]s (borrowed when it has none).

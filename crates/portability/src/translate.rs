@@ -256,6 +256,7 @@ impl Writer<'_> {
         Some(name)
     }
 
+    /// Writes `node` in the engine's syntax, or refuses a construct the engine lacks.
     fn node(&mut self, node: &Node, out: &mut String) -> Result<(), NotExpressible> {
         match node {
             Node::Char { full: true, .. }
@@ -268,15 +269,7 @@ impl Writer<'_> {
             }
             Node::Literal { chars, ign, .. } => {
                 for &c in chars {
-                    self.node(
-                        &Node::Char {
-                            c,
-                            positive: true,
-                            ign: *ign,
-                            full: false,
-                        },
-                        out,
-                    )?;
+                    self.char_node(c, true, *ign, out)?;
                 }
                 Ok(())
             }
@@ -287,100 +280,24 @@ impl Writer<'_> {
                 }
                 Ok(())
             }
-            Node::Alt(branches) => {
-                out.push_str("(?:");
-                for (i, b) in branches.iter().enumerate() {
-                    if i > 0 {
-                        out.push('|');
-                    }
-                    self.node(b, out)?;
-                }
-                out.push(')');
-                Ok(())
-            }
+            Node::Alt(branches) => self.alternatives(branches, out),
             Node::Char {
                 c, positive, ign, ..
-            } => {
-                let cased = is_cased(*c);
-                if *ign && cased && self.options.exact_case {
-                    let mut body = String::from(if *positive { "[" } else { "[^" });
-                    for p in self.fold_class(*c) {
-                        self.char_text(p, true, &mut body)?;
-                    }
-                    body.push(']');
-                    self.note_case(false, cased);
-                    out.push_str(&body);
-                    return Ok(());
-                }
-                self.note_case(*ign, cased);
-                let mut body = String::new();
-                if *positive {
-                    self.char_text(*c, false, &mut body)?;
-                } else {
-                    body.push_str("[^");
-                    self.char_text(*c, true, &mut body)?;
-                    body.push(']');
-                }
-                self.cased(*ign, body, out);
-                Ok(())
-            }
+            } => self.char_node(*c, *positive, *ign, out),
             Node::Set {
                 items,
                 positive,
                 ign,
                 ..
-            } => {
-                self.note_case(*ign, true);
-                let mut body = String::from(if *positive { "[" } else { "[^" });
-                for i in items {
-                    self.set_item(i, &mut body)?;
-                }
-                if body.len() <= 2 && *positive {
-                    // An empty class: matches nothing.
-                    return self.node(&Node::Fail, out);
-                }
-                body.push(']');
-                self.cased(*ign, body, out);
-                Ok(())
-            }
-            Node::SetOf { members, .. } => {
-                out.push_str("(?:");
-                for (i, m) in members.iter().enumerate() {
-                    if i > 0 {
-                        out.push('|');
-                    }
-                    self.node(m, out)?;
-                }
-                out.push(')');
-                Ok(())
-            }
+            } => self.set_node(items, *positive, *ign, out),
+            Node::SetOf { members, .. } => self.alternatives(members, out),
             Node::Prop {
                 key,
                 positive,
                 ign,
                 enc,
                 ..
-            } => {
-                let mut body = String::new();
-                let ascii = self.ascii_enc(*enc);
-                let short = matches!(
-                    pyregex::property_names(*key),
-                    Some(("WORD" | "DIGIT" | "SPACE", "Y"))
-                ) && !ascii
-                    && !self.options.exact_classes;
-                if short {
-                    self.prop_member(*key, *positive, *enc, &mut body)?;
-                } else {
-                    body.push('[');
-                    self.prop_member(*key, *positive, *enc, &mut body)?;
-                    body.push(']');
-                    if body == "[]" {
-                        return self.node(&Node::Fail, out);
-                    }
-                }
-                self.cased(*ign, body, out);
-                Ok(())
-            }
+            } => self.prop_node(*key, *positive, *ign, *enc, out),
             Node::AnyAll => {
                 out.push_str(if self.is(EngineKind::Ecmascript) {
                     "."
@@ -393,19 +310,7 @@ impl Writer<'_> {
                 out.push_str("[^\\n]");
                 Ok(())
             }
-            Node::Group { index, node } => {
-                self.groups.push(*index);
-                match self.group_name(*index) {
-                    Some(name) if self.is(EngineKind::Ecmascript) => {
-                        out.push_str(&format!("(?<{name}>"))
-                    }
-                    Some(name) => out.push_str(&format!("(?P<{name}>")),
-                    None => out.push('('),
-                }
-                self.node(node, out)?;
-                out.push(')');
-                Ok(())
-            }
+            Node::Group { index, node } => self.group(*index, node, out),
             Node::Repeat {
                 node,
                 min,
@@ -425,43 +330,8 @@ impl Writer<'_> {
                 behind,
                 positive,
                 node,
-            } => {
-                let what = match (behind, positive) {
-                    (false, true) => ("a lookahead (?=...)", "(?="),
-                    (false, false) => ("a negative lookahead (?!...)", "(?!"),
-                    (true, true) => ("a lookbehind (?<=...)", "(?<="),
-                    (true, false) => ("a negative lookbehind (?<!...)", "(?<!"),
-                };
-                if self.is(EngineKind::Regex) {
-                    return refuse(what.0);
-                }
-                out.push_str(what.1);
-                self.node(node, out)?;
-                out.push(')');
-                Ok(())
-            }
-            Node::Backref { group, ign, .. } => {
-                if self.is(EngineKind::Regex) {
-                    return refuse("a backreference");
-                }
-                let index = match group {
-                    GroupName::Number(n) => *n,
-                    GroupName::Name(n) => match self.names.iter().find(|(m, _)| m == n) {
-                        Some((_, i)) => *i,
-                        None => return refuse("a backreference to an unknown group"),
-                    },
-                };
-                let Some(k) = self.groups.iter().position(|g| *g == index) else {
-                    return refuse("a backreference to a group that comes after it");
-                };
-                let body = match self.engine {
-                    EngineKind::Pcre2 => format!("\\g{{{}}}", k + 1),
-                    _ => format!("\\{}", k + 1),
-                };
-                self.note_case(*ign, true);
-                self.cased(*ign, body, out);
-                Ok(())
-            }
+            } => self.look(*behind, *positive, node, out),
+            Node::Backref { group, ign, .. } => self.backref(group, *ign, out),
             Node::Assert(a) => self.assertion(*a, out),
             Node::Fail => {
                 out.push_str(match self.engine {
@@ -473,6 +343,170 @@ impl Writer<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// Branches (or a named list's members) as a non-capturing alternation.
+    fn alternatives(&mut self, branches: &[Node], out: &mut String) -> Result<(), NotExpressible> {
+        out.push_str("(?:");
+        for (i, b) in branches.iter().enumerate() {
+            if i > 0 {
+                out.push('|');
+            }
+            self.node(b, out)?;
+        }
+        out.push(')');
+        Ok(())
+    }
+
+    /// One character (simple case folding): itself, negated in a class, or (with
+    /// [`Options::exact_case`]) a class of what Python's folding equates with it.
+    fn char_node(
+        &mut self,
+        c: u32,
+        positive: bool,
+        ign: bool,
+        out: &mut String,
+    ) -> Result<(), NotExpressible> {
+        let cased = is_cased(c);
+        if ign && cased && self.options.exact_case {
+            let mut body = String::from(if positive { "[" } else { "[^" });
+            for p in self.fold_class(c) {
+                self.char_text(p, true, &mut body)?;
+            }
+            body.push(']');
+            self.note_case(false, cased);
+            out.push_str(&body);
+            return Ok(());
+        }
+        self.note_case(ign, cased);
+        let mut body = String::new();
+        if positive {
+            self.char_text(c, false, &mut body)?;
+        } else {
+            body.push_str("[^");
+            self.char_text(c, true, &mut body)?;
+            body.push(']');
+        }
+        self.cased(ign, body, out);
+        Ok(())
+    }
+
+    /// A character class; an empty one matches nothing.
+    fn set_node(
+        &mut self,
+        items: &[SetItem],
+        positive: bool,
+        ign: bool,
+        out: &mut String,
+    ) -> Result<(), NotExpressible> {
+        self.note_case(ign, true);
+        let mut body = String::from(if positive { "[" } else { "[^" });
+        for i in items {
+            self.set_item(i, &mut body)?;
+        }
+        if body.len() <= 2 && positive {
+            // An empty class: matches nothing.
+            return self.node(&Node::Fail, out);
+        }
+        body.push(']');
+        self.cased(ign, body, out);
+        Ok(())
+    }
+
+    /// A property: the engine's short escape where it means the same, else a class of its
+    /// code points (an empty one matches nothing).
+    fn prop_node(
+        &mut self,
+        key: u32,
+        positive: bool,
+        ign: bool,
+        enc: Enc,
+        out: &mut String,
+    ) -> Result<(), NotExpressible> {
+        let mut body = String::new();
+        let ascii = self.ascii_enc(enc);
+        let short = matches!(
+            pyregex::property_names(key),
+            Some(("WORD" | "DIGIT" | "SPACE", "Y"))
+        ) && !ascii
+            && !self.options.exact_classes;
+        if short {
+            self.prop_member(key, positive, enc, &mut body)?;
+        } else {
+            body.push('[');
+            self.prop_member(key, positive, enc, &mut body)?;
+            body.push(']');
+            if body == "[]" {
+                return self.node(&Node::Fail, out);
+            }
+        }
+        self.cased(ign, body, out);
+        Ok(())
+    }
+
+    /// A capture group, named where the engine keeps the name (a shared name is written once).
+    fn group(&mut self, index: u32, node: &Node, out: &mut String) -> Result<(), NotExpressible> {
+        self.groups.push(index);
+        match self.group_name(index) {
+            Some(name) if self.is(EngineKind::Ecmascript) => out.push_str(&format!("(?<{name}>")),
+            Some(name) => out.push_str(&format!("(?P<{name}>")),
+            None => out.push('('),
+        }
+        self.node(node, out)?;
+        out.push(')');
+        Ok(())
+    }
+
+    /// A lookahead or lookbehind, positive or negative.
+    fn look(
+        &mut self,
+        behind: bool,
+        positive: bool,
+        node: &Node,
+        out: &mut String,
+    ) -> Result<(), NotExpressible> {
+        let what = match (behind, positive) {
+            (false, true) => ("a lookahead (?=...)", "(?="),
+            (false, false) => ("a negative lookahead (?!...)", "(?!"),
+            (true, true) => ("a lookbehind (?<=...)", "(?<="),
+            (true, false) => ("a negative lookbehind (?<!...)", "(?<!"),
+        };
+        if self.is(EngineKind::Regex) {
+            return refuse(what.0);
+        }
+        out.push_str(what.1);
+        self.node(node, out)?;
+        out.push(')');
+        Ok(())
+    }
+
+    /// A backreference, renumbered to the engine's group of the same capture.
+    fn backref(
+        &mut self,
+        group: &GroupName,
+        ign: bool,
+        out: &mut String,
+    ) -> Result<(), NotExpressible> {
+        if self.is(EngineKind::Regex) {
+            return refuse("a backreference");
+        }
+        let index = match group {
+            GroupName::Number(n) => *n,
+            GroupName::Name(n) => match self.names.iter().find(|(m, _)| m == n) {
+                Some((_, i)) => *i,
+                None => return refuse("a backreference to an unknown group"),
+            },
+        };
+        let Some(k) = self.groups.iter().position(|g| *g == index) else {
+            return refuse("a backreference to a group that comes after it");
+        };
+        let body = match self.engine {
+            EngineKind::Pcre2 => format!("\\g{{{}}}", k + 1),
+            _ => format!("\\{}", k + 1),
+        };
+        self.note_case(ign, true);
+        self.cased(ign, body, out);
+        Ok(())
     }
 
     fn repeat(

@@ -1593,136 +1593,173 @@ impl<'a> Matcher<'a> {
     fn backtrack(&mut self, base: usize) -> Result<Option<(Pc, usize, u32)>, Stop> {
         while self.stack.len() > base {
             let f = self.stack.pop().expect("non-empty");
-            match f {
-                Frame::Alt { pc, pos, bits } => return Ok(Some((pc, pos, bits))),
-                Frame::Greedy {
-                    next,
-                    start,
-                    min_pos,
-                    pos,
-                    bits,
-                    rev,
-                } => {
-                    let p = if rev {
-                        pos + self.char_fwd(pos).expect("gave back a consumed char").1
-                    } else {
-                        pos - self.char_back(pos).expect("gave back a consumed char").1
-                    };
-                    if p != min_pos {
-                        self.stack.push(Frame::Greedy {
-                            next,
-                            start,
-                            min_pos,
-                            pos: p,
-                            bits,
-                            rev,
-                        });
-                    }
-                    let b = if p != start { !0 } else { bits };
-                    return Ok(Some((next, p, b)));
+            let resumed = match f {
+                Frame::Alt { pc, pos, bits } => Some((pc, pos, bits)),
+                f @ Frame::Greedy { .. } => Some(self.retry_greedy(f)),
+                f @ Frame::GreedyFold { .. } => self.retry_greedy_fold(f)?,
+                f @ Frame::Lazy { .. } => self.retry_lazy(f)?,
+                Frame::Done { key } => {
+                    self.remember_failed(key);
+                    None
                 }
-                Frame::GreedyFold {
-                    pc,
-                    next,
-                    start,
-                    min,
-                    count,
-                    bits,
-                    fold,
-                    entry,
-                } => {
-                    self.steps += u64::from(count);
-                    let Some((p, new_count)) = self.give_back_fold(pc, start, min, count, fold)
-                    else {
-                        continue;
-                    };
-                    if !self.fold_seen.insert((entry, new_count)) {
-                        // The reference would give back to this count again and again.
-                        return Err(Stop::Budget);
-                    }
-                    if new_count > min {
-                        self.stack.push(Frame::GreedyFold {
-                            pc,
-                            next,
-                            start,
-                            min,
-                            count: new_count,
-                            bits,
-                            fold,
-                            entry,
-                        });
-                    } else if new_count < min {
-                        continue;
-                    }
-                    let b = if p != start { !0 } else { bits };
-                    return Ok(Some((next, p, b)));
-                }
-                Frame::Lazy {
-                    pc,
-                    start,
-                    pos,
-                    count,
-                    bits,
-                } => {
-                    let Inst::RepOne {
-                        set,
-                        max,
-                        rev,
-                        next,
-                        ..
-                    } = self.prog.insts[pc as usize]
-                    else {
-                        unreachable!("lazy frames come from RepOne")
-                    };
-                    let set = &self.prog.sets[set as usize];
-                    let ch = if rev {
-                        self.char_back(pos)
-                    } else {
-                        self.char_fwd(pos)
-                    };
-                    match ch {
-                        Some((x, n)) if set.contains(x) => {
-                            let mut p = if rev { pos - n } else { pos + n };
-                            let mut count = count + 1;
-                            if !rev && let Some(lit) = self.tail_literal(next) {
-                                match self.skip_lazy(set, lit, &mut p, &mut count, max) {
-                                    Some(()) => {}
-                                    // The tail fails at `p` and the repeat cannot go on.
-                                    None => continue,
-                                }
-                            }
-                            if count < max {
-                                self.stack.push(Frame::Lazy {
-                                    pc,
-                                    start,
-                                    pos: p,
-                                    count,
-                                    bits,
-                                });
-                            }
-                            return Ok(Some((next, p, !0)));
-                        }
-                        // Taking one more character needs text beyond the end: partial. (The
-                        // reference's lazy fast path sometimes gives up here instead, which can
-                        // leave a continuable delimiter unreported; this follows the definition.)
-                        None if !rev && self.partial => {
-                            let Inst::RepOne { min, .. } = self.prog.insts[pc as usize] else {
-                                unreachable!("lazy frames come from RepOne")
-                            };
-                            if !self.lazy_like_reference || count == min {
-                                return Err(Stop::Partial);
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                Frame::Done { key } => self.remember_failed(key),
                 Frame::RunDone { pc, from, to } => {
                     self.run_failed[pc as usize] = (from, to);
+                    None
                 }
-                undo => self.undo(undo),
+                undo => {
+                    self.undo(undo);
+                    None
+                }
+            };
+            if resumed.is_some() {
+                return Ok(resumed);
             }
         }
         Ok(None)
+    }
+
+    /// A [`Frame::Greedy`] gives back one character: the state after it, keeping the frame
+    /// while it can give back more.
+    #[inline]
+    fn retry_greedy(&mut self, frame: Frame) -> (Pc, usize, u32) {
+        let Frame::Greedy {
+            next,
+            start,
+            min_pos,
+            pos,
+            bits,
+            rev,
+        } = frame
+        else {
+            unreachable!("called with a greedy frame")
+        };
+        let p = if rev {
+            pos + self.char_fwd(pos).expect("gave back a consumed char").1
+        } else {
+            pos - self.char_back(pos).expect("gave back a consumed char").1
+        };
+        if p != min_pos {
+            self.stack.push(Frame::Greedy {
+                next,
+                start,
+                min_pos,
+                pos: p,
+                bits,
+                rev,
+            });
+        }
+        let b = if p != start { !0 } else { bits };
+        (next, p, b)
+    }
+
+    /// A [`Frame::GreedyFold`] gives back to the next count whose tail can start: the state
+    /// there, or `None` when it has nothing left to give back.
+    #[inline]
+    fn retry_greedy_fold(&mut self, frame: Frame) -> Result<Option<(Pc, usize, u32)>, Stop> {
+        let Frame::GreedyFold {
+            pc,
+            next,
+            start,
+            min,
+            count,
+            bits,
+            fold,
+            entry,
+        } = frame
+        else {
+            unreachable!("called with a greedy fold frame")
+        };
+        self.steps += u64::from(count);
+        let Some((p, new_count)) = self.give_back_fold(pc, start, min, count, fold) else {
+            return Ok(None);
+        };
+        if !self.fold_seen.insert((entry, new_count)) {
+            // The reference would give back to this count again and again.
+            return Err(Stop::Budget);
+        }
+        if new_count > min {
+            self.stack.push(Frame::GreedyFold {
+                pc,
+                next,
+                start,
+                min,
+                count: new_count,
+                bits,
+                fold,
+                entry,
+            });
+        } else if new_count < min {
+            return Ok(None);
+        }
+        let b = if p != start { !0 } else { bits };
+        Ok(Some((next, p, b)))
+    }
+
+    /// A [`Frame::Lazy`] takes one more character (and, before a literal tail, every character
+    /// the tail cannot start at): the state after them, or `None` when the repeat cannot go on.
+    #[inline]
+    fn retry_lazy(&mut self, frame: Frame) -> Result<Option<(Pc, usize, u32)>, Stop> {
+        let Frame::Lazy {
+            pc,
+            start,
+            pos,
+            count,
+            bits,
+        } = frame
+        else {
+            unreachable!("called with a lazy frame")
+        };
+        let Inst::RepOne {
+            set,
+            max,
+            rev,
+            next,
+            ..
+        } = self.prog.insts[pc as usize]
+        else {
+            unreachable!("lazy frames come from RepOne")
+        };
+        let set = &self.prog.sets[set as usize];
+        let ch = if rev {
+            self.char_back(pos)
+        } else {
+            self.char_fwd(pos)
+        };
+        match ch {
+            Some((x, n)) if set.contains(x) => {
+                let mut p = if rev { pos - n } else { pos + n };
+                let mut count = count + 1;
+                if !rev && let Some(lit) = self.tail_literal(next) {
+                    match self.skip_lazy(set, lit, &mut p, &mut count, max) {
+                        Some(()) => {}
+                        // The tail fails at `p` and the repeat cannot go on.
+                        None => return Ok(None),
+                    }
+                }
+                if count < max {
+                    self.stack.push(Frame::Lazy {
+                        pc,
+                        start,
+                        pos: p,
+                        count,
+                        bits,
+                    });
+                }
+                Ok(Some((next, p, !0)))
+            }
+            // Taking one more character needs text beyond the end: partial. (The
+            // reference's lazy fast path sometimes gives up here instead, which can
+            // leave a continuable delimiter unreported; this follows the definition.)
+            None if !rev && self.partial => {
+                let Inst::RepOne { min, .. } = self.prog.insts[pc as usize] else {
+                    unreachable!("lazy frames come from RepOne")
+                };
+                if !self.lazy_like_reference || count == min {
+                    return Err(Stop::Partial);
+                }
+                Ok(None)
+            }
+            _ => Ok(None),
+        }
     }
 }

@@ -549,6 +549,8 @@ impl Builder {
         self.push(Inst::StrFold { s, req, rev, next })
     }
 
+    /// Emits code for `node` followed by `next` (right to left when `rev`), and returns its
+    /// entry.
     fn compile(&mut self, node: &Node, next: Pc, rev: bool) -> Result<Pc, RegexError> {
         if let Some(set) = self.class_of(node) {
             return self.emit_class(set, rev, next);
@@ -561,19 +563,7 @@ impl Builder {
                 positive,
                 ign,
                 full,
-            } => {
-                // The character itself (simple case folding), else its full case folding.
-                let folded = expansion(*c, *positive, *ign, *full).expect("not a class");
-                let second = self.emit_fold(folded, false, rev, next)?;
-                let simple = Node::Char {
-                    c: *c,
-                    positive: true,
-                    ign: true,
-                    full: false,
-                };
-                let first = self.compile(&simple, next, rev)?;
-                self.push(Inst::Split { first, second })
-            }
+            } => self.compile_expanding_char(*c, *positive, *ign, *full, next, rev),
             Node::Literal { chars, ign, full } => {
                 if *full {
                     let req = !rev && std::ptr::eq(node, self.req_node);
@@ -591,33 +581,8 @@ impl Builder {
                 self.compile_seq(&items, next, rev)
             }
             Node::Alt(branches) if branches.len() == 1 => self.compile(&branches[0], next, rev),
-            Node::Alt(branches) => {
-                let mut entries = Vec::with_capacity(branches.len());
-                for b in branches {
-                    entries.push(self.compile(b, next, rev)?);
-                }
-                let mut cur = entries.pop().expect("at least two branches");
-                while let Some(e) = entries.pop() {
-                    cur = self.push(Inst::Split {
-                        first: e,
-                        second: cur,
-                    })?;
-                }
-                Ok(cur)
-            }
-            Node::Group { index, node } => {
-                let slot = self.slot_count;
-                self.slot_count += 1;
-                self.slot_group.push(*index);
-                let close = self.push(Inst::Close {
-                    slot,
-                    group: *index,
-                    rev,
-                    next,
-                })?;
-                let body = self.compile(node, close, rev)?;
-                self.push(Inst::Mark { slot, next: body })
-            }
+            Node::Alt(branches) => self.compile_alt(branches, next, rev),
+            Node::Group { index, node } => self.compile_group(*index, node, next, rev),
             Node::Repeat {
                 node,
                 min,
@@ -625,12 +590,7 @@ impl Builder {
                 kind,
             } => self.compile_repeat(node, *min, *max, *kind, next, rev),
             Node::Atomic(inner) => {
-                let saved = (self.cur_mask, self.loop_depth, self.cur_reps);
-                (self.cur_mask, self.loop_depth, self.cur_reps) = (0, 0, 0);
-                let end = self.push(Inst::SubEnd)?;
-                let body = self.compile(inner, end, rev);
-                (self.cur_mask, self.loop_depth, self.cur_reps) = saved;
-                let body = body?;
+                let body = self.compile_sub(inner, rev)?;
                 self.push(Inst::Atomic { body, next })
             }
             Node::Look {
@@ -638,12 +598,7 @@ impl Builder {
                 positive,
                 node,
             } => {
-                let saved = (self.cur_mask, self.loop_depth, self.cur_reps);
-                (self.cur_mask, self.loop_depth, self.cur_reps) = (0, 0, 0);
-                let end = self.push(Inst::SubEnd)?;
-                let body = self.compile(node, end, *behind);
-                (self.cur_mask, self.loop_depth, self.cur_reps) = saved;
-                let body = body?;
+                let body = self.compile_sub(node, *behind)?;
                 self.push(Inst::Lookaround {
                     body,
                     positive: *positive,
@@ -678,6 +633,77 @@ impl Builder {
                 unreachable!("handled as classes")
             }
         }
+    }
+
+    /// A character that is not a class (its full case folding expands): the character itself
+    /// under simple case folding, else its full case folding.
+    fn compile_expanding_char(
+        &mut self,
+        c: u32,
+        positive: bool,
+        ign: bool,
+        full: bool,
+        next: Pc,
+        rev: bool,
+    ) -> Result<Pc, RegexError> {
+        let folded = expansion(c, positive, ign, full).expect("not a class");
+        let second = self.emit_fold(folded, false, rev, next)?;
+        let simple = Node::Char {
+            c,
+            positive: true,
+            ign: true,
+            full: false,
+        };
+        let first = self.compile(&simple, next, rev)?;
+        self.push(Inst::Split { first, second })
+    }
+
+    /// Two or more branches, tried in order: a chain of splits.
+    fn compile_alt(&mut self, branches: &[Node], next: Pc, rev: bool) -> Result<Pc, RegexError> {
+        let mut entries = Vec::with_capacity(branches.len());
+        for b in branches {
+            entries.push(self.compile(b, next, rev)?);
+        }
+        let mut cur = entries.pop().expect("at least two branches");
+        while let Some(e) = entries.pop() {
+            cur = self.push(Inst::Split {
+                first: e,
+                second: cur,
+            })?;
+        }
+        Ok(cur)
+    }
+
+    /// A capture group: its body between a mark and a close of a fresh slot.
+    fn compile_group(
+        &mut self,
+        index: u32,
+        node: &Node,
+        next: Pc,
+        rev: bool,
+    ) -> Result<Pc, RegexError> {
+        let slot = self.slot_count;
+        self.slot_count += 1;
+        self.slot_group.push(index);
+        let close = self.push(Inst::Close {
+            slot,
+            group: index,
+            rev,
+            next,
+        })?;
+        let body = self.compile(node, close, rev)?;
+        self.push(Inst::Mark { slot, next: body })
+    }
+
+    /// The body of an atomic group or a lookaround: a subprogram ending in `SubEnd`, compiled
+    /// outside the enclosing loops (their progress bits and repeat registers do not reach it).
+    fn compile_sub(&mut self, node: &Node, rev: bool) -> Result<Pc, RegexError> {
+        let saved = (self.cur_mask, self.loop_depth, self.cur_reps);
+        (self.cur_mask, self.loop_depth, self.cur_reps) = (0, 0, 0);
+        let end = self.push(Inst::SubEnd)?;
+        let body = self.compile(node, end, rev);
+        (self.cur_mask, self.loop_depth, self.cur_reps) = saved;
+        body
     }
 
     fn compile_seq(&mut self, items: &[Node], next: Pc, rev: bool) -> Result<Pc, RegexError> {

@@ -1362,6 +1362,8 @@ fn make_property(info: &Info, key: u32, positive: bool, enc: Enc, in_set: bool) 
     }
 }
 
+/// An escape after its backslash (the reference's `parse_escape`): outside a set a node, inside
+/// one a set member.
 fn parse_escape(source: &mut Source, info: &mut Info, in_set: bool) -> PResult<Escaped> {
     let saved_ignore = source.ignore_space;
     source.ignore_space = false;
@@ -1375,20 +1377,7 @@ fn parse_escape(source: &mut Source, info: &mut Info, in_set: bool) -> PResult<E
         'x' => parse_hex_escape(source, info, 'x', 2, in_set),
         'u' => parse_hex_escape(source, info, 'u', 4, in_set),
         'U' => parse_hex_escape(source, info, 'U', 8, in_set),
-        'g' if !in_set => {
-            let saved_pos = source.pos;
-            match parse_group_ref(source, info) {
-                Ok(node) => Ok(Escaped::Node(node)),
-                // Only the reference's own `error`s are caught; `int()` failures escape.
-                Err(ParseError::Syntax { message, .. })
-                    if !message.starts_with("invalid literal") =>
-                {
-                    source.pos = saved_pos;
-                    Ok(make_character(info, 'g' as u32, in_set))
-                }
-                Err(e) => Err(e),
-            }
-        }
+        'g' if !in_set => parse_g_escape(source, info),
         'G' if !in_set => unsupported("search anchor \\G", escape_pos),
         'L' if !in_set => {
             source.expect("<")?;
@@ -1398,97 +1387,129 @@ fn parse_escape(source: &mut Source, info: &mut Info, in_set: bool) -> PResult<E
         }
         'N' => parse_named_char(source, info, in_set),
         'p' | 'P' => parse_property(source, info, ch == 'p', in_set),
-        'R' if !in_set => {
-            // A line ending: \r\n, or one of \n \v \f \r \x85 \u2028 \u2029, atomically.
-            let crlf = Node::Seq(vec![
-                Node::Char {
-                    c: 0x0D,
-                    positive: true,
-                    ign: false,
-                    full: false,
-                },
-                Node::Char {
-                    c: 0x0A,
-                    positive: true,
-                    ign: false,
-                    full: false,
-                },
-            ]);
-            let set = Node::Set {
-                items: [0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029]
-                    .iter()
-                    .map(|&c| SetItem::Char(c))
-                    .collect(),
-                positive: true,
-                ign: false,
-                full: false,
-            };
-            Ok(Escaped::Node(Node::Atomic(Box::new(Node::Alt(vec![
-                crlf, set,
-            ])))))
-        }
+        'R' if !in_set => Ok(Escaped::Node(line_ending())),
         'X' if !in_set => unsupported("grapheme cluster \\X", escape_pos),
-        c if c.is_ascii_alphabetic() => {
-            if !in_set && let Some(node) = position_escape(info, c, escape_pos)? {
-                return Ok(Escaped::Node(node));
-            }
-            let enc = info.enc();
-            let charset = match c {
-                'd' => Some(("DIGIT", true)),
-                'D' => Some(("DIGIT", false)),
-                'h' => Some(("BLANK", true)),
-                's' => Some(("SPACE", true)),
-                'S' => Some(("SPACE", false)),
-                'w' => Some(("WORD", true)),
-                'W' => Some(("WORD", false)),
-                _ => None,
-            };
-            if let Some((name, positive)) = charset {
-                // `\h` has no ASCII/Unicode variant in the reference tables.
-                let enc = if c == 'h' { Enc::Default } else { enc };
-                // The escapes `\d`, `\w`, `\s`, ... are prebuilt nodes in the reference: they never
-                // carry the case-insensitive flag.
-                let key = props::binary_key(name);
-                return Ok(if in_set {
-                    Escaped::Item(SetItem::Prop { key, positive, enc })
-                } else {
-                    Escaped::Node(Node::Prop {
-                        key,
-                        positive,
-                        ign: false,
-                        full: false,
-                        enc,
-                    })
-                });
-            }
-            let control = match c {
-                'a' => Some(0x07),
-                'b' => Some(0x08),
-                'f' => Some(0x0C),
-                'n' => Some(0x0A),
-                'r' => Some(0x0D),
-                't' => Some(0x09),
-                'v' => Some(0x0B),
-                _ => None,
-            };
-            if let Some(v) = control {
-                // CHARACTER_ESCAPES produce a plain Character (no case flag).
-                return Ok(if in_set {
-                    Escaped::Item(SetItem::Char(v))
-                } else {
-                    Escaped::Node(Node::Char {
-                        c: v,
-                        positive: true,
-                        ign: false,
-                        full: false,
-                    })
-                });
-            }
-            err(format!("bad escape \\{c}"), source.pos)
-        }
+        c if c.is_ascii_alphabetic() => parse_letter_escape(source, info, c, escape_pos, in_set),
         c if c.is_ascii_digit() => parse_numeric_escape(source, info, c, in_set),
         c => Ok(make_character(info, info.code(c), in_set)),
     }
+}
+
+/// `\g<name>` outside a set: a group reference, or (when what follows is not one) the letter
+/// `g` itself.
+fn parse_g_escape(source: &mut Source, info: &mut Info) -> PResult<Escaped> {
+    let saved_pos = source.pos;
+    match parse_group_ref(source, info) {
+        Ok(node) => Ok(Escaped::Node(node)),
+        // Only the reference's own `error`s are caught; `int()` failures escape.
+        Err(ParseError::Syntax { message, .. }) if !message.starts_with("invalid literal") => {
+            source.pos = saved_pos;
+            Ok(make_character(info, 'g' as u32, false))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// `\R`: a line ending, `\r\n` or one of `\n \v \f \r \x85 \u2028 \u2029`, atomically.
+fn line_ending() -> Node {
+    let crlf = Node::Seq(vec![
+        Node::Char {
+            c: 0x0D,
+            positive: true,
+            ign: false,
+            full: false,
+        },
+        Node::Char {
+            c: 0x0A,
+            positive: true,
+            ign: false,
+            full: false,
+        },
+    ]);
+    let set = Node::Set {
+        items: [0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029]
+            .iter()
+            .map(|&c| SetItem::Char(c))
+            .collect(),
+        positive: true,
+        ign: false,
+        full: false,
+    };
+    Node::Atomic(Box::new(Node::Alt(vec![crlf, set])))
+}
+
+/// The class escapes (`\d`, `\w`, `\s`, ...): the binary property and whether it is positive.
+fn class_escape(c: char) -> Option<(&'static str, bool)> {
+    match c {
+        'd' => Some(("DIGIT", true)),
+        'D' => Some(("DIGIT", false)),
+        'h' => Some(("BLANK", true)),
+        's' => Some(("SPACE", true)),
+        'S' => Some(("SPACE", false)),
+        'w' => Some(("WORD", true)),
+        'W' => Some(("WORD", false)),
+        _ => None,
+    }
+}
+
+/// The control-character escapes (`\n`, `\t`, ...): the code point.
+fn control_escape(c: char) -> Option<u32> {
+    match c {
+        'a' => Some(0x07),
+        'b' => Some(0x08),
+        'f' => Some(0x0C),
+        'n' => Some(0x0A),
+        'r' => Some(0x0D),
+        't' => Some(0x09),
+        'v' => Some(0x0B),
+        _ => None,
+    }
+}
+
+/// An ASCII letter after the backslash that is not a special escape: a position (outside a
+/// set), a class, a control character, or an error.
+fn parse_letter_escape(
+    source: &Source,
+    info: &Info,
+    c: char,
+    escape_pos: usize,
+    in_set: bool,
+) -> PResult<Escaped> {
+    if !in_set && let Some(node) = position_escape(info, c, escape_pos)? {
+        return Ok(Escaped::Node(node));
+    }
+    if let Some((name, positive)) = class_escape(c) {
+        // `\h` has no ASCII/Unicode variant in the reference tables.
+        let enc = if c == 'h' { Enc::Default } else { info.enc() };
+        // The escapes `\d`, `\w`, `\s`, ... are prebuilt nodes in the reference: they never
+        // carry the case-insensitive flag.
+        let key = props::binary_key(name);
+        return Ok(if in_set {
+            Escaped::Item(SetItem::Prop { key, positive, enc })
+        } else {
+            Escaped::Node(Node::Prop {
+                key,
+                positive,
+                ign: false,
+                full: false,
+                enc,
+            })
+        });
+    }
+    if let Some(v) = control_escape(c) {
+        // CHARACTER_ESCAPES produce a plain Character (no case flag).
+        return Ok(if in_set {
+            Escaped::Item(SetItem::Char(v))
+        } else {
+            Escaped::Node(Node::Char {
+                c: v,
+                positive: true,
+                ign: false,
+                full: false,
+            })
+        });
+    }
+    err(format!("bad escape \\{c}"), source.pos)
 }
 
 fn position_escape(info: &Info, c: char, pos: usize) -> PResult<Option<Node>> {

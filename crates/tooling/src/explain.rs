@@ -13,10 +13,10 @@ use std::ops::Range;
 
 use pyregex::RegexError;
 use rtbench_engine::audit::{Audit, audit_decoded};
-use rtbench_engine::delimiter::Delimiter;
+use rtbench_engine::delimiter::{Delimiter, PatternDelimiter};
 use rtbench_engine::parser::{MARKER, ParseError};
 pub use rtbench_engine::region::{Ending, Region};
-use rtbench_engine::template::Template;
+use rtbench_engine::template::{Field, Template};
 use rtbench_engine::value::Value;
 
 /// What an explanation includes beyond the default.
@@ -393,6 +393,7 @@ fn close_of(g: &Region) -> Range<usize> {
     g.close.clone().unwrap_or(g.body.end..g.body.end)
 }
 
+/// Explains field `index` from the traced parse `t`.
 fn explain_field(
     template: &Template,
     t: &Traced,
@@ -401,168 +402,289 @@ fn explain_field(
 ) -> Result<Explanation, String> {
     let fields = template.fields();
     let f = &fields[index];
-    let name = |i: usize| fields[i].name.clone();
-    let document = &t.document;
-    let origin = t.origin;
-    let regions = &t.regions;
-    let parsed = &document[origin..];
-    let is_explicit = |g: &Region| fields[g.field].open.is_some();
+    let scan = FieldScan {
+        fields,
+        index,
+        t,
+        parsed: &t.document[t.origin..],
+    };
+    let open = match &f.open {
+        Some(open) => scan.open_findings(open, options)?,
+        None => OpenFindings::default(),
+    };
+    let (nearest_close, close_stuck) = scan.close_near_miss()?;
+    let stray_closes = scan.stray_closes()?;
+    Ok(Explanation {
+        field: f.name.clone(),
+        field_names: fields.iter().map(|f| f.name.clone()).collect(),
+        open: f.open.as_ref().map(Delimiter::describe),
+        close: f.close.as_ref().map(Delimiter::describe),
+        open_pattern: pattern_source(&f.open),
+        close_pattern: pattern_source(&f.close),
+        open_alternatives: open_alternatives(&f.open),
+        repeats: f.repeats,
+        regions: t
+            .regions
+            .iter()
+            .filter(|g| g.field == index)
+            .cloned()
+            .collect(),
+        pattern_matches: open.pattern_matches,
+        missed_opens: open.missed_opens,
+        nearest_open: open.nearest_open,
+        open_stuck: open.open_stuck,
+        nearest_close,
+        close_stuck,
+        stray_closes,
+        anchor: t.anchor.clone(),
+        parse_error: t.parse_error.clone(),
+        prefix_len: t.prefix_len,
+        version_notes: version_notes(template, index, t),
+        document: t.document.clone(),
+        options,
+    })
+}
 
-    let mut missed_opens = Vec::new();
-    let mut pattern_matches = Vec::new();
-    let mut nearest_open = None;
-    let mut open_stuck = None;
-    if let Some(open) = &f.open {
+/// A pattern delimiter's source (`None` for a literal or no delimiter).
+fn pattern_source(d: &Option<Delimiter>) -> Option<String> {
+    match d {
+        Some(Delimiter::Pattern(p)) => Some(p.source().to_string()),
+        _ => None,
+    }
+}
+
+/// The top-level alternatives of an open pattern (source text), when it has several.
+fn open_alternatives(open: &Option<Delimiter>) -> Vec<String> {
+    match open {
+        Some(Delimiter::Pattern(p)) => {
+            let alts = p.regex.alternatives();
+            if alts.len() > 1 {
+                alts.into_iter()
+                    .map(|r| p.source()[r].to_string())
+                    .collect()
+            } else {
+                Vec::new()
+            }
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// What the field's open delimiter did in the parsed text.
+#[derive(Default)]
+struct OpenFindings {
+    pattern_matches: Vec<PatternMatch>,
+    missed_opens: Vec<MissedOpen>,
+    nearest_open: Option<Range<usize>>,
+    open_stuck: Option<StuckElement>,
+}
+
+/// One field's view of a traced parse: what its explanation searches and compares against.
+struct FieldScan<'a> {
+    fields: &'a [Field],
+    index: usize,
+    t: &'a Traced,
+    /// The text the parser saw (the document from the start anchor's cut on).
+    parsed: &'a str,
+}
+
+impl FieldScan<'_> {
+    fn field(&self) -> &Field {
+        &self.fields[self.index]
+    }
+
+    fn name(&self, field: usize) -> String {
+        self.fields[field].name.clone()
+    }
+
+    fn is_explicit(&self, g: &Region) -> bool {
+        self.fields[g.field].open.is_some()
+    }
+
+    /// Every match of the open delimiter, which of them opened the field and why the others
+    /// did not, and where the closest match was when there was none.
+    fn open_findings(&self, open: &Delimiter, options: Options) -> Result<OpenFindings, String> {
+        let (origin, parsed) = (self.t.origin, self.parsed);
         let found = open.find_all(parsed).map_err(regex_error)?;
-        // The open pattern's top-level alternatives, compiled alone, when it has several.
-        let alternatives: Vec<(Range<usize>, Option<pyregex::Regex>)> = match open {
-            Delimiter::Pattern(p) if p.regex.alternatives().len() > 1 => p
-                .regex
-                .alternatives()
-                .into_iter()
-                .map(|r| {
-                    let re = pyregex::Regex::new(&p.source()[r.clone()], DELIMITER_FLAGS).ok();
-                    (r, re)
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
+        let alternatives = alternative_regexes(open);
+        let mut out = OpenFindings::default();
         for r in &found {
             let at = origin + r.start..origin + r.end;
-            let opened = regions.iter().any(|g| g.field == index && g.open == at);
+            let opened = self
+                .t
+                .regions
+                .iter()
+                .any(|g| g.field == self.index && g.open == at);
             if let Delimiter::Pattern(p) = open {
-                let groups = match p.regex.match_at(parsed, r.start).map_err(regex_error)? {
-                    Some(m) => p
-                        .regex
-                        .names()
-                        .iter()
-                        .map(|(n, i)| (n.clone(), m.group(*i).map(|g| parsed[g].to_string())))
-                        .collect(),
-                    None => Vec::new(),
-                };
-                // Which top-level alternative alone gives this match (the first that does).
-                let alternative = alternatives.iter().position(|(_, re)| {
-                    re.as_ref()
-                        .and_then(|re| re.match_at(parsed, r.start).ok().flatten())
-                        .is_some_and(|m| m.end() == r.end)
-                });
-                let alternative =
-                    alternative.map(|i| (i, p.source()[alternatives[i].0.clone()].to_string()));
-                pattern_matches.push(PatternMatch {
-                    at: at.clone(),
-                    groups,
-                    alternative,
-                    opened,
-                });
+                let m = self.pattern_match(p, r, at.clone(), opened, &alternatives)?;
+                out.pattern_matches.push(m);
             }
             if opened {
                 continue;
             }
-            // Inside an explicit region (its close included) only that close is watched.
-            let reason = if let Some(g) = regions.iter().find(|g| {
-                is_explicit(g)
-                    && g.body.start <= at.start
-                    && (at.start < g.body.end || overlaps(&close_of(g), &at))
-            }) {
-                Missed::InsideRegion(name(g.field))
-            } else if let Some((g, by, is_open)) = regions.iter().find_map(|g| {
-                if overlaps(&g.open, &at) || (g.open == at && at.is_empty()) {
-                    Some((g, g.open.clone(), true))
-                } else {
-                    let c = close_of(g);
-                    (overlaps(&c, &at) || (c == at && at.is_empty() && g.close.is_some()))
-                        .then_some((g, c, false))
-                }
-            }) {
-                let rule = if by.start < at.start {
-                    Rule::EarliestStart
-                } else if by.start > at.start {
-                    Rule::CommittedFirst
-                } else if by.len() > at.len() {
-                    Rule::Longest
-                } else if by.len() < at.len() {
-                    Rule::CommittedFirst
-                } else if !is_open {
-                    Rule::OpensBeforeCloses
-                } else if fields[g.field].name < f.name {
-                    Rule::Alphabetical
-                } else {
-                    Rule::CommittedFirst
-                };
-                Missed::Beaten {
-                    by: name(g.field),
-                    at: by,
-                    rule,
-                }
-            } else {
-                continue;
-            };
-            missed_opens.push(MissedOpen { at, reason });
+            if let Some(reason) = self.missed_reason(&at) {
+                out.missed_opens.push(MissedOpen { at, reason });
+            }
         }
         // Occurrences cut away with the prefix: only on request (a long prompt repeats them).
         if options.prefix_details
-            && let AnchorCut::Cut { at, .. } = &t.anchor
+            && let AnchorCut::Cut { at, .. } = &self.t.anchor
         {
-            for r in open.find_all(&document[..*at]).map_err(regex_error)? {
-                missed_opens.push(MissedOpen {
+            for r in open
+                .find_all(&self.t.document[..*at])
+                .map_err(regex_error)?
+            {
+                out.missed_opens.push(MissedOpen {
                     at: r,
                     reason: Missed::BeforeAnchor,
                 });
             }
         }
         if found.is_empty() {
-            // A one-character near miss (a lone `<`) says nothing; neither does the beginning
-            // of the field's own close delimiter.
-            let closes = match &f.close {
-                Some(c) => c.find_all(parsed).map_err(regex_error)?,
-                None => Vec::new(),
-            };
-            // A literal must be matched for a third of its length (at least two characters)
-            // to count as a near miss; and the text of another region's delimiter is taken.
-            let min_chars = match open {
-                Delimiter::Literal(set) => set
-                    .literals
-                    .iter()
-                    .map(|l| l.chars().count())
-                    .min()
-                    .unwrap_or(0)
-                    .div_ceil(3)
-                    .max(2),
-                Delimiter::Pattern(_) => 2,
-            };
-            let in_delimiter = |at: usize| {
-                regions
-                    .iter()
-                    .any(|g| g.open.contains(&at) || close_of(g).contains(&at))
-            };
-            nearest_open = open
-                .nearest_partial(parsed, 4096)
-                .map_err(regex_error)?
-                .filter(|r| parsed[r.clone()].chars().count() >= min_chars)
-                .filter(|r| !closes.iter().any(|c| c.start <= r.start && r.start < c.end))
-                .map(|r| origin + r.start..origin + r.end)
-                .filter(|r| !in_delimiter(r.start));
-            if let Some(r) = &nearest_open {
-                open_stuck = open
-                    .stuck_at(parsed, r.start - origin)
-                    .map_err(regex_error)?
-                    .map(|s| StuckElement {
-                        element: s.element,
-                        at: origin + s.at,
-                    });
+            (out.nearest_open, out.open_stuck) = self.nearest_open(open)?;
+        }
+        Ok(out)
+    }
+
+    /// The pattern's match at `r` (in the parsed text; `at` in the document): its named
+    /// groups and the first top-level alternative that alone gives the same match.
+    fn pattern_match(
+        &self,
+        p: &PatternDelimiter,
+        r: &Range<usize>,
+        at: Range<usize>,
+        opened: bool,
+        alternatives: &[(Range<usize>, Option<pyregex::Regex>)],
+    ) -> Result<PatternMatch, String> {
+        let parsed = self.parsed;
+        let groups = match p.regex.match_at(parsed, r.start).map_err(regex_error)? {
+            Some(m) => p
+                .regex
+                .names()
+                .iter()
+                .map(|(n, i)| (n.clone(), m.group(*i).map(|g| parsed[g].to_string())))
+                .collect(),
+            None => Vec::new(),
+        };
+        // Which top-level alternative alone gives this match (the first that does).
+        let alternative = alternatives.iter().position(|(_, re)| {
+            re.as_ref()
+                .and_then(|re| re.match_at(parsed, r.start).ok().flatten())
+                .is_some_and(|m| m.end() == r.end)
+        });
+        let alternative =
+            alternative.map(|i| (i, p.source()[alternatives[i].0.clone()].to_string()));
+        Ok(PatternMatch {
+            at,
+            groups,
+            alternative,
+            opened,
+        })
+    }
+
+    /// Why a match of the open at `at` (document range) did not open the field; `None` when
+    /// nothing the parser committed explains it.
+    fn missed_reason(&self, at: &Range<usize>) -> Option<Missed> {
+        let regions = &self.t.regions;
+        // Inside an explicit region (its close included) only that close is watched.
+        if let Some(g) = regions.iter().find(|g| {
+            self.is_explicit(g)
+                && g.body.start <= at.start
+                && (at.start < g.body.end || overlaps(&close_of(g), at))
+        }) {
+            return Some(Missed::InsideRegion(self.name(g.field)));
+        }
+        let (g, by, is_open) = regions.iter().find_map(|g| {
+            if overlaps(&g.open, at) || (g.open == *at && at.is_empty()) {
+                Some((g, g.open.clone(), true))
+            } else {
+                let c = close_of(g);
+                (overlaps(&c, at) || (c == *at && at.is_empty() && g.close.is_some()))
+                    .then_some((g, c, false))
             }
+        })?;
+        let rule = self.rule(g, &by, is_open, at);
+        Some(Missed::Beaten {
+            by: self.name(g.field),
+            at: by,
+            rule,
+        })
+    }
+
+    /// The tie-breaking rule by which region `g`'s delimiter at `by` (its open when
+    /// `is_open`) won over the field's open at `at`.
+    fn rule(&self, g: &Region, by: &Range<usize>, is_open: bool, at: &Range<usize>) -> Rule {
+        if by.start < at.start {
+            Rule::EarliestStart
+        } else if by.start > at.start {
+            Rule::CommittedFirst
+        } else if by.len() > at.len() {
+            Rule::Longest
+        } else if by.len() < at.len() {
+            Rule::CommittedFirst
+        } else if !is_open {
+            Rule::OpensBeforeCloses
+        } else if self.fields[g.field].name < self.field().name {
+            Rule::Alphabetical
+        } else {
+            Rule::CommittedFirst
         }
     }
-    let mut nearest_close = None;
-    let mut close_stuck = None;
-    if let (Some(close), Some(last)) = (
-        &f.close,
-        regions.iter().rfind(|g| {
-            g.field == index
-                && (g.ending == Some(Ending::EndOfStream)
-                    || (g.ending == Some(Ending::Failed) && g.body.end == document.len()))
-        }),
-    ) {
+
+    /// For an open that matched nowhere: the closest the text came (a near miss long enough
+    /// to say something, outside every delimiter) and where a pattern got stuck there.
+    fn nearest_open(
+        &self,
+        open: &Delimiter,
+    ) -> Result<(Option<Range<usize>>, Option<StuckElement>), String> {
+        let (origin, parsed, regions) = (self.t.origin, self.parsed, &self.t.regions);
+        // A one-character near miss (a lone `<`) says nothing; neither does the beginning
+        // of the field's own close delimiter.
+        let closes = match &self.field().close {
+            Some(c) => c.find_all(parsed).map_err(regex_error)?,
+            None => Vec::new(),
+        };
+        let min_chars = near_miss_chars(open);
+        // The text of another region's delimiter is taken.
+        let in_delimiter = |at: usize| {
+            regions
+                .iter()
+                .any(|g| g.open.contains(&at) || close_of(g).contains(&at))
+        };
+        let nearest_open = open
+            .nearest_partial(parsed, 4096)
+            .map_err(regex_error)?
+            .filter(|r| parsed[r.clone()].chars().count() >= min_chars)
+            .filter(|r| !closes.iter().any(|c| c.start <= r.start && r.start < c.end))
+            .map(|r| origin + r.start..origin + r.end)
+            .filter(|r| !in_delimiter(r.start));
+        let mut open_stuck = None;
+        if let Some(r) = &nearest_open {
+            open_stuck = open
+                .stuck_at(parsed, r.start - origin)
+                .map_err(regex_error)?
+                .map(|s| StuckElement {
+                    element: s.element,
+                    at: origin + s.at,
+                });
+        }
+        Ok((nearest_open, open_stuck))
+    }
+
+    /// For a region that ran to the end of the stream (or failed there): the closest the
+    /// text came to the close, and where a pattern close got stuck.
+    fn close_near_miss(&self) -> Result<(Option<Range<usize>>, Option<StuckElement>), String> {
+        let document = &self.t.document;
+        let (Some(close), Some(last)) = (
+            &self.field().close,
+            self.t.regions.iter().rfind(|g| {
+                g.field == self.index
+                    && (g.ending == Some(Ending::EndOfStream)
+                        || (g.ending == Some(Ending::Failed) && g.body.end == document.len()))
+            }),
+        ) else {
+            return Ok((None, None));
+        };
         // A close that was cut off is near the end: search the last 4096 characters.
         let body = &document[last.body.clone()];
         let from = body.char_indices().rev().nth(4095).map_or(0, |(i, _)| i);
@@ -575,6 +697,7 @@ fn explain_field(
                 let t = &tail[r.clone()];
                 t.chars().nth(1).is_some() && !t.trim().is_empty()
             });
+        let mut close_stuck = None;
         if let Some(r) = &near {
             close_stuck = close
                 .stuck_at(tail, r.start)
@@ -584,11 +707,19 @@ fn explain_field(
                     at: base + s.at,
                 });
         }
-        nearest_close = near.map(|r| base + r.start..base + r.end);
+        Ok((near.map(|r| base + r.start..base + r.end), close_stuck))
     }
-    let mut stray_closes = Vec::new();
-    if let (Some(_), Some(close)) = (&f.open, &f.close) {
-        for r in close.find_all(parsed).map_err(regex_error)? {
+
+    /// Places where an explicit field's close matched while none of its regions was open,
+    /// outside every other region and delimiter.
+    fn stray_closes(&self) -> Result<Vec<Range<usize>>, String> {
+        let f = self.field();
+        let (Some(_), Some(close)) = (&f.open, &f.close) else {
+            return Ok(Vec::new());
+        };
+        let (origin, regions, index) = (self.t.origin, &self.t.regions, self.index);
+        let mut stray_closes = Vec::new();
+        for r in close.find_all(self.parsed).map_err(regex_error)? {
             let at = origin + r.start..origin + r.end;
             let own = regions.iter().any(|g| {
                 g.field == index
@@ -598,7 +729,7 @@ fn explain_field(
             // was never a candidate for this field's close.
             let inside_other = regions.iter().any(|g| {
                 g.field != index
-                    && ((is_explicit(g) && g.body.start <= at.start && at.start < g.body.end)
+                    && ((self.is_explicit(g) && g.body.start <= at.start && at.start < g.body.end)
                         || overlaps(&g.open, &at)
                         || overlaps(&close_of(g), &at))
             });
@@ -606,52 +737,40 @@ fn explain_field(
                 stray_closes.push(at);
             }
         }
+        Ok(stray_closes)
     }
-    let source = |d: &Option<Delimiter>| match d {
-        Some(Delimiter::Pattern(p)) => Some(p.source().to_string()),
-        _ => None,
-    };
-    let open_alternatives = match &f.open {
-        Some(Delimiter::Pattern(p)) => {
-            let alts = p.regex.alternatives();
-            if alts.len() > 1 {
-                alts.into_iter()
-                    .map(|r| p.source()[r].to_string())
-                    .collect()
-            } else {
-                Vec::new()
-            }
-        }
-        _ => Vec::new(),
-    };
-    Ok(Explanation {
-        field: f.name.clone(),
-        field_names: fields.iter().map(|f| f.name.clone()).collect(),
-        open: f.open.as_ref().map(Delimiter::describe),
-        close: f.close.as_ref().map(Delimiter::describe),
-        open_pattern: source(&f.open),
-        close_pattern: source(&f.close),
-        open_alternatives,
-        repeats: f.repeats,
-        regions: regions
-            .iter()
-            .filter(|g| g.field == index)
-            .cloned()
+}
+
+/// The open pattern's top-level alternatives, each compiled alone, when it has several.
+fn alternative_regexes(open: &Delimiter) -> Vec<(Range<usize>, Option<pyregex::Regex>)> {
+    match open {
+        Delimiter::Pattern(p) if p.regex.alternatives().len() > 1 => p
+            .regex
+            .alternatives()
+            .into_iter()
+            .map(|r| {
+                let re = pyregex::Regex::new(&p.source()[r.clone()], DELIMITER_FLAGS).ok();
+                (r, re)
+            })
             .collect(),
-        pattern_matches,
-        missed_opens,
-        nearest_open,
-        open_stuck,
-        nearest_close,
-        close_stuck,
-        stray_closes,
-        anchor: t.anchor.clone(),
-        parse_error: t.parse_error.clone(),
-        prefix_len: t.prefix_len,
-        version_notes: version_notes(template, index, t),
-        document: document.clone(),
-        options,
-    })
+        _ => Vec::new(),
+    }
+}
+
+/// How many characters of the open a near miss must match to count: for a literal a third of
+/// its length (at least two characters), for a pattern two.
+fn near_miss_chars(open: &Delimiter) -> usize {
+    match open {
+        Delimiter::Literal(set) => set
+            .literals
+            .iter()
+            .map(|l| l.chars().count())
+            .min()
+            .unwrap_or(0)
+            .div_ceil(3)
+            .max(2),
+        Delimiter::Pattern(_) => 2,
+    }
 }
 
 /// What the reference version in force did to this field's values where versions differ:
@@ -1007,86 +1126,119 @@ impl Explanation {
 
     /// The lines about the field alone (no prefix or parse error lines).
     pub fn field_lines(&self) -> Vec<String> {
-        let mut out = Vec::new();
+        let mut out = vec![self.delimiters_line()];
+        out.extend(self.alternatives_line());
+        if self.regions.is_empty() {
+            out.push("  it matched nowhere: the message has no value from this field.".into());
+        }
+        for (i, g) in self.regions.iter().enumerate() {
+            out.push(format!(
+                "  region {}: {}; {}; body {}",
+                i + 1,
+                self.region_opened(g),
+                self.region_ended(g),
+                characters(self.document[g.body.clone()].chars().count())
+            ));
+        }
+        self.missed_lines(&mut out);
+        self.nearest_open_lines(&mut out);
+        out.extend(self.defused_lines());
+        out.extend(self.version_notes.iter().cloned());
+        self.nearest_close_lines(&mut out);
+        out.extend(self.replaced_line());
+        self.stray_close_lines(&mut out);
+        out
+    }
+
+    /// `field 'name': ...`: the field's delimiters.
+    fn delimiters_line(&self) -> String {
         let delims = match (&self.open, &self.close) {
             (Some(o), Some(c)) => format!("open {o}, close {c}"),
             (Some(o), None) => format!("open {o}, no close (runs to the end of the stream)"),
             (None, Some(c)) => format!("implicit (takes leftover text), close {c}"),
             (None, None) => "implicit (takes leftover text), no close".into(),
         };
-        out.push(format!("field '{}': {delims}", self.field));
-        if !self.open_alternatives.is_empty() {
-            let alts: Vec<String> = self
-                .open_alternatives
-                .iter()
-                .map(|a| Value::from(a.as_str()).py_repr())
-                .collect();
-            let hint = if self.open_alternatives.iter().any(|a| a.is_empty())
-                || self
-                    .open_pattern
-                    .as_deref()
-                    .is_some_and(|p| p.contains("<|") || p.contains("|>"))
-            {
-                " (an unescaped '|' is alternation: write '\\|' to match it literally)"
-            } else {
-                ""
-            };
-            out.push(format!(
-                "  the open pattern has {} alternatives: {}{hint}",
-                alts.len(),
-                alts.join(" | ")
-            ));
+        format!("field '{}': {delims}", self.field)
+    }
+
+    /// The open pattern's alternatives, when it has several (with a hint when an unescaped
+    /// `|` is the likely cause).
+    fn alternatives_line(&self) -> Option<String> {
+        if self.open_alternatives.is_empty() {
+            return None;
         }
-        if self.regions.is_empty() {
-            out.push("  it matched nowhere: the message has no value from this field.".into());
+        let alts: Vec<String> = self
+            .open_alternatives
+            .iter()
+            .map(|a| Value::from(a.as_str()).py_repr())
+            .collect();
+        let hint = if self.open_alternatives.iter().any(|a| a.is_empty())
+            || self
+                .open_pattern
+                .as_deref()
+                .is_some_and(|p| p.contains("<|") || p.contains("|>"))
+        {
+            " (an unescaped '|' is alternation: write '\\|' to match it literally)"
+        } else {
+            ""
+        };
+        Some(format!(
+            "  the open pattern has {} alternatives: {}{hint}",
+            alts.len(),
+            alts.join(" | ")
+        ))
+    }
+
+    /// How region `g` opened: by which text (and pattern groups), or as leftover text.
+    fn region_opened(&self, g: &Region) -> String {
+        if g.open.is_empty() && self.open.is_none() {
+            return format!("opened at {} (first leftover text)", self.pos(g.open.start));
         }
-        for (i, g) in self.regions.iter().enumerate() {
-            let opened = if g.open.is_empty() && self.open.is_none() {
-                format!("opened at {} (first leftover text)", self.pos(g.open.start))
-            } else {
-                let how = self
-                    .pattern_matches
-                    .iter()
-                    .find(|m| m.at == g.open)
-                    .map(Self::groups)
-                    .unwrap_or_default();
-                format!(
-                    "opened by {} at {}{how}",
-                    self.quote(&g.open),
-                    self.pos(g.open.start)
-                )
-            };
-            let close = close_of(g);
-            let ended = match &g.ending {
-                Some(Ending::Close) => format!(
-                    "closed by {} at {}",
-                    self.quote(&close),
-                    self.pos(close.start)
-                ),
-                Some(Ending::Open(by)) => format!(
-                    "ended at {} where '{}' opened",
-                    self.pos(close.start),
-                    self.name(*by)
-                ),
-                Some(Ending::EndOfStream) => {
-                    "ran to the end of the stream (its close never matched)".into()
-                }
-                Some(Ending::Failed) => format!(
-                    "its body up to {} could not be parsed (below)",
-                    self.pos(g.body.end)
-                ),
-                None => format!(
-                    "still open at {} when parsing stopped",
-                    self.pos(g.body.end)
-                ),
-            };
-            out.push(format!(
-                "  region {}: {opened}; {ended}; body {}",
-                i + 1,
-                characters(self.document[g.body.clone()].chars().count())
-            ));
+        let how = self
+            .pattern_matches
+            .iter()
+            .find(|m| m.at == g.open)
+            .map(Self::groups)
+            .unwrap_or_default();
+        format!(
+            "opened by {} at {}{how}",
+            self.quote(&g.open),
+            self.pos(g.open.start)
+        )
+    }
+
+    /// How region `g` ended: its close, another field's open, the end of the stream, a
+    /// failure, or not yet.
+    fn region_ended(&self, g: &Region) -> String {
+        let close = close_of(g);
+        match &g.ending {
+            Some(Ending::Close) => format!(
+                "closed by {} at {}",
+                self.quote(&close),
+                self.pos(close.start)
+            ),
+            Some(Ending::Open(by)) => format!(
+                "ended at {} where '{}' opened",
+                self.pos(close.start),
+                self.name(*by)
+            ),
+            Some(Ending::EndOfStream) => {
+                "ran to the end of the stream (its close never matched)".into()
+            }
+            Some(Ending::Failed) => format!(
+                "its body up to {} could not be parsed (below)",
+                self.pos(g.body.end)
+            ),
+            None => format!(
+                "still open at {} when parsing stopped",
+                self.pos(g.body.end)
+            ),
         }
-        self.missed_lines(&mut out);
+    }
+
+    /// The closest the text came to the open when it never matched, or that it never
+    /// appears.
+    fn nearest_open_lines(&self, out: &mut Vec<String>) {
         if let Some(r) = &self.nearest_open {
             let what = if self.open_pattern.is_some() {
                 "the open pattern never matched"
@@ -1100,8 +1252,10 @@ impl Explanation {
         } else if self.regions.is_empty() && self.open.is_some() && self.missed_opens.is_empty() {
             out.push("  the open delimiter never appears in the text the parser saw".into());
         }
-        out.extend(self.defused_lines());
-        out.extend(self.version_notes.iter().cloned());
+    }
+
+    /// The closest the text came to the close after the last open, when it never matched.
+    fn nearest_close_lines(&self, out: &mut Vec<String>) {
         if let Some(r) = &self.nearest_close {
             out.push(format!(
                 "  the close delimiter never matched after the last open; the closest: {}",
@@ -1111,17 +1265,31 @@ impl Explanation {
                 out.extend(self.stuck_lines(src, s));
             }
         }
+    }
+
+    /// For a field that does not repeat but had several regions: only the last one's value
+    /// is kept.
+    fn replaced_line(&self) -> Option<String> {
         let count = self.regions.len();
-        if count > 1 && !self.repeats {
-            out.push(format!(
-                "  the field does not repeat, so each region replaced the previous value: the message keeps region {count}'s{}",
-                if self.regions.last().is_some_and(|g| self.document[g.body.clone()].trim().is_empty()) {
-                    ", which is empty and so dropped from the message (use repeats with join to keep every region)"
-                } else {
-                    ""
-                }
-            ));
+        if count <= 1 || self.repeats {
+            return None;
         }
+        Some(format!(
+            "  the field does not repeat, so each region replaced the previous value: the message keeps region {count}'s{}",
+            if self
+                .regions
+                .last()
+                .is_some_and(|g| self.document[g.body.clone()].trim().is_empty())
+            {
+                ", which is empty and so dropped from the message (use repeats with join to keep every region)"
+            } else {
+                ""
+            }
+        ))
+    }
+
+    /// The close delimiter's stray matches, a few of them.
+    fn stray_close_lines(&self, out: &mut Vec<String>) {
         let orphan = |r: &Range<usize>| self.regions.iter().all(|g| g.open.start > r.start);
         for r in self.stray_closes.iter().take(LISTED) {
             let hint = if orphan(r) {
@@ -1141,7 +1309,6 @@ impl Explanation {
                 self.stray_closes.len() - LISTED
             ));
         }
-        out
     }
 
     /// Matches of the open that did not open the field, grouped by reason, a few of each.

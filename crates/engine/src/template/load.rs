@@ -187,7 +187,8 @@ fn check_shape(spec: &Dict) -> Result<(), TemplateError> {
     }
 }
 
-/// The reference's `_build_field`.
+/// The reference's `_build_field`: each check in the reference's order, so that the first
+/// error it raises is the one reported.
 fn build_field(name: &str, raw: &Value) -> Result<Field, TemplateError> {
     let scope = format!("Field '{name}'");
     let Value::Dict(field) = raw else {
@@ -197,64 +198,12 @@ fn build_field(name: &str, raw: &Value) -> Result<Field, TemplateError> {
             Target::Value,
         ));
     };
-    let unknown: Vec<&str> = field
-        .keys()
-        .map(String::as_str)
-        .filter(|k| !FIELD_KEYS.contains(k))
-        .collect();
-    if let Some(first) = unknown.first() {
-        let mut err = TemplateError::new(
-            format!("{scope}: unknown keys {}", py_list_repr(&unknown)),
-            field_path(name, Some(first)),
-            Target::Key,
-        );
-        err = match closest_key(first) {
-            Some(k) => err.help(format!("did you mean '{k}'?")),
-            None => err.help(format!("field keys are {}", FIELD_KEYS.join(", "))),
-        };
-        return Err(err);
-    }
-    let content = match field.get("content") {
-        None => ContentKind::Text,
-        Some(Value::Str(s)) => ContentKind::from_name(s).ok_or_else(|| unknown_content(name, s))?,
-        // `content not in CONTENT_PARSERS`: a list or dict cannot be hashed.
-        Some(other @ (Value::List(_) | Value::Dict(_))) => {
-            return Err(TemplateError::new(
-                format!("unhashable type: '{}'", other.type_name()),
-                field_path(name, Some("content")),
-                Target::Value,
-            )
-            .kind(ExceptionType::TypeError));
-        }
-        Some(other) => {
-            return Err(TemplateError::new(
-                format!(
-                    "{scope}: unknown content parser '{}'. Available: {}",
-                    other.py_str(),
-                    py_list_repr(&ContentKind::NAMES)
-                ),
-                field_path(name, Some("content")),
-                Target::Value,
-            ));
-        }
-    };
+    check_field_keys(name, &scope, field)?;
+    let content = field_content(name, &scope, field)?;
     let fpath = field_path(name, None);
     let open = compile_delimiter(&scope, field, &fpath, "open", "open_pattern")?;
     let close = compile_delimiter(&scope, field, &fpath, "close", "close_pattern")?;
-    let join = match field.get("join") {
-        None | Some(Value::Null) => None,
-        Some(Value::Str(s)) => Some(s.clone()),
-        Some(other) => {
-            return Err(TemplateError::new(
-                format!(
-                    "{scope}: 'join' must be a string, got {}",
-                    other.type_name()
-                ),
-                field_path(name, Some("join")),
-                Target::Value,
-            ));
-        }
-    };
+    let join = field_join(name, &scope, field)?;
     let repeats = field.get("repeats").is_some_and(Value::truthy);
     if join.is_some() && !repeats {
         return Err(TemplateError::new(
@@ -265,80 +214,11 @@ fn build_field(name: &str, raw: &Value) -> Result<Field, TemplateError> {
         .help("add \"repeats\": true, or remove `join`"));
     }
     let transform_raw = field.get("transform").filter(|t| !matches!(t, Value::Null));
-    let transform_each = match field.get("transform_each") {
-        None => false,
-        Some(Value::Bool(b)) => *b,
-        Some(other) => {
-            return Err(TemplateError::new(
-                format!(
-                    "{scope}: transform_each must be a bool, got {}",
-                    other.type_name()
-                ),
-                field_path(name, Some("transform_each")),
-                Target::Value,
-            ));
-        }
-    };
-    if transform_each && transform_raw.is_none() {
-        return Err(TemplateError::new(
-            format!("{scope}: transform_each is set but no transform was provided"),
-            field_path(name, Some("transform_each")),
-            Target::Key,
-        )
-        .help("add a `transform` to apply to each element, or remove `transform_each`"));
-    }
+    let transform_each = field_transform_each(name, &scope, field, transform_raw.is_some())?;
     let transform = match transform_raw {
-        Some(t) => Some(Transform::compile(t).map_err(|(bad, sub)| {
-            let mut p = field_path(name, Some("transform"));
-            p.extend(sub);
-            TemplateError::new(
-                format!(
-                    "{scope}: transform string {} mixes a {{placeholder}} with literal text. \
-                     Use either a whole-string placeholder (e.g. \"{{content}}\") or a plain \
-                     literal; string interpolation is not supported.",
-                    Value::Str(bad).py_repr()
-                ),
-                p,
-                Target::Value,
-            )
-            .help(
-                "a placeholder must be the entire string, like \"{content}\" or \"{content.name}\"",
-            )
-        })?),
+        Some(t) => Some(compile_transform(name, &scope, t)?),
         None => {
-            let mut names: Vec<String> = Vec::new();
-            for d in [&open, &close].into_iter().flatten() {
-                for n in d.capture_names() {
-                    if !names.contains(&n) {
-                        names.push(n);
-                    }
-                }
-            }
-            if !names.is_empty() {
-                names.sort();
-                let key = if open.as_ref().is_some_and(|d| !d.capture_names().is_empty()) {
-                    "open_pattern"
-                } else {
-                    "close_pattern"
-                };
-                let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-                return Err(TemplateError::new(
-                    format!(
-                        "{scope}: open_pattern/close_pattern declares named group(s) {}, but \
-                         the field has no 'transform'. Named captures are only surfaced through \
-                         a 'transform' template (where they appear alongside 'content'). Either \
-                         add a 'transform' that uses the captures, or remove the named groups \
-                         from the pattern.",
-                        py_list_repr(&refs)
-                    ),
-                    field_path(name, Some(key)),
-                    Target::Value,
-                )
-                .help(format!(
-                    "e.g. \"transform\": {{\"{}\": \"{{{}}}\", \"content\": \"{{content}}\"}}",
-                    names[0], names[0]
-                )));
-            }
+            check_no_captures(name, &scope, open.as_ref(), close.as_ref())?;
             None
         }
     };
@@ -357,6 +237,161 @@ fn build_field(name: &str, raw: &Value) -> Result<Field, TemplateError> {
         transform,
         transform_each,
     })
+}
+
+/// Refuses a key a field may not have, suggesting the closest allowed one.
+fn check_field_keys(name: &str, scope: &str, field: &Dict) -> Result<(), TemplateError> {
+    let unknown: Vec<&str> = field
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !FIELD_KEYS.contains(k))
+        .collect();
+    let Some(first) = unknown.first() else {
+        return Ok(());
+    };
+    let err = TemplateError::new(
+        format!("{scope}: unknown keys {}", py_list_repr(&unknown)),
+        field_path(name, Some(first)),
+        Target::Key,
+    );
+    Err(match closest_key(first) {
+        Some(k) => err.help(format!("did you mean '{k}'?")),
+        None => err.help(format!("field keys are {}", FIELD_KEYS.join(", "))),
+    })
+}
+
+/// The field's content parser (`text` when absent).
+fn field_content(name: &str, scope: &str, field: &Dict) -> Result<ContentKind, TemplateError> {
+    match field.get("content") {
+        None => Ok(ContentKind::Text),
+        Some(Value::Str(s)) => ContentKind::from_name(s).ok_or_else(|| unknown_content(name, s)),
+        // `content not in CONTENT_PARSERS`: a list or dict cannot be hashed.
+        Some(other @ (Value::List(_) | Value::Dict(_))) => Err(TemplateError::new(
+            format!("unhashable type: '{}'", other.type_name()),
+            field_path(name, Some("content")),
+            Target::Value,
+        )
+        .kind(ExceptionType::TypeError)),
+        Some(other) => Err(TemplateError::new(
+            format!(
+                "{scope}: unknown content parser '{}'. Available: {}",
+                other.py_str(),
+                py_list_repr(&ContentKind::NAMES)
+            ),
+            field_path(name, Some("content")),
+            Target::Value,
+        )),
+    }
+}
+
+/// The field's `join` separator (absent or null: none).
+fn field_join(name: &str, scope: &str, field: &Dict) -> Result<Option<String>, TemplateError> {
+    match field.get("join") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Str(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(TemplateError::new(
+            format!(
+                "{scope}: 'join' must be a string, got {}",
+                other.type_name()
+            ),
+            field_path(name, Some("join")),
+            Target::Value,
+        )),
+    }
+}
+
+/// The field's `transform_each` flag, which must be a bool and needs a transform.
+fn field_transform_each(
+    name: &str,
+    scope: &str,
+    field: &Dict,
+    has_transform: bool,
+) -> Result<bool, TemplateError> {
+    let transform_each = match field.get("transform_each") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            return Err(TemplateError::new(
+                format!(
+                    "{scope}: transform_each must be a bool, got {}",
+                    other.type_name()
+                ),
+                field_path(name, Some("transform_each")),
+                Target::Value,
+            ));
+        }
+    };
+    if transform_each && !has_transform {
+        return Err(TemplateError::new(
+            format!("{scope}: transform_each is set but no transform was provided"),
+            field_path(name, Some("transform_each")),
+            Target::Key,
+        )
+        .help("add a `transform` to apply to each element, or remove `transform_each`"));
+    }
+    Ok(transform_each)
+}
+
+/// Compiles the field's `transform`, refusing a string that mixes a placeholder with text.
+fn compile_transform(name: &str, scope: &str, raw: &Value) -> Result<Transform, TemplateError> {
+    Transform::compile(raw).map_err(|(bad, sub)| {
+        let mut p = field_path(name, Some("transform"));
+        p.extend(sub);
+        TemplateError::new(
+            format!(
+                "{scope}: transform string {} mixes a {{placeholder}} with literal text. \
+                 Use either a whole-string placeholder (e.g. \"{{content}}\") or a plain \
+                 literal; string interpolation is not supported.",
+                Value::Str(bad).py_repr()
+            ),
+            p,
+            Target::Value,
+        )
+        .help("a placeholder must be the entire string, like \"{content}\" or \"{content.name}\"")
+    })
+}
+
+/// Without a transform, named groups in the delimiters would be lost: refuses them.
+fn check_no_captures(
+    name: &str,
+    scope: &str,
+    open: Option<&Delimiter>,
+    close: Option<&Delimiter>,
+) -> Result<(), TemplateError> {
+    let mut names: Vec<String> = Vec::new();
+    for d in [open, close].into_iter().flatten() {
+        for n in d.capture_names() {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+    }
+    if names.is_empty() {
+        return Ok(());
+    }
+    names.sort();
+    let key = if open.is_some_and(|d| !d.capture_names().is_empty()) {
+        "open_pattern"
+    } else {
+        "close_pattern"
+    };
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    Err(TemplateError::new(
+        format!(
+            "{scope}: open_pattern/close_pattern declares named group(s) {}, but \
+             the field has no 'transform'. Named captures are only surfaced through \
+             a 'transform' template (where they appear alongside 'content'). Either \
+             add a 'transform' that uses the captures, or remove the named groups \
+             from the pattern.",
+            py_list_repr(&refs)
+        ),
+        field_path(name, Some(key)),
+        Target::Value,
+    )
+    .help(format!(
+        "e.g. \"transform\": {{\"{}\": \"{{{}}}\", \"content\": \"{{content}}\"}}",
+        names[0], names[0]
+    )))
 }
 
 fn unknown_content(field: &str, name: &str) -> TemplateError {
