@@ -39,6 +39,7 @@ fn shrank(by: usize) {
 }
 
 // SAFETY: every call is forwarded to `System` unchanged; only sizes are counted.
+#[allow(unsafe_code)]
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = unsafe { System.alloc(layout) };

@@ -481,6 +481,7 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
+    #[allow(unsafe_code)] // SAFETY comment at the call
     fn a_pipe_or_a_device_is_refused_with_a_message_instead_of_read() {
         let dir = std::env::temp_dir().join(format!("rtbench-fifo-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);

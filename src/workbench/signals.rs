@@ -32,6 +32,7 @@ const FATAL: [libc::c_int; 5] = [SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT];
 
 /// Saves the terminal's modes (call before raw mode is turned on) and installs the handlers
 /// of the fatal signals. Later calls change nothing.
+#[allow(unsafe_code)] // SAFETY comments at each block
 pub fn install_restore_on_fatal() {
     if SAVED.get().is_some() {
         return;
@@ -66,6 +67,7 @@ pub fn install_restore_on_fatal() {
 }
 
 /// Puts the terminal back from inside a signal handler.
+#[allow(unsafe_code)] // SAFETY comment at the block
 fn restore_now() {
     if let Some(saved) = SAVED.get() {
         // SAFETY: write(2) and tcsetattr(3) are async-signal-safe; the buffer is static.
