@@ -151,26 +151,25 @@ fn pane_keys() -> impl Iterator<Item = (Key, Action)> {
 }
 
 /// Focusing each pane, in focus order (for the help).
-const FOCUS_PANES: [Action; COUNT] = {
+const FOCUS_PANES: [Action; COUNT] = each_pane(false);
+
+/// Showing or hiding each pane, in focus order (for the help).
+const TOGGLE_PANES: [Action; COUNT] = each_pane(true);
+
+/// Every pane's focus action, or (`toggle`) every pane's show / hide action.
+const fn each_pane(toggle: bool) -> [Action; COUNT] {
     let mut all = [Action::FocusPane(0); COUNT];
     let mut i = 0;
     while i < COUNT {
-        all[i] = Action::FocusPane(i);
+        all[i] = if toggle {
+            Action::TogglePane(i)
+        } else {
+            Action::FocusPane(i)
+        };
         i += 1;
     }
     all
-};
-
-/// Showing or hiding each pane, in focus order (for the help).
-const TOGGLE_PANES: [Action; COUNT] = {
-    let mut all = [Action::TogglePane(0); COUNT];
-    let mut i = 0;
-    while i < COUNT {
-        all[i] = Action::TogglePane(i);
-        i += 1;
-    }
-    all
-};
+}
 
 /// The default bindings: (key, action), besides the panes' ([`pane_keys`]). Several keys may
 /// do the same thing.
