@@ -3,6 +3,8 @@
 //! client builds from the events must end as the final message, and the per-step views (held
 //! delimiters, painted document, JSON preview) must say what the stream really did.
 
+// The conformance harness lives with the engine, whose tests use it too.
+#[path = "../crates/engine/tests/common/mod.rs"]
 mod common;
 
 use std::path::Path;
@@ -93,7 +95,8 @@ impl Corpus {
 }
 
 fn corpus() -> Vec<Corpus> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance/shared");
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/engine/tests/data/conformance/shared");
     common::load_cases(&dir)
         .into_iter()
         .filter_map(|case| {
