@@ -3,9 +3,7 @@
 //! the reference recorded, the check's verdict (agrees with the one-shot parse or not) must be
 //! the reference's. Every bundled sample must pass the check.
 
-// The conformance harness lives with the engine, whose tests use it too.
-#[path = "../crates/engine/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -3,9 +3,7 @@
 //! client builds from the events must end as the final message, and the per-step views (held
 //! delimiters, painted document, JSON preview) must say what the stream really did.
 
-// The conformance harness lives with the engine, whose tests use it too.
-#[path = "../crates/engine/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Instant;
@@ -735,7 +733,7 @@ fn check_views(r: &Replay, step: usize, at: &str) {
 }
 
 /// Build time at growing sizes, fed one code point at a time (run in release with
-/// `cargo test --release --test replay scaling -- --ignored --nocapture`).
+/// `cargo test --release --test it replay::scaling -- --ignored --nocapture`).
 #[test]
 #[ignore]
 fn scaling() {

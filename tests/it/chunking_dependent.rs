@@ -5,9 +5,7 @@
 //! smallest chunking that differs and a single cut that explains it, and the bundled samples
 //! must stay clean under a wider check than the default one.
 
-// The conformance harness lives with the engine, whose tests use it too.
-#[path = "../crates/engine/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
