@@ -11,7 +11,8 @@ Prints, one per line:
 - `public items`: per crate, items declared `pub` (not `pub(crate)` / `pub(super)`), with
   public struct fields counted apart.
 - `functions over 120 lines`: outside tests and generated tables (`*_tables.rs`), by crate.
-- `test binaries`: integration test files per crate (each is compiled and linked on its own).
+- `test binaries`: integration test targets per crate, as cargo finds them (each `tests/*.rs`
+  and each `tests/*/main.rs`; each is compiled and linked on its own).
 
 Pure standard library; the parsing is line- and brace-based, good for counting, not for
 compiling.
@@ -208,7 +209,11 @@ def main():
         print(f"  {length:4} {f} {fn}")
     bins = 0
     for name, _, tdir in crates():
-        n = len([f for f in os.listdir(tdir) if f.endswith(".rs")]) if os.path.isdir(tdir) else 0
+        n = 0
+        for f in sorted(os.listdir(tdir)) if os.path.isdir(tdir) else []:
+            path = os.path.join(tdir, f)
+            if f.endswith(".rs") or os.path.isfile(os.path.join(path, "main.rs")):
+                n += 1
         if n:
             print(f"test binaries in {name}: {n}")
         bins += n

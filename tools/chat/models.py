@@ -1,5 +1,6 @@
-"""Model-folder fixtures for ModelTemplates: each is written to tests/data/chat_render/models/<name>/
-and loaded by the reference with PreTrainedTokenizerFast.from_pretrained."""
+"""Model-folder fixtures for ModelTemplates: each is written to
+crates/chat/tests/data/chat_render/models/<name>/ and loaded by the reference with
+PreTrainedTokenizerFast.from_pretrained."""
 
 T = "{{ bos_token | default('') }}[@]{% for m in messages %}{{ m.role }}:{{ m.content }};{% endfor %}{{ eos_token | default('') }}{{ image_token | default('') }}{% if tools %} tools={{ tools | length }}{% endif %}"
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Render chat-template cases with the reference (transformers 5.24.0) and write
-tests/data/chat_render/cases.json, which crates/chat/tests/reference.rs replays.
+crates/chat/tests/data/chat_render/cases.json, which crates/chat/tests/reference.rs replays.
 
 Each case goes through the real entry point: a PreTrainedTokenizerFast built with the case's
 chat template and special tokens, then
@@ -26,7 +26,7 @@ from transformers import PreTrainedTokenizerFast  # noqa: E402
 from cases import all_cases  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-OUT = os.path.join(ROOT, "tests", "data", "chat_render", "cases.json")
+OUT = os.path.join(ROOT, "crates", "chat", "tests", "data", "chat_render", "cases.json")
 
 
 def make_tokenizer(template, special_tokens):
@@ -105,7 +105,7 @@ def model_cases():
 
     from models import MODELS, PICKS
 
-    base = os.path.join(ROOT, "tests", "data", "chat_render", "models")
+    base = os.path.join(ROOT, "crates", "chat", "tests", "data", "chat_render", "models")
     if os.path.isdir(base):
         shutil.rmtree(base)
     messages = [{"role": "user", "content": "hi"}]

@@ -10,7 +10,7 @@ For every `samples/*/` folder with a chat template and a tokenizer, writes into
   kwargs): `apply_chat_template(messages, tools=..., add_generation_prompt=True, tokenize=True,
   **kwargs)` with and without `sanitize_control_tokens=True` (the ids, or the error).
 
-`tests/model.rs` replays them against `rtbench_tooling::model::{Model::control_tokens, render_ids}`.
+`tests/it/control_tokens.rs` replays them against `rtbench_tooling::model::{Model::control_tokens, render_ids}`.
 
 Usage: /tmp/oracle525/bin/python tools/chat/sanitize_cases.py
 """

@@ -28,7 +28,7 @@ Run each half with its own interpreter and merge:
     /tmp/oracle524/bin/python tools/conformance/id_cases.py record --version 5.24 --out /tmp/ids
     python3 tools/conformance/id_cases.py merge /tmp/ids tests/data/ids
 
-`tests/id_conformance.rs` replays the merged cases (one gzipped JSON Lines file per model folder).
+`tests/it/id_conformance.rs` replays the merged cases (one gzipped JSON Lines file per model folder).
 
 The 5.24 half reads the cases the 5.25 half wrote (same ids), so run 5.25 first.
 """

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Re-record conformance cases with another reference version and keep the ones that changed.
 
-The committed cases (`tests/data/conformance/{shared,fuzz}`) were recorded from transformers
-5.24.0. This script runs every case again, with the same template, prefix, tools, output and
-chunkings, through the reference installed in the interpreter that runs it, and writes the cases
-whose result differs (message, error, events of any feed, template validity, error text) as one
-gzipped JSON Lines file: the overlay that `tests/conformance.rs` applies for that version.
+The committed cases (`crates/engine/tests/data/conformance/{shared,fuzz}`) were recorded from
+transformers 5.24.0. This script runs every case again, with the same template, prefix, tools,
+output and chunkings, through the reference installed in the interpreter that runs it, and writes
+the cases whose result differs (message, error, events of any feed, template validity, error
+text) as one gzipped JSON Lines file: the overlay that `crates/engine/tests/conformance.rs`
+applies for that version.
 
-    /tmp/oracle525/bin/python tools/conformance/rerecord.py tests/data/conformance/shared \\
-        tests/data/conformance/v5.25/shared.jsonl.gz
+    /tmp/oracle525/bin/python tools/conformance/rerecord.py \\
+        crates/engine/tests/data/conformance/shared \\
+        crates/engine/tests/data/conformance/v5.25/shared.jsonl.gz
 
 It prints `rerecord 5.25.0 shared: N cases, K differ` and, for each difference, its name and
 what changed.

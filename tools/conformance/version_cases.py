@@ -5,9 +5,11 @@ the typed tool-argument coercion of `json` and `python-call-list` fields.
 Run with the 5.24 interpreter (the shared cases are 5.24 recordings), then let `rerecord.py`
 write the 5.25 overlay:
 
-    /tmp/oracle524/bin/python tools/conformance/version_cases.py tests/data/conformance/shared
-    /tmp/oracle525/bin/python tools/conformance/rerecord.py tests/data/conformance/shared \\
-        tests/data/conformance/v5.25/shared.jsonl.gz
+    /tmp/oracle524/bin/python tools/conformance/version_cases.py \\
+        crates/engine/tests/data/conformance/shared
+    /tmp/oracle525/bin/python tools/conformance/rerecord.py \\
+        crates/engine/tests/data/conformance/shared \\
+        crates/engine/tests/data/conformance/v5.25/shared.jsonl.gz
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Differential cases for the content parsers and their options, recorded from the reference.
 
-    /tmp/oracle/bin/python tools/content/gen_cases.py tests/data/content/cases.json
+    /tmp/oracle/bin/python tools/content/gen_cases.py crates/engine/tests/data/content/cases.json
 
 Each case is {"parser", "args", "text", "result"} or {..., "error": true, "error_text"}; the
 text may be null (Python None, which a nested value_parser can receive). Deterministic.

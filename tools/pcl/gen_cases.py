@@ -28,7 +28,7 @@ import sys
 from transformers.utils.chat_parsing.content_parsers import _python_call_list
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_OUT = os.path.join(HERE, "..", "..", "tests", "data", "pcl", "cases.json")
+DEFAULT_OUT = os.path.join(HERE, "..", "..", "crates", "engine", "tests", "data", "pcl", "cases.json")
 
 # Characters that stress every rule: punctuation of the grammar, the four whitespace characters
 # and look-alikes the grammar does not accept, quotes and escapes, digits and letters of numbers

@@ -3,7 +3,7 @@
 
 Run with the reference interpreter (the venv the reference is installed in):
 
-    /tmp/oracle/bin/python tools/py/gen_cases.py tests/data/py
+    /tmp/oracle/bin/python tools/py/gen_cases.py crates/engine/tests/data/py
 
 Writes one JSON file per function family; `tests/py_semantics.rs` replays them against the Rust
 functions. Generation is deterministic (fixed seeds).
@@ -564,7 +564,7 @@ def gen_dumps(rng: random.Random, json_cases: list) -> dict:
 
 def main() -> None:
     assert sys.version_info[:3] == (3, 11, 7), sys.version
-    out = Path(sys.argv[1] if len(sys.argv) > 1 else "tests/data/py")
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else "crates/engine/tests/data/py")
     out.mkdir(parents=True, exist_ok=True)
     files = {
         "int.json": gen_int(random.Random(1)),

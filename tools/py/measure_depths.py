@@ -3,7 +3,7 @@
 
 Run with the reference interpreter; needs the conformance CLI (`/work/shared/conformance`):
 
-    /tmp/oracle/bin/python tools/py/measure_depths.py tests/data/py/depths.json
+    /tmp/oracle/bin/python tools/py/measure_depths.py crates/engine/tests/data/py/depths.json
 
 CPython 3.11 counts Python frames and C recursion against one limit, so the depth at which
 `json.loads` / `json.dumps` raise `RecursionError` depends on the call path. Each entry is the
@@ -93,7 +93,7 @@ def deepest(ok) -> int:
 
 
 def main() -> None:
-    out = Path(sys.argv[1] if len(sys.argv) > 1 else "tests/data/py/depths.json")
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else "crates/engine/tests/data/py/depths.json")
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         depths = {

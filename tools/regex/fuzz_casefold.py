@@ -7,9 +7,9 @@ Unicode whitespace under `(?x)` and its references to open groups.
 Run with an oracle interpreter, from the repository root:
 
     /tmp/oracle525/bin/python tools/regex/fuzz_casefold.py --seed 1 --count 1500 \\
-        --out tests/data/regex/casefold                     # the committed set
+        --out crates/pyregex/tests/data/regex/casefold       # the committed set
     /tmp/oracle525/bin/python tools/regex/fuzz_casefold.py --seed 2 --count 20000 --out /tmp/cf
-    REGEX_CASEFOLD_CASES=/tmp/cf cargo test --test regex_conformance regex_casefold -- --nocapture
+    REGEX_CASEFOLD_CASES=/tmp/cf cargo test -p pyregex --test regex_conformance regex_casefold -- --nocapture
     /tmp/oracle524/bin/python tools/regex/fuzz_casefold.py --seed 2 --count 20000 \\
         --check /tmp/cf/casefold-2.json.gz                  # the other oracle records the same
 

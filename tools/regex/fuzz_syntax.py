@@ -5,9 +5,9 @@
 Run with an oracle interpreter, from the repository root:
 
     /tmp/oracle525/bin/python tools/regex/fuzz_syntax.py --seed 1 --count 2500 --sweep \\
-        --out tests/data/regex/syntax                       # the committed set
+        --out crates/pyregex/tests/data/regex/syntax         # the committed set
     /tmp/oracle525/bin/python tools/regex/fuzz_syntax.py --seed 2 --count 20000 --out /tmp/syn
-    REGEX_SYNTAX_CASES=/tmp/syn cargo test --test regex_conformance regex_syntax -- --nocapture
+    REGEX_SYNTAX_CASES=/tmp/syn cargo test -p pyregex --test regex_conformance regex_syntax -- --nocapture
 
 The last command replays the cases on pyregex and prints `regex-syntax: N cases, N equal`.
 

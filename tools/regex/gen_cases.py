@@ -3,7 +3,7 @@
 
 Run with the oracle interpreter (deterministic for a seed):
 
-    /tmp/oracle525/bin/python tools/regex/gen_cases.py [--seed N] [--count N] [--out tests/data/regex]
+    /tmp/oracle525/bin/python tools/regex/gen_cases.py [--seed N] [--count N] [--out crates/pyregex/tests/data/regex]
 
 Writes JSON files, each a list of cases:
 
@@ -505,7 +505,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--count", type=int, default=2500)
     ap.add_argument("--noise", type=int, default=1200)
-    ap.add_argument("--out", default="tests/data/regex")
+    ap.add_argument("--out", default="crates/pyregex/tests/data/regex")
     ap.add_argument("--cases", default="/work/shared/conformance/cases")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)

@@ -8,8 +8,8 @@ Run with each oracle interpreter, from the repository root:
     /tmp/oracle524/bin/python tools/regex/gen_engine_case.py --check    # must agree with it
 
 The case is written in the format of the shared conformance cases (streams over nine
-chunkings), to `tests/data/conformance/shared/regex-syntax--*.json`, which `tests/conformance.rs`
-replays. It uses the shared oracle helpers in `/work/shared/conformance` (`--oracle-lib DIR`).
+chunkings), to `crates/engine/tests/data/conformance/shared/regex-syntax--*.json`, which
+`crates/engine/tests/conformance.rs` replays. It uses the shared oracle helpers in `/work/shared/conformance` (`--oracle-lib DIR`).
 """
 import argparse
 import json
@@ -17,7 +17,7 @@ import os
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-OUT_DIR = os.path.join(ROOT, "tests", "data", "conformance", "shared")
+OUT_DIR = os.path.join(ROOT, "crates", "engine", "tests", "data", "conformance", "shared")
 
 CASES = [
     (

@@ -2,7 +2,7 @@
 """Differential fuzzer for the engine's Python semantics: rtbench against both references.
 
     python3 tools/semantics/fuzz.py --class coerce --seed 1 --count 400 \
-        --bin /work/targets/engine-semantics/debug/rtbench [--write tests/data/semantics]
+        --bin /work/targets/engine-semantics/debug/rtbench [--write crates/engine/tests/data/semantics]
 
 Classes:
   tools      tools lists the reference reads past (non-object entries, `function` a string,
@@ -19,7 +19,7 @@ Classes:
 
 Each case runs on transformers 5.24 and 5.25 (the interpreters /tmp/oracle524 and /tmp/oracle525,
 override with --oracle524/--oracle525), then on the engine under each version (the replay test
-`tests/semantics.rs`, run through cargo on the recorded file) and on the command line (`rtbench
+`crates/engine/tests/semantics.rs`, run through cargo on the recorded file) and on the command line (`rtbench
 parse`/`stream`, the newest version). Case i depends only on the seed and i. Prints
 `<class>: N cases, N equal (reference V)` per version from the replay, and the command line's
 line; with --write, the cases and the references' results go to <dir>/<class>.json.
@@ -458,7 +458,7 @@ def main() -> int:
             f.write(",\n".join(json.dumps(r, ensure_ascii=True, allow_nan=True, separators=(",", ":")) for r in records))
             f.write("\n]}\n")
         replay = subprocess.run(
-            ["cargo", "test", "-q", "--test", "semantics", "--", "--nocapture"],
+            ["cargo", "test", "-q", "-p", "rtbench-engine", "--test", "semantics", "--", "--nocapture"],
             cwd=HERE.parent.parent, env=dict(os.environ, SEMANTICS_CASES=str(out.resolve())),
             capture_output=True, text=True,
         )

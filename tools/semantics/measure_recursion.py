@@ -12,7 +12,7 @@ and walks a tool-call value's lists (`_coerce_tool_calls`). Each limit is the de
 that still succeeds, found by bisection over real runs of the conformance command line
 (`/work/shared/conformance/oracle_cli.py`, as in `tools/py/measure_depths.py`). The output lists
 the limits and, for each, the runs at the limit and one past it: the command, its input files,
-the exit code, stdout and the error line, which `tests/semantics.rs` replays on rtbench.
+the exit code, stdout and the error line, which `tests/it/recursion_cli.rs` replays on rtbench.
 
 5.25's token-id path (`strip_markers`, applied to every value when a tokenizer is given) is
 measured in-process, since the command line has no token-id mode: see `token_ids` in the output.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write tests/data/tokenizer/cases.json: the reference's outputs on samples/tokenizer/tokenizer.json.
+"""Write crates/tokenize/tests/data/tokenizer/cases.json: the reference's outputs on samples/tokenizer/tokenizer.json.
 
 The reference is transformers 5.24.0's PreTrainedTokenizerFast(tokenizer_file=...) (and the
 `tokenizers` package under it). For each text (every bundled sample's prefix and generation, and
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "tools" / "samples"))
 from bless_with_reference import read_sample  # noqa: E402
 
 TOKENIZER = ROOT / "samples" / "tokenizer" / "tokenizer.json"
-OUT = ROOT / "tests" / "data" / "tokenizer" / "cases.json"
+OUT = ROOT / "crates" / "tokenize" / "tests" / "data" / "tokenizer" / "cases.json"
 MAX_CUTS = 4
 
 EXTRA = {

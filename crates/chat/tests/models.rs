@@ -1,5 +1,6 @@
-//! ModelTemplates against the reference: the fixtures under tests/data/chat_render/models were
-//! loaded by transformers 5.24.0 (`PreTrainedTokenizerFast.from_pretrained`) and rendered with
+//! ModelTemplates against the reference: the fixtures under
+//! crates/chat/tests/data/chat_render/models were loaded by transformers 5.24.0
+//! (`PreTrainedTokenizerFast.from_pretrained`) and rendered with
 //! `apply_chat_template(chat_template=NAME, tools=..., tokenize=False)`; cases.json's `models`
 //! records the special tokens and every choice.
 
@@ -8,7 +9,7 @@ use std::path::{Path, PathBuf};
 use rtbench_chat::{ModelTemplates, RenderInput};
 
 fn data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/chat_render")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/chat_render")
 }
 
 fn load(name: &str) -> Option<ModelTemplates> {

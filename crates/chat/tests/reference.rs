@@ -1,6 +1,6 @@
-//! Replays tests/data/chat_render/cases.json (written by tools/chat/render_reference.py with
-//! transformers 5.24.0): every case must render byte-identically, or fail with the same error
-//! kind and line.
+//! Replays crates/chat/tests/data/chat_render/cases.json (written by tools/chat/render_reference.py
+//! with transformers 5.24.0): every case must render byte-identically, or fail with the same
+//! error kind and line.
 
 use std::path::{Path, PathBuf};
 
@@ -52,7 +52,7 @@ fn sample_prefix(path: &Path) -> String {
 
 #[test]
 fn reference_cases() {
-    let path = root().join("tests/data/chat_render/cases.json");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/chat_render/cases.json");
     let text = std::fs::read_to_string(&path).expect("read cases.json");
     let data: serde_json::Value = serde_json::from_str(&text).expect("parse cases.json");
     let cases = data["cases"].as_array().expect("cases");

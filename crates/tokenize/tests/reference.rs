@@ -1,6 +1,6 @@
 //! Conformance with the reference (transformers 5.24.0 and its `tokenizers`) on the committed
-//! sample tokenizer: `tests/data/tokenizer/cases.json`, written by
-//! `tools/tokenizer/reference.py` (CI has no Python).
+//! sample tokenizer: `crates/tokenize/tests/data/tokenizer/cases.json`,
+//! written by `tools/tokenizer/reference.py` (CI has no Python).
 
 use std::path::{Path, PathBuf};
 
@@ -35,7 +35,7 @@ fn strings(v: &Value) -> Vec<String> {
 }
 
 fn cases() -> Vec<Case> {
-    let path = root().join("tests/data/tokenizer/cases.json");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tokenizer/cases.json");
     let text = std::fs::read_to_string(&path).unwrap();
     let data: Value = serde_json::from_str(&text).unwrap();
     data["cases"]

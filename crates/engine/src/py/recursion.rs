@@ -11,7 +11,7 @@
 //! closed while the prefix is read or later). The frame budgets and messages below were
 //! measured on the reference's command line under transformers 5.24 and 5.25 (the same for
 //! both) by `tools/semantics/measure_recursion.py`, whose runs at and past every limit
-//! `tests/semantics_recursion.rs` replays; the budgets are the largest consistent with them.
+//! `tests/it/recursion_cli.rs` replays; the budgets are the largest consistent with them.
 
 use crate::value::Value;
 

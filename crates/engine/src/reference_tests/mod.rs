@@ -1,4 +1,4 @@
-//! Differential tests against the reference's recorded outputs (the cases under the project's
+//! Differential tests against the reference's recorded outputs (the cases under the crate's
 //! `tests/data/`). They live inside the crate because they exercise internals (the Python value
 //! semantics and the content parsers) that are not part of the public API.
 
@@ -6,5 +6,5 @@ mod content_parsers;
 mod py_semantics;
 mod python_call_list;
 
-/// The project's recorded reference data.
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data");
+/// The crate's recorded reference data.
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");

@@ -1,6 +1,6 @@
 //! Differential tests: the Python value semantics of `crate::py` against CPython 3.11.7.
 //!
-//! The cases in `tests/data/py/` were produced by running the reference interpreter
+//! The cases in `crates/engine/tests/data/py/` were produced by running the reference interpreter
 //! (`tools/py/gen_cases.py`, `tools/py/measure_depths.py`); see the generator for the encodings.
 //! Every case must match exactly: values structurally (floats by their bits), errors by Python
 //! class and message.

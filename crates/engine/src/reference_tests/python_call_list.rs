@@ -1,6 +1,7 @@
-//! Replays the reference's verdicts on `python-call-list` inputs (`tests/data/pcl/cases.json`,
-//! written by `tools/pcl/gen_cases.py`) against the Rust parser: the same value, with ints and
-//! floats told apart and key order significant, or an error with the same message.
+//! Replays the reference's verdicts on `python-call-list` inputs
+//! (`crates/engine/tests/data/pcl/cases.json`, written by `tools/pcl/gen_cases.py`) against the
+//! Rust parser: the same value, with ints and floats told apart and key order significant, or an
+//! error with the same message.
 //!
 //! The case file is ASCII JSON whose strings may hold lone-surrogate escapes; the engine's JSON
 //! reader turns them into the value type's stand-ins.
@@ -9,10 +10,10 @@ use crate::content::python_call_list::parse_python_call_list;
 use crate::py::json_loads;
 use crate::value::{Value, surrogate_char};
 
-const CASES: &str = include_str!("../../../../tests/data/pcl/cases.json");
+const CASES: &str = include_str!("../../tests/data/pcl/cases.json");
 
-/// Replays `tests/data/pcl/cases.json`, or the case file named by `PCL_CASES` (for larger runs
-/// of the generator with other seeds).
+/// Replays `crates/engine/tests/data/pcl/cases.json`, or the case file named by `PCL_CASES` (for
+/// larger runs of the generator with other seeds).
 #[test]
 fn reference_cases() {
     let file = match std::env::var("PCL_CASES") {

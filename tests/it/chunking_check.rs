@@ -3,7 +3,7 @@
 //! the reference recorded, the check's verdict (agrees with the one-shot parse or not) must be
 //! the reference's. Every bundled sample must pass the check.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -20,7 +20,8 @@ fn get<'a>(v: &'a Value, k: &str) -> &'a Value {
 
 #[test]
 fn verdicts_match_the_reference_on_chunking_dependent_cases() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance/shared");
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/engine/tests/data/conformance/shared");
     let mut dependent = 0;
     // `load_cases` keeps `json_loads`: cases hold templates, and messages compared with Values.
     for case in common::load_cases(&dir) {

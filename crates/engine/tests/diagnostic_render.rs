@@ -1,8 +1,6 @@
 //! Rendered diagnostics (`Display`, as `rtbench check` prints them): the caret sits under the
 //! culprit in display cells, whatever wide characters (CJK, emoji) or tabs come before it.
 
-use std::process::Command;
-
 use rtbench_engine::diagnostic::Diagnostic;
 use rtbench_engine::template::source::source_from_text;
 use unicode_width::UnicodeWidthStr;
@@ -81,25 +79,6 @@ fn wide_culprits_and_tabs_render_aligned() {
     // `"鍵😀"`: two quotes and two double-width characters.
     assert_eq!(assert_caret_under_culprit(&d, &rendered), "^^^^^^");
     assert!(rendered.ends_with("= help: rename it"), "{rendered}");
-}
-
-#[test]
-fn rtbench_check_prints_the_caret_under_the_culprit() {
-    let dir = std::env::temp_dir().join(format!("rtbench-diag-render-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let text = "{\n  \"start_anchor\": \"<s>\",\n  \"fields\": {\"名前😀\": {\"open_pattern\": \"値😀(*<x)\"}}\n}";
-    let file = dir.join("bad.json");
-    std::fs::write(&file, text).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_rtbench"))
-        .args(["check", "--template", file.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&o.stderr);
-    let d = diagnose(text);
-    assert!(err.contains("bad.json:3:"), "{err}");
-    assert_caret_under_culprit(&d, &err);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

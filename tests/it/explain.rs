@@ -10,7 +10,7 @@ use rtbench_engine::py::json_loads;
 use rtbench_engine::template::{Template, load_template};
 use rtbench_tooling::explain::{AnchorCut, Ending, Explanation, explain};
 
-const SMOLLM3: &str = include_str!("../samples/smollm3/template.json");
+const SMOLLM3: &str = include_str!("../../samples/smollm3/template.json");
 const PROMPT: &str = "<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n";
 const TOOL_CALL: &str = "<think>\nNeed the weather.\n</think>\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call><|im_end|>";
 

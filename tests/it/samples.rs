@@ -3,7 +3,7 @@
 //! engine agrees with the reference on every bundled format. Also checks that a sample whose
 //! expected section was edited fails with a diff that names the changed key.
 //!
-//! `tests/cli.rs` covers `rtbench test --bless` on a scratch copy; these tests never bless.
+//! `tests/it/cli.rs` covers `rtbench test --bless` on a scratch copy; these tests never bless.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,7 +1,8 @@
 //! The model's own files through the command line: `render` against the reference's own
-//! renderer (transformers 5.24.0 + jinja2, outputs committed in tests/data/chat_render),
-//! `decode` against the reference tokenizer (tests/data/tokenizer), conversation and token-id
-//! samples, the round trip, and the model-token chunkings of the replay and the chunking check.
+//! renderer (transformers 5.24.0 + jinja2, outputs committed in
+//! crates/chat/tests/data/chat_render), `decode` against the reference tokenizer
+//! (crates/tokenize/tests/data/tokenizer), conversation and token-id samples, the round trip,
+//! and the model-token chunkings of the replay and the chunking check.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -54,7 +55,7 @@ impl Drop for Scratch {
 
 #[test]
 fn render_prints_what_the_reference_renders_for_every_bundled_chat_template() {
-    let data = json_file("tests/data/chat_render/cases.json");
+    let data = json_file("crates/chat/tests/data/chat_render/cases.json");
     let scratch = Scratch::new("render");
     let mut checked = 0;
     for case in data["cases"].as_array().unwrap() {
@@ -120,7 +121,7 @@ fn a_raised_template_error_is_located_in_the_chat_template() {
 
 #[test]
 fn decode_prints_what_the_reference_tokenizer_decodes() {
-    let data = json_file("tests/data/tokenizer/cases.json");
+    let data = json_file("crates/tokenize/tests/data/tokenizer/cases.json");
     let mut checked = 0;
     for case in data["cases"].as_array().unwrap().iter().step_by(7) {
         let ids = case["ids"].to_string();

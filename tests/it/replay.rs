@@ -3,7 +3,7 @@
 //! client builds from the events must end as the final message, and the per-step views (held
 //! delimiters, painted document, JSON preview) must say what the stream really did.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Instant;
@@ -93,7 +93,8 @@ impl Corpus {
 }
 
 fn corpus() -> Vec<Corpus> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance/shared");
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/engine/tests/data/conformance/shared");
     common::load_cases(&dir)
         .into_iter()
         .filter_map(|case| {
@@ -732,7 +733,7 @@ fn check_views(r: &Replay, step: usize, at: &str) {
 }
 
 /// Build time at growing sizes, fed one code point at a time (run in release with
-/// `cargo test --release --test replay scaling -- --ignored --nocapture`).
+/// `cargo test --release --test it replay::scaling -- --ignored --nocapture`).
 #[test]
 #[ignore]
 fn scaling() {

@@ -24,9 +24,9 @@ use rtbench_engine::value::Value;
 use rtbench_tooling::chunking::Chunking;
 use rtbench_tooling::replay::Outcome;
 
-const TEMPLATE: &str = include_str!("../samples/smollm3/template.json");
-const WEATHER: &str = include_str!("../samples/smollm3/weather-tool-call.sample");
-const TRUNCATED: &str = include_str!("../samples/smollm3/truncated-tool-call.sample");
+const TEMPLATE: &str = include_str!("../../samples/smollm3/template.json");
+const WEATHER: &str = include_str!("../../samples/smollm3/weather-tool-call.sample");
+const TRUNCATED: &str = include_str!("../../samples/smollm3/truncated-tool-call.sample");
 
 /// A template with a misspelt field key (a validation error with a caret).
 const BAD_TEMPLATE: &str = r#"{
@@ -1078,8 +1078,8 @@ fn joiners_and_combining_marks_keep_every_border_in_its_column() {
 
 #[test]
 fn the_portability_overlay_tables_each_engine_on_every_sample() {
-    let template = include_str!("data/portability/accents/template.json");
-    let accented = include_str!("data/portability/accents/accented.sample");
+    let template = include_str!("../data/portability/accents/template.json");
+    let accented = include_str!("../data/portability/accents/accented.sample");
     let plain = "--- prefix ---\n<A>\n--- generation ---\nhi <cafe>body</x>";
     let inputs = inputs(
         template,
@@ -1118,9 +1118,9 @@ fn the_portability_overlay_tables_each_engine_on_every_sample() {
 // that differs keeps "42" under 5.25 (its expected section, from the 5.25 oracle) and gets 42
 // under 5.24 (see its note).
 
-const QWEN3_TEMPLATE: &str = include_str!("../samples/qwen3/template.json");
-const VERSIONED: &str = include_str!("../samples/qwen3/string-or-integer-argument.sample");
-const AGREEING: &str = include_str!("../samples/qwen3/one-tool-call.sample");
+const QWEN3_TEMPLATE: &str = include_str!("../../samples/qwen3/template.json");
+const VERSIONED: &str = include_str!("../../samples/qwen3/string-or-integer-argument.sample");
+const AGREEING: &str = include_str!("../../samples/qwen3/one-tool-call.sample");
 
 fn versioned_inputs() -> Inputs {
     inputs(

@@ -5,7 +5,7 @@
 //! smallest chunking that differs and a single cut that explains it, and the bundled samples
 //! must stay clean under a wider check than the default one.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -175,7 +175,7 @@ fn holdback_cases_match_the_reference_exactly() {
 
 /// More cases from a directory named by `RTBENCH_CASES` (`*.json` or packed `*.jsonl.gz`), for
 /// larger differential runs than CI carries: `RTBENCH_CASES=/tmp/fuzz cargo test --release
-/// --test conformance -- --ignored`.
+/// -p rtbench-engine --test conformance -- --ignored`.
 #[test]
 #[ignore = "needs RTBENCH_CASES"]
 fn cases_from_environment_match_the_reference() {

@@ -8,8 +8,8 @@ use rtbench_engine::template::source::{load_file, source_from_text};
 use rtbench_engine::value::Value;
 use rtbench_tooling::export::{detect_style, export};
 
-const CONFIG: &str = include_str!("data/export/tokenizer_config.json");
-const SMOLLM3: &str = include_str!("../samples/smollm3/template.json");
+const CONFIG: &str = include_str!("../data/export/tokenizer_config.json");
+const SMOLLM3: &str = include_str!("../../samples/smollm3/template.json");
 
 fn template(text: &str) -> Value {
     json_loads(text).unwrap()

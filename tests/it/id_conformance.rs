@@ -7,7 +7,7 @@
 //! (defused by 5.25), spellings split between the prompt and the generation, U+FDD2 written by
 //! the model, ids outside the vocabulary and ids that end inside a character.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
