@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use crate::workbench::analysis::Analysis;
 use crate::workbench::inputs::{Inputs, read_prepared};
-pub use crate::workbench::protocol::{Done, Overlay};
+pub use crate::workbench::protocol::{Done, Overlay, OverlayLine, report_lines};
 use crate::workbench::runtime::{BackgroundPanic, Lane, Ticket};
 use rtbench_tooling::progress::Progress;
 
@@ -65,7 +65,9 @@ impl Job {
                 let what = crate::workbench::runtime::panic_message(payload.as_ref());
                 Overlay {
                     title: format!("{} failed", self.kind.label()),
-                    lines: vec![format!("internal error (a bug; please report it): {what}")],
+                    lines: vec![OverlayLine::Heading(format!(
+                        "internal error (a bug; please report it): {what}"
+                    ))],
                     scroll: 0,
                     field: match self.kind {
                         JobKind::Explain { field, .. } => Some(field),
@@ -113,8 +115,8 @@ fn explain(a: &Analysis, field: usize, name: &str) -> Overlay {
         s.tools.as_ref(),
         name,
     ) {
-        Ok(e) => e.lines(),
-        Err(e) => vec![e],
+        Ok(e) => report_lines(e.lines()),
+        Err(e) => vec![OverlayLine::Heading(e)],
     };
     Overlay {
         title: format!(
@@ -160,15 +162,14 @@ fn check_chunkings(a: &Analysis, progress: &Progress) -> Overlay {
     };
     let agrees = report.agrees();
     let text = report.describe(&a.sample_name, &s.generation);
+    // The first line is the verdict; every other line is a detail of it.
     let lines = text
         .lines()
         .enumerate()
-        .map(|(i, l)| {
-            if i == 0 || l.starts_with("  ") {
-                l.to_string()
-            } else {
-                format!("  {l}")
-            }
+        .map(|(i, l)| match l.strip_prefix("  ") {
+            _ if i == 0 => OverlayLine::Heading(l.to_string()),
+            Some(detail) => OverlayLine::Detail(detail.to_string()),
+            None => OverlayLine::Detail(l.to_string()),
         })
         .collect();
     Overlay {
@@ -219,9 +220,9 @@ fn portability(a: &Analysis, inputs: Option<&Inputs>, progress: &Progress) -> Ov
     let Some(report) = analyze_with(&a.template, &inputs, &engines, progress) else {
         return cancelled("portability check");
     };
-    let mut lines: Vec<String> = Vec::new();
+    let mut lines: Vec<OverlayLine> = Vec::new();
     let n = report.samples;
-    lines.push(format!(
+    lines.push(OverlayLine::Heading(format!(
         "on {n} sample{}{}",
         if n == 1 { "" } else { "s" },
         if skipped > 0 {
@@ -229,18 +230,21 @@ fn portability(a: &Analysis, inputs: Option<&Inputs>, progress: &Progress) -> Ov
         } else {
             String::new()
         }
-    ));
+    )));
     let problems = render::problems(&report);
     if report.fields.is_empty() {
-        lines.push("  no patterns (only literal delimiters): portable".into());
+        lines.push(OverlayLine::Detail(
+            "no patterns (only literal delimiters): portable".into(),
+        ));
     } else {
-        lines.extend(render::table(&report).lines().map(|l| format!("  {l}")));
+        let detail = |l: &str| OverlayLine::Detail(l.to_string());
+        lines.extend(render::table(&report).lines().map(detail));
         for p in &problems {
-            lines.push(p.headline.clone());
-            lines.extend(p.details.iter().map(|l| format!("  {l}")));
+            lines.push(OverlayLine::Heading(p.headline.clone()));
+            lines.extend(p.details.iter().map(|l| detail(l)));
         }
     }
-    lines.extend(render::partial_lines(&report));
+    lines.extend(report_lines(render::partial_lines(&report)));
     let problems = problems.len();
     Overlay {
         title: if problems == 0 {
@@ -375,7 +379,7 @@ mod tests {
         )
         .unwrap()
         .lines();
-        assert_eq!(done.overlay.lines, expected);
+        assert_eq!(done.overlay.texts(), expected);
     }
 
     #[test]
@@ -390,7 +394,7 @@ mod tests {
         .run();
         assert_eq!(done.overlay.lines.len(), 1);
         assert!(
-            done.overlay.lines[0].contains("no field 'nope'"),
+            done.overlay.lines[0].text().contains("no field 'nope'"),
             "{:?}",
             done.overlay.lines
         );

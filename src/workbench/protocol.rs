@@ -156,13 +156,53 @@ pub struct Report {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Overlay {
     pub title: String,
-    /// Lines; those starting with two spaces are details, the others headings.
-    pub lines: Vec<String>,
+    pub lines: Vec<OverlayLine>,
     pub scroll: u16,
     /// For an explanation: the field explained (← → switch fields).
     pub field: Option<usize>,
     /// For a bless: the write that Enter confirms.
     pub confirm: Option<Arc<Proposal>>,
+}
+
+/// A line of an overlay: a heading (drawn in the key colour), or a detail under one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OverlayLine {
+    Heading(String),
+    /// Drawn indented by two spaces.
+    Detail(String),
+}
+
+impl OverlayLine {
+    /// A line of the tooling's text reports, where details are indented by two spaces.
+    pub fn from_report(line: &str) -> OverlayLine {
+        match line.strip_prefix("  ") {
+            Some(detail) => OverlayLine::Detail(detail.to_string()),
+            None => OverlayLine::Heading(line.to_string()),
+        }
+    }
+
+    /// The line as drawn.
+    pub fn text(&self) -> String {
+        match self {
+            OverlayLine::Heading(t) => t.clone(),
+            OverlayLine::Detail(t) => format!("  {t}"),
+        }
+    }
+}
+
+impl Overlay {
+    /// Every line as drawn.
+    pub fn texts(&self) -> Vec<String> {
+        self.lines.iter().map(OverlayLine::text).collect()
+    }
+}
+
+/// The lines of a tooling text report.
+pub fn report_lines<S: AsRef<str>>(lines: impl IntoIterator<Item = S>) -> Vec<OverlayLine> {
+    lines
+        .into_iter()
+        .map(|l| OverlayLine::from_report(l.as_ref()))
+        .collect()
 }
 
 /// A job's result: the overlay to show.

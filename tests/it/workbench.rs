@@ -751,12 +751,12 @@ fn explain_overlay_shows_the_engine_explanation_and_switches_fields() {
     };
     let o = state.overlay.as_ref().expect("an explanation");
     assert_eq!(o.field, Some(selected_field));
-    assert_eq!(o.lines, expected(selected_field));
+    assert_eq!(o.texts(), expected(selected_field));
     // → explains the next field; keys do not reach the panes meanwhile.
     let cursor = state.cursor;
     update::on_action(&mut state, Action::Right);
     let next = (selected_field + 1) % a.field_names.len();
-    assert_eq!(state.overlay.as_ref().unwrap().lines, expected(next));
+    assert_eq!(state.overlay.as_ref().unwrap().texts(), expected(next));
     assert_eq!(state.cursor, cursor);
     let screen = dump(&render(&state));
     assert!(
@@ -779,7 +779,7 @@ fn chunking_check_overlay_passes_a_sample_and_finds_a_chunking_dependent_templat
     let o = state.overlay.as_ref().unwrap();
     assert_eq!(o.title, "chunking check: every chunking agrees");
     assert!(
-        o.lines[0].contains("all 41 chunkings agree"),
+        o.texts()[0].contains("all 41 chunkings agree"),
         "{:?}",
         o.lines
     );
@@ -797,7 +797,7 @@ fn chunking_check_overlay_passes_a_sample_and_finds_a_chunking_dependent_templat
         o.title,
         "chunking check: the result depends on the chunking"
     );
-    let text = o.lines.join("\n");
+    let text = o.texts().join("\n");
     assert!(text.contains("smallest: size 1"), "{text}");
     assert!(text.contains("$.message.plan"), "{text}");
 }
@@ -1092,8 +1092,9 @@ fn the_portability_overlay_tables_each_engine_on_every_sample() {
     update::on_action(&mut state, p);
     let o = state.overlay.as_ref().expect("the report");
     assert_eq!(o.title, "portability: 1 problem");
-    assert_eq!(o.lines[0], "on 2 samples");
-    let table: Vec<&str> = o.lines[1..3].iter().map(|l| l.trim_end()).collect();
+    let texts = o.texts();
+    assert_eq!(texts[0], "on 2 samples");
+    let table: Vec<&str> = texts[1..3].iter().map(|l| l.trim_end()).collect();
     assert_eq!(
         table,
         [
@@ -1101,7 +1102,7 @@ fn the_portability_overlay_tables_each_engine_on_every_sample() {
             "  tag.open_pattern  same   same         differs (1 sample)"
         ]
     );
-    let text = o.lines.join("\n");
+    let text = texts.join("\n");
     assert!(
         text.contains("field 'tag': open_pattern matches differently in ecmascript (1 sample)")
             && text.contains("demo/accented.sample:4:4"),

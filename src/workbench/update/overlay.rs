@@ -13,6 +13,7 @@ use crate::workbench::analysis::Analysis;
 use crate::workbench::bless::Proposal;
 use crate::workbench::jobs::{Done, Job, JobKind};
 use crate::workbench::keys::Action;
+use crate::workbench::protocol::OverlayLine;
 use crate::workbench::state::{Overlay, Running, State};
 use rtbench_tooling::progress::Progress;
 
@@ -23,14 +24,14 @@ pub fn show_proposal(state: &mut State, proposal: Result<Proposal, String>) {
     match proposal {
         Err(e) => state.note = Some(e),
         Ok(p) => {
-            let mut lines = vec![format!("{}:", p.path.display())];
-            lines.extend(p.changes.iter().map(|c| format!("  {c}")));
-            lines.push(String::new());
-            lines.push(format!(
+            let mut lines = vec![OverlayLine::Heading(format!("{}:", p.path.display()))];
+            lines.extend(p.changes.iter().map(|c| OverlayLine::Detail(c.clone())));
+            lines.push(OverlayLine::Heading(String::new()));
+            lines.push(OverlayLine::Heading(format!(
                 "{} writes the expected section (the rest of the file stays as it is); {} cancels",
                 state.keys.hint(Action::Activate),
                 state.keys.hint(Action::Back)
-            ));
+            )));
             state.overlay = Some(Overlay {
                 title: "bless: the current result becomes the expected one".into(),
                 lines,
@@ -235,7 +236,11 @@ mod tests {
         let mut state = loaded(0, (80, 24));
         show_proposal(&mut state, Ok(proposal()));
         let o = state.overlay.as_ref().unwrap();
-        assert!(o.lines.iter().any(|l| l.contains("expected 'a', got 'b'")));
+        assert!(
+            o.lines
+                .iter()
+                .any(|l| l.text().contains("expected 'a', got 'b'"))
+        );
         // Scrolling keeps it open; Esc closes it without writing.
         assert_eq!(on_action(&mut state, Action::Down), Cmd::None);
         assert_eq!(on_action(&mut state, Action::Back), Cmd::None);

@@ -7,6 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Wrap};
 
+use crate::workbench::protocol::OverlayLine;
 use crate::workbench::state::State;
 
 pub fn render(frame: &mut Frame, area: Rect, state: &State) {
@@ -20,7 +21,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     let rows: usize = o
         .lines
         .iter()
-        .map(|l| Span::raw(l.as_str()).width().div_ceil(inner_w).max(1))
+        .map(|l| Span::raw(l.text()).width().div_ceil(inner_w).max(1))
         .sum();
     let h = (rows as u16)
         .saturating_add(2)
@@ -34,12 +35,9 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     let lines: Vec<Line<'static>> = o
         .lines
         .iter()
-        .map(|l| {
-            if l.starts_with("  ") {
-                Line::raw(l.clone())
-            } else {
-                Line::styled(l.clone(), theme.key())
-            }
+        .map(|l| match l {
+            OverlayLine::Detail(_) => Line::raw(l.text()),
+            OverlayLine::Heading(t) => Line::styled(t.clone(), theme.key()),
         })
         .collect();
     let mut title = vec![Span::styled(
