@@ -82,7 +82,7 @@ impl CharSet {
     }
 
     #[cfg(test)]
-    pub fn from_table(table: &[(u32, u32)]) -> CharSet {
+    pub(crate) fn from_table(table: &[(u32, u32)]) -> CharSet {
         CharSet::from_ranges(table.to_vec())
     }
 
