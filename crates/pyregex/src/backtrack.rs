@@ -259,6 +259,8 @@ impl Drop for Matcher<'_> {
 pub(crate) type Spans = Vec<Option<(usize, usize)>>;
 
 impl<'a> Matcher<'a> {
+    /// A matcher for `prog` over `hay` that may take `budget` steps in all; with `partial`, a
+    /// path that reaches the end of the text needing more reports a partial match.
     pub(crate) fn new(prog: &'a Program, hay: &'a str, partial: bool, budget: u64) -> Matcher<'a> {
         Matcher {
             prog,

@@ -106,6 +106,7 @@ struct ReqScan {
 }
 
 impl Prefilter {
+    /// The start test and required-string scan of `prog`.
     pub(crate) fn new(prog: &Program) -> Prefilter {
         let req_scan = |req: Required| {
             let finder = (req.case == LitCase::Exact && !req.text.is_empty())

@@ -24,6 +24,7 @@ pub(crate) enum Look {
     },
 }
 
+/// The index of an instruction in [`Program::insts`].
 pub(crate) type Pc = u32;
 
 /// How a literal string compares with the text.

@@ -136,6 +136,8 @@ impl PyMatcher {
         Ok(m == positive)
     }
 
+    /// Whether `item` matches `c` as the reference's `matches` evaluates it (`Err(())` where it
+    /// fails with `AttributeError`).
     pub(crate) fn item_matches(&mut self, item: &SetItem, c: u32) -> Result<bool, ()> {
         match item {
             SetItem::Char(v) => Ok(*v == c),
