@@ -82,7 +82,7 @@ def runs_of_pattern(pattern):
 
 
 def fmt_ranges(name, rs, doc):
-    lines = ["/// " + doc, "#[rustfmt::skip]", "pub static %s: &[(u32, u32)] = &[" % name]
+    lines = ["/// " + doc, "#[rustfmt::skip]", "pub(crate) static %s: &[(u32, u32)] = &[" % name]
     row = []
     for a, b in rs:
         row.append("(0x%X, 0x%X)," % (a, b))
@@ -376,7 +376,7 @@ def main():
     assert max(len(v) for v in classes.values()) <= 4
     w("/// Case-insensitive equivalents: `(code point, [other cases, 0-padded])`, sorted.")
     w("#[rustfmt::skip]")
-    w("pub static CASES: &[(u32, [u32; 3])] = &[")
+    w("pub(crate) static CASES: &[(u32, [u32; 3])] = &[")
     row = []
     for c in sorted(classes):
         others = [o for o in classes[c] if o != c] + [0, 0, 0]
@@ -404,7 +404,7 @@ def main():
     w("/// Full case folding of the text: `(code point, [folded, 0-padded])`, sorted; absent code")
     w("/// points fold to themselves.")
     w("#[rustfmt::skip]")
-    w("pub static FULL_FOLDS: &[(u32, [u32; 3])] = &[")
+    w("pub(crate) static FULL_FOLDS: &[(u32, [u32; 3])] = &[")
     row = []
     for c in sorted(folds):
         f = folds[c] + [0, 0, 0]
@@ -418,20 +418,20 @@ def main():
     expanding = [ord(c) for c in _regex.get_expand_on_folding()]
     w("/// The characters that expand on full case folding, in the module's order.")
     w("#[rustfmt::skip]")
-    w("pub static EXPAND_ON_FOLDING: &[u32] = &[%s];" % ", ".join("0x%X" % c for c in expanding))
+    w("pub(crate) static EXPAND_ON_FOLDING: &[u32] = &[%s];" % ", ".join("0x%X" % c for c in expanding))
 
     # Property name dictionaries, exactly as the parser looks them up.
     props, data = property_data()
     w("/// Standardised property names -> property id.")
     w("#[rustfmt::skip]")
-    w("pub static PROPERTY_NAMES: &[(&str, u16)] = &[")
+    w("pub(crate) static PROPERTY_NAMES: &[(&str, u16)] = &[")
     for name in sorted(props):
         w("    (%s, %d)," % (rust_str(name), props[name][0]))
     w("];")
     by_id = {pid: vals for _, (pid, vals) in props.items()}
     w("/// Property id -> standardised value names -> value id, sorted by property id.")
     w("#[rustfmt::skip]")
-    w("pub static PROPERTY_VALUES: &[(u16, &[(&str, u16)])] = &[")
+    w("pub(crate) static PROPERTY_VALUES: &[(u16, &[(&str, u16)])] = &[")
     for pid in sorted(by_id):
         vals = by_id[pid]
         items = ", ".join("(%s, %d)" % (rust_str(k), vals[k]) for k in sorted(vals))
@@ -440,21 +440,21 @@ def main():
     gc = props["GC"][0]
     w("/// Property key of general category `Lu`, `Ll`, `Lt` and of the binary properties the")
     w("/// case-insensitive property test treats specially.")
-    w("pub const GC_LU: u32 = 0x%X;" % ((gc << 16) | props["GC"][1]["LU"]))
-    w("pub const GC_LL: u32 = 0x%X;" % ((gc << 16) | props["GC"][1]["LL"]))
-    w("pub const GC_LT: u32 = 0x%X;" % ((gc << 16) | props["GC"][1]["LT"]))
-    w("pub const PROP_UPPERCASE: u16 = %d;" % props["UPPERCASE"][0])
-    w("pub const PROP_LOWERCASE: u16 = %d;" % props["LOWERCASE"][0])
-    w("pub const PROP_CASED: u16 = %d;" % props["CASED"][0])
-    w("pub const PROP_GC: u16 = %d;" % gc)
-    w("pub const PROP_WORD: u16 = %d;" % props["WORD"][0])
+    w("pub(crate) const GC_LU: u32 = 0x%X;" % ((gc << 16) | props["GC"][1]["LU"]))
+    w("pub(crate) const GC_LL: u32 = 0x%X;" % ((gc << 16) | props["GC"][1]["LL"]))
+    w("pub(crate) const GC_LT: u32 = 0x%X;" % ((gc << 16) | props["GC"][1]["LT"]))
+    w("pub(crate) const PROP_UPPERCASE: u16 = %d;" % props["UPPERCASE"][0])
+    w("pub(crate) const PROP_LOWERCASE: u16 = %d;" % props["LOWERCASE"][0])
+    w("pub(crate) const PROP_CASED: u16 = %d;" % props["CASED"][0])
+    w("pub(crate) const PROP_GC: u16 = %d;" % gc)
+    w("pub(crate) const PROP_WORD: u16 = %d;" % props["WORD"][0])
 
     blob, stats, checks = property_blob(data)
     w("/// Every property value's code points (format in `tools/regex/gen_tables.py`).")
-    w('pub static PROPERTY_BLOB: &[u8] = include_bytes!("unicode_props.bin");')
+    w('pub(crate) static PROPERTY_BLOB: &[u8] = include_bytes!("unicode_props.bin");')
     w("/// For the tests: `(key, number of ranges, number of code points)` of every property value.")
     w("#[rustfmt::skip]")
-    w("pub static PROPERTY_SIZES: &[(u32, u32, u32)] = &[")
+    w("pub(crate) static PROPERTY_SIZES: &[(u32, u32, u32)] = &[")
     row = []
     for key, nr, nc in checks:
         row.append("(0x%X, %d, %d)," % (key, nr, nc))
@@ -467,14 +467,14 @@ def main():
 
     names, cjk_ranges, (jamo_l, jamo_v, jamo_t), aliases, sequences = names_data()
     w("/// Code points named `CJK UNIFIED IDEOGRAPH-<hex>` by the interpreter's `unicodedata`.")
-    w("pub static CJK_UNIFIED: &[(u32, u32)] = &[%s];"
+    w("pub(crate) static CJK_UNIFIED: &[(u32, u32)] = &[%s];"
       % ", ".join("(0x%X, 0x%X)" % (a, b) for a, b in cjk_ranges))
     for name, table in (("HANGUL_L", jamo_l), ("HANGUL_V", jamo_v), ("HANGUL_T", jamo_t)):
         w("/// Hangul syllable names: the %s jamo short names, in index order."
           % {"HANGUL_L": "leading", "HANGUL_V": "vowel", "HANGUL_T": "trailing"}[name])
-        w("pub static %s: &[&str] = &[%s];" % (name, ", ".join(rust_str(j) for j in table)))
+        w("pub(crate) static %s: &[&str] = &[%s];" % (name, ", ".join(rust_str(j) for j in table)))
     w("/// Character names, aliases and named sequences (format in `tools/regex/gen_tables.py`).")
-    w('pub static NAMES_BLOB: &[u8] = include_bytes!("unicode_names.bin");')
+    w('pub(crate) static NAMES_BLOB: &[u8] = include_bytes!("unicode_names.bin");')
     nblob = names_blob(names, aliases, sequences)
 
     with open(os.path.join(OUT_DIR, "unicode_tables.rs"), "w") as f:

@@ -26,7 +26,7 @@ fn is_word(c: u32, ascii: bool) -> bool {
 
 /// Whether assertion `look` holds at byte `pos` of `bytes` (the end of the text counts as the
 /// end: nothing follows it).
-pub fn look_holds(bytes: &[u8], look: Look, pos: usize) -> bool {
+pub(crate) fn look_holds(bytes: &[u8], look: Look, pos: usize) -> bool {
     let len = bytes.len();
     let word_before = |ascii| prev_char(bytes, pos).is_some_and(|(c, _)| is_word(c, ascii));
     let word_after = |ascii| next_char(bytes, pos).is_some_and(|(c, _)| is_word(c, ascii));
@@ -51,11 +51,12 @@ const MEMO_HIT_STEPS: u64 = 64;
 
 /// When set, every matcher remembers failed states from its first step instead of after a
 /// threshold (results never depend on it; tests use it to exercise the memo).
-pub static FORCE_MEMO: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+pub(crate) static FORCE_MEMO: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
 
 /// Why a search stopped without a plain answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stop {
+pub(crate) enum Stop {
     /// Partial mode: a path needed text beyond the end.
     Partial,
     /// The work budget ran out.
@@ -203,7 +204,7 @@ type MemoSet = HashSet<MemoKey, BuildHasherDefault<KeyHasher>>;
 
 /// One search over one haystack. Reusable across start positions: failed states remembered for
 /// one start stay valid for the next.
-pub struct Matcher<'a> {
+pub(crate) struct Matcher<'a> {
     prog: &'a Program,
     bytes: &'a [u8],
     partial: bool,
@@ -255,10 +256,12 @@ impl Drop for Matcher<'_> {
 }
 
 /// The spans of a successful match: index 0 is the whole match.
-pub type Spans = Vec<Option<(usize, usize)>>;
+pub(crate) type Spans = Vec<Option<(usize, usize)>>;
 
 impl<'a> Matcher<'a> {
-    pub fn new(prog: &'a Program, hay: &'a str, partial: bool, budget: u64) -> Matcher<'a> {
+    /// A matcher for `prog` over `hay` that may take `budget` steps in all; with `partial`, a
+    /// path that reaches the end of the text needing more reports a partial match.
+    pub(crate) fn new(prog: &'a Program, hay: &'a str, partial: bool, budget: u64) -> Matcher<'a> {
         Matcher {
             prog,
             bytes: hay.as_bytes(),
@@ -297,18 +300,18 @@ impl<'a> Matcher<'a> {
 
     /// Makes a lazy single-character repeat that reached the end of the text by taking more
     /// characters fail there instead of reporting partial, as the reference's fast path does.
-    pub fn set_lazy_like_reference(&mut self, on: bool) {
+    pub(crate) fn set_lazy_like_reference(&mut self, on: bool) {
         self.lazy_like_reference = on;
     }
 
     /// Where the search last found the required string in full.
-    pub fn set_req_pos(&mut self, req_pos: Option<usize>) {
+    pub(crate) fn set_req_pos(&mut self, req_pos: Option<usize>) {
         self.req_pos = req_pos;
     }
 
     /// Where the search verified the pattern's leading folded string (see [`Matcher::lead`]),
     /// for the next attempt.
-    pub fn set_lead(&mut self, lead: Option<(usize, usize)>) {
+    pub(crate) fn set_lead(&mut self, lead: Option<(usize, usize)>) {
         self.lead = lead;
     }
 
@@ -326,13 +329,13 @@ impl<'a> Matcher<'a> {
     }
 
     /// Rejects empty matches ending at `anchor` (the `finditer` rule after an empty match).
-    pub fn set_must_advance(&mut self, anchor: usize, must_advance: bool) {
+    pub(crate) fn set_must_advance(&mut self, anchor: usize, must_advance: bool) {
         self.anchor = anchor;
         self.must_advance = must_advance;
     }
 
     /// Tries a match anchored at `start`. `Ok(Some(spans))` on success.
-    pub fn try_at(&mut self, start: usize) -> Result<Option<Spans>, Stop> {
+    pub(crate) fn try_at(&mut self, start: usize) -> Result<Option<Spans>, Stop> {
         debug_assert!(self.stack.is_empty());
         let r = self.exec(self.prog.start, start, 0, 0);
         let r = match r {

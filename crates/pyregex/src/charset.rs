@@ -9,7 +9,7 @@ const MAX: u32 = 0x10FFFF;
 /// A set of code points: sorted, non-overlapping, non-adjacent inclusive ranges, plus a bitmap
 /// for ASCII so that the common case is a single lookup.
 #[derive(Clone, PartialEq, Eq)]
-pub struct CharSet {
+pub(crate) struct CharSet {
     ranges: Vec<(u32, u32)>,
     ascii: [u64; 2],
 }
@@ -48,24 +48,24 @@ impl std::fmt::Debug for CharSet {
 }
 
 impl CharSet {
-    pub fn empty() -> CharSet {
+    pub(crate) fn empty() -> CharSet {
         CharSet::from_sorted(Vec::new())
     }
 
-    pub fn full() -> CharSet {
+    pub(crate) fn full() -> CharSet {
         CharSet::from_sorted(vec![(0, MAX)])
     }
 
-    pub fn single(c: u32) -> CharSet {
+    pub(crate) fn single(c: u32) -> CharSet {
         CharSet::from_sorted(vec![(c, c)])
     }
 
-    pub fn range(lo: u32, hi: u32) -> CharSet {
+    pub(crate) fn range(lo: u32, hi: u32) -> CharSet {
         CharSet::from_ranges(vec![(lo, hi)])
     }
 
     /// Builds a set from ranges in any order, overlapping or not.
-    pub fn from_ranges(mut ranges: Vec<(u32, u32)>) -> CharSet {
+    pub(crate) fn from_ranges(mut ranges: Vec<(u32, u32)>) -> CharSet {
         ranges.retain(|&(a, b)| a <= b);
         ranges.sort_unstable();
         let mut out: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
@@ -82,7 +82,7 @@ impl CharSet {
     }
 
     #[cfg(test)]
-    pub fn from_table(table: &[(u32, u32)]) -> CharSet {
+    pub(crate) fn from_table(table: &[(u32, u32)]) -> CharSet {
         CharSet::from_ranges(table.to_vec())
     }
 
@@ -99,16 +99,16 @@ impl CharSet {
         CharSet { ranges, ascii }
     }
 
-    pub fn ranges(&self) -> &[(u32, u32)] {
+    pub(crate) fn ranges(&self) -> &[(u32, u32)] {
         &self.ranges
     }
 
-    pub fn is_full(&self) -> bool {
+    pub(crate) fn is_full(&self) -> bool {
         self.ranges == [(0, MAX)]
     }
 
     /// The single member, if the set has exactly one.
-    pub fn single_char(&self) -> Option<u32> {
+    pub(crate) fn single_char(&self) -> Option<u32> {
         match self.ranges.as_slice() {
             [(a, b)] if a == b => Some(*a),
             _ => None,
@@ -116,12 +116,12 @@ impl CharSet {
     }
 
     /// Number of code points in the set.
-    pub fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         self.ranges.iter().map(|&(a, b)| u64::from(b - a) + 1).sum()
     }
 
     #[inline]
-    pub fn contains(&self, c: u32) -> bool {
+    pub(crate) fn contains(&self, c: u32) -> bool {
         if c < 128 {
             return self.ascii[(c >> 6) as usize] & (1 << (c & 63)) != 0;
         }
@@ -129,13 +129,13 @@ impl CharSet {
         i < self.ranges.len() && self.ranges[i].0 <= c
     }
 
-    pub fn union(&self, other: &CharSet) -> CharSet {
+    pub(crate) fn union(&self, other: &CharSet) -> CharSet {
         let mut v = self.ranges.clone();
         v.extend_from_slice(&other.ranges);
         CharSet::from_ranges(v)
     }
 
-    pub fn complement(&self) -> CharSet {
+    pub(crate) fn complement(&self) -> CharSet {
         let mut out = Vec::with_capacity(self.ranges.len() + 1);
         let mut next = 0u32;
         for &(a, b) in &self.ranges {
@@ -150,13 +150,13 @@ impl CharSet {
         CharSet::from_sorted(out)
     }
 
-    pub fn intersect(&self, other: &CharSet) -> CharSet {
+    pub(crate) fn intersect(&self, other: &CharSet) -> CharSet {
         self.complement().union(&other.complement()).complement()
     }
 
     /// The code points whose case variants (or themselves) meet the set: what a case-insensitive
     /// set member matches.
-    pub fn case_closure(&self, ascii_only: bool) -> CharSet {
+    pub(crate) fn case_closure(&self, ascii_only: bool) -> CharSet {
         let mut extra = Vec::new();
         if ascii_only {
             for c in (b'A'..=b'Z').chain(b'a'..=b'z') {
@@ -192,7 +192,7 @@ impl CharSet {
     }
 
     /// The set of first bytes of the UTF-8 encodings of the members.
-    pub fn first_bytes(&self) -> [bool; 256] {
+    pub(crate) fn first_bytes(&self) -> [bool; 256] {
         let mut out = [false; 256];
         for &(a, b) in &self.ranges {
             // Walk the range by UTF-8 length classes; within a class the first byte is monotone.

@@ -57,7 +57,7 @@ struct Builder {
 }
 
 /// Compiles a parsed pattern.
-pub fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
+pub(crate) fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
     let mut referenced = vec![false; parsed.group_count as usize + 1];
     let mut has_backrefs = false;
     mark_references(&parsed.node, &mut referenced, &mut has_backrefs);
@@ -195,7 +195,7 @@ fn mark_references(node: &Node, referenced: &mut [bool], has: &mut bool) {
 /// The fewest characters `node` can consume on a successful match (`u64::MAX`: never matches).
 /// Under full case folding one character of the text can match up to three of a string, and
 /// the reference counts a string of `n` folded characters as `max(1, n / 3)` characters.
-pub fn min_width(node: &Node) -> u64 {
+pub(crate) fn min_width(node: &Node) -> u64 {
     let unfolded = |n: usize| -> u64 {
         match n {
             0 => 0,

@@ -10,25 +10,40 @@ pub enum RegexError {
     /// locating it in a file) and `position` the same place in code points (what the
     /// reference's message says).
     Syntax {
+        /// The reference's error message, without its position.
         message: String,
+        /// Where the error is, as a byte offset in the pattern.
         offset: usize,
+        /// Where the error is, in code points (the position the reference reports).
         position: usize,
     },
     /// The pattern uses a construct this engine deliberately does not implement (it would rather
     /// refuse than match differently). `construct` names it; `offset` is its byte offset and
     /// `position` its code-point offset.
     Unsupported {
+        /// The construct refused, with its syntax (for example `named group call (?&name)`).
         construct: String,
+        /// Where the construct starts, as a byte offset in the pattern.
         offset: usize,
+        /// Where the construct starts, in code points.
         position: usize,
     },
     /// The pattern nests groups so deeply that the reference's recursive parser or compiler
     /// gives up with `RecursionError` (at a depth of a few hundred groups, measured on the
     /// reference as transformers loads a template). `offset` (bytes) and `position` (code
     /// points) point at the group that crosses the limit.
-    TooDeep { offset: usize, position: usize },
+    TooDeep {
+        /// The group that crosses the limit, as a byte offset in the pattern.
+        offset: usize,
+        /// The group that crosses the limit, in code points.
+        position: usize,
+    },
     /// The compiled program would be too large.
-    TooLarge { message: String },
+    TooLarge {
+        /// What was too large: more instructions than the limit, or nesting too deep for any
+        /// thread that could be started to compile it.
+        message: String,
+    },
     /// The search needed more work than its budget allows (a pathological pattern on a long
     /// input); no result is reported rather than a wrong one.
     Budget,

@@ -42,7 +42,9 @@ pub type Spans = Vec<Option<(usize, usize)>>;
 /// What a call returned.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
+    /// A search or match that found nothing.
     NoMatch,
+    /// A match (for a partial search, a complete one), with its group spans.
     Match(Spans),
     /// A partial search with no complete match: the held-back start.
     Partial(usize),
@@ -55,12 +57,17 @@ pub enum Outcome {
 /// One recorded call.
 #[derive(Clone, Debug)]
 pub struct Call {
+    /// The pattern searched with; consecutive calls with the same pattern share it.
     pub pattern: Rc<str>,
+    /// Whether the pattern was compiled with DOTALL.
     pub dotall: bool,
     /// The haystack; consecutive calls on the same text share it.
     pub hay: Rc<str>,
+    /// The start position as the caller passed it (a byte offset; 0 for `finditer`).
     pub pos: usize,
+    /// Which entry point was called.
     pub kind: CallKind,
+    /// What the call returned (the override's answer when one was used).
     pub outcome: Outcome,
 }
 
@@ -68,6 +75,8 @@ pub struct Call {
 /// An answer must have the kind's shape (`Match`/`NoMatch` for search and match, `Partial`
 /// too for a partial search, `All` for finditer); any other shape is ignored.
 pub trait Override {
+    /// The answer for a call of `kind` with `pattern` (compiled with DOTALL when `dotall`) on
+    /// `hay` from byte offset `pos`, or `None` to let this engine answer.
     fn answer(
         &mut self,
         pattern: &str,

@@ -69,6 +69,7 @@ use parse::ParseError;
 /// translate patterns into other engines' syntax.
 #[derive(Clone, Debug)]
 pub struct Tree {
+    /// The root of the tree: the whole pattern.
     pub node: ast::Node,
     /// Number of capture groups.
     pub group_count: u32,
@@ -121,16 +122,23 @@ impl Default for Flags {
 /// Which non-regular constructs a pattern uses (for lint warnings and engine choice).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Features {
+    /// Lookaheads, positive or negative (`(?=..)`, `(?!..)`).
     pub lookahead: bool,
+    /// Lookbehinds, positive or negative (`(?<=..)`, `(?<!..)`).
     pub lookbehind: bool,
+    /// Backreferences to groups (`\1`, `(?P=name)`, `\g<name>`).
     pub backrefs: bool,
+    /// Atomic groups (`(?>..)`).
     pub atomic: bool,
+    /// Possessive repeats (`*+`, `++`, `?+`, `{m,n}+`).
     pub possessive: bool,
+    /// Lazy repeats (`*?`, `+?`, `??`, `{m,n}?`).
     pub lazy: bool,
     /// Word boundaries (`\b`, `\B`, `\m`, `\M`).
     pub word_boundary: bool,
     /// `$` (end or before a final newline) or MULTILINE anchors.
     pub line_anchors: bool,
+    /// Some character, set, property or backreference matches case-insensitively (`(?i)`).
     pub case_insensitive: bool,
     /// Every match must start at the very beginning of the text (`\A`, or `^` without
     /// MULTILINE, leads every alternative).
@@ -182,14 +190,17 @@ pub struct Match {
 }
 
 impl Match {
+    /// Where the match starts: a byte offset into the haystack (Python's `m.start()`).
     pub fn start(&self) -> usize {
         self.spans[0].expect("group 0 is set").0
     }
 
+    /// Where the match ends: the byte offset just past it (Python's `m.end()`).
     pub fn end(&self) -> usize {
         self.spans[0].expect("group 0 is set").1
     }
 
+    /// The bytes of the haystack the whole match covers, `start()..end()`.
     pub fn range(&self) -> Range<usize> {
         self.start()..self.end()
     }
@@ -221,7 +232,10 @@ pub enum Partial {
     /// is pending, `start` is the length of the haystack. (For a pattern that starts with a string
     /// under full case folding, the reference sometimes reports a start that is not one, even
     /// before the search position; `start` is then that position.)
-    Partial { start: usize },
+    Partial {
+        /// Byte offset in the haystack where the possible match starts.
+        start: usize,
+    },
 }
 
 impl Regex {
@@ -268,6 +282,7 @@ impl Regex {
         })
     }
 
+    /// The pattern as it was compiled (Python's `pattern.pattern`).
     pub fn as_str(&self) -> &str {
         &self.inner.pattern
     }
@@ -282,6 +297,7 @@ impl Regex {
         self.inner.prog.group_count
     }
 
+    /// The non-regular constructs the pattern uses (for lint warnings and engine choice).
     pub fn features(&self) -> Features {
         self.inner.features
     }

@@ -15,7 +15,7 @@ use super::unicode_tables as t;
 
 /// What a character name stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Named {
+pub(crate) enum Named {
     /// One code point (a name or an alias).
     Char(u32),
     /// A named sequence of this many code points, which the reference cannot turn into one
@@ -27,7 +27,7 @@ pub enum Named {
 const NAME_MAXLEN: usize = 256;
 
 /// `unicodedata.lookup(name)`, for a name made of ASCII letters, digits, spaces and hyphens.
-pub fn lookup(name: &str) -> Option<Named> {
+pub(crate) fn lookup(name: &str) -> Option<Named> {
     if name.len() > NAME_MAXLEN || !name.is_ascii() {
         return None;
     }

@@ -15,7 +15,7 @@ use super::unicode::{expands, full_fold, other_cases, other_cases_ascii};
 use super::unicode_tables as t;
 
 /// What the rewrites need to know about the pattern as a whole.
-pub struct Ctx {
+pub(crate) struct Ctx {
     /// The pattern uses the ASCII encoding (a top-level `(?a)`); otherwise Unicode.
     pub ascii: bool,
     /// The flags the parse ends with include IGNORECASE and FULLCASE (and the encoding is
@@ -26,7 +26,7 @@ pub struct Ctx {
 
 impl Ctx {
     /// The reference's `is_cased_i` with the pattern's final flags.
-    pub fn is_cased(&self, c: u32) -> bool {
+    pub(crate) fn is_cased(&self, c: u32) -> bool {
         if self.ascii {
             other_cases_ascii(c).is_some()
         } else {
@@ -38,10 +38,10 @@ impl Ctx {
 /// A set under full case folding whose expansions cannot be computed the way the reference does
 /// (its Python-level test fails with `AttributeError`).
 #[derive(Debug)]
-pub struct Unmatchable;
+pub(crate) struct Unmatchable;
 
 /// Rewrites `node` as the reference's `optimise` then `pack_characters` do.
-pub fn optimise_and_pack(node: Node, ctx: &Ctx) -> Result<Node, Unmatchable> {
+pub(crate) fn optimise_and_pack(node: Node, ctx: &Ctx) -> Result<Node, Unmatchable> {
     let node = optimise(node, false, ctx)?;
     Ok(pack(node, ctx))
 }
@@ -515,7 +515,7 @@ fn with_foldings(
 /// become strings. A run's case flags come from its first character; an uncased character
 /// joins any run, and a run with no cased character is case-sensitive. A run under full case
 /// folding is split by [`fix_full_casefold`].
-pub fn pack(node: Node, ctx: &Ctx) -> Node {
+pub(crate) fn pack(node: Node, ctx: &Ctx) -> Node {
     match node {
         Node::Seq(items) => pack_seq(items, ctx),
         Node::Alt(branches) => Node::Alt(branches.into_iter().map(|b| pack(b, ctx)).collect()),

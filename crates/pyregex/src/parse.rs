@@ -15,22 +15,22 @@ use super::props::{self, Lookup};
 use super::unicode::py_isdigit;
 
 // Flag bits, as in the reference.
-pub const F_ASCII: u32 = 0x80;
-pub const F_BESTMATCH: u32 = 0x1000;
-pub const F_ENHANCEMATCH: u32 = 0x8000;
-pub const F_FULLCASE: u32 = 0x4000;
-pub const F_IGNORECASE: u32 = 0x2;
-pub const F_LOCALE: u32 = 0x4;
-pub const F_MULTILINE: u32 = 0x8;
-pub const F_POSIX: u32 = 0x10000;
-pub const F_REVERSE: u32 = 0x400;
-pub const F_DOTALL: u32 = 0x10;
-pub const F_UNICODE: u32 = 0x20;
-pub const F_VERSION0: u32 = 0x2000;
-pub const F_VERSION1: u32 = 0x100;
-pub const F_WORD: u32 = 0x800;
-pub const F_VERBOSE: u32 = 0x40;
-pub const F_DEBUG: u32 = 0x200;
+pub(crate) const F_ASCII: u32 = 0x80;
+pub(crate) const F_BESTMATCH: u32 = 0x1000;
+pub(crate) const F_ENHANCEMATCH: u32 = 0x8000;
+pub(crate) const F_FULLCASE: u32 = 0x4000;
+pub(crate) const F_IGNORECASE: u32 = 0x2;
+pub(crate) const F_LOCALE: u32 = 0x4;
+pub(crate) const F_MULTILINE: u32 = 0x8;
+pub(crate) const F_POSIX: u32 = 0x10000;
+pub(crate) const F_REVERSE: u32 = 0x400;
+pub(crate) const F_DOTALL: u32 = 0x10;
+pub(crate) const F_UNICODE: u32 = 0x20;
+pub(crate) const F_VERSION0: u32 = 0x2000;
+pub(crate) const F_VERSION1: u32 = 0x100;
+pub(crate) const F_WORD: u32 = 0x800;
+pub(crate) const F_VERBOSE: u32 = 0x40;
+pub(crate) const F_DEBUG: u32 = 0x200;
 
 const ALL_ENCODINGS: u32 = F_ASCII | F_LOCALE | F_UNICODE;
 const GLOBAL_FLAGS: u32 =
@@ -41,7 +41,7 @@ const UNLIMITED: u64 = 0xFFFF_FFFF;
 
 /// A parse failure, with the position in characters.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ParseError {
+pub(crate) enum ParseError {
     Syntax {
         message: String,
         pos: usize,
@@ -74,7 +74,7 @@ const PARSE_FRAME_LIMIT: usize = 984;
 /// The reference compiles the parsed tree recursively too (`compile` and `_compile`, two frames
 /// per node); a chain of groups and sequences (`(b(b(b…a…)))`) fails there, past 247 levels
 /// (494 nested nodes). The limit on nested nodes that have children.
-pub const NODE_DEPTH_LIMIT: usize = 495;
+pub(crate) const NODE_DEPTH_LIMIT: usize = 495;
 
 type PResult<T> = Result<T, ParseError>;
 
@@ -110,7 +110,7 @@ fn unsupported<T>(construct: impl Into<String>, pos: usize) -> PResult<T> {
 
 /// The result of parsing a whole pattern.
 #[derive(Debug)]
-pub struct Parsed {
+pub(crate) struct Parsed {
     pub node: Node,
     pub group_count: u32,
     /// Group names in order of first appearance, with their numbers.
@@ -421,13 +421,13 @@ impl Info {
 }
 
 /// Parses `pattern` with the given initial flags (`F_DOTALL` and friends).
-pub fn parse(pattern: &str, flags: u32) -> PResult<Parsed> {
+pub(crate) fn parse(pattern: &str, flags: u32) -> PResult<Parsed> {
     parse_with(pattern, flags, None)
 }
 
 /// [`parse`], reading the pattern's characters from `stand_in_base` to `stand_in_base + 0x7FF`
 /// as the lone surrogates U+D800..U+DFFF they stand for (so that they match no text).
-pub fn parse_with(pattern: &str, flags: u32, stand_in_base: Option<u32>) -> PResult<Parsed> {
+pub(crate) fn parse_with(pattern: &str, flags: u32, stand_in_base: Option<u32>) -> PResult<Parsed> {
     let mut global_flags = flags;
     loop {
         match parse_once(pattern, global_flags, stand_in_base) {
@@ -1993,7 +1993,7 @@ fn parse_posix_class(source: &mut Source) -> PResult<Option<SetItem>> {
 /// Resolves group references (the reference's `fix_groups`).
 /// How many nodes with children are nested at the deepest point of `node` (computed without
 /// recursion: this is what bounds the recursion of every later pass).
-pub fn node_depth(node: &Node) -> usize {
+pub(crate) fn node_depth(node: &Node) -> usize {
     let mut deepest = 0;
     let mut stack = vec![(node, 0usize)];
     while let Some((node, depth)) = stack.pop() {

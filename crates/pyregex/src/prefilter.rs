@@ -15,7 +15,7 @@ use super::utf8::{next_char, prev_char};
 /// reference's `req_pos`) and the last results of literal searches, so that scanning a long text
 /// stays linear.
 #[derive(Default)]
-pub struct ScanState {
+pub(crate) struct ScanState {
     pub req_pos: Option<usize>,
     req_cache: Option<(usize, usize, bool)>,
     lit_cache: Option<(usize, usize, bool)>,
@@ -26,7 +26,7 @@ pub struct ScanState {
 
 impl ScanState {
     /// The state for the partial pass that follows a complete pass: only `req_pos` carries over.
-    pub fn for_partial_pass(&self) -> ScanState {
+    pub(crate) fn for_partial_pass(&self) -> ScanState {
         ScanState {
             req_pos: self.req_pos,
             req_cache: None,
@@ -57,7 +57,7 @@ fn cached_find(
 }
 
 /// How to find the next possible start.
-pub struct Prefilter {
+pub(crate) struct Prefilter {
     test: Test,
     required: Option<ReqScan>,
     /// The start test is the required string (see `Program::start_is_required`).
@@ -106,7 +106,8 @@ struct ReqScan {
 }
 
 impl Prefilter {
-    pub fn new(prog: &Program) -> Prefilter {
+    /// The start test and required-string scan of `prog`.
+    pub(crate) fn new(prog: &Program) -> Prefilter {
         let req_scan = |req: Required| {
             let finder = (req.case == LitCase::Exact && !req.text.is_empty())
                 .then(|| memmem::Finder::new(req.text.as_bytes()).into_owned());
@@ -159,13 +160,18 @@ impl Prefilter {
 
     /// Whether the matcher takes the required string as matched where it was found (see
     /// [`Prefilter::required_within_reach`]).
-    pub fn required_taken_as_matched(&self) -> bool {
+    pub(crate) fn required_taken_as_matched(&self) -> bool {
         self.req_shortcut
     }
 
     /// The reference's required-string check before an anchored attempt at `t` (`match`):
     /// `false` when the attempt cannot succeed; `req_pos` is where the string was found.
-    pub fn required_within_reach(&self, hay: &str, t: usize, req_pos: &mut Option<usize>) -> bool {
+    pub(crate) fn required_within_reach(
+        &self,
+        hay: &str,
+        t: usize,
+        req_pos: &mut Option<usize>,
+    ) -> bool {
         match &self.required {
             Some(r) => r.within_reach(hay, t, false, req_pos),
             None => true,
@@ -175,13 +181,13 @@ impl Prefilter {
     /// Whether the start test looks for a string under full case folding: the reference then
     /// reports a partial match wherever that search runs into the end of the text, without
     /// trying a match there.
-    pub fn folded_literal_test(&self) -> bool {
+    pub(crate) fn folded_literal_test(&self) -> bool {
         matches!(&self.test, Test::Literal(r) if r.req.case == LitCase::Fold)
     }
 
     /// Whether jumping ahead changes which later starts are tried: only a required string with
     /// a bounded offset makes the candidates depend on where the scan started.
-    pub fn skipping_is_free(&self) -> bool {
+    pub(crate) fn skipping_is_free(&self) -> bool {
         self.required
             .as_ref()
             .is_none_or(|r| r.req.offset.is_none())
@@ -193,7 +199,7 @@ impl Prefilter {
     /// `req_pos` is where the required string was last found in full. Like the reference, the
     /// string is only looked for again once the search has reached that position, and the value
     /// carries over from a complete search to the partial search that follows it.
-    pub fn next(
+    pub(crate) fn next(
         &self,
         hay: &str,
         mut t: usize,

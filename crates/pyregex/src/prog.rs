@@ -5,7 +5,7 @@ use super::charset::CharSet;
 
 /// A position test for assertions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Look {
+pub(crate) enum Look {
     StartOfString,
     StartOfLine,
     EndOfString,
@@ -24,11 +24,12 @@ pub enum Look {
     },
 }
 
-pub type Pc = u32;
+/// The index of an instruction in [`Program::insts`].
+pub(crate) type Pc = u32;
 
 /// How a literal string compares with the text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LitCase {
+pub(crate) enum LitCase {
     /// Exactly.
     Exact,
     /// Character by character, ignoring case (simple case folding).
@@ -40,7 +41,7 @@ pub enum LitCase {
 /// The reference's test for where a search may start a match attempt: the first thing the
 /// pattern needs, looking past group markers and lookarounds.
 #[derive(Clone, Debug)]
-pub enum StartTest {
+pub(crate) enum StartTest {
     /// Any position.
     Anywhere,
     /// Only position 0.
@@ -57,7 +58,7 @@ pub enum StartTest {
 /// reference's search finds the string and then tests what follows it before trying a match
 /// there, and in partial mode reports some starts in its own way (see `search::lead_check`).
 #[derive(Clone, Debug)]
-pub struct FoldLead {
+pub(crate) struct FoldLead {
     /// The string, folded.
     pub chars: Vec<u32>,
     /// The test of what follows it.
@@ -66,7 +67,7 @@ pub struct FoldLead {
 
 /// The reference's look-ahead test of the node after a leading string (`try_match`).
 #[derive(Clone, Debug)]
-pub enum NextTest {
+pub(crate) enum NextTest {
     /// No test: a match is tried.
     Succeed,
     /// One character from the set.
@@ -86,7 +87,7 @@ pub enum NextTest {
 /// is attempted. `offset` is the largest number of characters that can precede it in a match
 /// (`None` when unbounded); a search never starts more than that many characters before it.
 #[derive(Clone, Debug)]
-pub struct Required {
+pub(crate) struct Required {
     /// The literal (folded for [`LitCase::Fold`]).
     pub chars: Vec<u32>,
     /// The literal as UTF-8 (for [`LitCase::Exact`], for a fast substring search).
@@ -97,7 +98,7 @@ pub struct Required {
 
 /// One instruction. `rev` marks instructions that run right-to-left (inside lookbehinds).
 #[derive(Clone, Debug)]
-pub enum Inst {
+pub(crate) enum Inst {
     /// One exact character.
     Char {
         c: char,
@@ -238,7 +239,7 @@ pub enum Inst {
 
 impl Inst {
     /// Whether the matcher may record (instruction, position) here to avoid re-exploring.
-    pub fn is_memo_point(&self) -> bool {
+    pub(crate) fn is_memo_point(&self) -> bool {
         matches!(
             self,
             Inst::Split { .. }
@@ -254,7 +255,7 @@ impl Inst {
 
 /// A compiled pattern.
 #[derive(Debug)]
-pub struct Program {
+pub(crate) struct Program {
     pub insts: Vec<Inst>,
     pub start: Pc,
     pub sets: Vec<CharSet>,

@@ -11,7 +11,7 @@ use super::unicode_tables as t;
 
 /// The outcome of looking a property up.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Lookup {
+pub(crate) enum Lookup {
     /// A property value: `key` is `property id << 16 | value id`.
     Found { key: u32, positive: bool },
     /// The reference rejects the name with this message.
@@ -49,7 +49,7 @@ fn is_binary(prop: u16) -> bool {
 
 /// The reference's `standardise_name`: numbers become a canonical rational, anything else is
 /// upper-cased with `_`, `-` and spaces removed.
-pub fn standardise_name(name: &str) -> String {
+pub(crate) fn standardise_name(name: &str) -> String {
     if let Some(r) = numeric_to_rational(name) {
         return r;
     }
@@ -114,7 +114,7 @@ fn float_to_rational(flt: f64, depth: u32) -> Option<(i128, i128)> {
 }
 
 /// The reference's `lookup_property(property, value, positive, posix=...)`.
-pub fn lookup(property: Option<&str>, value: &str, positive: bool, posix: bool) -> Lookup {
+pub(crate) fn lookup(property: Option<&str>, value: &str, positive: bool, posix: bool) -> Lookup {
     let property = property.map(standardise_name);
     let mut value = standardise_name(value);
     let mut positive = positive;
@@ -266,7 +266,7 @@ fn value_ranges(prop: u16, value: u16) -> Vec<(u32, u32)> {
 }
 
 /// The code points having the property `key` (ignoring `positive`), under encoding `ascii`.
-pub fn property_set(key: u32, ascii: bool) -> CharSet {
+pub(crate) fn property_set(key: u32, ascii: bool) -> CharSet {
     let set = CharSet::from_ranges(cached_ranges(key).to_vec());
     if ascii {
         // Characters above U+007F are treated as the unassigned code point U+10FFFF.
@@ -282,7 +282,7 @@ pub fn property_set(key: u32, ascii: bool) -> CharSet {
 }
 
 /// `property_set` for a node whose encoding may be the pattern default.
-pub fn property_set_enc(key: u32, enc: Enc, pattern_ascii: bool) -> CharSet {
+pub(crate) fn property_set_enc(key: u32, enc: Enc, pattern_ascii: bool) -> CharSet {
     let ascii = match enc {
         Enc::Ascii => true,
         Enc::Unicode => false,
@@ -292,7 +292,7 @@ pub fn property_set_enc(key: u32, enc: Enc, pattern_ascii: bool) -> CharSet {
 }
 
 /// The longest standardised names of a key's property and value.
-pub fn names_of(key: u32) -> Option<(&'static str, &'static str)> {
+pub(crate) fn names_of(key: u32) -> Option<(&'static str, &'static str)> {
     let prop = (key >> 16) as u16;
     let value = (key & 0xFFFF) as u16;
     let longest = |it: &mut dyn Iterator<Item = &'static str>| {
@@ -317,7 +317,7 @@ pub fn names_of(key: u32) -> Option<(&'static str, &'static str)> {
 }
 
 /// The key of a binary property by its standardised name (`WORD`, `DIGIT`, ...).
-pub fn binary_key(name: &str) -> u32 {
+pub(crate) fn binary_key(name: &str) -> u32 {
     match lookup(None, name, true, false) {
         Lookup::Found { key, .. } => key,
         other => panic!("built-in property {name} missing: {other:?}"),

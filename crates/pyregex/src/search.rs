@@ -19,7 +19,7 @@ fn budget(prog: &Program, len: usize) -> u64 {
 }
 
 /// The steps per byte of text a search with `prog` is allowed.
-pub fn steps_per_byte(prog: &Program) -> u64 {
+pub(crate) fn steps_per_byte(prog: &Program) -> u64 {
     64 + 4 * prog.insts.len() as u64
 }
 
@@ -54,7 +54,7 @@ fn next_boundary(hay: &str, pos: usize) -> usize {
 }
 
 /// `pattern.search(hay, pos)`, optionally refusing an empty match at `pos` (finditer).
-pub fn search(
+pub(crate) fn search(
     prog: &Program,
     pre: &Prefilter,
     hay: &str,
@@ -124,7 +124,7 @@ fn search_ex(
 }
 
 /// `pattern.match(hay, pos)`.
-pub fn match_at(
+pub(crate) fn match_at(
     prog: &Program,
     pre: &Prefilter,
     hay: &str,
@@ -147,7 +147,7 @@ pub fn match_at(
 }
 
 /// What a partial search found.
-pub enum PartialOutcome {
+pub(crate) enum PartialOutcome {
     Complete(Spans),
     Partial(usize),
 }
@@ -204,7 +204,7 @@ fn partial_floor(prog: &Program, hay: &str, from: usize) -> usize {
 }
 
 /// `pattern.search(hay, pos, partial=True)`.
-pub fn search_partial(
+pub(crate) fn search_partial(
     prog: &Program,
     pre: &Prefilter,
     hay: &str,
@@ -389,7 +389,7 @@ fn lead_check(prog: &Program, lead: &FoldLead, hay: &str, s: usize) -> Lead {
 /// Where the folded string `chars` ends when the text from `s` spells it (the reference's
 /// string search compares folded characters for equality, Turkic I/i variants aside); `None`
 /// when the text ends first or differs.
-pub fn fold_prefix(
+pub(crate) fn fold_prefix(
     bytes: &[u8],
     s: usize,
     chars: &[u32],

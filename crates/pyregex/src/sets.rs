@@ -14,7 +14,7 @@ use super::props::{property_set, property_set_enc};
 /// it holds a property and its negation, two negated characters, or a nested union that is
 /// itself "any character" (whatever that union's own negation), counted after nested positive
 /// unions are merged into it.
-pub fn union_is_everything(items: &[SetItem]) -> bool {
+pub(crate) fn union_is_everything(items: &[SetItem]) -> bool {
     let mut props: Vec<(u32, bool)> = Vec::new();
     let mut negated_chars: Vec<u32> = Vec::new();
     if collect_union(items, &mut props, &mut negated_chars) {
@@ -68,12 +68,12 @@ fn is_everything(item: &SetItem) -> bool {
 /// (case-sensitively, Unicode tables) for full case folding. `Err(())` where the reference
 /// fails with `AttributeError` (it reaches an "any character" member, which has no such test);
 /// Python's `any`/`all`/`and` stop early exactly as here.
-pub struct PyMatcher {
+pub(crate) struct PyMatcher {
     props: HashMap<u32, CharSet>,
 }
 
 impl PyMatcher {
-    pub fn new() -> PyMatcher {
+    pub(crate) fn new() -> PyMatcher {
         PyMatcher {
             props: HashMap::new(),
         }
@@ -87,7 +87,7 @@ impl PyMatcher {
     }
 
     /// `matches` of a set made of `items` (combined by `op`), negated unless `positive`.
-    pub fn set_matches(
+    pub(crate) fn set_matches(
         &mut self,
         op: SetOp,
         items: &[SetItem],
@@ -136,7 +136,9 @@ impl PyMatcher {
         Ok(m == positive)
     }
 
-    pub fn item_matches(&mut self, item: &SetItem, c: u32) -> Result<bool, ()> {
+    /// Whether `item` matches `c` as the reference's `matches` evaluates it (`Err(())` where it
+    /// fails with `AttributeError`).
+    pub(crate) fn item_matches(&mut self, item: &SetItem, c: u32) -> Result<bool, ()> {
         match item {
             SetItem::Char(v) => Ok(*v == c),
             SetItem::Range(a, b) => Ok((*a..=*b).contains(&c)),
@@ -171,7 +173,7 @@ fn flatten_union<'a>(items: &'a [SetItem], out: &mut Vec<&'a SetItem>) {
 /// (so it contributes its case closure, complemented for a negated member); nested sets are
 /// always tested case-sensitively. A member the optimiser made "any character" accepts
 /// everything.
-pub fn eval_op(
+pub(crate) fn eval_op(
     op: SetOp,
     members: &[SetItem],
     ascii: bool,
@@ -278,7 +280,7 @@ fn raw_member(item: &SetItem, ascii: bool) -> (CharSet, bool) {
 }
 
 /// A one-character node as a member of a set (for merged alternatives).
-pub fn node_as_item(node: &Node) -> Option<SetItem> {
+pub(crate) fn node_as_item(node: &Node) -> Option<SetItem> {
     Some(match node {
         Node::Char { c, positive, .. } => {
             if *positive {

@@ -34,7 +34,7 @@ fn rough_depth(pattern: &str) -> usize {
 }
 
 /// Runs `f` (which compiles `pattern`) where the stack is large enough for it.
-pub fn with_room<T: Send>(pattern: &str, f: impl FnOnce() -> T + Send) -> Option<T> {
+pub(crate) fn with_room<T: Send>(pattern: &str, f: impl FnOnce() -> T + Send) -> Option<T> {
     if rough_depth(pattern) <= SHALLOW {
         return Some(f());
     }

@@ -4,16 +4,16 @@
 
 use super::unicode_tables as t;
 
-pub use pyunicode::in_table;
+pub(crate) use pyunicode::in_table;
 
 /// Python `str.isdigit()` for a string: non-empty and every character a digit.
-pub fn py_isdigit(s: &str) -> bool {
+pub(crate) fn py_isdigit(s: &str) -> bool {
     !s.is_empty() && s.chars().all(pyunicode::isdigit)
 }
 
 /// Python `int(s)` for a string of `str.isdecimal()` characters; `None` when Python's `int()`
 /// would raise (a digit that is not decimal, such as a superscript). Huge values saturate.
-pub fn py_int(s: &str) -> Option<u64> {
+pub(crate) fn py_int(s: &str) -> Option<u64> {
     let mut value: u64 = 0;
     for c in s.chars() {
         let d = pyunicode::decimal_value(c)?;
@@ -24,7 +24,7 @@ pub fn py_int(s: &str) -> Option<u64> {
 
 /// The other case variants of `c` as the matcher sees them (simple case folding; the Turkic
 /// dotted and dotless `i` make this relation symmetric but not transitive).
-pub fn other_cases(c: u32) -> &'static [u32] {
+pub(crate) fn other_cases(c: u32) -> &'static [u32] {
     match t::CASES.binary_search_by_key(&c, |&(k, _)| k) {
         Ok(i) => {
             let others = &t::CASES[i].1;
@@ -38,7 +38,7 @@ pub fn other_cases(c: u32) -> &'static [u32] {
 /// The full case folding of `c` as the reference's matcher applies it to text (one to three code
 /// points; the Turkic I/i variants fold to themselves). Under the ASCII encoding only ASCII
 /// capitals fold.
-pub fn full_fold(c: u32, ascii: bool) -> Fold {
+pub(crate) fn full_fold(c: u32, ascii: bool) -> Fold {
     if ascii {
         let f = if (0x41..=0x5A).contains(&c) {
             c ^ 0x20
@@ -59,29 +59,29 @@ pub fn full_fold(c: u32, ascii: bool) -> Fold {
 
 /// A full case folding: up to three code points.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Fold([u32; 3], u8);
+pub(crate) struct Fold([u32; 3], u8);
 
 impl Fold {
-    pub fn chars(&self) -> &[u32] {
+    pub(crate) fn chars(&self) -> &[u32] {
         &self.0[..self.1 as usize]
     }
 }
 
 /// Whether `c` folds to more than one code point (full case folding, Unicode encoding).
-pub fn expands(c: u32) -> bool {
+pub(crate) fn expands(c: u32) -> bool {
     full_fold(c, false).chars().len() > 1
 }
 
 /// Whether the reference's string search (for a required string or a start test under full case
 /// folding) takes folded text character `text` for the pattern's folded `pattern`: only the same
 /// character, or (Unicode encoding) two of the Turkic variants `I`, `i`, `İ`, `ı`.
-pub fn same_folded_turkic(pattern: u32, text: u32, ascii: bool) -> bool {
+pub(crate) fn same_folded_turkic(pattern: u32, text: u32, ascii: bool) -> bool {
     let turkic = |c: u32| matches!(c, 0x49 | 0x69 | 0x130 | 0x131);
     pattern == text || (!ascii && turkic(pattern) && turkic(text))
 }
 
 /// The other case variants of `c` under the ASCII encoding: only ASCII letters pair up.
-pub fn other_cases_ascii(c: u32) -> Option<u32> {
+pub(crate) fn other_cases_ascii(c: u32) -> Option<u32> {
     match c {
         0x41..=0x5A => Some(c + 0x20),
         0x61..=0x7A => Some(c - 0x20),

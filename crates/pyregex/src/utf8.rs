@@ -2,7 +2,7 @@
 
 /// The character starting at byte `pos` and its length, or `None` at the end.
 #[inline]
-pub fn next_char(bytes: &[u8], pos: usize) -> Option<(u32, usize)> {
+pub(crate) fn next_char(bytes: &[u8], pos: usize) -> Option<(u32, usize)> {
     let b0 = *bytes.get(pos)?;
     if b0 < 0x80 {
         return Some((u32::from(b0), 1));
@@ -23,7 +23,7 @@ pub fn next_char(bytes: &[u8], pos: usize) -> Option<(u32, usize)> {
 
 /// The character ending at byte `pos` and its length, or `None` at the start.
 #[inline]
-pub fn prev_char(bytes: &[u8], pos: usize) -> Option<(u32, usize)> {
+pub(crate) fn prev_char(bytes: &[u8], pos: usize) -> Option<(u32, usize)> {
     if pos == 0 {
         return None;
     }
@@ -39,7 +39,7 @@ pub fn prev_char(bytes: &[u8], pos: usize) -> Option<(u32, usize)> {
 }
 
 /// The smallest character boundary at or after `pos` (clamped to the length).
-pub fn ceil_boundary(s: &str, pos: usize) -> usize {
+pub(crate) fn ceil_boundary(s: &str, pos: usize) -> usize {
     let mut p = pos.min(s.len());
     while !s.is_char_boundary(p) {
         p += 1;
