@@ -28,6 +28,8 @@ pub use model::{ModelTemplates, Picked};
 /// What went wrong while compiling or rendering a chat template.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RenderError {
+    /// What went wrong: the message given to `raise_exception`, or minijinja's error kind and
+    /// detail.
     pub message: String,
     /// The template's name (its file) as given to [`ChatTemplate::new`], or the file being read.
     pub file: String,
@@ -35,9 +37,11 @@ pub struct RenderError {
     pub line: Option<usize>,
     /// 1-based column (in characters) in the template file.
     pub column: Option<usize>,
+    /// Whether the template does not parse, raised an exception itself, or failed otherwise.
     pub kind: RenderErrorKind,
 }
 
+/// The kind of a [`RenderError`], matching the Jinja exception the reference would raise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RenderErrorKind {
     /// The template does not parse (`jinja2.TemplateSyntaxError`).
@@ -92,7 +96,11 @@ impl std::error::Error for Raised {}
 pub struct RenderInput<'a> {
     /// A JSON list of message objects.
     pub messages: &'a serde_json::Value,
+    /// The JSON list of tool schemas (`tools=`), or `None` when not given (the template then sees
+    /// `tools` as `none`).
     pub tools: Option<&'a serde_json::Value>,
+    /// Whether the template should end with the opening of an assistant turn
+    /// (`add_generation_prompt=`).
     pub add_generation_prompt: bool,
     /// Extra template variables (enable_thinking, ...) and the special tokens
     /// (bos_token, eos_token, ...) as the reference passes them. A `documents` entry is passed
@@ -162,6 +170,8 @@ impl ChatTemplate {
         literals.join("\0")
     }
 
+    /// Renders the template with the inputs prepared as `apply_chat_template` prepares them;
+    /// bad inputs, a raised exception and any other template failure are [`RenderError`]s.
     pub fn render(&self, input: &RenderInput) -> Result<String, RenderError> {
         let ctx = build_context(input).map_err(|m| RenderError::other(&self.name, m))?;
         let tmpl = self

@@ -19,7 +19,10 @@ const SPECIAL_TOKENS_ATTRIBUTES: [&str; 7] = [
 
 /// The template [`ModelTemplates::resolve`] chose: one of the model's, or the argument compiled.
 pub enum Picked<'a> {
+    /// One of the model folder's templates.
     Model(&'a ChatTemplate),
+    /// The `chat_template` argument itself, compiled because it names none of the model's
+    /// templates.
     Inline(Box<ChatTemplate>),
 }
 

@@ -64,7 +64,7 @@ fn walk(n: &Node, ascii: bool, f: &mut Involved) {
 }
 
 /// The cause of `engine` answering `got` to `call` (whose reference answer is recorded).
-pub fn find(pattern: &str, engine: EngineKind, call: &Call, got: &Outcome) -> Cause {
+pub(crate) fn find(pattern: &str, engine: EngineKind, call: &Call, got: &Outcome) -> Cause {
     if let Outcome::Error(m) = got {
         return Cause::EngineLimit(m.clone());
     }

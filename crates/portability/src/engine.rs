@@ -34,6 +34,7 @@ pub struct Compiled {
     groups: Vec<u32>,
     /// The reference's number of groups (spans are reported in its numbering).
     group_count: u32,
+    /// The pattern as written in the engine's syntax (shown in the report's translations).
     pub translated: String,
 }
 

@@ -156,7 +156,9 @@ pub fn headline(
 
 /// One problem of a report: a pattern an engine matches differently or cannot express.
 pub struct Problem<'a> {
+    /// The report's row of the pattern concerned.
     pub row: &'a crate::report::FieldRow,
+    /// The engine that matches differently or cannot write the pattern.
     pub engine: EngineKind,
     /// See [`headline`].
     pub headline: String,

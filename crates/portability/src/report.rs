@@ -58,15 +58,23 @@ pub struct FieldRow {
 /// How one engine fares with one pattern.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
-    /// Every replayed search agreed (`calls` of them; 0 when no sample used the pattern).
-    Same { calls: usize },
-    /// Some searches disagreed: in `samples` samples; the first divergence of the first.
+    /// Every replayed search agreed.
+    Same {
+        /// How many searches were replayed (0 when no sample used the pattern).
+        calls: usize,
+    },
+    /// Some searches disagreed.
     Differs {
+        /// How many samples have at least one disagreeing search.
         samples: usize,
+        /// The first divergence of the first such sample.
         first: Box<Divergence>,
     },
     /// The engine cannot write the pattern.
-    NotExpressible { construct: String },
+    NotExpressible {
+        /// The construct the engine has no way to write.
+        construct: String,
+    },
     /// The engine is not in this build.
     Unavailable,
 }
@@ -97,6 +105,8 @@ impl Verdict {
 pub struct Divergence {
     /// The sample's name as given.
     pub sample: String,
+    /// The entry point the search went through (`search`, partial `search`, `match`,
+    /// `finditer`).
     pub kind: CallKind,
     /// The search's start (a document offset when the text could be placed in the document).
     pub pos: usize,
@@ -131,10 +141,14 @@ pub enum Cause {
     /// The engine stopped at a limit.
     EngineLimit(String),
     /// Not established by re-testing; the constructs the pattern uses that are known to vary.
-    Unexplained { constructs: Vec<String> },
+    Unexplained {
+        /// The constructs of the pattern known to behave differently across engines.
+        constructs: Vec<String>,
+    },
 }
 
 impl Cause {
+    /// One sentence explaining the cause for `engine`, for the report's divergence details.
     pub fn describe(&self, engine: EngineKind) -> String {
         let e = engine.name();
         match self {
@@ -173,6 +187,7 @@ pub struct MessageChange {
 /// What streaming with the simple hold-back strategy does to one sample.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PartialCheck {
+    /// The sample's name as given.
     pub sample: String,
     /// The chunk size (code points) the sample was streamed with.
     pub chunk: usize,

@@ -8,7 +8,7 @@ use rtbench_engine::value::Value;
 
 /// One pattern of the template.
 #[derive(Clone, Debug)]
-pub struct Site {
+pub(crate) struct Site {
     pub field: Option<String>,
     pub key: String,
     pub path: Vec<PathSeg>,
@@ -20,7 +20,7 @@ fn key(k: &str) -> PathSeg {
 }
 
 /// Every pattern site, in template order.
-pub fn sites(template: &Template) -> Vec<Site> {
+pub(crate) fn sites(template: &Template) -> Vec<Site> {
     let mut out = Vec::new();
     if let Delimiter::Pattern(p) = template.start_anchor() {
         out.push(Site {

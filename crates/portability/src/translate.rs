@@ -26,6 +26,7 @@ pub struct Options {
 /// A pattern in an engine's syntax.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Translated {
+    /// The pattern in the engine's syntax.
     pub pattern: String,
     /// Whether the whole pattern must be compiled case-insensitively (ECMAScript has no
     /// inline case flag).
@@ -37,6 +38,7 @@ pub struct Translated {
 /// A construct the engine has no way to write.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NotExpressible {
+    /// What the engine cannot write, described for the report (e.g. "an atomic group (?>...)").
     pub construct: String,
 }
 

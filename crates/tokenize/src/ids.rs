@@ -16,7 +16,9 @@ use crate::{ControlTokens, ModelTokenizer, TokenIdDecoder};
 /// encodes a text prefix when it parses ids).
 #[derive(Clone, Copy, Debug)]
 pub enum Prefix<'a> {
+    /// The prompt's token ids, decoded with the generation's tokenizer.
     Ids(&'a [u32]),
+    /// The prompt as text (encoded to ids first when the defusing decoder needs ids).
     Text(&'a str),
 }
 
@@ -126,7 +128,10 @@ impl<'t> IdParser<'t> {
 pub struct Decoded {
     /// `None` when no prompt was given (the parser raises the reference's error).
     pub prefix: Option<String>,
+    /// The generation's text: what the decoder released for the ids, fed all at once.
     pub fed: String,
+    /// What the defusing decoder released when flushed after the last id (empty without
+    /// defusing).
     pub tail: String,
     /// Whether control-token spellings were defused (5.25): the parser strips the markers.
     pub defused: bool,
@@ -227,8 +232,11 @@ pub fn parse_ids(
 /// (often empty while the decoder holds text back) and the text the flush at the end released.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IdFeeds {
+    /// The prompt as the decoder turns it into text (fed and flushed before the generation).
     pub prefix: String,
+    /// The text each id released, one entry per id (often empty while text is held back).
     pub pieces: Vec<String>,
+    /// The text the decoder's flush released after the last id.
     pub tail: String,
 }
 

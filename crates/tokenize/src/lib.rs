@@ -25,7 +25,9 @@ pub use streamer::{TextStreamer, is_cjk_char, streamer_pieces};
 /// One of the tokenizer's added tokens (`added_tokens` in `tokenizer.json`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AddedToken {
+    /// The token's id.
     pub id: u32,
+    /// The token's text, as written in `tokenizer.json` (e.g. `<|im_end|>`).
     pub content: String,
     /// Marked special (a control token such as `<|im_end|>`); `<think>` often is not.
     pub special: bool,
@@ -41,7 +43,9 @@ pub struct ModelTokenizer {
 /// neighbouring tokens can overlap there).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Token {
+    /// The token's id in the vocabulary.
     pub id: u32,
+    /// The byte range of the encoded text the token covers.
     pub range: Range<usize>,
 }
 
@@ -190,6 +194,7 @@ pub struct StreamDecoder<'t> {
 }
 
 impl<'t> StreamDecoder<'t> {
+    /// A decoder with no ids yet, decoding with `tokenizer`.
     pub fn new(tokenizer: &'t ModelTokenizer) -> StreamDecoder<'t> {
         StreamDecoder {
             tokenizer,

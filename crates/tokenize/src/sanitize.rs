@@ -2,7 +2,7 @@
 //! `apply_chat_template(..., tokenize=True, sanitize_control_tokens=True)` does: control tokens
 //! found in the user's strings are wrapped in private-use markers before rendering
 //! ([`mark`]), and the rendered text is then encoded with those tokens as plain text and the
-//! template's own control tokens as their ids ([`encode_marked`]). A user who writes
+//! template's own control tokens as their ids ([`encode_marked`](ModelTokenizer::encode_marked)). A user who writes
 //! `<tool_call>` into a message can then not make the prompt hold the real token.
 
 use crate::{ControlTokens, ModelTokenizer};

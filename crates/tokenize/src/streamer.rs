@@ -34,6 +34,7 @@ pub struct TextStreamer<'t> {
 }
 
 impl<'t> TextStreamer<'t> {
+    /// A streamer with nothing generated yet, decoding with `tokenizer`.
     pub fn new(tokenizer: &'t ModelTokenizer) -> TextStreamer<'t> {
         TextStreamer {
             tokenizer,

@@ -23,24 +23,37 @@ use std::sync::atomic::{AtomicU64, Ordering};
 #[derive(Debug)]
 pub enum AtomicError {
     /// The file's bytes are no longer those that were read: someone saved it since.
-    Changed { path: PathBuf },
+    Changed {
+        /// The file that was to be replaced.
+        path: PathBuf,
+    },
     /// The file could not be read to check it (deleted, or unreadable).
     Read {
+        /// The file that was to be replaced.
         path: PathBuf,
+        /// Why reading it failed.
         error: std::io::Error,
     },
     /// The file is read-only (and [`Replace::allow_read_only`] was not given).
-    ReadOnly { path: PathBuf },
+    ReadOnly {
+        /// The file that was to be replaced.
+        path: PathBuf,
+    },
     /// The new file could not be given the old one's owner (only the superuser may give files
     /// away); writing it under another owner would lock the owner out.
     Owner {
+        /// The file that was to be replaced.
         path: PathBuf,
+        /// The old file's owner: (user id, group id).
         owner: (u32, u32),
+        /// Why changing the new file's owner failed.
         error: std::io::Error,
     },
     /// Writing the temporary file, or renaming it over the target, failed.
     Write {
+        /// The file that was to be replaced.
         path: PathBuf,
+        /// Why writing or renaming failed.
         error: std::io::Error,
     },
 }
@@ -235,6 +248,8 @@ pub struct Links {
 }
 
 impl Links {
+    /// Whether anyone else sees the file (another hard link or another snapshot), so that
+    /// replacing it deserves a warning.
     pub fn is_shared(&self) -> bool {
         self.other_hard_links > 0 || !self.other_snapshots.is_empty()
     }

@@ -22,7 +22,14 @@ pub enum Chunking {
     /// Chunks of these many code points, the list cycled.
     CodePoints(Vec<usize>),
     /// Random code-point sizes between `min` and `max`, from a seed.
-    Random { seed: u64, min: usize, max: usize },
+    Random {
+        /// The seed of the pseudo-random sizes (the same seed cuts the same way).
+        seed: u64,
+        /// The smallest chunk size, in code points.
+        min: usize,
+        /// The largest chunk size, in code points.
+        max: usize,
+    },
     /// Word and punctuation pieces, the way a tokenizer cuts text (a leading space stays with
     /// its word, each punctuation character is a piece, whitespace runs are pieces).
     Tokens,
@@ -40,6 +47,7 @@ pub enum Chunking {
 }
 
 impl Chunking {
+    /// A short description for reports, e.g. `size 3` or `random sizes 1-12 (seed 0)`.
     pub fn label(&self) -> String {
         match self {
             Chunking::Whole => "one feed".into(),
@@ -262,6 +270,7 @@ impl SplitMix {
 /// What a stream produced: the message (or the error), and each closed region in order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamResult {
+    /// The parsed message, or the parse error's text.
     pub message: Result<Dict, String>,
     /// `(field, value)` of every `region_close`, prefix regions included.
     pub regions: Vec<(String, Value)>,
@@ -316,9 +325,13 @@ impl StreamResult {
 /// The inputs of one generation.
 #[derive(Clone)]
 pub struct Generation<'a> {
+    /// The response template the generation is parsed with.
     pub template: Template,
+    /// The text before the generation (the prompt; empty when none was given).
     pub prefix: &'a str,
+    /// The tool definitions given to the parser, if any.
     pub tools: Option<&'a Value>,
+    /// The generated text the chunkings cut.
     pub text: &'a str,
     /// The generation as token ids, when it was given so: under a reference that parses ids
     /// (5.25) the chunkings cut the ids, and each stream goes through the token-id decoder.
@@ -328,10 +341,13 @@ pub struct Generation<'a> {
 /// A generation given as token ids, with what parsing it needs.
 #[derive(Clone, Copy)]
 pub struct TokenInput<'a> {
+    /// The generation's token ids.
     pub ids: &'a [u32],
     /// The prompt as ids, or text (encoded as the reference encodes it).
     pub prefix: Prefix<'a>,
+    /// The model's tokenizer, which decodes the ids.
     pub tokenizer: &'a ModelTokenizer,
+    /// The model's control tokens, which the token-id decoder defuses.
     pub control: &'a ControlTokens,
 }
 
@@ -435,7 +451,9 @@ pub fn run(generation: &Generation<'_>, chunking: &Chunking) -> StreamResult {
 /// A chunking whose result differs from the one-shot parse.
 #[derive(Clone, Debug)]
 pub struct Disagreement {
+    /// The chunking that was fed.
     pub chunking: Chunking,
+    /// What the stream produced with it.
     pub result: StreamResult,
 }
 
@@ -446,6 +464,7 @@ pub struct ChunkReport {
     pub baseline: StreamResult,
     /// Every chunking tried, in order.
     pub tried: Vec<Chunking>,
+    /// The chunkings whose result differs from the one-shot parse, in the order tried.
     pub disagreements: Vec<Disagreement>,
     /// For the first disagreement: a smallest set of cut points (byte offsets) that still
     /// changes the result, found by removing cuts that do not matter.
@@ -458,11 +477,11 @@ pub struct ChunkReport {
 }
 
 impl ChunkReport {
+    /// Whether every chunking tried gives the one-shot parse's result.
     pub fn agrees(&self) -> bool {
         self.disagreements.is_empty()
     }
 
-    /// How the first disagreeing result differs from the one-shot parse.
     /// The report as text: one line when every chunking agrees (`name` is the generation's
     /// name), else which chunkings differ, the smallest, the fewest cuts that change the result
     /// (with the text around each) and the differences. `text` is the generation.
@@ -548,6 +567,8 @@ impl ChunkReport {
         out
     }
 
+    /// How the first disagreeing result (with the minimal cuts when found) differs from the
+    /// one-shot parse.
     pub fn differences(&self) -> Vec<Difference> {
         let Some(result) = self
             .minimal_result
@@ -567,6 +588,7 @@ pub struct CheckPlan {
     pub max_size: usize,
     /// This many seeded random chunkings (sizes 1 to 12).
     pub random: usize,
+    /// The seed of the first random chunking (each further one adds 1).
     pub seed: u64,
     /// Also the tokenizer-like chunking.
     pub tokens: bool,
@@ -588,6 +610,8 @@ impl Default for CheckPlan {
 }
 
 impl CheckPlan {
+    /// The chunkings to try, in order: the code-point sizes, the random ones, the
+    /// tokenizer-like one and the model's own.
     pub fn chunkings(&self) -> Vec<Chunking> {
         let mut v: Vec<Chunking> = (1..=self.max_size)
             .map(|n| Chunking::CodePoints(vec![n]))

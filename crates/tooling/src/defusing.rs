@@ -22,7 +22,9 @@ use rtbench_engine::value::Value;
 /// generation) and its text without the markers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Defused {
+    /// Where the spelling is in the document (prefix + generation), in bytes.
     pub span: Range<usize>,
+    /// The control token's spelling, without the markers.
     pub spelling: String,
     /// The ids that wrote it (ordinary tokens), when the sample gives ids.
     pub ids: Vec<u32>,
@@ -106,7 +108,9 @@ fn delimiters_with(template: &Template, spelling: &str) -> Vec<String> {
 /// A warning about a decoded sample, located in its document (prefix + generation).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Warning {
+    /// What the warning says, as shown to the user.
     pub message: String,
+    /// The text it is about, in bytes of the document.
     pub span: Range<usize>,
 }
 

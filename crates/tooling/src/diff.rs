@@ -8,7 +8,9 @@ use rtbench_engine::value::Value;
 pub struct Difference {
     /// JSONPath-like location (`$`, `$.a`, `$.a[2]`, `$['key with spaces']`).
     pub path: String,
+    /// The expected value there; `None` when only the other value has the path.
     pub expected: Option<Value>,
+    /// The value found there; `None` when it is missing.
     pub got: Option<Value>,
 }
 

@@ -36,18 +36,24 @@ const LISTED: usize = 3;
 /// One place where the field's open delimiter matched but did not open the field.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MissedOpen {
+    /// Where the open delimiter matched, in bytes of the document.
     pub at: Range<usize>,
+    /// Why the match did not open the field.
     pub reason: Missed,
 }
 
+/// Why a match of a field's open delimiter did not open the field.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Missed {
     /// The text lay inside another explicit region, where only that region's close is watched.
     InsideRegion(String),
     /// Another delimiter was committed at or over this text first, by `rule`.
     Beaten {
+        /// The field whose delimiter won.
         by: String,
+        /// Where the winning delimiter matched, in bytes of the document.
         at: Range<usize>,
+        /// The tie-breaking rule that made it win.
         rule: Rule,
     },
     /// The text was in the prefix before the start anchor's cut (only with
@@ -88,6 +94,7 @@ impl Rule {
 /// One complete match of a pattern open delimiter in the parsed text.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PatternMatch {
+    /// Where the match is, in bytes of the document.
     pub at: Range<usize>,
     /// The named groups in pattern order (`None`: the group did not take part).
     pub groups: Vec<(String, Option<String>)>,
@@ -113,18 +120,29 @@ pub enum AnchorCut {
     /// No prefix was given (empty): nothing the prompt pre-wrote is known.
     EmptyPrefix,
     /// The anchor was not found: the whole prefix was parsed.
-    NotFound { prefix_len: usize },
-    /// The prefix was cut after the last anchor match; `kept` is the part that was parsed.
-    Cut { at: usize, kept: Range<usize> },
+    NotFound {
+        /// The prefix's length in bytes.
+        prefix_len: usize,
+    },
+    /// The prefix was cut after the last anchor match.
+    Cut {
+        /// The byte offset of the cut (the end of the last anchor match).
+        at: usize,
+        /// The part of the prefix that was parsed, in bytes.
+        kept: Range<usize>,
+    },
 }
 
 /// Everything the explanation knows about one field.
 #[derive(Clone, Debug)]
 pub struct Explanation {
+    /// The name of the field explained.
     pub field: String,
     /// Every field name of the template, in template order ([`Ending::Open`] indexes it).
     pub field_names: Vec<String>,
+    /// The field's open delimiter as described to the user; `None` when it has none.
     pub open: Option<String>,
+    /// The field's close delimiter as described to the user; `None` when it has none.
     pub close: Option<String>,
     /// The open pattern's source, for a pattern open.
     pub open_pattern: Option<String>,
@@ -132,11 +150,13 @@ pub struct Explanation {
     pub close_pattern: Option<String>,
     /// The top-level alternatives of the open pattern (source text), when it has several.
     pub open_alternatives: Vec<String>,
+    /// Whether the field may have several regions (`repeats` in the template).
     pub repeats: bool,
     /// The field's regions (the engine's model), closed, failed, or open when parsing stopped.
     pub regions: Vec<Region>,
     /// Every complete match of a pattern open in the parsed text.
     pub pattern_matches: Vec<PatternMatch>,
+    /// The places where the open delimiter matched but did not open the field.
     pub missed_opens: Vec<MissedOpen>,
     /// When the open delimiter never matched anywhere: the closest the text came.
     pub nearest_open: Option<Range<usize>>,
@@ -149,7 +169,9 @@ pub struct Explanation {
     /// Places where the field's close delimiter appears while none of its regions was open
     /// (a region the prompt opened but the parser never saw, or text taken by another region).
     pub stray_closes: Vec<Range<usize>>,
+    /// How the start anchor cut the prefix.
     pub anchor: AnchorCut,
+    /// The parse's error, when it failed.
     pub parse_error: Option<ParseError>,
     /// The document the ranges refer to (prefix + generation).
     pub document: String,
@@ -157,6 +179,7 @@ pub struct Explanation {
     pub prefix_len: usize,
     /// What the reference version in force did where versions differ (one line each).
     pub version_notes: Vec<String>,
+    /// The options the explanation was made with.
     pub options: Options,
 }
 
@@ -228,8 +251,11 @@ pub fn explain_all(
 /// and (for token ids) what the decoder released when flushed at the end.
 #[derive(Clone, Copy, Debug)]
 pub struct Decoded<'a> {
+    /// The prompt text.
     pub prefix: &'a str,
+    /// The generation's text as fed to the parser.
     pub fed: &'a str,
+    /// What the decoder released when flushed after the last id (empty for text).
     pub tail: &'a str,
     /// The text is 5.25's decoding of token ids: defused control-token spellings carry
     /// markers, which positions do not count and quotes show as defused.

@@ -25,7 +25,10 @@ pub struct Style {
     pub key_separator: String,
     /// Between the entries of a one-line object: `", "` or `","`.
     pub item_separator: String,
+    /// Whether non-ASCII characters are written as `\u` escapes (as `json.dumps` does by
+    /// default).
     pub ensure_ascii: bool,
+    /// The file's line ending: `"\n"` or `"\r\n"`.
     pub newline: String,
 }
 
@@ -81,13 +84,16 @@ fn escapes_non_ascii(text: &str) -> bool {
 /// The planned change to the file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Export {
+    /// The file's text as it was read.
     pub old_text: String,
+    /// The file's text with the response template written in.
     pub new_text: String,
     /// Whether `response_template` was already in the file (its value is replaced).
     pub replaced: bool,
 }
 
 impl Export {
+    /// Whether the file already holds exactly this response template (nothing to write).
     pub fn is_unchanged(&self) -> bool {
         self.old_text == self.new_text
     }

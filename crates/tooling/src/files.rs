@@ -23,9 +23,11 @@ pub enum Pipes {
 /// Why a file could not be read.
 #[derive(Debug)]
 pub struct ReadError {
+    /// The file that could not be read.
     pub path: PathBuf,
     /// What the file is for, as the user knows it (`prefix file`, `tools file`, ...).
     pub what: String,
+    /// What is wrong with it.
     pub kind: ReadErrorKind,
 }
 
@@ -34,6 +36,7 @@ pub struct ReadError {
 pub enum ReadErrorKind {
     /// Missing, unreadable, ...
     Io(std::io::Error),
+    /// A folder, where a file was expected.
     Folder,
     /// A device or a socket ([`Pipes::Read`]): it may never end.
     Device,
@@ -44,9 +47,13 @@ pub enum ReadErrorKind {
     /// Invalid UTF-8 at `byte` (line and column of the place, 1-based; the column counts
     /// characters). `lossy` is the file's text with the invalid bytes replaced, to show.
     NotUtf8 {
+        /// The byte offset of the first invalid byte.
         byte: usize,
+        /// Its 1-based line.
         line: usize,
+        /// Its 1-based column, in characters.
         column: usize,
+        /// The file's text with the invalid bytes replaced by U+FFFD.
         lossy: String,
     },
 }

@@ -1,5 +1,5 @@
 //! Sample findings: what a sample's parse lost without an error (the engine's
-//! [`audit`](rtbench_engine::audit)) and what is off in the sample file itself, as warnings
+//! [`audit`](mod@rtbench_engine::audit)) and what is off in the sample file itself, as warnings
 //! located in the sample file. Shared by `rtbench test`, `rtbench lint` and the workbench.
 
 use std::ops::Range;

@@ -33,10 +33,13 @@ pub enum Protection {
 /// One delimiter of the template and its protection.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DelimiterProtection {
+    /// The field the delimiter belongs to (empty for the start anchor).
     pub field: String,
     /// `open`, `close` or `start anchor`.
     pub which: &'static str,
+    /// The delimiter as the report shows it (its literals or its pattern, Python repr).
     pub shown: String,
+    /// How well control tokens protect the delimiter from text that spells it.
     pub protection: Protection,
 }
 
@@ -135,8 +138,11 @@ impl DelimiterProtection {
 pub struct Spelled {
     /// Where in the sample's conversation: `messages[1].content`, `tools[0]...`.
     pub path: String,
+    /// The field whose delimiter it spells (empty for the start anchor).
     pub field: String,
+    /// Which delimiter of the field: `open`, `close` or `start anchor`.
     pub which: &'static str,
+    /// The text of the string that spells the delimiter.
     pub text: String,
 }
 

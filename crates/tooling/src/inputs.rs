@@ -43,6 +43,7 @@ pub fn template_beside(dir: &Path) -> Option<PathBuf> {
 /// A folder given as the template that holds none.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NoTemplate {
+    /// The folder given.
     pub folder: PathBuf,
 }
 
@@ -136,6 +137,7 @@ pub struct Overrides {
     pub tools: Option<Value>,
     /// `--messages` (and `--kwargs`): the conversation whose rendering is the prefix.
     pub messages: Option<Value>,
+    /// `--kwargs`: the chat template's keyword arguments for `--messages`.
     pub kwargs: Option<Value>,
 }
 

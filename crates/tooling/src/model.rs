@@ -17,6 +17,7 @@ use crate::sample::{Sample, SampleWarning};
 
 /// The chat template and tokenizer of a folder, each when present.
 pub struct Model {
+    /// The model folder.
     pub dir: PathBuf,
     /// `Err`: the folder has a chat template that cannot be used.
     pub chat: Result<Option<ModelTemplates>, RenderError>,
@@ -67,6 +68,7 @@ impl Model {
         out
     }
 
+    /// The tokenizer, when the folder has a usable `tokenizer.json`.
     pub fn tokenizer(&self) -> Option<&ModelTokenizer> {
         self.tokenizer.as_ref().ok().and_then(Option::as_ref)
     }
@@ -162,9 +164,14 @@ impl Model {
 /// What a render needs besides the template: the conversation, the tools, the keyword
 /// arguments and whether the assistant turn is opened.
 pub struct Conversation<'a> {
+    /// The list of chat messages.
     pub messages: &'a Value,
+    /// The tool definitions, if any.
     pub tools: Option<&'a Value>,
+    /// Extra keyword arguments for the chat template (a JSON object), added to the config's
+    /// special tokens.
     pub kwargs: Option<&'a Value>,
+    /// Whether the rendering ends by opening the assistant turn.
     pub add_generation_prompt: bool,
 }
 

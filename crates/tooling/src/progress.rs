@@ -47,6 +47,7 @@ impl Progress {
         self.cancelled.store(true, Ordering::Relaxed);
     }
 
+    /// Whether the job was asked to stop.
     pub fn is_cancelled(&self) -> bool {
         self.cancelled.load(Ordering::Relaxed)
     }

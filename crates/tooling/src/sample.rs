@@ -52,12 +52,18 @@ pub const EXTENSION: &str = "sample";
 /// One sample generation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sample {
+    /// The sample's file (or the name it is reported under).
     pub path: PathBuf,
     /// `None` when the sample gives no prefix (a bare `.txt` generation).
     pub prefix: Option<String>,
+    /// The generated text the template parses (the `generation` section).
     pub generation: String,
+    /// The `tools` section: the tool definitions given to the parser.
     pub tools: Option<Value>,
+    /// The `expected` section: the expected message, or `{"$error": ...}` for an expected
+    /// parse error.
     pub expected: Option<Value>,
+    /// The `note` section: free text about the sample.
     pub note: Option<String>,
     /// Byte offset of the generation section in the file (for positions in diagnostics).
     pub generation_offset: usize,
@@ -81,7 +87,10 @@ pub struct ModelInput {
     pub messages: Option<Value>,
     /// The `kwargs` section: the chat template's keyword arguments (`enable_thinking`, ...).
     pub kwargs: Option<Value>,
+    /// The prefix written as token ids (`--- prefix (ids) ---`), decoded by the tokenizer.
     pub prefix_ids: Option<Vec<u32>>,
+    /// The generation written as token ids (`--- generation (ids) ---`), decoded by the
+    /// tokenizer.
     pub generation_ids: Option<Vec<u32>>,
     /// The `roundtrip` section: why rendering the parsed message back is expected to give
     /// other text (a chat template that drops earlier turns' reasoning, say).
@@ -185,13 +194,16 @@ pub fn replace_expected(path: &Path, text: &str, expected: &str) -> Result<Strin
 /// A sample file that cannot be read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SampleError {
+    /// The sample file.
     pub path: PathBuf,
+    /// 1-based line of the problem, when known.
     pub line: Option<usize>,
     /// 1-based column (in characters), when the place is known more closely than its line
     /// (a JSON section's syntax error).
     pub column: Option<usize>,
     /// Byte offset of that place in the file.
     pub offset: Option<usize>,
+    /// What is wrong with the file.
     pub message: String,
 }
 

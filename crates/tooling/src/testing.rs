@@ -11,8 +11,11 @@ use rtbench_engine::value::{Dict, Value};
 
 /// What happened to one sample (also shown by the workbench's sample list).
 pub enum Verdict {
+    /// The result is the expected message, or the expected error.
     Pass,
+    /// The result is not what the sample expects: how it differs, a line each.
     Fail(Vec<String>),
+    /// The sample has no `expected` section: nothing to compare with.
     NoExpectation,
 }
 

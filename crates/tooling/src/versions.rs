@@ -22,13 +22,16 @@ use rtbench_tokenize::ids::{IdParser, parse_ids};
 /// where its text lies in the document (prefix + generation).
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamEvent {
+    /// The event as the reference's dict.
     pub value: Value,
+    /// Where the event's text lies in the document, in bytes.
     pub span: Range<usize>,
 }
 
 /// What one version makes of a generation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
+    /// The version of the reference runtime the outcome is for.
     pub reference: Reference,
     /// The one-shot parse: the message, or the error's text.
     pub message: Result<Dict, String>,
@@ -41,13 +44,16 @@ pub struct Outcome {
 /// Every supported version's outcome for one generation, oldest first.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Comparison {
+    /// One outcome per supported version, oldest first.
     pub outcomes: Vec<Outcome>,
 }
 
 /// How the result under `other` differs from the one under `base` (the version in force).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Divergence {
+    /// The version in force, compared against.
     pub base: Reference,
+    /// The version whose result differs.
     pub other: Reference,
     /// What differs, a line each: the structural differences of the message (or of the error),
     /// else the first event that differs and how the stream ended.

@@ -235,6 +235,8 @@ where
     })
 }
 
+/// Runs every entry (see [`run`]) and tallies the outcomes into a [`Report`] for the
+/// context's template.
 pub fn report<I>(entries: I, ctx: &Context, options: &Options) -> std::io::Result<Report>
 where
     I: Iterator<Item = std::io::Result<Entry>> + Send,

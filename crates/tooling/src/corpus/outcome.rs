@@ -20,6 +20,7 @@ use rtbench_engine::value::Dict;
 /// time a record needs them: most corpora have neither conversations nor token ids), and the
 /// prefix of records that give none.
 pub struct Context {
+    /// The response template every record is parsed with.
     pub template: Template,
     /// The folder of the template: its chat template and tokenizer.
     pub model_dir: std::path::PathBuf,
@@ -32,6 +33,8 @@ pub struct Context {
 }
 
 impl Context {
+    /// A context for `template` whose model files are in `model_dir`, with the default field
+    /// names; the model files are opened the first time a record needs them.
     pub fn new(
         template: Template,
         model_dir: std::path::PathBuf,
@@ -83,8 +86,11 @@ pub enum Status {
 pub struct Outcome {
     /// Position in the corpus (0-based, over every input).
     pub index: u64,
+    /// Where the record was read from (file and line, or sample file).
     pub location: Location,
+    /// The record's id, when it has one.
     pub id: Option<String>,
+    /// Whether the record parsed, failed to parse, or could not be read as a record.
     pub status: Status,
     /// Per template field, in the template's order (empty for input errors).
     pub fields: Vec<FieldMarks>,
@@ -108,11 +114,21 @@ pub enum Group {
     /// Not a record, or its model inputs could not be made into text.
     Input(String),
     /// A parse error of this kind in this field.
-    Error { kind: String, field: Option<String> },
+    Error {
+        /// The error's kind (see [`error_kind`]).
+        kind: String,
+        /// The field the error is in; `None` when it is in none.
+        field: Option<String>,
+    },
     /// Parsed, but not as expected: the first differing path.
     Differs(String),
     /// Parsed, with a silent loss in this field (`overwritten`, `empty`, `truncated`).
-    Loss { kind: &'static str, field: String },
+    Loss {
+        /// What was lost: `overwritten`, `empty` or `truncated`.
+        kind: &'static str,
+        /// The field whose value was lost.
+        field: String,
+    },
     /// Parsed, nothing to say.
     Clean,
 }

@@ -19,8 +19,11 @@ pub const MAX_LINE: usize = 256 << 20;
 /// text (`Err` when it is too long or not UTF-8).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Line {
+    /// The 1-based line number.
     pub number: u64,
+    /// The byte offset in the stream where the line starts.
     pub offset: u64,
+    /// The line's text without its line break, or why it could not be read as text.
     pub text: Result<String, RecordError>,
 }
 
@@ -34,6 +37,7 @@ pub struct LineReader<R> {
 }
 
 impl<R: BufRead> LineReader<R> {
+    /// A reader of the lines of `input`, numbered from 1 and offset from its current position.
     pub fn new(input: R) -> LineReader<R> {
         LineReader {
             input,
@@ -133,13 +137,16 @@ impl<R: BufRead> Iterator for LineReader<R> {
 /// [`Entry::record`], so that the decoding runs on the worker threads, not on the one reading.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
+    /// Where the entry was read from.
     pub location: Location,
+    /// The entry's line (not yet decoded) or record.
     pub content: Content,
 }
 
 /// What an entry holds: a line still to be decoded, or a record read from a sample file.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Content {
+    /// A JSON Lines line's text, or why it could not be read.
     Line(Result<String, RecordError>),
     /// Boxed: a sample is large beside a line, and most corpora are lines.
     Record(Box<Result<Record, RecordError>>),
@@ -164,7 +171,7 @@ fn sample_path(location: &Location) -> PathBuf {
 }
 
 /// Turns one line into an entry (its JSON not yet decoded).
-pub fn entry_of_line(file: Option<&Path>, line: Line) -> Entry {
+pub(crate) fn entry_of_line(file: Option<&Path>, line: Line) -> Entry {
     Entry {
         location: Location::Line {
             file: file.map(Path::to_path_buf),
@@ -229,6 +236,7 @@ enum Current {
 }
 
 impl Entries {
+    /// The entries of `inputs`, read lazily in order.
     pub fn new(inputs: Vec<Input>) -> Entries {
         Entries {
             inputs: inputs.into_iter(),

@@ -12,11 +12,13 @@ use rtbench_engine::value::{Dict, Value};
 /// `completion`, `prompt`, ...), so each can be changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldNames {
+    /// The record's id, used to name it in the report.
     pub id: String,
     /// Prompt text, or a list of token ids.
     pub prefix: String,
     /// A list of chat messages, rendered into the prefix by the model's chat template.
     pub messages: String,
+    /// The tool definitions, passed to the chat template and the parser.
     pub tools: String,
     /// The chat template's keyword arguments for `messages`.
     pub kwargs: String,
@@ -46,8 +48,11 @@ pub enum Location {
     /// A line of a JSON Lines file: the file (`None` for stdin), its 1-based line number and
     /// the byte offset where the line starts (for [`crate::corpus::read_record_at`]).
     Line {
+        /// The JSON Lines file; `None` for stdin.
         file: Option<PathBuf>,
+        /// The 1-based line number.
         line: u64,
+        /// The byte offset where the line starts.
         offset: u64,
     },
     /// A `.sample` (or `.txt`) file.
@@ -74,13 +79,16 @@ impl std::fmt::Display for Location {
 /// a conversation, text or token ids, tools, the expected message).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Record {
+    /// The record's id, when it has one.
     pub id: Option<String>,
+    /// The record as a sample, as if read from a sample file.
     pub sample: Sample,
 }
 
 /// Why a line is not a record (reported with its line number; the line is skipped).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecordError {
+    /// What is wrong with the line.
     pub message: String,
 }
 

@@ -15,25 +15,35 @@ pub const LISTED: usize = 10;
 /// Per-field tallies over the parsed records.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FieldTally {
+    /// Records whose message has a value for the field.
     pub matched: u64,
+    /// Records where a region of the field opened but its value was empty and dropped.
     pub empty: u64,
+    /// Records where a later region replaced the field's value.
     pub overwritten: u64,
+    /// Records where a region of the field never closed and took the rest of the generation.
     pub truncated: u64,
+    /// Records whose parse error is in the field.
     pub errors: u64,
 }
 
 /// One group of errors: how many, and the first record that had it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ErrorGroup {
+    /// How many records had an error of the group.
     pub count: u64,
+    /// The first such record, as the report names it.
     pub example: String,
+    /// That record's full error message.
     pub message: String,
 }
 
 /// The aggregate of a corpus run.
 #[derive(Clone, Debug, Default)]
 pub struct Report {
+    /// Every entry run, input errors included.
     pub records: u64,
+    /// Records that parsed into a message.
     pub parsed: u64,
     /// Records whose parse raised the reference's error.
     pub errors: u64,
@@ -49,8 +59,11 @@ pub struct Report {
     pub fields: Vec<(String, FieldTally)>,
     /// Keyed by (kind, field).
     pub error_groups: BTreeMap<(String, Option<String>), ErrorGroup>,
+    /// Records given the chunking check.
     pub chunk_checked: u64,
+    /// Records with a chunking whose result differs from the one-shot parse.
     pub chunk_unstable: u64,
+    /// The first few of those, as the report names them.
     pub unstable_examples: Vec<String>,
     /// The slowest records, slowest first.
     pub slowest: Vec<(Duration, String)>,
@@ -61,6 +74,7 @@ pub struct Report {
 }
 
 impl Report {
+    /// An empty report with a tally for each of the template's fields.
     pub fn new(template: &Template) -> Report {
         Report {
             fields: template

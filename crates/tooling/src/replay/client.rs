@@ -20,7 +20,7 @@ pub(super) struct Client {
 }
 
 impl Client {
-    pub fn new(template: &Template) -> Client {
+    pub(crate) fn new(template: &Template) -> Client {
         Client {
             size: template.defaults().values().map(nodes).sum(),
             settled: template.defaults().clone(),
@@ -28,7 +28,7 @@ impl Client {
     }
 
     /// Applies one event; returns the work it took (0 for events that settle nothing).
-    pub fn apply(&mut self, template: &Template, event: &Event) -> usize {
+    pub(crate) fn apply(&mut self, template: &Template, event: &Event) -> usize {
         let EventKind::Close { value } = &event.kind else {
             return 0;
         };
@@ -36,7 +36,7 @@ impl Client {
     }
 
     /// Stores the value a region of `field` closed with; returns the work it took.
-    pub fn settle(&mut self, template: &Template, field: usize, value: &Value) -> usize {
+    pub(crate) fn settle(&mut self, template: &Template, field: usize, value: &Value) -> usize {
         let Some(field) = template.fields().get(field) else {
             return 0;
         };
@@ -100,7 +100,9 @@ pub struct PartialMessage {
 /// A region that is still open: its raw text so far.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LiveRegion {
+    /// The region's field, as an index into the template's fields.
     pub field: usize,
+    /// The field's name.
     pub name: String,
     /// The region's `region_chunk` texts joined.
     pub text: String,

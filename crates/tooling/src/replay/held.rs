@@ -11,7 +11,9 @@ use super::Replay;
 /// Which delimiter of a field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
+    /// The delimiter that opens the field's region.
     Open,
+    /// The delimiter that closes the field's region.
     Close,
 }
 
@@ -25,21 +27,30 @@ pub enum CandidateState {
     MayGrow,
     /// A complete match (ending at `end`) that must wait because another delimiter is pending
     /// at or before its start.
-    Blocked { end: usize },
+    Blocked {
+        /// Document offset where the complete match ends.
+        end: usize,
+    },
     /// A complete zero-width close of a region that never opened: the parser stops there and
     /// the text from `start` on is never routed (the reference does the same).
-    Stalled { end: usize },
+    Stalled {
+        /// Document offset where the complete match ends.
+        end: usize,
+    },
 }
 
 /// A delimiter that might start in the held text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Candidate {
+    /// The delimiter's field, as an index into the template's fields.
     pub field: usize,
+    /// Whether it is the field's open or close delimiter.
     pub role: Role,
     /// The delimiter as the template wrote it (`"<think>"`, `pattern '...'`).
     pub delimiter: String,
     /// Document offset where the match would start.
     pub start: usize,
+    /// How the delimiter relates to the held text.
     pub state: CandidateState,
 }
 

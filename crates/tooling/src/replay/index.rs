@@ -51,16 +51,16 @@ pub(super) struct StepIndex {
 const FULL: u8 = 0x80;
 
 impl StepIndex {
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
     /// The last step's entry (all zero before any step).
-    pub fn last(&self) -> Entry {
+    pub(crate) fn last(&self) -> Entry {
         self.last
     }
 
-    pub fn push(&mut self, entry: Entry) {
+    pub(crate) fn push(&mut self, entry: Entry) {
         if self.len.is_multiple_of(MARK_EVERY) {
             self.marks.push(Mark {
                 offset: self.bytes.len(),
@@ -101,21 +101,21 @@ impl StepIndex {
     }
 
     /// Frees what the encoding reserved beyond its length (once every step is pushed).
-    pub fn shrink(&mut self) {
+    pub(crate) fn shrink(&mut self) {
         self.bytes.shrink_to_fit();
         self.marks.shrink_to_fit();
     }
 
     /// The entries of the step before `step` and of `step`; panics when out of range, like
     /// indexing.
-    pub fn pair(&self, step: usize) -> (Entry, Entry) {
+    pub(crate) fn pair(&self, step: usize) -> (Entry, Entry) {
         assert!(step < self.len, "step {step} of {}", self.len);
         self.pairs_from(step).next().expect("a step in range")
     }
 
     /// From `step` on, each step's entry with the one before it, decoded one after the other
     /// (a walk over many steps decodes each once).
-    pub fn pairs_from(&self, step: usize) -> impl Iterator<Item = (Entry, Entry)> + '_ {
+    pub(crate) fn pairs_from(&self, step: usize) -> impl Iterator<Item = (Entry, Entry)> + '_ {
         let mark = step / MARK_EVERY;
         let mut d = self.decoder(mark);
         let mut at = mark * MARK_EVERY;
@@ -130,13 +130,13 @@ impl StepIndex {
         })
     }
 
-    pub fn get(&self, step: usize) -> Entry {
+    pub(crate) fn get(&self, step: usize) -> Entry {
         self.pair(step).1
     }
 
     /// The first step whose entry satisfies `reached`, a condition that once true stays true
     /// for every later step (like `partition_point`); `len()` when none does.
-    pub fn first(&self, reached: impl Fn(&Entry) -> bool) -> usize {
+    pub(crate) fn first(&self, reached: impl Fn(&Entry) -> bool) -> usize {
         let mark = self.marks.partition_point(|m| !reached(&m.before));
         let Some(mark) = mark.checked_sub(1) else {
             return 0;

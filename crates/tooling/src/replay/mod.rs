@@ -67,8 +67,11 @@ enum Fed {
 pub enum StepKind {
     /// The parser consumed the prefix (after its last start anchor).
     Prefix,
-    /// The `index`-th feed (0-based).
-    Feed { index: usize },
+    /// A feed of the generation.
+    Feed {
+        /// The feed's number (0-based).
+        index: usize,
+    },
     /// End of stream.
     Finalize,
 }
@@ -107,7 +110,9 @@ impl FedChunk {
 /// [`Replay::step`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Step {
+    /// The step's number in the replay (the prefix's step first).
     pub index: usize,
+    /// Whether the step consumed the prefix, a feed, or ended the stream.
     pub kind: StepKind,
     /// The text fed at this step (feed steps only).
     pub chunk: Option<FedChunk>,
@@ -130,7 +135,9 @@ pub struct Step {
 /// An event with the step that produced it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TimelineEvent {
+    /// The number of the step that produced the event.
     pub step: usize,
+    /// The parser's event.
     pub event: Event,
 }
 
@@ -144,7 +151,12 @@ pub enum Outcome {
     /// Finalize returned this message.
     Message(Dict),
     /// A step failed (the prefix, a feed or finalize).
-    Failed { step: usize, error: ParseError },
+    Failed {
+        /// The number of the failed step.
+        step: usize,
+        /// The parser's error.
+        error: ParseError,
+    },
 }
 
 /// How a replay's text reaches the parser, when not as plain text.
@@ -468,10 +480,12 @@ impl Recorder {
 }
 
 impl Replay {
+    /// The response template the stream was parsed with.
     pub fn template(&self) -> &Template {
         &self.template
     }
 
+    /// How the generation was cut into feeds.
     pub fn chunking(&self) -> &Chunking {
         &self.chunking
     }
@@ -561,10 +575,12 @@ impl Replay {
             .then_some(last)
     }
 
+    /// The number of the last step (finalize, or the step that failed).
     pub fn last_step(&self) -> usize {
         self.index.len() - 1
     }
 
+    /// How the stream ended: the final message, or the failed step and its error.
     pub fn outcome(&self) -> &Outcome {
         &self.outcome
     }

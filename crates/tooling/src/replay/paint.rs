@@ -11,7 +11,9 @@ use crate::paint::{self, Paint, Segment};
 pub struct RegionView {
     /// Index into [`Replay::regions`].
     pub region: usize,
+    /// The region's field, as an index into the template's fields.
     pub field: usize,
+    /// Where the open delimiter is in the document.
     pub open: Range<usize>,
     /// The body received so far.
     pub body: Range<usize>,

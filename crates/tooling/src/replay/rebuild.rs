@@ -17,9 +17,9 @@ use super::TimelineEvent;
 use super::index::StepIndex;
 
 /// The most steps between two checkpoints.
-pub const CHECKPOINT_STEPS: usize = 1024;
+pub(crate) const CHECKPOINT_STEPS: usize = 1024;
 /// The most fed text between two checkpoints.
-pub const CHECKPOINT_BYTES: usize = 64 * 1024;
+pub(crate) const CHECKPOINT_BYTES: usize = 64 * 1024;
 /// How many rebuilt stretches are kept.
 const KEPT: usize = 8;
 
@@ -66,7 +66,11 @@ pub(super) struct Sources<'a> {
 }
 
 impl Rebuilder {
-    pub fn new(tools: Option<Value>, checkpoints: Vec<Checkpoint>, token_ids: bool) -> Rebuilder {
+    pub(crate) fn new(
+        tools: Option<Value>,
+        checkpoints: Vec<Checkpoint>,
+        token_ids: bool,
+    ) -> Rebuilder {
         Rebuilder {
             tools,
             checkpoints,
@@ -76,7 +80,7 @@ impl Rebuilder {
     }
 
     /// The events with timeline indices in `range`, which lie after the prefix step.
-    pub fn events(&self, src: &Sources<'_>, range: Range<usize>) -> Vec<TimelineEvent> {
+    pub(crate) fn events(&self, src: &Sources<'_>, range: Range<usize>) -> Vec<TimelineEvent> {
         let mut out = Vec::with_capacity(range.len());
         let mut at = range.start;
         while at < range.end {
