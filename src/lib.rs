@@ -1,6 +1,6 @@
 //! rtbench: a workbench for response templates.
 //!
-//! The [`engine`] turns a model's generated text into a message dict exactly as the reference
+//! The engine ([`rtbench_engine`]) turns a model's generated text into a message dict exactly as the reference
 //! runtime (`transformers.utils.chat_parsing`) does: template loading and validation, delimiter
 //! matching with Python `regex` semantics, the streaming state machine, content parsers,
 //! transforms and tool-argument coercion. It has no terminal code.

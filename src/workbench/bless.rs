@@ -1,7 +1,7 @@
 //! Blessing from the screen (`b`): the current result of the sample on screen becomes its
 //! expected section. [`propose`] reads the file and shows what would change (the structural
 //! diff between the expected and the current message); only a confirmation writes it, with
-//! [`write`], atomically and only if the file is still the one that was read. Every other
+//! [`write()`], atomically and only if the file is still the one that was read. Every other
 //! section of the file stays byte for byte.
 
 use std::path::PathBuf;

@@ -1,12 +1,12 @@
 //! State changes: [`update`] takes each [`Msg`] (key actions, mouse events, lane replies, file
 //! changes, signals, the clock) and returns the [`Cmd`] the run loop must carry out (nothing,
 //! parse again, open the editor, write a bless, quit); none of them draws, does I/O or runs a
-//! parse (explanations and chunking checks are sent to the tooling lane, see [`overlay`]).
+//! parse (explanations and chunking checks are sent to the tooling lane, see `overlay`).
 //!
 //! This module dispatches; the changes themselves are by mode and kind of input:
-//! [`motion`] (cursor, scrolls, sample selection), [`panes`] (focus and layout), [`overlay`]
-//! (help, explanation and chunking-check overlays, and their jobs), [`replay`] (the stream
-//! replay's keys and mouse), [`prompt`] (the status bar prompt) and [`mouse`].
+//! `motion` (cursor, scrolls, sample selection), `panes` (focus and layout), `overlay`
+//! (help, explanation and chunking-check overlays, and their jobs), `replay` (the stream
+//! replay's keys and mouse), `prompt` (the status bar prompt) and `mouse`.
 
 mod base;
 mod fold;
@@ -142,7 +142,7 @@ fn switch_reference(state: &mut State) -> Cmd {
 }
 
 /// Applies a key action: it goes down the layer stack until a layer takes it (see
-/// [`layers`]).
+/// `layers`).
 pub fn on_action(state: &mut State, action: Action) -> Cmd {
     state.note = None;
     let cmd = layers::dispatch(state, action);

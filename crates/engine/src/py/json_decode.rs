@@ -55,7 +55,7 @@ pub(crate) const JSON_MAX_DEPTH_STREAM: usize = 988;
 pub(crate) const JSON_MAX_DEPTH_TEMPLATE_FILE: usize = 992;
 
 /// Python's `json.loads(s)` as the reference's `json` content parser calls it (nesting limit
-/// [`JSON_MAX_DEPTH_PARSE`]).
+/// `JSON_MAX_DEPTH_PARSE`).
 pub fn json_loads(s: &str) -> Result<Value, JsonError> {
     json_loads_depth(s, JSON_MAX_DEPTH_PARSE)
 }
@@ -70,7 +70,7 @@ pub(crate) fn json_loads_depth(s: &str, max_depth: usize) -> Result<Value, JsonE
 }
 
 /// Python's `json.loads(s)` for a file the command line reads (nesting limit
-/// [`JSON_MAX_DEPTH_TEMPLATE_FILE`]), also returning the byte spans of every node.
+/// `JSON_MAX_DEPTH_TEMPLATE_FILE`), also returning the byte spans of every node.
 pub fn json_loads_with_spans(s: &str) -> Result<(Value, SpanMap), JsonError> {
     let (value, node) = Decoder::<true>::new(s, JSON_MAX_DEPTH_TEMPLATE_FILE).document()?;
     Ok((value, SpanMap::from_root(node)))

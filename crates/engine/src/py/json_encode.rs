@@ -27,7 +27,7 @@ pub struct DumpOptions {
     /// the raw surrogate, which a Rust string cannot).
     pub surrogates_error: bool,
     /// Containers may nest at most this deep, as in CPython's C encoder (`RecursionError`); see
-    /// [`JSON_DUMP_MAX_DEPTH_CLI`]. (With an indent Python uses its pure-Python encoder, whose
+    /// `JSON_DUMP_MAX_DEPTH_CLI`. (With an indent Python uses its pure-Python encoder, whose
     /// limit differs by a level or two; that is not modelled.)
     pub max_depth: Option<usize>,
 }

@@ -95,27 +95,27 @@ fn run_stream(
 
 /// The score of one case.
 #[derive(Debug, Default)]
-pub struct Outcome {
-    pub name: String,
-    pub tags: Vec<String>,
-    pub check_ok: bool,
-    pub parse_ok: bool,
-    pub stream_total: usize,
-    pub stream_semantic: usize,
-    pub stream_exact: usize,
+pub(crate) struct Outcome {
+    pub(crate) name: String,
+    pub(crate) tags: Vec<String>,
+    pub(crate) check_ok: bool,
+    pub(crate) parse_ok: bool,
+    pub(crate) stream_total: usize,
+    pub(crate) stream_semantic: usize,
+    pub(crate) stream_exact: usize,
     /// Human-readable descriptions of every failure.
-    pub failures: Vec<String>,
+    pub(crate) failures: Vec<String>,
     /// Streams that agree semantically but not event for event, with whether rtbench released
     /// text earlier than the reference, never later (after every feed, what the reference had
     /// emitted is a prefix of what rtbench had).
-    pub exact_only: Vec<(String, bool)>,
+    pub(crate) exact_only: Vec<(String, bool)>,
     /// How many reference error texts the case records (compared exactly) ...
-    pub error_texts: usize,
+    pub(crate) error_texts: usize,
     /// ... and those rtbench's error text differs from.
-    pub text_failures: Vec<String>,
+    pub(crate) text_failures: Vec<String>,
     /// Whether a delimiter pattern of the template has a lazy quantifier (with which the
     /// reference reports partial matches that no continuation can complete).
-    pub lazy_delimiters: bool,
+    pub(crate) lazy_delimiters: bool,
 }
 
 /// The events as one string in which a stream that released more text earlier is an
@@ -174,7 +174,7 @@ fn show(v: &Value) -> String {
 /// Runs one case (a decoded case file).
 /// Scores one case under the reference version `reference` (the case must have been recorded
 /// from that version).
-pub fn run_case(case: &Value, reference: rtbench_engine::Reference) -> Outcome {
+pub(crate) fn run_case(case: &Value, reference: rtbench_engine::Reference) -> Outcome {
     let name = get(case, "name")
         .and_then(Value::as_str)
         .unwrap_or("?")
@@ -374,7 +374,7 @@ pub fn run_case(case: &Value, reference: rtbench_engine::Reference) -> Outcome {
 
 /// Loads every case under `dir`: `*.json` files (one case each) and `*.jsonl.gz` files (one
 /// case per line).
-pub fn load_cases(dir: &Path) -> Vec<Value> {
+pub(crate) fn load_cases(dir: &Path) -> Vec<Value> {
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
@@ -401,17 +401,17 @@ pub fn load_cases(dir: &Path) -> Vec<Value> {
 
 /// Totals over many cases.
 #[derive(Debug, Default)]
-pub struct Summary {
-    pub cases: usize,
-    pub parse: usize,
-    pub stream_total: usize,
-    pub stream_semantic: usize,
-    pub stream_exact: usize,
-    pub check: usize,
+pub(crate) struct Summary {
+    pub(crate) cases: usize,
+    pub(crate) parse: usize,
+    pub(crate) stream_total: usize,
+    pub(crate) stream_semantic: usize,
+    pub(crate) stream_exact: usize,
+    pub(crate) check: usize,
 }
 
 impl Summary {
-    pub fn add(&mut self, o: &Outcome) {
+    pub(crate) fn add(&mut self, o: &Outcome) {
         self.cases += 1;
         self.parse += o.parse_ok as usize;
         self.check += o.check_ok as usize;
@@ -420,7 +420,7 @@ impl Summary {
         self.stream_exact += o.stream_exact;
     }
 
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         format!(
             "conformance: parse {}/{}, stream-semantic {}/{}, stream-exact {}/{}, check {}/{}",
             self.parse,
@@ -436,12 +436,12 @@ impl Summary {
 }
 
 #[allow(unused)]
-pub fn empty_dict() -> Dict {
+pub(crate) fn empty_dict() -> Dict {
     Dict::new()
 }
 
 /// Asserts that our events equal the reference's recorded ones (as JSON values).
-pub fn assert_events(ours: &[Value], theirs: &[Value], at: &str) {
+pub(crate) fn assert_events(ours: &[Value], theirs: &[Value], at: &str) {
     assert_eq!(ours.len(), theirs.len(), "{at}: {ours:?} vs {theirs:?}");
     for (a, b) in ours.iter().zip(theirs) {
         assert!(a.json_eq(b), "{at}: {a:?} vs {b:?}");
@@ -449,7 +449,7 @@ pub fn assert_events(ours: &[Value], theirs: &[Value], at: &str) {
 }
 
 /// The chunk texts of a recorded stream.
-pub fn recorded_chunks(stream: &Value) -> Vec<String> {
+pub(crate) fn recorded_chunks(stream: &Value) -> Vec<String> {
     get(stream, "chunks")
         .and_then(Value::as_list)
         .unwrap()
@@ -459,7 +459,7 @@ pub fn recorded_chunks(stream: &Value) -> Vec<String> {
 }
 
 /// Byte offsets where the chunks end (all but the last).
-pub fn cuts_of(chunks: &[String]) -> Vec<usize> {
+pub(crate) fn cuts_of(chunks: &[String]) -> Vec<usize> {
     let mut at = 0;
     let mut cuts = Vec::new();
     for c in &chunks[..chunks.len().saturating_sub(1)] {
