@@ -9,6 +9,9 @@
 // The conformance harness lives with the engine, whose tests use it too.
 #[path = "../../crates/engine/tests/common/mod.rs"]
 mod common;
+// So do the assertions on rendered diagnostics.
+#[path = "../../crates/engine/tests/carets/mod.rs"]
+mod carets;
 
 mod architecture;
 mod chunking_check;
