@@ -5,7 +5,7 @@ The committed cases (`crates/engine/tests/data/conformance/{shared,fuzz}`) were 
 transformers 5.24.0. This script runs every case again, with the same template, prefix, tools,
 output and chunkings, through the reference installed in the interpreter that runs it, and writes
 the cases whose result differs (message, error, events of any feed, template validity, error
-text) as one gzipped JSON Lines file: the overlay that `crates/engine/tests/conformance.rs`
+text) as one gzipped JSON Lines file: the overlay that `crates/engine/tests/engine/conformance.rs`
 applies for that version.
 
     /tmp/oracle525/bin/python tools/conformance/rerecord.py \\

@@ -15,7 +15,7 @@ did not finish. Cases are written in the conformance case format
 `"reference_seconds"` (the time the reference took, or null) and, for a reference that did not
 finish, `"expect": {"error": true, "error_stage": "timeout"}`.
 
-The rule the cases check (`crates/engine/tests/conformance.rs`): where the reference finished within 10 s,
+The rule the cases check (`crates/engine/tests/engine/conformance.rs`): where the reference finished within 10 s,
 rtbench gives the same message or error; where it did not finish, rtbench stops with its work
 budget error. The summary line `budget: N cases, N equal` counts the cases whose reference
 result both versions share (with `--compare DIR`, the other version's cases).

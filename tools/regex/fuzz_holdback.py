@@ -14,7 +14,7 @@ the delimiters (in other cases than the pattern wrote), near misses and cuts. Th
 `ResponseParser` is fed the output whole and in chunks of 1, 2, 3, 7 and random sizes; the events
 of every feed, the final events and message (or the error) are recorded in the conformance case
 format (`/work/shared/conformance/README.md`), one case per line of a gzipped JSON Lines file,
-which `crates/engine/tests/conformance.rs` replays event for event.
+which `crates/engine/tests/engine/conformance.rs` replays event for event.
 
 With `--casefold` the delimiters use full case folding (`(?fi)`, `(?V1i)`, `(?V1)` with `(?i)`
 before or after it, scoped `(?f:...)` and `(?-f)`) and are built from words whose folding has

@@ -9,7 +9,7 @@ Run with each oracle interpreter, from the repository root:
 
 The case is written in the format of the shared conformance cases (streams over nine
 chunkings), to `crates/engine/tests/data/conformance/shared/regex-syntax--*.json`, which
-`crates/engine/tests/conformance.rs` replays. It uses the shared oracle helpers in `/work/shared/conformance` (`--oracle-lib DIR`).
+`crates/engine/tests/engine/conformance.rs` replays. It uses the shared oracle helpers in `/work/shared/conformance` (`--oracle-lib DIR`).
 """
 import argparse
 import json

@@ -19,7 +19,7 @@ Classes:
 
 Each case runs on transformers 5.24 and 5.25 (the interpreters /tmp/oracle524 and /tmp/oracle525,
 override with --oracle524/--oracle525), then on the engine under each version (the replay test
-`crates/engine/tests/semantics.rs`, run through cargo on the recorded file) and on the command line (`rtbench
+`crates/engine/tests/engine/semantics.rs`, run through cargo on the recorded file) and on the command line (`rtbench
 parse`/`stream`, the newest version). Case i depends only on the seed and i. Prints
 `<class>: N cases, N equal (reference V)` per version from the replay, and the command line's
 line; with --write, the cases and the references' results go to <dir>/<class>.json.

@@ -3,8 +3,6 @@
 //! chunk text is the document text at the chunk's span, no chunk overlaps a delimiter, and the
 //! spans of a stream never go backwards.
 
-mod common;
-
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -26,7 +24,7 @@ fn corpus() -> &'static [Case] {
     static CASES: OnceLock<Vec<Case>> = OnceLock::new();
     CASES.get_or_init(|| {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance/shared");
-        common::load_cases(&dir)
+        crate::common::load_cases(&dir)
             .into_iter()
             .filter_map(|c| {
                 let d = c.as_dict()?;

@@ -1,9 +1,7 @@
 //! Rendered diagnostics (`Display`, as `rtbench check` prints them): the caret sits under the
 //! culprit in display cells, whatever wide characters (CJK, emoji) or tabs come before it.
 
-mod carets;
-
-use carets::{assert_caret_under_culprit, diagnose};
+use crate::carets::{assert_caret_under_culprit, diagnose};
 use rtbench_engine::diagnostic::Diagnostic;
 use unicode_width::UnicodeWidthStr;
 

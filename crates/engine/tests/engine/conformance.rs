@@ -12,12 +12,10 @@
 //! emitted is a prefix of what rtbench had (earlier, never different). Any other event-for-event
 //! difference fails the test: there is no list of tolerated exceptions.
 
-mod common;
-
 use std::collections::HashMap;
 use std::path::Path;
 
-use common::{Summary, load_cases, run_case};
+use crate::common::{Summary, load_cases, run_case};
 use rtbench_engine::Reference;
 use rtbench_engine::value::Value;
 
@@ -175,7 +173,7 @@ fn holdback_cases_match_the_reference_exactly() {
 
 /// More cases from a directory named by `RTBENCH_CASES` (`*.json` or packed `*.jsonl.gz`), for
 /// larger differential runs than CI carries: `RTBENCH_CASES=/tmp/fuzz cargo test --release
-/// -p rtbench-engine --test conformance -- --ignored`.
+/// -p rtbench-engine --test engine conformance:: -- --ignored`.
 #[test]
 #[ignore = "needs RTBENCH_CASES"]
 fn cases_from_environment_match_the_reference() {
