@@ -1,5 +1,5 @@
 //! `rtbench check` prints a rendered diagnostic with the caret under the culprit (the rendering
-//! itself is tested in `crates/engine/tests/diagnostic_render.rs`).
+//! itself is tested in `crates/engine/tests/engine/diagnostic_render.rs`).
 
 use std::process::Command;
 

@@ -1,5 +1,5 @@
 //! The reference's command line on values nested around each recursion limit, replayed on the
-//! `rtbench` binary (the engine's own semantics replay is `crates/engine/tests/semantics.rs`).
+//! `rtbench` binary (the engine's own semantics replay is `crates/engine/tests/engine/semantics.rs`).
 
 use std::path::Path;
 
