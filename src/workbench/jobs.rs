@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use crate::workbench::analysis::Analysis;
 use crate::workbench::inputs::{Inputs, read_prepared};
-pub use crate::workbench::protocol::{Done, Overlay, OverlayLine, report_lines};
+pub use crate::workbench::protocol::{Done, Overlay};
+use crate::workbench::protocol::{OverlayLine, report_lines};
 use crate::workbench::runtime::{BackgroundPanic, Lane, Ticket};
 use rtbench_tooling::progress::Progress;
 

@@ -161,11 +161,6 @@ impl<R: Send + 'static> Lane<R> {
     pub fn cancel(&self) {
         self.wanted.store(0, Ordering::SeqCst);
     }
-
-    /// The lane's name.
-    pub fn name(&self) -> &'static str {
-        self.name
-    }
 }
 
 /// A lane's threads: the current one, which takes new tasks, and any left finishing a task no

@@ -13,7 +13,7 @@ use super::optimise::{Ctx, optimise_and_pack};
 use super::parse::{F_FULLCASE, F_IGNORECASE, Parsed};
 use super::prog::{FoldLead, Inst, LitCase, Look, NextTest, Pc, Program, Required, StartTest};
 use super::props::{property_set, property_set_enc};
-use super::sets::{PyMatcher, eval_op};
+use super::sets::{PyMatcher, eval_op, flatten_union, set_operation};
 use super::unicode::full_fold;
 use super::unicode_tables as t;
 
@@ -361,8 +361,7 @@ impl Builder {
 
     /// A bracketed set, following the reference's `SetUnion.optimise` and its matchers.
     fn set_node(&self, items: &[SetItem], positive: bool, ign: bool) -> CharSet {
-        let mut flat = Vec::new();
-        flatten(items, &mut flat);
+        let flat = flattened(items);
         // Complementary properties make the set match anything (even when negated).
         for a in &flat {
             if let SetItem::Prop {
@@ -1196,8 +1195,7 @@ fn first_items(node: &Node) -> Result<FirstSet, ()> {
                 items, positive, ..
             } = node
             {
-                let mut flat = Vec::new();
-                flatten(items, &mut flat);
+                let flat = flattened(items);
                 if complementary(&flat) {
                     // The reference made this set "any character", which has no first set.
                     return Err(());
@@ -1312,16 +1310,7 @@ impl Builder {
                 ign: true,
                 full: true,
             } if !self.ascii && !node.is_range() => {
-                let (op, members, positive) = match items.as_slice() {
-                    [
-                        SetItem::Nested {
-                            op,
-                            items: inner,
-                            positive,
-                        },
-                    ] if *op != SetOp::Union => (*op, inner.clone(), *positive),
-                    _ => (SetOp::Union, items.clone(), true),
-                };
+                let (op, members, positive) = set_operation(items);
                 longest_folding(op, &members, positive)
             }
             Node::SetOf {
@@ -1864,8 +1853,7 @@ fn push_members(node: &Node, out: &mut Vec<Member>) {
         Node::Set {
             items, positive, ..
         } => {
-            let mut flat = Vec::new();
-            flatten(items, &mut flat);
+            let flat = flattened(items);
             if *positive {
                 out.extend(flat.into_iter().map(Member::Item));
             } else if let [SetItem::Prop { key, positive, enc }] = flat.as_slice() {
@@ -2004,17 +1992,9 @@ impl Builder {
     }
 }
 
-fn flatten(items: &[SetItem], out: &mut Vec<SetItem>) {
-    for item in items {
-        match item {
-            // The reference's optimiser merges positive unions into the union holding them.
-            SetItem::Union(inner)
-            | SetItem::Nested {
-                op: SetOp::Union,
-                items: inner,
-                positive: true,
-            } => flatten(inner, out),
-            other => out.push(other.clone()),
-        }
-    }
+/// The members of a set's union with nested positive unions merged in, owned.
+fn flattened(items: &[SetItem]) -> Vec<SetItem> {
+    let mut flat = Vec::new();
+    flatten_union(items, &mut flat);
+    flat.into_iter().cloned().collect()
 }

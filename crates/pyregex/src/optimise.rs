@@ -10,7 +10,7 @@
 //! folding such as `ss` or `fi`) and the parts that simple case folding serves.
 
 use super::ast::{Node, SetItem, SetOp};
-use super::sets::PyMatcher;
+use super::sets::{PyMatcher, set_operation};
 use super::unicode::{expands, full_fold, other_cases, other_cases_ascii};
 use super::unicode_tables as t;
 
@@ -455,16 +455,7 @@ fn fold_expand(node: Node, ctx: &Ctx) -> Result<Node, Unmatchable> {
                 }
                 return Ok(Node::Alt(alts));
             }
-            let (op, members, positive) = match items.as_slice() {
-                [
-                    SetItem::Nested {
-                        op,
-                        items: inner,
-                        positive,
-                    },
-                ] if *op != SetOp::Union => (*op, inner.clone(), *positive),
-                _ => (SetOp::Union, items.clone(), true),
-            };
+            let (op, members, positive) = set_operation(items);
             with_foldings(node, op, &members, positive, &literal)
         }
         Node::SetOf {

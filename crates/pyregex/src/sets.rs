@@ -153,8 +153,24 @@ impl PyMatcher {
     }
 }
 
-/// The members of a union with nested positive unions merged in (the optimiser's flattening).
-fn flatten_union<'a>(items: &'a [SetItem], out: &mut Vec<&'a SetItem>) {
+/// A set as the operation it applies: a set made of one nested operation other than a union
+/// is that operation (with its own sign); any other set is the positive union of its items.
+pub(crate) fn set_operation(items: &[SetItem]) -> (SetOp, Vec<SetItem>, bool) {
+    match items {
+        [
+            SetItem::Nested {
+                op,
+                items: inner,
+                positive,
+            },
+        ] if *op != SetOp::Union => (*op, inner.clone(), *positive),
+        _ => (SetOp::Union, items.to_vec(), true),
+    }
+}
+
+/// The members of a union with nested positive unions merged in (the reference's optimiser
+/// merges positive unions into the union holding them).
+pub(crate) fn flatten_union<'a>(items: &'a [SetItem], out: &mut Vec<&'a SetItem>) {
     for item in items {
         match item {
             SetItem::Union(inner)
