@@ -68,8 +68,11 @@ impl Executor {
             move |d| send(Msg::Job(Box::new(d))),
             move |p| panicked(Msg::Panicked(p)),
         ));
-        let panicked = to_ui(tx);
-        state.replays = replay::lane(move |p| panicked(Msg::Panicked(p)));
+        let (send, panicked) = (to_ui(tx), to_ui(tx));
+        state.replays = Some(replay::lane(
+            move |b| send(Msg::Replay(b)),
+            move |p| panicked(Msg::Panicked(p)),
+        ));
         let (send, panicked) = (to_ui(tx), to_ui(tx));
         let scanner = corpus::Scanner::new(
             Arc::clone(&inputs),

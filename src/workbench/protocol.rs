@@ -34,10 +34,20 @@ pub enum Msg {
     Watch(WatchEvent),
     /// Groups of a corpus being scanned.
     Corpus(Batch),
+    /// A replay built on the replay lane.
+    Replay(ReplayBuilt),
     /// `SIGTSTP` or `SIGCONT`.
     JobControl(JobControl),
     /// Background work panicked (a bug): shown, and the workbench goes on.
     Panicked(BackgroundPanic),
+}
+
+/// A replay the replay lane built, for the build numbered `seq`.
+#[derive(Debug)]
+pub struct ReplayBuilt {
+    /// The build it answers (only the build awaited is shown).
+    pub seq: u64,
+    pub replay: Box<rtbench_tooling::replay::Replay>,
 }
 
 /// The result on screen: one sample analysed with one template, and its highlighted message.

@@ -1,10 +1,17 @@
 //! The stream replay mode's state: the current sample streamed with a chosen chunking, the step
 //! on screen, playback, and the timeline selection. Building the replay is the engine's
 //! ([`rtbench_tooling::replay`]); this module only chooses what to build and which step to show.
+//!
+//! Every build runs on the runtime's replay lane and comes back as a
+//! [`crate::workbench::protocol::Msg::Replay`]: even one feed of a long text, or a quadratic
+//! stretch of a template's hold-back, would otherwise hold the screen. Until the first build
+//! arrives the replay shows the sample's prefix; while a rebuild runs, the replay before it
+//! stays on screen.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::workbench::analysis::Analysis;
+pub use crate::workbench::protocol::ReplayBuilt;
 use crate::workbench::runtime::{BackgroundPanic, Lane, Ticket};
 use rtbench_engine::offsets::{CharIndex, line_starts};
 use rtbench_tooling::chunking::Chunking;
@@ -78,9 +85,9 @@ pub struct ReplayState {
     /// Code-point offsets of the replay's document, and its length in code points.
     pub chars: CharIndex,
     pub total_chars: usize,
-    /// A replay being built on another thread (large samples), shown when it is ready.
+    /// A replay being built on the replay lane, shown when it is ready.
     pending: Option<Pending>,
-    /// What is shown is only the prefix, until the first replay of a large sample is built.
+    /// What is shown is only the prefix, until the first replay is built.
     pub placeholder: bool,
     /// The model's chunkings of the sample (model tokens, streamer words), when it has a
     /// tokenizer.
@@ -88,8 +95,9 @@ pub struct ReplayState {
     /// A generation of token ids parsed by the defusing decoder: the replay streams it one id
     /// per feed (its only chunking).
     ids: Option<Arc<crate::workbench::analysis::IdReplay>>,
-    /// Where large replays are built.
-    lane: Lane<()>,
+    /// Where replays are built; `None` in states drawn by tests and tools, which build at
+    /// once on the calling thread.
+    lane: Option<Lane<ReplayBuilt>>,
 }
 
 /// The replay lane's name (its threads are `rtbench-replay`).
@@ -98,12 +106,14 @@ pub const REPLAY_LANE: &str = "replay";
 /// Numbers the background builds: each replaces the builds before it on the replay lane.
 static BUILDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
-/// Starts a replay lane: every replay shares it (one build is wanted at a time). Each build
-/// writes the replay to its own slot, so the lane replies with nothing; a panic goes to
-/// `panicked`.
-pub fn lane(panicked: impl Fn(BackgroundPanic) + Send + Sync + 'static) -> Lane<()> {
+/// Starts a replay lane: every replay shares it (one build is wanted at a time). A built
+/// replay goes to `built`, a panic to `panicked`.
+pub fn lane(
+    built: impl Fn(ReplayBuilt) + Send + Sync + 'static,
+    panicked: impl Fn(BackgroundPanic) + Send + Sync + 'static,
+) -> Lane<ReplayBuilt> {
     // One thread builds; one more may finish a build no longer wanted.
-    Lane::start(REPLAY_LANE, 2, |_, ()| {}, panicked)
+    Lane::start(REPLAY_LANE, 2, move |_, b| built(b), panicked)
 }
 
 /// A replay being built off the UI thread, and where to show it once built. Dropping it, for
@@ -112,8 +122,6 @@ pub fn lane(panicked: impl Fn(BackgroundPanic) + Send + Sync + 'static) -> Lane<
 struct Pending {
     /// The build's number on the replay lane.
     seq: u64,
-    /// The replay, once built.
-    slot: Arc<Mutex<Option<Replay>>>,
     progress: Arc<Progress>,
     fed: usize,
     at_end: bool,
@@ -125,10 +133,6 @@ impl Drop for Pending {
         self.progress.cancel();
     }
 }
-
-/// Generations longer than this (bytes) are streamed on another thread, so that the screen
-/// keeps responding; shorter ones take well under 0.2 s at one code point per feed.
-pub const BACKGROUND_BUILD: usize = 256 * 1024;
 
 /// The chunk size (code points) a replay opens with: 1, or as many as keep a long generation
 /// under `max_steps` feeds.
@@ -158,9 +162,9 @@ pub fn parse_sizes(text: &str) -> Result<Vec<usize>, String> {
 impl ReplayState {
     /// Streams the analysed sample one code point at a time (or as many as keep the replay
     /// under `max_steps` steps) and shows the first step.
-    pub fn new(a: &Analysis, max_steps: usize, lane: &Lane<()>) -> ReplayState {
+    pub fn new(a: &Analysis, max_steps: usize, lane: Option<&Lane<ReplayBuilt>>) -> ReplayState {
         let size = first_size(&a.sample.generation, max_steps);
-        let large = a.sample.generation.len() > BACKGROUND_BUILD;
+        let background = lane.is_some();
         // Token ids parsed by the defusing decoder stream one id per feed.
         let kind = if a.id_replay.is_some() {
             ChunkKind::ModelTokens
@@ -176,14 +180,13 @@ impl ReplayState {
             _ => Chunking::CodePoints(vec![size]),
         };
         let mut state = ReplayState {
-            // A large sample shows its prefix at once, then the real replay once it has been
-            // built in the background (even one feed of a long text would hold the screen).
-            replay: Arc::new(if large {
+            // The prefix at once, then the real replay once it has been built on the lane.
+            replay: Arc::new(if background {
                 placeholder(a)
             } else {
                 build(a, &first)
             }),
-            placeholder: large,
+            placeholder: background,
             sample_name: a.sample_name.clone(),
             kind,
             size,
@@ -198,12 +201,12 @@ impl ReplayState {
             chars: CharIndex::default(),
             total_chars: 0,
             pending: None,
-            lane: lane.clone(),
+            lane: lane.cloned(),
             model: a.model_chunkings.clone(),
             ids: a.id_replay.clone(),
         };
         state.refresh();
-        if large {
+        if background {
             state.rebuild(a);
         }
         state
@@ -254,14 +257,12 @@ impl ReplayState {
                 ChunkKind::CodePoints
             };
         }
-        if a.sample.generation.len() <= BACKGROUND_BUILD {
-            self.pending = None;
-            self.install(build(a, &self.chunking()), fed, at_end, same_sample);
-            return;
-        }
         // A newer request replaces an older one, which stops.
         self.pending = None;
-        let slot = Arc::new(Mutex::new(None));
+        let Some(lane) = &self.lane else {
+            self.install(build(a, &self.chunking()), fed, at_end, same_sample);
+            return;
+        };
         let progress = Arc::new(Progress::default());
         let (template, sample, chunking, ids) = (
             a.template.clone(),
@@ -269,19 +270,20 @@ impl ReplayState {
             self.chunking(),
             a.id_replay.clone(),
         );
-        let (out, told) = (Arc::clone(&slot), Arc::clone(&progress));
+        let told = Arc::clone(&progress);
         let seq = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.lane.submit(seq, move |_: &Ticket<()>| {
+        lane.submit(seq, move |ticket: &Ticket<ReplayBuilt>| {
             // A cancelled build leaves nothing; a panic reaches the screen through the lane.
-            let built = build_from(&template, &sample, ids.as_deref(), chunking, &told);
-            if let (Some(r), Ok(mut o)) = (built, out.lock()) {
-                *o = Some(r);
+            if let Some(replay) = build_from(&template, &sample, ids.as_deref(), chunking, &told) {
+                ticket.reply(ReplayBuilt {
+                    seq,
+                    replay: Box::new(replay),
+                });
             }
         });
         self.playing = false;
         self.pending = Some(Pending {
             seq,
-            slot,
             progress,
             fed,
             at_end,
@@ -320,18 +322,13 @@ impl ReplayState {
         self.pending = None;
     }
 
-    /// Shows the replay built on another thread, if it is ready; true when it was.
-    pub fn poll(&mut self) -> bool {
-        let Some(p) = &self.pending else {
+    /// Shows a replay built on the lane if it is the build awaited; true when it was (an
+    /// older build, replaced or stopped, is dropped).
+    pub fn built(&mut self, b: ReplayBuilt) -> bool {
+        let Some(p) = self.pending.take_if(|p| p.seq == b.seq) else {
             return false;
         };
-        let ready = p.slot.lock().ok().and_then(|mut o| o.take());
-        let Some(replay) = ready else {
-            return false;
-        };
-        let (fed, at_end, same_sample) = (p.fed, p.at_end, p.same_sample);
-        self.pending = None;
-        self.install(replay, fed, at_end, same_sample);
+        self.install(*b.replay, p.fed, p.at_end, p.same_sample);
         true
     }
 
@@ -390,16 +387,18 @@ impl ReplayState {
         self.go(self.step as isize + n);
     }
 
-    /// One tick of the clock: shows a replay built in the background once ready, and while
-    /// playing, the next step (stopping at the end). True when the screen must be redrawn.
+    /// One tick of the clock: while playing, the next step (stopping at the end); while a
+    /// replay is built, its progress moves. True when the screen must be redrawn.
     pub fn tick(&mut self) -> bool {
-        let installed = self.poll();
-        if self.playing && !self.is_building() {
+        if self.is_building() {
+            return true;
+        }
+        if self.playing {
             let before = self.step;
             self.forward(1);
-            return installed || self.step != before;
+            return self.step != before;
         }
-        installed
+        false
     }
 
     pub fn toggle_play(&mut self) {

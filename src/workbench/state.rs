@@ -156,9 +156,9 @@ pub struct State {
     /// Where jobs run: the run loop's tooling thread. Without one (a state drawn by tests or
     /// tools), a job runs at once on the calling thread.
     pub runner: Option<Runner>,
-    /// Where replays of large samples are built (the run loop's lane sends a build's panic to
-    /// the screen; the one a new state starts with, for tests and tools, drops it).
-    pub replays: crate::workbench::runtime::Lane<()>,
+    /// Where replays are built: the run loop's replay lane. Without one (a state drawn by
+    /// tests or tools), a replay is built at once on the calling thread.
+    pub replays: Option<crate::workbench::runtime::Lane<crate::workbench::protocol::ReplayBuilt>>,
     /// The inputs, for jobs that look at every sample (`None` in states drawn by tests).
     pub inputs: Option<std::sync::Arc<crate::workbench::inputs::Inputs>>,
     /// A corpus named as samples: its groups and the record shown.
@@ -214,7 +214,7 @@ impl State {
             job: None,
             jobs_requested: 0,
             runner: None,
-            replays: crate::workbench::replay::lane(|_| {}),
+            replays: None,
             inputs: None,
             corpus: None,
             keys: Keymap::default(),

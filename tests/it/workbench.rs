@@ -15,6 +15,8 @@ use rtbench::workbench::inputs::{Inputs, Source};
 use rtbench::workbench::keys::Action;
 use std::sync::Arc;
 
+use rtbench::workbench::protocol::Msg;
+use rtbench::workbench::replay::{self, ReplayBuilt};
 use rtbench::workbench::state::{Mode, Pane, State};
 use rtbench::workbench::theme::Theme;
 use rtbench::workbench::view::raw;
@@ -858,33 +860,40 @@ fn lint_warnings_appear_in_the_diagnostics() {
     assert!(loaded(&valid_inputs(), (80, 24), 1).lint.is_empty());
 }
 
-/// The workbench on a sample too long to replay on the UI thread, in replay mode.
-fn replaying_a_large_sample() -> State {
-    use rtbench::workbench::replay::BACKGROUND_BUILD;
-    let body = "The forecast for Paris is mild. ".repeat(BACKGROUND_BUILD / 30 + 10);
+/// The workbench on a long sample, in replay mode, its replays built on a replay lane whose
+/// builds come back on the returned channel (the run loop forwards them as messages the same
+/// way).
+fn replaying_a_large_sample() -> (State, std::sync::mpsc::Receiver<ReplayBuilt>) {
+    let body = "The forecast for Paris is mild. ".repeat(9000);
     let text =
         format!("--- prefix ---\n--- generation ---\n<think>\nplan\n</think>\n{body}<|im_end|>\n");
     let leaked: &'static str = Box::leak(text.into_boxed_str());
     let mut state = loaded(&inputs(TEMPLATE, &[("big.sample", leaked)]), (80, 24), 0);
+    let (tx, rx) = std::sync::mpsc::channel();
+    state.replays = Some(replay::lane(
+        move |b| {
+            let _ = tx.send(b);
+        },
+        |p| panic!("{p}"),
+    ));
     update::on_action(&mut state, Action::Replay);
-    state
+    (state, rx)
 }
 
-/// Runs the clock until the replay being built is shown.
-fn until_built(state: &mut State) {
-    let mut ticks = 0;
+/// Waits for the replay being built and hands it to the update, as the run loop does.
+fn until_built(state: &mut State, built: &std::sync::mpsc::Receiver<ReplayBuilt>) {
     while state.replay.as_ref().unwrap().is_building() {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        update::on_tick(state);
-        ticks += 1;
-        assert!(ticks < 3000, "the background build never finished");
+        let b = built
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the background build never finished");
+        update::update(state, Msg::Replay(b));
     }
 }
 
 #[test]
 fn esc_stops_a_replay_being_built_and_keeps_the_one_shown() {
     // The first build: only the prefix was shown, so Esc leaves the replay.
-    let mut state = replaying_a_large_sample();
+    let (mut state, built) = replaying_a_large_sample();
     assert!(state.replay.as_ref().unwrap().is_building());
     update::on_action(&mut state, Action::Back);
     assert!(state.replay.is_none());
@@ -892,7 +901,7 @@ fn esc_stops_a_replay_being_built_and_keeps_the_one_shown() {
     assert_eq!(state.note.as_deref(), Some("stopped streaming the replay"));
     // A rebuild (a bigger chunk size): Esc stops it and the replay shown stays.
     update::on_action(&mut state, Action::Replay);
-    until_built(&mut state);
+    until_built(&mut state, &built);
     let feeds = state.replay.as_ref().unwrap().feeds;
     update::on_action(&mut state, Action::Taller);
     assert!(state.replay.as_ref().unwrap().is_building());
@@ -908,7 +917,7 @@ fn esc_stops_a_replay_being_built_and_keeps_the_one_shown() {
 
 #[test]
 fn a_large_sample_is_streamed_in_the_background() {
-    let mut state = replaying_a_large_sample();
+    let (mut state, built) = replaying_a_large_sample();
     // At once: the prefix, and the real replay on its way.
     let rs = state.replay.as_ref().unwrap();
     assert!(rs.is_building() && rs.placeholder);
@@ -918,8 +927,8 @@ fn a_large_sample_is_streamed_in_the_background() {
         screen.contains("⟳ streaming") && screen.contains("Esc stops"),
         "{screen}"
     );
-    // Ticks show it when it is ready (the clock of the run loop does this).
-    until_built(&mut state);
+    // The lane's message shows it when it is ready.
+    until_built(&mut state, &built);
     let rs = state.replay.as_ref().unwrap();
     assert!(!rs.placeholder);
     assert_eq!(rs.chunking(), Chunking::CodePoints(vec![1]));

@@ -94,6 +94,12 @@ pub fn update(state: &mut State, msg: Msg) -> Cmd {
             Cmd::None
         }
         Msg::Corpus(batch) => on_corpus_batch(state, batch),
+        Msg::Replay(b) => {
+            if let Some(rs) = state.replay.as_mut() {
+                rs.built(b);
+            }
+            Cmd::None
+        }
         Msg::JobControl(JobControl::Suspend) => Cmd::Suspend,
         Msg::JobControl(JobControl::Continued) => Cmd::TakeBack,
         Msg::Watch(w) => on_watch(state, w),

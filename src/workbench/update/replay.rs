@@ -18,7 +18,7 @@ pub(super) fn enter_replay(state: &mut State) {
         state.note = Some("nothing to replay: no sample parsed yet".into());
         return;
     };
-    let rs = ReplayState::new(&a, state.replay_max_steps, &state.replays);
+    let rs = ReplayState::new(&a, state.replay_max_steps, state.replays.as_ref());
     if rs.size > 1 {
         state.note = Some(format!(
             "{} code points: streamed {} at a time to stay under {} steps \
