@@ -11,11 +11,11 @@ use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use rtbench::workbench::inputs::{Inputs, Source};
-use rtbench::workbench::state::State;
-use rtbench::workbench::theme::Theme;
-use rtbench::workbench::worker::Worker;
-use rtbench::workbench::{request_for, update, view};
+use rtbench::testing::State;
+use rtbench::testing::Theme;
+use rtbench::testing::worker::Worker;
+use rtbench::testing::{Inputs, Source};
+use rtbench::testing::{request_for, update, view};
 
 const TEMPLATE: &str = include_str!("../samples/smollm3/template.json");
 

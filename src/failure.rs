@@ -3,14 +3,14 @@
 
 /// A failed command: what to print on stderr and the exit code.
 #[derive(Debug)]
-pub struct Failure {
+pub(crate) struct Failure {
     pub message: String,
     pub code: u8,
 }
 
 impl Failure {
     /// A template or parse error (exit 1).
-    pub fn invalid(message: impl Into<String>) -> Failure {
+    pub(crate) fn invalid(message: impl Into<String>) -> Failure {
         Failure {
             message: message.into(),
             code: 1,
@@ -18,7 +18,7 @@ impl Failure {
     }
 
     /// A usage or I/O error (exit 2).
-    pub fn usage(message: impl Into<String>) -> Failure {
+    pub(crate) fn usage(message: impl Into<String>) -> Failure {
         Failure {
             message: message.into(),
             code: 2,
@@ -31,7 +31,7 @@ impl Failure {
     /// saying where (`  --> field 'tool_calls' at 3:14 of the generation`) when the error
     /// belongs to a field. The error's span counts bytes of the prefix followed by the
     /// generation.
-    pub fn parse(e: &rtbench_engine::ParseError, prefix: &str, generation: &str) -> Failure {
+    pub(crate) fn parse(e: &rtbench_engine::ParseError, prefix: &str, generation: &str) -> Failure {
         // Written out in full: the `regex` module's exception is named `error`, and its
         // message must not read as the command line's own prefix.
         let mut message = format!("error: {}", e.text());
@@ -58,7 +58,7 @@ impl Failure {
 /// codes, ...) written as visible escapes (`\x07`, `\x1b`, `\u{9b}`); line breaks and tabs stay.
 /// Messages quote template keys and sample text, which may hold anything: printed raw, an ESC
 /// in a field name could recolour or rewrite the user's terminal.
-pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
     if !text.chars().any(unsafe_char) {
         return std::borrow::Cow::Borrowed(text);

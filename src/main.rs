@@ -7,5 +7,5 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    rtbench::cli::main()
+    rtbench::main()
 }

@@ -9,11 +9,11 @@ use std::fmt;
 use rtbench_engine::Reference;
 
 /// The environment variable that selects the version when `--reference` is not given.
-pub const ENV: &str = "RTBENCH_REFERENCE";
+pub(crate) const ENV: &str = "RTBENCH_REFERENCE";
 
 /// What the user asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Selection {
+pub(crate) enum Selection {
     /// One version.
     One(Reference),
     /// Every supported version (`lint` and `test` only).
@@ -22,7 +22,7 @@ pub enum Selection {
 
 impl Selection {
     /// The versions to run, oldest first.
-    pub fn versions(self) -> Vec<Reference> {
+    pub(crate) fn versions(self) -> Vec<Reference> {
         match self {
             Selection::One(r) => vec![r],
             Selection::All => Reference::ALL.to_vec(),
@@ -30,7 +30,7 @@ impl Selection {
     }
 
     /// The single version in force; `All` runs as the newest where one is needed.
-    pub fn single(self) -> Reference {
+    pub(crate) fn single(self) -> Reference {
         match self {
             Selection::One(r) => r,
             Selection::All => Reference::NEWEST,
@@ -40,7 +40,7 @@ impl Selection {
 
 /// Where the selection came from (named in errors so that a mistake is easy to find).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     Flag,
     Env,
     Config(String),
@@ -59,7 +59,7 @@ impl fmt::Display for Origin {
 }
 
 /// Parses a version name or `all`.
-pub fn parse(text: &str, all_allowed: bool) -> Result<Selection, String> {
+pub(crate) fn parse(text: &str, all_allowed: bool) -> Result<Selection, String> {
     if text.trim() == "all" {
         if all_allowed {
             return Ok(Selection::All);
@@ -77,7 +77,7 @@ pub fn parse(text: &str, all_allowed: bool) -> Result<Selection, String> {
 
 /// Resolves the selection: the flag, else the environment, else the config file's value
 /// (`config` gives it with where it was written, `file:line:col`), else the newest version.
-pub fn resolve(
+pub(crate) fn resolve(
     flag: Option<&str>,
     env: Option<&str>,
     config: Option<(Reference, String)>,

@@ -18,8 +18,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use rtbench::workbench::inputs::{Inputs, Source};
-use rtbench::workbench::worker::{self, Request};
+use rtbench::testing::worker::{self, Request};
+use rtbench::testing::{Inputs, Source};
 use rtbench_tooling::chunking::Chunking;
 use rtbench_tooling::replay::{Outcome, Replay};
 

@@ -73,7 +73,7 @@ fn call(rng: &mut Rng, i: usize) -> (String, String) {
 }
 
 /// A SmolLM3-style generation of about `size` bytes.
-pub fn smollm3(size: usize) -> String {
+pub(crate) fn smollm3(size: usize) -> String {
     let mut rng = Rng(size as u64);
     let mut text = format!("<think>\n{}\n</think>\n", prose(&mut rng, size * 3 / 10));
     for i in 0..(size / 20000).max(2) {
@@ -89,7 +89,7 @@ pub fn smollm3(size: usize) -> String {
 }
 
 /// A gpt-oss harmony generation of about `size` bytes.
-pub fn gpt_oss(size: usize) -> String {
+pub(crate) fn gpt_oss(size: usize) -> String {
     let mut rng = Rng(size as u64 ^ 0x5eed);
     let mut text = format!(
         "<|channel|>analysis<|message|>{}<|end|>",
@@ -108,4 +108,4 @@ pub fn gpt_oss(size: usize) -> String {
     text
 }
 
-pub const SMOLLM3_TEMPLATE: &str = include_str!("../../samples/smollm3/template.json");
+pub(crate) const SMOLLM3_TEMPLATE: &str = include_str!("../../samples/smollm3/template.json");

@@ -24,7 +24,7 @@ use rtbench_tooling::sample::expand;
 
 /// The flags of `rtbench corpus`.
 #[derive(Args, Debug)]
-pub struct CorpusArgs {
+pub(crate) struct CorpusArgs {
     /// Response template JSON, a tokenizer_config.json with a `response_template` key, or a
     /// folder holding template.json (else tokenizer_config.json); its folder's chat template
     /// and tokenizer turn records' messages and token ids into text.
@@ -235,7 +235,7 @@ impl FailureWriter {
 }
 
 /// `rtbench corpus`.
-pub fn run(args: &CorpusArgs) -> Result<(), Failure> {
+pub(super) fn run(args: &CorpusArgs) -> Result<(), Failure> {
     let (template, _) = inputs::template(&args.template)?;
     let template_file = inputs::template_path(&args.template)?;
     let model_dir = rtbench_tooling::inputs::model_dir(&template_file);

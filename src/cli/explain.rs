@@ -14,7 +14,11 @@ use rtbench_tooling::explain::{
 /// when the parse ran out of regex work budget (as `parse`), 2 for an unknown field or
 /// unreadable inputs. On a folder of samples: one JSON line
 /// per sample, `{"path": ..., "lines": ["...", ...]}` (or `"error"`).
-pub fn run(args: &InputArgs, field: Option<&str>, prefix_details: bool) -> Result<(), Failure> {
+pub(super) fn run(
+    args: &InputArgs,
+    field: Option<&str>,
+    prefix_details: bool,
+) -> Result<(), Failure> {
     let options = Options { prefix_details };
     let job = inputs::job(args)?;
     if !job.folder {

@@ -8,7 +8,7 @@ use rtbench_tooling::atomic::{AtomicError, Links, Replace, links_of};
 use rtbench_tooling::export::export;
 
 /// `force` allows writing a read-only config (it stays read-only).
-pub fn run(template: &Path, config: &Path, write: bool, force: bool) -> Result<(), Failure> {
+pub(super) fn run(template: &Path, config: &Path, write: bool, force: bool) -> Result<(), Failure> {
     let (_, source) = inputs::template(template)?;
     let old = inputs::text_file(config, "tokenizer config")?;
     let plan = export(&old, source.template_value())

@@ -22,7 +22,7 @@ use rtbench_tooling::model::{Conversation, Model, PrepareError};
 use rtbench_tooling::sample::{self, expand, parse_sample, token_ids};
 
 /// Everything `parse` and `stream` need for one generation.
-pub struct Inputs {
+pub(super) struct Inputs {
     pub template: Template,
     pub prefix: Option<String>,
     pub tools: Option<Value>,
@@ -34,7 +34,7 @@ pub struct Inputs {
 }
 
 /// A generation given as token ids.
-pub struct TokenIds {
+pub(super) struct TokenIds {
     pub generation: Vec<u32>,
     /// The prompt's ids (`--prefix-ids`, or a sample's `--- prefix (ids) ---`); without them
     /// the text prefix is used (the reference encodes it).
@@ -43,14 +43,14 @@ pub struct TokenIds {
 
 /// The template file `--template` names: the file itself, or a folder's `template.json` (else
 /// its `tokenizer_config.json`). A folder with neither is a usage error.
-pub fn template_path(path: &Path) -> Result<PathBuf, Failure> {
+pub(super) fn template_path(path: &Path) -> Result<PathBuf, Failure> {
     policy::template_file(path)
         .map_err(|e| Failure::usage(format!("{e}: give the template file with --template")))
 }
 
 /// Loads the template `--template` names, to run under the reference version this run
 /// follows ([`crate::cli::reference`]).
-pub fn template(path: &Path) -> Result<(Template, TemplateSource), Failure> {
+pub(super) fn template(path: &Path) -> Result<(Template, TemplateSource), Failure> {
     let path = template_path(path)?;
     policy::load_template_file(&path, Pipes::Read)
         .map(|(t, source)| (t.with_reference(crate::cli::reference()), source))
@@ -63,7 +63,7 @@ pub fn template(path: &Path) -> Result<(Template, TemplateSource), Failure> {
 /// Reads a UTF-8 text file exactly (no newline translation), as the input policy reads
 /// inputs ([`read_text`]: a pipe is read; a folder, a device, invalid UTF-8 or more than 1 GiB
 /// is a usage error naming the file).
-pub fn text_file(path: &Path, what: &str) -> Result<String, Failure> {
+pub(super) fn text_file(path: &Path, what: &str) -> Result<String, Failure> {
     read_text(path, what, Pipes::Read).map_err(|e| Failure::usage(e.to_string()))
 }
 
@@ -73,7 +73,7 @@ pub fn text_file(path: &Path, what: &str) -> Result<String, Failure> {
 /// stderr naming the file, line and column ([`tool_warnings`]); the parse goes on with the
 /// reference's result. What the reference itself raises on (tools that are a number) is the
 /// parse's error.
-pub fn tools_file(path: &Path) -> Result<Value, Failure> {
+pub(super) fn tools_file(path: &Path) -> Result<Value, Failure> {
     let text = text_file(path, "tools file")?;
     // Read as the reference's command line reads it (`json.load`, its nesting limit included).
     let (value, _) = py::json_loads_with_spans(&text).map_err(|e| {
@@ -93,7 +93,7 @@ pub fn tools_file(path: &Path) -> Result<Value, Failure> {
 }
 
 /// A JSON file's value (Python's json semantics), with the file's line and column on error.
-pub fn json_file(path: &Path, what: &str) -> Result<Value, Failure> {
+pub(super) fn json_file(path: &Path, what: &str) -> Result<Value, Failure> {
     let text = text_file(path, what)?;
     py::json_loads(&text).map_err(|e| {
         Failure::invalid(format!(
@@ -107,7 +107,7 @@ pub fn json_file(path: &Path, what: &str) -> Result<Value, Failure> {
 }
 
 /// `--kwargs JSON`: an object.
-pub fn kwargs_arg(text: &str) -> Result<Value, Failure> {
+pub(super) fn kwargs_arg(text: &str) -> Result<Value, Failure> {
     match py::json_loads(text) {
         Ok(v @ Value::Dict(_)) => Ok(v),
         Ok(_) => Err(Failure::usage(
@@ -121,12 +121,12 @@ pub fn kwargs_arg(text: &str) -> Result<Value, Failure> {
 }
 
 /// A chat template or decoding failure: exit 1, located where known.
-pub fn prepare_failure(e: PrepareError) -> Failure {
+pub(super) fn prepare_failure(e: PrepareError) -> Failure {
     Failure::invalid(e.to_string())
 }
 
 /// Token ids from JSON text: a list of integers from 0.
-pub fn ids_from(text: &str, what: &str) -> Result<Vec<u32>, Failure> {
+pub(super) fn ids_from(text: &str, what: &str) -> Result<Vec<u32>, Failure> {
     let bad = || {
         Failure::invalid(format!(
             "{what} must be a JSON list of token ids (integers from 0)"
@@ -143,7 +143,7 @@ pub fn ids_from(text: &str, what: &str) -> Result<Vec<u32>, Failure> {
 
 /// What a command runs on: the template, the prefix and tools from the command line, and the
 /// generation files (one, or a folder's samples).
-pub struct Job {
+pub(super) struct Job {
     pub template: Template,
     /// `--prefix` / `--prefix-file`, `--tools`, `--messages` and `--kwargs` (the prefix is then
     /// their rendering).
@@ -162,7 +162,7 @@ pub struct Job {
 }
 
 /// Reads the template, prefix and tools options, and lists the generation files.
-pub fn job(args: &InputArgs) -> Result<Job, Failure> {
+pub(super) fn job(args: &InputArgs) -> Result<Job, Failure> {
     let (template, _) = template(&args.template)?;
     let model_dir = match &args.model {
         Some(d) if !d.is_dir() => {
@@ -252,7 +252,7 @@ impl Job {
     /// is parsed with an empty prefix, as the workbench and `rtbench test` do (with a warning
     /// on stderr). Any other file is the generation itself, and has a prefix only from the
     /// command line.
-    pub fn inputs(&self, file: &Path) -> Result<Inputs, Failure> {
+    pub(super) fn inputs(&self, file: &Path) -> Result<Inputs, Failure> {
         if file.extension().is_some_and(|e| e == sample::EXTENSION) {
             self.sample_inputs(file)
         } else {
@@ -339,12 +339,12 @@ impl Job {
 }
 
 impl Job {
-    pub fn model(&self) -> &Model {
+    pub(super) fn model(&self) -> &Model {
         self.model.get_or_init(|| Model::open(&self.model_dir))
     }
 
     /// The model's tokenizer, for token ids.
-    pub fn tokenizer(&self) -> Result<&rtbench_tooling::model::ModelTokenizer, Failure> {
+    pub(super) fn tokenizer(&self) -> Result<&rtbench_tooling::model::ModelTokenizer, Failure> {
         match &self.model().tokenizer {
             Err(e) => Err(Failure::invalid(e.clone())),
             Ok(Some(t)) => Ok(t),
@@ -381,7 +381,7 @@ impl Job {
     /// The model's own chunkings of `text` (model tokens, streamer words) when the model
     /// folder has a tokenizer; a text that does not survive encode-then-decode gets none, with
     /// a warning on stderr.
-    pub fn model_chunkings(&self, text: &str) -> Vec<rtbench_tooling::chunking::Chunking> {
+    pub(super) fn model_chunkings(&self, text: &str) -> Vec<rtbench_tooling::chunking::Chunking> {
         let Some(tokenizer) = self.model().tokenizer() else {
             return Vec::new();
         };
@@ -410,7 +410,7 @@ impl Job {
 }
 
 /// The error for a missing prefix (a parse error, exit 1, as in the reference).
-pub fn missing_prefix() -> Failure {
+pub(super) fn missing_prefix() -> Failure {
     Failure::invalid(
         "a prefix is required (--prefix-file FILE or --prefix STRING; --prefix '' opts out): \
          chat templates often pre-write part of the assistant message, such as an opening \

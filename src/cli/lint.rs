@@ -25,7 +25,7 @@ use rtbench_portability::{EngineKind, SampleInput, analyze, render};
 /// Prints every warning with its location; exit 0, or 1 with `deny` when there are warnings
 /// (and 1 for an invalid template, as `check`, or a malformed sample; 2 for a sample that cannot
 /// be read).
-pub fn run(
+pub(super) fn run(
     path: &Path,
     samples: &[PathBuf],
     deny: bool,

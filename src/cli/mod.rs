@@ -43,7 +43,7 @@ use clap::{Args, Parser, Subcommand};
 /// A workbench for response templates: write, watch, parse and stream-debug them.
 #[derive(Parser, Debug)]
 #[command(name = "rtbench", version, about, long_about = None, subcommand_negates_reqs = true)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
     /// Without a command: open the workbench on TEMPLATE (a response template, a
@@ -65,7 +65,7 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Command {
+pub(crate) enum Command {
     /// Parse a whole generation and print the message as JSON.
     Parse {
         #[command(flatten)]
@@ -249,7 +249,7 @@ pub enum Command {
 
 /// Inputs shared by `parse`, `stream`, `chunks` and `explain`.
 #[derive(Args, Debug)]
-pub struct InputArgs {
+pub(crate) struct InputArgs {
     /// Response template JSON, a tokenizer_config.json with a `response_template` key, or a
     /// folder holding template.json (else tokenizer_config.json).
     #[arg(long, value_name = "T")]
@@ -295,7 +295,7 @@ pub struct InputArgs {
     pub output: PathBuf,
 }
 
-pub use crate::failure::Failure;
+pub(crate) use crate::failure::Failure;
 
 use crate::reference::Selection;
 use rtbench_engine::Reference;
@@ -305,12 +305,12 @@ use rtbench_engine::Reference;
 static SELECTION: std::sync::OnceLock<Selection> = std::sync::OnceLock::new();
 
 /// The reference version the commands follow (the newest where `all` was given).
-pub fn reference() -> Reference {
+pub(crate) fn reference() -> Reference {
     selection().single()
 }
 
 /// What `--reference` (or its environment variable or config file) selected.
-pub fn selection() -> Selection {
+pub(crate) fn selection() -> Selection {
     *SELECTION.get_or_init(|| Selection::One(Reference::NEWEST))
 }
 

@@ -14,7 +14,7 @@ use rtbench_tooling::model::{Conversation, Model, render as render_with, round_t
 use rtbench_tooling::sample::{expand, read_sample};
 
 /// A model folder that exists.
-pub fn open_model(dir: &Path) -> Result<Model, Failure> {
+pub(super) fn open_model(dir: &Path) -> Result<Model, Failure> {
     if !dir.is_dir() {
         return Err(Failure::usage(format!(
             "{}: no such folder (--model takes a model folder)",
@@ -37,7 +37,7 @@ fn print_exact(text: &str) -> Result<(), Failure> {
 
 /// `rtbench render`.
 /// How `render` prints the prompt.
-pub struct RenderAs {
+pub(super) struct RenderAs {
     pub add_generation_prompt: bool,
     /// Token ids instead of text.
     pub ids: bool,
@@ -45,7 +45,7 @@ pub struct RenderAs {
     pub sanitize: bool,
 }
 
-pub fn render(
+pub(super) fn render(
     model: &Path,
     messages: &Path,
     tools: Option<&Path>,
@@ -77,7 +77,7 @@ pub fn render(
 }
 
 /// `rtbench decode`.
-pub fn decode(model: &Path, ids: Option<&str>, file: Option<&Path>) -> Result<(), Failure> {
+pub(super) fn decode(model: &Path, ids: Option<&str>, file: Option<&Path>) -> Result<(), Failure> {
     let model = open_model(model)?;
     let ids = match (ids, file) {
         (Some(text), _) => ids_from(text, "--ids")?,
@@ -110,7 +110,10 @@ pub fn decode(model: &Path, ids: Option<&str>, file: Option<&Path>) -> Result<()
 }
 
 /// `rtbench roundtrip`.
-pub fn roundtrip(template: Option<&Path>, paths: &[std::path::PathBuf]) -> Result<(), Failure> {
+pub(super) fn roundtrip(
+    template: Option<&Path>,
+    paths: &[std::path::PathBuf],
+) -> Result<(), Failure> {
     let mut files = Vec::new();
     for p in paths {
         if !p.exists() {

@@ -27,13 +27,13 @@ fn unwritable(message: &str) -> Failure {
 /// Serializes a value for stdout. NaN and infinities cannot be written as JSON: like the
 /// reference's command line, that is an error. A lone surrogate is written as its `\udXXX`
 /// escape.
-pub fn json(value: &Value, pretty: bool) -> Result<String, Failure> {
+pub(super) fn json(value: &Value, pretty: bool) -> Result<String, Failure> {
     json_nested(value, pretty, 0)
 }
 
 /// Like [`json`] for a value printed `nesting` containers deep inside the line (the
 /// reference's encoder counts the enclosing containers against its recursion limit).
-pub fn json_nested(value: &Value, pretty: bool, nesting: usize) -> Result<String, Failure> {
+pub(super) fn json_nested(value: &Value, pretty: bool, nesting: usize) -> Result<String, Failure> {
     let mut opts = dump_options(pretty);
     opts.max_depth = opts.max_depth.map(|d| d.saturating_sub(nesting));
     py::json_dumps(value, &opts).map_err(|e| unwritable(&e.message))
@@ -41,14 +41,14 @@ pub fn json_nested(value: &Value, pretty: bool, nesting: usize) -> Result<String
 
 /// Writes a line to stderr (warnings, progress, the final error). A closed stderr
 /// (`rtbench ... 2>&1 | head`) drops the line: `eprintln!` would panic there.
-pub fn note(line: std::fmt::Arguments) {
+pub(super) fn note(line: std::fmt::Arguments) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// Writes `text` and a newline to stdout. A closed pipe (`rtbench parse ... | head`) ends the
 /// command quietly, as it does for other Unix tools.
-pub fn print_line(text: &str) -> Result<(), Failure> {
+pub(super) fn print_line(text: &str) -> Result<(), Failure> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     // One write that ends with the newline: stdout's line buffering then finds it at once
@@ -63,7 +63,7 @@ pub fn print_line(text: &str) -> Result<(), Failure> {
 }
 
 /// The failure for an error writing to stdout (quiet for a closed pipe).
-pub fn write_failure(e: std::io::Error) -> Failure {
+pub(super) fn write_failure(e: std::io::Error) -> Failure {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
         Failure {
             message: String::new(),
@@ -76,14 +76,14 @@ pub fn write_failure(e: std::io::Error) -> Failure {
 
 /// Appends `s` as a JSON string literal (non-ASCII kept as is, like `ensure_ascii=False`; a
 /// lone surrogate written as its `\udXXX` escape).
-pub fn push_json_str(out: &mut String, s: &str) -> Result<(), Failure> {
+pub(super) fn push_json_str(out: &mut String, s: &str) -> Result<(), Failure> {
     py::json_write_str(out, s, false);
     Ok(())
 }
 
 /// Appends one event as the reference's dict (`{"type":...,"field":...}`); `extra` is appended
 /// inside the object (already serialized, starting with a comma) when given.
-pub fn push_event(
+pub(super) fn push_event(
     out: &mut String,
     ev: &Event,
     field: &str,
@@ -124,7 +124,7 @@ pub fn push_event(
 }
 
 /// A list of token ids as JSON (`[1,2,3]`).
-pub fn json_ids(ids: &[u32]) -> String {
+pub(super) fn json_ids(ids: &[u32]) -> String {
     let items: Vec<String> = ids.iter().map(u32::to_string).collect();
     format!("[{}]", items.join(","))
 }

@@ -15,7 +15,7 @@ use rtbench_engine::value::Value;
 use rtbench_tokenize::ids::{IdParser, Prefix as IdPrefix, parse_ids};
 
 /// `rtbench check`.
-pub fn check(path: &Path) -> Result<(), Failure> {
+pub(super) fn check(path: &Path) -> Result<(), Failure> {
     let (template, source) = inputs::template(path)?;
     let path = inputs::template_path(path)?;
     let names: Vec<&str> = template.fields().iter().map(|f| f.name.as_str()).collect();
@@ -101,7 +101,7 @@ fn parse_one(job: &inputs::Job, inputs: Inputs) -> Result<Value, Failure> {
 }
 
 /// `rtbench parse`. On a folder: `{"path": ..., "message": {...}}` per sample.
-pub fn parse(args: &InputArgs, pretty: bool) -> Result<(), Failure> {
+pub(super) fn parse(args: &InputArgs, pretty: bool) -> Result<(), Failure> {
     let job = inputs::job(args)?;
     if !job.folder {
         let message = parse_one(&job, job.inputs(&args.output)?)?;
@@ -183,7 +183,7 @@ fn chunks_one(
 
 /// `rtbench chunks`. On a folder: `{"path": ..., "agrees": true|false, "report": "..."}` per
 /// sample (a disagreement counts as a failure: exit 1).
-pub fn chunks(args: &InputArgs, max: u64, random: u64, seed: u64) -> Result<(), Failure> {
+pub(super) fn chunks(args: &InputArgs, max: u64, random: u64, seed: u64) -> Result<(), Failure> {
     let job = inputs::job(args)?;
     if !job.folder {
         let inputs = job.inputs(&args.output)?;
@@ -229,7 +229,7 @@ fn chunk_sizes(spec: &str) -> Result<Vec<usize>, Failure> {
 
 /// Splits `text` into chunks of `sizes[0]`, `sizes[1]`, ... code points, cycling through
 /// `sizes`, as byte ranges.
-pub fn chunk_ranges(text: &str, sizes: &[usize]) -> Vec<Range<usize>> {
+pub(super) fn chunk_ranges(text: &str, sizes: &[usize]) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut chars = text.char_indices().map(|(i, _)| i).chain([text.len()]);
     let mut start = chars.next().unwrap_or(0);
@@ -351,7 +351,7 @@ impl<W: Write> LineWriter<'_, W> {
 /// list holds the objects a single file prints as lines (`{"initial_events": ...}`, one
 /// `{"chunk": ..., "events": ...}` per feed, `{"final_events": ..., "message": ...}`); a sample
 /// that fails has the objects up to the failure and `"error"`.
-pub fn stream(args: &InputArgs, chunks: &str, spans: bool) -> Result<(), Failure> {
+pub(super) fn stream(args: &InputArgs, chunks: &str, spans: bool) -> Result<(), Failure> {
     let sizes = chunk_sizes(chunks)?;
     let job = inputs::job(args)?;
     if !job.folder {
@@ -563,7 +563,7 @@ const BUNDLED_TEMPLATE: &str = include_str!("../../samples/smollm3/template.json
 const BUNDLED_SAMPLE: &str = include_str!("../../samples/smollm3/weather-tool-call.sample");
 
 /// `rtbench` with no arguments: parse the bundled sample and print its message.
-pub fn bundled_sample() -> Result<(), Failure> {
+pub(super) fn bundled_sample() -> Result<(), Failure> {
     use rtbench_engine::template::source::source_from_text;
     let source = source_from_text(
         "samples/smollm3/template.json".into(),

@@ -225,7 +225,7 @@ fn under_each_version(
 }
 
 /// `rtbench test`.
-pub fn run(
+pub(super) fn run(
     paths: &[PathBuf],
     template: Option<&Path>,
     bless: bool,

@@ -24,7 +24,7 @@ use rtbench_tooling::paint;
 use rtbench_tooling::sample::Sample;
 use rtbench_tooling::testing::{Verdict, verdict};
 
-pub use rtbench_tooling::paint::{Paint, Segment};
+pub(crate) use rtbench_tooling::paint::{Paint, Segment};
 
 /// How a sample fares: the `rtbench test` verdict.
 #[derive(Clone, Debug, PartialEq)]
@@ -221,7 +221,7 @@ fn segments(document: &str, trace: &Trace, error_at: Option<usize>) -> Vec<Segme
 }
 
 /// The indented JSON of a value as the workbench shows it (non-ASCII kept, NaN allowed).
-pub fn pretty_json(v: &Value) -> String {
+pub(crate) fn pretty_json(v: &Value) -> String {
     let opts = DumpOptions {
         ensure_ascii: false,
         allow_nan: true,
@@ -245,7 +245,7 @@ fn status_from(sample: &Sample, result: &Result<Dict, String>) -> Status {
 
 /// What the sample list shows of a sample that is not selected: its verdict, how many
 /// warnings it has, and which fields open at least one region in it, from one traced parse.
-pub fn summary(
+pub(crate) fn summary(
     template: &Template,
     sample: &Sample,
     name: &str,
@@ -282,7 +282,7 @@ fn findings_with_tools(
 }
 
 /// Line and column of a byte offset in a text (1-based; columns in characters).
-pub fn line_col(line_starts: &[usize], text: &str, byte: usize) -> (usize, usize) {
+pub(crate) fn line_col(line_starts: &[usize], text: &str, byte: usize) -> (usize, usize) {
     let line = line_starts.partition_point(|&s| s <= byte).max(1) - 1;
     let start = line_starts[line];
     let byte = text.floor_char_boundary(byte.max(start));
@@ -290,14 +290,20 @@ pub fn line_col(line_starts: &[usize], text: &str, byte: usize) -> (usize, usize
 }
 
 /// Analyses one sample: `file_text` is the sample file's text (for file positions).
-pub fn analyze(template: &Template, name: &str, shared: Arc<Sample>, file_text: &str) -> Analysis {
+#[cfg(test)]
+pub(crate) fn analyze(
+    template: &Template,
+    name: &str,
+    shared: Arc<Sample>,
+    file_text: &str,
+) -> Analysis {
     analyze_with_model(template, name, shared, file_text, None)
 }
 
 /// [`analyze`] with the model's files: a generation of token ids is parsed and shown as the
 /// template's reference reads ids (5.25: decoded with control-token spellings made of
 /// ordinary tokens defused; the text shown is the decoded text, those spellings marked).
-pub fn analyze_with_model(
+pub(crate) fn analyze_with_model(
     template: &Template,
     name: &str,
     shared: Arc<Sample>,
@@ -662,7 +668,7 @@ impl Analysis {
 }
 
 /// A sample's file name without its folders.
-pub fn short_name(name: &str) -> &str {
+pub(crate) fn short_name(name: &str) -> &str {
     name.rsplit(['/', '\\']).next().unwrap_or(name)
 }
 

@@ -24,7 +24,7 @@ pub struct Proposal {
 }
 
 /// What blessing the sample on screen would write.
-pub fn propose(a: &Analysis) -> Result<Proposal, String> {
+pub(crate) fn propose(a: &Analysis) -> Result<Proposal, String> {
     let changes: Vec<String> = match &a.status {
         Status::Ok => {
             return Err(format!(
@@ -69,7 +69,7 @@ pub fn propose(a: &Analysis) -> Result<Proposal, String> {
 }
 
 /// Writes a confirmed proposal; returns what to tell the user.
-pub fn write(p: &Proposal) -> Result<String, String> {
+pub(crate) fn write(p: &Proposal) -> Result<String, String> {
     replace_file(&p.path, &p.read, p.new.as_bytes()).map_err(|e| e.to_string())?;
     let path = p.path.display().to_string();
     let name = crate::workbench::analysis::short_name(&path);

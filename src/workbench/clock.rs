@@ -9,7 +9,7 @@ use crate::workbench::state::State;
 use crate::workbench::update;
 
 /// What waiting brought.
-pub enum Wait {
+pub(crate) enum Wait {
     /// A message to handle.
     Msg(Msg),
     /// Time moved something on screen.
@@ -23,16 +23,16 @@ pub enum Wait {
 /// How long the replay's clock has waited through spinner ticks since its last tick (any
 /// message restarts the wait, as the replay's steps always have).
 #[derive(Default)]
-pub struct Clock {
+pub(crate) struct Clock {
     replay_waited: Duration,
 }
 
 impl Clock {
     /// Waits for the next message, or until the replay's next step or the spinner's next
     /// frame is due (and then takes that step).
-    pub fn wait(&mut self, rx: &Receiver<Msg>, state: &mut State) -> Wait {
+    pub(crate) fn wait(&mut self, rx: &Receiver<Msg>, state: &mut State) -> Wait {
         // While a replay plays, wake up for its next step.
-        let replay_wake = state.replay.as_ref().and_then(|r| {
+        let replay_wake = state.modes.replay.as_ref().and_then(|r| {
             if r.is_building() {
                 // Look for the replay being built a few times a second.
                 Some(r.interval().min(Duration::from_millis(50)))
@@ -45,7 +45,7 @@ impl Clock {
         }
         let replay_left = replay_wake.map(|d| d.saturating_sub(self.replay_waited));
         // While a job runs, wake up to turn the spinner.
-        let spinner_wake = state.job.is_some().then_some(update::SPINNER_INTERVAL);
+        let spinner_wake = state.work.job.is_some().then_some(update::SPINNER_INTERVAL);
         let wake = match (replay_left, spinner_wake) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

@@ -24,7 +24,7 @@ use crate::workbench::keys::{Key, Keymap, action_named, actions};
 
 /// What the config file sets.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Config {
+pub(crate) struct Config {
     pub keys: Keymap,
     /// The editor command (see [`crate::workbench::editor`]); `None`: `$VISUAL`, `$EDITOR`, vi.
     pub editor: Option<String>,
@@ -37,7 +37,7 @@ pub struct Config {
 }
 
 /// [`Config::replay_max_steps`] by default: about a second and 50 MB of replay here.
-pub const REPLAY_MAX_STEPS: usize = 4_000_000;
+pub(crate) const REPLAY_MAX_STEPS: usize = 4_000_000;
 
 impl Default for Config {
     fn default() -> Config {
@@ -68,7 +68,7 @@ enum OneOrMany {
 }
 
 /// Where the config file is looked for.
-pub fn default_path() -> Option<PathBuf> {
+pub(crate) fn default_path() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("RTBENCH_CONFIG") {
         return Some(PathBuf::from(p));
     }
@@ -80,7 +80,7 @@ pub fn default_path() -> Option<PathBuf> {
 }
 
 /// Reads the config file at `path` (defaults when it does not exist).
-pub fn load(path: &Path) -> Result<Config, String> {
+pub(crate) fn load(path: &Path) -> Result<Config, String> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
@@ -95,7 +95,7 @@ pub fn load(path: &Path) -> Result<Config, String> {
 }
 
 /// Reads a config file's text; `name` is how errors name the file.
-pub fn parse(text: &str, name: &str) -> Result<Config, String> {
+pub(crate) fn parse(text: &str, name: &str) -> Result<Config, String> {
     let place = |offset: usize| {
         let at = rtbench_engine::diagnostic::Location::new(text, offset..offset);
         format!("{name}:{}:{}", at.line, at.column)

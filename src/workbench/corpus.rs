@@ -193,18 +193,18 @@ impl CorpusView {
 
 /// The corpus lane: scans run on it, a newer scan replacing an older one (which stops at its
 /// next record).
-pub struct Scanner {
+pub(crate) struct Scanner {
     lane: Lane<Batch>,
     inputs: Arc<Inputs>,
 }
 
 /// The corpus lane's name (its threads are `rtbench-corpus`).
-pub const LANE: &str = "corpus";
+pub(crate) const LANE: &str = "corpus";
 
 impl Scanner {
     /// Starts the corpus lane over the inputs' corpus files: batches go to `send`, a panic to
     /// `panicked`.
-    pub fn new(
+    pub(crate) fn new(
         inputs: Arc<Inputs>,
         send: impl Fn(Batch) + Send + Sync + 'static,
         panicked: impl Fn(BackgroundPanic) + Send + Sync + 'static,
@@ -218,16 +218,11 @@ impl Scanner {
     }
 
     /// Starts scan number `scan` with the template as it is now, parsed under `reference`.
-    pub fn scan(&self, scan: u64, reference: rtbench_engine::Reference) {
+    pub(crate) fn scan(&self, scan: u64, reference: rtbench_engine::Reference) {
         let inputs = Arc::clone(&self.inputs);
         self.lane.submit(scan, move |t: &Ticket<Batch>| {
             run_scan(&inputs, reference, t);
         });
-    }
-
-    /// Makes the running scan stop at its next record.
-    pub fn stop(&self) {
-        self.lane.cancel();
     }
 }
 

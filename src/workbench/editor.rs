@@ -30,14 +30,14 @@ pub enum Place {
 
 /// A file and a 1-based line and column in it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Position {
+pub(crate) struct Position {
     pub file: PathBuf,
     pub line: usize,
     pub column: usize,
 }
 
 /// Finds the place in its file (reads the file as it is now).
-pub fn resolve(place: &Place) -> Result<Position, String> {
+pub(crate) fn resolve(place: &Place) -> Result<Position, String> {
     match place {
         Place::File { file, line, column } => Ok(Position {
             file: file.clone(),
@@ -115,7 +115,7 @@ fn split_words(command: &str) -> Vec<String> {
 /// `$VISUAL` or `$EDITOR` command line) gets the arguments its editor understands: `+line`
 /// for most, `+call cursor(line,col)` for vi-likes, `+line,col` for nano, `+line:col` for
 /// emacs, micro and kakoune, `file:line:col` for helix, Sublime and Zed, `--goto` for VS Code.
-pub fn command(custom: Option<&str>, fallback: &str, at: &Position) -> Vec<String> {
+pub(crate) fn command(custom: Option<&str>, fallback: &str, at: &Position) -> Vec<String> {
     let file = at.file.display().to_string();
     let (line, col) = (at.line.to_string(), at.column.to_string());
     if let Some(custom) = custom {
@@ -159,7 +159,7 @@ pub fn command(custom: Option<&str>, fallback: &str, at: &Position) -> Vec<Strin
 }
 
 /// `$VISUAL`, else `$EDITOR`, else `vi`.
-pub fn fallback_from_env() -> String {
+pub(crate) fn fallback_from_env() -> String {
     ["VISUAL", "EDITOR"]
         .iter()
         .filter_map(|v| std::env::var(v).ok())
@@ -168,7 +168,7 @@ pub fn fallback_from_env() -> String {
 }
 
 /// Runs the editor and waits for it; `Err` says why it could not run or how it failed.
-pub fn run(words: &[String]) -> Result<(), String> {
+pub(crate) fn run(words: &[String]) -> Result<(), String> {
     let Some((program, args)) = words.split_first() else {
         return Err("the editor command is empty".into());
     };

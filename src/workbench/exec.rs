@@ -20,7 +20,7 @@ use crate::workbench::{
 
 /// What the run loop does after a command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Flow {
+pub(crate) enum Flow {
     Continue,
     /// Parse again once every waiting message is handled.
     Reparse,
@@ -29,7 +29,7 @@ pub enum Flow {
 }
 
 /// The handles commands act on.
-pub struct Executor {
+pub(crate) struct Executor {
     worker: Worker,
     scanner: corpus::Scanner,
     scans: u64,
@@ -51,7 +51,7 @@ impl Executor {
     /// Starts the runtime's lanes, the watcher, the job-control forwarding and the input
     /// thread, all sending to `tx`, and sets `state` up for the inputs; then asks for the
     /// first parse.
-    pub fn start(
+    pub(crate) fn start(
         inputs: Arc<Inputs>,
         config: config::Config,
         tx: &Sender<Msg>,
@@ -64,12 +64,12 @@ impl Executor {
             move |p| panicked(Msg::Panicked(p)),
         );
         let (send, panicked) = (to_ui(tx), to_ui(tx));
-        state.runner = Some(jobs::Runner::start(
+        state.work.runner = Some(jobs::Runner::start(
             move |d| send(Msg::Job(Box::new(d))),
             move |p| panicked(Msg::Panicked(p)),
         ));
         let (send, panicked) = (to_ui(tx), to_ui(tx));
-        state.replays = Some(replay::lane(
+        state.work.replays = Some(replay::lane(
             move |b| send(Msg::Replay(b)),
             move |p| panicked(Msg::Panicked(p)),
         ));
@@ -79,12 +79,12 @@ impl Executor {
             move |b| send(Msg::Corpus(b)),
             move |p| panicked(Msg::Panicked(p)),
         );
-        state.inputs = Some(Arc::clone(&inputs));
-        state.keys = config.keys.clone();
-        state.replay_max_steps = config.replay_max_steps;
+        state.session.inputs = Some(Arc::clone(&inputs));
+        state.ui.keys = config.keys.clone();
+        state.ui.replay_max_steps = config.replay_max_steps;
         // What is known before the first parse arrives.
-        state.template_name = inputs.template.name();
-        state.samples = inputs
+        state.session.template_name = inputs.template.name();
+        state.session.samples = inputs
             .sample_sources()
             .iter()
             .map(|s| state::SampleEntry::new(s.name(), analysis::Status::Unknown))
@@ -105,7 +105,7 @@ impl Executor {
         if let Err(e) =
             signals::forward_job_control(move |j| signal_tx.send(Msg::JobControl(j)).is_ok())
         {
-            state.note = Some(format!("job control signals unavailable: {e}"));
+            state.ui.note = Some(format!("job control signals unavailable: {e}"));
         }
         read_input(tx, exec.gate.clone())?;
         exec.worker
@@ -114,7 +114,12 @@ impl Executor {
     }
 
     /// Carries out `cmd`.
-    pub fn execute(&mut self, cmd: Cmd, guard: &mut terminal::Guard, state: &mut State) -> Flow {
+    pub(crate) fn execute(
+        &mut self,
+        cmd: Cmd,
+        guard: &mut terminal::Guard,
+        state: &mut State,
+    ) -> Flow {
         match cmd {
             Cmd::None => {}
             Cmd::Quit => return Flow::Quit,
@@ -124,7 +129,7 @@ impl Executor {
                 return Flow::Reparse;
             }
             Cmd::OpenEditor(place) => {
-                state.note = Some(self.open_editor(guard, state.mouse, &place));
+                state.ui.note = Some(self.open_editor(guard, state.ui.mouse, &place));
                 // The watcher sees a save; a re-read also covers an editor that wrote nothing
                 // the watcher reports (or no watcher at all).
                 return Flow::Reparse;
@@ -135,25 +140,25 @@ impl Executor {
                 }
             }
             Cmd::WriteBless(p) => {
-                state.note = Some(bless::write(&p).unwrap_or_else(|e| e));
+                state.ui.note = Some(bless::write(&p).unwrap_or_else(|e| e));
                 return Flow::Reparse;
             }
             Cmd::Suspend => {
                 self.gate.pause();
-                let back = guard.suspended(state.mouse, signals::stop_self);
+                let back = guard.suspended(state.ui.mouse, signals::stop_self);
                 self.gate.resume();
                 if let Err(e) = back {
-                    state.note = Some(format!("cannot take the terminal back: {e}"));
+                    state.ui.note = Some(format!("cannot take the terminal back: {e}"));
                 }
             }
             Cmd::TakeBack => {
-                if let Err(e) = guard.take_back(state.mouse) {
-                    state.note = Some(format!("cannot take the terminal back: {e}"));
+                if let Err(e) = guard.take_back(state.ui.mouse) {
+                    state.ui.note = Some(format!("cannot take the terminal back: {e}"));
                 }
             }
             Cmd::Mouse(on) => {
                 if let Err(e) = terminal::capture_mouse(on) {
-                    state.note = Some(format!("cannot change mouse capture: {e}"));
+                    state.ui.note = Some(format!("cannot change mouse capture: {e}"));
                 }
             }
         }
@@ -162,7 +167,7 @@ impl Executor {
 
     /// Asks for a new parse of the state's selection; first looks again at what is watched
     /// (a folder may have been replaced).
-    pub fn reparse(&self, state: &mut State) {
+    pub(crate) fn reparse(&self, state: &mut State) {
         if let Some(w) = &self.watcher {
             w.recheck();
         }
@@ -172,12 +177,12 @@ impl Executor {
 
     /// Scans the corpus again (under the reference version in force), if one is open.
     fn rescan(&mut self, state: &mut State) {
-        let Some(view) = state.corpus.as_mut() else {
+        let Some(view) = state.session.corpus.as_mut() else {
             return;
         };
         self.scans += 1;
         view.restart(self.scans);
-        self.scanner.scan(self.scans, state.reference);
+        self.scanner.scan(self.scans, state.session.reference);
     }
 
     /// Opens the editor at `place` with the screen suspended; returns the note to show.
@@ -214,7 +219,7 @@ impl Executor {
 /// when there is none.
 fn watch_files(inputs: &Inputs, tx: &Sender<Msg>, state: &mut State) -> Option<watch::Watcher> {
     if inputs.is_bundled() {
-        state.live = Live::Off("bundled sample".into());
+        state.session.live = Live::Off("bundled sample".into());
         return None;
     }
     let send = to_ui(tx);
@@ -222,7 +227,7 @@ fn watch_files(inputs: &Inputs, tx: &Sender<Msg>, state: &mut State) -> Option<w
     match watch::start(&paths, move |e| send(Msg::Watch(e))) {
         Ok(w) => Some(w),
         Err(e) => {
-            state.live = Live::Off(e);
+            state.session.live = Live::Off(e);
             None
         }
     }

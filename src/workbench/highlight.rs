@@ -31,7 +31,7 @@ fn sets() -> &'static Sets {
 }
 
 /// Loads the syntax and theme sets now (call early from a background thread to hide the cost).
-pub fn warm_up() {
+pub(crate) fn warm_up() {
     let _ = sets();
 }
 
@@ -49,7 +49,7 @@ fn cut(line: &str) -> (&str, Option<usize>) {
 /// terminals and by the layout, which shifted the pane's right border; such characters are
 /// written as JSON escapes (`\u200d`), which is what they are and what a reader wants to see.
 /// A combining mark after a letter or digit stays: every terminal draws that in one cell.
-pub fn cell_safe_json(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn cell_safe_json(text: &str) -> std::borrow::Cow<'_, str> {
     use unicode_width::UnicodeWidthChar;
     let zero = |c: char| !c.is_ascii() && c.width() == Some(0);
     if !text.chars().any(zero) {
@@ -145,7 +145,7 @@ impl StyledLine {
 }
 
 /// Highlights `text` (JSON) line by line, as terminal lines (see [`json_runs`]).
-pub fn json_lines(text: &str, theme_name: &str, no_color: bool) -> Vec<Line<'static>> {
+pub(crate) fn json_lines(text: &str, theme_name: &str, no_color: bool) -> Vec<Line<'static>> {
     json_runs(text, theme_name, no_color)
         .iter()
         .map(StyledLine::to_line)
@@ -154,7 +154,7 @@ pub fn json_lines(text: &str, theme_name: &str, no_color: bool) -> Vec<Line<'sta
 
 /// Highlights `text` (JSON) line by line, as plain data. With `no_color`, colours are dropped
 /// but bold, italic and underline are kept. Unknown theme names fall back to plain text.
-pub fn json_runs(text: &str, theme_name: &str, no_color: bool) -> Vec<StyledLine> {
+pub(crate) fn json_runs(text: &str, theme_name: &str, no_color: bool) -> Vec<StyledLine> {
     let text = &*cell_safe_json(text);
     let sets = sets();
     let syntax = sets

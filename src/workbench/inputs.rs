@@ -36,16 +36,22 @@ const BUNDLED_SAMPLES: [(&str, &str); 3] = [
 /// Where a text comes from.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Source {
+    /// A file on disk.
     File(PathBuf),
     /// Built into the binary (the bundled sample).
     Embedded {
+        /// The name shown.
         name: String,
+        /// Its text.
         text: &'static str,
     },
     /// One record of a corpus (JSON Lines): read by its byte offset when shown.
     Record {
+        /// The corpus file.
         path: PathBuf,
+        /// The record's line (1-based).
         line: u64,
+        /// The byte offset its line starts at.
         offset: u64,
     },
 }
@@ -86,6 +92,7 @@ fn absolute(p: &Path) -> PathBuf {
 /// The workbench's inputs as given on the command line.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Inputs {
+    /// The template (a file, a model folder's `tokenizer_config.json`, or the bundled one).
     pub template: Source,
     /// Sample files named one by one.
     pub files: Vec<Source>,
@@ -107,7 +114,7 @@ pub struct LoadedTemplate {
 
 /// One sample as read now: its text and parsed form, or why it cannot be used.
 #[derive(Clone, Debug)]
-pub struct SampleFile {
+pub(crate) struct SampleFile {
     pub name: String,
     pub text: String,
     /// The sample, or what is wrong with the file (its name first, with line and column);
@@ -305,7 +312,7 @@ fn read_record(name: String, path: &Path, line: u64, offset: u64) -> SampleFile 
 }
 
 /// Reads one sample as it is now. Never fails: problems are kept in the result.
-pub fn read_sample(source: &Source) -> SampleFile {
+pub(crate) fn read_sample(source: &Source) -> SampleFile {
     let name = source.name();
     let (path, text) = match source {
         Source::Embedded { text, .. } => (PathBuf::from(&name), (*text).to_string()),
@@ -351,7 +358,7 @@ pub fn read_sample(source: &Source) -> SampleFile {
 /// Reads one sample as it is now and prepares it to be parsed as the input policy prepares
 /// samples ([`prepare_sample`]: its conversation rendered, its token ids decoded with the
 /// model's files). Never fails: problems are kept in the result, after the sample's name.
-pub fn read_prepared(source: &Source, model: Option<&Model>) -> SampleFile {
+pub(crate) fn read_prepared(source: &Source, model: Option<&Model>) -> SampleFile {
     let mut f = read_sample(source);
     if let Ok(s) = &f.sample
         && s.model.is_needed()
@@ -397,7 +404,7 @@ fn expected_warning(name: &str, text: &str, e: &SampleError) -> Diagnostic {
 }
 
 /// The model files beside a template that the workbench reads and watches.
-pub const MODEL_FILES: [&str; 3] = [
+pub(crate) const MODEL_FILES: [&str; 3] = [
     "chat_template.jinja",
     "tokenizer_config.json",
     "tokenizer.json",

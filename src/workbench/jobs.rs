@@ -13,13 +13,13 @@ use std::sync::Arc;
 
 use crate::workbench::analysis::Analysis;
 use crate::workbench::inputs::{Inputs, read_prepared};
-pub use crate::workbench::protocol::{Done, Overlay};
+pub(crate) use crate::workbench::protocol::{Done, Overlay};
 use crate::workbench::protocol::{OverlayLine, report_lines};
 use crate::workbench::runtime::{BackgroundPanic, Lane, Ticket};
 use rtbench_tooling::progress::Progress;
 
 /// The tooling lane's name (its threads are `rtbench-tooling`).
-pub const LANE: &str = "tooling";
+pub(crate) const LANE: &str = "tooling";
 
 /// What a job computes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -265,7 +265,7 @@ fn portability(a: &Analysis, inputs: Option<&Inputs>, progress: &Progress) -> Ov
 
 /// At most this many tooling threads run at once: the one running the job wanted, and one
 /// finishing a job no longer wanted. Beyond that, a new job waits for the older one.
-pub const MAX_THREADS: usize = 2;
+pub(crate) const MAX_THREADS: usize = 2;
 
 /// Where the UI sends jobs. Cloning shares the same destination.
 #[derive(Clone)]

@@ -10,26 +10,43 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 /// What a key asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Action {
+    /// Leave the workbench.
     Quit,
     /// Stop the workbench as a shell job (the shell's `fg` brings it back).
     Suspend,
+    /// Show or hide the help.
     Help,
+    /// Focus the next pane.
     FocusNext,
+    /// Focus the previous pane.
     FocusPrev,
+    /// Cursor or selection left (in the replay: a step back).
     Left,
+    /// Cursor or selection right (in the replay: a step on).
     Right,
+    /// Cursor or selection up.
     Up,
+    /// Cursor or selection down.
     Down,
+    /// A page up.
     PageUp,
+    /// A page down.
     PageDown,
+    /// The start of the line.
     LineStart,
+    /// The end of the line.
     LineEnd,
+    /// The top of the document or list.
     Top,
+    /// The bottom of the document or list.
     Bottom,
     /// The next region (with a search: the next match).
     NextRegion,
+    /// The previous region (with a search: the previous match).
     PrevRegion,
+    /// The next sample.
     NextSample,
+    /// The previous sample.
     PrevSample,
     /// Focus pane n (0-based, in focus order), showing it if it is hidden.
     FocusPane(usize),
@@ -37,11 +54,17 @@ pub enum Action {
     TogglePane(usize),
     /// Hide the focused pane.
     HidePane,
+    /// Show only the focused pane, or every pane again.
     Zoom,
+    /// The raw pane wider (in the replay: faster).
     Wider,
+    /// The raw pane narrower (in the replay: slower).
     Narrower,
+    /// The bottom row taller (in the replay: larger chunks).
     Taller,
+    /// The bottom row shorter (in the replay: smaller chunks).
     Shorter,
+    /// Read the files again and parse.
     Reload,
     /// Esc: close the help or an overlay, cancel a check, leave the replay; never quits.
     Back,
@@ -80,7 +103,7 @@ pub enum Action {
 }
 
 /// Every action with the name a config file uses for it.
-pub fn actions() -> Vec<(Action, String)> {
+pub(crate) fn actions() -> Vec<(Action, String)> {
     use Action::*;
     let mut out: Vec<(Action, String)> = [
         (Quit, "quit"),
@@ -431,7 +454,7 @@ impl Keymap {
 }
 
 /// The action called `name` in a config file.
-pub fn action_named(name: &str) -> Option<Action> {
+pub(crate) fn action_named(name: &str) -> Option<Action> {
     actions()
         .into_iter()
         .find(|(_, n)| n == name)
@@ -439,7 +462,7 @@ pub fn action_named(name: &str) -> Option<Action> {
 }
 
 /// One row of the help: the actions whose keys it lists, and what they do.
-pub struct HelpRow {
+pub(crate) struct HelpRow {
     pub actions: &'static [Action],
     pub what: &'static str,
     /// Only in the stream replay.
@@ -471,7 +494,7 @@ const fn replay_row(actions: &'static [Action], what: &'static str) -> HelpRow {
 }
 
 /// The help's rows, in the order shown.
-pub const HELP: &[HelpRow] = {
+pub(crate) const HELP: &[HelpRow] = {
     use Action::*;
     &[
         row(&[Help], "show / hide this help"),
@@ -558,7 +581,7 @@ pub const HELP: &[HelpRow] = {
 };
 
 /// The help rows with the keys in force: (keys, what).
-pub fn help_rows(keymap: &Keymap) -> Vec<(String, &'static str)> {
+pub(crate) fn help_rows(keymap: &Keymap) -> Vec<(String, &'static str)> {
     let mut rows: Vec<(String, &'static str)> = HELP
         .iter()
         .map(|r| {

@@ -16,8 +16,8 @@ use crate::workbench::pane::{PANES, PaneSpec, Place};
 use crate::workbench::state::{Pane, State};
 
 /// Below this size only a "terminal too small" message is drawn.
-pub const MIN_WIDTH: u16 = 40;
-pub const MIN_HEIGHT: u16 = 10;
+pub(crate) const MIN_WIDTH: u16 = 40;
+pub(crate) const MIN_HEIGHT: u16 = 10;
 
 /// The rectangles of one frame.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -98,8 +98,8 @@ pub fn compute(area: Rect, state: &State) -> Screen {
     }
     let (main, status) = split_v(area, area.height - 1);
     let mut panes = Vec::new();
-    if state.zoom {
-        panes.push((state.focus, main));
+    if state.ui.zoom {
+        panes.push((state.ui.focus, main));
         return Screen {
             panes,
             status,
@@ -115,9 +115,9 @@ pub fn compute(area: Rect, state: &State) -> Screen {
             let max = main.height.saturating_sub(6).max(3);
             // Small terminals keep most rows for the text.
             let wanted = if main.height < 23 {
-                state.bottom.min(main.height / 3)
+                state.ui.bottom.min(main.height / 3)
             } else {
-                state.bottom
+                state.ui.bottom
             };
             let b = wanted.clamp(3, max);
             split_v(main, main.height - b)
@@ -129,7 +129,8 @@ pub fn compute(area: Rect, state: &State) -> Screen {
     if top_panes {
         let (l, r) = match (!left.is_empty(), !right.is_empty()) {
             (true, true) => {
-                let w = (u32::from(top.width) * u32::from(state.split.clamp(20, 80)) / 100) as u16;
+                let w =
+                    (u32::from(top.width) * u32::from(state.ui.split.clamp(20, 80)) / 100) as u16;
                 split_h(top, w.max(20).min(top.width.saturating_sub(20)))
             }
             (true, false) => (top, Rect::default()),

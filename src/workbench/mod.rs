@@ -9,31 +9,31 @@
 //! never parses.
 //! The engine knows nothing of this module.
 
-pub mod analysis;
-pub mod bless;
-pub mod clock;
-pub mod config;
-pub mod corpus;
-pub mod editor;
-pub mod exec;
-pub mod highlight;
-pub mod inputs;
-pub mod jobs;
-pub mod keys;
-pub mod layout;
-pub mod pane;
-pub mod protocol;
-pub mod replay;
-pub mod runtime;
-pub mod search;
-pub mod signals;
-pub mod state;
-pub mod terminal;
-pub mod theme;
-pub mod update;
-pub mod view;
-pub mod watch;
-pub mod worker;
+pub(crate) mod analysis;
+pub(crate) mod bless;
+pub(crate) mod clock;
+pub(crate) mod config;
+pub(crate) mod corpus;
+pub(crate) mod editor;
+pub(crate) mod exec;
+pub(crate) mod highlight;
+pub(crate) mod inputs;
+pub(crate) mod jobs;
+pub(crate) mod keys;
+pub(crate) mod layout;
+pub(crate) mod pane;
+pub(crate) mod protocol;
+pub(crate) mod replay;
+pub(crate) mod runtime;
+pub(crate) mod search;
+pub(crate) mod signals;
+pub(crate) mod state;
+pub(crate) mod terminal;
+pub(crate) mod theme;
+pub(crate) mod update;
+pub(crate) mod view;
+pub(crate) mod watch;
+pub(crate) mod worker;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -52,7 +52,7 @@ use rtbench_engine::value::Value;
 
 /// Options of the workbench from the command line.
 #[derive(Clone, Debug, Default)]
-pub struct Options {
+pub(crate) struct Options {
     /// `TEMPLATE [SAMPLE...]`; empty for the bundled sample.
     pub paths: Vec<PathBuf>,
     /// `--theme NAME|PATH`.
@@ -65,7 +65,7 @@ pub struct Options {
 }
 
 /// The theme asked for, without colours when `NO_COLOR` is set.
-pub fn theme(options: &Options) -> Result<Theme, String> {
+pub(crate) fn theme(options: &Options) -> Result<Theme, String> {
     let theme = Theme::load(options.theme.as_deref().unwrap_or("dark"))?;
     Ok(if Theme::no_color_requested() {
         theme.without_color()
@@ -77,7 +77,7 @@ pub fn theme(options: &Options) -> Result<Theme, String> {
 /// Runs the workbench (or, when stdout is not a terminal, prints each sample's message): reads
 /// a message, lets [`update::update`] change the state, carries out the command it returns
 /// ([`exec`]), and draws the newest state once nothing is waiting.
-pub fn run(options: &Options) -> Result<(), Failure> {
+pub(crate) fn run(options: &Options) -> Result<(), Failure> {
     let inputs = Inputs::from_args(&options.paths).map_err(Failure::usage)?;
     let theme = theme(options).map_err(Failure::usage)?;
     let config = match options.config.clone().or_else(config::default_path) {
@@ -95,7 +95,7 @@ pub fn run(options: &Options) -> Result<(), Failure> {
         .size()
         .map_err(|e| Failure::usage(e.to_string()))?;
     let mut state = State::new(theme, (size.width, size.height));
-    state.reference = options.reference;
+    state.session.reference = options.reference;
     let mut exec = Executor::start(Arc::new(inputs), config, &tx, &mut state)?;
     draw(&mut guard, &state)?;
     let mut clock = clock::Clock::default();

@@ -11,10 +11,15 @@
 /// The panes, in focus order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pane {
+    /// The generation, coloured by region.
     Raw,
+    /// The parsed message.
     Message,
+    /// The region under the cursor: its raw text, value and transform.
     Region,
+    /// Errors and warnings, with their places.
     Diagnostics,
+    /// The samples (or a corpus's groups) and their verdicts.
     Samples,
 }
 
@@ -67,7 +72,7 @@ pub struct PaneSpec {
 }
 
 /// Every pane, in focus order.
-pub const PANES: [PaneSpec; 5] = [
+pub(crate) const PANES: [PaneSpec; 5] = [
     PaneSpec {
         pane: Pane::Raw,
         name: "raw",
@@ -115,7 +120,7 @@ pub const PANES: [PaneSpec; 5] = [
 ];
 
 /// How many panes there are.
-pub const COUNT: usize = PANES.len();
+pub(crate) const COUNT: usize = PANES.len();
 
 impl Pane {
     /// Every pane, in focus order.

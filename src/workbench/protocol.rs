@@ -47,6 +47,7 @@ pub enum Msg {
 pub struct ReplayBuilt {
     /// The build it answers (only the build awaited is shown).
     pub seq: u64,
+    /// The replay.
     pub replay: Box<rtbench_tooling::replay::Replay>,
 }
 
@@ -208,7 +209,7 @@ impl Overlay {
 }
 
 /// The lines of a tooling text report.
-pub fn report_lines<S: AsRef<str>>(lines: impl IntoIterator<Item = S>) -> Vec<OverlayLine> {
+pub(crate) fn report_lines<S: AsRef<str>>(lines: impl IntoIterator<Item = S>) -> Vec<OverlayLine> {
     lines
         .into_iter()
         .map(|l| OverlayLine::from_report(l.as_ref()))
@@ -220,5 +221,6 @@ pub fn report_lines<S: AsRef<str>>(lines: impl IntoIterator<Item = S>) -> Vec<Ov
 pub struct Done {
     /// The request this answers.
     pub seq: u64,
+    /// What to show.
     pub overlay: Overlay,
 }

@@ -59,7 +59,7 @@ impl ChunkKind {
 }
 
 /// Playback speeds: milliseconds between steps.
-pub const SPEEDS_MS: [u64; 7] = [1000, 500, 250, 120, 60, 30, 10];
+pub(crate) const SPEEDS_MS: [u64; 7] = [1000, 500, 250, 120, 60, 30, 10];
 
 /// Everything about the replay on screen.
 #[derive(Debug)]
@@ -101,7 +101,7 @@ pub struct ReplayState {
 }
 
 /// The replay lane's name (its threads are `rtbench-replay`).
-pub const REPLAY_LANE: &str = "replay";
+pub(crate) const REPLAY_LANE: &str = "replay";
 
 /// Numbers the background builds: each replaces the builds before it on the replay lane.
 static BUILDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -136,7 +136,7 @@ impl Drop for Pending {
 
 /// The chunk size (code points) a replay opens with: 1, or as many as keep a long generation
 /// under `max_steps` feeds.
-pub fn first_size(generation: &str, max_steps: usize) -> usize {
+pub(crate) fn first_size(generation: &str, max_steps: usize) -> usize {
     if generation.len() <= max_steps {
         return 1;
     }
@@ -144,7 +144,7 @@ pub fn first_size(generation: &str, max_steps: usize) -> usize {
 }
 
 /// Chunk sizes as typed: `3`, `3,5,1`, `2 7` (code points, each at least 1).
-pub fn parse_sizes(text: &str) -> Result<Vec<usize>, String> {
+pub(crate) fn parse_sizes(text: &str) -> Result<Vec<usize>, String> {
     let sizes: Vec<usize> = text
         .split(|c: char| c == ',' || c.is_whitespace())
         .filter(|s| !s.is_empty())

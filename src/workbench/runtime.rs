@@ -27,7 +27,7 @@ use std::thread;
 /// The stack of every thread that runs the engine. Patterns as deep as the reference accepts
 /// compile on a helper thread of their own; the rest of the engine (JSON and content parsers on
 /// nested values) gets this margin over the default 2 MiB.
-pub const ENGINE_STACK: usize = 8 << 20;
+pub(crate) const ENGINE_STACK: usize = 8 << 20;
 
 /// A panic caught on a lane's thread, for the UI to show.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,7 +51,7 @@ impl fmt::Display for BackgroundPanic {
 }
 
 /// What a caught panic said.
-pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_string())
@@ -280,7 +280,7 @@ fn run_guarded<R>(
 
 /// Runs `f` for task `seq` of `lane`, catching a panic (and injecting one first when
 /// `RTBENCH_FAULT` names the lane and it has not panicked yet).
-pub fn guarded<T>(
+pub(crate) fn guarded<T>(
     lane: &'static str,
     seq: u64,
     f: impl FnOnce() -> T,

@@ -11,7 +11,7 @@ use std::ops::Range;
 use pyregex::{Flags, Regex, escape};
 
 /// Matches kept at most (a search for `a` in a 10 MB text stays quick to draw).
-pub const MAX_MATCHES: usize = 100_000;
+pub(crate) const MAX_MATCHES: usize = 100_000;
 
 /// A search and its matches in the document searched.
 #[derive(Clone, Debug, PartialEq)]

@@ -33,7 +33,7 @@ const FATAL: [libc::c_int; 5] = [SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT];
 /// Saves the terminal's modes (call before raw mode is turned on) and installs the handlers
 /// of the fatal signals. Later calls change nothing.
 #[allow(unsafe_code)] // SAFETY comments at each block
-pub fn install_restore_on_fatal() {
+pub(crate) fn install_restore_on_fatal() {
     if SAVED.get().is_some() {
         return;
     }
@@ -88,7 +88,7 @@ pub enum JobControl {
 }
 
 /// Hands `SIGTSTP` and `SIGCONT` to `send` on a thread of their own.
-pub fn forward_job_control(
+pub(crate) fn forward_job_control(
     send: impl Fn(JobControl) -> bool + Send + 'static,
 ) -> std::io::Result<()> {
     let mut signals = signal_hook::iterator::Signals::new([SIGTSTP, SIGCONT])?;
@@ -111,6 +111,6 @@ pub fn forward_job_control(
 
 /// Stops the process until a `SIGCONT` (the shell's `fg`). `SIGSTOP` is used because this
 /// process handles `SIGTSTP` itself.
-pub fn stop_self() {
+pub(crate) fn stop_self() {
     let _ = signal_hook::low_level::raise(libc::SIGSTOP);
 }

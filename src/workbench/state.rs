@@ -13,12 +13,13 @@ use rtbench_engine::Reference;
 use rtbench_engine::diagnostic::Diagnostic;
 
 // The plain data that crosses threads lives in the protocol module; the state holds it.
-pub use crate::workbench::protocol::{Overlay, Report, SampleEntry, Shown, VersionMark};
+pub(crate) use crate::workbench::protocol::{Overlay, Report, SampleEntry, Shown, VersionMark};
 use rtbench_tooling::progress::Progress;
 
 /// What the workbench is doing: inspecting the parse of a sample, or replaying its stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
+    /// The panes show the parse of the sample.
     Inspect,
     /// Stream replay: see [`crate::workbench::replay`].
     Replay,
@@ -76,7 +77,8 @@ pub struct Running {
 }
 
 /// Scroll offsets of the panes (rows). Text panes scroll by `usize`: a region or a message can
-/// be longer than the 65,535 rows a terminal widget scrolls by (see [`crate::workbench::view::window`]).
+/// be longer than the 65,535 rows a terminal widget scrolls by (see
+/// [`crate::workbench::view::window`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Scrolls {
     pub message: usize,
@@ -86,15 +88,55 @@ pub struct Scrolls {
     pub help: u16,
 }
 
-/// The whole state.
+/// What the files say, as the parse lane last reported it: the template, the samples and their
+/// verdicts, the result on screen. Replaced by each report (merged where a broken template keeps
+/// the last good verdicts); nothing here is about where the user looks.
 #[derive(Debug)]
-pub struct State {
-    pub mode: Mode,
+pub struct Session {
     /// The reference version the samples are parsed under (switched with a key).
     pub reference: Reference,
+    /// Whether the files are watched.
+    pub live: Live,
+    /// A parse request is in flight.
+    pub busy: bool,
+    /// The newest request sent to the worker.
+    pub requested: u64,
+    /// The template's name (file or model folder) as the status bar shows it.
+    pub template_name: String,
+    /// The model's own files found beside the template.
+    pub model_files: Vec<String>,
+    /// Why the template on disk cannot be used (the last good result stays, marked stale).
+    pub template_error: Option<Box<Diagnostic>>,
+    /// Why the selected sample cannot be read.
+    pub sample_error: Option<String>,
+    /// The sample list with each sample's verdict.
+    pub samples: Vec<SampleEntry>,
+    /// Fields whose delimiters no sample ever matched.
+    pub never_matched: Vec<String>,
+    /// Lint warnings about the template (kept while the template is invalid).
+    pub lint: Vec<Diagnostic>,
+    /// The result on screen.
+    pub shown: Option<Shown>,
+    /// The last result with a message for the same sample (shown, marked stale, while the
+    /// current one fails to parse).
+    pub last_good: Option<Shown>,
+    /// The inputs, for jobs that look at every sample (`None` in states drawn by tests).
+    pub inputs: Option<std::sync::Arc<crate::workbench::inputs::Inputs>>,
+    /// A corpus named as samples: its groups and the record shown.
+    pub corpus: Option<crate::workbench::corpus::CorpusView>,
+}
+
+/// Where the user is looking and how the screen is arranged: focus, layout, cursor, scrolls, the
+/// search, the key map and colours. Survives every report.
+#[derive(Debug)]
+pub struct Ui {
+    /// The colours.
     pub theme: Theme,
+    /// The key bindings in force.
+    pub keys: Keymap,
     /// Terminal size (columns, rows).
     pub size: (u16, u16),
+    /// The pane keys go to.
     pub focus: Pane,
     /// Which panes are shown (indexed like [`Pane::ALL`]).
     pub visible: [bool; crate::workbench::pane::COUNT],
@@ -104,27 +146,8 @@ pub struct State {
     pub split: u16,
     /// Height of the bottom row (diagnostics and samples) in rows.
     pub bottom: u16,
-    pub help: bool,
-    pub live: Live,
-    /// A parse request is in flight.
-    pub busy: bool,
-    /// The newest request sent to the worker.
-    pub requested: u64,
-    pub template_name: String,
-    /// The model's own files found beside the template.
-    pub model_files: Vec<String>,
-    pub template_error: Option<Box<Diagnostic>>,
-    pub sample_error: Option<String>,
-    pub samples: Vec<SampleEntry>,
+    /// The sample on screen (an index into the session's samples).
     pub selected_sample: usize,
-    pub never_matched: Vec<String>,
-    /// Lint warnings about the template (kept while the template is invalid).
-    pub lint: Vec<Diagnostic>,
-    /// The result on screen.
-    pub shown: Option<Shown>,
-    /// The last result with a message for the same sample (shown, marked stale, while the
-    /// current one fails to parse).
-    pub last_good: Option<Shown>,
     /// Cursor: a byte offset into the document.
     pub cursor: usize,
     /// Column the cursor tries to keep when moving up and down.
@@ -135,20 +158,43 @@ pub struct State {
     pub region: Option<usize>,
     /// The selected diagnostic (an index into the diagnostics pane's items).
     pub diagnostic: usize,
+    /// The panes' scroll offsets.
     pub scroll: Scrolls,
     /// A short note for the status bar (e.g. "reloaded").
     pub note: Option<String>,
-    /// The stream replay (set while in [`Mode::Replay`]).
-    pub replay: Option<ReplayState>,
+    /// Whether the prompt before the start anchor is folded away in the raw pane; `None` until
+    /// decided for the sample on screen (folded when it would take over a third of the pane).
+    pub fold: Option<bool>,
+    /// The search of the raw text, while its matches are highlighted.
+    pub search: Option<Search>,
+    /// Whether the mouse is captured (released, the terminal selects text).
+    pub mouse: bool,
+    /// Whether the raw pane shades every other model token.
+    pub tokens_shown: bool,
+    /// The most steps a replay opens with (see [`crate::workbench::config::Config`]).
+    pub replay_max_steps: usize,
+}
+
+/// What is stacked over the panes, top first as keys reach them (see `update::layers`): the help,
+/// an overlay, the status bar prompt, the stream replay.
+#[derive(Debug)]
+pub struct Modes {
+    /// Inspecting or replaying (replay mode has [`Modes::replay`]).
+    pub mode: Mode,
+    /// Whether the help is shown over everything.
+    pub help: bool,
     /// An explanation or a chunking report over the screen.
     pub overlay: Option<Overlay>,
     /// Text being typed at the status bar prompt (chunk sizes, a search).
     pub prompt: Option<Prompt>,
-    /// The search of the raw text, while its matches are highlighted.
-    pub search: Option<Search>,
-    /// Whether the prompt before the start anchor is folded away in the raw pane; `None` until
-    /// decided for the sample on screen (folded when it would take over a third of the pane).
-    pub fold: Option<bool>,
+    /// The stream replay (set while in [`Mode::Replay`]).
+    pub replay: Option<ReplayState>,
+}
+
+/// Background work the screen waits for, and where it is sent (the runtime's lanes; `None` in
+/// states drawn by tests and tools, which run work at once).
+#[derive(Debug)]
+pub struct Work {
     /// The explanation or chunking check being computed (Esc cancels it).
     pub job: Option<Running>,
     /// The newest job requested (each request gets the next number).
@@ -159,89 +205,101 @@ pub struct State {
     /// Where replays are built: the run loop's replay lane. Without one (a state drawn by
     /// tests or tools), a replay is built at once on the calling thread.
     pub replays: Option<crate::workbench::runtime::Lane<crate::workbench::protocol::ReplayBuilt>>,
-    /// The inputs, for jobs that look at every sample (`None` in states drawn by tests).
-    pub inputs: Option<std::sync::Arc<crate::workbench::inputs::Inputs>>,
-    /// A corpus named as samples: its groups and the record shown.
-    pub corpus: Option<crate::workbench::corpus::CorpusView>,
-    /// The key bindings in force.
-    pub keys: Keymap,
-    /// The most steps a replay opens with (see [`crate::workbench::config::Config`]).
-    pub replay_max_steps: usize,
-    /// Whether the mouse is captured (released, the terminal selects text).
-    pub mouse: bool,
-    /// Whether the raw pane shades every other model token.
-    pub tokens_shown: bool,
+}
+
+/// The whole state, in four parts that change for different reasons.
+#[derive(Debug)]
+pub struct State {
+    /// What the files say.
+    pub session: Session,
+    /// Where the user looks.
+    pub ui: Ui,
+    /// What is stacked over the panes.
+    pub modes: Modes,
+    /// Background work in flight.
+    pub work: Work,
 }
 
 impl State {
+    /// A state before any report: nothing parsed, every pane shown, the raw pane focused.
     pub fn new(theme: Theme, size: (u16, u16)) -> State {
         State {
-            mode: Mode::Inspect,
-            reference: Reference::NEWEST,
-            theme,
-            size,
-            focus: Pane::Raw,
-            visible: [true; crate::workbench::pane::COUNT],
-            zoom: false,
-            split: 50,
-            bottom: 8,
-            help: false,
-            live: Live::On,
-            busy: false,
-            requested: 0,
-            template_name: String::new(),
-            model_files: Vec::new(),
-            template_error: None,
-            sample_error: None,
-            samples: Vec::new(),
-            selected_sample: 0,
-            never_matched: Vec::new(),
-            lint: Vec::new(),
-            shown: None,
-            last_good: None,
-            cursor: 0,
-            want_col: 0,
-            raw_top: (0, 0),
-            region: None,
-            diagnostic: 0,
-            scroll: Scrolls::default(),
-            note: None,
-            replay: None,
-            overlay: None,
-            prompt: None,
-            search: None,
-            fold: None,
-            job: None,
-            jobs_requested: 0,
-            runner: None,
-            replays: None,
-            inputs: None,
-            corpus: None,
-            keys: Keymap::default(),
-            replay_max_steps: crate::workbench::config::REPLAY_MAX_STEPS,
-            mouse: true,
-            tokens_shown: false,
+            session: Session {
+                reference: Reference::NEWEST,
+                live: Live::On,
+                busy: false,
+                requested: 0,
+                template_name: String::new(),
+                model_files: Vec::new(),
+                template_error: None,
+                sample_error: None,
+                samples: Vec::new(),
+                never_matched: Vec::new(),
+                lint: Vec::new(),
+                shown: None,
+                last_good: None,
+                inputs: None,
+                corpus: None,
+            },
+            ui: Ui {
+                theme,
+                keys: Keymap::default(),
+                size,
+                focus: Pane::Raw,
+                visible: [true; crate::workbench::pane::COUNT],
+                zoom: false,
+                split: 50,
+                bottom: 8,
+                selected_sample: 0,
+                cursor: 0,
+                want_col: 0,
+                raw_top: (0, 0),
+                region: None,
+                diagnostic: 0,
+                scroll: Scrolls::default(),
+                note: None,
+                fold: None,
+                search: None,
+                mouse: true,
+                tokens_shown: false,
+                replay_max_steps: crate::workbench::config::REPLAY_MAX_STEPS,
+            },
+            modes: Modes {
+                mode: Mode::Inspect,
+                help: false,
+                overlay: None,
+                prompt: None,
+                replay: None,
+            },
+            work: Work {
+                job: None,
+                jobs_requested: 0,
+                runner: None,
+                replays: None,
+            },
         }
     }
 
     /// Whether what is on screen is older than the files (the newest version cannot be used).
     pub fn is_stale(&self) -> bool {
-        self.template_error.is_some() || self.sample_error.is_some()
+        self.session.template_error.is_some() || self.session.sample_error.is_some()
     }
 
+    /// The analysis on screen, if any.
     pub fn analysis(&self) -> Option<&Arc<Analysis>> {
-        self.shown.as_ref().map(|s| &s.analysis)
+        self.session.shown.as_ref().map(|s| &s.analysis)
     }
 
+    /// Whether `pane` is shown.
     pub fn is_visible(&self, pane: Pane) -> bool {
-        self.visible[pane.index()]
+        self.ui.visible[pane.index()]
     }
 
     /// Opens the corpora `files` in the samples pane and focuses it: until a record is picked
     /// there, the other panes have nothing to show.
     pub fn open_corpus(&mut self, files: Vec<std::path::PathBuf>) {
-        self.corpus = Some(crate::workbench::corpus::CorpusView::new(files));
-        self.focus = Pane::Samples;
+        self.session.corpus = Some(crate::workbench::corpus::CorpusView::new(files));
+        self.ui.focus = Pane::Samples;
     }
 }
 
@@ -288,9 +346,9 @@ mod tests {
     #[test]
     fn a_corpus_opens_with_the_samples_pane_focused() {
         let mut s = State::new(Theme::dark(), (80, 24));
-        assert_eq!(s.focus, Pane::Raw);
+        assert_eq!(s.ui.focus, Pane::Raw);
         s.open_corpus(vec!["logs.jsonl".into()]);
-        assert_eq!(s.focus, Pane::Samples);
-        assert!(s.corpus.is_some());
+        assert_eq!(s.ui.focus, Pane::Samples);
+        assert!(s.session.corpus.is_some());
     }
 }

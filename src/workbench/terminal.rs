@@ -13,10 +13,10 @@ use crossterm::terminal::{
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
-pub type Term = Terminal<CrosstermBackend<Stdout>>;
+pub(crate) type Term = Terminal<CrosstermBackend<Stdout>>;
 
 /// Puts the terminal back as it was. Safe to call more than once.
-pub fn restore() {
+pub(crate) fn restore() {
     let _ = disable_raw_mode();
     let _ = execute!(
         io::stdout(),
@@ -31,7 +31,7 @@ pub fn restore() {
 static UI_THREAD: std::sync::OnceLock<std::thread::ThreadId> = std::sync::OnceLock::new();
 
 /// The terminal-reading thread's name.
-pub const INPUT_THREAD: &str = "rtbench-input";
+pub(crate) const INPUT_THREAD: &str = "rtbench-input";
 
 /// Restores the terminal before the default panic message is printed, for a panic on the UI or
 /// input thread. Every other thread's work runs on the background runtime, which catches its
@@ -56,7 +56,7 @@ fn install_panic_hook() {
 /// Lets the run loop stop the input thread from reading the terminal while another program
 /// (the editor) owns it: the thread polls in short steps and parks while paused.
 #[derive(Clone, Default)]
-pub struct InputGate {
+pub(crate) struct InputGate {
     inner: std::sync::Arc<(std::sync::Mutex<GateState>, std::sync::Condvar)>,
 }
 
@@ -68,7 +68,7 @@ struct GateState {
 
 impl InputGate {
     /// On the input thread: waits while paused (saying it has parked).
-    pub fn wait_open(&self) {
+    pub(crate) fn wait_open(&self) {
         let (lock, cvar) = &*self.inner;
         let mut g = lock.lock().unwrap_or_else(|e| e.into_inner());
         while g.paused {
@@ -80,7 +80,7 @@ impl InputGate {
     }
 
     /// On the run loop: asks the input thread to stop reading and waits until it has.
-    pub fn pause(&self) {
+    pub(crate) fn pause(&self) {
         let (lock, cvar) = &*self.inner;
         let mut g = lock.lock().unwrap_or_else(|e| e.into_inner());
         g.paused = true;
@@ -97,7 +97,7 @@ impl InputGate {
     }
 
     /// Lets the input thread read again.
-    pub fn resume(&self) {
+    pub(crate) fn resume(&self) {
         let (lock, cvar) = &*self.inner;
         let mut g = lock.lock().unwrap_or_else(|e| e.into_inner());
         g.paused = false;
@@ -106,7 +106,7 @@ impl InputGate {
 }
 
 /// Turns mouse capture on or off.
-pub fn capture_mouse(on: bool) -> io::Result<()> {
+pub(crate) fn capture_mouse(on: bool) -> io::Result<()> {
     if on {
         execute!(io::stdout(), EnableMouseCapture)
     } else {
@@ -115,12 +115,12 @@ pub fn capture_mouse(on: bool) -> io::Result<()> {
 }
 
 /// The terminal while the workbench runs; dropping it restores the terminal.
-pub struct Guard {
+pub(crate) struct Guard {
     pub terminal: Term,
 }
 
 impl Guard {
-    pub fn enter() -> io::Result<Guard> {
+    pub(crate) fn enter() -> io::Result<Guard> {
         install_panic_hook();
         crate::workbench::signals::install_restore_on_fatal();
         enable_raw_mode()?;
@@ -142,7 +142,7 @@ impl Guard {
 impl Guard {
     /// Gives the terminal to another program (`run`), as if the workbench had exited, and
     /// takes it back after; the next draw repaints everything.
-    pub fn suspended<T>(&mut self, mouse: bool, run: impl FnOnce() -> T) -> io::Result<T> {
+    pub(crate) fn suspended<T>(&mut self, mouse: bool, run: impl FnOnce() -> T) -> io::Result<T> {
         restore();
         let out = run();
         self.take_back(mouse)?;
@@ -151,7 +151,7 @@ impl Guard {
 
     /// Sets the terminal up again (raw mode, alternate screen, mouse as asked) after another
     /// program or the shell had it; the next draw repaints everything.
-    pub fn take_back(&mut self, mouse: bool) -> io::Result<()> {
+    pub(crate) fn take_back(&mut self, mouse: bool) -> io::Result<()> {
         enable_raw_mode()?;
         execute!(io::stdout(), EnterAlternateScreen, Hide)?;
         if mouse {

@@ -9,7 +9,7 @@ use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
 
 /// The built-in themes: name and TOML text.
-pub const BUILTIN: [(&str, &str); 2] = [
+pub(crate) const BUILTIN: [(&str, &str); 2] = [
     ("dark", include_str!("../../themes/dark.toml")),
     ("light", include_str!("../../themes/light.toml")),
 ];
@@ -56,6 +56,7 @@ struct UiColors {
 /// A loaded theme. Every style the views use comes from here.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Theme {
+    /// The theme's name (or file).
     pub name: String,
     /// Name of the syntect theme used for JSON.
     pub syntect_theme: String,
@@ -316,6 +317,7 @@ impl Theme {
         }
     }
 
+    /// A pane's border, focused or not.
     pub fn border(&self, focused: bool) -> Style {
         match (self.no_color, focused) {
             (true, true) => Style::default().add_modifier(Modifier::BOLD),
@@ -325,6 +327,7 @@ impl Theme {
         }
     }
 
+    /// A pane's title, focused or not.
     pub fn title(&self, focused: bool) -> Style {
         let s = self.fg_style(self.title);
         if focused {
@@ -334,6 +337,7 @@ impl Theme {
         }
     }
 
+    /// The status bar.
     pub fn status(&self) -> Style {
         if self.no_color {
             Style::default().add_modifier(Modifier::REVERSED)
@@ -347,18 +351,22 @@ impl Theme {
         Style::default().add_modifier(Modifier::BOLD)
     }
 
+    /// Errors.
     pub fn error(&self) -> Style {
         self.fg_style(self.error).add_modifier(Modifier::BOLD)
     }
 
+    /// Warnings.
     pub fn warning(&self) -> Style {
         self.fg_style(self.warning).add_modifier(Modifier::BOLD)
     }
 
+    /// Success.
     pub fn ok(&self) -> Style {
         self.fg_style(self.ok)
     }
 
+    /// A result older than the files (marked stale).
     pub fn stale(&self) -> Style {
         self.fg_style(self.stale)
             .add_modifier(Modifier::BOLD | Modifier::REVERSED)
@@ -374,6 +382,7 @@ impl Theme {
         }
     }
 
+    /// The selected line of a list.
     pub fn selected(&self) -> Style {
         if self.no_color {
             Style::default().add_modifier(Modifier::REVERSED)

@@ -19,10 +19,10 @@ use notify::{EventKind, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 
 /// How long a burst of file events is gathered before one refresh.
-pub const DEBOUNCE: Duration = Duration::from_millis(50);
+pub(crate) const DEBOUNCE: Duration = Duration::from_millis(50);
 
 /// How often the keeper checks that the watched folders are still the ones named.
-pub const RECHECK: Duration = Duration::from_secs(1);
+pub(crate) const RECHECK: Duration = Duration::from_secs(1);
 
 /// What the watcher tells the workbench.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,7 +40,7 @@ pub enum WatchEvent {
 /// Which paths matter: files by their full path (and the files their links point to), folders
 /// by any sample file in them.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Filter {
+pub(crate) struct Filter {
     files: Vec<PathBuf>,
     folders: Vec<PathBuf>,
 }
@@ -58,7 +58,7 @@ fn absolute(p: &Path) -> PathBuf {
 
 impl Filter {
     /// A filter for these files and sample folders, as they resolve now.
-    pub fn new(paths: &[PathBuf]) -> Filter {
+    pub(crate) fn new(paths: &[PathBuf]) -> Filter {
         let mut f = Filter::default();
         for p in paths {
             if p.is_dir() {
@@ -79,7 +79,7 @@ impl Filter {
     }
 
     /// The folders to watch.
-    pub fn folders(&self) -> Vec<PathBuf> {
+    pub(crate) fn folders(&self) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = self
             .files
             .iter()
@@ -92,7 +92,7 @@ impl Filter {
     }
 
     /// Whether a change at `path` concerns us.
-    pub fn matters(&self, path: &Path) -> bool {
+    pub(crate) fn matters(&self, path: &Path) -> bool {
         if self.files.iter().any(|f| f == path) {
             return true;
         }

@@ -22,7 +22,7 @@ use rtbench_tooling::chunking::{CheckPlan, Generation, stable};
 use rtbench_tooling::model::{Model, model_chunkings};
 
 /// The parse lane's name (its threads are `rtbench-parse`).
-pub const LANE: &str = "parse";
+pub(crate) const LANE: &str = "parse";
 
 /// At most this many parse threads run at once: the one parsing the newest request, and one
 /// finishing a parse no longer wanted (a parse cannot be interrupted; the passes after it
@@ -32,13 +32,17 @@ const MAX_THREADS: usize = 2;
 /// What to parse.
 #[derive(Clone, Debug)]
 pub struct Request {
+    /// The request's number: only the newest request's reports are shown.
     pub seq: u64,
     /// The selected sample: by name (kept when the list changes), else by position.
     pub selected_name: Option<String>,
+    /// The selected sample's position, when its name is not in the list.
     pub selected_index: usize,
     /// In a corpus: the record shown (it is the only sample read).
     pub record: Option<Source>,
+    /// The syntax theme the message is highlighted with.
     pub syntect_theme: String,
+    /// Highlight without colours (`NO_COLOR`).
     pub no_color: bool,
     /// The reference version to parse under.
     pub reference: Reference,
@@ -518,22 +522,24 @@ fn versions(parsed: &Parsed, mut report: Report, ticket: &Ticket<Report>) -> Pas
 
 /// A request for the state's current selection.
 pub fn request_for(state: &mut State) -> Request {
-    state.requested += 1;
-    state.busy = true;
+    state.session.requested += 1;
+    state.session.busy = true;
     Request {
-        seq: state.requested,
+        seq: state.session.requested,
         selected_name: state
+            .session
             .samples
-            .get(state.selected_sample)
+            .get(state.ui.selected_sample)
             .map(|s| s.name.clone()),
-        selected_index: state.selected_sample,
+        selected_index: state.ui.selected_sample,
         record: state
+            .session
             .corpus
             .as_ref()
             .and_then(crate::workbench::corpus::CorpusView::selected_record),
-        syntect_theme: state.theme.syntect_theme.clone(),
-        no_color: state.theme.no_color,
-        reference: state.reference,
+        syntect_theme: state.ui.theme.syntect_theme.clone(),
+        no_color: state.ui.theme.no_color,
+        reference: state.session.reference,
     }
 }
 

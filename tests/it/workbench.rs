@@ -11,16 +11,16 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier};
-use rtbench::workbench::inputs::{Inputs, Source};
-use rtbench::workbench::keys::Action;
+use rtbench::testing::Action;
+use rtbench::testing::{Inputs, Source};
 use std::sync::Arc;
 
-use rtbench::workbench::protocol::Msg;
-use rtbench::workbench::replay::{self, ReplayBuilt};
-use rtbench::workbench::state::{Mode, Pane, State};
-use rtbench::workbench::theme::Theme;
-use rtbench::workbench::view::raw;
-use rtbench::workbench::{layout, request_for, update, view, worker};
+use rtbench::testing::Msg;
+use rtbench::testing::Theme;
+use rtbench::testing::replay::{self, ReplayBuilt};
+use rtbench::testing::view::raw;
+use rtbench::testing::{Mode, Pane, State};
+use rtbench::testing::{layout, request_for, update, view, worker};
 use rtbench_engine::Reference;
 use rtbench_engine::value::Value;
 use rtbench_tooling::chunking::Chunking;
@@ -67,14 +67,14 @@ fn loaded(inputs: &Inputs, size: (u16, u16), sample: usize) -> State {
 
 fn loaded_with(theme: Theme, inputs: &Inputs, size: (u16, u16), sample: usize) -> State {
     let mut state = State::new(theme, size);
-    state.selected_sample = sample;
+    state.ui.selected_sample = sample;
     let req = request_for(&mut state);
     update::on_report(&mut state, worker::compute(inputs, &req));
     state
 }
 
 fn render(state: &State) -> Buffer {
-    let mut t = Terminal::new(TestBackend::new(state.size.0, state.size.1)).unwrap();
+    let mut t = Terminal::new(TestBackend::new(state.ui.size.0, state.ui.size.1)).unwrap();
     t.draw(|f| view::draw(f, state)).unwrap();
     t.backend().buffer().clone()
 }
@@ -158,7 +158,7 @@ fn valid_inputs() -> Inputs {
 fn valid_template_screens() {
     for size in [(80, 24), (120, 40)] {
         let state = loaded(&valid_inputs(), size, 1);
-        assert!(state.template_error.is_none());
+        assert!(state.session.template_error.is_none());
         assert!(state.analysis().unwrap().message.is_some());
         snapshot(&format!("valid_{}x{}", size.0, size.1), &state);
     }
@@ -171,12 +171,16 @@ fn invalid_template_screens_keep_the_last_good_result_marked_stale() {
         let bad = inputs(BAD_TEMPLATE, &[("weather-tool-call.sample", WEATHER)]);
         let req = request_for(&mut state);
         update::on_report(&mut state, worker::compute(&bad, &req));
-        let d = state.template_error.as_ref().expect("a template error");
+        let d = state
+            .session
+            .template_error
+            .as_ref()
+            .expect("a template error");
         assert_eq!(d.location.as_ref().unwrap().line, 6);
         assert!(state.is_stale());
         assert!(state.analysis().unwrap().message.is_some());
         // Focus the diagnostics so the caret is in view at both sizes.
-        state.focus = Pane::Diagnostics;
+        state.ui.focus = Pane::Diagnostics;
         snapshot(&format!("invalid_template_{}x{}", size.0, size.1), &state);
     }
 }
@@ -192,7 +196,7 @@ fn parse_error_in_a_tool_call_screens() {
             "tool_calls"
         );
         // The cursor starts on the error.
-        assert_eq!(Some(state.cursor), p.at);
+        assert_eq!(Some(state.ui.cursor), p.at);
         snapshot(&format!("tool_call_error_{}x{}", size.0, size.1), &state);
     }
 }
@@ -202,7 +206,7 @@ fn help_overlay_screens() {
     for size in [(80, 24), (120, 40)] {
         let mut state = loaded(&valid_inputs(), size, 1);
         update::on_action(&mut state, Action::Help);
-        assert!(state.help);
+        assert!(state.modes.help);
         snapshot(&format!("help_{}x{}", size.0, size.1), &state);
     }
 }
@@ -246,29 +250,29 @@ fn keys_move_the_cursor_and_select_the_region_under_it() {
     let first_tool = a.document.find("<tool_call>").unwrap();
     // n jumps region by region until the first tool call's open delimiter.
     for _ in 0..10 {
-        if state.cursor == first_tool {
+        if state.ui.cursor == first_tool {
             break;
         }
-        let n = state.keys.action(key(KeyCode::Char('n'))).unwrap();
+        let n = state.ui.keys.action(key(KeyCode::Char('n'))).unwrap();
         update::on_action(&mut state, n);
     }
-    assert_eq!(state.cursor, first_tool);
-    let r = state.region.unwrap();
+    assert_eq!(state.ui.cursor, first_tool);
+    let r = state.ui.region.unwrap();
     assert_eq!(a.field_names[a.regions[r].field], "tool_calls");
     update::on_action(&mut state, Action::Right);
-    assert_eq!(state.cursor, first_tool + 1);
+    assert_eq!(state.ui.cursor, first_tool + 1);
     update::on_action(&mut state, Action::Down);
-    assert_eq!(a.line_col(state.cursor).0, a.line_col(first_tool).0 + 1);
+    assert_eq!(a.line_col(state.ui.cursor).0, a.line_col(first_tool).0 + 1);
     // Tab moves the focus; the samples pane selects with the arrows and asks for a parse.
     for _ in 0..4 {
         update::on_action(&mut state, Action::FocusNext);
     }
-    assert_eq!(state.focus, Pane::Samples);
+    assert_eq!(state.ui.focus, Pane::Samples);
     assert_eq!(
         update::on_action(&mut state, Action::Up),
         update::Cmd::Reparse
     );
-    assert_eq!(state.selected_sample, 0);
+    assert_eq!(state.ui.selected_sample, 0);
     assert_eq!(
         update::on_action(&mut state, Action::Quit),
         update::Cmd::Quit
@@ -278,7 +282,7 @@ fn keys_move_the_cursor_and_select_the_region_under_it() {
 #[test]
 fn a_click_in_the_raw_text_puts_the_cursor_on_that_character() {
     let mut state = loaded(&valid_inputs(), (120, 40), 1);
-    let before = state.cursor;
+    let before = state.ui.cursor;
     // Row 1 of the screen is the first text row of the raw pane (inside its frame).
     update::on_mouse(
         &mut state,
@@ -289,7 +293,7 @@ fn a_click_in_the_raw_text_puts_the_cursor_on_that_character() {
             modifiers: KeyModifiers::NONE,
         },
     );
-    assert_eq!(state.focus, Pane::Raw);
+    assert_eq!(state.ui.focus, Pane::Raw);
     let a = state.analysis().unwrap();
     let text = raw::text_area(
         layout::compute(Rect::new(0, 0, 120, 40), &state)
@@ -297,9 +301,9 @@ fn a_click_in_the_raw_text_puts_the_cursor_on_that_character() {
             .unwrap(),
         raw::shows_fold(&state),
     );
-    let rows = raw::rows_of_line(a, state.raw_top.0, usize::from(text.width));
-    assert_eq!(state.cursor, rows[state.raw_top.1].start);
-    assert_ne!(state.cursor, before);
+    let rows = raw::rows_of_line(a, state.ui.raw_top.0, usize::from(text.width));
+    assert_eq!(state.ui.cursor, rows[state.ui.raw_top.1].start);
+    assert_ne!(state.ui.cursor, before);
     // Scrolling the message pane does not move the cursor.
     update::on_mouse(
         &mut state,
@@ -310,7 +314,7 @@ fn a_click_in_the_raw_text_puts_the_cursor_on_that_character() {
             modifiers: KeyModifiers::NONE,
         },
     );
-    assert_eq!(state.scroll.message, 3);
+    assert_eq!(state.ui.scroll.message, 3);
 }
 
 #[test]
@@ -339,8 +343,8 @@ fn an_answer_to_an_older_request_is_ignored() {
     let _newer = request_for(&mut state);
     let bad = inputs(BAD_TEMPLATE, &[]);
     update::on_report(&mut state, worker::compute(&bad, &old));
-    assert!(state.template_error.is_none());
-    assert!(state.busy);
+    assert!(state.session.template_error.is_none());
+    assert!(state.session.busy);
 }
 
 proptest::proptest! {
@@ -459,7 +463,12 @@ fn samples_get_the_test_verdict_and_differences_are_warnings() {
         ],
     );
     let state = loaded(&all, (80, 24), 1);
-    let labels: Vec<&str> = state.samples.iter().map(|s| s.status.label()).collect();
+    let labels: Vec<&str> = state
+        .session
+        .samples
+        .iter()
+        .map(|s| s.status.label())
+        .collect();
     assert_eq!(labels, ["ok", "differs", "ok", "error", "unreadable"]);
     let a = state.analysis().unwrap();
     assert!(
@@ -514,7 +523,7 @@ fn without_a_terminal_the_messages_are_printed() {
 /// an editor saves by renaming a temporary file over it.
 #[test]
 fn the_watcher_reports_changes_but_not_reads() {
-    use rtbench::workbench::watch::{self, WatchEvent};
+    use rtbench::testing::watch::{self, WatchEvent};
     use std::time::Duration;
     let dir = std::env::temp_dir().join(format!("rtbench-watch-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -551,7 +560,7 @@ fn replaying(size: (u16, u16)) -> State {
         update::on_action(&mut state, Action::Replay),
         update::Cmd::None
     );
-    assert_eq!(state.mode, Mode::Replay);
+    assert_eq!(state.modes.mode, Mode::Replay);
     state
 }
 
@@ -560,21 +569,21 @@ fn go_to(state: &mut State, step: usize) {
     for _ in 0..step {
         update::on_action(state, Action::Right);
     }
-    assert_eq!(state.replay.as_ref().unwrap().step, step);
+    assert_eq!(state.modes.replay.as_ref().unwrap().step, step);
 }
 
 #[test]
 fn a_replay_over_the_step_limit_opens_with_larger_chunks_and_goes_finer_on_request() {
     let mut state = loaded(&valid_inputs(), (80, 24), 1);
-    state.replay_max_steps = 100;
+    state.ui.replay_max_steps = 100;
     update::on_action(&mut state, Action::Replay);
-    let rs = state.replay.as_ref().unwrap();
+    let rs = state.modes.replay.as_ref().unwrap();
     let chars = state.analysis().unwrap().sample.generation.chars().count();
     assert!(chars > 300, "{chars}");
     assert_eq!(rs.size, chars.div_ceil(100));
     assert_eq!(rs.chunking(), Chunking::CodePoints(vec![rs.size]));
     assert!(rs.feeds <= 100 && rs.feeds > 50, "{}", rs.feeds);
-    let note = state.note.clone().unwrap_or_default();
+    let note = state.ui.note.clone().unwrap_or_default();
     assert!(
         note.starts_with(&format!(
             "{chars} code points: streamed {} at a time",
@@ -585,7 +594,7 @@ fn a_replay_over_the_step_limit_opens_with_larger_chunks_and_goes_finer_on_reque
     // Smaller chunks when asked for: the limit only sets where the replay starts.
     let size = rs.size;
     update::on_action(&mut state, Action::Shorter);
-    let rs = state.replay.as_ref().unwrap();
+    let rs = state.modes.replay.as_ref().unwrap();
     assert_eq!(rs.chunking(), Chunking::CodePoints(vec![size - 1]));
     assert!(rs.feeds > 100);
 }
@@ -600,7 +609,7 @@ fn replay_screens_at_several_steps() {
         // Fed one code point at a time, `<think>` arrives over several feeds: after `<th` it
         // is held back, and the step says which delimiter it might start.
         go_to(&mut state, 3);
-        let rs = state.replay.as_ref().unwrap();
+        let rs = state.modes.replay.as_ref().unwrap();
         assert_eq!(rs.replay.held_text(3), "<th");
         let cands = rs.replay.held_candidates(3).unwrap();
         assert_eq!(cands.len(), 1);
@@ -620,7 +629,7 @@ fn replay_screens_at_several_steps() {
         snapshot(&name("tool_call_preview"), &state);
 
         update::on_action(&mut state, Action::Bottom);
-        let rs = state.replay.as_ref().unwrap();
+        let rs = state.modes.replay.as_ref().unwrap();
         assert!(rs.replay.partial_message(rs.step).finished);
         snapshot(&name("end"), &state);
     }
@@ -631,13 +640,13 @@ fn replay_keys_step_play_and_change_the_chunking() {
     let mut state = replaying((80, 24));
     go_to(&mut state, 5);
     let fed = |s: &State| {
-        let rs = s.replay.as_ref().unwrap();
+        let rs = s.modes.replay.as_ref().unwrap();
         rs.replay.step(rs.step).fed_to
     };
     let before = fed(&state);
     // A bigger chunk size streams again and stays where the text had got to.
     update::on_action(&mut state, Action::Taller);
-    let rs = state.replay.as_ref().unwrap();
+    let rs = state.modes.replay.as_ref().unwrap();
     assert_eq!(rs.chunking(), Chunking::CodePoints(vec![2]));
     assert!(fed(&state) >= before && fed(&state) <= before + 1);
     // Typed sizes.
@@ -646,51 +655,54 @@ fn replay_keys_step_play_and_change_the_chunking() {
         update::on_prompt_key(&mut state, key(KeyCode::Char(c)));
     }
     update::on_prompt_key(&mut state, key(KeyCode::Enter));
-    assert_eq!(state.prompt, None);
+    assert_eq!(state.modes.prompt, None);
     assert_eq!(
-        state.replay.as_ref().unwrap().chunking(),
+        state.modes.replay.as_ref().unwrap().chunking(),
         Chunking::CodePoints(vec![3, 5])
     );
     // A bad size is refused at the prompt (still open to fix it), the replay unchanged.
     update::on_action(&mut state, Action::Prompt);
     update::on_prompt_key(&mut state, key(KeyCode::Char('0')));
     update::on_prompt_key(&mut state, key(KeyCode::Enter));
-    let error = state.prompt.as_ref().and_then(|p| p.error.clone());
+    let error = state.modes.prompt.as_ref().and_then(|p| p.error.clone());
     assert!(error.unwrap().contains("'0'"));
     update::on_prompt_key(&mut state, key(KeyCode::Esc));
-    assert_eq!(state.mode, rtbench::workbench::state::Mode::Replay);
+    assert_eq!(state.modes.mode, rtbench::testing::Mode::Replay);
     assert_eq!(
-        state.replay.as_ref().unwrap().chunking(),
+        state.modes.replay.as_ref().unwrap().chunking(),
         Chunking::CodePoints(vec![3, 5])
     );
     // The chunking kinds cycle.
     update::on_action(&mut state, Action::NextChunking);
     assert!(matches!(
-        state.replay.as_ref().unwrap().chunking(),
+        state.modes.replay.as_ref().unwrap().chunking(),
         Chunking::Random { .. }
     ));
     update::on_action(&mut state, Action::NextChunking);
-    assert_eq!(state.replay.as_ref().unwrap().chunking(), Chunking::Tokens);
+    assert_eq!(
+        state.modes.replay.as_ref().unwrap().chunking(),
+        Chunking::Tokens
+    );
     update::on_action(&mut state, Action::NextChunking);
     assert_eq!(
-        state.replay.as_ref().unwrap().chunking(),
+        state.modes.replay.as_ref().unwrap().chunking(),
         Chunking::Bytes(2)
     );
 
     // Play runs to the end, one step per tick, and stops there.
     update::on_action(&mut state, Action::Top);
     update::on_action(&mut state, Action::PlayPause);
-    let last = state.replay.as_ref().unwrap().replay.last_step();
+    let last = state.modes.replay.as_ref().unwrap().replay.last_step();
     for i in 1..=last + 3 {
         update::on_tick(&mut state);
-        assert_eq!(state.replay.as_ref().unwrap().step, i.min(last));
+        assert_eq!(state.modes.replay.as_ref().unwrap().step, i.min(last));
     }
-    assert!(!state.replay.as_ref().unwrap().playing);
+    assert!(!state.modes.replay.as_ref().unwrap().playing);
 
     // Selecting a timeline event shows the step that made it.
     update::on_action(&mut state, Action::Top);
     update::on_action(&mut state, Action::Down);
-    let rs = state.replay.as_ref().unwrap();
+    let rs = state.modes.replay.as_ref().unwrap();
     let e = rs.selected_event.unwrap();
     assert_eq!(
         e, 0,
@@ -700,8 +712,8 @@ fn replay_keys_step_play_and_change_the_chunking() {
 
     // Esc goes back to inspecting; q still quits.
     update::on_action(&mut state, Action::Back);
-    assert_eq!(state.mode, Mode::Inspect);
-    assert!(state.replay.is_none());
+    assert_eq!(state.modes.mode, Mode::Inspect);
+    assert!(state.modes.replay.is_none());
 }
 
 #[test]
@@ -722,7 +734,7 @@ fn replay_follows_a_template_edit() {
     );
     let req = request_for(&mut state);
     update::on_report(&mut state, worker::compute(&next, &req));
-    let rs = state.replay.as_ref().unwrap();
+    let rs = state.modes.replay.as_ref().unwrap();
     assert_eq!(rs.chunking(), Chunking::CodePoints(vec![2]));
     assert_eq!(rs.replay.field_name(0), "reasoning");
     let Outcome::Message(m) = rs.replay.outcome() else {
@@ -737,7 +749,7 @@ fn replay_follows_a_template_edit() {
 fn explain_overlay_shows_the_engine_explanation_and_switches_fields() {
     let mut state = loaded(&valid_inputs(), (80, 24), 1);
     let a = Arc::clone(state.analysis().unwrap());
-    let selected_field = a.regions[state.region.unwrap()].field;
+    let selected_field = a.regions[state.ui.region.unwrap()].field;
     update::on_action(&mut state, Action::Explain);
     let expected = |field: usize| {
         let s = &a.sample;
@@ -751,24 +763,27 @@ fn explain_overlay_shows_the_engine_explanation_and_switches_fields() {
         .unwrap()
         .lines()
     };
-    let o = state.overlay.as_ref().expect("an explanation");
+    let o = state.modes.overlay.as_ref().expect("an explanation");
     assert_eq!(o.field, Some(selected_field));
     assert_eq!(o.texts(), expected(selected_field));
     // → explains the next field; keys do not reach the panes meanwhile.
-    let cursor = state.cursor;
+    let cursor = state.ui.cursor;
     update::on_action(&mut state, Action::Right);
     let next = (selected_field + 1) % a.field_names.len();
-    assert_eq!(state.overlay.as_ref().unwrap().texts(), expected(next));
-    assert_eq!(state.cursor, cursor);
+    assert_eq!(
+        state.modes.overlay.as_ref().unwrap().texts(),
+        expected(next)
+    );
+    assert_eq!(state.ui.cursor, cursor);
     let screen = dump(&render(&state));
     assert!(
         screen.contains(&format!("explain {}", a.field_names[next])),
         "{screen}"
     );
     update::on_action(&mut state, Action::Back);
-    assert!(state.overlay.is_none());
+    assert!(state.modes.overlay.is_none());
     assert_eq!(
-        state.mode,
+        state.modes.mode,
         Mode::Inspect,
         "Esc closed the overlay, not the app"
     );
@@ -778,7 +793,7 @@ fn explain_overlay_shows_the_engine_explanation_and_switches_fields() {
 fn chunking_check_overlay_passes_a_sample_and_finds_a_chunking_dependent_template() {
     let mut state = loaded(&valid_inputs(), (80, 24), 1);
     update::on_action(&mut state, Action::CheckChunkings);
-    let o = state.overlay.as_ref().unwrap();
+    let o = state.modes.overlay.as_ref().unwrap();
     assert_eq!(o.title, "chunking check: every chunking agrees");
     assert!(
         o.texts()[0].contains("all 41 chunkings agree"),
@@ -794,7 +809,7 @@ fn chunking_check_overlay_passes_a_sample_and_finds_a_chunking_dependent_templat
     const SAMPLE: &str = "--- prefix ---\n<|im_start|>user\nBook me a table at the café.<|im_end|>\n<|im_start|>assistant\n\n--- generation ---\nPlan:\n- check the café's opening hours\n\n- book a table for two (東京 branch)\n\nI'll check the hours first, then book the table.<|im_end|>\n";
     let mut state = loaded(&inputs(PLAN, &[("plan.sample", SAMPLE)]), (80, 24), 0);
     update::on_action(&mut state, Action::CheckChunkings);
-    let o = state.overlay.as_ref().unwrap();
+    let o = state.modes.overlay.as_ref().unwrap();
     assert_eq!(
         o.title,
         "chunking check: the result depends on the chunking"
@@ -810,7 +825,7 @@ fn replay_of_a_feed_that_fails_counts_feeds_and_keeps_the_unfed_text() {
     let mut state = loaded(&inputs(TEMPLATE, &[("bad.sample", BAD)]), (80, 24), 0);
     update::on_action(&mut state, Action::Replay);
     update::on_action(&mut state, Action::Bottom);
-    let rs = state.replay.as_ref().unwrap();
+    let rs = state.modes.replay.as_ref().unwrap();
     let step = rs.replay.step(rs.step);
     assert!(step.error.is_some());
     let screen = dump(&render(&state));
@@ -844,8 +859,8 @@ fn lint_warnings_appear_in_the_diagnostics() {
     // The implicit field has no close: the reference loads this, but it is likely a mistake.
     const NO_CLOSE: &str = "{\"start_anchor\": \"<|im_start|>assistant\\n\",\n  \"fields\": {\"thinking\": {\"open\": \"<think>\", \"close\": \"</think>\"},\n   \"content\": {}}}";
     let state = loaded(&inputs(NO_CLOSE, &[("w.sample", WEATHER)]), (120, 40), 0);
-    assert!(state.template_error.is_none());
-    assert_eq!(state.lint.len(), 1);
+    assert!(state.session.template_error.is_none());
+    assert_eq!(state.session.lint.len(), 1);
     let (lines, errors, warnings) = view::diagnostics::lines(&state, 100);
     assert_eq!(errors, 0);
     assert!(warnings >= 1);
@@ -857,7 +872,7 @@ fn lint_warnings_appear_in_the_diagnostics() {
     );
     assert!(text.contains("demo/template.json:3:4"), "{text}");
     // The bundled template has none.
-    assert!(loaded(&valid_inputs(), (80, 24), 1).lint.is_empty());
+    assert!(loaded(&valid_inputs(), (80, 24), 1).session.lint.is_empty());
 }
 
 /// The workbench on a long sample, in replay mode, its replays built on a replay lane whose
@@ -870,7 +885,7 @@ fn replaying_a_large_sample() -> (State, std::sync::mpsc::Receiver<ReplayBuilt>)
     let leaked: &'static str = Box::leak(text.into_boxed_str());
     let mut state = loaded(&inputs(TEMPLATE, &[("big.sample", leaked)]), (80, 24), 0);
     let (tx, rx) = std::sync::mpsc::channel();
-    state.replays = Some(replay::lane(
+    state.work.replays = Some(replay::lane(
         move |b| {
             let _ = tx.send(b);
         },
@@ -882,7 +897,7 @@ fn replaying_a_large_sample() -> (State, std::sync::mpsc::Receiver<ReplayBuilt>)
 
 /// Waits for the replay being built and hands it to the update, as the run loop does.
 fn until_built(state: &mut State, built: &std::sync::mpsc::Receiver<ReplayBuilt>) {
-    while state.replay.as_ref().unwrap().is_building() {
+    while state.modes.replay.as_ref().unwrap().is_building() {
         let b = built
             .recv_timeout(std::time::Duration::from_secs(60))
             .expect("the background build never finished");
@@ -894,32 +909,35 @@ fn until_built(state: &mut State, built: &std::sync::mpsc::Receiver<ReplayBuilt>
 fn esc_stops_a_replay_being_built_and_keeps_the_one_shown() {
     // The first build: only the prefix was shown, so Esc leaves the replay.
     let (mut state, built) = replaying_a_large_sample();
-    assert!(state.replay.as_ref().unwrap().is_building());
+    assert!(state.modes.replay.as_ref().unwrap().is_building());
     update::on_action(&mut state, Action::Back);
-    assert!(state.replay.is_none());
-    assert_eq!(state.mode, Mode::Inspect);
-    assert_eq!(state.note.as_deref(), Some("stopped streaming the replay"));
+    assert!(state.modes.replay.is_none());
+    assert_eq!(state.modes.mode, Mode::Inspect);
+    assert_eq!(
+        state.ui.note.as_deref(),
+        Some("stopped streaming the replay")
+    );
     // A rebuild (a bigger chunk size): Esc stops it and the replay shown stays.
     update::on_action(&mut state, Action::Replay);
     until_built(&mut state, &built);
-    let feeds = state.replay.as_ref().unwrap().feeds;
+    let feeds = state.modes.replay.as_ref().unwrap().feeds;
     update::on_action(&mut state, Action::Taller);
-    assert!(state.replay.as_ref().unwrap().is_building());
+    assert!(state.modes.replay.as_ref().unwrap().is_building());
     update::on_action(&mut state, Action::Back);
-    let rs = state.replay.as_ref().unwrap();
+    let rs = state.modes.replay.as_ref().unwrap();
     assert!(!rs.is_building());
     assert_eq!(rs.feeds, feeds, "the size-1 replay stays on screen");
     assert!(dump(&render(&state)).contains("stopped streaming the replay"));
     // A second Esc leaves replay mode.
     update::on_action(&mut state, Action::Back);
-    assert!(state.replay.is_none());
+    assert!(state.modes.replay.is_none());
 }
 
 #[test]
 fn a_large_sample_is_streamed_in_the_background() {
     let (mut state, built) = replaying_a_large_sample();
     // At once: the prefix, and the real replay on its way.
-    let rs = state.replay.as_ref().unwrap();
+    let rs = state.modes.replay.as_ref().unwrap();
     assert!(rs.is_building() && rs.placeholder);
     assert_eq!(rs.feeds, 0);
     let screen = dump(&render(&state));
@@ -929,7 +947,7 @@ fn a_large_sample_is_streamed_in_the_background() {
     );
     // The lane's message shows it when it is ready.
     until_built(&mut state, &built);
-    let rs = state.replay.as_ref().unwrap();
+    let rs = state.modes.replay.as_ref().unwrap();
     assert!(!rs.placeholder);
     assert_eq!(rs.chunking(), Chunking::CodePoints(vec![1]));
     assert_eq!(rs.feeds, rs.replay.document().chars().count());
@@ -945,9 +963,9 @@ fn a_large_sample_is_streamed_in_the_background() {
 /// returned channel (the run loop forwards them to its event channel the same way).
 fn with_tooling_thread(
     state: &mut State,
-) -> std::sync::mpsc::Receiver<rtbench::workbench::jobs::Done> {
+) -> std::sync::mpsc::Receiver<rtbench::testing::jobs::Done> {
     let (tx, rx) = std::sync::mpsc::channel();
-    state.runner = Some(rtbench::workbench::jobs::Runner::start(
+    state.work.runner = Some(rtbench::testing::jobs::Runner::start(
         move |d| {
             let _ = tx.send(d);
         },
@@ -961,12 +979,12 @@ fn explain_runs_on_the_tooling_thread_with_a_spinner_and_shows_the_same_overlay(
     // What the explanation looks like when run at once (no runner, as the tests above).
     let mut inline = loaded(&valid_inputs(), (80, 24), 1);
     update::on_action(&mut inline, Action::Explain);
-    let expected = inline.overlay.clone().expect("an explanation");
+    let expected = inline.modes.overlay.clone().expect("an explanation");
 
     let mut state = loaded(&valid_inputs(), (80, 24), 1);
     let rx = with_tooling_thread(&mut state);
     update::on_action(&mut state, Action::Explain);
-    assert!(state.overlay.is_none(), "not computed on this thread");
+    assert!(state.modes.overlay.is_none(), "not computed on this thread");
     let screen = dump(&render(&state));
     assert!(screen.contains("explaining"), "{screen}");
     assert!(screen.contains("Esc cancels"), "{screen}");
@@ -979,8 +997,8 @@ fn explain_runs_on_the_tooling_thread_with_a_spinner_and_shows_the_same_overlay(
         .recv_timeout(std::time::Duration::from_secs(60))
         .expect("the explanation arrives");
     update::on_job_done(&mut state, done);
-    assert!(state.job.is_none());
-    assert_eq!(state.overlay.as_ref(), Some(&expected));
+    assert!(state.work.job.is_none());
+    assert_eq!(state.modes.overlay.as_ref(), Some(&expected));
     assert_eq!(dump(&render(&state)), dump(&render(&inline)));
 }
 
@@ -994,7 +1012,7 @@ fn esc_cancels_a_chunking_check_on_the_tooling_thread() {
         update::on_action(&mut state, Action::Back),
         update::Cmd::None
     );
-    assert!(state.job.is_none());
+    assert!(state.work.job.is_none());
     let screen = dump(&render(&state));
     assert!(!screen.contains("checking chunkings"), "{screen}");
     assert!(screen.contains("chunking check cancelled"), "{screen}");
@@ -1003,7 +1021,7 @@ fn esc_cancels_a_chunking_check_on_the_tooling_thread() {
     if let Ok(late) = rx.recv_timeout(std::time::Duration::from_millis(500)) {
         update::on_job_done(&mut state, late);
     }
-    assert!(state.overlay.is_none());
+    assert!(state.modes.overlay.is_none());
     // A new request after the cancel is answered.
     update::on_action(&mut state, Action::CheckChunkings);
     let done = rx
@@ -1011,7 +1029,7 @@ fn esc_cancels_a_chunking_check_on_the_tooling_thread() {
         .expect("the check arrives");
     update::on_job_done(&mut state, done);
     assert_eq!(
-        state.overlay.as_ref().unwrap().title,
+        state.modes.overlay.as_ref().unwrap().title,
         "chunking check: every chunking agrees"
     );
 }
@@ -1026,11 +1044,11 @@ fn the_region_pane_scrolls_past_65535_rows() {
     let mut state = loaded(&inputs(template, &[("long.sample", sample)]), (120, 40), 0);
     let a = state.analysis().unwrap().clone();
     assert_eq!(a.regions.len(), 1, "one content region");
-    state.region = Some(0);
-    state.focus = Pane::Region;
-    state.scroll.region = 80_000;
+    state.ui.region = Some(0);
+    state.ui.focus = Pane::Region;
+    state.ui.scroll.region = 80_000;
     update::on_action(&mut state, Action::Left);
-    assert_eq!(state.scroll.region, 80_000);
+    assert_eq!(state.ui.scroll.region, 80_000);
     // Row 0 is the column heading, so row 80,000 is the line numbered 79,999: the body
     // column starts there.
     let screen = dump(&render(&state));
@@ -1042,7 +1060,11 @@ fn the_region_pane_scrolls_past_65535_rows() {
     );
     // End goes to the last lines, not to a limit of the widget.
     update::on_action(&mut state, Action::Bottom);
-    assert!(state.scroll.region > 99_000, "{}", state.scroll.region);
+    assert!(
+        state.ui.scroll.region > 99_000,
+        "{}",
+        state.ui.scroll.region
+    );
     let screen = dump(&render(&state));
     assert!(screen.contains("line 99999"), "{screen}");
 }
@@ -1052,7 +1074,7 @@ fn joiners_and_combining_marks_keep_every_border_in_its_column() {
     let template = r#"{"version": 1, "defaults": {"role": "assistant"}, "start_anchor": "A:", "fields": {"content": {"close": "<|im_end|>"}}}"#;
     let sample = "--- prefix ---\nA:\n--- generation ---\n\u{301}Fam\u{200d}\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467} cafe\u{301} x\u{301}\u{302}\u{303} The end of it all, in many words\n<|im_end|>\n";
     let mut state = loaded(&inputs(template, &[("zwj.sample", sample)]), (80, 24), 0);
-    state.region = Some(0);
+    state.ui.region = Some(0);
     let buf = render(&state);
     // Every row of the right-hand panes ends with a border in the last column, and the region
     // pane's column separators stay where the layout put them.
@@ -1095,11 +1117,11 @@ fn the_portability_overlay_tables_each_engine_on_every_sample() {
         &[("accented.sample", accented), ("plain.sample", plain)],
     );
     let mut state = loaded(&inputs, (120, 40), 1);
-    state.inputs = Some(std::sync::Arc::new(inputs));
-    let p = state.keys.action(key(KeyCode::Char('P'))).unwrap();
+    state.session.inputs = Some(std::sync::Arc::new(inputs));
+    let p = state.ui.keys.action(key(KeyCode::Char('P'))).unwrap();
     assert_eq!(p, Action::Portability);
     update::on_action(&mut state, p);
-    let o = state.overlay.as_ref().expect("the report");
+    let o = state.modes.overlay.as_ref().expect("the report");
     assert_eq!(o.title, "portability: 1 problem");
     let texts = o.texts();
     assert_eq!(texts[0], "on 2 samples");
@@ -1118,7 +1140,7 @@ fn the_portability_overlay_tables_each_engine_on_every_sample() {
         "{text}"
     );
     // The overlay draws at 80x24 too.
-    state.size = (80, 24);
+    state.ui.size = (80, 24);
     let screen = dump(&render(&state));
     assert!(screen.contains("portability: 1 problem"), "{screen}");
 }
@@ -1146,8 +1168,8 @@ fn versioned_inputs() -> Inputs {
 /// between versions that follows it done.
 fn compared(inputs: &Inputs, size: (u16, u16), sample: usize, reference: Reference) -> State {
     let mut state = State::new(Theme::dark(), size);
-    state.reference = reference;
-    state.selected_sample = sample;
+    state.session.reference = reference;
+    state.ui.selected_sample = sample;
     let req = request_for(&mut state);
     update::on_report(&mut state, worker::compute_with_versions(inputs, &req));
     state
@@ -1177,6 +1199,7 @@ fn a_sample_that_parses_differently_under_the_other_version_screens() {
         let state = compared(&versioned_inputs(), size, 1, Reference::V5_25);
         assert_eq!(order_id(&state), Value::from("42"));
         let marks: Vec<Option<Reference>> = state
+            .session
             .samples
             .iter()
             .map(|e| e.versions.as_ref().map(|v| v.other))
@@ -1203,17 +1226,17 @@ fn switching_the_version_parses_again_under_it_and_keeps_the_place() {
         update::on_action(&mut state, Action::Down);
     }
     update::on_action(&mut state, Action::FocusPane(0));
-    let (cursor, region, top) = (state.cursor, state.region, state.raw_top);
-    let scroll = state.scroll;
+    let (cursor, region, top) = (state.ui.cursor, state.ui.region, state.ui.raw_top);
+    let scroll = state.ui.scroll;
     assert!(scroll.message > 0 && region.is_some_and(|r| r > 0));
 
     assert_eq!(
         update::on_action(&mut state, Action::SwitchReference),
         update::Cmd::ReparseAll
     );
-    assert_eq!(state.reference, Reference::V5_24);
+    assert_eq!(state.session.reference, Reference::V5_24);
     // The old comparison's marks go until the new one comes.
-    assert!(state.samples.iter().all(|e| e.versions.is_none()));
+    assert!(state.session.samples.iter().all(|e| e.versions.is_none()));
     let req = request_for(&mut state);
     assert_eq!(req.reference, Reference::V5_24);
     update::on_report(&mut state, worker::compute_with_versions(&inputs, &req));
@@ -1225,15 +1248,18 @@ fn switching_the_version_parses_again_under_it_and_keeps_the_place() {
     );
     assert_eq!(
         (
-            state.selected_sample,
-            state.cursor,
-            state.region,
-            state.raw_top
+            state.ui.selected_sample,
+            state.ui.cursor,
+            state.ui.region,
+            state.ui.raw_top
         ),
         (1, cursor, region, top)
     );
-    assert_eq!(state.scroll, scroll);
-    let mark = state.samples[1].versions.as_ref().expect("still marked");
+    assert_eq!(state.ui.scroll, scroll);
+    let mark = state.session.samples[1]
+        .versions
+        .as_ref()
+        .expect("still marked");
     assert_eq!(mark.other, Reference::V5_25);
     assert!(
         mark.warning.message.starts_with(
@@ -1243,19 +1269,19 @@ fn switching_the_version_parses_again_under_it_and_keeps_the_place() {
         "{}",
         mark.warning.message
     );
-    assert!(state.samples[0].versions.is_none());
+    assert!(state.session.samples[0].versions.is_none());
     // Its expected section is 5.25's result: under 5.24 it differs from it.
-    assert_eq!(state.samples[1].status.label(), "differs");
+    assert_eq!(state.session.samples[1].status.label(), "differs");
     snapshot("versions_switched_80x24", &state);
 
     // And back.
     update::on_action(&mut state, Action::SwitchReference);
     let req = request_for(&mut state);
     update::on_report(&mut state, worker::compute_with_versions(&inputs, &req));
-    assert_eq!(state.reference, Reference::V5_25);
+    assert_eq!(state.session.reference, Reference::V5_25);
     assert_eq!(order_id(&state), Value::from("42"));
     assert_eq!(
-        state.samples[1].versions.as_ref().map(|v| v.other),
+        state.session.samples[1].versions.as_ref().map(|v| v.other),
         Some(Reference::V5_24)
     );
 }
@@ -1265,7 +1291,7 @@ fn enter_on_the_version_warning_goes_to_the_first_event_that_differs() {
     let mut state = compared(&versioned_inputs(), (120, 40), 1, Reference::V5_25);
     update::on_action(&mut state, Action::FocusPane(3));
     let a = Arc::clone(state.analysis().unwrap());
-    let items = rtbench::workbench::view::diagnostics::items(&state, 60);
+    let items = rtbench::testing::view::diagnostics::items(&state, 60);
     let n = items
         .iter()
         .position(|i| {
@@ -1274,12 +1300,12 @@ fn enter_on_the_version_warning_goes_to_the_first_event_that_differs() {
                 .any(|l| l.to_string().contains("under 5.24 this sample"))
         })
         .expect("the version warning is listed");
-    state.diagnostic = n;
+    state.ui.diagnostic = n;
     update::on_action(&mut state, Action::Activate);
     // The call's close, where the value 5.24 casts is reported.
     let generation_at = a.prefix_len;
     let close = generation_at + a.document[generation_at..].find("</tool_call>").unwrap();
-    assert_eq!(state.cursor, close);
+    assert_eq!(state.ui.cursor, close);
 }
 
 #[test]
@@ -1287,8 +1313,8 @@ fn the_version_mark_shrinks_to_one_character_when_the_list_is_narrow() {
     let inputs = versioned_inputs();
     let row = |size: (u16, u16)| {
         let mut state = compared(&inputs, size, 0, Reference::V5_25);
-        state.samples[1].warnings = 12;
-        state.samples[1].unstable = Some(true);
+        state.session.samples[1].warnings = 12;
+        state.session.samples[1].unstable = Some(true);
         let text = dump(&render(&state));
         text.lines()
             .find(|l| l.contains("string-"))

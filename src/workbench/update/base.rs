@@ -35,14 +35,14 @@ pub(super) fn on_base_action(state: &mut State, action: Action) -> Cmd {
             Cmd::None
         }
         Action::Reload => {
-            state.note = Some("re-reading files".into());
+            state.ui.note = Some("re-reading files".into());
             Cmd::Reparse
         }
         Action::Bless => {
             if state.analysis().is_some() {
                 Cmd::ProposeBless
             } else {
-                state.note = Some("nothing to bless yet".into());
+                state.ui.note = Some("nothing to bless yet".into());
                 Cmd::None
             }
         }
@@ -58,26 +58,28 @@ pub(super) fn on_base_action(state: &mut State, action: Action) -> Cmd {
             Cmd::None
         }
         Action::Search => {
-            state.prompt = Some(Prompt::new(PromptKind::Search { regex: false }));
+            state.modes.prompt = Some(Prompt::new(PromptKind::Search { regex: false }));
             Cmd::None
         }
-        Action::NextRegion if state.search.is_some() => {
+        Action::NextRegion if state.ui.search.is_some() => {
             prompt::jump_to_match(state, true);
             Cmd::None
         }
         Action::SearchPrev => {
-            if state.search.is_some() {
+            if state.ui.search.is_some() {
                 prompt::jump_to_match(state, false);
             } else {
-                state.note = Some(format!(
+                state.ui.note = Some(format!(
                     "no search: {} searches",
-                    state.keys.hint(Action::Search)
+                    state.ui.keys.hint(Action::Search)
                 ));
             }
             Cmd::None
         }
-        Action::NextSample => motion::select_sample(state, state.selected_sample + 1),
-        Action::PrevSample => motion::select_sample(state, state.selected_sample.saturating_sub(1)),
+        Action::NextSample => motion::select_sample(state, state.ui.selected_sample + 1),
+        Action::PrevSample => {
+            motion::select_sample(state, state.ui.selected_sample.saturating_sub(1))
+        }
         _ => motion::on_motion(state, action),
     }
 }
@@ -85,19 +87,25 @@ pub(super) fn on_base_action(state: &mut State, action: Action) -> Cmd {
 /// Esc cancels or goes back, never quits (as in gitui, lazygit, yazi): with nothing to go back
 /// from, it says how to quit.
 fn back(state: &mut State) -> Cmd {
-    if state.focus == Pane::Samples && state.corpus.as_ref().is_some_and(|c| c.open.is_some()) {
+    if state.ui.focus == Pane::Samples
+        && state
+            .session
+            .corpus
+            .as_ref()
+            .is_some_and(|c| c.open.is_some())
+    {
         // In a corpus's open group: back to the list of groups.
-        if let Some(view) = state.corpus.as_mut() {
+        if let Some(view) = state.session.corpus.as_mut() {
             view.selected = view.open.take().unwrap_or(0);
         }
         motion::keep_corpus_row_visible(state);
-    } else if state.search.is_some() {
-        state.search = None;
-        state.note = Some("search cleared".into());
+    } else if state.ui.search.is_some() {
+        state.ui.search = None;
+        state.ui.note = Some("search cleared".into());
     } else {
-        state.note = Some(format!(
+        state.ui.note = Some(format!(
             "nothing to close: {} quits",
-            state.keys.hint(Action::Quit)
+            state.ui.keys.hint(Action::Quit)
         ));
     }
     Cmd::None
@@ -105,26 +113,26 @@ fn back(state: &mut State) -> Cmd {
 
 /// Captures the mouse or releases it (for the terminal's own selection).
 fn toggle_mouse(state: &mut State) -> Cmd {
-    state.mouse = !state.mouse;
-    state.note = Some(if state.mouse {
+    state.ui.mouse = !state.ui.mouse;
+    state.ui.note = Some(if state.ui.mouse {
         "mouse captured".into()
     } else {
         format!(
             "mouse released: the terminal selects text ({} captures)",
-            state.keys.hint(Action::ToggleMouse)
+            state.ui.keys.hint(Action::ToggleMouse)
         )
     });
-    Cmd::Mouse(state.mouse)
+    Cmd::Mouse(state.ui.mouse)
 }
 
 /// Shades the model's tokens in turn, or stops; says why when there are none.
 fn toggle_tokens(state: &mut State) {
     let has = state.analysis().is_some_and(|a| !a.tokens.is_empty());
-    state.note = Some(if !has {
+    state.ui.note = Some(if !has {
         "no model tokens: the template's folder has no tokenizer.json".into()
     } else {
-        state.tokens_shown = !state.tokens_shown;
-        if state.tokens_shown {
+        state.ui.tokens_shown = !state.ui.tokens_shown;
+        if state.ui.tokens_shown {
             "model tokens shaded in turn (the cursor line gives the token's id)".into()
         } else {
             "model tokens hidden".into()

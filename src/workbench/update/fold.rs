@@ -10,7 +10,7 @@ use crate::workbench::view::raw::{self, fold_line, is_folded};
 /// Decides the fold for a new sample: folded when the prompt lines before the anchor take
 /// more than a third of a pane of `width` x `height`.
 pub(super) fn decide(state: &mut State, a: &Analysis, width: usize, height: usize) {
-    if state.fold.is_some() {
+    if state.ui.fold.is_some() {
         return;
     }
     let k = fold_line(a);
@@ -21,13 +21,13 @@ pub(super) fn decide(state: &mut State, a: &Analysis, width: usize, height: usiz
             break;
         }
     }
-    state.fold = Some(rows * 3 > height);
+    state.ui.fold = Some(rows * 3 > height);
 }
 
 /// Unfolds when byte `at` is in the folded lines.
 pub(super) fn reveal(state: &mut State, a: &Analysis, at: usize) {
     if is_folded(state, a) && at < a.line_starts[fold_line(a)] {
-        state.fold = Some(false);
+        state.ui.fold = Some(false);
     }
 }
 
@@ -37,9 +37,9 @@ pub(super) fn clamp(state: &mut State, a: &Analysis) {
         return;
     }
     let k = fold_line(a);
-    state.cursor = state.cursor.max(a.line_starts[k]);
-    if state.raw_top.0 < k {
-        state.raw_top = (k, 0);
+    state.ui.cursor = state.ui.cursor.max(a.line_starts[k]);
+    if state.ui.raw_top.0 < k {
+        state.ui.raw_top = (k, 0);
     }
 }
 
@@ -50,19 +50,19 @@ pub(super) fn toggle(state: &mut State) {
     };
     let k = fold_line(&a);
     if k == 0 {
-        state.note = Some("nothing to fold: no prompt before the start anchor".into());
+        state.ui.note = Some("nothing to fold: no prompt before the start anchor".into());
         return;
     }
     let folded = !is_folded(state, &a);
-    state.fold = Some(folded);
-    state.note = Some(if folded {
+    state.ui.fold = Some(folded);
+    state.ui.note = Some(if folded {
         format!("{k} prompt lines folded (f unfolds)")
     } else {
         "prompt unfolded".into()
     });
-    if !folded && state.raw_top.0 == k && state.raw_top.1 == 0 {
+    if !folded && state.ui.raw_top.0 == k && state.ui.raw_top.1 == 0 {
         // Show the prompt that just came back.
-        state.raw_top = (0, 0);
+        state.ui.raw_top = (0, 0);
     }
 }
 
@@ -81,20 +81,20 @@ mod tests {
         let a = Arc::clone(state.analysis().unwrap());
         let k = fold_line(&a);
         assert!(k > 0, "the bundled sample has a prompt before its anchor");
-        state.fold = Some(false);
+        state.ui.fold = Some(false);
         on_action(&mut state, Action::Top);
-        assert_eq!(state.cursor, 0);
+        assert_eq!(state.ui.cursor, 0);
         on_action(&mut state, Action::Fold);
         assert!(is_folded(&state, &a));
-        assert_eq!(state.cursor, a.line_starts[k]);
-        assert_eq!(state.raw_top, (k, 0));
+        assert_eq!(state.ui.cursor, a.line_starts[k]);
+        assert_eq!(state.ui.raw_top, (k, 0));
         on_action(&mut state, Action::Top);
-        assert_eq!(state.cursor, a.line_starts[k], "g stops at the fold");
+        assert_eq!(state.ui.cursor, a.line_starts[k], "g stops at the fold");
         on_action(&mut state, Action::Up);
-        assert_eq!(state.raw_top.0, k);
+        assert_eq!(state.ui.raw_top.0, k);
         on_action(&mut state, Action::Fold);
         assert!(!is_folded(&state, &a));
-        assert_eq!(state.raw_top, (0, 0), "the prompt shows again");
+        assert_eq!(state.ui.raw_top, (0, 0), "the prompt shows again");
     }
 
     #[test]
@@ -104,11 +104,11 @@ mod tests {
         let k = fold_line(&a);
         let rows: usize = (0..k).map(|l| raw::rows_of_line(&a, l, 200).len()).sum();
         let mut s = state;
-        s.fold = None;
+        s.ui.fold = None;
         decide(&mut s, &a, 200, rows * 3 + 3);
-        assert_eq!(s.fold, Some(false), "a third or less: shown");
-        s.fold = None;
+        assert_eq!(s.ui.fold, Some(false), "a third or less: shown");
+        s.ui.fold = None;
         decide(&mut s, &a, 200, rows * 3 - 1);
-        assert_eq!(s.fold, Some(true), "more than a third: folded");
+        assert_eq!(s.ui.fold, Some(true), "more than a third: folded");
     }
 }

@@ -14,13 +14,13 @@ use super::motion::{cursor_moved, remember_col};
 
 /// The selected diagnostic's target.
 fn selected_target(state: &State) -> Option<Target> {
-    let items = diagnostics::items(state, usize::from(state.size.0));
-    items.get(state.diagnostic)?.target.clone()
+    let items = diagnostics::items(state, usize::from(state.ui.size.0));
+    items.get(state.ui.diagnostic)?.target.clone()
 }
 
 /// The template file, when the template is one.
 fn template_path(state: &State) -> Option<PathBuf> {
-    let p = PathBuf::from(&state.template_name);
+    let p = PathBuf::from(&state.session.template_name);
     p.is_file().then_some(p)
 }
 
@@ -47,16 +47,16 @@ fn place_of_target(state: &State, target: Target) -> Result<Place, String> {
 
 /// The place under the cursor of the focused pane.
 fn place_under_cursor(state: &State) -> Result<Place, String> {
-    if state.mode == Mode::Replay {
+    if state.modes.mode == Mode::Replay {
         return Err("leave the replay (Esc) to open the editor".into());
     }
     let a = state.analysis();
-    match state.focus {
+    match state.ui.focus {
         Pane::Raw => {
             let a = a.ok_or("nothing on screen yet")?;
             Ok(Place::Document {
                 sample: a.sample.clone(),
-                at: state.cursor,
+                at: state.ui.cursor,
             })
         }
         Pane::Diagnostics => {
@@ -66,6 +66,7 @@ fn place_under_cursor(state: &State) -> Result<Place, String> {
         Pane::Message | Pane::Region => {
             let a = a.ok_or("nothing on screen yet")?;
             let field = state
+                .ui
                 .region
                 .and_then(|r| a.regions.get(r))
                 .map(|g| a.field_names[g.field].clone())
@@ -78,8 +79,9 @@ fn place_under_cursor(state: &State) -> Result<Place, String> {
         }
         Pane::Samples => {
             let s = state
+                .session
                 .samples
-                .get(state.selected_sample)
+                .get(state.ui.selected_sample)
                 .ok_or("no sample selected")?;
             Ok(Place::File {
                 file: PathBuf::from(&s.name),
@@ -101,7 +103,7 @@ fn open_place(state: &mut State, place: Result<Place, String>) -> Cmd {
     match place {
         Ok(place) => Cmd::OpenEditor(place),
         Err(e) => {
-            state.note = Some(e);
+            state.ui.note = Some(e);
             Cmd::None
         }
     }
@@ -109,20 +111,20 @@ fn open_place(state: &mut State, place: Result<Place, String>) -> Cmd {
 
 /// Enter: on a diagnostic, go to its place; on a sample, show its text.
 pub(super) fn activate(state: &mut State) -> Cmd {
-    match state.focus {
+    match state.ui.focus {
         // In a corpus: Enter opens the selected group and shows its first record.
-        Pane::Samples if let Some(view) = state.corpus.as_mut() => {
+        Pane::Samples if let Some(view) = state.session.corpus.as_mut() => {
             if view.open.is_some() || view.groups.is_empty() {
                 return Cmd::None;
             }
             view.open = Some(view.selected.min(view.groups.len() - 1));
             view.selected = 0;
-            state.scroll.samples = 0;
+            state.ui.scroll.samples = 0;
             Cmd::Reparse
         }
         Pane::Diagnostics => {
             let Some(target) = selected_target(state) else {
-                state.note = Some("this diagnostic has no place to go to".into());
+                state.ui.note = Some("this diagnostic has no place to go to".into());
                 return Cmd::None;
             };
             match target {
@@ -130,18 +132,18 @@ pub(super) fn activate(state: &mut State) -> Cmd {
                     let Some(a) = state.analysis().cloned() else {
                         return Cmd::None;
                     };
-                    state.cursor = at.min(a.document.len());
-                    super::fold::reveal(state, &a, state.cursor);
+                    state.ui.cursor = at.min(a.document.len());
+                    super::fold::reveal(state, &a, state.ui.cursor);
                     remember_col(state, &a);
-                    state.focus = Pane::Raw;
-                    state.visible[Pane::Raw.index()] = true;
+                    state.ui.focus = Pane::Raw;
+                    state.ui.visible[Pane::Raw.index()] = true;
                     cursor_moved(state);
                     if let Some(r) = region.filter(|&r| r < a.regions.len()) {
-                        state.region = Some(r);
-                        state.scroll.region = 0;
+                        state.ui.region = Some(r);
+                        state.ui.scroll.region = 0;
                     }
-                    let (line, col) = a.line_col(state.cursor);
-                    state.note = Some(format!("at {line}:{col} of the text"));
+                    let (line, col) = a.line_col(state.ui.cursor);
+                    state.ui.note = Some(format!("at {line}:{col} of the text"));
                     Cmd::None
                 }
                 // The template is not on screen: open it in the editor.
@@ -152,13 +154,14 @@ pub(super) fn activate(state: &mut State) -> Cmd {
             }
         }
         Pane::Samples => {
-            state.focus = Pane::Raw;
+            state.ui.focus = Pane::Raw;
             Cmd::None
         }
         _ => {
-            state.note = Some(format!(
+            state.ui.note = Some(format!(
                 "Enter goes to the selected diagnostic ({} focuses the diagnostics)",
                 state
+                    .ui
                     .keys
                     .hint(Action::FocusPane(Pane::Diagnostics.index()))
             ));
@@ -180,7 +183,7 @@ mod tests {
     /// The bundled sample with one located warning at the second tool call.
     fn with_a_located_warning() -> (State, usize) {
         let mut state = loaded(0, (120, 40));
-        let shown = state.shown.clone().unwrap();
+        let shown = state.session.shown.clone().unwrap();
         let mut a = (*shown.analysis).clone();
         let at = a.document.rfind("<tool_call>").unwrap();
         let region = a.regions.iter().position(|g| g.open.start == at);
@@ -192,7 +195,7 @@ mod tests {
             region,
             span: Some(at..at + 11),
         });
-        state.shown = Some(crate::workbench::state::Shown {
+        state.session.shown = Some(crate::workbench::state::Shown {
             analysis: Arc::new(a),
             message_lines: shown.message_lines,
         });
@@ -204,22 +207,22 @@ mod tests {
         let (mut state, at) = with_a_located_warning();
         on_action(&mut state, Action::FocusPane(Pane::Diagnostics.index()));
         on_action(&mut state, Action::Top);
-        assert_eq!(state.diagnostic, 0);
+        assert_eq!(state.ui.diagnostic, 0);
         assert_eq!(on_action(&mut state, Action::Activate), Cmd::None);
-        assert_eq!(state.cursor, at);
-        assert_eq!(state.focus, Pane::Raw);
+        assert_eq!(state.ui.cursor, at);
+        assert_eq!(state.ui.focus, Pane::Raw);
         let a = state.analysis().unwrap();
         assert_eq!(
-            a.field_names[a.regions[state.region.unwrap()].field],
+            a.field_names[a.regions[state.ui.region.unwrap()].field],
             "tool_calls"
         );
-        assert!(state.note.as_deref().unwrap().starts_with("at "));
+        assert!(state.ui.note.as_deref().unwrap().starts_with("at "));
     }
 
     #[test]
     fn o_asks_to_open_the_place_under_the_cursor_of_the_focused_pane() {
         let (mut state, at) = with_a_located_warning();
-        state.cursor = at;
+        state.ui.cursor = at;
         match on_action(&mut state, Action::OpenEditor) {
             Cmd::OpenEditor(Place::Document { at: got, sample }) => {
                 assert_eq!(got, at);
@@ -237,11 +240,18 @@ mod tests {
         } else {
             // The bundled template is built in: nothing to open, and the note says why.
             assert_eq!(cmd, Cmd::None);
-            assert_eq!(state.note.as_deref(), Some("the template is not a file"));
+            assert_eq!(state.ui.note.as_deref(), Some("the template is not a file"));
         }
         // In the replay: leave it first.
         on_action(&mut state, Action::Replay);
         assert_eq!(on_action(&mut state, Action::OpenEditor), Cmd::None);
-        assert!(state.note.as_deref().unwrap().contains("leave the replay"));
+        assert!(
+            state
+                .ui
+                .note
+                .as_deref()
+                .unwrap()
+                .contains("leave the replay")
+        );
     }
 }

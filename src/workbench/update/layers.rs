@@ -49,7 +49,7 @@ fn terminal(_: &mut State, action: Action) -> Option<Cmd> {
 }
 
 fn help(state: &mut State, action: Action) -> Option<Cmd> {
-    if !state.help {
+    if !state.modes.help {
         return None;
     }
     overlay::on_help_action(state, action);
@@ -57,7 +57,7 @@ fn help(state: &mut State, action: Action) -> Option<Cmd> {
 }
 
 fn overlay_layer(state: &mut State, action: Action) -> Option<Cmd> {
-    state.overlay.as_ref()?;
+    state.modes.overlay.as_ref()?;
     Some(overlay::on_overlay_action(state, action))
 }
 
@@ -84,7 +84,7 @@ fn jobs(state: &mut State, action: Action) -> Option<Cmd> {
 }
 
 fn replay_layer(state: &mut State, action: Action) -> Option<Cmd> {
-    (state.mode == Mode::Replay).then(|| replay::on_replay_action(state, action))
+    (state.modes.mode == Mode::Replay).then(|| replay::on_replay_action(state, action))
 }
 
 fn panes(state: &mut State, action: Action) -> Option<Cmd> {
@@ -108,15 +108,15 @@ mod tests {
     fn the_help_takes_every_key_above_the_panes_and_suspend_passes_through_it() {
         let mut state = loaded(0, (80, 24));
         super::super::on_action(&mut state, Action::Help);
-        assert!(state.help);
+        assert!(state.modes.help);
         // Quit in the help closes it instead of quitting.
         assert_eq!(super::super::on_action(&mut state, Action::Quit), Cmd::None);
-        assert!(!state.help);
+        assert!(!state.modes.help);
         super::super::on_action(&mut state, Action::Help);
         assert_eq!(
             super::super::on_action(&mut state, Action::Suspend),
             Cmd::Suspend
         );
-        assert!(state.help, "suspending leaves the help on screen");
+        assert!(state.modes.help, "suspending leaves the help on screen");
     }
 }

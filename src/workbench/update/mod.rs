@@ -38,16 +38,17 @@ use crate::workbench::watch::WatchEvent;
 use crossterm::event::Event;
 
 pub use mouse::on_mouse;
-pub use overlay::show_proposal;
+pub(crate) use overlay::show_proposal;
 pub use prompt::on_prompt_key;
 
 /// How often the spinner turns while a job runs.
-pub const SPINNER_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
+pub(crate) const SPINNER_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// A command: what only the run loop may do after an update (it owns the terminal, the files
 /// and the lanes), with what it needs to do it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Cmd {
+    /// Nothing.
     None,
     /// Files or the selected sample changed: parse again.
     Reparse,
@@ -67,6 +68,7 @@ pub enum Cmd {
     /// Set the terminal up again after something else stopped the workbench (`SIGSTOP`, then
     /// `SIGCONT`): the shell may have reset its modes.
     TakeBack,
+    /// Leave the workbench (the terminal is restored).
     Quit,
 }
 
@@ -95,7 +97,7 @@ pub fn update(state: &mut State, msg: Msg) -> Cmd {
         }
         Msg::Corpus(batch) => on_corpus_batch(state, batch),
         Msg::Replay(b) => {
-            if let Some(rs) = state.replay.as_mut() {
+            if let Some(rs) = state.modes.replay.as_mut() {
                 rs.built(b);
             }
             Cmd::None
@@ -111,18 +113,18 @@ pub fn update(state: &mut State, msg: Msg) -> Cmd {
 fn on_watch(state: &mut State, event: WatchEvent) -> Cmd {
     match event {
         WatchEvent::Changed => return Cmd::ReparseAll,
-        WatchEvent::Failed(e) => state.live = Live::Off(format!("watching failed: {e}")),
-        WatchEvent::Lost(what) => state.live = Live::Off(what),
+        WatchEvent::Failed(e) => state.session.live = Live::Off(format!("watching failed: {e}")),
+        WatchEvent::Lost(what) => state.session.live = Live::Off(what),
         WatchEvent::Restored(what) => {
-            state.live = Live::On;
-            state.note = Some(what);
+            state.session.live = Live::On;
+            state.ui.note = Some(what);
         }
     }
     Cmd::None
 }
 
 fn screen(state: &State) -> layout::Screen {
-    layout::compute(Rect::new(0, 0, state.size.0, state.size.1), state)
+    layout::compute(Rect::new(0, 0, state.ui.size.0, state.ui.size.1), state)
 }
 
 /// Width and height of the raw pane's text area.
@@ -136,13 +138,13 @@ fn raw_geometry(state: &State) -> Option<(usize, usize)> {
 /// sample, cursor, selection and scrolls (the new report is for the same sample). The marks of
 /// the old comparison go until the new one comes.
 fn switch_reference(state: &mut State) -> Cmd {
-    state.reference = rtbench_tooling::versions::other(state.reference);
-    for e in &mut state.samples {
+    state.session.reference = rtbench_tooling::versions::other(state.session.reference);
+    for e in &mut state.session.samples {
         e.versions = None;
     }
-    state.note = Some(format!(
+    state.ui.note = Some(format!(
         "following transformers {}",
-        state.reference.release()
+        state.session.reference.release()
     ));
     Cmd::ReparseAll
 }
@@ -150,7 +152,7 @@ fn switch_reference(state: &mut State) -> Cmd {
 /// Applies a key action: it goes down the layer stack until a layer takes it (see
 /// `layers`).
 pub fn on_action(state: &mut State, action: Action) -> Cmd {
-    state.note = None;
+    state.ui.note = None;
     let cmd = layers::dispatch(state, action);
     motion::clamp_scrolls(state);
     cmd
@@ -158,11 +160,12 @@ pub fn on_action(state: &mut State, action: Action) -> Cmd {
 
 /// A key: the prompt, while one is open, takes keys as typed; otherwise the key map turns the
 /// key into an action for the layer stack.
-pub fn on_key(state: &mut State, key: crossterm::event::KeyEvent) -> Cmd {
-    if state.prompt.is_some() {
+pub(crate) fn on_key(state: &mut State, key: crossterm::event::KeyEvent) -> Cmd {
+    if state.modes.prompt.is_some() {
         return on_prompt_key(state, key);
     }
     state
+        .ui
         .keys
         .action(key)
         .map_or(Cmd::None, |a| on_action(state, a))
@@ -171,20 +174,22 @@ pub fn on_key(state: &mut State, key: crossterm::event::KeyEvent) -> Cmd {
 /// A clock tick of the replay (playback, or a replay being built in the background); true
 /// when something changed on screen.
 pub fn on_tick(state: &mut State) -> bool {
-    state.replay.as_mut().is_some_and(|rs| rs.tick())
+    state.modes.replay.as_mut().is_some_and(|rs| rs.tick())
 }
 
 /// Background work panicked (a bug): the note says so, and what waited for it stops waiting
 /// (the parse's busy mark, the job's spinner, the replay being built, the corpus scan's
 /// progress); what is on screen stays.
-pub fn on_background_panic(state: &mut State, p: BackgroundPanic) {
+pub(crate) fn on_background_panic(state: &mut State, p: BackgroundPanic) {
     match p.lane {
-        crate::workbench::worker::LANE if p.seq == state.requested => state.busy = false,
-        crate::workbench::jobs::LANE if state.job.as_ref().is_some_and(|j| j.seq == p.seq) => {
-            state.job = None;
+        crate::workbench::worker::LANE if p.seq == state.session.requested => {
+            state.session.busy = false
+        }
+        crate::workbench::jobs::LANE if state.work.job.as_ref().is_some_and(|j| j.seq == p.seq) => {
+            state.work.job = None;
         }
         crate::workbench::replay::REPLAY_LANE => {
-            if let Some(rs) = state.replay.as_mut() {
+            if let Some(rs) = state.modes.replay.as_mut() {
                 rs.build_failed(p.seq);
             }
         }
@@ -202,12 +207,12 @@ pub fn on_background_panic(state: &mut State, p: BackgroundPanic) {
         }
         _ => {}
     }
-    state.note = Some(p.to_string());
+    state.ui.note = Some(p.to_string());
 }
 
 /// A clock tick while a job runs: the spinner turns (true: redraw).
 pub fn on_spinner_tick(state: &mut State) -> bool {
-    match state.job.as_mut() {
+    match state.work.job.as_mut() {
         Some(j) => {
             j.spin = j.spin.wrapping_add(1);
             true
@@ -223,14 +228,14 @@ pub fn on_job_done(state: &mut State, done: Done) {
 }
 
 /// The terminal was resized.
-pub fn on_resize(state: &mut State, width: u16, height: u16) {
-    state.size = (width, height);
+pub(crate) fn on_resize(state: &mut State, width: u16, height: u16) {
+    state.ui.size = (width, height);
     motion::cursor_moved(state);
 }
 
 /// Groups of the corpus scan arrive: the list fills in (the record shown stays).
-pub fn on_corpus_batch(state: &mut State, batch: crate::workbench::corpus::Batch) -> Cmd {
-    let Some(view) = state.corpus.as_mut() else {
+pub(crate) fn on_corpus_batch(state: &mut State, batch: crate::workbench::corpus::Batch) -> Cmd {
+    let Some(view) = state.session.corpus.as_mut() else {
         return Cmd::None;
     };
     view.add(batch);
@@ -241,24 +246,24 @@ pub fn on_corpus_batch(state: &mut State, batch: crate::workbench::corpus::Batch
 /// Takes a worker report: a newer result replaces the shown one; when the files cannot be
 /// used, the shown result stays and is marked stale.
 pub fn on_report(state: &mut State, report: Report) {
-    if report.seq < state.requested {
+    if report.seq < state.session.requested {
         // An answer to an older request: a newer one is on its way.
         return;
     }
-    state.busy = false;
-    state.template_name = report.template_name;
-    state.model_files = report.model_files;
-    state.template_error = report.template_error;
-    state.sample_error = report.sample_error;
+    state.session.busy = false;
+    state.session.template_name = report.template_name;
+    state.session.model_files = report.model_files;
+    state.session.template_error = report.template_error;
+    state.session.sample_error = report.sample_error;
     // With an unusable template the list follows the files (a deleted sample goes, a new
     // one comes), but the statuses of the last good parse stay (stale).
-    if state.template_error.is_none() {
-        state.samples = report.samples;
-        state.never_matched = report.never_matched;
-        state.lint = report.lint;
+    if state.session.template_error.is_none() {
+        state.session.samples = report.samples;
+        state.session.never_matched = report.never_matched;
+        state.session.lint = report.lint;
     } else {
-        let mut old = std::mem::take(&mut state.samples);
-        state.samples = report
+        let mut old = std::mem::take(&mut state.session.samples);
+        state.session.samples = report
             .samples
             .into_iter()
             .map(|new| match old.iter().position(|o| o.name == new.name) {
@@ -267,19 +272,23 @@ pub fn on_report(state: &mut State, report: Report) {
             })
             .collect();
     }
-    if state.selected_sample >= state.samples.len() {
-        state.selected_sample = state.samples.len().saturating_sub(1);
+    if state.ui.selected_sample >= state.session.samples.len() {
+        state.ui.selected_sample = state.session.samples.len().saturating_sub(1);
     }
     let Some(shown) = report.shown else {
         // A sample that cannot be read at all: never leave another sample's result on screen.
-        let selected = state.samples.get(state.selected_sample).map(|e| &e.name);
-        if state.sample_error.is_some()
+        let selected = state
+            .session
+            .samples
+            .get(state.ui.selected_sample)
+            .map(|e| &e.name);
+        if state.session.sample_error.is_some()
             && state
                 .analysis()
                 .is_some_and(|a| Some(&a.sample_name) != selected)
         {
-            state.shown = None;
-            state.last_good = None;
+            state.session.shown = None;
+            state.session.last_good = None;
         }
         return;
     };
@@ -287,67 +296,68 @@ pub fn on_report(state: &mut State, report: Report) {
         .analysis()
         .is_some_and(|a| a.sample_name == shown.analysis.sample_name);
     if shown.analysis.message.is_some() {
-        state.last_good = Some(shown.clone());
+        state.session.last_good = Some(shown.clone());
     } else if state
+        .session
         .last_good
         .as_ref()
         .is_some_and(|g| g.analysis.sample_name != shown.analysis.sample_name)
     {
-        state.last_good = None;
+        state.session.last_good = None;
     }
     let a: Arc<Analysis> = Arc::clone(&shown.analysis);
-    state.shown = Some(shown);
+    state.session.shown = Some(shown);
     motion::clamp_scrolls(state);
     if !same_sample {
-        state.fold = None;
+        state.ui.fold = None;
         if let Some((w, h)) = raw_geometry(state) {
             fold::decide(state, &a, w, h);
         }
     }
-    if let Some(s) = state.search.as_ref()
+    if let Some(s) = state.ui.search.as_ref()
         && s.searched != (a.sample_name.clone(), a.document.len())
     {
         // The text changed: search it again (a search that now fails just ends).
-        state.search =
+        state.ui.search =
             crate::workbench::search::Search::run(&s.query, s.regex, &a.document, &a.sample_name)
                 .ok()
                 .filter(|s| !s.matches.is_empty());
     }
     if !same_sample {
         // A new sample: start where the generation starts, or at the error.
-        state.cursor = a
+        state.ui.cursor = a
             .problem
             .as_ref()
             .and_then(|p| p.at)
             .unwrap_or(a.prefix_len.max(a.origin));
         // Show a little of what comes before the cursor.
-        state.raw_top = match raw_geometry(state) {
+        state.ui.raw_top = match raw_geometry(state) {
             Some((w, h)) => {
                 let back = (h / 3) as isize;
-                let top = raw::step_rows(&a, w, raw::position_of(&a, state.cursor, w), -back);
+                let top = raw::step_rows(&a, w, raw::position_of(&a, state.ui.cursor, w), -back);
                 raw::fill_to_end(&a, w, h, top)
             }
             None => (0, 0),
         };
-        state.region = None;
-        state.scroll.message = 0;
-        state.scroll.region = 0;
-        state.scroll.diagnostics = 0;
+        state.ui.region = None;
+        state.ui.scroll.message = 0;
+        state.ui.scroll.region = 0;
+        state.ui.scroll.diagnostics = 0;
         motion::remember_col(state, &a);
-    } else if state.region.is_some_and(|r| r >= a.regions.len()) {
-        state.region = None;
+    } else if state.ui.region.is_some_and(|r| r >= a.regions.len()) {
+        state.ui.region = None;
     }
     if !same_sample {
-        state.diagnostic = 0;
+        state.ui.diagnostic = 0;
     }
     motion::cursor_moved(state);
-    if let Some(rs) = state.replay.as_mut() {
+    if let Some(rs) = state.modes.replay.as_mut() {
         // The file or the sample changed: stream the new text with the same chunking.
         rs.rebuild(&a);
     }
-    if state.region.is_none() {
+    if state.ui.region.is_none() {
         // Select the first explicit region so the region pane shows something useful.
-        state.region = a
+        state.ui.region = a
             .regions
             .iter()
             .position(|g| !g.open.is_empty())
@@ -368,27 +378,27 @@ pub(crate) mod testing {
 
     /// A state that has received the worker's answer for the bundled sample number `sample`
     /// (0: the weather tool call, 1: think then answer, 2: a truncated tool call).
-    pub fn loaded(sample: usize, size: (u16, u16)) -> State {
+    pub(crate) fn loaded(sample: usize, size: (u16, u16)) -> State {
         let mut state = State::new(Theme::dark(), size);
-        state.selected_sample = sample;
+        state.ui.selected_sample = sample;
         let req = request_for(&mut state);
         super::on_report(&mut state, worker::compute(&Inputs::bundled(), &req));
         state
     }
 
     /// Jobs sent to a test runner, kept for the test to run when it likes.
-    pub type Queue = Arc<Mutex<Vec<Job>>>;
+    pub(crate) type Queue = Arc<Mutex<Vec<Job>>>;
 
     /// `state` with a runner that only collects the jobs sent to it.
-    pub fn with_queue(state: &mut State) -> Queue {
+    pub(crate) fn with_queue(state: &mut State) -> Queue {
         let queue: Queue = Arc::default();
         let q = Arc::clone(&queue);
-        state.runner = Some(Runner::new(move |job| q.lock().unwrap().push(job)));
+        state.work.runner = Some(Runner::new(move |job| q.lock().unwrap().push(job)));
         queue
     }
 
     /// Takes the jobs sent so far.
-    pub fn take(queue: &Queue) -> Vec<Job> {
+    pub(crate) fn take(queue: &Queue) -> Vec<Job> {
         std::mem::take(&mut *queue.lock().unwrap())
     }
 }
@@ -404,18 +414,18 @@ mod tests {
     fn esc_never_quits_and_q_quits_always() {
         let mut state = loaded(0, (80, 24));
         assert_eq!(on_action(&mut state, Action::Back), Cmd::None);
-        assert_eq!(state.note.as_deref(), Some("nothing to close: q quits"));
+        assert_eq!(state.ui.note.as_deref(), Some("nothing to close: q quits"));
         assert_eq!(on_action(&mut state, Action::Quit), Cmd::Quit);
     }
 
     #[test]
     fn with_an_invalid_template_the_list_follows_the_files_and_keeps_old_statuses() {
         let mut state = loaded(0, (80, 24));
-        let before = state.samples.clone();
+        let before = state.session.samples.clone();
         assert!(before.len() >= 2);
         let mut report = Report {
-            seq: state.requested,
-            template_name: state.template_name.clone(),
+            seq: state.session.requested,
+            template_name: state.session.template_name.clone(),
             template_error: Some(Box::new(rtbench_engine::diagnostic::Diagnostic::error(
                 "broken",
             ))),
@@ -434,26 +444,34 @@ mod tests {
             .samples
             .push(SampleEntry::new("new.sample".into(), Status::Unknown));
         on_report(&mut state, report);
-        let names: Vec<&str> = state.samples.iter().map(|e| e.name.as_str()).collect();
+        let names: Vec<&str> = state
+            .session
+            .samples
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
         assert!(
             !names.contains(&before[0].name.as_str()),
             "the deleted sample is gone"
         );
         assert_eq!(
-            state.samples[0], before[1],
+            state.session.samples[0], before[1],
             "a kept sample keeps its last status"
         );
-        assert_eq!(state.samples.last().unwrap().status, Status::Unknown);
+        assert_eq!(
+            state.session.samples.last().unwrap().status,
+            Status::Unknown
+        );
     }
 
     #[test]
     fn reload_asks_for_a_parse_and_says_so() {
         let mut state = loaded(0, (80, 24));
         assert_eq!(on_action(&mut state, Action::Reload), Cmd::Reparse);
-        assert_eq!(state.note.as_deref(), Some("re-reading files"));
+        assert_eq!(state.ui.note.as_deref(), Some("re-reading files"));
         // The note lasts until the next key.
         on_action(&mut state, Action::Down);
-        assert_eq!(state.note, None);
+        assert_eq!(state.ui.note, None);
     }
 
     #[test]
@@ -466,7 +484,7 @@ mod tests {
         assert_eq!(jobs.len(), 1);
         assert!(on_spinner_tick(&mut state));
         assert!(on_spinner_tick(&mut state));
-        let running = state.job.as_ref().unwrap();
+        let running = state.work.job.as_ref().unwrap();
         assert_eq!(running.spin, 2);
         // The status says how far the job's own count has got.
         let status = crate::workbench::view::status::running;
@@ -483,8 +501,8 @@ mod tests {
         let state = loaded(1, (80, 24));
         let a = state.analysis().unwrap();
         assert_eq!(a.sample_name, "samples/smollm3/think-then-answer.sample");
-        assert_eq!(state.cursor, a.prefix_len.max(a.origin));
-        let r = state.region.expect("a region is selected");
+        assert_eq!(state.ui.cursor, a.prefix_len.max(a.origin));
+        let r = state.ui.region.expect("a region is selected");
         assert!(!a.regions[r].open.is_empty(), "the first explicit region");
     }
 
@@ -493,12 +511,12 @@ mod tests {
         let mut state = loaded(0, (120, 40));
         on_action(&mut state, Action::Bottom);
         on_resize(&mut state, 60, 16);
-        assert_eq!(state.size, (60, 16));
+        assert_eq!(state.ui.size, (60, 16));
         let a = Arc::clone(state.analysis().unwrap());
         let (w, h) = raw_geometry(&state).unwrap();
         assert_eq!(
-            raw::ensure_visible(&a, w, h, state.raw_top, state.cursor),
-            state.raw_top
+            raw::ensure_visible(&a, w, h, state.ui.raw_top, state.ui.cursor),
+            state.ui.raw_top
         );
     }
 }

@@ -13,32 +13,32 @@ pub(super) fn cursor_moved(state: &mut State) {
     let Some(a) = state.analysis().cloned() else {
         return;
     };
-    state.cursor = a.document.floor_char_boundary(state.cursor);
+    state.ui.cursor = a.document.floor_char_boundary(state.ui.cursor);
     super::fold::clamp(state, &a);
     if let Some((w, h)) = raw_geometry(state) {
-        state.raw_top = raw::ensure_visible(&a, w, h, state.raw_top, state.cursor);
+        state.ui.raw_top = raw::ensure_visible(&a, w, h, state.ui.raw_top, state.ui.cursor);
         super::fold::clamp(state, &a);
     }
-    if let Some(i) = a.segment_index(state.cursor)
+    if let Some(i) = a.segment_index(state.ui.cursor)
         && let Some(r) = a.segments[i].paint.region()
     {
-        if state.region != Some(r) {
-            state.scroll.region = 0;
+        if state.ui.region != Some(r) {
+            state.ui.scroll.region = 0;
         }
-        state.region = Some(r);
+        state.ui.region = Some(r);
     }
 }
 
 pub(super) fn remember_col(state: &mut State, a: &Analysis) {
-    state.cursor = a.document.floor_char_boundary(state.cursor);
-    let line = raw::line_of(a, state.cursor);
+    state.ui.cursor = a.document.floor_char_boundary(state.ui.cursor);
+    let line = raw::line_of(a, state.ui.cursor);
     let start = a.line_starts[line];
-    state.want_col = a.document[start..state.cursor].chars().count();
+    state.ui.want_col = a.document[start..state.ui.cursor].chars().count();
 }
 
 /// Moves the cursor by whole lines, keeping the wanted column.
 fn move_rows(state: &mut State, a: &Analysis, delta: isize) {
-    let line = raw::line_of(a, state.cursor);
+    let line = raw::line_of(a, state.ui.cursor);
     let target_line = if delta < 0 {
         line.saturating_sub(delta.unsigned_abs())
     } else {
@@ -47,9 +47,9 @@ fn move_rows(state: &mut State, a: &Analysis, delta: isize) {
     let r = a.line_range(target_line);
     let at = a.document[r.clone()]
         .char_indices()
-        .nth(state.want_col)
+        .nth(state.ui.want_col)
         .map_or(r.end, |(i, _)| r.start + i);
-    state.cursor = at;
+    state.ui.cursor = at;
 }
 
 fn move_chars(state: &mut State, a: &Analysis, delta: isize) {
@@ -57,16 +57,16 @@ fn move_chars(state: &mut State, a: &Analysis, delta: isize) {
     // The token-id decoder's defusing markers take no cell: the cursor steps over them.
     let marker = |at: usize| doc[at..].starts_with(rtbench_engine::MARKER);
     if delta > 0 {
-        if let Some(c) = doc[state.cursor..].chars().next() {
-            state.cursor += c.len_utf8();
+        if let Some(c) = doc[state.ui.cursor..].chars().next() {
+            state.ui.cursor += c.len_utf8();
         }
-        while marker(state.cursor) {
-            state.cursor += rtbench_engine::MARKER.len_utf8();
+        while marker(state.ui.cursor) {
+            state.ui.cursor += rtbench_engine::MARKER.len_utf8();
         }
     } else {
-        while let Some(c) = doc[..state.cursor].chars().next_back() {
-            state.cursor -= c.len_utf8();
-            if !marker(state.cursor) {
+        while let Some(c) = doc[..state.ui.cursor].chars().next_back() {
+            state.ui.cursor -= c.len_utf8();
+            if !marker(state.ui.cursor) {
                 break;
             }
         }
@@ -83,34 +83,34 @@ fn jump_region(state: &mut State, a: &Analysis, forward: bool) {
         }
     });
     let target = if forward {
-        starts.filter(|&s| s > state.cursor).min()
+        starts.filter(|&s| s > state.ui.cursor).min()
     } else {
-        starts.filter(|&s| s < state.cursor).max()
+        starts.filter(|&s| s < state.ui.cursor).max()
     };
     if let Some(t) = target {
-        state.cursor = t;
+        state.ui.cursor = t;
         remember_col(state, a);
     }
 }
 
 pub(super) fn scroll_of(state: &mut State, pane: Pane) -> Option<&mut usize> {
     match pane {
-        Pane::Message => Some(&mut state.scroll.message),
-        Pane::Region => Some(&mut state.scroll.region),
-        Pane::Diagnostics => Some(&mut state.scroll.diagnostics),
+        Pane::Message => Some(&mut state.ui.scroll.message),
+        Pane::Region => Some(&mut state.ui.scroll.region),
+        Pane::Diagnostics => Some(&mut state.ui.scroll.diagnostics),
         Pane::Samples | Pane::Raw => None,
     }
 }
 
 pub(super) fn select_sample(state: &mut State, to: usize) -> Cmd {
-    if state.samples.is_empty() {
+    if state.session.samples.is_empty() {
         return Cmd::None;
     }
-    let to = to.min(state.samples.len() - 1);
-    if to == state.selected_sample {
+    let to = to.min(state.session.samples.len() - 1);
+    if to == state.ui.selected_sample {
         return Cmd::None;
     }
-    state.selected_sample = to;
+    state.ui.selected_sample = to;
     show_sample_row(state, to);
     Cmd::Reparse
 }
@@ -119,11 +119,11 @@ pub(super) fn select_sample(state: &mut State, to: usize) -> Cmd {
 fn show_sample_row(state: &mut State, row: usize) {
     if let Some(r) = screen(state).rect(Pane::Samples) {
         let h = usize::from(r.height.saturating_sub(2)).max(1);
-        let top = state.scroll.samples;
+        let top = state.ui.scroll.samples;
         if row < top {
-            state.scroll.samples = row;
+            state.ui.scroll.samples = row;
         } else if row >= top + h {
-            state.scroll.samples = row + 1 - h;
+            state.ui.scroll.samples = row + 1 - h;
         }
     }
 }
@@ -145,7 +145,7 @@ fn list_target(s: usize, action: Action, page: usize) -> usize {
 /// shows it).
 fn corpus_motion(state: &mut State, action: Action) -> Cmd {
     let page = page(state, Pane::Samples);
-    let Some(view) = state.corpus.as_mut() else {
+    let Some(view) = state.session.corpus.as_mut() else {
         return Cmd::None;
     };
     let rows = view.rows();
@@ -168,7 +168,7 @@ fn corpus_motion(state: &mut State, action: Action) -> Cmd {
 
 /// Scrolls the samples pane so that the corpus's selected row (below its heading) shows.
 pub(super) fn keep_corpus_row_visible(state: &mut State) {
-    let Some(view) = state.corpus.as_ref() else {
+    let Some(view) = state.session.corpus.as_ref() else {
         return;
     };
     // The open group's heading takes the first row.
@@ -205,8 +205,8 @@ fn select_diagnostic(state: &mut State, action: Action) {
         return;
     }
     let last = items.len() - 1;
-    let d = state.diagnostic.min(last);
-    state.diagnostic = match action {
+    let d = state.ui.diagnostic.min(last);
+    state.ui.diagnostic = match action {
         Action::Up | Action::PageUp => d.saturating_sub(1),
         Action::Down | Action::PageDown => (d + 1).min(last),
         Action::Top => 0,
@@ -214,10 +214,13 @@ fn select_diagnostic(state: &mut State, action: Action) {
         _ => d,
     };
     let rows = diagnostics::item_rows(&items, usize::from(inner.width));
-    let first = rows[state.diagnostic];
-    let end = rows.get(state.diagnostic + 1).copied().unwrap_or(first + 1);
+    let first = rows[state.ui.diagnostic];
+    let end = rows
+        .get(state.ui.diagnostic + 1)
+        .copied()
+        .unwrap_or(first + 1);
     let h = usize::from(inner.height).max(1);
-    let top = state.scroll.diagnostics;
+    let top = state.ui.scroll.diagnostics;
     let top = if first < top {
         first
     } else if end > top + h {
@@ -226,7 +229,7 @@ fn select_diagnostic(state: &mut State, action: Action) {
     } else {
         top
     };
-    state.scroll.diagnostics = top;
+    state.ui.scroll.diagnostics = top;
 }
 
 /// Keeps the message and diagnostics scrolls within their text.
@@ -235,18 +238,19 @@ pub(super) fn clamp_scrolls(state: &mut State) {
     if let Some(r) = sc.rect(Pane::Message) {
         let inner = crate::workbench::view::inner(r);
         let rows = state
+            .session
             .shown
             .as_ref()
             .map_or(1, |s| rows_of(s.message_lines.iter(), inner.width) + 4);
         let max = rows.saturating_sub(usize::from(inner.height));
-        state.scroll.message = state.scroll.message.min(max);
+        state.ui.scroll.message = state.ui.scroll.message.min(max);
     }
     if let Some(r) = sc.rect(Pane::Diagnostics) {
         let inner = crate::workbench::view::inner(r);
         let (lines, _, _) =
             crate::workbench::view::diagnostics::lines(state, usize::from(inner.width));
         let max = rows_of(lines.iter(), inner.width).saturating_sub(usize::from(inner.height));
-        state.scroll.diagnostics = state.scroll.diagnostics.min(max);
+        state.ui.scroll.diagnostics = state.ui.scroll.diagnostics.min(max);
     }
     if let Some(r) = sc.rect(Pane::Region) {
         // The body column is the longest: a third of the pane wide.
@@ -254,7 +258,7 @@ pub(super) fn clamp_scrolls(state: &mut State) {
         let width = usize::from(inner.width / 3).max(1);
         let rows = state
             .analysis()
-            .zip(state.region)
+            .zip(state.ui.region)
             .and_then(|(a, r)| a.regions.get(r).map(|g| (a, g)))
             .map_or(1, |(a, g)| {
                 let end = g.body.end.min(a.document.len());
@@ -270,18 +274,18 @@ pub(super) fn clamp_scrolls(state: &mut State) {
                     + 8
             });
         let max = rows.saturating_sub(usize::from(inner.height));
-        state.scroll.region = state.scroll.region.min(max);
+        state.ui.scroll.region = state.ui.scroll.region.min(max);
     }
 }
 
 /// Cursor and scroll motions, which act on the focused pane.
 pub(super) fn on_motion(state: &mut State, action: Action) -> Cmd {
-    let focus = state.focus;
-    if focus == Pane::Samples && state.corpus.is_some() {
+    let focus = state.ui.focus;
+    if focus == Pane::Samples && state.session.corpus.is_some() {
         return corpus_motion(state, action);
     }
     if focus == Pane::Samples {
-        let to = list_target(state.selected_sample, action, page(state, focus));
+        let to = list_target(state.ui.selected_sample, action, page(state, focus));
         return select_sample(state, to);
     }
     if focus == Pane::Raw {
@@ -297,19 +301,19 @@ pub(super) fn on_motion(state: &mut State, action: Action) -> Cmd {
             Action::PageUp => move_rows(state, &a, -pg),
             Action::PageDown => move_rows(state, &a, pg),
             Action::LineStart => {
-                state.cursor = a.line_range(raw::line_of(&a, state.cursor)).start;
+                state.ui.cursor = a.line_range(raw::line_of(&a, state.ui.cursor)).start;
                 remember_col(state, &a);
             }
             Action::LineEnd => {
-                state.cursor = a.line_range(raw::line_of(&a, state.cursor)).end;
+                state.ui.cursor = a.line_range(raw::line_of(&a, state.ui.cursor)).end;
                 remember_col(state, &a);
             }
             Action::Top => {
-                state.cursor = 0;
+                state.ui.cursor = 0;
                 remember_col(state, &a);
             }
             Action::Bottom => {
-                state.cursor = a.document.len();
+                state.ui.cursor = a.document.len();
                 remember_col(state, &a);
             }
             Action::NextRegion => jump_region(state, &a, true),
@@ -360,26 +364,26 @@ mod tests {
         let mut state = loaded(0, (120, 40));
         let a = Arc::clone(state.analysis().unwrap());
         on_action(&mut state, Action::Top);
-        assert_eq!((state.cursor, state.want_col), (0, 0));
+        assert_eq!((state.ui.cursor, state.ui.want_col), (0, 0));
         on_action(&mut state, Action::Right);
         on_action(&mut state, Action::Right);
-        assert_eq!((state.cursor, state.want_col), (2, 2));
+        assert_eq!((state.ui.cursor, state.ui.want_col), (2, 2));
         on_action(&mut state, Action::Down);
-        assert_eq!(raw::line_of(&a, state.cursor), 1);
+        assert_eq!(raw::line_of(&a, state.ui.cursor), 1);
         let start = a.line_starts[1];
-        let col = a.document[start..state.cursor].chars().count();
+        let col = a.document[start..state.ui.cursor].chars().count();
         assert_eq!(col, 2.min(a.line_range(1).len()), "the column is kept");
         on_action(&mut state, Action::Left);
-        assert_eq!(state.want_col, col.saturating_sub(1));
+        assert_eq!(state.ui.want_col, col.saturating_sub(1));
         on_action(&mut state, Action::LineEnd);
-        assert_eq!(state.cursor, a.line_range(1).end);
+        assert_eq!(state.ui.cursor, a.line_range(1).end);
         on_action(&mut state, Action::LineStart);
-        assert_eq!(state.cursor, start);
+        assert_eq!(state.ui.cursor, start);
         on_action(&mut state, Action::Bottom);
-        assert_eq!(state.cursor, a.document.len());
+        assert_eq!(state.ui.cursor, a.document.len());
         // At the end, → stays.
         on_action(&mut state, Action::Right);
-        assert_eq!(state.cursor, a.document.len());
+        assert_eq!(state.ui.cursor, a.document.len());
     }
 
     #[test]
@@ -401,36 +405,36 @@ mod tests {
             .filter(|&s| s > 0)
             .min()
             .unwrap();
-        assert_eq!(state.cursor, start);
-        let r = state.region.expect("a region under the cursor");
-        let here = state.cursor;
+        assert_eq!(state.ui.cursor, start);
+        let r = state.ui.region.expect("a region under the cursor");
+        let here = state.ui.cursor;
         // From the message pane too.
-        state.focus = Pane::Message;
+        state.ui.focus = Pane::Message;
         on_action(&mut state, Action::NextRegion);
-        assert!(state.cursor > here);
-        assert_ne!(state.region, Some(r));
+        assert!(state.ui.cursor > here);
+        assert_ne!(state.ui.region, Some(r));
         on_action(&mut state, Action::PrevRegion);
-        assert_eq!(state.cursor, here);
-        assert_eq!(state.region, Some(r));
-        assert_eq!(state.focus, Pane::Message, "the focus stays");
+        assert_eq!(state.ui.cursor, here);
+        assert_eq!(state.ui.region, Some(r));
+        assert_eq!(state.ui.focus, Pane::Message, "the focus stays");
     }
 
     #[test]
     fn in_the_samples_pane_arrows_select_a_sample_and_ask_for_a_parse() {
         let mut state = loaded(0, (120, 40));
-        state.focus = Pane::Samples;
+        state.ui.focus = Pane::Samples;
         assert_eq!(on_action(&mut state, Action::Down), Cmd::Reparse);
-        assert_eq!(state.selected_sample, 1);
+        assert_eq!(state.ui.selected_sample, 1);
         assert_eq!(on_action(&mut state, Action::Bottom), Cmd::Reparse);
-        assert_eq!(state.selected_sample, state.samples.len() - 1);
+        assert_eq!(state.ui.selected_sample, state.session.samples.len() - 1);
         // Already at the bottom: nothing to parse.
         assert_eq!(on_action(&mut state, Action::Down), Cmd::None);
         assert_eq!(on_action(&mut state, Action::Top), Cmd::Reparse);
-        assert_eq!(state.selected_sample, 0);
+        assert_eq!(state.ui.selected_sample, 0);
         // ] and [ work from any pane.
-        state.focus = Pane::Raw;
+        state.ui.focus = Pane::Raw;
         assert_eq!(on_action(&mut state, Action::NextSample), Cmd::Reparse);
-        assert_eq!(state.selected_sample, 1);
+        assert_eq!(state.ui.selected_sample, 1);
         assert_eq!(on_action(&mut state, Action::PrevSample), Cmd::Reparse);
         assert_eq!(on_action(&mut state, Action::PrevSample), Cmd::None);
     }
@@ -438,31 +442,31 @@ mod tests {
     #[test]
     fn other_panes_scroll_within_their_text() {
         let mut state = loaded(0, (80, 24));
-        state.focus = Pane::Message;
+        state.ui.focus = Pane::Message;
         on_action(&mut state, Action::Down);
-        assert_eq!(state.scroll.message, 1);
+        assert_eq!(state.ui.scroll.message, 1);
         on_action(&mut state, Action::Up);
         on_action(&mut state, Action::Up);
-        assert_eq!(state.scroll.message, 0);
+        assert_eq!(state.ui.scroll.message, 0);
         // Bottom goes as far as the text goes, no further.
         on_action(&mut state, Action::Bottom);
-        let bottom = state.scroll.message;
+        let bottom = state.ui.scroll.message;
         assert!(bottom > 0 && bottom < 200, "{bottom}");
         on_action(&mut state, Action::Down);
-        assert_eq!(state.scroll.message, bottom);
-        let cursor = state.cursor;
+        assert_eq!(state.ui.scroll.message, bottom);
+        let cursor = state.ui.cursor;
         on_action(&mut state, Action::Top);
-        assert_eq!(state.scroll.message, 0);
-        assert_eq!(state.cursor, cursor, "the raw cursor stays");
+        assert_eq!(state.ui.scroll.message, 0);
+        assert_eq!(state.ui.cursor, cursor, "the raw cursor stays");
     }
 
     #[test]
     fn space_pages_down_outside_the_replay() {
         let mut state = loaded(0, (80, 24));
-        state.fold = Some(false);
+        state.ui.fold = Some(false);
         on_action(&mut state, Action::Top);
         on_action(&mut state, Action::PlayPause);
         let a = state.analysis().unwrap();
-        assert_eq!(raw::line_of(a, state.cursor), page(&state, Pane::Raw));
+        assert_eq!(raw::line_of(a, state.ui.cursor), page(&state, Pane::Raw));
     }
 }

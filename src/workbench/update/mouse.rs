@@ -19,13 +19,13 @@ pub fn on_mouse(state: &mut State, ev: MouseEvent) -> Cmd {
 }
 
 fn apply_mouse(state: &mut State, ev: MouseEvent) -> Cmd {
-    if state.help {
+    if state.modes.help {
         if let MouseEventKind::Down(_) = ev.kind {
-            state.help = false;
+            state.modes.help = false;
         }
         return Cmd::None;
     }
-    if state.mode == Mode::Replay {
+    if state.modes.mode == Mode::Replay {
         on_replay_mouse(state, ev);
         return Cmd::None;
     }
@@ -36,7 +36,7 @@ fn apply_mouse(state: &mut State, ev: MouseEvent) -> Cmd {
     match ev.kind {
         // A press, or a drag across the raw text, moves the cursor to the pointer.
         MouseEventKind::Down(MouseButton::Left) | MouseEventKind::Drag(MouseButton::Left) => {
-            state.focus = pane;
+            state.ui.focus = pane;
             match pane {
                 Pane::Raw => {
                     let t = raw::text_area(rect, raw::shows_fold(state));
@@ -46,10 +46,10 @@ fn apply_mouse(state: &mut State, ev: MouseEvent) -> Cmd {
                         && ev.row < t.y + t.height
                     {
                         let w = usize::from(t.width).max(2);
-                        state.cursor = raw::hit(
+                        state.ui.cursor = raw::hit(
                             &a,
                             w,
-                            state.raw_top,
+                            state.ui.raw_top,
                             usize::from(ev.column - t.x),
                             usize::from(ev.row - t.y),
                         );
@@ -62,8 +62,8 @@ fn apply_mouse(state: &mut State, ev: MouseEvent) -> Cmd {
                         && ev.row > rect.y
                         && ev.row < rect.y + rect.height - 1 =>
                 {
-                    let i = usize::from(ev.row - rect.y - 1) + state.scroll.samples;
-                    if i < state.samples.len() {
+                    let i = usize::from(ev.row - rect.y - 1) + state.ui.scroll.samples;
+                    if i < state.session.samples.len() {
                         return select_sample(state, i);
                     }
                 }
@@ -77,14 +77,14 @@ fn apply_mouse(state: &mut State, ev: MouseEvent) -> Cmd {
                     if let (Some(a), Some((w, _))) =
                         (state.analysis().cloned(), raw_geometry(state))
                     {
-                        state.raw_top =
-                            raw::step_rows(&a, w, state.raw_top, if down { 3 } else { -3 });
+                        state.ui.raw_top =
+                            raw::step_rows(&a, w, state.ui.raw_top, if down { 3 } else { -3 });
                     }
                 }
                 Pane::Samples => {
-                    let s = &mut state.scroll.samples;
+                    let s = &mut state.ui.scroll.samples;
                     *s = if down {
-                        (*s + 1).min(state.samples.len().saturating_sub(1))
+                        (*s + 1).min(state.session.samples.len().saturating_sub(1))
                     } else {
                         s.saturating_sub(1)
                     };
@@ -142,43 +142,43 @@ mod tests {
     #[test]
     fn a_click_focuses_the_pane_under_the_pointer() {
         let mut state = loaded(0, (120, 40));
-        let cursor = state.cursor;
+        let cursor = state.ui.cursor;
         assert_eq!(click_in(&mut state, Pane::Message, 1), Cmd::None);
-        assert_eq!(state.focus, Pane::Message);
-        assert_eq!(state.cursor, cursor);
+        assert_eq!(state.ui.focus, Pane::Message);
+        assert_eq!(state.ui.cursor, cursor);
         click_in(&mut state, Pane::Diagnostics, 0);
-        assert_eq!(state.focus, Pane::Diagnostics);
+        assert_eq!(state.ui.focus, Pane::Diagnostics);
     }
 
     #[test]
     fn a_click_in_the_raw_text_moves_the_cursor_there() {
         let mut state = loaded(0, (120, 40));
         on_action(&mut state, Action::Top);
-        state.focus = Pane::Message;
+        state.ui.focus = Pane::Message;
         let t = raw::text_area(
             screen(&state).rect(Pane::Raw).unwrap(),
             raw::shows_fold(&state),
         );
         click(&mut state, (t.x, t.y));
-        assert_eq!(state.focus, Pane::Raw);
-        assert_eq!(state.cursor, 0, "the first character on screen");
+        assert_eq!(state.ui.focus, Pane::Raw);
+        assert_eq!(state.ui.cursor, 0, "the first character on screen");
         // A drag keeps moving it.
         on_mouse(
             &mut state,
             at(MouseEventKind::Drag(MouseButton::Left), (t.x + 3, t.y)),
         );
-        assert_eq!(state.want_col, 3);
+        assert_eq!(state.ui.want_col, 3);
     }
 
     #[test]
     fn a_click_in_the_sample_list_selects_that_sample() {
         let mut state = loaded(0, (120, 40));
         assert_eq!(click_in(&mut state, Pane::Samples, 2), Cmd::Reparse);
-        assert_eq!(state.selected_sample, 2);
-        assert_eq!(state.focus, Pane::Samples);
+        assert_eq!(state.ui.selected_sample, 2);
+        assert_eq!(state.ui.focus, Pane::Samples);
         // Below the last sample: focus only.
         assert_eq!(click_in(&mut state, Pane::Samples, 5), Cmd::None);
-        assert_eq!(state.selected_sample, 2);
+        assert_eq!(state.ui.selected_sample, 2);
     }
 
     #[test]
@@ -186,14 +186,14 @@ mod tests {
         let mut state = loaded(0, (80, 24));
         let pos = inside(&state, Pane::Message, 1);
         on_mouse(&mut state, at(MouseEventKind::ScrollDown, pos));
-        assert_eq!(state.scroll.message, 3);
+        assert_eq!(state.ui.scroll.message, 3);
         on_mouse(&mut state, at(MouseEventKind::ScrollUp, pos));
-        assert_eq!(state.scroll.message, 0);
-        assert_eq!(state.focus, Pane::Raw);
-        let top = state.raw_top;
+        assert_eq!(state.ui.scroll.message, 0);
+        assert_eq!(state.ui.focus, Pane::Raw);
+        let top = state.ui.raw_top;
         let pos = inside(&state, Pane::Raw, 1);
         on_mouse(&mut state, at(MouseEventKind::ScrollDown, pos));
-        assert_ne!(state.raw_top, top);
+        assert_ne!(state.ui.raw_top, top);
     }
 
     #[test]
@@ -202,9 +202,9 @@ mod tests {
         on_action(&mut state, Action::Help);
         let pos = inside(&state, Pane::Message, 1);
         on_mouse(&mut state, at(MouseEventKind::ScrollDown, pos));
-        assert!(state.help, "the wheel does not close it");
+        assert!(state.modes.help, "the wheel does not close it");
         click(&mut state, pos);
-        assert!(!state.help);
-        assert_eq!(state.focus, Pane::Raw, "the click only closed the help");
+        assert!(!state.modes.help);
+        assert_eq!(state.ui.focus, Pane::Raw, "the click only closed the help");
     }
 }

@@ -20,19 +20,19 @@ use rtbench_tooling::progress::Progress;
 use super::Cmd;
 
 /// Shows what blessing would write and waits for Enter (or the reason it cannot).
-pub fn show_proposal(state: &mut State, proposal: Result<Proposal, String>) {
+pub(crate) fn show_proposal(state: &mut State, proposal: Result<Proposal, String>) {
     match proposal {
-        Err(e) => state.note = Some(e),
+        Err(e) => state.ui.note = Some(e),
         Ok(p) => {
             let mut lines = vec![OverlayLine::Heading(format!("{}:", p.path.display()))];
             lines.extend(p.changes.iter().map(|c| OverlayLine::Detail(c.clone())));
             lines.push(OverlayLine::Heading(String::new()));
             lines.push(OverlayLine::Heading(format!(
                 "{} writes the expected section (the rest of the file stays as it is); {} cancels",
-                state.keys.hint(Action::Activate),
-                state.keys.hint(Action::Back)
+                state.ui.keys.hint(Action::Activate),
+                state.ui.keys.hint(Action::Back)
             )));
-            state.overlay = Some(Overlay {
+            state.modes.overlay = Some(Overlay {
                 title: "bless: the current result becomes the expected one".into(),
                 lines,
                 scroll: 0,
@@ -45,21 +45,21 @@ pub fn show_proposal(state: &mut State, proposal: Result<Proposal, String>) {
 
 /// `?` (or F1): shows the help from the top.
 pub(super) fn open_help(state: &mut State) {
-    state.help = true;
-    state.scroll.help = 0;
+    state.modes.help = true;
+    state.ui.scroll.help = 0;
 }
 
 /// Keys while the help is shown: scroll it or close it.
 pub(super) fn on_help_action(state: &mut State, action: Action) {
     match action {
-        Action::Quit | Action::Help | Action::Back => state.help = false,
-        Action::Down => state.scroll.help = state.scroll.help.saturating_add(1).min(60),
-        Action::Up => state.scroll.help = state.scroll.help.saturating_sub(1),
+        Action::Quit | Action::Help | Action::Back => state.modes.help = false,
+        Action::Down => state.ui.scroll.help = state.ui.scroll.help.saturating_add(1).min(60),
+        Action::Up => state.ui.scroll.help = state.ui.scroll.help.saturating_sub(1),
         Action::PageDown | Action::PlayPause => {
-            state.scroll.help = state.scroll.help.saturating_add(10).min(60)
+            state.ui.scroll.help = state.ui.scroll.help.saturating_add(10).min(60)
         }
-        Action::PageUp => state.scroll.help = state.scroll.help.saturating_sub(10),
-        Action::Top => state.scroll.help = 0,
+        Action::PageUp => state.ui.scroll.help = state.ui.scroll.help.saturating_sub(10),
+        Action::Top => state.ui.scroll.help = 0,
         _ => {}
     }
 }
@@ -67,7 +67,7 @@ pub(super) fn on_help_action(state: &mut State, action: Action) {
 /// Keys while an overlay is shown: scroll it, switch the explained field, or close it (which
 /// also cancels the job that would replace it).
 pub(super) fn on_overlay_action(state: &mut State, action: Action) -> Cmd {
-    if let Some(o) = state.overlay.as_mut()
+    if let Some(o) = state.modes.overlay.as_mut()
         && o.confirm.is_some()
     {
         match action {
@@ -75,24 +75,24 @@ pub(super) fn on_overlay_action(state: &mut State, action: Action) -> Cmd {
                 let Some(proposal) = o.confirm.take() else {
                     unreachable!("checked above")
                 };
-                state.overlay = None;
+                state.modes.overlay = None;
                 return Cmd::WriteBless(proposal);
             }
             Action::Quit | Action::Back | Action::Bless => {
-                state.overlay = None;
-                state.note = Some("not blessed: nothing written".into());
+                state.modes.overlay = None;
+                state.ui.note = Some("not blessed: nothing written".into());
                 return Cmd::None;
             }
             _ => {}
         }
     }
     // ← → count from the field being explained, if one is on its way.
-    let field = match state.job.as_ref().map(|j| &j.kind) {
+    let field = match state.work.job.as_ref().map(|j| &j.kind) {
         Some(JobKind::Explain { field, .. }) => Some(*field),
-        _ => state.overlay.as_ref().and_then(|o| o.field),
+        _ => state.modes.overlay.as_ref().and_then(|o| o.field),
     };
     let fields = state.analysis().map_or(0, |a| a.field_names.len());
-    let Some(o) = state.overlay.as_mut() else {
+    let Some(o) = state.modes.overlay.as_mut() else {
         return Cmd::None;
     };
     match action {
@@ -115,7 +115,7 @@ pub(super) fn on_overlay_action(state: &mut State, action: Action) -> Cmd {
         | Action::Explain
         | Action::CheckChunkings
         | Action::Portability => {
-            state.overlay = None;
+            state.modes.overlay = None;
             cancel_job(state);
         }
         _ => {}
@@ -127,11 +127,17 @@ pub(super) fn on_overlay_action(state: &mut State, action: Action) -> Cmd {
 /// first field that matched nothing.
 pub(super) fn explain_field(state: &mut State, field: Option<usize>) {
     let Some(a) = state.analysis().cloned() else {
-        state.note = Some("nothing to explain: no sample parsed yet".into());
+        state.ui.note = Some("nothing to explain: no sample parsed yet".into());
         return;
     };
     let field = field
-        .or_else(|| state.region.and_then(|r| a.regions.get(r)).map(|g| g.field))
+        .or_else(|| {
+            state
+                .ui
+                .region
+                .and_then(|r| a.regions.get(r))
+                .map(|g| g.field)
+        })
         .or_else(|| a.matched_fields.iter().position(|m| !m))
         .unwrap_or(0);
     let Some(name) = a.field_names.get(field).cloned() else {
@@ -143,7 +149,7 @@ pub(super) fn explain_field(state: &mut State, field: Option<usize>) {
 /// Streams the current sample with many chunkings and shows whether any changes the result.
 pub(super) fn check_chunkings(state: &mut State) {
     let Some(a) = state.analysis().cloned() else {
-        state.note = Some("nothing to check: no sample parsed yet".into());
+        state.ui.note = Some("nothing to check: no sample parsed yet".into());
         return;
     };
     start_job(state, JobKind::CheckChunkings, a);
@@ -152,7 +158,7 @@ pub(super) fn check_chunkings(state: &mut State) {
 /// Runs the template's patterns in other runtimes' regex engines on the samples.
 pub(super) fn check_portability(state: &mut State) {
     let Some(a) = state.analysis().cloned() else {
-        state.note = Some("nothing to check: no sample parsed yet".into());
+        state.ui.note = Some("nothing to check: no sample parsed yet".into());
         return;
     };
     start_job(state, JobKind::Portability, a);
@@ -160,11 +166,11 @@ pub(super) fn check_portability(state: &mut State) {
 
 /// Requests a job: it replaces any job still running. Without a runner it runs here, now.
 fn start_job(state: &mut State, kind: JobKind, analysis: Arc<Analysis>) {
-    state.jobs_requested += 1;
-    let seq = state.jobs_requested;
+    state.work.jobs_requested += 1;
+    let seq = state.work.jobs_requested;
     let progress = Arc::new(Progress::default());
     // The job replaced stops at its next look.
-    if let Some(old) = state.job.replace(Running {
+    if let Some(old) = state.work.job.replace(Running {
         seq,
         kind: kind.clone(),
         spin: 0,
@@ -176,10 +182,10 @@ fn start_job(state: &mut State, kind: JobKind, analysis: Arc<Analysis>) {
         seq,
         kind,
         analysis,
-        inputs: state.inputs.clone(),
+        inputs: state.session.inputs.clone(),
         progress,
     };
-    match &state.runner {
+    match &state.work.runner {
         Some(runner) => runner.submit(job),
         None => {
             let done = job.run();
@@ -190,14 +196,14 @@ fn start_job(state: &mut State, kind: JobKind, analysis: Arc<Analysis>) {
 
 /// Esc while a job runs: its result will be dropped. False when none was running.
 pub(super) fn cancel_job(state: &mut State) -> bool {
-    let Some(job) = state.job.take() else {
+    let Some(job) = state.work.job.take() else {
         return false;
     };
     job.progress.cancel();
-    if let Some(runner) = &state.runner {
+    if let Some(runner) = &state.work.runner {
         runner.cancel();
     }
-    state.note = Some(match job.kind {
+    state.ui.note = Some(match job.kind {
         JobKind::Explain { name, .. } => format!("explanation of {name} cancelled"),
         JobKind::CheckChunkings => "chunking check cancelled".into(),
         JobKind::Portability => "portability check cancelled".into(),
@@ -208,11 +214,11 @@ pub(super) fn cancel_job(state: &mut State) -> bool {
 /// A job's result: shown if it answers the request awaited, else dropped (stale or
 /// cancelled).
 pub(super) fn install(state: &mut State, done: Done) {
-    if state.job.as_ref().map(|j| j.seq) != Some(done.seq) {
+    if state.work.job.as_ref().map(|j| j.seq) != Some(done.seq) {
         return;
     }
-    state.job = None;
-    state.overlay = Some(done.overlay);
+    state.work.job = None;
+    state.modes.overlay = Some(done.overlay);
 }
 
 #[cfg(test)]
@@ -235,7 +241,7 @@ mod tests {
     fn a_bless_is_written_only_on_enter() {
         let mut state = loaded(0, (80, 24));
         show_proposal(&mut state, Ok(proposal()));
-        let o = state.overlay.as_ref().unwrap();
+        let o = state.modes.overlay.as_ref().unwrap();
         assert!(
             o.lines
                 .iter()
@@ -244,24 +250,27 @@ mod tests {
         // Scrolling keeps it open; Esc closes it without writing.
         assert_eq!(on_action(&mut state, Action::Down), Cmd::None);
         assert_eq!(on_action(&mut state, Action::Back), Cmd::None);
-        assert!(state.overlay.is_none());
-        assert_eq!(state.note.as_deref(), Some("not blessed: nothing written"));
+        assert!(state.modes.overlay.is_none());
+        assert_eq!(
+            state.ui.note.as_deref(),
+            Some("not blessed: nothing written")
+        );
         show_proposal(&mut state, Ok(proposal()));
         assert_eq!(
             on_action(&mut state, Action::Activate),
             Cmd::WriteBless(Arc::new(proposal()))
         );
-        assert!(state.overlay.is_none());
+        assert!(state.modes.overlay.is_none());
         // A refusal is a note, no overlay.
         show_proposal(&mut state, Err("nothing to bless".into()));
-        assert!(state.overlay.is_none());
-        assert_eq!(state.note.as_deref(), Some("nothing to bless"));
+        assert!(state.modes.overlay.is_none());
+        assert_eq!(state.ui.note.as_deref(), Some("nothing to bless"));
     }
 
     /// Field number of the region selected on screen.
     fn selected_field(state: &State) -> usize {
         let a = state.analysis().unwrap();
-        a.regions[state.region.unwrap()].field
+        a.regions[state.ui.region.unwrap()].field
     }
 
     #[test]
@@ -281,16 +290,16 @@ mod tests {
                 name: name.clone()
             }
         );
-        assert!(state.overlay.is_none());
-        let running = state.job.as_ref().expect("a job is running");
+        assert!(state.modes.overlay.is_none());
+        let running = state.work.job.as_ref().expect("a job is running");
         assert_eq!(running.seq, jobs[0].seq);
         // The screen keeps working meanwhile.
-        let cursor = state.cursor;
+        let cursor = state.ui.cursor;
         on_action(&mut state, Action::Right);
-        assert_ne!(state.cursor, cursor);
+        assert_ne!(state.ui.cursor, cursor);
         on_job_done(&mut state, jobs[0].run());
-        assert!(state.job.is_none());
-        let o = state.overlay.as_ref().expect("the explanation");
+        assert!(state.work.job.is_none());
+        let o = state.modes.overlay.as_ref().expect("the explanation");
         assert_eq!(o.field, Some(field));
         assert!(
             o.title.starts_with(&format!("explain {name} (")),
@@ -314,18 +323,18 @@ mod tests {
         assert!(!jobs[1].progress.is_cancelled());
         on_job_done(&mut state, jobs[0].run());
         assert!(
-            state.overlay.is_none(),
+            state.modes.overlay.is_none(),
             "the older explanation is not shown"
         );
-        assert_eq!(state.job.as_ref().map(|j| j.seq), Some(jobs[1].seq));
+        assert_eq!(state.work.job.as_ref().map(|j| j.seq), Some(jobs[1].seq));
         on_job_done(&mut state, jobs[1].run());
-        let o = state.overlay.as_ref().unwrap();
+        let o = state.modes.overlay.as_ref().unwrap();
         assert_eq!(o.title, "chunking check: every chunking agrees");
-        assert!(state.job.is_none());
+        assert!(state.work.job.is_none());
         // Arriving again (or later) changes nothing.
         let shown = o.clone();
         on_job_done(&mut state, jobs[0].run());
-        assert_eq!(state.overlay.as_ref(), Some(&shown));
+        assert_eq!(state.modes.overlay.as_ref(), Some(&shown));
     }
 
     #[test]
@@ -335,12 +344,12 @@ mod tests {
         on_action(&mut state, Action::CheckChunkings);
         let jobs = take(&queue);
         assert_eq!(on_action(&mut state, Action::Back), Cmd::None, "not quit");
-        assert!(state.job.is_none());
-        assert_eq!(state.note.as_deref(), Some("chunking check cancelled"));
+        assert!(state.work.job.is_none());
+        assert_eq!(state.ui.note.as_deref(), Some("chunking check cancelled"));
         // The job stops at its first look instead of streaming every chunking.
         assert!(jobs[0].progress.is_cancelled());
         on_job_done(&mut state, jobs[0].run());
-        assert!(state.overlay.is_none());
+        assert!(state.modes.overlay.is_none());
         assert_eq!(
             jobs[0].progress.counts().0,
             1,
@@ -348,7 +357,7 @@ mod tests {
         );
         // Nothing runs now: Esc has nothing to go back from, and still does not quit.
         assert_eq!(on_action(&mut state, Action::Back), Cmd::None);
-        assert_eq!(state.note.as_deref(), Some("nothing to close: q quits"));
+        assert_eq!(state.ui.note.as_deref(), Some("nothing to close: q quits"));
     }
 
     #[test]
@@ -359,10 +368,10 @@ mod tests {
         on_action(&mut state, Action::Explain);
         assert_eq!(take(&queue).len(), 1);
         on_action(&mut state, Action::Back);
-        assert!(state.job.is_none());
-        assert_eq!(state.mode, Mode::Replay);
+        assert!(state.work.job.is_none());
+        assert_eq!(state.modes.mode, Mode::Replay);
         on_action(&mut state, Action::Back);
-        assert_eq!(state.mode, Mode::Inspect);
+        assert_eq!(state.modes.mode, Mode::Inspect);
     }
 
     #[test]
@@ -387,12 +396,12 @@ mod tests {
             .collect();
         assert_eq!(asked, [(first + 1) % fields, (first + 2) % fields]);
         // The old explanation stays on screen until the newest arrives.
-        assert_eq!(state.overlay.as_ref().unwrap().field, Some(first));
+        assert_eq!(state.modes.overlay.as_ref().unwrap().field, Some(first));
         on_job_done(&mut state, jobs[0].run());
-        assert_eq!(state.overlay.as_ref().unwrap().field, Some(first));
+        assert_eq!(state.modes.overlay.as_ref().unwrap().field, Some(first));
         on_job_done(&mut state, jobs[1].run());
         assert_eq!(
-            state.overlay.as_ref().unwrap().field,
+            state.modes.overlay.as_ref().unwrap().field,
             Some((first + 2) % fields)
         );
         // ← goes back one.
@@ -400,7 +409,7 @@ mod tests {
         let job = take(&queue).remove(0);
         on_job_done(&mut state, job.run());
         assert_eq!(
-            state.overlay.as_ref().unwrap().field,
+            state.modes.overlay.as_ref().unwrap().field,
             Some((first + 1) % fields)
         );
     }
@@ -415,10 +424,10 @@ mod tests {
         on_action(&mut state, Action::Right);
         let next = take(&queue).remove(0);
         assert_eq!(on_action(&mut state, Action::Back), Cmd::None);
-        assert!(state.overlay.is_none() && state.job.is_none());
+        assert!(state.modes.overlay.is_none() && state.work.job.is_none());
         on_job_done(&mut state, next.run());
-        assert!(state.overlay.is_none(), "the late result is dropped");
-        assert_eq!(state.mode, Mode::Inspect);
+        assert!(state.modes.overlay.is_none(), "the late result is dropped");
+        assert_eq!(state.modes.mode, Mode::Inspect);
     }
 
     #[test]
@@ -426,38 +435,38 @@ mod tests {
         let mut state = loaded(0, (80, 24));
         on_action(&mut state, Action::CheckChunkings);
         // No runner: the job ran at once.
-        assert!(state.job.is_none());
-        let (cursor, focus) = (state.cursor, state.focus);
+        assert!(state.work.job.is_none());
+        let (cursor, focus) = (state.ui.cursor, state.ui.focus);
         on_action(&mut state, Action::Down);
         on_action(&mut state, Action::PageDown);
         on_action(&mut state, Action::FocusNext);
-        assert_eq!(state.overlay.as_ref().unwrap().scroll, 11);
+        assert_eq!(state.modes.overlay.as_ref().unwrap().scroll, 11);
         on_action(&mut state, Action::Up);
         on_action(&mut state, Action::PageUp);
-        assert_eq!(state.overlay.as_ref().unwrap().scroll, 0);
-        assert_eq!((state.cursor, state.focus), (cursor, focus));
-        assert_eq!(state.focus, Pane::Raw);
+        assert_eq!(state.modes.overlay.as_ref().unwrap().scroll, 0);
+        assert_eq!((state.ui.cursor, state.ui.focus), (cursor, focus));
+        assert_eq!(state.ui.focus, Pane::Raw);
         // x again closes it.
         on_action(&mut state, Action::CheckChunkings);
-        assert!(state.overlay.is_none());
+        assert!(state.modes.overlay.is_none());
     }
 
     #[test]
     fn the_help_opens_scrolls_and_closes() {
         let mut state = loaded(0, (80, 24));
         on_action(&mut state, Action::Help);
-        assert!(state.help);
+        assert!(state.modes.help);
         on_action(&mut state, Action::Down);
         on_action(&mut state, Action::Down);
         on_action(&mut state, Action::Up);
-        assert_eq!(state.scroll.help, 1);
+        assert_eq!(state.ui.scroll.help, 1);
         // Other keys do nothing, Esc closes it (and does not quit).
         on_action(&mut state, Action::Explain);
-        assert!(state.overlay.is_none() && state.job.is_none());
+        assert!(state.modes.overlay.is_none() && state.work.job.is_none());
         assert_eq!(on_action(&mut state, Action::Back), Cmd::None);
-        assert!(!state.help);
+        assert!(!state.modes.help);
         on_action(&mut state, Action::Help);
-        assert_eq!(state.scroll.help, 0, "opens at the top");
+        assert_eq!(state.ui.scroll.help, 0, "opens at the top");
     }
 
     #[test]
@@ -466,14 +475,14 @@ mod tests {
         let queue = with_queue(&mut state);
         on_action(&mut state, Action::Explain);
         assert_eq!(
-            state.note.as_deref(),
+            state.ui.note.as_deref(),
             Some("nothing to explain: no sample parsed yet")
         );
         on_action(&mut state, Action::CheckChunkings);
         assert_eq!(
-            state.note.as_deref(),
+            state.ui.note.as_deref(),
             Some("nothing to check: no sample parsed yet")
         );
-        assert!(take(&queue).is_empty() && state.job.is_none());
+        assert!(take(&queue).is_empty() && state.work.job.is_none());
     }
 }

@@ -16,11 +16,11 @@ pub fn on_prompt_key(state: &mut State, key: KeyEvent) -> Cmd {
     if key.kind == KeyEventKind::Release {
         return Cmd::None;
     }
-    let Some(prompt) = state.prompt.as_mut() else {
+    let Some(prompt) = state.modes.prompt.as_mut() else {
         return Cmd::None;
     };
     match key.code {
-        KeyCode::Esc => state.prompt = None,
+        KeyCode::Esc => state.modes.prompt = None,
         KeyCode::Backspace => {
             prompt.text.pop();
             prompt.error = None;
@@ -43,9 +43,9 @@ pub fn on_prompt_key(state: &mut State, key: KeyEvent) -> Cmd {
                 PromptKind::Search { regex } => apply_search(state, &typed, regex),
             };
             match outcome {
-                Ok(()) => state.prompt = None,
+                Ok(()) => state.modes.prompt = None,
                 Err(e) => {
-                    if let Some(p) = state.prompt.as_mut() {
+                    if let Some(p) = state.modes.prompt.as_mut() {
                         p.error = Some(e);
                     }
                 }
@@ -59,7 +59,7 @@ pub fn on_prompt_key(state: &mut State, key: KeyEvent) -> Cmd {
 fn apply_sizes(state: &mut State, typed: &str) -> Result<(), String> {
     let sizes = parse_sizes(typed)?;
     let analysis = state.analysis().cloned();
-    if let (Some(rs), Some(a)) = (state.replay.as_mut(), analysis) {
+    if let (Some(rs), Some(a)) = (state.modes.replay.as_mut(), analysis) {
         rs.sizes = sizes;
         rs.kind = ChunkKind::Sizes;
         rs.rebuild(&a);
@@ -71,7 +71,7 @@ fn apply_sizes(state: &mut State, typed: &str) -> Result<(), String> {
 /// the search.
 fn apply_search(state: &mut State, typed: &str, regex: bool) -> Result<(), String> {
     if typed.is_empty() {
-        state.search = None;
+        state.ui.search = None;
         return Ok(());
     }
     let Some(a) = state.analysis().cloned() else {
@@ -81,31 +81,31 @@ fn apply_search(state: &mut State, typed: &str, regex: bool) -> Result<(), Strin
     if search.matches.is_empty() {
         return Err(format!("no match for {typed:?}"));
     }
-    state.search = Some(search);
+    state.ui.search = Some(search);
     jump_to_match(state, true);
     Ok(())
 }
 
 /// Moves the cursor to the next (or previous) match of the search, unfolding the prompt if
 /// the match is in it.
-pub fn jump_to_match(state: &mut State, forward: bool) {
-    let Some(s) = state.search.as_mut() else {
+pub(super) fn jump_to_match(state: &mut State, forward: bool) {
+    let Some(s) = state.ui.search.as_mut() else {
         return;
     };
-    let Some(i) = s.next_from(state.cursor, forward) else {
-        state.note = Some(format!("no match for {:?}", s.query));
+    let Some(i) = s.next_from(state.ui.cursor, forward) else {
+        state.ui.note = Some(format!("no match for {:?}", s.query));
         return;
     };
     s.current = Some(i);
     let at = s.matches[i].start;
     let label = s.position_label();
-    state.cursor = at;
+    state.ui.cursor = at;
     if let Some(a) = state.analysis().cloned() {
         super::fold::reveal(state, &a, at);
         super::motion::remember_col(state, &a);
     }
     cursor_moved(state);
-    state.note = Some(format!("match {label}"));
+    state.ui.note = Some(format!("match {label}"));
 }
 
 #[cfg(test)]
@@ -120,7 +120,7 @@ mod tests {
     use crate::workbench::state::{Mode, PromptKind};
 
     fn text(state: &State) -> Option<&str> {
-        state.prompt.as_ref().map(|p| p.text.as_str())
+        state.modes.prompt.as_ref().map(|p| p.text.as_str())
     }
 
     fn typed(state: &mut State, text: &str) {
@@ -149,8 +149,8 @@ mod tests {
         assert_eq!(text(&state), Some("3,5"));
         typed(&mut state, " 1");
         assert_eq!(press(&mut state, KeyCode::Enter), Cmd::None);
-        assert!(state.prompt.is_none());
-        let rs = state.replay.as_ref().unwrap();
+        assert!(state.modes.prompt.is_none());
+        let rs = state.modes.replay.as_ref().unwrap();
         assert_eq!(rs.kind, ChunkKind::Sizes);
         assert_eq!(rs.chunking(), Chunking::CodePoints(vec![3, 5, 1]));
     }
@@ -160,20 +160,26 @@ mod tests {
         let mut state = prompting();
         typed(&mut state, "3,0");
         press(&mut state, KeyCode::Enter);
-        let p = state.prompt.as_ref().expect("still open");
+        let p = state.modes.prompt.as_ref().expect("still open");
         assert!(p.error.as_deref().unwrap().contains("'0'"), "{p:?}");
-        assert_eq!(state.replay.as_ref().unwrap().kind, ChunkKind::CodePoints);
+        assert_eq!(
+            state.modes.replay.as_ref().unwrap().kind,
+            ChunkKind::CodePoints
+        );
         press(&mut state, KeyCode::Backspace);
         assert_eq!(
-            state.prompt.as_ref().unwrap().error,
+            state.modes.prompt.as_ref().unwrap().error,
             None,
             "editing clears it"
         );
         typed(&mut state, "7");
         press(&mut state, KeyCode::Esc);
-        assert!(state.prompt.is_none());
-        assert_eq!(state.replay.as_ref().unwrap().kind, ChunkKind::CodePoints);
-        assert_eq!(state.mode, Mode::Replay, "Esc closed only the prompt");
+        assert!(state.modes.prompt.is_none());
+        assert_eq!(
+            state.modes.replay.as_ref().unwrap().kind,
+            ChunkKind::CodePoints
+        );
+        assert_eq!(state.modes.mode, Mode::Replay, "Esc closed only the prompt");
     }
 
     #[test]
@@ -185,7 +191,7 @@ mod tests {
         assert_eq!(text(&state), Some(""));
         press(&mut state, KeyCode::Esc);
         assert_eq!(press(&mut state, KeyCode::Char('4')), Cmd::None);
-        assert!(state.prompt.is_none());
+        assert!(state.modes.prompt.is_none());
     }
 
     #[test]
@@ -195,24 +201,24 @@ mod tests {
         on_action(&mut state, Action::Top);
         on_action(&mut state, Action::Search);
         assert_eq!(
-            state.prompt.as_ref().map(|p| p.kind),
+            state.modes.prompt.as_ref().map(|p| p.kind),
             Some(PromptKind::Search { regex: false })
         );
         typed(&mut state, "tool_call");
         press(&mut state, KeyCode::Enter);
-        assert!(state.prompt.is_none());
-        let s = state.search.clone().expect("a search");
+        assert!(state.modes.prompt.is_none());
+        let s = state.ui.search.clone().expect("a search");
         let first = a.document.to_lowercase().find("tool_call").unwrap();
         assert_eq!(s.matches[0].start, first);
         assert!(s.matches.len() >= 2, "{:?}", s.matches);
-        assert_eq!(state.cursor, first);
+        assert_eq!(state.ui.cursor, first);
         on_action(&mut state, Action::NextRegion);
-        assert_eq!(state.cursor, s.matches[1].start, "n: the next match");
+        assert_eq!(state.ui.cursor, s.matches[1].start, "n: the next match");
         on_action(&mut state, Action::SearchPrev);
-        assert_eq!(state.cursor, first, "N: the previous one");
+        assert_eq!(state.ui.cursor, first, "N: the previous one");
         // Esc clears the search; then n moves between regions again.
         on_action(&mut state, Action::Back);
-        assert!(state.search.is_none());
+        assert!(state.ui.search.is_none());
     }
 
     #[test]
@@ -221,20 +227,20 @@ mod tests {
         on_action(&mut state, Action::Search);
         press(&mut state, KeyCode::Tab);
         assert_eq!(
-            state.prompt.as_ref().map(|p| p.kind),
+            state.modes.prompt.as_ref().map(|p| p.kind),
             Some(PromptKind::Search { regex: true })
         );
         typed(&mut state, "(unclosed");
         press(&mut state, KeyCode::Enter);
-        let err = state.prompt.as_ref().unwrap().error.clone().unwrap();
+        let err = state.modes.prompt.as_ref().unwrap().error.clone().unwrap();
         assert!(err.contains("not a regex"), "{err}");
         for _ in 0.."(unclosed".len() {
             press(&mut state, KeyCode::Backspace);
         }
         typed(&mut state, "zzz-nowhere");
         press(&mut state, KeyCode::Enter);
-        let err = state.prompt.as_ref().unwrap().error.clone().unwrap();
+        let err = state.modes.prompt.as_ref().unwrap().error.clone().unwrap();
         assert!(err.contains("no match"), "{err}");
-        assert!(state.search.is_none());
+        assert!(state.ui.search.is_none());
     }
 }

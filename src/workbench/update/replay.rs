@@ -15,28 +15,28 @@ use super::overlay::open_help;
 /// Starts the stream replay of the sample on screen.
 pub(super) fn enter_replay(state: &mut State) {
     let Some(a) = state.analysis().cloned() else {
-        state.note = Some("nothing to replay: no sample parsed yet".into());
+        state.ui.note = Some("nothing to replay: no sample parsed yet".into());
         return;
     };
-    let rs = ReplayState::new(&a, state.replay_max_steps, state.replays.as_ref());
+    let rs = ReplayState::new(&a, state.ui.replay_max_steps, state.work.replays.as_ref());
     if rs.size > 1 {
-        state.note = Some(format!(
+        state.ui.note = Some(format!(
             "{} code points: streamed {} at a time to stay under {} steps \
              (replay_max_steps in the config); - or :1 for smaller chunks",
             a.sample.generation.chars().count(),
             rs.size,
-            state.replay_max_steps
+            state.ui.replay_max_steps
         ));
     }
-    state.replay = Some(rs);
-    state.mode = Mode::Replay;
+    state.modes.replay = Some(rs);
+    state.modes.mode = Mode::Replay;
 }
 
 /// Keys in replay mode: steps, playback, chunking and the timeline.
 pub(super) fn on_replay_action(state: &mut State, action: Action) -> Cmd {
     let analysis = state.analysis().cloned();
-    let Some(rs) = state.replay.as_mut() else {
-        state.mode = Mode::Inspect;
+    let Some(rs) = state.modes.replay.as_mut() else {
+        state.modes.mode = Mode::Inspect;
         return Cmd::None;
     };
     let mut rebuild = false;
@@ -47,17 +47,17 @@ pub(super) fn on_replay_action(state: &mut State, action: Action) -> Cmd {
         Action::Back if rs.is_building() && !rs.placeholder => {
             // Esc stops a build; the replay shown before it stays.
             rs.cancel();
-            state.note = Some("stopped streaming the replay".into());
+            state.ui.note = Some("stopped streaming the replay".into());
         }
         Action::Back | Action::Replay => {
             // During a first build nothing but the prefix was shown: leaving stops it.
             if rs.is_building() {
-                state.note = Some("stopped streaming the replay".into());
+                state.ui.note = Some("stopped streaming the replay".into());
             }
-            state.mode = Mode::Inspect;
+            state.modes.mode = Mode::Inspect;
             // Dropping the state stops a build (a replay is a few large allocations: freeing
             // even a ten-million-step one takes milliseconds).
-            state.replay = None;
+            state.modes.replay = None;
             return Cmd::None;
         }
         Action::Help => open_help(state),
@@ -78,20 +78,20 @@ pub(super) fn on_replay_action(state: &mut State, action: Action) -> Cmd {
             rs.next_kind();
             rebuild = true;
         }
-        Action::Prompt => state.prompt = Some(Prompt::new(PromptKind::ChunkSizes)),
-        Action::NextSample => return select_sample(state, state.selected_sample + 1),
+        Action::Prompt => state.modes.prompt = Some(Prompt::new(PromptKind::ChunkSizes)),
+        Action::NextSample => return select_sample(state, state.ui.selected_sample + 1),
         Action::PrevSample => {
-            return select_sample(state, state.selected_sample.saturating_sub(1));
+            return select_sample(state, state.ui.selected_sample.saturating_sub(1));
         }
         Action::Reload => {
-            state.note = Some("re-reading files".into());
+            state.ui.note = Some("re-reading files".into());
             return Cmd::Reparse;
         }
         _ => {}
     }
     if rebuild
         && let Some(a) = analysis
-        && let Some(rs) = state.replay.as_mut()
+        && let Some(rs) = state.modes.replay.as_mut()
     {
         rs.rebuild(&a);
     }
@@ -102,13 +102,13 @@ pub(super) fn on_replay_action(state: &mut State, action: Action) -> Cmd {
 /// stream over the text and scrolls the timeline's selection over the timeline.
 pub(super) fn on_replay_mouse(state: &mut State, ev: MouseEvent) {
     use crate::workbench::view::replay::{ReplayPane, layout, timeline_top};
-    let main = Rect::new(0, 0, state.size.0, state.size.1.saturating_sub(1));
-    let Some((pane, rect)) = layout(main, state.bottom).into_iter().find(|(_, r)| {
+    let main = Rect::new(0, 0, state.ui.size.0, state.ui.size.1.saturating_sub(1));
+    let Some((pane, rect)) = layout(main, state.ui.bottom).into_iter().find(|(_, r)| {
         ev.column >= r.x && ev.column < r.x + r.width && ev.row >= r.y && ev.row < r.y + r.height
     }) else {
         return;
     };
-    let Some(rs) = state.replay.as_mut() else {
+    let Some(rs) = state.modes.replay.as_mut() else {
         return;
     };
     let down = match ev.kind {
@@ -145,7 +145,7 @@ mod tests {
     fn replaying() -> State {
         let mut state = loaded(0, (120, 40));
         assert_eq!(on_action(&mut state, Action::Replay), Cmd::None);
-        assert_eq!(state.mode, Mode::Replay);
+        assert_eq!(state.modes.mode, Mode::Replay);
         state
     }
 
@@ -161,16 +161,16 @@ mod tests {
     #[test]
     fn s_opens_the_replay_at_the_first_step_and_esc_leaves_it() {
         let mut state = replaying();
-        let rs = state.replay.as_ref().unwrap();
+        let rs = state.modes.replay.as_ref().unwrap();
         assert_eq!(rs.step, 0);
         assert_eq!(rs.chunking(), Chunking::CodePoints(vec![1]));
         assert_eq!(on_action(&mut state, Action::Back), Cmd::None);
-        assert_eq!(state.mode, Mode::Inspect);
-        assert!(state.replay.is_none());
+        assert_eq!(state.modes.mode, Mode::Inspect);
+        assert!(state.modes.replay.is_none());
         // s toggles too; q quits from the replay.
         on_action(&mut state, Action::Replay);
         on_action(&mut state, Action::Replay);
-        assert_eq!(state.mode, Mode::Inspect);
+        assert_eq!(state.modes.mode, Mode::Inspect);
         on_action(&mut state, Action::Replay);
         assert_eq!(on_action(&mut state, Action::Quit), Cmd::Quit);
     }
@@ -179,9 +179,9 @@ mod tests {
     fn nothing_to_replay_before_the_first_parse() {
         let mut state = State::new(crate::workbench::theme::Theme::dark(), (80, 24));
         on_action(&mut state, Action::Replay);
-        assert_eq!(state.mode, Mode::Inspect);
+        assert_eq!(state.modes.mode, Mode::Inspect);
         assert_eq!(
-            state.note.as_deref(),
+            state.ui.note.as_deref(),
             Some("nothing to replay: no sample parsed yet")
         );
     }
@@ -191,31 +191,34 @@ mod tests {
         let mut state = replaying();
         on_action(&mut state, Action::Right);
         on_action(&mut state, Action::PageDown);
-        assert_eq!(state.replay.as_ref().unwrap().step, 11);
+        assert_eq!(state.modes.replay.as_ref().unwrap().step, 11);
         on_action(&mut state, Action::Left);
-        assert_eq!(state.replay.as_ref().unwrap().step, 10);
+        assert_eq!(state.modes.replay.as_ref().unwrap().step, 10);
         on_action(&mut state, Action::Bottom);
-        let rs = state.replay.as_ref().unwrap();
+        let rs = state.modes.replay.as_ref().unwrap();
         assert_eq!(rs.step, rs.replay.last_step());
         // Space at the end plays from the start.
         on_action(&mut state, Action::PlayPause);
-        let rs = state.replay.as_ref().unwrap();
+        let rs = state.modes.replay.as_ref().unwrap();
         assert!(rs.playing);
         assert_eq!(rs.step, 0);
         on_action(&mut state, Action::PlayPause);
         on_action(&mut state, Action::Wider);
-        assert_eq!(state.replay.as_ref().unwrap().speed, 4);
+        assert_eq!(state.modes.replay.as_ref().unwrap().speed, 4);
         // + streams again with a bigger size; c goes to the next kind.
         on_action(&mut state, Action::Taller);
         assert_eq!(
-            state.replay.as_ref().unwrap().chunking(),
+            state.modes.replay.as_ref().unwrap().chunking(),
             Chunking::CodePoints(vec![2])
         );
         on_action(&mut state, Action::NextChunking);
-        assert_eq!(state.replay.as_ref().unwrap().kind, ChunkKind::Sizes);
+        assert_eq!(state.modes.replay.as_ref().unwrap().kind, ChunkKind::Sizes);
         // : opens the prompt.
         on_action(&mut state, Action::Prompt);
-        assert_eq!(state.prompt.as_ref().map(|p| p.text.as_str()), Some(""));
+        assert_eq!(
+            state.modes.prompt.as_ref().map(|p| p.text.as_str()),
+            Some("")
+        );
     }
 
     #[test]
@@ -223,7 +226,7 @@ mod tests {
         use crate::workbench::view::replay::{ReplayPane, layout};
         let mut state = replaying();
         let main = Rect::new(0, 0, 120, 39);
-        let panes = layout(main, state.bottom);
+        let panes = layout(main, state.ui.bottom);
         let (_, timeline) = panes
             .iter()
             .find(|(p, _)| *p == ReplayPane::Timeline)
@@ -243,12 +246,12 @@ mod tests {
             &mut state,
             mouse(MouseEventKind::ScrollDown, other.x + 1, other.y + 1),
         );
-        assert_eq!(state.replay.as_ref().unwrap().step, 2);
+        assert_eq!(state.modes.replay.as_ref().unwrap().step, 2);
         on_mouse(
             &mut state,
             mouse(MouseEventKind::ScrollUp, other.x + 1, other.y + 1),
         );
-        assert_eq!(state.replay.as_ref().unwrap().step, 1);
+        assert_eq!(state.modes.replay.as_ref().unwrap().step, 1);
         // A click on the timeline's first row selects the first event shown there.
         on_action(&mut state, Action::Top);
         on_mouse(
@@ -259,7 +262,7 @@ mod tests {
                 timeline.y + 1,
             ),
         );
-        let rs = state.replay.as_ref().unwrap();
+        let rs = state.modes.replay.as_ref().unwrap();
         assert_eq!(rs.selected_event, Some(0));
         assert_eq!(rs.step, rs.replay.step_of_event(0));
         // The wheel over the timeline moves the selection by 3.
@@ -267,6 +270,6 @@ mod tests {
             &mut state,
             mouse(MouseEventKind::ScrollDown, timeline.x + 2, timeline.y + 1),
         );
-        assert_eq!(state.replay.as_ref().unwrap().selected_event, Some(3));
+        assert_eq!(state.modes.replay.as_ref().unwrap().selected_event, Some(3));
     }
 }

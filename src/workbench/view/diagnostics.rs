@@ -99,7 +99,7 @@ fn source_lines(
 
 /// A diagnostic as lines: the message, where, the offending line with a caret, and help.
 fn diagnostic_lines(d: &Diagnostic, state: &State, width: usize) -> Vec<Line<'static>> {
-    let theme = &state.theme;
+    let theme = &state.ui.theme;
     let (label, style) = match d.severity {
         Severity::Error => ("error:", theme.error()),
         Severity::Warning => ("warning:", theme.warning()),
@@ -138,7 +138,7 @@ fn diagnostic_lines(d: &Diagnostic, state: &State, width: usize) -> Vec<Line<'st
 
 fn error_line(text: String, state: &State) -> Line<'static> {
     Line::from(vec![
-        Span::styled("error:", state.theme.error()),
+        Span::styled("error:", state.ui.theme.error()),
         Span::raw(format!(" {text}")),
     ])
 }
@@ -218,7 +218,7 @@ fn located_in_text(message: &str) -> Option<Target> {
 
 /// Every diagnostic as an item, in the order shown.
 pub fn items(state: &State, width: usize) -> Vec<Item> {
-    let theme = &state.theme;
+    let theme = &state.ui.theme;
     let mut out: Vec<Item> = Vec::new();
     let stale = || {
         Line::styled(
@@ -226,7 +226,7 @@ pub fn items(state: &State, width: usize) -> Vec<Item> {
             theme.dim(),
         )
     };
-    if let Some(d) = &state.template_error {
+    if let Some(d) = &state.session.template_error {
         let mut lines = diagnostic_lines(d, state, width);
         lines.push(stale());
         out.push(Item {
@@ -234,7 +234,7 @@ pub fn items(state: &State, width: usize) -> Vec<Item> {
             ..item(lines, file_target(d))
         });
     }
-    if let Some(e) = &state.sample_error {
+    if let Some(e) = &state.session.sample_error {
         let mut lines = message_lines(Span::styled("error:", theme.error()), e);
         lines.push(stale());
         out.push(Item {
@@ -266,8 +266,9 @@ pub fn items(state: &State, width: usize) -> Vec<Item> {
         }
         // The sample on screen parses differently under the other reference version.
         if let Some(mark) = state
+            .session
             .samples
-            .get(state.selected_sample)
+            .get(state.ui.selected_sample)
             .filter(|e| e.name == a.sample_name)
             .and_then(|e| e.versions.as_ref())
         {
@@ -297,13 +298,13 @@ pub fn items(state: &State, width: usize) -> Vec<Item> {
             out.push(item(lines, Some(Target::Field(field.clone()))));
         }
     }
-    for d in &state.lint {
+    for d in &state.session.lint {
         out.push(Item {
             warning: true,
             ..item(diagnostic_lines(d, state, width), file_target(d))
         });
     }
-    for f in &state.never_matched {
+    for f in &state.session.never_matched {
         let lines = vec![Line::from(vec![
             Span::styled("warning:", theme.warning()),
             Span::raw(format!(" field '{f}' matched nothing in any sample")),
@@ -324,7 +325,7 @@ fn problem_item(
     p: &crate::workbench::analysis::ParseProblem,
     width: usize,
 ) -> Item {
-    let theme = &state.theme;
+    let theme = &state.ui.theme;
     let place = match (&p.file_position, p.at) {
         (Some(fp), _) => fp.clone(),
         (None, Some(at)) => format!("{} (prefix byte {at})", a.sample_name),
@@ -379,7 +380,7 @@ fn problem_item(
 
 /// The first row of every item when the pane is `width` cells wide (rows as the pane wraps
 /// them, roughly: by characters).
-pub fn item_rows(items: &[Item], width: usize) -> Vec<usize> {
+pub(crate) fn item_rows(items: &[Item], width: usize) -> Vec<usize> {
     let w = width.max(1);
     let mut at = 0;
     items
@@ -402,34 +403,36 @@ pub fn lines(state: &State, width: usize) -> (Vec<Line<'static>>, usize, usize) 
     let items = items(state, width);
     let errors = items.iter().filter(|i| i.error).count();
     let warnings = items.iter().filter(|i| i.warning).count();
-    let selected = (state.focus == Pane::Diagnostics).then_some(state.diagnostic);
+    let selected = (state.ui.focus == Pane::Diagnostics).then_some(state.ui.diagnostic);
     let mut out: Vec<Line<'static>> = Vec::new();
     for (n, it) in items.into_iter().enumerate() {
         let mut lines = it.lines;
         if Some(n) == selected
             && let Some(first) = lines.first_mut()
         {
-            first.spans.insert(0, Span::styled("▶ ", state.theme.key()));
+            first
+                .spans
+                .insert(0, Span::styled("▶ ", state.ui.theme.key()));
             for l in lines.iter_mut() {
-                l.style = state.theme.selected();
+                l.style = state.ui.theme.selected();
             }
         }
         out.extend(lines);
     }
     if out.is_empty() {
-        out.push(Line::styled("no problems", state.theme.ok()));
+        out.push(Line::styled("no problems", state.ui.theme.ok()));
     }
     (out, errors, warnings)
 }
 
-pub fn render(frame: &mut Frame, area: Rect, state: &State) {
+pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
     let (lines, errors, warnings) = lines(state, usize::from(inner(area).width));
     let style: Style = if errors > 0 {
-        state.theme.error()
+        state.ui.theme.error()
     } else if warnings > 0 {
-        state.theme.warning()
+        state.ui.theme.warning()
     } else {
-        state.theme.ok()
+        state.ui.theme.ok()
     };
     let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
     let extra = vec![Span::styled(
@@ -446,7 +449,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         lines.iter(),
         body.width,
         body.height,
-        state.scroll.diagnostics,
+        state.ui.scroll.diagnostics,
     );
     frame.render_widget(
         Paragraph::new(lines)

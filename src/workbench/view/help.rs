@@ -8,8 +8,8 @@ use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Wrap};
 use crate::workbench::keys::help_rows;
 use crate::workbench::state::State;
 
-pub fn render(frame: &mut Frame, area: Rect, state: &State) {
-    let theme = &state.theme;
+pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
+    let theme = &state.ui.theme;
     let w = area.width.saturating_sub(4).min(76);
     let h = area.height.saturating_sub(2).min(32);
     let rect = Rect::new(
@@ -18,7 +18,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         w,
         h,
     );
-    let rows = help_rows(&state.keys);
+    let rows = help_rows(&state.ui.keys);
     let keys_w = rows
         .iter()
         .map(|(k, _)| k.chars().count())
@@ -31,7 +31,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         .saturating_sub(keys_w + 1)
         .max(12);
     lines.push(Line::styled(
-        match &state.keys.source {
+        match &state.ui.keys.source {
             Some(file) => format!(" keys: the defaults with the changes of {file}"),
             None => " keys: the defaults (change them in ~/.config/rtbench/config.toml, or \
                      the file $RTBENCH_CONFIG names)"
@@ -86,7 +86,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     frame.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
-            .scroll((state.scroll.help, 0))
+            .scroll((state.ui.scroll.help, 0))
             .block(
                 Block::bordered()
                     .border_type(BorderType::Double)

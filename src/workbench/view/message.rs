@@ -10,8 +10,8 @@ use crate::workbench::highlight::StyledLine;
 use crate::workbench::state::{Pane, State};
 use crate::workbench::view::{AnyRow, inner, pane_block};
 
-pub fn render(frame: &mut Frame, area: Rect, state: &State) {
-    let theme = &state.theme;
+pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
+    let theme = &state.ui.theme;
     let mut extra = Vec::new();
     if let Some(a) = state.analysis() {
         let label = if a.message.is_some() {
@@ -26,7 +26,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     // the window's lines are cloned.
     let mut lines: Vec<Line<'static>> = Vec::new();
     let mut message: &[StyledLine] = &[];
-    match state.shown.as_ref() {
+    match state.session.shown.as_ref() {
         None => lines.push(Line::styled("no message yet", theme.dim())),
         Some(shown) if shown.analysis.message.is_some() => message = &shown.message_lines,
         Some(shown) => {
@@ -42,6 +42,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
                 lines.extend(parts.map(|l| Line::styled(format!("  {l}"), theme.error())));
             }
             if let Some(good) = state
+                .session
                 .last_good
                 .as_ref()
                 .filter(|g| g.analysis.sample_name == shown.analysis.sample_name)
@@ -63,7 +64,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
             .chain(message.iter().map(AnyRow::Styled)),
         body.width,
         body.height,
-        state.scroll.message,
+        state.ui.scroll.message,
     );
     frame.render_widget(
         Paragraph::new(lines)

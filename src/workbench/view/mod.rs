@@ -1,15 +1,15 @@
 //! Drawing: a pure function of the state. One file per screen region; this one lays them out,
 //! dispatches on the mode and draws the shared pane frame.
 
-pub mod diagnostics;
-pub mod help;
-pub mod message;
-pub mod overlay;
-pub mod raw;
-pub mod region;
-pub mod replay;
-pub mod samples;
-pub mod status;
+pub(crate) mod diagnostics;
+pub(crate) mod help;
+pub(crate) mod message;
+pub(crate) mod overlay;
+pub(crate) mod raw;
+pub(crate) mod region;
+pub(crate) mod replay;
+pub(crate) mod samples;
+pub(crate) mod status;
 
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
@@ -32,12 +32,12 @@ pub fn draw(frame: &mut Frame, state: &State) {
         frame.render_widget(
             Paragraph::new(msg)
                 .wrap(Wrap { trim: true })
-                .style(state.theme.warning()),
+                .style(state.ui.theme.warning()),
             area,
         );
         return;
     }
-    match state.mode {
+    match state.modes.mode {
         Mode::Inspect => {
             for (pane, rect) in &screen.panes {
                 draw_pane(frame, *pane, *rect, state);
@@ -50,7 +50,7 @@ pub fn draw(frame: &mut Frame, state: &State) {
     }
     status::render(frame, screen.status, state);
     overlay::render(frame, area, state);
-    if state.help {
+    if state.modes.help {
         help::render(frame, area, state);
     }
 }
@@ -69,9 +69,9 @@ fn draw_pane(frame: &mut Frame, pane: Pane, rect: Rect, state: &State) {
 }
 
 /// The frame of a pane: its number and name, extra title spans, and a stale marker.
-pub fn pane_block(state: &State, pane: Pane, extra: Vec<Span<'static>>) -> Block<'static> {
-    let focused = state.focus == pane;
-    let theme = &state.theme;
+pub(crate) fn pane_block(state: &State, pane: Pane, extra: Vec<Span<'static>>) -> Block<'static> {
+    let focused = state.ui.focus == pane;
+    let theme = &state.ui.theme;
     let mut title = vec![Span::styled(
         format!("{} {}", pane.index() + 1, pane.title()),
         theme.title(focused),
@@ -98,7 +98,7 @@ pub fn pane_block(state: &State, pane: Pane, extra: Vec<Span<'static>>) -> Block
 }
 
 /// A line of text a pane wraps: its width in cells, and the line to draw.
-pub trait Rows {
+pub(crate) trait Rows {
     fn width(&self) -> usize;
     fn to_line(&self) -> ratatui::text::Line<'static>;
 }
@@ -122,7 +122,7 @@ impl Rows for &crate::workbench::highlight::StyledLine {
 }
 
 /// Either kind of line, for a pane that shows some of each.
-pub enum AnyRow<'a> {
+pub(crate) enum AnyRow<'a> {
     Line(&'a ratatui::text::Line<'static>),
     Styled(&'a crate::workbench::highlight::StyledLine),
 }
@@ -146,7 +146,7 @@ impl Rows for AnyRow<'_> {
 /// most 65,535 rows: whole lines before the window are dropped (counting rows by character
 /// width, as the scroll limits do) and only what fits on `height` rows is kept. Returns those
 /// lines and the rows still to scroll inside the first of them.
-pub fn window<R: Rows>(
+pub(crate) fn window<R: Rows>(
     lines: impl Iterator<Item = R>,
     width: u16,
     height: u16,
@@ -171,7 +171,7 @@ pub fn window<R: Rows>(
 }
 
 /// The inside of a pane's frame.
-pub fn inner(area: Rect) -> Rect {
+pub(crate) fn inner(area: Rect) -> Rect {
     Rect::new(
         area.x + 1,
         area.y + 1,

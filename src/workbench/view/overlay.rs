@@ -10,11 +10,11 @@ use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Wrap};
 use crate::workbench::protocol::OverlayLine;
 use crate::workbench::state::State;
 
-pub fn render(frame: &mut Frame, area: Rect, state: &State) {
-    let Some(o) = &state.overlay else {
+pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
+    let Some(o) = &state.modes.overlay else {
         return;
     };
-    let theme = &state.theme;
+    let theme = &state.ui.theme;
     let w = area.width.saturating_sub(4).min(100);
     // As tall as the wrapped text, within the screen.
     let inner_w = usize::from(w.saturating_sub(2)).max(1);
@@ -45,7 +45,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         theme.title(true),
     )];
     // What will replace it, while it is computed (another field's explanation).
-    if let Some(job) = &state.job {
+    if let Some(job) = &state.work.job {
         title.push(Span::styled(
             format!(" {} ", crate::workbench::view::status::running(job)),
             theme.key(),

@@ -18,7 +18,7 @@ use crate::workbench::theme::Theme;
 use crate::workbench::view::pane_block;
 
 /// How a character is drawn: its display text and width.
-pub fn shown_char(c: char) -> (char, usize) {
+pub(crate) fn shown_char(c: char) -> (char, usize) {
     if c.is_ascii() {
         return if c == '\t' {
             (' ', 1)
@@ -49,7 +49,7 @@ pub fn rows_of_line(a: &Analysis, line: usize, width: usize) -> Vec<Range<usize>
 
 /// The rows `line` (a byte range of `text` without its line break) takes when wrapped to
 /// `width` cells: byte ranges, at least one.
-pub fn wrap_rows(text: &str, line: Range<usize>, width: usize) -> Vec<Range<usize>> {
+pub(crate) fn wrap_rows(text: &str, line: Range<usize>, width: usize) -> Vec<Range<usize>> {
     let width = width.max(2);
     let r = line;
     let slice = &text[r.clone()];
@@ -80,13 +80,13 @@ pub fn wrap_rows(text: &str, line: Range<usize>, width: usize) -> Vec<Range<usiz
 }
 
 /// The line holding byte `at`.
-pub fn line_of(a: &Analysis, at: usize) -> usize {
+pub(crate) fn line_of(a: &Analysis, at: usize) -> usize {
     a.line_starts.partition_point(|&s| s <= at).max(1) - 1
 }
 
 /// (line, row) of byte `at`: a position at the end of a row that is not the line's last row
 /// belongs to the next row.
-pub fn position_of(a: &Analysis, at: usize, width: usize) -> (usize, usize) {
+pub(crate) fn position_of(a: &Analysis, at: usize, width: usize) -> (usize, usize) {
     let line = line_of(a, at);
     let rows = rows_of_line(a, line, width);
     let row = rows
@@ -97,7 +97,12 @@ pub fn position_of(a: &Analysis, at: usize, width: usize) -> (usize, usize) {
 }
 
 /// Moves a (line, row) position by `delta` rows, stopping at the ends of the text.
-pub fn step_rows(a: &Analysis, width: usize, from: (usize, usize), delta: isize) -> (usize, usize) {
+pub(crate) fn step_rows(
+    a: &Analysis,
+    width: usize,
+    from: (usize, usize),
+    delta: isize,
+) -> (usize, usize) {
     let (mut line, mut row) = from;
     let lines = a.line_starts.len();
     if delta >= 0 {
@@ -128,7 +133,7 @@ pub fn step_rows(a: &Analysis, width: usize, from: (usize, usize), delta: isize)
 }
 
 /// The first visible row that keeps `cursor` on screen, starting from `top`.
-pub fn ensure_visible(
+pub(crate) fn ensure_visible(
     a: &Analysis,
     width: usize,
     height: usize,
@@ -157,7 +162,7 @@ pub fn ensure_visible(
 }
 
 /// `top` moved back when the rows from it to the end of the text do not fill `height` rows.
-pub fn fill_to_end(
+pub(crate) fn fill_to_end(
     a: &Analysis,
     width: usize,
     height: usize,
@@ -177,7 +182,7 @@ pub fn fill_to_end(
 }
 
 /// The byte offset shown at column `x`, row `y` of the text area.
-pub fn hit(a: &Analysis, width: usize, top: (usize, usize), x: usize, y: usize) -> usize {
+pub(crate) fn hit(a: &Analysis, width: usize, top: (usize, usize), x: usize, y: usize) -> usize {
     let (line, row) = step_rows(a, width, top, y as isize);
     let rows = rows_of_line(a, line, width);
     let r = rows[row.min(rows.len() - 1)].clone();
@@ -193,14 +198,14 @@ pub fn hit(a: &Analysis, width: usize, top: (usize, usize), x: usize, y: usize) 
 }
 
 /// The style of a segment of the analysis.
-pub fn segment_style(a: &Analysis, s: &Segment, theme: &Theme) -> Style {
+pub(crate) fn segment_style(a: &Analysis, s: &Segment, theme: &Theme) -> Style {
     paint_style(theme, s, a.prefix_len, |r| a.regions[r].field)
 }
 
 /// The style of a painted segment, for the raw pane and the replay alike: by what it is (the
 /// field of its region for delimiters and bodies), dimmed in the prefix, marked where held back
 /// or where a parse error points.
-pub fn paint_style(
+pub(crate) fn paint_style(
     theme: &Theme,
     s: &Segment,
     prefix_len: usize,
@@ -341,14 +346,14 @@ fn cursor_lines(a: &Analysis, cursor: usize, theme: &Theme, rows: u16) -> Vec<Li
     }
 }
 
-pub fn render(frame: &mut Frame, area: Rect, state: &State) {
+pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
     let mut title = Vec::new();
     if let Some(a) = state.analysis() {
         title.push(Span::raw(format!(" {} ", short_name(&a.sample_name))));
-        if let Some(s) = &state.search {
+        if let Some(s) = &state.ui.search {
             title.push(Span::styled(
                 format!("/{} {} ", s.query, s.position_label()),
-                state.theme.search_match(Style::default()),
+                state.ui.theme.search_match(Style::default()),
             ));
         }
     }
@@ -357,7 +362,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         // A legend: each field's name in its colour.
         let mut legend = vec![Span::raw(" ")];
         for (i, name) in a.field_names.iter().enumerate() {
-            legend.push(Span::styled(name.clone(), state.theme.body(i)));
+            legend.push(Span::styled(name.clone(), state.ui.theme.body(i)));
             legend.push(Span::raw(" "));
         }
         block = block.title_bottom(Line::from(legend));
@@ -371,12 +376,12 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
             area.height.saturating_sub(2),
         );
         frame.render_widget(
-            Paragraph::new(if state.busy {
+            Paragraph::new(if state.session.busy {
                 "parsing…"
             } else {
                 "no result yet (see diagnostics)"
             })
-            .style(state.theme.dim()),
+            .style(state.ui.theme.dim()),
             inner,
         );
         return;
@@ -387,15 +392,15 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
             Paragraph::new(format!(
                 "▸ {} prompt lines folded ({} shows them)",
                 fold_line(a),
-                state.keys.hint(Action::Fold)
+                state.ui.keys.hint(Action::Fold)
             ))
-            .style(state.theme.before_anchor()),
+            .style(state.ui.theme.before_anchor()),
             Rect::new(text.x, text.y - 1, text.width, 1),
         );
     }
     let width = usize::from(text.width);
     let mut lines = Vec::with_capacity(usize::from(text.height));
-    let (mut line_no, mut row) = state.raw_top;
+    let (mut line_no, mut row) = state.ui.raw_top;
     line_no = line_no.min(a.line_starts.len() - 1);
     let height = usize::from(text.height);
     // One wrapping per visible line.
@@ -409,20 +414,20 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
             let mut line = row_spans(
                 a,
                 r.clone(),
-                Some(state.cursor),
-                state.search.as_ref(),
-                state.tokens_shown,
-                &state.theme,
+                Some(state.ui.cursor),
+                state.ui.search.as_ref(),
+                state.ui.tokens_shown,
+                &state.ui.theme,
             );
             // The cursor on a line break shows after the row's last character.
-            if state.cursor == line_end && i == rows.len() - 1 {
+            if state.ui.cursor == line_end && i == rows.len() - 1 {
                 line.spans.push(Span::styled(
                     if line_end < a.document.len() {
                         "⏎"
                     } else {
                         " "
                     },
-                    state.theme.cursor(),
+                    state.ui.theme.cursor(),
                 ));
             } else if i == rows.len() - 1
                 && line_end < a.document.len()
@@ -433,7 +438,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
                 let k = a.segment_index(line_end).unwrap_or_default();
                 line.spans.push(Span::styled(
                     "⏎",
-                    segment_style(a, &a.segments[k], &state.theme),
+                    segment_style(a, &a.segments[k], &state.ui.theme),
                 ));
             }
             lines.push(line);
@@ -446,7 +451,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     let info = Rect::new(text.x, text.y + text.height, text.width, rows);
     if area.height > 2 + rows {
         frame.render_widget(
-            Paragraph::new(cursor_lines(a, state.cursor, &state.theme, rows)),
+            Paragraph::new(cursor_lines(a, state.ui.cursor, &state.ui.theme, rows)),
             info,
         );
     }
@@ -454,7 +459,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
 
 /// The first line shown when folded: the line holding the start anchor's cut (0: nothing to
 /// fold).
-pub fn fold_line(a: &Analysis) -> usize {
+pub(crate) fn fold_line(a: &Analysis) -> usize {
     if a.origin == 0 || a.prefix_len == 0 {
         0
     } else {
@@ -463,8 +468,8 @@ pub fn fold_line(a: &Analysis) -> usize {
 }
 
 /// Whether the raw pane hides lines before [`fold_line`].
-pub fn is_folded(state: &State, a: &Analysis) -> bool {
-    state.fold == Some(true) && fold_line(a) > 0
+pub(crate) fn is_folded(state: &State, a: &Analysis) -> bool {
+    state.ui.fold == Some(true) && fold_line(a) > 0
 }
 
-pub use crate::workbench::analysis::short_name;
+pub(crate) use crate::workbench::analysis::short_name;

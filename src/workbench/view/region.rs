@@ -25,20 +25,24 @@ fn visible_part(text: &str, budget: usize) -> String {
 
 fn json_lines(v: &Value, state: &State, budget: usize) -> Vec<Line<'static>> {
     let text = visible_part(&pretty_json(v), budget);
-    highlight::json_lines(&text, &state.theme.syntect_theme, state.theme.no_color)
+    highlight::json_lines(
+        &text,
+        &state.ui.theme.syntect_theme,
+        state.ui.theme.no_color,
+    )
 }
 
 /// The region's ordinal among its field's regions (1-based).
-pub fn ordinal(a: &Analysis, region: usize) -> usize {
+pub(crate) fn ordinal(a: &Analysis, region: usize) -> usize {
     let f = a.regions[region].field;
     a.regions[..region].iter().filter(|g| g.field == f).count() + 1
 }
 
-pub fn render(frame: &mut Frame, area: Rect, state: &State) {
-    let theme = &state.theme;
+pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
+    let theme = &state.ui.theme;
     let selected = state
         .analysis()
-        .zip(state.region)
+        .zip(state.ui.region)
         .filter(|(a, r)| *r < a.regions.len());
     let mut extra = Vec::new();
     if let Some((a, r)) = selected {
@@ -64,7 +68,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     // Column 1: the raw body.
     let mut body: Vec<Line<'static>> = vec![Line::styled("body", heading(state))];
     // Only what the columns can show (a long body would make every frame slow).
-    let budget = (state.scroll.region + usize::from(body_area.height) + 1)
+    let budget = (state.ui.scroll.region + usize::from(body_area.height) + 1)
         * (usize::from(body_area.width / 3) + 1);
     let end = g.body.end.min(a.document.len());
     let shown = visible_part(&a.document[g.body.start.min(end)..end], budget);
@@ -140,7 +144,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     for (i, (lines, rect)) in [body, parsed, third].into_iter().zip(cols).enumerate() {
         // The columns after the first have a left border.
         let width = rect.width.saturating_sub(u16::from(i > 0));
-        let (lines, top) = super::window(lines.iter(), width, rect.height, state.scroll.region);
+        let (lines, top) = super::window(lines.iter(), width, rect.height, state.ui.scroll.region);
         let mut p = Paragraph::new(lines)
             .wrap(Wrap { trim: false })
             .scroll((top, 0));
@@ -157,6 +161,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
 
 fn heading(state: &State) -> ratatui::style::Style {
     state
+        .ui
         .theme
         .dim()
         .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)

@@ -40,7 +40,7 @@ fn quoted(text: &str, max: usize) -> String {
 
 /// The replay screen's panes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReplayPane {
+pub(crate) enum ReplayPane {
     Raw,
     Step,
     Message,
@@ -48,7 +48,7 @@ pub enum ReplayPane {
 }
 
 /// Where the replay panes go in `main` (the screen without the status bar).
-pub fn layout(main: Rect, bottom: u16) -> Vec<(ReplayPane, Rect)> {
+pub(crate) fn layout(main: Rect, bottom: u16) -> Vec<(ReplayPane, Rect)> {
     let timeline_h = if main.height < 23 {
         bottom.min(main.height / 3)
     } else {
@@ -96,11 +96,11 @@ fn inner(r: Rect) -> Rect {
 }
 
 /// Draws the replay screen into `main`.
-pub fn draw(frame: &mut Frame, main: Rect, state: &State) {
-    let Some(rs) = &state.replay else {
+pub(crate) fn draw(frame: &mut Frame, main: Rect, state: &State) {
+    let Some(rs) = &state.modes.replay else {
         return;
     };
-    for (pane, rect) in layout(main, state.bottom) {
+    for (pane, rect) in layout(main, state.ui.bottom) {
         if rect.width < 3 || rect.height < 3 {
             continue;
         }
@@ -190,7 +190,7 @@ fn rows_around(
 }
 
 fn raw(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
-    let theme = &state.theme;
+    let theme = &state.ui.theme;
     let r = &rs.replay;
     let s = r.step(rs.step);
     let fed_cp = rs.chars.chars_at(r.document(), s.fed_to);
@@ -300,7 +300,7 @@ fn event_text(r: &Replay, ev: &rtbench_engine::event::Event, width: usize) -> (S
 }
 
 fn step(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
-    let theme = &state.theme;
+    let theme = &state.ui.theme;
     let r = &rs.replay;
     let s = r.step(rs.step);
     let inner = inner(area);
@@ -393,7 +393,7 @@ fn step(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
 
 /// What the step holds back, and for each delimiter that could still claim it, how.
 fn held_lines(state: &State, rs: &ReplayState, width: usize) -> Vec<Line<'static>> {
-    let theme = &state.theme;
+    let theme = &state.ui.theme;
     let r = &rs.replay;
     let held = r.held_text(rs.step);
     if held.is_empty() {
@@ -439,7 +439,7 @@ fn held_lines(state: &State, rs: &ReplayState, width: usize) -> Vec<Line<'static
 }
 
 fn message(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
-    let theme = &state.theme;
+    let theme = &state.ui.theme;
     let r = &rs.replay;
     let pm = r.partial_message(rs.step);
     let inner = inner(area);
@@ -494,7 +494,7 @@ fn message(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
 
 /// The first timeline row shown for a pane `height` rows high, keeping the selected event (or
 /// the step's first event) in view.
-pub fn timeline_top(rs: &ReplayState, height: usize) -> usize {
+pub(crate) fn timeline_top(rs: &ReplayState, height: usize) -> usize {
     let r = &rs.replay;
     let n = r.timeline_len();
     let focus = rs
@@ -506,7 +506,7 @@ pub fn timeline_top(rs: &ReplayState, height: usize) -> usize {
 }
 
 fn timeline(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
-    let theme = &state.theme;
+    let theme = &state.ui.theme;
     let r = &rs.replay;
     let inner = inner(area);
     let h = usize::from(inner.height);

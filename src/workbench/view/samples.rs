@@ -15,7 +15,7 @@ use crate::workbench::view::raw::short_name;
 use crate::workbench::view::{inner, pane_block};
 
 /// The marker and style of a status.
-pub fn marker(status: &Status, theme: &Theme) -> (&'static str, Style) {
+pub(crate) fn marker(status: &Status, theme: &Theme) -> (&'static str, Style) {
     match status {
         Status::Ok => ("✓", theme.ok()),
         Status::Error(_) => ("✗", theme.error()),
@@ -33,7 +33,7 @@ fn render_corpus(
     state: &State,
     view: &crate::workbench::corpus::CorpusView,
 ) {
-    let theme = &state.theme;
+    let theme = &state.ui.theme;
     let extra = vec![Span::raw(format!(" {} ", view.progress()))];
     frame.render_widget(pane_block(state, Pane::Samples, extra), area);
     let body = inner(area);
@@ -76,20 +76,20 @@ fn render_corpus(
             }
         }
     }
-    let lines: Vec<Line<'static>> = lines.into_iter().skip(state.scroll.samples).collect();
+    let lines: Vec<Line<'static>> = lines.into_iter().skip(state.ui.scroll.samples).collect();
     frame.render_widget(Paragraph::new(lines), body);
 }
 
-pub fn render(frame: &mut Frame, area: Rect, state: &State) {
-    if let Some(view) = &state.corpus {
+pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
+    if let Some(view) = &state.session.corpus {
         return render_corpus(frame, area, state, view);
     }
-    let theme = &state.theme;
-    let n = state.samples.len();
+    let theme = &state.ui.theme;
+    let n = state.session.samples.len();
     let extra = vec![Span::raw(if n == 0 {
         " none ".to_string()
     } else {
-        format!(" {}/{n} ", state.selected_sample.min(n - 1) + 1)
+        format!(" {}/{n} ", state.ui.selected_sample.min(n - 1) + 1)
     })];
     frame.render_widget(pane_block(state, Pane::Samples, extra), area);
     let body = inner(area);
@@ -98,10 +98,11 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
         vec![Line::styled("no samples (.sample or .txt)", theme.dim())]
     } else {
         state
+            .session
             .samples
             .iter()
             .enumerate()
-            .skip(state.scroll.samples)
+            .skip(state.ui.scroll.samples)
             .map(|(i, s)| {
                 let (mark, style) = marker(&s.status, theme);
                 let name = short_name(&s.name);
@@ -155,7 +156,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
                     spans.push(Span::styled(label, label_style));
                 }
                 let mut line = Line::from(spans);
-                if i == state.selected_sample {
+                if i == state.ui.selected_sample {
                     line = line.style(theme.selected());
                 }
                 line

@@ -16,7 +16,7 @@ const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '�
 
 /// The spinner and label of a running job, with how far it has got when it counts its work:
 /// `⠹ explaining content…`, `⠹ checking chunkings 40%…`.
-pub fn running(job: &Running) -> String {
+pub(crate) fn running(job: &Running) -> String {
     let percent = job
         .progress
         .percent()
@@ -30,18 +30,18 @@ pub fn running(job: &Running) -> String {
 
 /// Draws the status bar: what is going on at the left, key hints at the right (the least
 /// needed hints give way on a narrow screen).
-pub fn render(frame: &mut Frame, area: Rect, state: &State) {
-    let theme = &state.theme;
+pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
+    let theme = &state.ui.theme;
     let base = theme.status();
     let bold = base.add_modifier(Modifier::BOLD);
     let mut left = left_spans(state, base, bold);
     let mut hints = hints(state);
     let right_of = |hints: &[(String, &str, u8)]| right_spans(hints, base, bold);
     let width = usize::from(area.width);
-    if !state.model_files.is_empty() {
+    if !state.session.model_files.is_empty() {
         // The model's own files in use, `+ chat_template.jinja tokenizer.json`, after the
         // template's name when there is room for them (a note matters more).
-        let files = Span::styled(format!("+ {} ", state.model_files.join(" ")), base);
+        let files = Span::styled(format!("+ {} ", state.session.model_files.join(" ")), base);
         let used: usize = left.iter().map(Span::width).sum();
         if used + files.width() <= width {
             left.insert(3, files);
@@ -51,9 +51,9 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
     // state shrink to their marks before the end of the line is cut off.
     let used = |left: &[Span]| left.iter().map(Span::width).sum::<usize>();
     if used(&left) > width {
-        left[1] = Span::styled(format!(" {} ", state.reference), base);
+        left[1] = Span::styled(format!(" {} ", state.session.reference), base);
     }
-    if used(&left) > width && state.live == Live::On {
+    if used(&left) > width && state.session.live == Live::On {
         left[3] = Span::styled("● ", base);
     }
     let lw: usize = left.iter().map(Span::width).sum();
@@ -77,9 +77,9 @@ pub fn render(frame: &mut Frame, area: Rect, state: &State) {
 /// The left part: the mode, the version, the template, the live state, what runs, the
 /// replay's state, the prompt and the note.
 fn left_spans(state: &State, base: Style, bold: Style) -> Vec<Span<'static>> {
-    let theme = &state.theme;
+    let theme = &state.ui.theme;
     let mut left = vec![Span::styled(
-        match state.mode {
+        match state.modes.mode {
             Mode::Inspect => " rtbench ",
             Mode::Replay => " REPLAY ",
         },
@@ -87,29 +87,32 @@ fn left_spans(state: &State, base: Style, bold: Style) -> Vec<Span<'static>> {
     )];
     // The version right after the mode, where a long note or template name never pushes it
     // off a narrow screen.
-    left.push(Span::styled(format!(" ref {} ", state.reference), base));
+    left.push(Span::styled(
+        format!(" ref {} ", state.session.reference),
+        base,
+    ));
     left.push(Span::styled(
         format!(
             "{} ",
-            crate::workbench::view::raw::short_name(&state.template_name)
+            crate::workbench::view::raw::short_name(&state.session.template_name)
         ),
         base,
     ));
-    match &state.live {
+    match &state.session.live {
         Live::On => left.push(Span::styled("● live ", base)),
         Live::Off(why) => left.push(Span::styled(format!("○ live off: {why} "), base)),
     }
-    if state.busy {
+    if state.session.busy {
         left.push(Span::styled("⟳ parsing… ", bold));
     }
-    if let Some(job) = &state.job {
+    if let Some(job) = &state.work.job {
         left.push(Span::styled(format!("{} Esc cancels ", running(job)), bold));
     }
     if state.is_stale() {
         left.push(Span::styled(" STALE ", theme.stale()));
         left.push(Span::styled(" ", base));
     }
-    if let (Mode::Replay, Some(rs)) = (state.mode, &state.replay) {
+    if let (Mode::Replay, Some(rs)) = (state.modes.mode, &state.modes.replay) {
         let play = if rs.playing {
             format!(
                 "▶ {} ms/step ",
@@ -126,7 +129,7 @@ fn left_spans(state: &State, base: Style, bold: Style) -> Vec<Span<'static>> {
             ));
         }
     }
-    if let Some(p) = &state.prompt {
+    if let Some(p) = &state.modes.prompt {
         let (label, hint) = match p.kind {
             PromptKind::ChunkSizes => ("sizes:", "Enter / Esc"),
             PromptKind::Search { regex: false } => ("/", "Tab regex · Enter / Esc"),
@@ -140,7 +143,7 @@ fn left_spans(state: &State, base: Style, bold: Style) -> Vec<Span<'static>> {
             left.push(Span::styled(format!(" {e} "), theme.error()));
         }
     }
-    if let Some(note) = &state.note {
+    if let Some(note) = &state.ui.note {
         left.push(Span::styled(format!("{note} "), base));
     }
     left
@@ -149,8 +152,8 @@ fn left_spans(state: &State, base: Style, bold: Style) -> Vec<Span<'static>> {
 /// The key hints of the mode, each with its rank (where the line is short, the highest ranks
 /// go first).
 fn hints(state: &State) -> Vec<(String, &'static str, u8)> {
-    let k = |a: Action| state.keys.hint(a);
-    match state.mode {
+    let k = |a: Action| state.ui.keys.hint(a);
+    match state.modes.mode {
         Mode::Inspect => vec![
             (k(Action::Help), "help", 1),
             (k(Action::Search), "search", 2),
