@@ -4,9 +4,13 @@
 //! stale with it). Focus order, the number keys (`1`-`5` focus, `alt-1`-`alt-5` show / hide),
 //! the config names, the visibility flags and the layout all derive from this table.
 //!
-//! Adding a pane: a variant of [`Pane`] and a row here, its view (a `render` function in
-//! `view/`, dispatched in `view::draw_pane`), and, if its keys differ from scrolling, its
-//! motions in `update::motion`.
+//! The row also says how the pane moves under the motion keys ([`Motion`]): a pane that
+//! scrolls gets its scroll offset (`Ui::scroll[pane]`), the arrow and page keys, the mouse
+//! wheel and the clamping to its text from that, with nothing else to write.
+//!
+//! Adding a pane: a variant of [`Pane`] and a row here, and its own file in `view/` with its
+//! `render` function; `view/mod.rs` declares the file and names `render` in `draw_pane`'s
+//! match beside the others (exhaustive, so the compiler asks for it).
 
 /// The panes, in focus order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,18 +61,37 @@ impl Share {
     }
 }
 
+/// How a pane answers the motion keys (arrows, pages, Home/End, the wheel).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Motion {
+    /// It scrolls its text.
+    Scroll,
+    /// A text cursor moves through the document (the raw pane).
+    Cursor,
+    /// A selection moves through a list, each row a choice (the samples pane).
+    List,
+    /// A selection moves through items, the pane scrolling to keep it in view (the
+    /// diagnostics pane).
+    Items,
+}
+
 /// One pane's declaration.
 #[derive(Clone, Copy, Debug)]
 pub struct PaneSpec {
+    /// The pane.
     pub pane: Pane,
     /// Its title and its name in the config file.
     pub name: &'static str,
+    /// Where it sits.
     pub place: Place,
     /// Its rank in its place (top to bottom, left to right).
     pub order: u8,
+    /// How much of its place it takes.
     pub share: Share,
     /// Whether it shows the parse result (marked stale while the newest parse fails).
     pub shows_result: bool,
+    /// How it answers the motion keys.
+    pub motion: Motion,
 }
 
 /// Every pane, in focus order.
@@ -80,6 +103,7 @@ pub(crate) const PANES: [PaneSpec; 5] = [
         order: 0,
         share: Share::Rest,
         shows_result: true,
+        motion: Motion::Cursor,
     },
     PaneSpec {
         pane: Pane::Message,
@@ -88,6 +112,7 @@ pub(crate) const PANES: [PaneSpec; 5] = [
         order: 0,
         share: Share::Percent(55),
         shows_result: true,
+        motion: Motion::Scroll,
     },
     PaneSpec {
         pane: Pane::Region,
@@ -96,6 +121,7 @@ pub(crate) const PANES: [PaneSpec; 5] = [
         order: 1,
         share: Share::Rest,
         shows_result: true,
+        motion: Motion::Scroll,
     },
     PaneSpec {
         pane: Pane::Diagnostics,
@@ -104,6 +130,7 @@ pub(crate) const PANES: [PaneSpec; 5] = [
         order: 1,
         share: Share::Rest,
         shows_result: false,
+        motion: Motion::Items,
     },
     PaneSpec {
         pane: Pane::Samples,
@@ -116,6 +143,7 @@ pub(crate) const PANES: [PaneSpec; 5] = [
             max: 36,
         },
         shows_result: false,
+        motion: Motion::List,
     },
 ];
 

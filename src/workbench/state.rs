@@ -76,16 +76,27 @@ pub struct Running {
     pub progress: Arc<Progress>,
 }
 
-/// Scroll offsets of the panes (rows). Text panes scroll by `usize`: a region or a message can
-/// be longer than the 65,535 rows a terminal widget scrolls by (see
-/// [`crate::workbench::view::window`]).
+/// Scroll offsets of the panes (rows), one per pane (`scroll[pane]`), and the help's. Text
+/// panes scroll by `usize`: a region or a message can be longer than the 65,535 rows a terminal
+/// widget scrolls by (see [`crate::workbench::view::window`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Scrolls {
-    pub message: usize,
-    pub region: usize,
-    pub diagnostics: usize,
-    pub samples: usize,
+    panes: [usize; crate::workbench::pane::COUNT],
+    /// The help's scroll.
     pub help: u16,
+}
+
+impl std::ops::Index<Pane> for Scrolls {
+    type Output = usize;
+    fn index(&self, pane: Pane) -> &usize {
+        &self.panes[pane.index()]
+    }
+}
+
+impl std::ops::IndexMut<Pane> for Scrolls {
+    fn index_mut(&mut self, pane: Pane) -> &mut usize {
+        &mut self.panes[pane.index()]
+    }
 }
 
 /// What the files say, as the parse lane last reported it: the template, the samples and their

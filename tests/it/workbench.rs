@@ -314,7 +314,7 @@ fn a_click_in_the_raw_text_puts_the_cursor_on_that_character() {
             modifiers: KeyModifiers::NONE,
         },
     );
-    assert_eq!(state.ui.scroll.message, 3);
+    assert_eq!(state.ui.scroll[Pane::Message], 3);
 }
 
 #[test]
@@ -1046,9 +1046,9 @@ fn the_region_pane_scrolls_past_65535_rows() {
     assert_eq!(a.regions.len(), 1, "one content region");
     state.ui.region = Some(0);
     state.ui.focus = Pane::Region;
-    state.ui.scroll.region = 80_000;
+    state.ui.scroll[Pane::Region] = 80_000;
     update::on_action(&mut state, Action::Left);
-    assert_eq!(state.ui.scroll.region, 80_000);
+    assert_eq!(state.ui.scroll[Pane::Region], 80_000);
     // Row 0 is the column heading, so row 80,000 is the line numbered 79,999: the body
     // column starts there.
     let screen = dump(&render(&state));
@@ -1061,9 +1061,9 @@ fn the_region_pane_scrolls_past_65535_rows() {
     // End goes to the last lines, not to a limit of the widget.
     update::on_action(&mut state, Action::Bottom);
     assert!(
-        state.ui.scroll.region > 99_000,
+        state.ui.scroll[Pane::Region] > 99_000,
         "{}",
-        state.ui.scroll.region
+        state.ui.scroll[Pane::Region]
     );
     let screen = dump(&render(&state));
     assert!(screen.contains("line 99999"), "{screen}");
@@ -1228,7 +1228,7 @@ fn switching_the_version_parses_again_under_it_and_keeps_the_place() {
     update::on_action(&mut state, Action::FocusPane(0));
     let (cursor, region, top) = (state.ui.cursor, state.ui.region, state.ui.raw_top);
     let scroll = state.ui.scroll;
-    assert!(scroll.message > 0 && region.is_some_and(|r| r > 0));
+    assert!(scroll[Pane::Message] > 0 && region.is_some_and(|r| r > 0));
 
     assert_eq!(
         update::on_action(&mut state, Action::SwitchReference),

@@ -119,7 +119,7 @@ pub(super) fn activate(state: &mut State) -> Cmd {
             }
             view.open = Some(view.selected.min(view.groups.len() - 1));
             view.selected = 0;
-            state.ui.scroll.samples = 0;
+            state.ui.scroll[Pane::Samples] = 0;
             Cmd::Reparse
         }
         Pane::Diagnostics => {
@@ -140,7 +140,7 @@ pub(super) fn activate(state: &mut State) -> Cmd {
                     cursor_moved(state);
                     if let Some(r) = region.filter(|&r| r < a.regions.len()) {
                         state.ui.region = Some(r);
-                        state.ui.scroll.region = 0;
+                        state.ui.scroll[Pane::Region] = 0;
                     }
                     let (line, col) = a.line_col(state.ui.cursor);
                     state.ui.note = Some(format!("at {line}:{col} of the text"));

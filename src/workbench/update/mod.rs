@@ -340,9 +340,9 @@ pub fn on_report(state: &mut State, report: Report) {
             None => (0, 0),
         };
         state.ui.region = None;
-        state.ui.scroll.message = 0;
-        state.ui.scroll.region = 0;
-        state.ui.scroll.diagnostics = 0;
+        state.ui.scroll[Pane::Message] = 0;
+        state.ui.scroll[Pane::Region] = 0;
+        state.ui.scroll[Pane::Diagnostics] = 0;
         motion::remember_col(state, &a);
     } else if state.ui.region.is_some_and(|r| r >= a.regions.len()) {
         state.ui.region = None;

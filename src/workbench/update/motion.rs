@@ -3,6 +3,7 @@
 
 use crate::workbench::analysis::Analysis;
 use crate::workbench::keys::Action;
+use crate::workbench::pane::Motion;
 use crate::workbench::state::{Pane, State};
 use crate::workbench::view::{diagnostics, raw};
 
@@ -23,7 +24,7 @@ pub(super) fn cursor_moved(state: &mut State) {
         && let Some(r) = a.segments[i].paint.region()
     {
         if state.ui.region != Some(r) {
-            state.ui.scroll.region = 0;
+            state.ui.scroll[Pane::Region] = 0;
         }
         state.ui.region = Some(r);
     }
@@ -93,13 +94,9 @@ fn jump_region(state: &mut State, a: &Analysis, forward: bool) {
     }
 }
 
+/// The scroll offset of a pane the motion keys scroll (see [`Motion`]).
 pub(super) fn scroll_of(state: &mut State, pane: Pane) -> Option<&mut usize> {
-    match pane {
-        Pane::Message => Some(&mut state.ui.scroll.message),
-        Pane::Region => Some(&mut state.ui.scroll.region),
-        Pane::Diagnostics => Some(&mut state.ui.scroll.diagnostics),
-        Pane::Samples | Pane::Raw => None,
-    }
+    matches!(pane.spec().motion, Motion::Scroll | Motion::Items).then(|| &mut state.ui.scroll[pane])
 }
 
 pub(super) fn select_sample(state: &mut State, to: usize) -> Cmd {
@@ -119,11 +116,11 @@ pub(super) fn select_sample(state: &mut State, to: usize) -> Cmd {
 fn show_sample_row(state: &mut State, row: usize) {
     if let Some(r) = screen(state).rect(Pane::Samples) {
         let h = usize::from(r.height.saturating_sub(2)).max(1);
-        let top = state.ui.scroll.samples;
+        let top = state.ui.scroll[Pane::Samples];
         if row < top {
-            state.ui.scroll.samples = row;
+            state.ui.scroll[Pane::Samples] = row;
         } else if row >= top + h {
-            state.ui.scroll.samples = row + 1 - h;
+            state.ui.scroll[Pane::Samples] = row + 1 - h;
         }
     }
 }
@@ -220,7 +217,7 @@ fn select_diagnostic(state: &mut State, action: Action) {
         .copied()
         .unwrap_or(first + 1);
     let h = usize::from(inner.height).max(1);
-    let top = state.ui.scroll.diagnostics;
+    let top = state.ui.scroll[Pane::Diagnostics];
     let top = if first < top {
         first
     } else if end > top + h {
@@ -229,7 +226,7 @@ fn select_diagnostic(state: &mut State, action: Action) {
     } else {
         top
     };
-    state.ui.scroll.diagnostics = top;
+    state.ui.scroll[Pane::Diagnostics] = top;
 }
 
 /// Keeps the message and diagnostics scrolls within their text.
@@ -243,14 +240,14 @@ pub(super) fn clamp_scrolls(state: &mut State) {
             .as_ref()
             .map_or(1, |s| rows_of(s.message_lines.iter(), inner.width) + 4);
         let max = rows.saturating_sub(usize::from(inner.height));
-        state.ui.scroll.message = state.ui.scroll.message.min(max);
+        state.ui.scroll[Pane::Message] = state.ui.scroll[Pane::Message].min(max);
     }
     if let Some(r) = sc.rect(Pane::Diagnostics) {
         let inner = crate::workbench::view::inner(r);
         let (lines, _, _) =
             crate::workbench::view::diagnostics::lines(state, usize::from(inner.width));
         let max = rows_of(lines.iter(), inner.width).saturating_sub(usize::from(inner.height));
-        state.ui.scroll.diagnostics = state.ui.scroll.diagnostics.min(max);
+        state.ui.scroll[Pane::Diagnostics] = state.ui.scroll[Pane::Diagnostics].min(max);
     }
     if let Some(r) = sc.rect(Pane::Region) {
         // The body column is the longest: a third of the pane wide.
@@ -274,21 +271,22 @@ pub(super) fn clamp_scrolls(state: &mut State) {
                     + 8
             });
         let max = rows.saturating_sub(usize::from(inner.height));
-        state.ui.scroll.region = state.ui.scroll.region.min(max);
+        state.ui.scroll[Pane::Region] = state.ui.scroll[Pane::Region].min(max);
     }
 }
 
 /// Cursor and scroll motions, which act on the focused pane.
 pub(super) fn on_motion(state: &mut State, action: Action) -> Cmd {
     let focus = state.ui.focus;
-    if focus == Pane::Samples && state.session.corpus.is_some() {
+    let motion = focus.spec().motion;
+    if motion == Motion::List && state.session.corpus.is_some() {
         return corpus_motion(state, action);
     }
-    if focus == Pane::Samples {
+    if motion == Motion::List {
         let to = list_target(state.ui.selected_sample, action, page(state, focus));
         return select_sample(state, to);
     }
-    if focus == Pane::Raw {
+    if motion == Motion::Cursor {
         let Some(a) = state.analysis().cloned() else {
             return Cmd::None;
         };
@@ -323,7 +321,7 @@ pub(super) fn on_motion(state: &mut State, action: Action) -> Cmd {
         cursor_moved(state);
         return Cmd::None;
     }
-    if focus == Pane::Diagnostics && !matches!(action, Action::NextRegion | Action::PrevRegion) {
+    if motion == Motion::Items && !matches!(action, Action::NextRegion | Action::PrevRegion) {
         select_diagnostic(state, action);
         return Cmd::None;
     }
@@ -444,19 +442,19 @@ mod tests {
         let mut state = loaded(0, (80, 24));
         state.ui.focus = Pane::Message;
         on_action(&mut state, Action::Down);
-        assert_eq!(state.ui.scroll.message, 1);
+        assert_eq!(state.ui.scroll[Pane::Message], 1);
         on_action(&mut state, Action::Up);
         on_action(&mut state, Action::Up);
-        assert_eq!(state.ui.scroll.message, 0);
+        assert_eq!(state.ui.scroll[Pane::Message], 0);
         // Bottom goes as far as the text goes, no further.
         on_action(&mut state, Action::Bottom);
-        let bottom = state.ui.scroll.message;
+        let bottom = state.ui.scroll[Pane::Message];
         assert!(bottom > 0 && bottom < 200, "{bottom}");
         on_action(&mut state, Action::Down);
-        assert_eq!(state.ui.scroll.message, bottom);
+        assert_eq!(state.ui.scroll[Pane::Message], bottom);
         let cursor = state.ui.cursor;
         on_action(&mut state, Action::Top);
-        assert_eq!(state.ui.scroll.message, 0);
+        assert_eq!(state.ui.scroll[Pane::Message], 0);
         assert_eq!(state.ui.cursor, cursor, "the raw cursor stays");
     }
 

@@ -62,7 +62,7 @@ fn apply_mouse(state: &mut State, ev: MouseEvent) -> Cmd {
                         && ev.row > rect.y
                         && ev.row < rect.y + rect.height - 1 =>
                 {
-                    let i = usize::from(ev.row - rect.y - 1) + state.ui.scroll.samples;
+                    let i = usize::from(ev.row - rect.y - 1) + state.ui.scroll[Pane::Samples];
                     if i < state.session.samples.len() {
                         return select_sample(state, i);
                     }
@@ -82,7 +82,7 @@ fn apply_mouse(state: &mut State, ev: MouseEvent) -> Cmd {
                     }
                 }
                 Pane::Samples => {
-                    let s = &mut state.ui.scroll.samples;
+                    let s = &mut state.ui.scroll[Pane::Samples];
                     *s = if down {
                         (*s + 1).min(state.session.samples.len().saturating_sub(1))
                     } else {
@@ -186,9 +186,9 @@ mod tests {
         let mut state = loaded(0, (80, 24));
         let pos = inside(&state, Pane::Message, 1);
         on_mouse(&mut state, at(MouseEventKind::ScrollDown, pos));
-        assert_eq!(state.ui.scroll.message, 3);
+        assert_eq!(state.ui.scroll[Pane::Message], 3);
         on_mouse(&mut state, at(MouseEventKind::ScrollUp, pos));
-        assert_eq!(state.ui.scroll.message, 0);
+        assert_eq!(state.ui.scroll[Pane::Message], 0);
         assert_eq!(state.ui.focus, Pane::Raw);
         let top = state.ui.raw_top;
         let pos = inside(&state, Pane::Raw, 1);

@@ -449,7 +449,7 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
         lines.iter(),
         body.width,
         body.height,
-        state.ui.scroll.diagnostics,
+        state.ui.scroll[Pane::Diagnostics],
     );
     frame.render_widget(
         Paragraph::new(lines)

@@ -64,7 +64,7 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
             .chain(message.iter().map(AnyRow::Styled)),
         body.width,
         body.height,
-        state.ui.scroll.message,
+        state.ui.scroll[Pane::Message],
     );
     frame.render_widget(
         Paragraph::new(lines)

@@ -68,7 +68,7 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
     // Column 1: the raw body.
     let mut body: Vec<Line<'static>> = vec![Line::styled("body", heading(state))];
     // Only what the columns can show (a long body would make every frame slow).
-    let budget = (state.ui.scroll.region + usize::from(body_area.height) + 1)
+    let budget = (state.ui.scroll[Pane::Region] + usize::from(body_area.height) + 1)
         * (usize::from(body_area.width / 3) + 1);
     let end = g.body.end.min(a.document.len());
     let shown = visible_part(&a.document[g.body.start.min(end)..end], budget);
@@ -144,7 +144,12 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
     for (i, (lines, rect)) in [body, parsed, third].into_iter().zip(cols).enumerate() {
         // The columns after the first have a left border.
         let width = rect.width.saturating_sub(u16::from(i > 0));
-        let (lines, top) = super::window(lines.iter(), width, rect.height, state.ui.scroll.region);
+        let (lines, top) = super::window(
+            lines.iter(),
+            width,
+            rect.height,
+            state.ui.scroll[Pane::Region],
+        );
         let mut p = Paragraph::new(lines)
             .wrap(Wrap { trim: false })
             .scroll((top, 0));

@@ -76,7 +76,10 @@ fn render_corpus(
             }
         }
     }
-    let lines: Vec<Line<'static>> = lines.into_iter().skip(state.ui.scroll.samples).collect();
+    let lines: Vec<Line<'static>> = lines
+        .into_iter()
+        .skip(state.ui.scroll[Pane::Samples])
+        .collect();
     frame.render_widget(Paragraph::new(lines), body);
 }
 
@@ -102,7 +105,7 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
             .samples
             .iter()
             .enumerate()
-            .skip(state.ui.scroll.samples)
+            .skip(state.ui.scroll[Pane::Samples])
             .map(|(i, s)| {
                 let (mark, style) = marker(&s.status, theme);
                 let name = short_name(&s.name);
