@@ -4,7 +4,7 @@
 //! stale with it). Focus order, the number keys (`1`-`5` focus, `alt-1`-`alt-5` show / hide),
 //! the config names, the visibility flags and the layout all derive from this table.
 //!
-//! The row also says how the pane moves under the motion keys ([`Motion`]): a pane that
+//! The row also says what `o` opens from the pane ([`Opens`]) and how the pane moves under the motion keys ([`Motion`]): a pane that
 //! scrolls gets its scroll offset (`Ui::scroll[pane]`), the arrow and page keys, the mouse
 //! wheel and the clamping to its text from that, with nothing else to write.
 //!
@@ -75,6 +75,20 @@ pub enum Motion {
     Items,
 }
 
+/// What `o` opens in the editor when the pane has the focus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Opens {
+    /// The sample file at the raw cursor.
+    Document,
+    /// The place of the selected diagnostic.
+    Diagnostic,
+    /// The template at the field of the region under the cursor (the first field without
+    /// one).
+    Field,
+    /// The selected sample's file.
+    SampleFile,
+}
+
 /// One pane's declaration.
 #[derive(Clone, Copy, Debug)]
 pub struct PaneSpec {
@@ -92,6 +106,8 @@ pub struct PaneSpec {
     pub shows_result: bool,
     /// How it answers the motion keys.
     pub motion: Motion,
+    /// What `o` opens from it.
+    pub opens: Opens,
 }
 
 /// Every pane, in focus order.
@@ -104,6 +120,7 @@ pub(crate) const PANES: [PaneSpec; 5] = [
         share: Share::Rest,
         shows_result: true,
         motion: Motion::Cursor,
+        opens: Opens::Document,
     },
     PaneSpec {
         pane: Pane::Message,
@@ -113,6 +130,7 @@ pub(crate) const PANES: [PaneSpec; 5] = [
         share: Share::Percent(55),
         shows_result: true,
         motion: Motion::Scroll,
+        opens: Opens::Field,
     },
     PaneSpec {
         pane: Pane::Region,
@@ -122,6 +140,7 @@ pub(crate) const PANES: [PaneSpec; 5] = [
         share: Share::Rest,
         shows_result: true,
         motion: Motion::Scroll,
+        opens: Opens::Field,
     },
     PaneSpec {
         pane: Pane::Diagnostics,
@@ -131,6 +150,7 @@ pub(crate) const PANES: [PaneSpec; 5] = [
         share: Share::Rest,
         shows_result: false,
         motion: Motion::Items,
+        opens: Opens::Diagnostic,
     },
     PaneSpec {
         pane: Pane::Samples,
@@ -144,6 +164,7 @@ pub(crate) const PANES: [PaneSpec; 5] = [
         },
         shows_result: false,
         motion: Motion::List,
+        opens: Opens::SampleFile,
     },
 ];
 

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use crate::workbench::editor::Place;
 use crate::workbench::keys::Action;
+use crate::workbench::pane::Opens;
 use crate::workbench::state::{Mode, Pane, State};
 use crate::workbench::view::diagnostics::{self, Target};
 
@@ -51,19 +52,19 @@ fn place_under_cursor(state: &State) -> Result<Place, String> {
         return Err("leave the replay (Esc) to open the editor".into());
     }
     let a = state.analysis();
-    match state.ui.focus {
-        Pane::Raw => {
+    match state.ui.focus.spec().opens {
+        Opens::Document => {
             let a = a.ok_or("nothing on screen yet")?;
             Ok(Place::Document {
                 sample: a.sample.clone(),
                 at: state.ui.cursor,
             })
         }
-        Pane::Diagnostics => {
+        Opens::Diagnostic => {
             let t = selected_target(state).ok_or("this diagnostic has no place in a file")?;
             place_of_target(state, t)
         }
-        Pane::Message | Pane::Region => {
+        Opens::Field => {
             let a = a.ok_or("nothing on screen yet")?;
             let field = state
                 .ui
@@ -77,7 +78,7 @@ fn place_under_cursor(state: &State) -> Result<Place, String> {
                 field,
             })
         }
-        Pane::Samples => {
+        Opens::SampleFile => {
             let s = state
                 .session
                 .samples
