@@ -502,14 +502,8 @@ pub(crate) const HELP: &[HelpRow] = {
         row(&[Suspend], "suspend to the shell (fg to come back)"),
         row(&[Back], "close, cancel or go back (never quits)"),
         row(&[FocusNext, FocusPrev], "focus the next / previous pane"),
-        row(
-            &FOCUS_PANES,
-            "focus raw, message, region, diagnostics, samples (shows a hidden one)",
-        ),
-        row(
-            &TOGGLE_PANES,
-            "show / hide raw, message, region, diagnostics, samples",
-        ),
+        row(&FOCUS_PANES, "focus {panes} (shows a hidden one)"),
+        row(&TOGGLE_PANES, "show / hide {panes}"),
         row(&[HidePane], "hide the focused pane"),
         row(&[Zoom], "zoom the focused pane (again to unzoom)"),
         row(
@@ -580,9 +574,11 @@ pub(crate) const HELP: &[HelpRow] = {
     ]
 };
 
-/// The help rows with the keys in force: (keys, what).
-pub(crate) fn help_rows(keymap: &Keymap) -> Vec<(String, &'static str)> {
-    let mut rows: Vec<(String, &'static str)> = HELP
+/// The help rows with the keys in force: (keys, what). `{panes}` in a row's text is the panes'
+/// names in focus order, from the pane registry.
+pub(crate) fn help_rows(keymap: &Keymap) -> Vec<(String, String)> {
+    let panes = PANES.map(|p| p.name).join(", ");
+    let mut rows: Vec<(String, String)> = HELP
         .iter()
         .map(|r| {
             let keys: Vec<String> = r
@@ -603,14 +599,17 @@ pub(crate) fn help_rows(keymap: &Keymap) -> Vec<(String, &'static str)> {
             } else {
                 keys
             };
-            (keys, r.what)
+            (keys, r.what.replace("{panes}", &panes))
         })
         .collect();
     rows.push((
         "click  drag".into(),
-        "focus a pane; in raw text, put the cursor there",
+        "focus a pane; in raw text, put the cursor there".into(),
     ));
-    rows.push(("mouse wheel".into(), "scroll the pane under the pointer"));
+    rows.push((
+        "mouse wheel".into(),
+        "scroll the pane under the pointer".into(),
+    ));
     rows
 }
 
@@ -622,13 +621,13 @@ mod tests {
     fn the_help_names_the_panes_as_they_are_declared() {
         let names: Vec<&str> = PANES.iter().map(|p| p.name).collect();
         let listed = names.join(", ");
-        let rows: Vec<_> = HELP
-            .iter()
-            .filter(|r| r.actions == FOCUS_PANES.as_slice() || r.actions == TOGGLE_PANES.as_slice())
+        let rows: Vec<_> = help_rows(&Keymap::default())
+            .into_iter()
+            .filter(|(_, what)| what.contains("focus r") || what.contains("show / hide r"))
             .collect();
         assert_eq!(rows.len(), 2);
-        for row in rows {
-            assert!(row.what.contains(&listed), "{}", row.what);
+        for (_, what) in rows {
+            assert!(what.contains(&listed), "{what}");
         }
         let k = Keymap::default();
         for (i, name) in names.iter().enumerate() {
@@ -749,7 +748,7 @@ mod tests {
             None
         );
         let rows = help_rows(&k);
-        assert!(rows.contains(&("x".into(), "quit")));
+        assert!(rows.contains(&("x".into(), "quit".into())));
         assert!(
             rows.iter()
                 .any(|(keys, what)| keys == "unbound" && what.starts_with("check every"))
