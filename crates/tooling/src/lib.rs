@@ -1,5 +1,19 @@
 //! Debugging tools on top of the response-template engine, shared by rtbench's command line and
 //! its workbench. Nothing here draws on a terminal.
+//!
+//! The root API, by what a caller wants:
+//! - **Reading inputs**: [`inputs`] (the one input policy: the file reader, the template
+//!   resolver, samples, ids and messages prepared alike for every command and the workbench),
+//!   [`sample`] (the `.sample` format), [`model`] (a model folder: tokenizer, chat template,
+//!   control tokens).
+//! - **Looking at one parse**: [`explain`], [`findings`] (silent losses), [`paint`] (regions as
+//!   spans), [`defusing`] and [`injection`] (control tokens), [`versions`] (5.24 against 5.25).
+//! - **Streaming**: [`chunking`] (chunkings and the check that they agree), [`replay`] (a
+//!   stream replayed step by step), [`progress`] (how far a long task got; cancelling it).
+//! - **Many samples**: [`testing`] (expected sections, `test`), [`lint`], [`corpus`] (JSON
+//!   Lines of generations), [`diff`].
+//! - **Writing**: [`atomic`] (replace a file atomically, never losing a concurrent change) and
+//!   [`export`].
 
 pub mod atomic;
 pub mod chunking;
@@ -8,14 +22,14 @@ pub mod defusing;
 pub mod diff;
 pub mod explain;
 pub mod export;
-pub mod files;
+mod files;
 pub mod findings;
 pub mod injection;
 pub mod inputs;
 pub mod lint;
 pub mod model;
 pub mod paint;
-pub mod partial_json;
+mod partial_json;
 pub mod progress;
 pub mod replay;
 pub mod sample;

@@ -52,7 +52,7 @@ struct Scan {
 
 /// Completes partial JSON text; `None` when the text is not the beginning of a JSON value (or
 /// nothing whole can be kept yet).
-pub fn preview(text: &str) -> Option<Preview> {
+pub(crate) fn preview(text: &str) -> Option<Preview> {
     let scan = scan(text)?;
     let (kept, quote) = match scan.open_string {
         Some(start) => (drop_partial_escape(text, start), "\""),
