@@ -90,46 +90,8 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
             ]));
         }
     }
-    // Column 2: the content parser's output.
-    let mut parsed: Vec<Line<'static>> = vec![Line::styled(
-        format!("→ parsed ({})", a.content_kinds[g.field]),
-        heading(state),
-    )];
-    let failed = g.ending == Some(Ending::Failed);
-    match (&g.parsed, failed) {
-        (Some(v), _) => parsed.extend(json_lines(v, state, budget)),
-        (None, true) => {
-            let msg = a
-                .problem
-                .as_ref()
-                .map_or("failed".to_string(), |p| p.error.text());
-            parsed.push(Line::styled(msg, theme.error()));
-        }
-        (None, false) => parsed.push(Line::styled("(still open)", theme.dim())),
-    }
-    // Column 3: the transform's output, else the stored value.
-    let mut third: Vec<Line<'static>> = Vec::new();
-    match (&g.transformed, &g.value) {
-        (Some(t), value) => {
-            third.push(Line::styled("→ transform", heading(state)));
-            third.extend(json_lines(t, state, budget));
-            if let Some(v) = value.as_ref().filter(|v| !v.py_eq(t)) {
-                third.push(Line::styled("→ tool arguments cast", heading(state)));
-                third.extend(json_lines(v, state, budget));
-            }
-        }
-        (None, Some(v)) => {
-            third.push(Line::styled("→ value", heading(state)));
-            third.extend(json_lines(v, state, budget));
-        }
-        (None, None) => {
-            third.push(Line::styled("→ transform", heading(state)));
-            third.push(Line::styled(
-                if failed { "(failed)" } else { "(no value yet)" },
-                theme.dim(),
-            ));
-        }
-    }
+    let parsed = parsed_column(state, a, g, budget);
+    let third = value_column(state, g, budget);
     let w = body_area.width / 3;
     let cols = [
         Rect::new(body_area.x, body_area.y, w, body_area.height),
@@ -162,6 +124,66 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
         }
         frame.render_widget(p, rect);
     }
+}
+
+/// Column 2: the content parser's output.
+fn parsed_column(
+    state: &State,
+    a: &crate::workbench::analysis::Analysis,
+    g: &rtbench_tooling::explain::Region,
+    budget: usize,
+) -> Vec<Line<'static>> {
+    let theme = &state.ui.theme;
+    let mut parsed: Vec<Line<'static>> = vec![Line::styled(
+        format!("→ parsed ({})", a.content_kinds[g.field]),
+        heading(state),
+    )];
+    let failed = g.ending == Some(Ending::Failed);
+    match (&g.parsed, failed) {
+        (Some(v), _) => parsed.extend(json_lines(v, state, budget)),
+        (None, true) => {
+            let msg = a
+                .problem
+                .as_ref()
+                .map_or("failed".to_string(), |p| p.error.text());
+            parsed.push(Line::styled(msg, theme.error()));
+        }
+        (None, false) => parsed.push(Line::styled("(still open)", theme.dim())),
+    }
+    parsed
+}
+
+/// Column 3: the transform's output, else the stored value.
+fn value_column(
+    state: &State,
+    g: &rtbench_tooling::explain::Region,
+    budget: usize,
+) -> Vec<Line<'static>> {
+    let theme = &state.ui.theme;
+    let failed = g.ending == Some(Ending::Failed);
+    let mut third: Vec<Line<'static>> = Vec::new();
+    match (&g.transformed, &g.value) {
+        (Some(t), value) => {
+            third.push(Line::styled("→ transform", heading(state)));
+            third.extend(json_lines(t, state, budget));
+            if let Some(v) = value.as_ref().filter(|v| !v.py_eq(t)) {
+                third.push(Line::styled("→ tool arguments cast", heading(state)));
+                third.extend(json_lines(v, state, budget));
+            }
+        }
+        (None, Some(v)) => {
+            third.push(Line::styled("→ value", heading(state)));
+            third.extend(json_lines(v, state, budget));
+        }
+        (None, None) => {
+            third.push(Line::styled("→ transform", heading(state)));
+            third.push(Line::styled(
+                if failed { "(failed)" } else { "(no value yet)" },
+                theme.dim(),
+            ));
+        }
+    }
+    third
 }
 
 fn heading(state: &State) -> ratatui::style::Style {
