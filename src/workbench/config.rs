@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::workbench::keys::{Key, Keymap, action_named, actions};
+use crate::workbench::keys::{Action, Key, Keymap, action_named, actions};
 
 /// What the config file sets.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,7 +53,7 @@ impl Default for Config {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
-    editor: Option<String>,
+    editor: Option<Spanned<String>>,
     replay_max_steps: Option<Spanned<i64>>,
     reference: Option<Spanned<String>>,
     #[serde(default)]
@@ -106,6 +106,8 @@ pub(crate) fn parse(text: &str, name: &str) -> Result<Config, String> {
         at(offset, e.message().trim_end().to_string())
     })?;
     let mut keys = Keymap::default();
+    // The binding that left no key to quit, if one did.
+    let mut lost_quit: Option<usize> = None;
     for (action, bound) in &file.keys {
         let Some(a) = action_named(action.get_ref()) else {
             let names: Vec<String> = actions().into_iter().map(|(_, n)| n).collect();
@@ -128,6 +130,19 @@ pub(crate) fn parse(text: &str, name: &str) -> Result<Config, String> {
             .collect::<Result<_, _>>()
             .map_err(|e| at(bound.span().start, e))?;
         keys.rebind(a, &parsed);
+        if keys.keys_for(Action::Quit).next().is_none() {
+            lost_quit.get_or_insert(bound.span().start);
+        }
+    }
+    if let Some(offset) = lost_quit
+        && keys.keys_for(Action::Quit).next().is_none()
+    {
+        return Err(at(
+            offset,
+            "this leaves no key to quit the workbench: keep one for quit (e.g. quit = \
+             [\"q\", \"ctrl-c\"]) or bind this action to another key"
+                .into(),
+        ));
     }
     keys.source = Some(name.to_string());
     let replay_max_steps = match file.replay_max_steps {
@@ -158,7 +173,14 @@ pub(crate) fn parse(text: &str, name: &str) -> Result<Config, String> {
     };
     Ok(Config {
         keys,
-        editor: file.editor.filter(|e| !e.trim().is_empty()),
+        editor: match file.editor {
+            None => None,
+            Some(e) => {
+                crate::workbench::editor::check_command(e.get_ref())
+                    .map_err(|why| at(e.span().start, why))?;
+                Some(e.into_inner())
+            }
+        },
         replay_max_steps,
         reference,
     })
@@ -224,6 +246,46 @@ mod tests {
         assert_eq!(
             e,
             "c.toml:2:13: reference: unknown reference version \"5.2\": rtbench supports 5.24 and 5.25"
+        );
+    }
+
+    #[test]
+    fn a_config_that_leaves_no_key_to_quit_is_refused_where_it_does() {
+        let e = parse("[keys]\nquit = []\n", "c.toml").unwrap_err();
+        assert!(
+            e.starts_with("c.toml:2:8: this leaves no key to quit the workbench"),
+            "{e}"
+        );
+        // The last quit key taken by another action: the mistake is that binding.
+        let e = parse("[keys]\nquit = \"q\"\nsearch = \"q\"\n", "c.toml").unwrap_err();
+        assert!(e.starts_with("c.toml:3:10: this leaves no key"), "{e}");
+        // Taken, then given back by quit's own line: fine.
+        let c = parse(
+            "[keys]\nhelp = [\"q\", \"ctrl-c\"]\nquit = \"x\"\n",
+            "c.toml",
+        )
+        .unwrap();
+        assert_eq!(c.keys.label(Action::Quit), "x");
+        // Taking one of two keys leaves the other.
+        assert!(parse("[keys]\nsearch = \"q\"\n", "c.toml").is_ok());
+    }
+
+    #[test]
+    fn an_editor_command_that_cannot_run_is_refused_before_the_screen_opens() {
+        let e = parse("editor = ''\n", "c.toml").unwrap_err();
+        assert!(
+            e.starts_with("c.toml:1:10: the editor command is empty"),
+            "{e}"
+        );
+        let e = parse("editor = \"vim '+{line}\"\n", "c.toml").unwrap_err();
+        assert!(
+            e.starts_with("c.toml:1:10: the editor command has an unterminated"),
+            "{e}"
+        );
+        let e = parse("editor = \"vim +{ln} {file}\"\n", "c.toml").unwrap_err();
+        assert!(
+            e.starts_with("c.toml:1:10: unknown placeholder {ln}"),
+            "{e}"
         );
     }
 

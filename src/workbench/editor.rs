@@ -76,8 +76,14 @@ pub(crate) fn resolve(place: &Place) -> Result<Position, String> {
     }
 }
 
-/// Splits a command line at spaces, keeping 'single' and "double" quoted parts together.
+/// Splits a command line at spaces, keeping 'single' and "double" quoted parts together (an
+/// unterminated quote runs to the end; [`check_command`] refuses it in the config file).
 fn split_words(command: &str) -> Vec<String> {
+    split_checked(command).0
+}
+
+/// [`split_words`], and the quote left open at the end, if any.
+fn split_checked(command: &str) -> (Vec<String>, Option<char>) {
     let mut out = Vec::new();
     let mut word = String::new();
     let mut quote: Option<char> = None;
@@ -105,7 +111,45 @@ fn split_words(command: &str) -> Vec<String> {
     if in_word {
         out.push(word);
     }
-    out
+    (out, quote)
+}
+
+/// The placeholders an editor command may hold.
+const PLACEHOLDERS: [&str; 3] = ["{file}", "{line}", "{col}"];
+
+/// Whether `command` (the config file's `editor`) can run: a program named, every quote
+/// closed, and no placeholder but `{file}`, `{line}` and `{col}`. The error says what to fix.
+pub(crate) fn check_command(command: &str) -> Result<(), String> {
+    let (words, open) = split_checked(command);
+    if let Some(q) = open {
+        return Err(format!(
+            "the editor command has an unterminated {q} quote: close it, e.g. \
+             editor = \"code --goto {{file}}:{{line}}:{{col}}\""
+        ));
+    }
+    if words.first().is_none_or(|w| w.is_empty()) {
+        return Err(
+            "the editor command is empty: give a program (e.g. editor = \"vim +{line} \
+                    {file}\"), or remove the line to use $VISUAL, $EDITOR or vi"
+                .into(),
+        );
+    }
+    for w in &words {
+        let mut rest = w.as_str();
+        while let Some(start) = rest.find('{') {
+            let tail = &rest[start..];
+            let end = tail.find('}').map_or(tail.len(), |e| e + 1);
+            let token = &tail[..end];
+            if !PLACEHOLDERS.contains(&token) {
+                return Err(format!(
+                    "unknown placeholder {token} in the editor command; the placeholders are \
+                     {{file}}, {{line}} and {{col}}"
+                ));
+            }
+            rest = &tail[end..];
+        }
+    }
+    Ok(())
 }
 
 /// The command (program and arguments) that opens `at`.
@@ -250,6 +294,22 @@ mod tests {
             ],
             "without {{file}} the file goes last"
         );
+    }
+
+    #[test]
+    fn a_command_that_cannot_run_is_refused_with_what_to_fix() {
+        assert_eq!(check_command("code --goto {file}:{line}:{col}"), Ok(()));
+        assert_eq!(check_command("'/opt/My Ed/ed' -l {line}"), Ok(()));
+        let e = check_command("vim '+{line}").unwrap_err();
+        assert!(e.contains("unterminated ' quote"), "{e}");
+        for empty in ["", "   ", "''"] {
+            let e = check_command(empty).unwrap_err();
+            assert!(e.contains("empty") && e.contains("$EDITOR"), "{e}");
+        }
+        let e = check_command("vim +{row} {file}").unwrap_err();
+        assert!(e.contains("unknown placeholder {row}"), "{e}");
+        let e = check_command("vim {file").unwrap_err();
+        assert!(e.contains("unknown placeholder {file"), "{e}");
     }
 
     #[test]
