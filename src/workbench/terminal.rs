@@ -15,9 +15,36 @@ use ratatui::backend::CrosstermBackend;
 
 pub(crate) type Term = Terminal<CrosstermBackend<Stdout>>;
 
+/// The terminal's modes when the workbench started, which every restore puts back.
+static ORIGINAL: std::sync::OnceLock<Option<rustix::termios::Termios>> = std::sync::OnceLock::new();
+
+/// The terminal device: standard input when it is one, else the controlling terminal.
+fn tty() -> Option<std::os::fd::OwnedFd> {
+    use std::os::fd::AsFd;
+    let stdin = io::stdin();
+    if rustix::termios::isatty(stdin.as_fd()) {
+        return stdin.as_fd().try_clone_to_owned().ok();
+    }
+    std::fs::File::open("/dev/tty").ok().map(Into::into)
+}
+
+/// Remembers the terminal's modes as they are now (once: when the workbench starts).
+fn save_original() {
+    ORIGINAL.get_or_init(|| tty().and_then(|fd| rustix::termios::tcgetattr(&fd).ok()));
+}
+
+/// Puts the terminal's modes back as they were when the workbench started, whatever another
+/// program (an editor that leaves the terminal raw) or a stop from outside left.
+fn put_back_original() {
+    if let (Some(Some(t)), Some(fd)) = (ORIGINAL.get(), tty()) {
+        let _ = rustix::termios::tcsetattr(&fd, rustix::termios::OptionalActions::Now, t);
+    }
+}
+
 /// Puts the terminal back as it was. Safe to call more than once.
 pub(crate) fn restore() {
     let _ = disable_raw_mode();
+    put_back_original();
     let _ = execute!(
         io::stdout(),
         DisableMouseCapture,
@@ -123,6 +150,7 @@ impl Guard {
     pub(crate) fn enter() -> io::Result<Guard> {
         install_panic_hook();
         crate::workbench::signals::install_restore_on_fatal();
+        save_original();
         enable_raw_mode()?;
         let setup = execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture, Hide);
         if let Err(e) = setup {
@@ -150,8 +178,13 @@ impl Guard {
     }
 
     /// Sets the terminal up again (raw mode, alternate screen, mouse as asked) after another
-    /// program or the shell had it; the next draw repaints everything.
+    /// program or the shell had it; the next draw repaints everything. The modes start again
+    /// from the ones saved at start: after a stop from outside (`SIGSTOP`, then `fg`) raw mode
+    /// still counts as on though the shell reset it, and an editor may leave the terminal raw
+    /// (raw mode would then remember that as the modes to restore at exit).
     pub(crate) fn take_back(&mut self, mouse: bool) -> io::Result<()> {
+        let _ = disable_raw_mode();
+        put_back_original();
         enable_raw_mode()?;
         execute!(io::stdout(), EnterAlternateScreen, Hide)?;
         if mouse {

@@ -4,7 +4,9 @@
 # the pane must be out of the alternate screen, with the cursor shown, mouse capture off and
 # the line discipline back (canonical mode and echo, from `stty -a`). Then Ctrl-Z and
 # `kill -TSTP` must stop it as a shell job with the terminal given back, and `fg` must bring
-# the screen back.
+# the screen back; a `kill -STOP` from outside (no chance to give the terminal back) and `fg`
+# must bring back raw mode and the whole screen. Last, an editor that leaves the terminal raw
+# must not leave the shell raw after rtbench quits.
 # Usage: tests/e2e/signals.sh   (RTBENCH=path/to/rtbench to skip the build; SIZE=80x24 to resize)
 set -euo pipefail
 
@@ -66,3 +68,38 @@ expect_flags "0 1 0" "q after fg"
 for _ in $(seq 1 50); do rtbench_pid >/dev/null || break; sleep 0.1; done
 ! rtbench_pid >/dev/null || { echo "FAIL: q did not quit after fg" >&2; exit 1; }
 ok "q quits after the round trips"
+
+# A stop from outside: rtbench cannot give the terminal back, the shell resets its modes, and
+# fg must set raw mode up again and repaint (the top row is drawn again after a clear).
+tty_modes() { stty -a -F "$(tmux display -p -t "$session" '#{pane_tty}')" | tr ' ;' '\n\n' | grep -xE -- '-?(icanon|echo)' | tr '\n' ' '; }
+keys "clear; $RTBENCH" Enter
+wait_for "message parsed"
+kill -STOP "$(rtbench_pid)"
+wait_for "Stopped"
+keys "clear; fg" Enter
+expect_flags "1 0 1" "fg after kill -STOP"
+wait_for "1 raw"
+wait_for "message parsed"
+for _ in $(seq 1 50); do [[ "$(tty_modes)" == "-icanon -echo " ]] && break; sleep 0.1; done
+[[ "$(tty_modes)" == "-icanon -echo " ]] \
+  || { echo "FAIL: after kill -STOP and fg the terminal is '$(tty_modes)', not raw" >&2; exit 1; }
+ok "kill -STOP and fg: raw mode and the whole screen come back"
+keys q
+for _ in $(seq 1 50); do rtbench_pid >/dev/null || break; sleep 0.1; done
+tmux kill-session -t "$session"
+
+# An editor that leaves the terminal raw: after quitting, the shell gets the modes rtbench
+# started with.
+cfg="$(mktemp)"
+trap 'tmux kill-session -t "$session" 2>/dev/null || true; rm -f "$cfg"' EXIT
+echo "editor = \"sh -c 'stty raw -echo' {file}\"" > "$cfg"
+tmux new-session -d -s "$session" -x "$cols" -y "$rows" \
+  "RTBENCH_CONFIG='$cfg' $RTBENCH; echo \"status \$?\"; stty -a | tr ' ;' '\n\n' | grep -xE -- '-?(icanon|echo)' | tr '\n' ' '; echo; sleep 30"
+wait_for "message parsed"
+keys o
+wait_for "edited"
+keys q
+wait_for "status 0"
+screen | grep -qx "icanon echo *" \
+  || { echo "FAIL: an editor that left the terminal raw left the shell raw" >&2; screen >&2; exit 1; }
+ok "an editor that leaves the terminal raw does not leave the shell raw"
