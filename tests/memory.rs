@@ -255,3 +255,68 @@ fn a_chunk_size_1_replay_of_a_10_mb_sample_peaks_within_12_bytes_per_byte() {
     );
     drop(replay);
 }
+
+/// `n` bytes of small tool calls (Qwen3's format), each closing a region with a parsed value.
+fn tool_calls(n: usize) -> String {
+    let mut g = String::with_capacity(n + 64);
+    let mut seed: u64 = 7;
+    while g.len() < n {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        g.push_str(&format!(
+            "<tool_call>\n{{\"name\": \"f\", \"arguments\": {{\"a\": {}}}}}\n</tool_call>\n",
+            seed >> 54
+        ));
+    }
+    g.push_str("<|im_end|>");
+    g
+}
+
+/// The peak of a chunk-size-1 replay of `text` with Qwen3's template.
+fn replay_peak(text: &str) -> usize {
+    let template = rtbench_engine::template::Template::from_json_str(include_str!(
+        "../samples/qwen3/template.json"
+    ))
+    .expect("the bundled template loads");
+    let baseline = reset_peak();
+    let replay = Replay::new(
+        template,
+        "<|im_start|>assistant\n",
+        text,
+        None,
+        Chunking::CodePoints(vec![1]),
+    );
+    let peak = peak_since(baseline);
+    assert!(matches!(replay.outcome(), Outcome::Message(_)));
+    peak
+}
+
+#[test]
+fn a_replay_of_many_small_regions_grows_linearly_with_the_text() {
+    // The parser's states kept every 1024 steps used to copy the whole message each time,
+    // every tool call so far: 9 GB for a megabyte of calls. They now share what earlier
+    // states hold, so twice the calls cost twice the memory.
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let n = 200_000;
+    let (small, large) = (replay_peak(&tool_calls(n)), replay_peak(&tool_calls(2 * n)));
+    let ratio = large as f64 / small as f64;
+    eprintln!(
+        "chunk-1 replays of tool calls: {:.1} MB for {n} bytes, {:.1} MB for twice that \
+         (x{ratio:.2}; {:.0} bytes per byte)",
+        small as f64 / MB,
+        large as f64 / MB,
+        large as f64 / (2 * n) as f64
+    );
+    assert!(
+        ratio < 2.3,
+        "twice the tool calls cost {ratio:.2} times the memory"
+    );
+    // Measured 117 bytes per byte: each call's parsed value is held by its region, the
+    // client's message and the parser's states.
+    assert!(
+        large <= 160 * 2 * n,
+        "{:.0} bytes per byte",
+        large as f64 / (2 * n) as f64
+    );
+}

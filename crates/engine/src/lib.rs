@@ -45,6 +45,7 @@ pub mod reference;
 pub mod region;
 #[cfg(feature = "serde")]
 mod serde_json_interop;
+mod snapshot;
 pub mod template;
 mod tools;
 mod transform;

@@ -220,6 +220,12 @@ struct Best {
     m: DelimMatch,
 }
 
+/// A number for each parser made (see `Parser::id`).
+fn next_parser_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 /// A streaming parser for one generation.
 #[derive(Debug)]
 pub struct Parser {
@@ -251,6 +257,12 @@ pub struct Parser {
     /// Bumped whenever `output` changes, so that a [`Suspended`] state can share an unchanged
     /// output with the previous one.
     revision: u64,
+    /// When each field of `output` last changed and was last set whole, so that a
+    /// [`Suspended`] state holds only what changed since the previous one.
+    field_revs: Vec<(String, crate::snapshot::FieldRevs)>,
+    /// This parser among all parsers (states lend their output only to states of the same
+    /// parser, whose revisions they can compare).
+    id: u64,
     /// The text is decoded from token ids: [`MARKER`]s are stripped from chunks and values.
     token_ids: bool,
 }
@@ -264,7 +276,7 @@ pub struct Suspended {
     buffer_len: usize,
     origin: usize,
     pos: usize,
-    output: Arc<Dict>,
+    output: Arc<crate::snapshot::Output>,
     revision: u64,
     current: Option<usize>,
     captures: Vec<(String, Value)>,
@@ -277,6 +289,11 @@ pub struct Suspended {
 }
 
 impl Suspended {
+    /// Whether the output was taken from parser `id`.
+    fn output_of(&self, id: u64) -> bool {
+        self.output.parser() == id
+    }
+
     /// Where the parser's text ends in the document.
     pub fn fed_to(&self) -> usize {
         self.origin + self.buffer_len
@@ -429,6 +446,8 @@ impl Parser {
             exhausted: None,
             budget_per_byte,
             revision: 0,
+            field_revs: Vec::new(),
+            id: next_parser_id(),
             token_ids: false,
         })
     }
@@ -437,8 +456,14 @@ impl Parser {
     /// earlier from this parser, lends its output when the output has not changed since.
     pub fn suspend(&self, previous: Option<&Suspended>) -> Suspended {
         let output = match previous {
-            Some(p) if p.revision == self.revision => Arc::clone(&p.output),
-            _ => Arc::new(self.output.clone()),
+            Some(p) if p.revision == self.revision && p.output_of(self.id) => Arc::clone(&p.output),
+            _ => Arc::new(crate::snapshot::Output::take(
+                &self.output,
+                self.id,
+                self.revision,
+                &self.field_revs,
+                previous.map(|p| &*p.output),
+            )),
         };
         Suspended {
             buffer_len: self.buffer.len(),
@@ -468,9 +493,15 @@ impl Parser {
         self.origin = state.origin;
         self.pos = state.pos;
         // Always copied: revisions count one parser's changes, so an equal revision of this
-        // parser says nothing about its output.
-        self.output = (*state.output).clone();
+        // parser says nothing about its output. From here on every field counts as set whole
+        // now (states taken later lend nothing to this parser's states before the restore).
+        self.output = state.output.dict();
         self.revision = state.revision;
+        let now = crate::snapshot::FieldRevs {
+            changed: self.revision,
+            replaced: self.revision,
+        };
+        self.field_revs = self.output.keys().map(|k| (k.clone(), now)).collect();
         self.current = state.current;
         self.captures.clone_from(&state.captures);
         self.body = state.body.clone();
@@ -1080,6 +1111,14 @@ impl Parser {
     fn store(&mut self, field: &Field, value: Value) -> Result<(), ParseError> {
         self.revision += 1;
         let name = field.name.as_str();
+        // Joined onto a string or appended to a list the value grows; otherwise (and when the
+        // field has no string or list yet) it is set whole.
+        let grows = match self.output.get(name) {
+            Some(Value::Str(_)) => field.join.is_some(),
+            Some(Value::List(_)) => field.repeats && field.join.is_none(),
+            _ => false,
+        };
+        self.mark_changed(name, grows);
         if let Some(sep) = &field.join {
             let Value::Str(s) = value else {
                 return Err(ParseError {
@@ -1141,6 +1180,26 @@ impl Parser {
             self.output.insert(name.to_string(), value);
         }
         Ok(())
+    }
+
+    /// Records that field `name` changed at the current revision (`grew`: only by appending).
+    fn mark_changed(&mut self, name: &str, grew: bool) {
+        let rev = self.revision;
+        match self.field_revs.iter_mut().find(|(n, _)| n == name) {
+            Some((_, r)) => {
+                r.changed = rev;
+                if !grew {
+                    r.replaced = rev;
+                }
+            }
+            None => self.field_revs.push((
+                name.to_string(),
+                crate::snapshot::FieldRevs {
+                    changed: rev,
+                    replaced: rev,
+                },
+            )),
+        }
     }
 
     fn reset_to_implicit(&mut self) {
