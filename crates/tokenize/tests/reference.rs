@@ -1,8 +1,13 @@
 //! Conformance with the reference (transformers 5.24.0 and its `tokenizers`) on the committed
 //! sample tokenizer: `crates/tokenize/tests/data/tokenizer/cases.json`,
-//! written by `tools/tokenizer/reference.py` (CI has no Python).
+//! written by `tools/tokenizer/reference.py` (CI has no Python). The `hostile` module holds
+//! the generated tokenizer files that must neither crash rtbench nor make it grow text without
+//! bound.
 
 use std::path::{Path, PathBuf};
+
+#[path = "reference/hostile.rs"]
+mod hostile;
 
 use rtbench_tokenize::{ModelTokenizer, StreamDecoder, streamer_pieces};
 use serde_json::Value;
