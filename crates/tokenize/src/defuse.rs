@@ -237,6 +237,7 @@ impl<'t> TokenIdDecoder<'t> {
             prefix_index,
         } = &mut self.stream;
         // The library decodes the window with the new ids.
+        self.tokenizer.count_decoded(window.len() + ids.len());
         self.tokenizer
             .check_decode_growth(&[window.as_slice(), ids].concat())?;
         self.tokenizer

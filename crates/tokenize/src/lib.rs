@@ -19,6 +19,7 @@ use std::path::Path;
 mod defuse;
 mod guard;
 pub mod ids;
+mod incremental;
 pub mod sanitize;
 mod slices;
 mod streamer;
@@ -45,6 +46,10 @@ pub struct ModelTokenizer {
     name: String,
     /// How much its normalizer, pre-tokenizer and decoder can make text grow.
     growth: guard::Growth,
+    /// How its decoder lets a growing list of ids be decoded incrementally.
+    plan: incremental::Plan,
+    /// How many ids it has decoded (see [`decoded_ids`](Self::decoded_ids)).
+    decoded: std::sync::atomic::AtomicU64,
 }
 
 /// One token of an encoding: its id and the byte range of the text it covers. A token holding
@@ -89,10 +94,13 @@ impl ModelTokenizer {
         let growth = guard::catch_panic(|| guard::Growth::of(&inner)).map_err(|panic| {
             format!("the tokenizers library failed reading it ({panic}): check the file")
         })?;
+        let plan = incremental::Plan::of(inner.get_decoder());
         Ok(ModelTokenizer {
             inner,
             name: name.to_string(),
             growth,
+            plan,
+            decoded: Default::default(),
         })
     }
 
@@ -127,6 +135,7 @@ impl ModelTokenizer {
     /// decodes them at once when the decoder's bound keeps its output within the budget;
     /// otherwise the decoder's stages run one at a time, each checked before it runs.
     fn decode_guarded(&self, ids: &[u32]) -> Result<String, String> {
+        self.count_decoded(ids.len());
         let to = || format!("decode {}", shown_ids(ids));
         if self.growth.decoder <= guard::MAX_GROWTH as u64 {
             return self.library(&to(), || self.inner.decode(ids, false));
@@ -283,6 +292,23 @@ impl ModelTokenizer {
             .collect();
         out.sort_by_key(|t| t.id);
         out
+    }
+
+    /// How many ids this tokenizer has decoded so far, every call counted (a measure of the
+    /// work decoding did: streaming `n` ids should decode a number of ids proportional to `n`).
+    pub fn decoded_ids(&self) -> u64 {
+        self.decoded.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Counts `n` ids decoded.
+    pub(crate) fn count_decoded(&self, n: usize) {
+        self.decoded
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// How the decoder lets a growing list of ids be decoded incrementally.
+    pub(crate) fn plan(&self) -> &incremental::Plan {
+        &self.plan
     }
 
     /// The library's tokenizer, for the incremental decoder.

@@ -2,7 +2,8 @@
 //! crashed the tokenizers library's reader, a decoder that panics, normalizers, pre-tokenizers
 //! and decoders that grow text thousands of times, truncation and padding settings. Each must
 //! give a clear error naming the file (or the reference's result), within bounded memory
-//! (measured with a per-thread counting allocator).
+//! (measured with a per-thread counting allocator). And the TextStreamer's work, counted in
+//! decoded ids, must grow linearly with the text.
 //!
 //! Full-size reproductions: `tools/adversarial/tokenizer.sh`.
 
@@ -273,4 +274,71 @@ fn the_file_s_truncation_and_padding_are_not_applied() {
     let (ids, peak) = peak_of(|| tok.encode_ids("hello world, twice").unwrap());
     assert_eq!(ids, plain.encode_ids("hello world, twice").unwrap());
     assert!(peak < 1 << 20, "encoding held {peak} bytes");
+}
+
+/// Text without spaces or newlines: the reference's cache never restarts, and it decodes all
+/// of it at every id.
+fn unbroken(len: usize) -> String {
+    let unit = "x=1;y=(2*z)/3;北京;é;😀;";
+    unit.repeat(len / unit.len() + 1)
+}
+
+/// The ids decoded while streaming `ids` (checking the pieces make up the whole text), and
+/// the number of ids.
+fn streaming_work(tok: &ModelTokenizer, ids: &[u32]) -> (u64, u64) {
+    let before = tok.decoded_ids();
+    let pieces = streamer_pieces(tok, ids).unwrap();
+    let work = tok.decoded_ids() - before;
+    assert_eq!(pieces.concat(), tok.decode(ids).unwrap());
+    (ids.len() as u64, work)
+}
+
+/// Checks that streaming `small` then `large` ids decodes a few ids per id, in proportion.
+/// Decoding the whole cache at every id, as the reference does, decodes about n^2/2.
+fn assert_linear((small_ids, small): (u64, u64), (large_ids, large): (u64, u64)) {
+    assert!(
+        small <= 8 * small_ids,
+        "{small} ids decoded for {small_ids}"
+    );
+    assert!(
+        large <= 8 * large_ids,
+        "{large} ids decoded for {large_ids}"
+    );
+    assert!(
+        large * small_ids <= 5 * small * large_ids / 4,
+        "{small} ids decoded for {small_ids}, then {large} for {large_ids}"
+    );
+}
+
+#[test]
+fn the_streamer_decodes_a_number_of_ids_linear_in_the_text() {
+    // A byte-level tokenizer (the bundled sample's).
+    let tok = ModelTokenizer::from_json_str(&sample().to_string()).unwrap();
+    let ids = |len: usize| tok.encode_ids(&unbroken(len)).unwrap();
+    assert_linear(
+        streaming_work(&tok, &ids(2_000)),
+        streaming_work(&tok, &ids(8_000)),
+    );
+    // A sentencepiece one (`▁` words, byte fallback, the leading space stripped), from the
+    // reference cases: words, punctuation, CJK and a byte-fallback character, no newline.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tokenizer/streamer.json");
+    let data: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let llama = data["shapes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "llama")
+        .unwrap();
+    let tok = ModelTokenizer::from_json_str(llama["tokenizer"].as_str().unwrap()).unwrap();
+    let unit: Vec<u32> = [
+        "▁the", "a", "...", "中", "<0xC3>", "<0xA9>", "▁a", "42", ",",
+    ]
+    .iter()
+    .map(|t| tok.token_id(t).unwrap())
+    .collect();
+    let ids = |n: usize| unit.iter().copied().cycle().take(n).collect::<Vec<u32>>();
+    assert_linear(
+        streaming_work(&tok, &ids(1_000)),
+        streaming_work(&tok, &ids(4_000)),
+    );
 }
