@@ -83,8 +83,27 @@ fn sample() -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// A generated tokenizer file, removed with its folder when dropped.
+struct Variant(PathBuf);
+
+impl std::ops::Deref for Variant {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Variant {
+    fn drop(&mut self) {
+        if let Some(dir) = self.0.parent() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
 /// The sample tokenizer with `key` set to `value` (a JSON text), written to a file of its own.
-fn variant(name: &str, key: &str, value: &str) -> PathBuf {
+fn variant(name: &str, key: &str, value: &str) -> Variant {
     let mut t = sample();
     t[key] = json!("@@VALUE@@");
     let text = serde_json::to_string(&t)
@@ -97,7 +116,7 @@ fn variant(name: &str, key: &str, value: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("tokenizer.json");
     std::fs::write(&path, text).unwrap();
-    path
+    Variant(path)
 }
 
 /// The sample's (byte-level) decoder, as JSON.
