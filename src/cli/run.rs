@@ -174,6 +174,9 @@ fn chunks_one(
         model: if by_ids {
             Vec::new()
         } else {
+            if let Err(e) = &job.model().tokenizer {
+                note!("warning: {e}: the model-token chunkings are left out");
+            }
             job.model_chunkings(&text)
         },
     };

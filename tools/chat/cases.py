@@ -295,5 +295,36 @@ def sample_cases():
     return out
 
 
+def hostile_cases():
+    """What hostile templates push to extremes, at sizes the reference renders: chains a few
+    hundred deep (it fails, with a RecursionError, from about 300 to 500 on), and the builtins
+    whose result grows with an argument. rtbench's limits must leave these unchanged;
+    crates/chat/tests/limits.rs holds the sizes past them."""
+    chains = {
+        "sum-300": "{{ " + " + ".join(["1"] * 300) + " }}",
+        "filters-200": "{{ 'A'" + " | lower" * 200 + " }}",
+        "not-300": "{{ " + "not " * 300 + "1 }}",
+        "negations-200": "{{ " + "- " * 200 + "1 }}",
+        "methods-40": "{{ 'A'" + ".lower().upper()" * 20 + " }}",
+        "elif-300": "{% if x == 0 %}0" + "".join(f"{{% elif x == {i} %}}{i}" for i in range(1, 300)) + "{% endif %}",
+        "nested-ifs-60": "{% if x %}" * 60 + "deep" + "{% endif %}" * 60,
+    }
+    out = [{"name": f"hostile/{name}", "template": template, "messages": USER, "kwargs": {"x": 299},
+            "add_generation_prompt": False} for name, template in chains.items()]
+    sized = {
+        "batch-count-past-the-list": "{{ messages | batch(10**12) | list }}",
+        "batch-and-slice": "{{ [1, 2, 3, 4, 5] | batch(2, 'x') | list }} {{ [1, 2, 3, 4, 5] | slice(3) | list }} "
+                           "{{ [1, 2] | slice(4) | list }} {{ [1, 2, 3] | batch(5) | list }}",
+        "widths": "[{{ 'ab' | center(11) }}][{{ 'a\nb\n\nc' | indent(3) }}][{{ 'a\nb' | indent(2, true) }}]"
+                  "[{{ '%5d|%-6s|%.3f|%08.2f' | format(42, 'ab', 3.14159, 2.5) }}][{{ '{:>6}|{:^7}|{:.2f}'.format('ab', 'cd', 1.23456) }}]",
+        "range-loops": "{% for i in range(3) %}{% for j in range(2, 0, -1) %}{{ i }}{{ j }} {% endfor %}{% endfor %}",
+    }
+    out += [{"name": f"hostile/{name}", "template": template, "messages": USER, "add_generation_prompt": False}
+            for name, template in sized.items()]
+    out.append(dict(name="hostile/loop-cycle-without-items", template="{% for m in messages %}\n{{ loop.cycle() }}{% endfor %}",
+                    messages=USER, expect_error="other"))
+    return out
+
+
 def all_cases():
-    return format_cases() + sample_cases() + feature_cases() + ERRORS
+    return format_cases() + sample_cases() + feature_cases() + ERRORS + hostile_cases()

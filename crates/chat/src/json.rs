@@ -25,13 +25,18 @@ fn type_error(what: &str) -> Error {
     )
 }
 
-fn newline(opts: &Options, depth: usize, out: &mut String) {
+/// A line break and the indent of `depth`, when indenting; refused once the text would pass
+/// the rendering's budget (an indent repeats on every line, at every level).
+fn newline(opts: &Options, depth: usize, out: &mut String) -> Result<(), Error> {
     if let Some(ind) = &opts.indent {
+        let grown = out.len().saturating_add(ind.len().saturating_mul(depth));
+        crate::check_printing(0, grown)?;
         out.push('\n');
         for _ in 0..depth {
             out.push_str(ind);
         }
     }
+    Ok(())
 }
 
 /// A dict key as Python's encoder turns it into a string.
@@ -76,6 +81,7 @@ fn encode(v: &Value, opts: &Options, depth: usize, out: &mut String) -> Result<(
         ValueKind::Number => out.push_str(&float_or_int(v)?),
         ValueKind::String => write_str(v.as_str().unwrap_or_default(), opts.ensure_ascii, out),
         ValueKind::Seq | ValueKind::Iterable => {
+            crate::check_printing(depth + 1, out.len())?;
             let items: Vec<Value> = v.try_iter()?.collect();
             if items.is_empty() {
                 out.push_str("[]");
@@ -86,13 +92,14 @@ fn encode(v: &Value, opts: &Options, depth: usize, out: &mut String) -> Result<(
                 if i > 0 {
                     out.push_str(&opts.item_sep);
                 }
-                newline(opts, depth + 1, out);
+                newline(opts, depth + 1, out)?;
                 encode(item, opts, depth + 1, out)?;
             }
-            newline(opts, depth, out);
+            newline(opts, depth, out)?;
             out.push(']');
         }
         ValueKind::Map => {
+            crate::check_printing(depth + 1, out.len())?;
             let mut pairs = Vec::new();
             for key in v.try_iter()? {
                 let item = v.get_item(&key)?;
@@ -110,12 +117,12 @@ fn encode(v: &Value, opts: &Options, depth: usize, out: &mut String) -> Result<(
                 if i > 0 {
                     out.push_str(&opts.item_sep);
                 }
-                newline(opts, depth + 1, out);
+                newline(opts, depth + 1, out)?;
                 write_str(k, opts.ensure_ascii, out);
                 out.push_str(&opts.key_sep);
                 encode(item, opts, depth + 1, out)?;
             }
-            newline(opts, depth, out);
+            newline(opts, depth, out)?;
             out.push('}');
         }
         other => return Err(type_error(&other.to_string())),

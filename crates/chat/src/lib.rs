@@ -15,7 +15,9 @@
 //! under `thinking` and `reasoning_content`, and `tools`/`documents` are `none` when not given.
 
 mod json;
+mod limits;
 mod model;
+mod nesting;
 mod strftime;
 
 use std::fmt;
@@ -48,8 +50,13 @@ pub enum RenderErrorKind {
     Syntax,
     /// The template called `raise_exception(message)` (`jinja2.TemplateError`).
     Raised,
-    /// Anything else: undefined attribute access, a bad filter argument, bad inputs, I/O.
+    /// Anything else: undefined attribute access, a bad filter argument, bad inputs, I/O, a
+    /// failure inside the Jinja engine.
     Other,
+    /// rtbench stopped the template at one of its resource limits (nesting, steps, output or
+    /// allocation size; see the message), where the reference would fail on its recursion
+    /// limit, run out of memory, or run for very long.
+    Limit,
 }
 
 impl fmt::Display for RenderError {
@@ -125,11 +132,49 @@ impl fmt::Debug for ChatTemplate {
 
 impl ChatTemplate {
     /// `name` is how errors name the file (e.g. "samples/qwen3/chat_template.jinja").
+    ///
+    /// A template nested deeper than rtbench's limit is refused before it is parsed (see
+    /// [`RenderErrorKind::Limit`]); a failure inside the Jinja engine is an error naming it.
     pub fn new(source: &str, name: &str) -> Result<ChatTemplate, RenderError> {
         let prepared = replace_generation_tags(source);
-        let mut env = environment();
-        env.add_template_owned(name.to_string(), prepared.clone())
-            .map_err(|e| convert_error(&e, name, &prepared))?;
+        let deepest = nesting::deepest(&prepared, WHITESPACE);
+        if deepest.depth > limits::MAX_NESTING {
+            let (line, column) = line_and_column(&prepared, deepest.offset);
+            return Err(RenderError {
+                message: format!(
+                    "this tag nests expressions or blocks about {} levels deep, more than the {} \
+                     rtbench accepts (the reference fails beyond a few hundred, with a \
+                     RecursionError): split the expression into steps with {{% set %}}, or nest \
+                     fewer blocks",
+                    deepest.depth,
+                    limits::MAX_NESTING
+                ),
+                file: name.to_string(),
+                line: Some(line),
+                column: Some(column),
+                kind: RenderErrorKind::Limit,
+            });
+        }
+        let compiled = limits::with_room(deepest.depth, || {
+            limits::catch_panic(|| {
+                let mut env = environment();
+                env.add_template_owned(name.to_string(), prepared.clone())
+                    .map(|()| env)
+                    .map_err(|e| convert_error(&e, name, &prepared, &limits::budget()))
+            })
+        });
+        let env = match compiled {
+            Some(Ok(result)) => result?,
+            Some(Err(panic)) => {
+                return Err(engine_failure(name, &prepared, "compiling", &panic));
+            }
+            None => {
+                return Err(RenderError::other(
+                    name,
+                    "could not start a thread to compile this deeply nested template",
+                ));
+            }
+        };
         Ok(ChatTemplate {
             env,
             name: name.to_string(),
@@ -147,14 +192,10 @@ impl ChatTemplate {
     /// a substring search cannot match across two of them. Added tokens found in it are the
     /// model's control tokens. A template that does not lex has no literal text.
     pub fn literal_text(&self) -> String {
-        use minijinja::machinery::{Token, WhitespaceConfig, tokenize};
-        let whitespace = WhitespaceConfig {
-            keep_trailing_newline: false,
-            lstrip_blocks: true,
-            trim_blocks: true,
-        };
+        use minijinja::machinery::{Token, tokenize};
         let mut literals: Vec<String> = Vec::new();
-        for token in tokenize(&self.source, false, Default::default(), whitespace) {
+        let mut seen = std::collections::HashSet::new();
+        for token in tokenize(&self.source, false, Default::default(), WHITESPACE) {
             let Ok((token, _)) = token else {
                 return String::new();
             };
@@ -163,7 +204,7 @@ impl ChatTemplate {
                 Token::String(s) => s.to_string(),
                 _ => continue,
             };
-            if !literals.contains(&literal) {
+            if seen.insert(literal.clone()) {
                 literals.push(literal);
             }
         }
@@ -171,16 +212,131 @@ impl ChatTemplate {
     }
 
     /// Renders the template with the inputs prepared as `apply_chat_template` prepares them;
-    /// bad inputs, a raised exception and any other template failure are [`RenderError`]s.
+    /// bad inputs, a raised exception and any other template failure are [`RenderError`]s, and
+    /// so is a rendering stopped at one of rtbench's limits (steps, output size, the size of
+    /// what a filter builds; [`RenderErrorKind::Limit`]) or a failure inside the Jinja engine.
     pub fn render(&self, input: &RenderInput) -> Result<String, RenderError> {
         let ctx = build_context(input).map_err(|m| RenderError::other(&self.name, m))?;
-        let tmpl = self
-            .env
+        let budget = limits::Budget::for_input(input_size(input));
+        // The fuel is the environment's: a copy (its templates are shared) carries this
+        // rendering's.
+        let mut env = self.env.clone();
+        env.set_fuel(Some(budget.fuel));
+        let tmpl = env
             .get_template(&self.name)
-            .map_err(|e| convert_error(&e, &self.name, &self.source))?;
-        tmpl.render(ctx)
-            .map_err(|e| convert_error(&e, &self.name, &self.source))
+            .map_err(|e| convert_error(&e, &self.name, &self.source, &budget))?;
+        let mut out = limits::LimitedOutput {
+            text: Vec::new(),
+            limit: budget.output,
+            exceeded: false,
+        };
+        let rendered = limits::with_budget(budget, || {
+            limits::catch_panic(|| tmpl.render_captured_to(ctx, &mut out).map(drop))
+        });
+        match rendered {
+            Ok(Ok(())) => String::from_utf8(out.text)
+                .map_err(|_| RenderError::other(&self.name, "the rendering is not valid UTF-8")),
+            Ok(Err(_)) if out.exceeded => Err(RenderError {
+                message: format!(
+                    "the rendering grew past {} bytes (64 MiB plus 16 times the size of the \
+                     messages, tools and keyword arguments), the most rtbench holds: look for a \
+                     loop that repeats text without end",
+                    budget.output
+                ),
+                file: self.name.clone(),
+                line: None,
+                column: None,
+                kind: RenderErrorKind::Limit,
+            }),
+            Ok(Err(e)) => Err(convert_error(&e, &self.name, &self.source, &budget)),
+            Err(panic) => Err(engine_failure(
+                &self.name,
+                &self.source,
+                "rendering",
+                &panic,
+            )),
+        }
     }
+}
+
+/// The lexer settings of the environment (trim_blocks and lstrip_blocks on, as the reference).
+const WHITESPACE: minijinja::machinery::WhitespaceConfig = minijinja::machinery::WhitespaceConfig {
+    keep_trailing_newline: false,
+    lstrip_blocks: true,
+    trim_blocks: true,
+};
+
+/// The size of the inputs of a rendering, as compact JSON.
+fn input_size(input: &RenderInput) -> usize {
+    limits::json_size(input.messages)
+        + input.tools.map_or(0, limits::json_size)
+        + input
+            .kwargs
+            .iter()
+            .map(|(k, v)| k.len() + limits::json_size(v))
+            .sum::<usize>()
+}
+
+/// A panic inside the Jinja engine, as an error naming the template. A panic carries no
+/// place; the one known cause, `loop.cycle()` called without items (a division by zero in the
+/// engine, where the reference raises `TypeError: no items for cycling given`), is located at
+/// the first such call in the source.
+fn engine_failure(file: &str, source: &str, doing: &str, panic: &str) -> RenderError {
+    let mut err = RenderError::other(
+        file,
+        format!(
+            "the Jinja engine (minijinja) failed while {doing} this template ({panic}); rtbench \
+             stopped it: look for a call the reference would reject"
+        ),
+    );
+    if panic.contains("divisor of zero")
+        && let Some(offset) = empty_cycle_call(source)
+    {
+        let (line, column) = line_and_column(source, offset);
+        err.message = "no items for cycling given: loop.cycle() needs at least one item (the \
+                       Jinja engine stopped on a division by zero; the reference raises a \
+                       TypeError)"
+            .into();
+        err.line = Some(line);
+        err.column = Some(column);
+    }
+    err
+}
+
+/// The byte offset of the first `cycle()` call without arguments in `source`.
+fn empty_cycle_call(source: &str) -> Option<usize> {
+    use minijinja::machinery::{Token, tokenize};
+    // The last three tokens: whether each was `cycle`, `(` or `)`, and where `cycle` was.
+    let mut last: [Option<&str>; 3] = [None; 3];
+    let mut cycle_at = 0;
+    for token in tokenize(source, false, Default::default(), WHITESPACE) {
+        let (token, span) = token.ok()?;
+        last.rotate_left(1);
+        last[2] = match token {
+            Token::Ident("cycle") => {
+                cycle_at = span.start_offset as usize;
+                Some("cycle")
+            }
+            Token::ParenOpen => Some("("),
+            Token::ParenClose => Some(")"),
+            _ => None,
+        };
+        if last == [Some("cycle"), Some("("), Some(")")] {
+            return Some(cycle_at);
+        }
+    }
+    None
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_and_column(source: &str, offset: usize) -> (usize, usize) {
+    let offset = source.floor_char_boundary(offset.min(source.len()));
+    let before = &source[..offset];
+    let line_start = before.rfind('\n').map_or(0, |p| p + 1);
+    (
+        before.matches('\n').count() + 1,
+        before[line_start..].chars().count() + 1,
+    )
 }
 
 /// transformers' `AssistantTracker` extension adds a `{% generation %}...{% endgeneration %}`
@@ -252,9 +408,75 @@ fn environment() -> Environment<'static> {
             .filter(|w| !w.is_empty())
             .count()
     });
-    env.add_filter("center", |s: String, width: Option<usize>| -> String {
-        py_center(&s, width.unwrap_or(80))
-    });
+    env.add_filter(
+        "center",
+        |s: String, width: Option<usize>| -> Result<String, Error> {
+            let width = width.unwrap_or(80);
+            limits::check_width("a center width", width)?;
+            Ok(py_center(&s, width))
+        },
+    );
+    // The builtins below build results that grow with an argument: the argument is checked
+    // against the budget first, then the builtin runs unchanged.
+    env.add_filter(
+        "indent",
+        |value: minijinja::value::StringInput,
+         width: Option<usize>,
+         first: Option<bool>,
+         blank: Option<bool>,
+         kwargs: Kwargs|
+         -> Result<Value, Error> {
+            let n = match width {
+                Some(n) => n,
+                None => kwargs.peek::<Option<usize>>("width")?.unwrap_or(4),
+            };
+            let lines = value.as_str().matches('\n').count() + 1;
+            if n.saturating_mul(lines) > limits::budget().output {
+                return Err(limits::too_large(
+                    "an indent width",
+                    n,
+                    limits::budget().output,
+                ));
+            }
+            minijinja::filters::indent(value, width, first, blank, kwargs)
+        },
+    );
+    env.add_filter(
+        "format",
+        |state: &State, format: &Value, args: Rest<Value>| -> Result<Value, Error> {
+            if let Some(f) = format.as_str() {
+                limits::check_format_widths(f, limits::FormatStyle::Printf)?;
+            }
+            minijinja::filters::format(state, format, args)
+        },
+    );
+    env.add_filter(
+        "batch",
+        |state: &State, value: Value, count: usize, fill_with: Option<Value>| {
+            // Without a filler a batch never holds more than the items there are, so a larger
+            // count gives the same batches (the builtin reserves `count` places up front).
+            let (value, count) = if fill_with.is_some() {
+                limits::check_items("a batch count", count)?;
+                (value, count)
+            } else if let Some(len) = value.len() {
+                (value, count.min(len.max(1)))
+            } else if value.is_undefined() || value.is_none() {
+                (value, count.min(1))
+            } else {
+                let items: Vec<Value> = value.try_iter()?.collect();
+                let len = items.len();
+                (Value::from(items), count.min(len.max(1)))
+            };
+            minijinja::filters::batch(state, value, count, fill_with)
+        },
+    );
+    env.add_filter(
+        "slice",
+        |state: &State, value: Value, count: usize, fill_with: Option<Value>| {
+            limits::check_items("a slice count", count)?;
+            minijinja::filters::slice(state, value, count, fill_with)
+        },
+    );
     env.add_filter("string", |v: Value| -> Result<String, Error> { py_str(&v) });
     env.add_function(
         "raise_exception",
@@ -306,6 +528,28 @@ pub(crate) fn tuple(items: Vec<Value>) -> Value {
 
 /// Python's `repr(value)`.
 pub(crate) fn py_repr(value: &Value, out: &mut String) -> Result<(), Error> {
+    py_repr_at(value, out, 0)
+}
+
+/// Checks a container's nesting and the text written so far, before `repr` or `json.dumps`
+/// goes one level deeper: a value built in a loop can nest without bound, and Python's
+/// recursion limit stops the reference at about a thousand levels.
+pub(crate) fn check_printing(depth: usize, written: usize) -> Result<(), Error> {
+    if depth > limits::MAX_NESTING {
+        return Err(limits::limit_error(format!(
+            "a value nested more than {} levels deep cannot be printed (the reference fails \
+             with a RecursionError): look for a loop that wraps a value in itself",
+            limits::MAX_NESTING
+        )));
+    }
+    let limit = limits::budget().output;
+    if written > limit {
+        return Err(limits::too_large("printing a value", written, limit));
+    }
+    Ok(())
+}
+
+fn py_repr_at(value: &Value, out: &mut String, depth: usize) -> Result<(), Error> {
     use minijinja::value::ValueKind;
     match value.kind() {
         ValueKind::Undefined | ValueKind::None => out.push_str("None"),
@@ -323,6 +567,7 @@ pub(crate) fn py_repr(value: &Value, out: &mut String) -> Result<(), Error> {
             value.as_str().unwrap_or_default(),
         )),
         ValueKind::Seq | ValueKind::Iterable => {
+            check_printing(depth + 1, out.len())?;
             let is_tuple = value.downcast_object_ref::<Tuple>().is_some();
             out.push(if is_tuple { '(' } else { '[' });
             let mut n = 0;
@@ -330,7 +575,7 @@ pub(crate) fn py_repr(value: &Value, out: &mut String) -> Result<(), Error> {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                py_repr(&item, out)?;
+                py_repr_at(&item, out, depth + 1)?;
                 n += 1;
             }
             if is_tuple && n == 1 {
@@ -339,14 +584,15 @@ pub(crate) fn py_repr(value: &Value, out: &mut String) -> Result<(), Error> {
             out.push(if is_tuple { ')' } else { ']' });
         }
         ValueKind::Map => {
+            check_printing(depth + 1, out.len())?;
             out.push('{');
             for (i, key) in value.try_iter()?.enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                py_repr(&key, out)?;
+                py_repr_at(&key, out, depth + 1)?;
                 out.push_str(": ");
-                py_repr(&value.get_item(&key)?, out)?;
+                py_repr_at(&value.get_item(&key)?, out, depth + 1)?;
             }
             out.push('}');
         }
@@ -428,8 +674,9 @@ fn tojson_filter(value: Value, args: Rest<Value>, kwargs: Kwargs) -> Result<Stri
             if let Some(s) = v.as_str() {
                 Some(s.to_string())
             } else if v.is_integer() {
-                let n = v.as_i64().unwrap_or(0);
-                Some(" ".repeat(n.max(0) as usize))
+                let n = usize::try_from(v.as_i64().unwrap_or(0).max(0)).unwrap_or(usize::MAX);
+                limits::check_width("a tojson indent", n)?;
+                Some(" ".repeat(n))
             } else {
                 return Err(Error::new(
                     ErrorKind::InvalidOperation,
@@ -494,6 +741,7 @@ fn unknown_method(
     };
     if let Some(s) = value.as_str() {
         match method {
+            "format" => limits::check_format_widths(s, limits::FormatStyle::Braces)?,
             "removeprefix" => {
                 let p = arg_str(0)?;
                 return Ok(Value::from(s.strip_prefix(p.as_str()).unwrap_or(s)));
@@ -615,7 +863,7 @@ fn rsplit(s: &str, sep: Option<&str>, maxsplit: i64) -> Result<Vec<String>, Erro
     Ok(parts)
 }
 
-fn convert_error(err: &Error, file: &str, source: &str) -> RenderError {
+fn convert_error(err: &Error, file: &str, source: &str, budget: &limits::Budget) -> RenderError {
     let mut raised = None;
     let mut src: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(err);
     while let Some(s) = src {
@@ -625,14 +873,33 @@ fn convert_error(err: &Error, file: &str, source: &str) -> RenderError {
         }
         src = s.source();
     }
+    let limit = {
+        let mut src: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(err);
+        let mut found = false;
+        while let Some(s) = src {
+            found |= s.is::<limits::LimitReached>();
+            src = s.source();
+        }
+        found
+    };
     let kind = if raised.is_some() {
         RenderErrorKind::Raised
+    } else if limit || err.kind() == ErrorKind::OutOfFuel {
+        RenderErrorKind::Limit
     } else if err.kind() == ErrorKind::SyntaxError {
         RenderErrorKind::Syntax
     } else {
         RenderErrorKind::Other
     };
     let message = raised.unwrap_or_else(|| match err.detail() {
+        _ if err.kind() == ErrorKind::OutOfFuel => format!(
+            "the template ran {} steps without finishing, the most rtbench allows this rendering \
+             (4 million plus 64 per byte of the messages, tools and keyword arguments; a real \
+             chat template needs a small fraction): look for loops that run too long, such as \
+             nested range() loops",
+            budget.fuel
+        ),
+        Some(d) if limit => d.to_string(),
         Some(d) => format!("{}: {}", err.kind(), d),
         None => err.kind().to_string(),
     });

@@ -15,6 +15,7 @@ fn kind_name(kind: RenderErrorKind) -> &'static str {
         RenderErrorKind::Syntax => "syntax",
         RenderErrorKind::Raised => "raised",
         RenderErrorKind::Other => "other",
+        RenderErrorKind::Limit => "limit",
     }
 }
 

@@ -236,15 +236,21 @@ impl<'t> TokenIdDecoder<'t> {
             prefix,
             prefix_index,
         } = &mut self.stream;
-        tokenizers::step_decode_stream(
-            self.tokenizer.inner(),
-            ids.to_vec(),
-            false,
-            window,
-            prefix,
-            prefix_index,
-        )
-        .map_err(|e| e.to_string())
+        // The library decodes the window with the new ids.
+        self.tokenizer.count_decoded(window.len() + ids.len());
+        self.tokenizer
+            .check_decode_growth(&[window.as_slice(), ids].concat())?;
+        self.tokenizer
+            .library(&format!("decode {}", crate::shown_ids(ids)), || {
+                tokenizers::step_decode_stream(
+                    self.tokenizer.inner(),
+                    ids.to_vec(),
+                    false,
+                    window,
+                    prefix,
+                    prefix_index,
+                )
+            })
     }
 
     /// Defuses the spellings in the held tail plus `text`; unless `last`, holds back a new tail

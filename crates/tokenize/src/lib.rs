@@ -8,12 +8,18 @@
 //!
 //! Lengths and positions in the streaming algorithms are counted in characters (code points),
 //! as the Python reference's `len` and slicing count them.
+//!
+//! A tokenizer file is untrusted: it is checked before the library reads it, the library's
+//! panics become errors naming the file, and a normalizer or decoder that would make text grow
+//! far past its input is stopped (see the `guard` module).
 
 use std::ops::Range;
 use std::path::Path;
 
 mod defuse;
+mod guard;
 pub mod ids;
+mod incremental;
 pub mod sanitize;
 mod slices;
 mod streamer;
@@ -36,6 +42,14 @@ pub struct AddedToken {
 /// A tokenizer read from a Hugging Face `tokenizer.json`.
 pub struct ModelTokenizer {
     inner: tokenizers::Tokenizer,
+    /// How errors name the file.
+    name: String,
+    /// How much its normalizer, pre-tokenizer and decoder can make text grow.
+    growth: guard::Growth,
+    /// How its decoder lets a growing list of ids be decoded incrementally.
+    plan: incremental::Plan,
+    /// How many ids it has decoded (see [`decoded_ids`](Self::decoded_ids)).
+    decoded: std::sync::atomic::AtomicU64,
 }
 
 /// One token of an encoding: its id and the byte range of the text it covers. A token holding
@@ -52,16 +66,193 @@ pub struct Token {
 impl ModelTokenizer {
     /// Reads a `tokenizer.json`. Errors name the file.
     pub fn from_file(path: &Path) -> Result<ModelTokenizer, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Self::from_json_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+        Self::from_json_named(&text, &name).map_err(|e| format!("{name}: {e}"))
     }
 
     /// Reads the text of a `tokenizer.json`.
     pub fn from_json_str(json: &str) -> Result<ModelTokenizer, String> {
-        let inner: tokenizers::Tokenizer = json
-            .parse()
+        Self::from_json_named(json, "tokenizer.json")
+    }
+
+    /// Reads the text of a `tokenizer.json` that errors call `name`: its nesting is checked
+    /// first, and a panic of the library becomes an error.
+    fn from_json_named(json: &str, name: &str) -> Result<ModelTokenizer, String> {
+        guard::check_nesting(json).map_err(|e| format!("not a usable tokenizer.json: {e}"))?;
+        let mut inner: tokenizers::Tokenizer = guard::catch_panic(|| json.parse())
+            .map_err(|panic| {
+                format!("the tokenizers library failed reading it ({panic}): check the file")
+            })?
             .map_err(|e| format!("not a tokenizer.json: {e}"))?;
-        Ok(ModelTokenizer { inner })
+        // The reference (`PreTrainedTokenizerFast`) turns the file's truncation and padding
+        // off and applies only what a call asks for; its encodes here ask for neither.
+        inner
+            .with_truncation(None)
+            .map_err(|e| format!("not a usable tokenizer.json: {e}"))?;
+        inner.with_padding(None);
+        let growth = guard::catch_panic(|| guard::Growth::of(&inner)).map_err(|panic| {
+            format!("the tokenizers library failed reading it ({panic}): check the file")
+        })?;
+        let plan = incremental::Plan::of(inner.get_decoder());
+        Ok(ModelTokenizer {
+            inner,
+            name: name.to_string(),
+            growth,
+            plan,
+            decoded: Default::default(),
+        })
+    }
+
+    /// Runs a call into the tokenizers library that tries `to` (a verb phrase: "decode [1,
+    /// 2]"): its error, or a panic, becomes an error saying what failed; a panic's names the
+    /// file.
+    fn library<T>(&self, to: &str, f: impl FnOnce() -> tokenizers::Result<T>) -> Result<T, String> {
+        match guard::catch_panic(f) {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(format!("cannot {to}: {e}")),
+            Err(panic) => Err(self.panicked(to, &panic)),
+        }
+    }
+
+    /// The error for a panic of the tokenizers library.
+    fn panicked(&self, to: &str, panic: &str) -> String {
+        format!(
+            "{}: the tokenizers library failed trying to {to} ({panic}): check the file",
+            self.name
+        )
+    }
+
+    /// The tokens decoding `ids` starts from (ids outside the vocabulary dropped), as the
+    /// library's `decode` finds them.
+    fn tokens_of(&self, ids: &[u32]) -> Vec<String> {
+        ids.iter()
+            .filter_map(|&id| self.inner.id_to_token(id))
+            .collect()
+    }
+
+    /// Decodes `ids` like the library's `decode`, within the growth budget: the library
+    /// decodes them at once when the decoder's bound keeps its output within the budget;
+    /// otherwise the decoder's stages run one at a time, each checked before it runs.
+    fn decode_guarded(&self, ids: &[u32]) -> Result<String, String> {
+        self.count_decoded(ids.len());
+        let to = || format!("decode {}", shown_ids(ids));
+        if self.growth.decoder <= guard::MAX_GROWTH as u64 {
+            return self.library(&to(), || self.inner.decode(ids, false));
+        }
+        let tokens = self.tokens_of(ids);
+        let base = guard::decode_base(&tokens);
+        if self.growth.decodes_within(base) {
+            return self.library(&to(), || self.inner.decode(ids, false));
+        }
+        let limit = guard::budget(base);
+        match guard::catch_panic(|| guard::decode_within(self.inner.get_decoder(), tokens, limit)) {
+            Ok(Ok(text)) => Ok(text),
+            Ok(Err(guard::Stop::Failed(e))) => Err(format!("cannot {}: {e}", to())),
+            Ok(Err(guard::Stop::Exceeded(size))) => Err(self.too_long("decoder", base, size)),
+            Err(panic) => Err(self.panicked(&to(), &panic)),
+        }
+    }
+
+    /// The error for a `stage` ("normalizer", "pre-tokenizer", "decoder") that would make
+    /// `from` bytes grow to `size`, past the budget.
+    fn too_long(&self, stage: &str, from: usize, size: usize) -> String {
+        let (input, likely) = match stage {
+            "decoder" => ("the tokens' text", " (a `Replace` by a long text?)"),
+            "normalizer" => ("the text", " (a `Replace` or `Prepend` of a long text?)"),
+            _ => ("the text", " (byte-level stages in a row?)"),
+        };
+        format!(
+            "{}: its {stage} makes text grow too much{likely}: {from} bytes of {input} would \
+             grow to {size} or more, past the {} rtbench allows ({} times, plus 4 KiB): fix \
+             the {stage} in the file",
+            self.name,
+            guard::budget(from),
+            guard::MAX_GROWTH
+        )
+    }
+
+    /// Refuses to decode `ids` when the decoder would make their text grow past the budget
+    /// (for calls into the library that decode them on their own).
+    pub(crate) fn check_decode_growth(&self, ids: &[u32]) -> Result<(), String> {
+        if self.growth.decoder <= guard::MAX_GROWTH as u64 {
+            return Ok(());
+        }
+        self.decode_guarded(ids).map(drop)
+    }
+
+    /// Refuses to encode `text` when the normalizer or the pre-tokenizer would make it grow
+    /// past the budget. Measured (the text split around added tokens, normalized and
+    /// pre-tokenized stage by stage, as the library does it) only when their bounds alone do
+    /// not keep it within.
+    fn check_encode_growth(&self, text: &str) -> Result<(), String> {
+        if self.growth.encodes_within(text.len()) {
+            return Ok(());
+        }
+        let limit = guard::budget(text.len());
+        let added = self.inner.get_added_vocabulary();
+        let mut pieces = match self.inner.get_normalizer() {
+            None => self.library("measure the text's growth", || {
+                Ok(added.extract_and_normalize(None::<&guard::Measured>, text))
+            })?,
+            Some(normalizer) => {
+                let measured = guard::Measured::new(normalizer, limit);
+                let pieces = self.library("measure the normalizer's growth", || {
+                    Ok(added.extract_and_normalize(Some(&measured), text))
+                })?;
+                if let Some(size) = measured.exceeded() {
+                    return Err(self.too_long("normalizer", text.len(), size));
+                }
+                pieces
+            }
+        };
+        if let Some(pre_tokenizer) = self.inner.get_pre_tokenizer() {
+            self.pre_tokenize_within_budget(pre_tokenizer, &mut pieces, text.len())?;
+        }
+        Ok(())
+    }
+
+    /// Pre-tokenizes `pieces` (from `len` bytes of text) stage by stage within the budget.
+    fn pre_tokenize_within_budget(
+        &self,
+        pre_tokenizer: &tokenizers::PreTokenizerWrapper,
+        pieces: &mut tokenizers::PreTokenizedString,
+        len: usize,
+    ) -> Result<(), String> {
+        let limit = guard::budget(len);
+        match guard::catch_panic(|| guard::pre_tokenize_within(pre_tokenizer, pieces, limit)) {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(guard::Stop::Failed(e))) => Err(format!("cannot encode: {e}")),
+            Ok(Err(guard::Stop::Exceeded(size))) => Err(self.too_long("pre-tokenizer", len, size)),
+            Err(panic) => Err(self.panicked("encode", &panic)),
+        }
+    }
+
+    /// `text` normalized and pre-tokenized (the whole text at once, without splitting out
+    /// added tokens), within the budget: the stages run one at a time, each checked before it
+    /// runs.
+    pub(crate) fn pre_tokenize_plain(
+        &self,
+        text: &str,
+    ) -> Result<tokenizers::PreTokenizedString, String> {
+        let mut normalized = tokenizers::NormalizedString::from(text);
+        if let Some(normalizer) = self.inner.get_normalizer() {
+            let limit = guard::budget(text.len());
+            match guard::catch_panic(|| guard::normalize_within(normalizer, &mut normalized, limit))
+            {
+                Ok(Ok(())) => {}
+                Ok(Err(guard::Stop::Failed(e))) => return Err(format!("cannot encode: {e}")),
+                Ok(Err(guard::Stop::Exceeded(size))) => {
+                    return Err(self.too_long("normalizer", text.len(), size));
+                }
+                Err(panic) => return Err(self.panicked("encode", &panic)),
+            }
+        }
+        let mut pieces = tokenizers::PreTokenizedString::from(normalized.get());
+        if let Some(pre_tokenizer) = self.inner.get_pre_tokenizer() {
+            self.pre_tokenize_within_budget(pre_tokenizer, &mut pieces, text.len())?;
+        }
+        Ok(pieces)
     }
 
     /// Like the reference's `tokenizer.decode(ids)`: special tokens kept
@@ -70,17 +261,13 @@ impl ModelTokenizer {
     /// UTF-8 character come out as U+FFFD, one per invalid sequence, as the reference's do.
     pub fn decode(&self, ids: &[u32]) -> Result<String, String> {
         self.check_ids(ids)?;
-        self.inner
-            .decode(ids, false)
-            .map_err(|e| format!("cannot decode {ids:?}: {e}"))
+        self.decode_lenient(ids)
     }
 
     /// Like [`decode`](Self::decode), but ids outside the vocabulary decode to nothing (they
     /// are dropped), as the reference's decoding of generated ids drops them.
     pub fn decode_lenient(&self, ids: &[u32]) -> Result<String, String> {
-        self.inner
-            .decode(ids, false)
-            .map_err(|e| format!("cannot decode {ids:?}: {e}"))
+        self.decode_guarded(ids)
     }
 
     /// The ids among `ids` that are outside the vocabulary (decoding drops them).
@@ -107,6 +294,23 @@ impl ModelTokenizer {
         out
     }
 
+    /// How many ids this tokenizer has decoded so far, every call counted (a measure of the
+    /// work decoding did: streaming `n` ids should decode a number of ids proportional to `n`).
+    pub fn decoded_ids(&self) -> u64 {
+        self.decoded.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Counts `n` ids decoded.
+    pub(crate) fn count_decoded(&self, n: usize) {
+        self.decoded
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// How the decoder lets a growing list of ids be decoded incrementally.
+    pub(crate) fn plan(&self) -> &incremental::Plan {
+        &self.plan
+    }
+
     /// The library's tokenizer, for the incremental decoder.
     pub(crate) fn inner(&self) -> &tokenizers::Tokenizer {
         &self.inner
@@ -116,10 +320,8 @@ impl ModelTokenizer {
     /// the byte range of the text it covers. Added and special tokens written in the text are
     /// recognised, as the reference's encode does.
     pub fn encode(&self, text: &str) -> Result<Vec<Token>, String> {
-        let encoding = self
-            .inner
-            .encode(text, false)
-            .map_err(|e| format!("cannot encode: {e}"))?;
+        self.check_encode_growth(text)?;
+        let encoding = self.library("encode", || self.inner.encode(text, false))?;
         Ok(encoding
             .get_ids()
             .iter()
@@ -179,6 +381,16 @@ impl ModelTokenizer {
             None => Ok(()),
         }
     }
+}
+
+/// `ids` for an error message: the first few, and how many there are.
+fn shown_ids(ids: &[u32]) -> String {
+    const SHOWN: usize = 8;
+    if ids.len() <= SHOWN {
+        return format!("{ids:?}");
+    }
+    let head: Vec<String> = ids[..SHOWN].iter().map(u32::to_string).collect();
+    format!("[{}, ...] ({} ids)", head.join(", "), ids.len())
 }
 
 /// Incremental detokenization, one id at a time, as TGI (`decode_token`) and vLLM do it:

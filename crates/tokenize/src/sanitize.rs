@@ -6,9 +6,7 @@
 //! `<tool_call>` into a message can then not make the prompt hold the real token.
 
 use crate::{ControlTokens, ModelTokenizer};
-use tokenizers::{
-    Model, Normalizer, OffsetReferential, OffsetType, PreTokenizedString, PreTokenizer,
-};
+use tokenizers::{Model, OffsetReferential, OffsetType};
 
 /// Put before a marked control token.
 pub const START: char = '\u{F0000}';
@@ -75,28 +73,16 @@ impl ModelTokenizer {
     /// (normalizer, pre-tokenizer and model only, as the reference's
     /// `_encode_without_added_tokens`).
     pub fn encode_plain(&self, text: &str) -> Result<Vec<u32>, String> {
-        let inner = self.inner();
-        let normalized = match inner.get_normalizer() {
-            Some(n) => {
-                let mut s = tokenizers::NormalizedString::from(text);
-                n.normalize(&mut s).map_err(|e| e.to_string())?;
-                s.get().to_string()
+        let pieces = self.pre_tokenize_plain(text)?;
+        let model = self.inner().get_model();
+        self.library("encode", || {
+            let mut ids = Vec::new();
+            for (split, _, _) in pieces.get_splits(OffsetReferential::Original, OffsetType::Byte) {
+                let tokens = model.tokenize(split)?;
+                ids.extend(tokens.iter().map(|t| t.id));
             }
-            None => text.to_string(),
-        };
-        let mut pre = PreTokenizedString::from(normalized.as_str());
-        if let Some(p) = inner.get_pre_tokenizer() {
-            p.pre_tokenize(&mut pre).map_err(|e| e.to_string())?;
-        }
-        let mut ids = Vec::new();
-        for (split, _, _) in pre.get_splits(OffsetReferential::Original, OffsetType::Byte) {
-            let tokens = inner
-                .get_model()
-                .tokenize(split)
-                .map_err(|e| e.to_string())?;
-            ids.extend(tokens.iter().map(|t| t.id));
-        }
-        Ok(ids)
+            Ok(ids)
+        })
     }
 
     /// Encodes a chat rendered from marked inputs (`encode_marked_chat`): marked control tokens

@@ -1,6 +1,7 @@
 //! transformers' `TextStreamer` (5.24.0): the pieces `on_finalized_text` prints as ids arrive.
 
 use crate::ModelTokenizer;
+use crate::incremental::GrowingText;
 use crate::slices::{char_len, chars_between, chars_from};
 
 /// `TextStreamer._is_chinese_char`: the CJK Unified Ideographs blocks (not kana nor Hangul).
@@ -27,10 +28,21 @@ pub fn is_cjk_char(c: char) -> bool {
 /// - otherwise the new text up to and including the last space of the text.
 ///
 /// `end` flushes the rest.
+///
+/// The reference decodes its whole cache at every id, and the cache only restarts at a
+/// newline: quadratic in the length of a line. Here the cache's text is decoded
+/// incrementally (see the `incremental` module: the text is exactly the whole cache's, and
+/// only the ids since the last settled point are decoded again), and what the rules ask of
+/// the text (its end, its last space, whether the new part has other characters) is kept up
+/// to date as it grows, so a put costs what its id adds.
 pub struct TextStreamer<'t> {
     tokenizer: &'t ModelTokenizer,
     token_cache: Vec<u32>,
     print_len: usize,
+    /// The text of `token_cache`, once `put` has decoded it.
+    text: GrowingText,
+    /// Whether `text` is the text of `token_cache` (not after the cache restarted).
+    current: bool,
 }
 
 impl<'t> TextStreamer<'t> {
@@ -40,40 +52,76 @@ impl<'t> TextStreamer<'t> {
             tokenizer,
             token_cache: Vec::new(),
             print_len: 0,
+            text: GrowingText::default(),
+            current: true,
         }
     }
 
     /// One generated id: the text `on_finalized_text` receives.
     pub fn put(&mut self, id: u32) -> Result<String, String> {
         self.token_cache.push(id);
-        let text = self.tokenizer.decode(&self.token_cache)?;
+        self.text.update(self.tokenizer, &self.token_cache)?;
+        self.current = true;
+        let tail = std::mem::take(&mut self.text.tail);
+        let head_chars = self.text.head.chars;
+        let tail_chars = char_len(&tail);
+        let total = head_chars + tail_chars;
+        let last = tail.chars().next_back().or(self.text.head.last);
         let printable;
-        if text.ends_with('\n') {
-            printable = chars_from(&text, self.print_len).to_string();
+        if last == Some('\n') {
+            printable = self.slice(&tail, self.print_len, total);
             let last = self.token_cache[self.token_cache.len() - 1];
             self.token_cache = vec![last];
             self.print_len = char_len(&self.tokenizer.decode(&[last])?);
-        } else if text.chars().next_back().is_some_and(is_cjk_char)
-            || chars_from(&text, self.print_len)
-                .chars()
-                .all(|c| pyunicode::isspace(c) || pyunicode::is_letter_mark_or_number(c))
-        {
+            self.text.clear();
+            self.current = false;
+            return Ok(printable);
+        }
+        // Whether text[print_len:] is only letters, marks, numbers and spaces.
+        let plain = || {
+            !self.text.head.has_other_from(self.print_len)
+                && chars_from(&tail, self.print_len.saturating_sub(head_chars))
+                    .chars()
+                    .all(|c| pyunicode::isspace(c) || pyunicode::is_letter_mark_or_number(c))
+        };
+        if last.is_some_and(is_cjk_char) || plain() {
             // The text ends with a CJK ideograph, or the new text is only letters, marks,
             // numbers and spaces: all of it is released.
-            printable = chars_from(&text, self.print_len).to_string();
-            self.print_len += char_len(&printable);
+            printable = self.slice(&tail, self.print_len, total);
         } else {
             // text[print_len : text.rfind(" ") + 1]
-            let end = text
+            let end = tail
                 .chars()
                 .enumerate()
                 .filter(|&(_, c)| c == ' ')
                 .last()
-                .map_or(0, |(i, _)| i + 1);
-            printable = chars_between(&text, self.print_len, end).to_string();
-            self.print_len += char_len(&printable);
+                .map(|(i, _)| head_chars + i)
+                .or(self.text.head.last_space)
+                .map_or(0, |i| i + 1);
+            printable = self.slice(&tail, self.print_len, end);
         }
+        self.print_len += char_len(&printable);
+        self.text.tail = tail;
         Ok(printable)
+    }
+
+    /// Python's `text[start:end]` on the cache's text, the settled head followed by `tail`.
+    fn slice(&mut self, tail: &str, start: usize, end: usize) -> String {
+        let head = &mut self.text.head;
+        let mut out = String::new();
+        if start < head.chars && start < end {
+            let from = head.byte_at(start);
+            let to = head.byte_at(end.min(head.chars));
+            out.push_str(&head.text[from..to]);
+        }
+        if end > head.chars {
+            out.push_str(chars_between(
+                tail,
+                start.saturating_sub(head.chars),
+                end - head.chars,
+            ));
+        }
+        out
     }
 
     /// The end of generation: the text still held back (`on_finalized_text(.., stream_end=True)`).
@@ -81,11 +129,17 @@ impl<'t> TextStreamer<'t> {
         let printable = if self.token_cache.is_empty() {
             String::new()
         } else {
-            let text = self.tokenizer.decode(&self.token_cache)?;
-            chars_from(&text, self.print_len).to_string()
+            if !self.current {
+                self.text.update(self.tokenizer, &self.token_cache)?;
+                self.current = true;
+            }
+            let tail = std::mem::take(&mut self.text.tail);
+            let total = self.text.head.chars + char_len(&tail);
+            self.slice(&tail, self.print_len, total)
         };
         self.token_cache.clear();
         self.print_len = 0;
+        self.text.clear();
         Ok(printable)
     }
 }

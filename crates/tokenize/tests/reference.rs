@@ -1,8 +1,14 @@
 //! Conformance with the reference (transformers 5.24.0 and its `tokenizers`) on the committed
 //! sample tokenizer: `crates/tokenize/tests/data/tokenizer/cases.json`,
-//! written by `tools/tokenizer/reference.py` (CI has no Python).
+//! written by `tools/tokenizer/reference.py` (CI has no Python); the TextStreamer on every kind
+//! of decoder: `streamer.json`, written by `tools/tokenizer/streamer.py`. The `hostile` module
+//! holds the generated tokenizer files that must neither crash rtbench nor make it grow text
+//! without bound, and the streamer's linearity.
 
 use std::path::{Path, PathBuf};
+
+#[path = "reference/hostile.rs"]
+mod hostile;
 
 use rtbench_tokenize::{ModelTokenizer, StreamDecoder, streamer_pieces};
 use serde_json::Value;
@@ -273,4 +279,48 @@ fn tokens_and_errors() {
         .err()
         .unwrap();
     assert!(err.contains("/nonexistent/tokenizer.json"), "{err}");
+}
+
+/// The reference TextStreamer on synthetic tokenizers with every kind of decoder: those
+/// decoded incrementally (byte-level, sentencepiece with byte fallback and stripping,
+/// Metaspace, WordPiece, none) and those decoded whole at every id.
+#[test]
+fn streamer_pieces_match_the_reference_for_every_decoder() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tokenizer/streamer.json");
+    let data: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let shapes = data["shapes"].as_array().unwrap();
+    assert!(shapes.len() >= 12, "{} decoders", shapes.len());
+    let mut failures = Vec::new();
+    for shape in shapes {
+        let name = shape["name"].as_str().unwrap();
+        let tok = ModelTokenizer::from_json_str(shape["tokenizer"].as_str().unwrap()).unwrap();
+        for (n, case) in shape["cases"].as_array().unwrap().iter().enumerate() {
+            let ids: Vec<u32> = case["ids"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i.as_u64().unwrap() as u32)
+                .collect();
+            assert_eq!(
+                tok.decode(&ids).unwrap(),
+                case["decoded"].as_str().unwrap(),
+                "{name} case {n}"
+            );
+            let expected = strings(&case["streamer"]);
+            let got = streamer_pieces(&tok, &ids).unwrap();
+            if got != expected {
+                let at = got
+                    .iter()
+                    .zip(&expected)
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(got.len().min(expected.len()));
+                failures.push(format!(
+                    "{name} case {n}, piece {at}: {:?}\n  reference {:?}",
+                    got.get(at),
+                    expected.get(at)
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
