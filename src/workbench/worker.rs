@@ -293,7 +293,8 @@ fn model_views(
     }
     if let Some(tok) = model.tokenizer() {
         if s.generation.len() > MODEL_TOKENS_LIMIT {
-            // The TextStreamer decodes its whole cache at every token: quadratic.
+            // Model tokens take time linear in the generation, but are kept per token: skipped
+            // past the limit.
             a.warnings.push(
                 Diagnostic::warning(format!(
                     "the generation is over {} KB: its model tokens are not computed (the replay's model-token chunkings and the token under the cursor are left out)",
