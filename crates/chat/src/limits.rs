@@ -242,40 +242,7 @@ impl std::io::Write for LimitedOutput {
     }
 }
 
-/// Runs `f`, turning a panic into `Err` with its message, without printing it (the caller
-/// reports the error; the default hook's message would read as a crash).
-pub(crate) fn catch_panic<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    quiet_hook();
-    QUIET.with(|q| q.set(q.get() + 1));
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-    QUIET.with(|q| q.set(q.get() - 1));
-    result.map_err(|payload| {
-        payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".to_string())
-    })
-}
-
-thread_local! {
-    /// How many [`catch_panic`] calls are running on this thread.
-    static QUIET: Cell<u32> = const { Cell::new(0) };
-}
-
-/// Installs, once, a panic hook that stays silent on a thread inside [`catch_panic`] and
-/// hands every other panic to the hook that was there before.
-fn quiet_hook() {
-    static INSTALL: std::sync::Once = std::sync::Once::new();
-    INSTALL.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if QUIET.with(Cell::get) == 0 {
-                previous(info);
-            }
-        }));
-    });
-}
+pub(crate) use rtbench_engine::quiet_panic::catch_panic;
 
 /// Runs `f` on a helper thread with a stack of [`HELPER_STACK`] when `depth` needs more room
 /// than any thread is sure to have; on the caller's thread otherwise. `None` when the helper

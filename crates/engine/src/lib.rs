@@ -41,6 +41,7 @@ pub mod event;
 pub mod offsets;
 pub mod parser;
 pub mod py;
+pub mod quiet_panic;
 pub mod reference;
 pub mod region;
 #[cfg(feature = "serde")]
