@@ -957,7 +957,12 @@ impl<'a> Matcher<'a> {
                         p += n;
                     }
                 }
-                None if !rev && self.partial => return Err(Stop::Partial),
+                None if !rev && self.partial => {
+                    // The run read up to the end is work too (a stream holding back a long
+                    // run searches it again on every feed).
+                    self.steps += u64::from(count) / 8;
+                    return Err(Stop::Partial);
+                }
                 _ => break,
             }
         }

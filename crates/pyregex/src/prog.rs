@@ -311,4 +311,10 @@ pub(crate) struct Program {
     pub firstset: Option<CharSet>,
     /// Whether a word-boundary test uses ASCII when the pattern default applies.
     pub ascii: bool,
+    /// Set (an index into `sets`) when every match begins with a greedy unbounded repeat of
+    /// that set (past group marks) whose continuation must consume a character outside it
+    /// (`\s*<tool_call>`), and nothing else in the program's search tests disagrees: then a
+    /// partial search from a position followed only by characters of the set reports a
+    /// partial match there (see `search::partial_over_run`).
+    pub lead_run: Option<u32>,
 }

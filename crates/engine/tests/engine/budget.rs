@@ -93,3 +93,55 @@ fn ordinary_streams_spend_a_few_steps_per_byte() {
     assert!(spent - spent_before < 100 * text.len() as u64, "{spent}");
     assert!(left > 0);
 }
+
+/// Streams `n` copies of `c` one character at a time with a bundled template (its folder under
+/// `samples/`) after its start anchor: the matcher steps taken. The events and the message must
+/// be those of one feed of the whole text.
+fn stream_run(folder: &str, anchor: &str, c: char, n: usize) -> u64 {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../samples")
+        .join(folder)
+        .join("template.json");
+    let template = Template::load(&path).unwrap();
+    let text: String = std::iter::repeat_n(c, n).collect();
+    let before = pyregex::steps_taken();
+    let mut parser = Parser::new(&template, Some(anchor), None).unwrap();
+    let mut streamed = Vec::new();
+    for ch in text.chars() {
+        streamed.extend(parser.feed(&ch.to_string()).unwrap());
+    }
+    let (message, last) = parser.finalize().unwrap();
+    streamed.extend(last);
+    let steps = pyregex::steps_taken() - before;
+    // The held-back text comes out at the end, as from one feed of the whole text.
+    let mut whole = Parser::new(&template, Some(anchor), None).unwrap();
+    let mut events = whole.feed(&text).unwrap();
+    let (whole_message, last) = whole.finalize().unwrap();
+    events.extend(last);
+    assert_eq!((&message, &streamed), (&whole_message, &events), "{folder}");
+    steps
+}
+
+/// The bundled templates whose delimiters begin with `\s*` hold back whitespace, which such a
+/// delimiter may still begin with, until the stream ends: re-searching all of it on every feed
+/// made a stream of spaces quadratic (100,000 spaces took 46 s). The partial searches now read
+/// only what each feed adds, so the work grows linearly.
+#[test]
+fn streaming_whitespace_with_the_bundled_templates_takes_linear_work() {
+    for (folder, anchor) in [
+        ("qwen3", "<|im_start|>assistant\n"),
+        ("qwen3-coder", "<|im_start|>assistant\n"),
+        ("glm-4.5", "<|assistant|>"),
+    ] {
+        for c in [' ', '\n'] {
+            let small = stream_run(folder, anchor, c, 2_000);
+            let large = stream_run(folder, anchor, c, 8_000);
+            eprintln!("{folder} {c:?}: 2,000 chars {small} steps, 8,000 chars {large} steps");
+            // Quadratic work would grow 16-fold.
+            assert!(
+                large <= 5 * small,
+                "{folder} {c:?}: {small} -> {large} steps"
+            );
+        }
+    }
+}
