@@ -86,8 +86,9 @@ fn regex_failure(
         (RegexError::Budget, Some(Delimiter::Pattern(p))) => format!(
             "Field '{}': {which}_pattern {} backtracks catastrophically on this text, so the \
              search from byte {} of the prefix and generation was stopped (the reference \
-             would hang here); avoid nested quantifiers such as (a*)* and alternatives that \
-             overlap inside a repeat such as (a|aa)*",
+             would hang or run out of memory here); avoid nested quantifiers such as (a*)*, \
+             alternatives that overlap inside a repeat such as (a|aa)* and many capture groups \
+             inside a repeat",
             field.name,
             Value::from(p.source()).py_repr(),
             origin + at,

@@ -804,7 +804,26 @@ impl Builder {
             next,
         })?;
         let body = self.compile(node, close, rev)?;
-        self.push(Inst::Mark { slot, next: body })
+        // The body's instructions are those pushed since the close.
+        let choice_free = self.insts[close as usize + 1..].iter().all(|i| {
+            !matches!(
+                i,
+                Inst::Split { .. }
+                    | Inst::RepOne { .. }
+                    | Inst::RepStart { .. }
+                    | Inst::RepEnd { .. }
+                    | Inst::LoopBack { .. }
+                    | Inst::LoopEnd { .. }
+                    | Inst::Atomic { .. }
+                    | Inst::Lookaround { .. }
+            )
+        });
+        let referenced = self.referenced.get(index as usize).copied().unwrap_or(true);
+        self.push(Inst::Mark {
+            slot,
+            undo: referenced || !choice_free,
+            next: body,
+        })
     }
 
     /// The body of an atomic group or a lookaround: a subprogram ending in `SubEnd`, compiled

@@ -58,7 +58,13 @@ mod utf8;
 use std::ops::Range;
 use std::sync::Arc;
 
-pub use budget::{Budget, REFERENCE_TEN_SECONDS, steps_taken};
+pub use budget::{
+    Budget, REFERENCE_TEN_SECONDS, STACK_ENTRIES, STACK_ENTRIES_PER_BYTE, steps_taken,
+    with_stack_limit,
+};
+
+/// Bytes one backtrack-stack entry takes (see [`STACK_ENTRIES`]).
+pub const STACK_ENTRY_BYTES: usize = backtrack::FRAME_BYTES;
 pub use diagnose::Stuck;
 pub use error::RegexError;
 
@@ -624,6 +630,8 @@ fn walk(node: &Node, f: &mut Features) {
     }
 }
 
+#[cfg(test)]
+mod memory_tests;
 #[cfg(test)]
 mod tests;
 

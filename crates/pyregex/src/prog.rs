@@ -142,8 +142,13 @@ pub(crate) enum Inst {
         second: Pc,
     },
     /// Remember the position in private slot `slot` (a group's first edge in matching order).
+    /// `undo`: backtracking must restore the slot's old value. It need not when the group's
+    /// body leaves no choice point (every way back into the group then runs this mark again
+    /// before the close reads the slot) and no backreference refers to the group (the memo
+    /// of failed states reads the slots of those).
     Mark {
         slot: u32,
+        undo: bool,
         next: Pc,
     },
     /// Set public group `group` from private slot `slot` to the current position.

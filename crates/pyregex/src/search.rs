@@ -23,6 +23,14 @@ pub(crate) fn steps_per_byte(prog: &Program) -> u64 {
     64 + 4 * prog.insts.len() as u64
 }
 
+/// Refuses a text longer than the matcher can hold positions of.
+fn check_len(hay: &str) -> Result<(), RegexError> {
+    if hay.len() > super::backtrack::MAX_TEXT {
+        return Err(RegexError::TextTooLong { len: hay.len() });
+    }
+    Ok(())
+}
+
 fn stop_error(s: Stop) -> RegexError {
     match s {
         Stop::Budget => RegexError::Budget,
@@ -72,6 +80,7 @@ fn search_ex(
     must_advance: bool,
     st: &mut ScanState,
 ) -> Result<Option<Spans>, RegexError> {
+    check_len(hay)?;
     // Like the reference, give up at once when fewer characters remain than any match needs.
     if prog.min_width > 0
         && hay[pos..]
@@ -130,6 +139,7 @@ pub(crate) fn match_at(
     hay: &str,
     pos: usize,
 ) -> Result<Option<Spans>, RegexError> {
+    check_len(hay)?;
     if !may_start(prog, hay, pos) {
         return Ok(None);
     }
@@ -227,8 +237,8 @@ pub(crate) fn partial_over_run(
     seen: &mut RunSeen,
 ) -> Option<usize> {
     let set = &prog.sets[prog.lead_run? as usize];
-    // A run of `u32::MAX` characters would stop the repeat before the end.
-    if pos >= hay.len() || hay.len() >= u32::MAX as usize {
+    // A longer text is refused by the full search.
+    if pos >= hay.len() || hay.len() > super::backtrack::MAX_TEXT {
         return None;
     }
     // Out of budget: the full search reports it.

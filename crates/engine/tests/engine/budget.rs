@@ -145,3 +145,33 @@ fn streaming_whitespace_with_the_bundled_templates_takes_linear_work() {
         }
     }
 }
+
+/// A delimiter pattern whose backtracking needs more memory than a search may hold (a repeat
+/// of 66 capture groups records each of them at every iteration): the parse stops with the
+/// budget error, naming the field and the pattern, exactly as when the steps run out.
+#[test]
+fn a_pattern_that_needs_too_much_memory_stops_with_the_budget_error() {
+    let pattern = format!("((a){})*[^a]", "()".repeat(64));
+    let template = Template::from_json_str(&format!(
+        r#"{{"version": 1, "start_anchor": "<s>",
+          "fields": {{"content": {{"open_pattern": "{pattern}", "close": "</c>"}}}}}}"#
+    ))
+    .unwrap();
+    let text = "a".repeat(20_000);
+    // 20 KB needs over a million entries; the limit allows 200,000 (and 32 million by
+    // default, what the reference holds before it runs out of memory itself).
+    let result = pyregex::with_stack_limit(200_000, || {
+        rtbench_engine::parse_response(&template, Some("<s>"), &text, None)
+    });
+    let error = result.expect_err("the memory limit stops the search");
+    assert!(
+        rtbench_engine::parser::is_budget_error(&error.message),
+        "{}",
+        error.message
+    );
+    assert!(error.message.contains("open_pattern"), "{}", error.message);
+    assert!(error.message.contains(&pattern), "{}", error.message);
+    // The generation begins after the prefix `<s>`.
+    assert!(error.message.contains("from byte 3 "), "{}", error.message);
+    assert_eq!(error.field.as_deref(), Some("content"));
+}
