@@ -9,6 +9,7 @@
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use super::frames::ChunkStack;
 use super::prog::{Inst, Look, Pc, Program};
 use super::unicode::{Fold, full_fold, other_cases, other_cases_ascii};
 use super::unicode_tables as t;
@@ -249,7 +250,7 @@ pub(crate) struct Matcher<'a> {
     slots: Vec<usize>,
     reps: Vec<RepState>,
     cc: u64,
-    stack: Vec<Frame>,
+    stack: ChunkStack<Frame>,
     /// The most frames the stack may hold (see [`super::budget::stack_limit`]).
     stack_limit: usize,
     steps: u64,
@@ -315,7 +316,7 @@ impl<'a> Matcher<'a> {
                 prog.rep_count
             ],
             cc: 0,
-            stack: Vec::new(),
+            stack: ChunkStack::new(),
             stack_limit: super::budget::stack_limit(hay.len()),
             steps: 0,
             budget,
@@ -432,9 +433,9 @@ impl<'a> Matcher<'a> {
     fn cut(&mut self, base: usize) {
         let mut w = base;
         for r in base..self.stack.len() {
-            let f = self.stack[r];
+            let f = self.stack.get(r);
             if f.is_undo() {
-                self.stack[w] = f;
+                self.stack.set(w, f);
                 w += 1;
             }
         }
@@ -583,26 +584,12 @@ impl<'a> Matcher<'a> {
         }
         // A step pushes at most a few frames: make room for them first, so that the stack
         // never grows past its limit, nor by an allocation that could fail and abort.
-        if self.stack.capacity() - self.stack.len() < STACK_SPARE {
-            self.grow_stack()?;
-        }
-        Ok(())
-    }
-
-    /// Makes room on the backtrack stack: twice its length, within the search's limit. The
-    /// limit reached, or the memory refused, the search stops as it does when its steps run
-    /// out.
-    #[cold]
-    #[inline(never)]
-    fn grow_stack(&mut self) -> Result<(), Stop> {
-        let len = self.stack.len();
-        let want = len.saturating_mul(2).max(1024).min(self.stack_limit);
-        if want < len + STACK_SPARE {
+        if self.stack.room() < STACK_SPARE && !self.stack.grow(self.stack_limit) {
+            // The limit reached, or the memory refused: the search stops as it does when its
+            // steps run out.
             return Err(Stop::Budget);
         }
-        self.stack
-            .try_reserve_exact(want - len)
-            .map_err(|_| Stop::Budget)
+        Ok(())
     }
 
     /// Before running `inst` at `cur`: with the memo on, fails a state already known to fail,

@@ -40,6 +40,7 @@ mod charset;
 mod compile;
 mod diagnose;
 mod error;
+mod frames;
 pub mod hook;
 mod names;
 mod optimise;
