@@ -12,6 +12,10 @@
 #              the time the budget takes to stop it;
 #   ws-*       `stream --chunks 1` over a generation of spaces (and one of newlines) with the
 #              bundled templates whose delimiters start with `\s*`: time linear in the size.
+#   ref-*      with REFERENCE_PYTHON set (an interpreter with the reference's `regex` module,
+#              e.g. /tmp/oracle525/bin/python): the reference's own `regex.search` on the mem-*
+#              texts, for comparison; it fails with MemoryError (exit 1) once its backtracking
+#              holds about 0.6-1 GB, which `pyregex::STACK_ENTRIES` is measured against.
 #
 # Usage: tools/adversarial/regex.sh [CASE-PREFIX...]
 #   RTBENCH=path/to/rtbench (default: target/release/rtbench, built if missing)
@@ -30,8 +34,13 @@ trap 'rm -rf "$dir"' EXIT
 
 # run NAME ARGS...: runs rtbench with ARGS under the limits and prints the case's line.
 run() {
-    local name="$1"
-    shift
+    run_bin "$bin" "$@"
+}
+
+# run_bin PROGRAM NAME ARGS...: runs PROGRAM with ARGS under the limits.
+run_bin() {
+    local program="$1" name="$2"
+    shift 2
     if [ "$#" -gt 0 ] && [ -n "${only:-}" ]; then
         local keep=0 p
         for p in $only; do [[ "$name" == "$p"* ]] && keep=1; done
@@ -40,12 +49,12 @@ run() {
     local start end code rss
     start=$(date +%s.%N)
     /usr/bin/time -f '%M' -o "$dir/time" \
-        timeout "$limit_s" prlimit --as="$limit_as" "$bin" "$@" >/dev/null 2>"$dir/err"
+        timeout "$limit_s" prlimit --as="$limit_as" "$program" "$@" >/dev/null 2>"$dir/err"
     code=$?
     end=$(date +%s.%N)
     rss=$(tail -n 1 "$dir/time")
     printf '%-24s exit %-3s %8.2f s %9s KB  %s\n' "$name" "$code" "$(echo "$end - $start" | bc)" \
-        "$rss" "$(head -c 60 "$dir/err" | head -n 1)"
+        "$rss" "$(tail -n 1 "$dir/err" | head -c 60)"
 }
 
 only="$*"
@@ -84,3 +93,10 @@ done
 head -c 50000 /dev/zero | tr '\0' '\n' > "$dir/nl50000.txt"
 run ws-qwen3-newlines-50k stream --chunks 1 --template "$root/samples/qwen3" \
     --prefix $'<|im_start|>assistant\n' "$dir/nl50000.txt"
+
+if [ -n "${REFERENCE_PYTHON:-}" ]; then
+    search='import regex, sys; regex.compile(sys.argv[1], regex.DOTALL).search(open(sys.argv[2]).read())'
+    run_bin "$REFERENCE_PYTHON" ref-groups64-100k -c "$search" "$groups64" "$dir/a100000.txt"
+    run_bin "$REFERENCE_PYTHON" ref-groups64-1m   -c "$search" "$groups64" "$dir/a1000000.txt"
+    run_bin "$REFERENCE_PYTHON" ref-alt-aa-10m    -c "$search" '(a|a)*$' "$dir/a10000000.txt"
+fi
