@@ -227,9 +227,9 @@ pub(crate) struct RunSeen {
 /// the end of `hay` is in that set: no complete match can start there or later (the
 /// continuation would need a character outside the run where the run's characters, or the
 /// end, are), the search offers `pos` as its first start, and the run reaches the end there,
-/// so the answer is a partial match at `pos` (returned). `seen` carries how far the run was found to
-/// reach, so that searching the same text grown at its end (a stream re-scanning the text it
-/// holds back) reads only the new text. `None` when the shortcut does not apply.
+/// so the answer is a partial match at `pos` (returned). `seen` carries how far the run was
+/// found to reach, so that searching the same text grown at its end (a stream re-scanning the
+/// text it holds back) reads only the new text. `None` when the shortcut does not apply.
 pub(crate) fn partial_over_run(
     prog: &Program,
     hay: &str,
