@@ -11,7 +11,8 @@
 #   slow-*     the README's pathological pattern `(?=(a+)+b)a` at 1 MB and 10 MB (`parse`):
 #              the time the budget takes to stop it;
 #   ws-*       `stream --chunks 1` over a generation of spaces (and one of newlines) with the
-#              bundled templates whose delimiters start with `\s*`: time linear in the size.
+#              bundled templates whose delimiters start with `\s*`, and `corpus` on a record
+#              of 50 KB of newlines (its chunking check streams it): time linear in the size.
 #   ref-*      with REFERENCE_PYTHON set (an interpreter with the reference's `regex` module,
 #              e.g. /tmp/oracle525/bin/python): the reference's own `regex.search` on the mem-*
 #              texts, for comparison; it fails with MemoryError (exit 1) once its backtracking
@@ -93,6 +94,9 @@ done
 head -c 50000 /dev/zero | tr '\0' '\n' > "$dir/nl50000.txt"
 run ws-qwen3-newlines-50k stream --chunks 1 --template "$root/samples/qwen3" \
     --prefix $'<|im_start|>assistant\n' "$dir/nl50000.txt"
+python3 -c 'import json; print(json.dumps({"id": "nl", "prefix": "<|im_start|>assistant\n", "generation": "\n" * 50000}))' \
+    > "$dir/nl.jsonl"
+run ws-corpus-newlines-50k corpus --quiet --template "$root/samples/qwen3" "$dir/nl.jsonl"
 
 if [ -n "${REFERENCE_PYTHON:-}" ]; then
     search='import regex, sys; regex.compile(sys.argv[1], regex.DOTALL).search(open(sys.argv[2]).read())'
