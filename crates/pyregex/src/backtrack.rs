@@ -398,7 +398,7 @@ impl<'a> Matcher<'a> {
 
     /// Pops and undoes every frame above `base`.
     fn unwind(&mut self, base: usize) {
-        while self.stack.len() > base {
+        for _ in base..self.stack.len() {
             let f = self.stack.pop().expect("non-empty");
             self.undo(f);
         }
@@ -431,15 +431,7 @@ impl<'a> Matcher<'a> {
     /// Drops the choice points above `base`, keeping the undo records (the body of an atomic
     /// group or a positive lookaround committed to its first success).
     fn cut(&mut self, base: usize) {
-        let mut w = base;
-        for r in base..self.stack.len() {
-            let f = self.stack.get(r);
-            if f.is_undo() {
-                self.stack.set(w, f);
-                w += 1;
-            }
-        }
-        self.stack.truncate(w);
+        self.stack.retain_from(base, Frame::is_undo);
     }
 
     #[inline]
@@ -584,7 +576,7 @@ impl<'a> Matcher<'a> {
         }
         // A step pushes at most a few frames: make room for them first, so that the stack
         // never grows past its limit, nor by an allocation that could fail and abort.
-        if self.stack.room() < STACK_SPARE && !self.stack.grow(self.stack_limit) {
+        if self.stack.free() < STACK_SPARE && !self.stack.make_room(STACK_SPARE, self.stack_limit) {
             // The limit reached, or the memory refused: the search stops as it does when its
             // steps run out.
             return Err(Stop::Budget);
@@ -1675,7 +1667,8 @@ impl<'a> Matcher<'a> {
 
     /// Pops frames until a choice point above `base` yields a state to resume.
     fn backtrack(&mut self, base: usize) -> Result<Option<(Pc, usize, u32)>, Stop> {
-        while self.stack.len() > base {
+        // Each frame popped without resuming pushes nothing back.
+        for _ in base..self.stack.len() {
             let f = self.stack.pop().expect("non-empty");
             let resumed = match f {
                 Frame::Alt { pc, pos, bits } => Some((pc, pos_of(pos), bits)),
