@@ -55,7 +55,7 @@ run_bin() {
     end=$(date +%s.%N)
     rss=$(tail -n 1 "$dir/time")
     printf '%-24s exit %-3s %8.2f s %9s KB  %s\n' "$name" "$code" "$(echo "$end - $start" | bc)" \
-        "$rss" "$(grep -m1 -i error "$dir/err" | head -c 60)"
+        "$rss" "$(grep -m1 -iE '^(error|memory allocation)|Error$' "$dir/err" | head -c 60)"
 }
 
 only="$*"
