@@ -67,6 +67,23 @@ impl DelimMatch {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Bytes the literal searches of this thread have read (tests bound a stream's work).
+    static LITERAL_READ: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// What a delimiter's scans of one growing buffer keep between calls (see
+/// [`Delimiter::scan_resuming`]).
+#[derive(Clone, Debug, Default)]
+pub struct ScanResume {
+    /// For literals: the position of the last search that found nothing, and the buffer's
+    /// length then.
+    literal_clean: Option<(usize, usize)>,
+    /// For patterns: what the partial search keeps.
+    pattern: pyregex::Resume,
+}
+
 /// What a search for one delimiter found in the buffer from the current position.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Scan {
@@ -188,24 +205,54 @@ impl Delimiter {
     /// [`Scan::Pending`] at its start, as is the leftmost partial match when there is no complete
     /// one. `buf` is only borrowed mutably to append and remove a probe character.
     pub fn scan(&self, buf: &mut String, pos: usize, eos: bool) -> Result<Scan, RegexError> {
+        self.scan_resuming(buf, pos, eos, &mut ScanResume::default())
+    }
+
+    /// [`Delimiter::scan`] on a buffer that only grows at its end between calls made with the
+    /// same `resume` (a stream's buffer between feeds; start with [`ScanResume::default`]):
+    /// the same result, without reading again the text the previous scan from the same
+    /// position found nothing in. A stream that holds back a long stretch (whitespace that a
+    /// `\s*`-led delimiter may still begin with) then scans each byte a bounded number of
+    /// times instead of once per feed.
+    pub fn scan_resuming(
+        &self,
+        buf: &mut String,
+        pos: usize,
+        eos: bool,
+        resume: &mut ScanResume,
+    ) -> Result<Scan, RegexError> {
         match self {
-            Delimiter::Literal(set) => Ok(match set.find(buf, pos) {
-                Some(r) => {
-                    // A literal match before the edge has seen its last character; at the edge
-                    // it can only grow when one literal extends another.
-                    if !eos && r.end == buf.len() && set.can_extend {
-                        Scan::Pending(r.start)
-                    } else {
-                        Scan::Complete(DelimMatch {
-                            start: r.start,
-                            end: r.end,
-                            captures: Vec::new(),
-                        })
+            Delimiter::Literal(set) => {
+                // No literal lies wholly inside the text the last search from `pos` read, so a
+                // match starts at most one literal's length before its end.
+                let from = match resume.literal_clean {
+                    Some((p, clean)) if p == pos && pos <= clean && clean <= buf.len() => {
+                        pos.max(clean.saturating_sub(set.max_len.saturating_sub(1)))
                     }
-                }
-                None if eos => Scan::Nothing,
-                None => Scan::Pending(set.partial_start(buf, pos)),
-            }),
+                    _ => pos,
+                };
+                #[cfg(test)]
+                LITERAL_READ.set(LITERAL_READ.get() + (buf.len() - from));
+                let found = set.find(buf, from);
+                resume.literal_clean = found.is_none().then_some((pos, buf.len()));
+                Ok(match found {
+                    Some(r) => {
+                        // A literal match before the edge has seen its last character; at the
+                        // edge it can only grow when one literal extends another.
+                        if !eos && r.end == buf.len() && set.can_extend {
+                            Scan::Pending(r.start)
+                        } else {
+                            Scan::Complete(DelimMatch {
+                                start: r.start,
+                                end: r.end,
+                                captures: Vec::new(),
+                            })
+                        }
+                    }
+                    None if eos => Scan::Nothing,
+                    None => Scan::Pending(set.partial_start(buf, pos)),
+                })
+            }
             Delimiter::Pattern(p) => {
                 if eos {
                     return Ok(match p.regex.search(buf, pos)? {
@@ -217,7 +264,10 @@ impl Delimiter {
                 // reporting partial when they have taken more than their minimum; holding back
                 // what it releases there would differ event for event (and, when a delimiter
                 // later completes, in the message), so the delimiter scan does the same.
-                match p.regex.search_partial_lazy_like_reference(buf, pos)? {
+                match p
+                    .regex
+                    .search_partial_resuming(buf, pos, &mut resume.pattern)?
+                {
                     Partial::Partial { start } => Ok(Scan::Pending(start)),
                     Partial::Complete(m) => {
                         let m = p.to_match(buf, &m);
@@ -456,6 +506,68 @@ mod tests {
         let p = Delimiter::Pattern(PatternDelimiter::new(&set).unwrap());
         assert_eq!(scan(&p, &format!("xa{surrogate}b"), 0, true), Scan::Nothing);
         assert_eq!(scan(&p, "xab", 0, true), complete(1, 3));
+    }
+
+    /// Scans a text growing a character at a time, resumed and fresh, from where a stream's
+    /// position would be (the start of a pending match, the end of a complete one).
+    fn resumed_equals_fresh(d: &Delimiter, text: &str) {
+        let mut resume = ScanResume::default();
+        let mut pos = 0;
+        for (i, c) in text.char_indices() {
+            let mut buf = text[..i + c.len_utf8()].to_string();
+            let fresh = d.scan(&mut buf, pos, false).unwrap();
+            let resumed = d.scan_resuming(&mut buf, pos, false, &mut resume).unwrap();
+            assert_eq!(resumed, fresh, "{buf:?} from {pos}");
+            pos = match fresh {
+                Scan::Pending(s) => s.max(pos),
+                Scan::Complete(m) => m.end,
+                Scan::Nothing => pos,
+            };
+        }
+    }
+
+    #[test]
+    fn resumed_scans_equal_fresh_ones() {
+        let texts = [
+            "  <think> x </think>\n<tool_call>{}</tool_call> <|im_end|>",
+            "<<<thin<think<think>>> </th</think>",
+            "   \n\n  <tool_call>\n  <function=f>  </function>\n</tool_call>",
+            "é<to<tool_call><|im_end|>",
+        ];
+        let delimiters = [
+            lit(&["<think>"]),
+            lit(&["</think>", "</think>\n\n"]),
+            lit(&["<tool_call>", "<|im_end|>", "<"]),
+            Delimiter::Pattern(PatternDelimiter::new(r"\s*<tool_call>").unwrap()),
+            Delimiter::Pattern(
+                PatternDelimiter::new(r"\s*(?:<\|im_end\|>|<\|endoftext\|>)").unwrap(),
+            ),
+            Delimiter::Pattern(PatternDelimiter::new(r"</function>\s*</tool_call>").unwrap()),
+        ];
+        for d in &delimiters {
+            for t in texts {
+                resumed_equals_fresh(d, t);
+            }
+        }
+    }
+
+    #[test]
+    fn literal_scans_of_a_growing_buffer_read_only_the_new_text() {
+        let d = lit(&["<think>", "</tool_call>"]);
+        let read = |n: usize| {
+            LITERAL_READ.set(0);
+            let mut buf = String::new();
+            let mut resume = ScanResume::default();
+            for _ in 0..n {
+                buf.push(' ');
+                let scan = d.scan_resuming(&mut buf, 0, false, &mut resume).unwrap();
+                assert_eq!(scan, Scan::Pending(buf.len()));
+            }
+            LITERAL_READ.get()
+        };
+        let (small, large) = (read(1_000), read(4_000));
+        // Reading the whole buffer on every scan would grow 16-fold.
+        assert!(large <= 5 * small, "{small} -> {large} bytes read");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::content::{ContentError, PatternCache, parse_content};
-use crate::delimiter::{DelimMatch, Delimiter, Scan};
+use crate::delimiter::{DelimMatch, Delimiter, Scan, ScanResume};
 use crate::event::{Event, EventKind, RegionDetail};
 use crate::py::{self, ExceptionType};
 use crate::template::{Field, Template};
@@ -86,8 +86,9 @@ fn regex_failure(
         (RegexError::Budget, Some(Delimiter::Pattern(p))) => format!(
             "Field '{}': {which}_pattern {} backtracks catastrophically on this text, so the \
              search from byte {} of the prefix and generation was stopped (the reference \
-             would hang here); avoid nested quantifiers such as (a*)* and alternatives that \
-             overlap inside a repeat such as (a|aa)*",
+             would hang or run out of memory here); avoid nested quantifiers such as (a*)*, \
+             alternatives that overlap inside a repeat such as (a|aa)* and many capture groups \
+             inside a repeat",
             field.name,
             Value::from(p.source()).py_repr(),
             origin + at,
@@ -309,6 +310,8 @@ struct CachedScan {
     buf_len: usize,
     eos: bool,
     result: Scan,
+    /// What the scan learnt for the next scan of the grown buffer.
+    resume: ScanResume,
 }
 
 impl CachedScan {
@@ -783,15 +786,22 @@ impl Parser {
             let slot = 2 * field + role as usize;
             let (pos, buf_len) = (parser.pos, parser.buffer.len());
             if !matches!(&parser.scans[slot], Some(c) if c.reusable(pos, buf_len, eos)) {
-                let result = delim.scan(&mut parser.buffer, pos, eos).map_err(|e| {
-                    let which = if role == Role::Open { "open" } else { "close" };
-                    regex_failure(e, &template.fields()[field], which, parser.origin, pos)
-                })?;
+                let mut resume = parser.scans[slot]
+                    .take()
+                    .map(|c| c.resume)
+                    .unwrap_or_default();
+                let result = delim
+                    .scan_resuming(&mut parser.buffer, pos, eos, &mut resume)
+                    .map_err(|e| {
+                        let which = if role == Role::Open { "open" } else { "close" };
+                        regex_failure(e, &template.fields()[field], which, parser.origin, pos)
+                    })?;
                 parser.scans[slot] = Some(CachedScan {
                     from: pos,
                     buf_len,
                     eos,
                     result,
+                    resume,
                 });
             }
             match parser.scans[slot].as_ref().map(|c| &c.result) {

@@ -9,6 +9,7 @@
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use super::frames::ChunkStack;
 use super::prog::{Inst, Look, Pc, Program};
 use super::unicode::{Fold, full_fold, other_cases, other_cases_ascii};
 use super::unicode_tables as t;
@@ -41,6 +42,9 @@ pub(crate) fn look_holds(bytes: &[u8], look: Look, pos: usize) -> bool {
         Look::EndOfWord { ascii } => word_before(ascii) && !word_after(ascii),
     }
 }
+
+/// Room kept free on the backtrack stack before each step: more than a step pushes.
+const STACK_SPARE: usize = 8;
 
 /// States the memo of failed states may hold beyond four per byte of text: a few tens of
 /// megabytes.
@@ -112,58 +116,90 @@ struct RepState {
     cc: u64,
 }
 
+/// A text position as the backtrack stack stores it, in four bytes: searches refuse texts of
+/// `u32::MAX` bytes or more, and `u32::MAX` stands for [`NONE`].
+type At = u32;
+
+/// A position to store in a frame.
+#[inline(always)]
+fn at(pos: usize) -> At {
+    if pos == NONE { At::MAX } else { pos as At }
+}
+
+/// A position stored in a frame.
+#[inline(always)]
+fn pos_of(a: At) -> usize {
+    if a == At::MAX { NONE } else { a as usize }
+}
+
+/// The longest text a search accepts, in bytes: positions must fit an [`At`].
+pub(crate) const MAX_TEXT: usize = At::MAX as usize - 1;
+
+/// One entry of the backtrack stack: a choice point to resume, an undo record, or a marker.
+/// Positions are stored as [`At`], so that an entry takes 24 bytes: a search's memory is
+/// mostly this stack (a repeat of capture groups records every group it sets), and its size
+/// is bounded (see [`super::budget::stack_limit`]).
 #[derive(Clone, Copy, Debug)]
 enum Frame {
     /// Resume at `pc` with this position and progress bits.
-    Alt { pc: Pc, pos: usize, bits: u32 },
+    Alt { pc: Pc, pos: At, bits: u32 },
     /// Undo: restore a public group.
-    Cap {
-        group: u32,
-        start: usize,
-        end: usize,
-    },
+    Cap { group: u32, start: At, end: At },
     /// Undo: restore a private slot.
-    Slot { slot: u32, old: usize },
+    Slot { slot: u32, old: At },
     /// Undo: restore a repeat register.
-    Rep { rep: u32, old: RepState },
+    Rep {
+        rep: u32,
+        count: u32,
+        start: At,
+        cc: u64,
+    },
     /// Undo: restore the capture-change counter.
     Cc { old: u64 },
     /// A greedy single-character repeat that can give back characters down to `min_pos`.
     Greedy {
         next: Pc,
-        start: usize,
-        min_pos: usize,
-        pos: usize,
+        start: At,
+        min_pos: At,
+        pos: At,
         bits: u32,
         rev: bool,
     },
-    /// A greedy single-character repeat followed by a string under full case folding, which
-    /// has taken `count` characters from `start` (see [`Matcher::give_back_fold`]).
+    /// The greedy single-character repeat at `pc`, followed by a string under full case
+    /// folding, which has taken `count` characters from `start` (see
+    /// [`Matcher::give_back_fold`]).
     GreedyFold {
         pc: Pc,
-        next: Pc,
-        start: usize,
-        min: u32,
+        start: At,
         count: u32,
         bits: u32,
-        fold: u32,
         /// Tells this frame's counts apart from another entry of the same repeat.
         entry: u32,
     },
     /// A lazy single-character repeat that can take more characters.
     Lazy {
         pc: Pc,
-        start: usize,
-        pos: usize,
+        start: At,
+        pos: At,
         count: u32,
         bits: u32,
     },
-    /// Backtracking past this frame means every continuation of the state failed.
-    Done { key: MemoKey },
+    /// Backtracking past this frame means every continuation of the state (a [`MemoKey`])
+    /// failed.
+    Done {
+        pc: Pc,
+        bits: u32,
+        pos: At,
+        state: u64,
+    },
     /// Backtracking past this frame means a greedy repeat at `pc` failed for every count from
     /// `from` up to the end of its run at `to`.
-    RunDone { pc: Pc, from: usize, to: usize },
+    RunDone { pc: Pc, from: At, to: At },
 }
+
+/// Bytes a backtrack stack entry takes.
+pub(crate) const FRAME_BYTES: usize = std::mem::size_of::<Frame>();
+const _: () = assert!(FRAME_BYTES <= 24);
 
 impl Frame {
     fn is_undo(&self) -> bool {
@@ -214,7 +250,9 @@ pub(crate) struct Matcher<'a> {
     slots: Vec<usize>,
     reps: Vec<RepState>,
     cc: u64,
-    stack: Vec<Frame>,
+    stack: ChunkStack<Frame>,
+    /// The most frames the stack may hold (see [`super::budget::stack_limit`]).
+    stack_limit: usize,
     steps: u64,
     budget: u64,
     memo_on: bool,
@@ -278,7 +316,8 @@ impl<'a> Matcher<'a> {
                 prog.rep_count
             ],
             cc: 0,
-            stack: Vec::new(),
+            stack: ChunkStack::new(),
+            stack_limit: super::budget::stack_limit(hay.len()),
             steps: 0,
             budget,
             memo_on: FORCE_MEMO.load(std::sync::atomic::Ordering::Relaxed),
@@ -359,7 +398,7 @@ impl<'a> Matcher<'a> {
 
     /// Pops and undoes every frame above `base`.
     fn unwind(&mut self, base: usize) {
-        while self.stack.len() > base {
+        for _ in base..self.stack.len() {
             let f = self.stack.pop().expect("non-empty");
             self.undo(f);
         }
@@ -368,9 +407,22 @@ impl<'a> Matcher<'a> {
     #[inline]
     fn undo(&mut self, f: Frame) {
         match f {
-            Frame::Cap { group, start, end } => self.caps[group as usize] = (start, end),
-            Frame::Slot { slot, old } => self.slots[slot as usize] = old,
-            Frame::Rep { rep, old } => self.reps[rep as usize] = old,
+            Frame::Cap { group, start, end } => {
+                self.caps[group as usize] = (pos_of(start), pos_of(end));
+            }
+            Frame::Slot { slot, old } => self.slots[slot as usize] = pos_of(old),
+            Frame::Rep {
+                rep,
+                count,
+                start,
+                cc,
+            } => {
+                self.reps[rep as usize] = RepState {
+                    count,
+                    start: pos_of(start),
+                    cc,
+                };
+            }
             Frame::Cc { old } => self.cc = old,
             _ => {}
         }
@@ -379,15 +431,7 @@ impl<'a> Matcher<'a> {
     /// Drops the choice points above `base`, keeping the undo records (the body of an atomic
     /// group or a positive lookaround committed to its first success).
     fn cut(&mut self, base: usize) {
-        let mut w = base;
-        for r in base..self.stack.len() {
-            let f = self.stack[r];
-            if f.is_undo() {
-                self.stack[w] = f;
-                w += 1;
-            }
-        }
-        self.stack.truncate(w);
+        self.stack.retain_from(base, Frame::is_undo);
     }
 
     #[inline]
@@ -438,7 +482,7 @@ impl<'a> Matcher<'a> {
                     Inst::Any { rev, next } => self.step_any(c, rev, next)?,
                     Inst::Assert { look, next } => self.step_assert(c, look, next),
                     Inst::Split { first, second } => self.step_split(c, first, second),
-                    Inst::Mark { slot, next } => self.step_mark(c, slot, next),
+                    Inst::Mark { slot, undo, next } => self.step_mark(c, slot, undo, next),
                     Inst::Close {
                         slot,
                         group,
@@ -530,6 +574,13 @@ impl<'a> Matcher<'a> {
         if self.steps > self.budget {
             return Err(Stop::Budget);
         }
+        // A step pushes at most a few frames: make room for them first, so that the stack
+        // never grows past its limit, nor by an allocation that could fail and abort.
+        if self.stack.free() < STACK_SPARE && !self.stack.make_room(STACK_SPARE, self.stack_limit) {
+            // The limit reached, or the memory refused: the search stops as it does when its
+            // steps run out.
+            return Err(Stop::Budget);
+        }
         Ok(())
     }
 
@@ -560,7 +611,12 @@ impl<'a> Matcher<'a> {
                 self.steps += MEMO_HIT_STEPS;
                 return Step::Fail;
             }
-            self.stack.push(Frame::Done { key });
+            self.stack.push(Frame::Done {
+                pc: key.0,
+                bits: key.1,
+                pos: at(key.2),
+                state: key.3,
+            });
         } else if !self.memo_on && !self.memo_off && self.steps > self.memo_threshold {
             self.memo_on = true;
         }
@@ -578,7 +634,10 @@ impl<'a> Matcher<'a> {
             return;
         }
         if self.failed.len() < self.memo_cap {
-            self.failed.insert(key);
+            // Memory refused: the memo keeps answering from what it holds.
+            if self.failed.try_reserve(1).is_ok() {
+                self.failed.insert(key);
+            }
         } else if self.memo_hits < (self.failed.len() / 64) as u64 {
             self.memo_on = false;
             self.memo_off = true;
@@ -860,18 +919,21 @@ impl<'a> Matcher<'a> {
     fn step_split(&mut self, cur: &mut Cursor, first: Pc, second: Pc) -> Step {
         self.stack.push(Frame::Alt {
             pc: second,
-            pos: cur.pos,
+            pos: at(cur.pos),
             bits: cur.bits,
         });
         cur.pc = first;
         Step::Continue
     }
 
-    /// `Inst::Mark`: remembers the current position in a private slot (undoably).
+    /// `Inst::Mark`: remembers the current position in a private slot (undoably, unless the
+    /// old value can never be read again: see [`Inst::Mark`]).
     #[inline(always)]
-    fn step_mark(&mut self, cur: &mut Cursor, slot: u32, next: Pc) -> Step {
-        let old = self.slots[slot as usize];
-        self.stack.push(Frame::Slot { slot, old });
+    fn step_mark(&mut self, cur: &mut Cursor, slot: u32, undo: bool, next: Pc) -> Step {
+        if undo {
+            let old = self.slots[slot as usize];
+            self.stack.push(Frame::Slot { slot, old: at(old) });
+        }
         self.slots[slot as usize] = cur.pos;
         cur.pc = next;
         Step::Continue
@@ -887,8 +949,8 @@ impl<'a> Matcher<'a> {
         let old = self.caps[group as usize];
         self.stack.push(Frame::Cap {
             group,
-            start: old.0,
-            end: old.1,
+            start: at(old.0),
+            end: at(old.1),
         });
         if self.prog.referenced[group as usize] && old != span {
             self.stack.push(Frame::Cc { old: self.cc });
@@ -957,7 +1019,12 @@ impl<'a> Matcher<'a> {
                         p += n;
                     }
                 }
-                None if !rev && self.partial => return Err(Stop::Partial),
+                None if !rev && self.partial => {
+                    // The run read up to the end is work too (a stream holding back a long
+                    // run searches it again on every feed).
+                    self.steps += u64::from(count) / 8;
+                    return Err(Stop::Partial);
+                }
                 _ => break,
             }
         }
@@ -978,30 +1045,27 @@ impl<'a> Matcher<'a> {
         if run_ok && p > pos {
             self.stack.push(Frame::RunDone {
                 pc,
-                from: pos,
-                to: p,
+                from: at(pos),
+                to: at(p),
             });
         }
-        if let Some(fold) = fold_tail {
+        if fold_tail.is_some() {
             if count > min {
                 self.fold_gen = self.fold_gen.wrapping_add(1);
                 self.stack.push(Frame::GreedyFold {
                     pc,
-                    next,
-                    start,
-                    min,
+                    start: at(start),
                     count,
                     bits,
-                    fold,
                     entry: self.fold_gen,
                 });
             }
         } else if p != min_pos {
             self.stack.push(Frame::Greedy {
                 next,
-                start,
-                min_pos,
-                pos: p,
+                start: at(start),
+                min_pos: at(min_pos),
+                pos: at(p),
                 bits,
                 rev,
             });
@@ -1165,14 +1229,26 @@ impl<'a> Matcher<'a> {
         if count < max {
             self.stack.push(Frame::Lazy {
                 pc,
-                start,
-                pos: p,
+                start: at(start),
+                pos: at(p),
                 count,
                 bits,
             });
         }
         cur.move_to(p, next);
         Ok(Step::Continue)
+    }
+
+    /// Records a repeat register's value, to be restored on backtracking.
+    #[inline(always)]
+    fn save_rep(&mut self, rep: u32) {
+        let old = self.reps[rep as usize];
+        self.stack.push(Frame::Rep {
+            rep,
+            count: old.count,
+            start: at(old.start),
+            cc: old.cc,
+        });
     }
 
     /// `Inst::RepStart`: enters a general repeat, resetting its register (undoably), then
@@ -1189,8 +1265,7 @@ impl<'a> Matcher<'a> {
         iter: Pc,
         exit: Pc,
     ) -> Step {
-        let old = self.reps[rep as usize];
-        self.stack.push(Frame::Rep { rep, old });
+        self.save_rep(rep);
         self.reps[rep as usize] = RepState {
             count: 0,
             start: cur.pos,
@@ -1216,8 +1291,7 @@ impl<'a> Matcher<'a> {
         exit: Pc,
     ) -> Step {
         let pos = cur.pos;
-        let old = self.reps[rep as usize];
-        self.stack.push(Frame::Rep { rep, old });
+        self.save_rep(rep);
         let r = &mut self.reps[rep as usize];
         r.count = r.count.saturating_add(1);
         let changed = pos != r.start || r.cc != self.cc;
@@ -1230,8 +1304,7 @@ impl<'a> Matcher<'a> {
     /// `Inst::RepIter`: records where an iteration of a general repeat begins (undoably).
     #[inline(always)]
     fn step_rep_iter(&mut self, cur: &mut Cursor, rep: u32, next: Pc) -> Step {
-        let old = self.reps[rep as usize];
-        self.stack.push(Frame::Rep { rep, old });
+        self.save_rep(rep);
         let r = &mut self.reps[rep as usize];
         r.start = cur.pos;
         r.cc = self.cc;
@@ -1418,7 +1491,7 @@ impl<'a> Matcher<'a> {
         iter: Pc,
         exit: Pc,
     ) -> Step {
-        let (pos, bits) = (cur.pos, cur.bits);
+        let (pos, bits) = (at(cur.pos), cur.bits);
         match (try_body, try_tail) {
             (true, true) => {
                 if greedy {
@@ -1594,19 +1667,25 @@ impl<'a> Matcher<'a> {
 
     /// Pops frames until a choice point above `base` yields a state to resume.
     fn backtrack(&mut self, base: usize) -> Result<Option<(Pc, usize, u32)>, Stop> {
-        while self.stack.len() > base {
+        // Each frame popped without resuming pushes nothing back.
+        for _ in base..self.stack.len() {
             let f = self.stack.pop().expect("non-empty");
             let resumed = match f {
-                Frame::Alt { pc, pos, bits } => Some((pc, pos, bits)),
+                Frame::Alt { pc, pos, bits } => Some((pc, pos_of(pos), bits)),
                 f @ Frame::Greedy { .. } => Some(self.retry_greedy(f)),
                 f @ Frame::GreedyFold { .. } => self.retry_greedy_fold(f)?,
                 f @ Frame::Lazy { .. } => self.retry_lazy(f)?,
-                Frame::Done { key } => {
-                    self.remember_failed(key);
+                Frame::Done {
+                    pc,
+                    bits,
+                    pos,
+                    state,
+                } => {
+                    self.remember_failed((pc, bits, pos_of(pos), state));
                     None
                 }
                 Frame::RunDone { pc, from, to } => {
-                    self.run_failed[pc as usize] = (from, to);
+                    self.run_failed[pc as usize] = (pos_of(from), pos_of(to));
                     None
                 }
                 undo => {
@@ -1636,6 +1715,7 @@ impl<'a> Matcher<'a> {
         else {
             unreachable!("called with a greedy frame")
         };
+        let (start, min_pos, pos) = (pos_of(start), pos_of(min_pos), pos_of(pos));
         let p = if rev {
             pos + self.char_fwd(pos).expect("gave back a consumed char").1
         } else {
@@ -1644,9 +1724,9 @@ impl<'a> Matcher<'a> {
         if p != min_pos {
             self.stack.push(Frame::Greedy {
                 next,
-                start,
-                min_pos,
-                pos: p,
+                start: at(start),
+                min_pos: at(min_pos),
+                pos: at(p),
                 bits,
                 rev,
             });
@@ -1661,17 +1741,25 @@ impl<'a> Matcher<'a> {
     fn retry_greedy_fold(&mut self, frame: Frame) -> Result<Option<(Pc, usize, u32)>, Stop> {
         let Frame::GreedyFold {
             pc,
-            next,
             start,
-            min,
             count,
             bits,
-            fold,
             entry,
         } = frame
         else {
             unreachable!("called with a greedy fold frame")
         };
+        let Inst::RepOne { min, next, .. } = self.prog.insts[pc as usize] else {
+            unreachable!("greedy fold frames come from RepOne")
+        };
+        let fold = self
+            .prog
+            .fold_tails
+            .iter()
+            .find(|&&(p, _)| p == pc)
+            .map(|&(_, s)| s)
+            .expect("a repeat with a folded tail");
+        let start = pos_of(start);
         self.steps += u64::from(count);
         let Some((p, new_count)) = self.give_back_fold(pc, start, min, count, fold) else {
             return Ok(None);
@@ -1683,12 +1771,9 @@ impl<'a> Matcher<'a> {
         if new_count > min {
             self.stack.push(Frame::GreedyFold {
                 pc,
-                next,
-                start,
-                min,
+                start: at(start),
                 count: new_count,
                 bits,
-                fold,
                 entry,
             });
         } else if new_count < min {
@@ -1712,6 +1797,7 @@ impl<'a> Matcher<'a> {
         else {
             unreachable!("called with a lazy frame")
         };
+        let pos = pos_of(pos);
         let Inst::RepOne {
             set,
             max,
@@ -1743,7 +1829,7 @@ impl<'a> Matcher<'a> {
                     self.stack.push(Frame::Lazy {
                         pc,
                         start,
-                        pos: p,
+                        pos: at(p),
                         count,
                         bits,
                     });

@@ -9,6 +9,14 @@
 //!
 //! Steps are counted, never timed, so the bound is the same on every machine and in tests.
 //! [`REFERENCE_TEN_SECONDS`] sets how many: the reference's own time is the measure.
+//!
+//! The budget covers memory too: a search's backtrack stack (its choice points and the undo
+//! records of captures and repeat counters) may hold at most [`STACK_ENTRIES`] entries plus
+//! [`STACK_ENTRIES_PER_BYTE`] per byte of text, and a search that needs more stops with the
+//! same error as one that runs out of steps. The stack grows only by allocations that may fail,
+//! and a refused one stops the search the same way: a search never aborts the process. The
+//! reference's own memory is the measure (see [`STACK_ENTRIES`]). The memo of failed states
+//! holds a bounded number of states (see `backtrack.rs`).
 
 use std::cell::Cell;
 
@@ -25,9 +33,32 @@ use std::cell::Cell;
 /// have given up on by itself only where it would have taken well over ten seconds.
 pub const REFERENCE_TEN_SECONDS: u64 = 800_000_000;
 
+/// Backtrack-stack entries (24 bytes each) a search may hold whatever its text: twice what
+/// this matcher holds where the reference's own backtracking runs out of memory, so that the
+/// limit never stops a search the reference finishes.
+///
+/// The stack holds a choice point or an undo record for the steps that leave one, so a search
+/// that goes deep holds memory in proportion to its work: a repeat of capture groups records
+/// every group at every iteration (`((a)()()...)*` over a run of `a`). The reference's
+/// `regex` module keeps such records too, and fails with `MemoryError` once they take about
+/// 0.6-1 GB (in under a second). Measured with its oracle (`regex.search` over a run of `a`,
+/// the longest that does not fail): `(a)*\Z` over 6.5 MB, `(?:a|aa)*\Z` over 8.5 MB,
+/// `((a)` + 64 empty groups + `)*\Z` over 220 KB, `((a)(b)?(c)?(d)?)*\Z` over 1.9 MB; the
+/// same searches here hold at most 17 million entries (400 MB; 67 entries a byte for the 64
+/// groups, where the reference keeps 4.4 KB). This allows 32 million (768 MB), and more for
+/// long texts ([`STACK_ENTRIES_PER_BYTE`]).
+pub const STACK_ENTRIES: u64 = 32_000_000;
+
+/// Backtrack-stack entries a search may hold per byte of its text, beyond [`STACK_ENTRIES`]:
+/// a search that keeps a few entries per byte over a long text (the memo's records of failed
+/// states, which the reference does not keep) finishes wherever the reference does.
+pub const STACK_ENTRIES_PER_BYTE: u64 = 16;
+
 thread_local! {
     /// Steps left to the innermost [`Budget::run`] on this thread (`None` outside one).
     static SHARED: Cell<Option<u64>> = const { Cell::new(None) };
+    /// The tighter stack limit [`with_stack_limit`] set on this thread, if any.
+    static STACK_CAP: Cell<Option<u64>> = const { Cell::new(None) };
     /// Every matcher step taken on this thread.
     static STEPS: Cell<u64> = const { Cell::new(0) };
 }
@@ -99,6 +130,31 @@ impl Budget {
 /// work of a job without timing it).
 pub fn steps_taken() -> u64 {
     STEPS.get()
+}
+
+/// The most backtrack-stack entries a search over `len` bytes may hold.
+pub(crate) fn stack_limit(len: usize) -> usize {
+    let own = STACK_ENTRIES.saturating_add(STACK_ENTRIES_PER_BYTE.saturating_mul(len as u64 + 1));
+    let frames = STACK_CAP.get().map_or(own, |cap| own.min(cap));
+    usize::try_from(frames).unwrap_or(usize::MAX)
+}
+
+/// Runs `f` with every search it makes on this thread limited to `frames` backtrack-stack
+/// entries (never more than the usual limit): a search that needs more stops with
+/// [`crate::RegexError::Budget`], as when its steps run out. For callers that want to hold
+/// less memory than the reference may, and for tests of the limit.
+pub fn with_stack_limit<T>(frames: u64, f: impl FnOnce() -> T) -> T {
+    /// Puts the previous limit back, even if `f` unwinds.
+    struct Restore(Option<u64>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            STACK_CAP.set(self.0);
+        }
+    }
+    let previous = STACK_CAP.get();
+    let _restore = Restore(previous);
+    STACK_CAP.set(Some(previous.map_or(frames, |p| p.min(frames))));
+    f()
 }
 
 /// The allowance for a search whose own limit is `own`: also within the enclosing budget.

@@ -154,6 +154,11 @@ impl CharSet {
         self.complement().union(&other.complement()).complement()
     }
 
+    /// Whether every member of this set is in `other`.
+    pub(crate) fn is_subset(&self, other: &CharSet) -> bool {
+        self.intersect(other) == *self
+    }
+
     /// The code points whose case variants (or themselves) meet the set: what a case-insensitive
     /// set member matches.
     pub(crate) fn case_closure(&self, ascii_only: bool) -> CharSet {

@@ -139,6 +139,25 @@ pub(crate) fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
     let stateful = b.has_backrefs || b.rep_count > 0;
     let backref_ahead = backref_reachability(&b.insts);
     let fold_tails = fold_tails(&b.insts);
+    let lead_run = lead_run(&b.insts, start, &b.sets, &b.strings).filter(|&(pc, set)| {
+        let run = &b.sets[set as usize];
+        // The search must offer the start position (its start test allows the run's
+        // characters, and a required string cannot move it: its offset is unbounded after
+        // the run), must not skip it as out of reach of the end, and must not treat the
+        // repeat specially.
+        let start_ok = match &start_test {
+            StartTest::Anywhere => true,
+            StartTest::Class(fs) => run.is_subset(fs),
+            _ => false,
+        };
+        start_ok
+            && required.as_ref().is_none_or(|r| r.offset.is_none())
+            && partial_reach
+                .as_ref()
+                .is_none_or(|(loops, _)| run.is_subset(loops))
+            && fold_lead.is_none()
+            && !fold_tails.iter().any(|&(p, _)| p == pc)
+    });
     Ok(Program {
         insts: b.insts,
         start,
@@ -165,7 +184,101 @@ pub(crate) fn compile(parsed: &Parsed) -> Result<Program, RegexError> {
         min_width: min_width(&node),
         must_contain,
         ascii: b.ascii,
+        lead_run: lead_run.map(|(_, set)| set),
     })
+}
+
+/// The greedy unbounded forward repeat every match begins with (past group marks), as its
+/// instruction and set, when what follows it can neither match without consuming nor begin
+/// with a character of its set: the repeat's run then never ends where a match could go on.
+fn lead_run(
+    insts: &[Inst],
+    start: Pc,
+    sets: &[CharSet],
+    strings: &[Box<str>],
+) -> Option<(Pc, u32)> {
+    let code = Code {
+        insts,
+        sets,
+        strings,
+    };
+    let mut pc = start;
+    for _ in 0..64 {
+        match insts[pc as usize] {
+            Inst::Mark { next, .. } => pc = next,
+            Inst::RepOne {
+                set,
+                max: u32::MAX,
+                greedy: true,
+                rev: false,
+                next,
+                ..
+            } => {
+                let mut visits = 256;
+                let first = code.first_consumed(next, &mut visits)?;
+                return first
+                    .intersect(&sets[set as usize])
+                    .ranges()
+                    .is_empty()
+                    .then_some((pc, set));
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The parts of a program [`Code::first_consumed`] reads.
+struct Code<'a> {
+    insts: &'a [Inst],
+    sets: &'a [CharSet],
+    strings: &'a [Box<str>],
+}
+
+impl Code<'_> {
+    /// The characters a forward path from `pc` can consume first, when every path consumes
+    /// one before it can succeed (`None` when one may not, or when the program there is too
+    /// involved to tell within `visits` instructions). Zero-width tests are looked past: they
+    /// consume nothing, so the first character consumed comes after them.
+    fn first_consumed(&self, pc: Pc, visits: &mut u32) -> Option<CharSet> {
+        *visits = visits.checked_sub(1)?;
+        match self.insts[pc as usize] {
+            Inst::Char { c, rev: false, .. } => Some(CharSet::single(c as u32)),
+            Inst::Str { s, rev: false, .. } => {
+                let c = self.strings[s as usize].chars().next()?;
+                Some(CharSet::single(c as u32))
+            }
+            Inst::Set {
+                set, rev: false, ..
+            } => Some(self.sets[set as usize].clone()),
+            Inst::Any { rev: false, .. } => Some(CharSet::full()),
+            Inst::Mark { next, .. }
+            | Inst::Close {
+                rev: false, next, ..
+            }
+            | Inst::Assert { next, .. }
+            | Inst::Lookaround { next, .. } => self.first_consumed(next, visits),
+            Inst::Split { first, second } => Some(
+                self.first_consumed(first, visits)?
+                    .union(&self.first_consumed(second, visits)?),
+            ),
+            Inst::RepOne {
+                set,
+                min,
+                rev: false,
+                next,
+                ..
+            } => {
+                let own = self.sets[set as usize].clone();
+                if min > 0 {
+                    Some(own)
+                } else {
+                    Some(own.union(&self.first_consumed(next, visits)?))
+                }
+            }
+            _ => None,
+        }
+    }
 }
 
 fn mark_references(node: &Node, referenced: &mut [bool], has: &mut bool) {
@@ -691,7 +804,26 @@ impl Builder {
             next,
         })?;
         let body = self.compile(node, close, rev)?;
-        self.push(Inst::Mark { slot, next: body })
+        // The body's instructions are those pushed since the close.
+        let choice_free = self.insts[close as usize + 1..].iter().all(|i| {
+            !matches!(
+                i,
+                Inst::Split { .. }
+                    | Inst::RepOne { .. }
+                    | Inst::RepStart { .. }
+                    | Inst::RepEnd { .. }
+                    | Inst::LoopBack { .. }
+                    | Inst::LoopEnd { .. }
+                    | Inst::Atomic { .. }
+                    | Inst::Lookaround { .. }
+            )
+        });
+        let referenced = self.referenced.get(index as usize).copied().unwrap_or(true);
+        self.push(Inst::Mark {
+            slot,
+            undo: referenced || !choice_free,
+            next: body,
+        })
     }
 
     /// The body of an atomic group or a lookaround: a subprogram ending in `SubEnd`, compiled

@@ -44,9 +44,15 @@ pub enum RegexError {
         /// thread that could be started to compile it.
         message: String,
     },
-    /// The search needed more work than its budget allows (a pathological pattern on a long
-    /// input); no result is reported rather than a wrong one.
+    /// The search needed more work than its budget allows, or more memory (a pathological
+    /// pattern on a long input); no result is reported rather than a wrong one.
     Budget,
+    /// The text is longer than a search accepts (4 GiB less a byte: the matcher stores
+    /// positions in four bytes).
+    TextTooLong {
+        /// The text's length in bytes.
+        len: usize,
+    },
 }
 
 impl fmt::Display for RegexError {
@@ -73,6 +79,10 @@ impl fmt::Display for RegexError {
             RegexError::TooLarge { message } => write!(f, "pattern too large: {message}"),
             RegexError::Budget => f.write_str(
                 "the search was stopped: it exceeded its work budget (pathological pattern)",
+            ),
+            RegexError::TextTooLong { len } => write!(
+                f,
+                "the text is {len} bytes long; a search reads at most 4 GiB of text"
             ),
         }
     }

@@ -40,6 +40,7 @@ mod charset;
 mod compile;
 mod diagnose;
 mod error;
+mod frames;
 pub mod hook;
 mod names;
 mod optimise;
@@ -58,7 +59,13 @@ mod utf8;
 use std::ops::Range;
 use std::sync::Arc;
 
-pub use budget::{Budget, REFERENCE_TEN_SECONDS, steps_taken};
+pub use budget::{
+    Budget, REFERENCE_TEN_SECONDS, STACK_ENTRIES, STACK_ENTRIES_PER_BYTE, steps_taken,
+    with_stack_limit,
+};
+
+/// Bytes one backtrack-stack entry takes (see [`STACK_ENTRIES`]).
+pub const STACK_ENTRY_BYTES: usize = backtrack::FRAME_BYTES;
 pub use diagnose::Stuck;
 pub use error::RegexError;
 
@@ -223,6 +230,12 @@ impl Match {
     }
 }
 
+/// What [`Regex::search_partial_resuming`] keeps between the searches of one growing text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Resume {
+    run: search::RunSeen,
+}
+
 /// The result of a partial search.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Partial {
@@ -353,6 +366,29 @@ impl Regex {
         // partial search.
         if hook::active() {
             return hook::search_partial(self, hay, pos);
+        }
+        self.partial_with(hay, pos, true)
+    }
+
+    /// [`Regex::search_partial_lazy_like_reference`] on a text that only grows at its end
+    /// between calls made with the same `resume` (a stream's buffer between feeds), which must
+    /// start as [`Resume::default`]. Same result; where the pattern begins with a greedy repeat
+    /// that its continuation cannot extend (`\s*<tool_call>`) and the repeat's run from `pos`
+    /// reaches the end of the text, the answer (partial at `pos`) is known from the text added
+    /// since the previous call, so a stream holding back a long stretch of whitespace does not
+    /// read it again on every feed.
+    pub fn search_partial_resuming(
+        &self,
+        hay: &str,
+        pos: usize,
+        resume: &mut Resume,
+    ) -> Result<Partial, RegexError> {
+        if hook::active() {
+            return hook::search_partial(self, hay, pos);
+        }
+        let pos = utf8::ceil_boundary(hay, pos);
+        if let Some(start) = search::partial_over_run(&self.inner.prog, hay, pos, &mut resume.run) {
+            return Ok(Partial::Partial { start });
         }
         self.partial_with(hay, pos, true)
     }
@@ -595,6 +631,8 @@ fn walk(node: &Node, f: &mut Features) {
     }
 }
 
+#[cfg(test)]
+mod memory_tests;
 #[cfg(test)]
 mod tests;
 

@@ -142,8 +142,13 @@ pub(crate) enum Inst {
         second: Pc,
     },
     /// Remember the position in private slot `slot` (a group's first edge in matching order).
+    /// `undo`: backtracking must restore the slot's old value. It need not when the group's
+    /// body leaves no choice point (every way back into the group then runs this mark again
+    /// before the close reads the slot) and no backreference refers to the group (the memo
+    /// of failed states reads the slots of those).
     Mark {
         slot: u32,
+        undo: bool,
         next: Pc,
     },
     /// Set public group `group` from private slot `slot` to the current position.
@@ -311,4 +316,10 @@ pub(crate) struct Program {
     pub firstset: Option<CharSet>,
     /// Whether a word-boundary test uses ASCII when the pattern default applies.
     pub ascii: bool,
+    /// Set (an index into `sets`) when every match begins with a greedy unbounded repeat of
+    /// that set (past group marks) whose continuation must consume a character outside it
+    /// (`\s*<tool_call>`), and nothing else in the program's search tests disagrees: then a
+    /// partial search from a position followed only by characters of the set reports a
+    /// partial match there (see `search::partial_over_run`).
+    pub lead_run: Option<u32>,
 }

@@ -23,6 +23,14 @@ pub(crate) fn steps_per_byte(prog: &Program) -> u64 {
     64 + 4 * prog.insts.len() as u64
 }
 
+/// Refuses a text longer than the matcher can hold positions of.
+fn check_len(hay: &str) -> Result<(), RegexError> {
+    if hay.len() > super::backtrack::MAX_TEXT {
+        return Err(RegexError::TextTooLong { len: hay.len() });
+    }
+    Ok(())
+}
+
 fn stop_error(s: Stop) -> RegexError {
     match s {
         Stop::Budget => RegexError::Budget,
@@ -72,6 +80,7 @@ fn search_ex(
     must_advance: bool,
     st: &mut ScanState,
 ) -> Result<Option<Spans>, RegexError> {
+    check_len(hay)?;
     // Like the reference, give up at once when fewer characters remain than any match needs.
     if prog.min_width > 0
         && hay[pos..]
@@ -130,6 +139,7 @@ pub(crate) fn match_at(
     hay: &str,
     pos: usize,
 ) -> Result<Option<Spans>, RegexError> {
+    check_len(hay)?;
     if !may_start(prog, hay, pos) {
         return Ok(None);
     }
@@ -201,6 +211,56 @@ fn partial_floor(prog: &Program, hay: &str, from: usize) -> usize {
         pos -= n;
     }
     0
+}
+
+/// What a partial search learnt about the text after its start position, kept for the next
+/// partial search of the same text grown at its end (see [`partial_over_run`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RunSeen {
+    /// The start position, and where the run of the pattern's leading repeat from there ends
+    /// (at the end of the text then, or at a character outside the run).
+    pub at: Option<(usize, usize)>,
+}
+
+/// A partial search's answer for a pattern whose matches all begin with a greedy run of a set
+/// that what follows cannot continue (`Program::lead_run`), when every character from `pos` to
+/// the end of `hay` is in that set: no complete match can start there or later (the
+/// continuation would need a character outside the run where the run's characters, or the
+/// end, are), the search offers `pos` as its first start, and the run reaches the end there,
+/// so the answer is a partial match at `pos` (returned). `seen` carries how far the run was
+/// found to reach, so that searching the same text grown at its end (a stream re-scanning the
+/// text it holds back) reads only the new text. `None` when the shortcut does not apply.
+pub(crate) fn partial_over_run(
+    prog: &Program,
+    hay: &str,
+    pos: usize,
+    seen: &mut RunSeen,
+) -> Option<usize> {
+    let set = &prog.sets[prog.lead_run? as usize];
+    // A longer text is refused by the full search.
+    if pos >= hay.len() || hay.len() > super::backtrack::MAX_TEXT {
+        return None;
+    }
+    // Out of budget: the full search reports it.
+    if super::budget::limit(1) == 0 {
+        return None;
+    }
+    let from = match seen.at {
+        Some((p, end)) if p == pos && pos <= end && end <= hay.len() => end,
+        _ => pos,
+    };
+    let bytes = hay.as_bytes();
+    let mut end = from;
+    while let Some((c, n)) = next_char(bytes, end) {
+        if !set.contains(c) {
+            break;
+        }
+        end += n;
+    }
+    seen.at = Some((pos, end));
+    // Charged like the repeat's own run: an eighth of a step a character.
+    super::budget::spend(1 + (end - from) as u64 / 8);
+    (end == hay.len()).then_some(pos)
 }
 
 /// `pattern.search(hay, pos, partial=True)`.

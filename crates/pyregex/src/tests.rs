@@ -407,3 +407,101 @@ fn trees_and_property_names_are_public() {
     let greek = crate::property_ranges(keys[1], false);
     assert!(greek.iter().any(|&(a, b)| a <= 0x3B1 && 0x3B1 <= b));
 }
+
+/// Delimiter patterns led by a greedy repeat (the bundled templates' `\s*` patterns among
+/// them), and some where the resumed search must not take its shortcut (the continuation can
+/// extend the run, match empty, or the repeat is lazy or bounded).
+const RUN_LED: &[&str] = &[
+    r"\s*<tool_call>",
+    r"\s*(?:<\|im_end\|>|<\|endoftext\|>)",
+    r"\s*<tool_call>(?P<name>[^\n<]+)\n",
+    r"\s*<tool_call>\s*<function=(?P<name>[^>\n]+)>",
+    r"(\s*)x",
+    r"\s+(?=y)z",
+    r"[ab]*c",
+    r"(?:\s)*<",
+    r"\s*\n",
+    r"\s*$",
+    r"\s*(?:x|\s)",
+    r"\s*?<",
+    r"\s{0,3}<",
+    r"(\s*)\1<",
+    r"\s*(?i:x)",
+];
+
+/// A text growing a character at a time, searched from where the last result leaves a
+/// stream's position (the start of a partial match, the end of a complete one).
+fn resumed_equals_fresh(pattern: &str, text: &str) {
+    let r = re(pattern);
+    let mut resume = Resume::default();
+    let mut pos = 0;
+    for (i, c) in text.char_indices() {
+        let h = &text[..i + c.len_utf8()];
+        let fresh = r.search_partial_lazy_like_reference(h, pos).unwrap();
+        let resumed = r.search_partial_resuming(h, pos, &mut resume).unwrap();
+        assert_eq!(resumed, fresh, "{pattern:?} on {h:?} from {pos}");
+        pos = match fresh {
+            Partial::Partial { start } => start.clamp(pos, h.len()),
+            Partial::Complete(m) => m.end(),
+        };
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        failure_persistence: None,
+        rng_seed: RngSeed::Fixed(0x5EED_0000_0000_0005),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn a_resumed_partial_search_equals_a_fresh_one(
+        pattern in proptest::sample::select(RUN_LED),
+        text in string_from(" \n\t<>/xyzab|téi_", 40),
+    ) {
+        resumed_equals_fresh(pattern, &text);
+    }
+}
+
+#[test]
+fn a_resumed_partial_search_equals_a_fresh_one_over_delimiter_texts() {
+    for p in RUN_LED {
+        for t in [
+            "  \n <tool_call>get\n</tool_call>  <|im_end|>",
+            "\n\n\n   <tool_call> <function=f>  \n",
+            "   x y  z \u{3000} <",
+        ] {
+            resumed_equals_fresh(p, t);
+        }
+    }
+}
+
+/// Matcher steps of `n` partial searches of a run of spaces growing a character at a time.
+fn steps_over_growing_run(r: &Regex, n: usize) -> u64 {
+    let mut resume = Resume::default();
+    let mut h = String::new();
+    let before = steps_taken();
+    for _ in 0..n {
+        h.push(' ');
+        assert_eq!(
+            r.search_partial_resuming(&h, 0, &mut resume).unwrap(),
+            Partial::Partial { start: 0 }
+        );
+    }
+    steps_taken() - before
+}
+
+#[test]
+fn resumed_partial_searches_over_a_growing_run_take_linear_work() {
+    // The patterns whose repeat takes spaces and whose continuation cannot.
+    for p in RUN_LED[..6].iter().chain(&RUN_LED[7..8]) {
+        let r = re(p);
+        let (small, large) = (
+            steps_over_growing_run(&r, 1000),
+            steps_over_growing_run(&r, 4000),
+        );
+        // Searching the whole run again each time would grow 16-fold.
+        assert!(large <= 5 * small, "{p}: {small} -> {large} steps");
+    }
+}
