@@ -16,7 +16,7 @@ use rtbench_engine::template::Template;
 use rtbench_engine::template::source::TemplateSource;
 use rtbench_engine::value::Value;
 use rtbench_tooling::inputs::{
-    self as policy, Overrides, Pipes, TemplateError, prepare_sample, read_text, tool_warnings,
+    self as policy, Overrides, Pipes, TemplateError, prepare_sample, read_input, tool_warnings,
 };
 use rtbench_tooling::model::{Conversation, Model, PrepareError};
 use rtbench_tooling::sample::{self, expand, parse_sample, token_ids};
@@ -61,10 +61,10 @@ pub(super) fn template(path: &Path) -> Result<(Template, TemplateSource), Failur
 }
 
 /// Reads a UTF-8 text file exactly (no newline translation), as the input policy reads
-/// inputs ([`read_text`]: a pipe is read; a folder, a device, invalid UTF-8 or more than 1 GiB
-/// is a usage error naming the file).
+/// inputs ([`read_input`]: a folder, a device, a pipe, invalid UTF-8 or more than 1 GiB is a
+/// usage error naming the file).
 pub(super) fn text_file(path: &Path, what: &str) -> Result<String, Failure> {
-    read_text(path, what, Pipes::Read).map_err(|e| Failure::usage(e.to_string()))
+    read_input(path, what).map_err(|e| Failure::usage(e.to_string()))
 }
 
 /// Reads a `--tools` file: a JSON list of tool schemas. A file that is not JSON is an error
@@ -78,11 +78,12 @@ pub(super) fn tools_file(path: &Path) -> Result<Value, Failure> {
     // Read as the reference's command line reads it (`json.load`, its nesting limit included).
     let (value, _) = py::json_loads_with_spans(&text).map_err(|e| {
         Failure::invalid(format!(
-            "tools file {}:{}:{}: invalid JSON: {}",
+            "tools file {}:{}:{}: invalid JSON: {}{}",
             path.display(),
             e.line,
             e.column,
-            e.message
+            e.message,
+            bom_help(&text)
         ))
     })?;
     for w in tool_warnings(&path.display().to_string(), &text, 0..text.len()) {
@@ -97,13 +98,24 @@ pub(super) fn json_file(path: &Path, what: &str) -> Result<Value, Failure> {
     let text = text_file(path, what)?;
     py::json_loads(&text).map_err(|e| {
         Failure::invalid(format!(
-            "{}:{}:{}: {what} is not JSON: {}",
+            "{}:{}:{}: {what} is not JSON: {}{}",
             path.display(),
             e.line,
             e.column,
-            e.message
+            e.message,
+            bom_help(&text)
         ))
     })
+}
+
+/// What to do about JSON text that starts with a byte-order mark (refused as Python's json
+/// refuses it): `; <help>`, or nothing.
+fn bom_help(text: &str) -> String {
+    if text.starts_with('\u{feff}') {
+        format!("; {}", policy::BOM_HELP)
+    } else {
+        String::new()
+    }
 }
 
 /// `--kwargs JSON`: an object.

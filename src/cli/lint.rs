@@ -12,7 +12,7 @@ use crate::cli::output;
 use crate::cli::{Failure, inputs};
 use rtbench_tooling::findings::sample_findings;
 use rtbench_tooling::inputs::{Overrides, model_dir, prepare_sample};
-use rtbench_tooling::lint::lint_file;
+use rtbench_tooling::lint::{diagnostics, lint_file};
 use rtbench_tooling::model::Model;
 use rtbench_tooling::sample::{self, Sample, expand, parse_sample};
 use rtbench_tooling::versions::compare_sample;
@@ -37,8 +37,9 @@ pub(super) fn run(
     let findings = lint_file(&template, &source);
     let mut text = String::new();
     let mut count = findings.len();
-    for f in &findings {
-        text.push_str(&source.warn(f).to_string());
+    // Located with one index of the file: a template may repeat a key thousands of times.
+    for d in diagnostics(&source, &findings) {
+        text.push_str(&d.to_string());
         text.push_str("\n\n");
     }
     let mut files = Vec::new();

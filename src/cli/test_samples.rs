@@ -9,8 +9,10 @@
 //! `samples/` (as before), else the current folder's sub-folders.
 //!
 //! `--bless` writes each changed sample with [`rtbench_tooling::atomic::replace_file`] (never
-//! over a file saved since it was read; CRLF files stay CRLF) and prints, per sample, the
-//! structural change of its expected message; `--dry-run` prints the same and writes nothing.
+//! over a file saved since it was read, nor over another bless of it running at the same time;
+//! CRLF files stay CRLF; a symbolic link is written through to its file, and other hard links
+//! are warned about) and prints, per sample, the structural change of its expected message;
+//! `--dry-run` prints the same and writes nothing.
 //!
 //! With `--reference all`, every sample is judged under each reference version (a line with
 //! the verdict under each where they are not all `ok`), and a section lists the samples whose
@@ -24,12 +26,12 @@ use rtbench_engine::Reference;
 use rtbench_engine::py;
 use rtbench_engine::template::Template;
 use rtbench_engine::value::Dict;
-use rtbench_tooling::atomic::replace_file;
+use rtbench_tooling::atomic::{links_of, replace_file};
 use rtbench_tooling::diff::diff;
 use rtbench_tooling::findings::sample_findings;
 use rtbench_tooling::inputs::{Overrides, model_dir, prepare_sample, template_beside};
 use rtbench_tooling::model::Model;
-use rtbench_tooling::sample::{self, expand, read_sample, replace_expected};
+use rtbench_tooling::sample::{self, expand, replace_expected};
 use rtbench_tooling::testing::{Verdict, expected_section, verdict};
 use rtbench_tooling::versions::compare_sample;
 
@@ -329,11 +331,18 @@ impl Run<'_> {
 
     /// Judges (or blesses) one sample file and adds its line to the report.
     fn file(&mut self, file: &Path) -> Result<(), Failure> {
-        let Some(ready) = self.ready(file)? else {
+        // Read once: the verdict, and the text a bless rewrites, are of the same bytes.
+        let file_text = match sample::read_sample_text(file) {
+            Ok(text) => text,
+            Err(e) => {
+                self.cannot(file, &e.to_string());
+                return Ok(());
+            }
+        };
+        let Some(ready) = self.ready(file, &file_text)? else {
             return Ok(());
         };
         // The audit's traced parse gives the same result as `parse_response`.
-        let file_text = inputs::text_file(file, "sample file")?;
         let name = file.display().to_string();
         let model = ready.model_dir.as_ref().and_then(|d| self.models.get(d));
         if self.versions.len() > 1 {
@@ -370,8 +379,8 @@ impl Run<'_> {
 
     /// The sample in `file` read, its template loaded and its inputs prepared as the input
     /// policy prepares samples; `None` (reported as failed) when one of them cannot be.
-    fn ready(&mut self, file: &Path) -> Result<Option<Ready>, Failure> {
-        let sample = match read_sample(file) {
+    fn ready(&mut self, file: &Path, text: &str) -> Result<Option<Ready>, Failure> {
+        let sample = match sample::sample_of_text(file, text) {
             Ok(s) => s,
             Err(e) => {
                 self.cannot(file, &e.to_string());
@@ -479,17 +488,26 @@ impl Run<'_> {
             return Ok("ok (unchanged)".to_string());
         }
         let change = bless_change(sample, &section);
-        if !how.dry_run {
+        let name = file.display().to_string();
+        // A link is written through to its file; other hard links keep the old text.
+        let notes = if how.dry_run {
+            links_of(file).warnings(&name)
+        } else {
             replace_file(file, text.as_bytes(), updated.as_bytes())
-                .map_err(|e| Failure::usage(e.to_string()))?;
-        }
+                .map_err(|e| Failure::usage(e.to_string()))?
+                .notes(&name)
+        };
         self.blessed += 1;
         let verb = if how.dry_run {
             "would bless"
         } else {
             "blessed"
         };
-        Ok(format!("{verb}: {change}"))
+        let notes: String = notes
+            .iter()
+            .map(|n| format!("\n  {}", n.replace('\n', "\n  ")))
+            .collect();
+        Ok(format!("{verb}: {change}{notes}"))
     }
 
     /// Prints the report and its summary; an error when a sample failed.

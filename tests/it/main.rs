@@ -24,6 +24,7 @@ mod diagnostic_cli;
 mod explain;
 mod export;
 mod id_conformance;
+mod input_safety;
 mod lint;
 mod lint_engines;
 mod losses;

@@ -1,5 +1,6 @@
 //! Structural differences between two values, as readable lines (`$.tool_calls[1].function.name:
-//! expected 'f', got 'g'`). Used to explain why a chunking or a sample disagrees.
+//! expected 'f', got 'g'`), and [`same`], the one comparison of results (NaN equals NaN). Used
+//! to explain why a chunking or a sample disagrees.
 
 use rtbench_engine::value::Value;
 
@@ -56,11 +57,37 @@ fn key_path(path: &str, key: &str) -> String {
 }
 
 /// Every difference between `expected` and `got`, in document order. Numbers compare by
-/// value (`1 == 1.0`), booleans never equal numbers, dict key order is ignored.
+/// value (`1 == 1.0`), booleans never equal numbers, dict key order is ignored, and NaN equals
+/// NaN (see [`same`]).
 pub fn diff(expected: &Value, got: &Value) -> Vec<Difference> {
     let mut out = Vec::new();
     walk("$".to_string(), expected, got, &mut out);
     out
+}
+
+/// Whether two results are the same: [`diff`] finds no difference between them (without
+/// building one). This is how results are compared everywhere (a sample's expected message,
+/// chunkings, reference versions, corpus records). It is Python's `==` on the values, except
+/// that a boolean never equals a number and that NaN equals NaN: a parse that gives NaN twice
+/// gave the same result (Python's own `==` says `nan != nan`, so comparing two runs with it
+/// would report every message holding NaN as changed).
+pub fn same(expected: &Value, got: &Value) -> bool {
+    match (expected, got) {
+        (Value::Dict(x), Value::Dict(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        (Value::List(x), Value::List(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same(v, w))
+        }
+        _ => same_leaf(expected, got),
+    }
+}
+
+/// Two values that are not both dicts or both lists: the same kind, and equal as Python
+/// compares them, or both NaN.
+fn same_leaf(a: &Value, b: &Value) -> bool {
+    let nan = |v: &Value| matches!(v, Value::Float(f) if f.is_nan());
+    same_kind(a, b) && (a.py_eq(b) || (nan(a) && nan(b)))
 }
 
 fn same_kind(a: &Value, b: &Value) -> bool {
@@ -110,7 +137,7 @@ fn walk(path: String, a: &Value, b: &Value, out: &mut Vec<Difference>) {
                 }
             }
         }
-        _ if same_kind(a, b) && a.py_eq(b) => {}
+        _ if same_leaf(a, b) => {}
         _ => out.push(Difference {
             path,
             expected: Some(a.clone()),
@@ -129,6 +156,45 @@ mod tests {
             .iter()
             .map(ToString::to_string)
             .collect()
+    }
+
+    /// NaN is the same result as NaN (Python's `==` says otherwise, which would make every
+    /// message holding NaN differ from itself); everything else compares as before.
+    #[test]
+    fn nan_is_the_same_as_nan_and_nothing_else() {
+        let nan = r#"{"score": NaN, "l": [NaN, 1], "d": {"x": NaN}}"#;
+        assert!(d(nan, nan).is_empty());
+        let v = json_loads(nan).unwrap();
+        assert!(same(&v, &v.clone()));
+        assert!(!v.py_eq(&v), "Python's == on NaN");
+        assert_eq!(
+            d(r#"{"a": NaN}"#, r#"{"a": 1.0}"#),
+            ["$.a: expected nan, got 1.0"]
+        );
+        assert_eq!(
+            d(r#"{"a": NaN}"#, r#"{"a": "nan"}"#),
+            ["$.a: expected nan, got 'nan'"]
+        );
+        assert!(d(r#"{"a": Infinity}"#, r#"{"a": Infinity}"#).is_empty());
+        // `same` agrees with `diff` on every pair.
+        let values = [
+            nan,
+            r#"{"a": 1}"#,
+            r#"{"a": 1.0}"#,
+            r#"{"a": true}"#,
+            r#"{"a": [1, 2]}"#,
+            r#"{"a": [2, 1]}"#,
+            r#"{"a": NaN}"#,
+            r#"{"b": 1}"#,
+            r#"{"a": 1, "b": 1}"#,
+            "[NaN]",
+        ];
+        for a in values {
+            for b in values {
+                let (x, y) = (json_loads(a).unwrap(), json_loads(b).unwrap());
+                assert_eq!(same(&x, &y), diff(&x, &y).is_empty(), "{a} vs {b}");
+            }
+        }
     }
 
     #[test]

@@ -1,22 +1,29 @@
-//! Reading an input file whole, the same way everywhere: at most [`MAX_INPUT`] bytes, UTF-8
-//! (an error located in the file otherwise), a folder, a device or (for [`Pipes::Refuse`]) a
-//! pipe refused before anything is read. Part of the input policy (the `inputs` module, which
-//! re-exports it); a module of its own so that the sample reader can use it too.
+//! Reading an input file, the same way everywhere: a regular file only (a folder, a device, a
+//! socket or a named pipe is refused before anything is read: a device like `/dev/zero` and a
+//! pipe like `<(cat /dev/zero)` never end, and a pipe has no length to check first), at most
+//! [`MAX_INPUT`] bytes, UTF-8 (an error located in the file otherwise). [`read_input`] reads a
+//! file whole; [`open_input`] opens one for a reader that streams it (a corpus). Part of the
+//! input policy (the `inputs` module, which re-exports it); a module of its own so that the
+//! sample reader can use it too.
+//!
+//! The text is read exactly: a byte-order mark stays (the formats that treat it as layout,
+//! `.sample` files and corpora, skip it themselves; a generation or prefix file is text as the
+//! model wrote it, and JSON files are read as Python's `json` reads them, which refuses it).
 
+use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// Input files larger than this are refused (a device like `/dev/zero` never ends, and every
-/// input is held in memory whole).
+/// Input files larger than this are refused (every input is held in memory whole).
 pub const MAX_INPUT: u64 = 1 << 30;
 
-/// Whether a named pipe (`<(...)`) is read like a file.
+/// Who reads the file, for callers of [`read_text`] that say so. Every reader refuses pipes
+/// and devices alike ([`read_input`]); the workbench's refusal says why it cannot use them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pipes {
-    /// Read it once (the command line).
+    /// The command line.
     Read,
-    /// Refuse it: the reader reads its inputs again on every change (the workbench), and a
-    /// pipe reads once, or never ends.
+    /// The workbench, which reads its inputs again on every change.
     Refuse,
 }
 
@@ -38,9 +45,12 @@ pub enum ReadErrorKind {
     Io(std::io::Error),
     /// A folder, where a file was expected.
     Folder,
-    /// A device or a socket ([`Pipes::Read`]): it may never end.
+    /// A device or a socket: it may never end.
     Device,
-    /// A pipe or a device ([`Pipes::Refuse`]).
+    /// A named pipe (`<(...)`, `mkfifo`): it may never end, has no length to check before
+    /// reading, and reads only once.
+    Pipe,
+    /// A pipe or a device, refused to the workbench ([`Pipes::Refuse`]).
     NotAFile,
     /// Larger than [`MAX_INPUT`].
     TooLarge,
@@ -65,11 +75,14 @@ impl ReadError {
             ReadErrorKind::Io(e) => e.to_string(),
             ReadErrorKind::Folder => "is a folder: give a file".into(),
             ReadErrorKind::Device => {
-                "is a device or socket, not a file: give a file (a pipe such as <(...) works too)"
+                "is a device or socket, not a file: give a regular file (a device may never end)"
                     .into()
             }
+            ReadErrorKind::Pipe => "is a pipe, not a file: save its text to a file and give \
+                that (rtbench reads whole files, and a pipe may never end)"
+                .into(),
             ReadErrorKind::NotAFile => "is a pipe or a device, not a file: the workbench reads \
-                its files again on every change, so save it to a file (rtbench parse reads pipes)"
+                its files again on every change, so save it to a file"
                 .into(),
             ReadErrorKind::TooLarge => format!(
                 "is larger than {} GiB: rtbench reads whole files",
@@ -110,28 +123,18 @@ impl std::fmt::Display for ReadError {
 impl std::error::Error for ReadError {}
 
 /// Reads a whole UTF-8 text file exactly (no newline translation). `what` names the file's use
-/// in errors. The file's type is checked before it is opened: a folder and a device are
-/// refused, and a pipe unless `pipes` is [`Pipes::Read`]; more than [`MAX_INPUT`] bytes are
-/// refused without being held.
-pub fn read_text(path: &Path, what: &str, pipes: Pipes) -> Result<String, ReadError> {
+/// in errors. The file's type is checked before it is opened: anything but a regular file is
+/// refused, and more than [`MAX_INPUT`] bytes are refused without being held.
+pub fn read_input(path: &Path, what: &str) -> Result<String, ReadError> {
     let fail = |kind| ReadError {
         path: path.to_path_buf(),
         what: what.to_string(),
         kind,
     };
-    let meta = std::fs::metadata(path).map_err(|e| fail(ReadErrorKind::Io(e)))?;
-    check_type(&meta, pipes).map_err(fail)?;
-    if meta.is_file() && meta.len() > MAX_INPUT {
-        return Err(fail(ReadErrorKind::TooLarge));
-    }
-    let mut file = std::fs::File::open(path).map_err(|e| fail(ReadErrorKind::Io(e)))?;
-    // The path may have been replaced between the two looks: check what was opened.
-    let opened = file.metadata().map_err(|e| fail(ReadErrorKind::Io(e)))?;
-    check_type(&opened, pipes).map_err(fail)?;
-    // A pipe has no length: read at most MAX_INPUT (+1 to see that it goes on).
+    let file = open_input(path, what)?;
+    // The file may grow while it is read: read at most MAX_INPUT (+1 to see that it goes on).
     let mut bytes = Vec::new();
-    (&mut file)
-        .take(MAX_INPUT + 1)
+    file.take(MAX_INPUT + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| fail(ReadErrorKind::Io(e)))?;
     if bytes.len() as u64 > MAX_INPUT {
@@ -140,8 +143,54 @@ pub fn read_text(path: &Path, what: &str, pipes: Pipes) -> Result<String, ReadEr
     String::from_utf8(bytes).map_err(|e| fail(not_utf8(e.as_bytes(), e.utf8_error())))
 }
 
-/// Refuses what is not a regular file (a pipe too, unless pipes are read).
-fn check_type(meta: &std::fs::Metadata, pipes: Pipes) -> Result<(), ReadErrorKind> {
+/// [`read_input`], for a caller that says who reads: the policy is the same, and the
+/// workbench's refusal of a pipe or a device says why it cannot use one.
+pub fn read_text(path: &Path, what: &str, pipes: Pipes) -> Result<String, ReadError> {
+    read_input(path, what).map_err(|e| match (pipes, e.kind) {
+        (Pipes::Refuse, ReadErrorKind::Pipe | ReadErrorKind::Device) => ReadError {
+            kind: ReadErrorKind::NotAFile,
+            ..e
+        },
+        (_, kind) => ReadError { kind, ..e },
+    })
+}
+
+/// Opens an input file to read, after checking that it is a regular file no larger than
+/// [`MAX_INPUT`] (before opening it: opening a pipe with no writer would block), and again once
+/// open (the path may have been replaced between the two looks).
+pub fn open_input(path: &Path, what: &str) -> Result<File, ReadError> {
+    open_checked(path, what, Some(MAX_INPUT))
+}
+
+/// [`open_input`] with no limit on the length: for a reader that streams the file and holds
+/// only a bounded part of it at a time.
+pub fn open_stream(path: &Path, what: &str) -> Result<File, ReadError> {
+    open_checked(path, what, None)
+}
+
+fn open_checked(path: &Path, what: &str, limit: Option<u64>) -> Result<File, ReadError> {
+    let fail = |kind| ReadError {
+        path: path.to_path_buf(),
+        what: what.to_string(),
+        kind,
+    };
+    let check = |meta: &std::fs::Metadata| {
+        check_type(meta)?;
+        match limit {
+            Some(max) if meta.len() > max => Err(ReadErrorKind::TooLarge),
+            _ => Ok(()),
+        }
+    };
+    let meta = std::fs::metadata(path).map_err(|e| fail(ReadErrorKind::Io(e)))?;
+    check(&meta).map_err(fail)?;
+    let file = File::open(path).map_err(|e| fail(ReadErrorKind::Io(e)))?;
+    let opened = file.metadata().map_err(|e| fail(ReadErrorKind::Io(e)))?;
+    check(&opened).map_err(fail)?;
+    Ok(file)
+}
+
+/// Refuses what is not a regular file.
+fn check_type(meta: &std::fs::Metadata) -> Result<(), ReadErrorKind> {
     let t = meta.file_type();
     if t.is_dir() {
         return Err(ReadErrorKind::Folder);
@@ -150,14 +199,10 @@ fn check_type(meta: &std::fs::Metadata, pipes: Pipes) -> Result<(), ReadErrorKin
         return Ok(());
     }
     #[cfg(unix)]
-    let pipe = std::os::unix::fs::FileTypeExt::is_fifo(&t);
-    #[cfg(not(unix))]
-    let pipe = false;
-    match pipes {
-        Pipes::Read if pipe => Ok(()),
-        Pipes::Read => Err(ReadErrorKind::Device),
-        Pipes::Refuse => Err(ReadErrorKind::NotAFile),
+    if std::os::unix::fs::FileTypeExt::is_fifo(&t) {
+        return Err(ReadErrorKind::Pipe);
     }
+    Err(ReadErrorKind::Device)
 }
 
 /// Where the UTF-8 of `bytes` breaks, as a line and column.

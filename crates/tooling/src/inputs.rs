@@ -2,9 +2,10 @@
 //! a path names, how a sample's conversation and token ids become the text that is parsed, and
 //! what is odd about a tools value.
 //!
-//! - [`read_text`]: a whole UTF-8 file, at most [`MAX_INPUT`] bytes; a folder, a device or (for
-//!   [`Pipes::Refuse`]) a pipe is refused before anything is read, and invalid UTF-8 is an
-//!   error located in the file.
+//! - [`read_input`]: a whole UTF-8 file, at most [`MAX_INPUT`] bytes; anything but a regular
+//!   file (a folder, a device, a pipe) is refused before anything is read, and invalid UTF-8
+//!   is an error located in the file. [`open_input`] and [`open_stream`] open a file the same
+//!   way for a reader that streams it.
 //! - [`template_file`], [`model_dir`], [`load_template_file`] and [`load_template_text`]: the
 //!   template a path names (a response template, a `tokenizer_config.json` holding one, or a
 //!   folder holding either, `template.json` first), the model folder beside it, and the
@@ -24,7 +25,9 @@ use rtbench_engine::template::Template;
 use rtbench_engine::template::source::{LoadError, TemplateSource, source_from_text};
 use rtbench_engine::value::{Dict, Value};
 
-pub use crate::files::{MAX_INPUT, Pipes, ReadError, ReadErrorKind, read_text};
+pub use crate::files::{
+    MAX_INPUT, Pipes, ReadError, ReadErrorKind, open_input, open_stream, read_input, read_text,
+};
 use crate::model::{Model, PrepareError, prepare};
 use crate::sample::{self, Sample};
 
@@ -88,7 +91,8 @@ pub enum TemplateError {
 }
 
 /// Reads and validates a template file (a response template, or a `tokenizer_config.json`
-/// holding one), under the newest reference version.
+/// holding one), under the newest reference version. The file is read as [`read_text`] reads
+/// inputs for the reader `pipes` names.
 pub fn load_template_file(
     path: &Path,
     pipes: Pipes,
@@ -115,11 +119,18 @@ pub fn load_template_file(
 
 /// Validates a template given as text (`name` is used in diagnostics): the bundled sample's,
 /// or a file's once read.
+///
+/// A text starting with a byte-order mark is refused, as the reference refuses it (Python's
+/// `json.loads` on text, and transformers reading `tokenizer_config.json`, raise "Unexpected
+/// UTF-8 BOM"): a template rtbench accepted there would not load in transformers. The error
+/// says how to remove it.
 pub fn load_template_text(
     name: String,
     text: String,
 ) -> Result<(Template, TemplateSource), Box<Diagnostic>> {
+    let bom = text.starts_with('\u{feff}');
     let invalid = |e: LoadError| match e {
+        LoadError::Invalid(d) if bom => Box::new((*d).with_help(Some(BOM_HELP.into()))),
         LoadError::Invalid(d) => d,
         other => Box::new(Diagnostic::error(other.to_string())),
     };
@@ -127,6 +138,10 @@ pub fn load_template_text(
     let template = source.template().map_err(invalid)?;
     Ok((template, source))
 }
+
+/// What to do about a JSON file that starts with a byte-order mark.
+pub const BOM_HELP: &str = "the file starts with a byte-order mark (U+FEFF), which JSON does \
+    not allow and transformers refuses too: save it as UTF-8 without BOM (sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)";
 
 /// What the command line gives in place of a sample's own inputs.
 #[derive(Clone, Debug, Default)]
@@ -431,31 +446,31 @@ mod tests {
     }
 
     #[test]
-    fn a_file_is_read_exactly_and_a_pipe_only_when_pipes_are_read() {
+    fn a_file_is_read_exactly_and_a_folder_is_refused() {
         let dir = scratch("read");
         let f = dir.join("prefix.txt");
-        std::fs::write(&f, "a\r\nb\n").unwrap();
+        std::fs::write(&f, "\u{feff}a\r\nb\n").unwrap();
+        // Exactly: line breaks, and a byte-order mark, which is text here.
+        assert_eq!(read_input(&f, "prefix file").unwrap(), "\u{feff}a\r\nb\n");
         assert_eq!(
             read_text(&f, "prefix file", Pipes::Refuse).unwrap(),
-            "a\r\nb\n"
+            "\u{feff}a\r\nb\n"
         );
-        let e = read_text(&dir.join("missing.txt"), "prefix file", Pipes::Read).unwrap_err();
+        let e = read_input(&dir.join("missing.txt"), "prefix file").unwrap_err();
         assert!(matches!(e.kind, ReadErrorKind::Io(_)));
         assert!(e.to_string().starts_with("cannot read prefix file "), "{e}");
-        // A folder is refused, whatever the policy for pipes.
-        for pipes in [Pipes::Read, Pipes::Refuse] {
-            let e = read_text(&dir, "tools file", pipes).unwrap_err();
-            assert!(matches!(e.kind, ReadErrorKind::Folder));
-            assert!(e.to_string().ends_with("is a folder: give a file"), "{e}");
-            assert_eq!(e.reason(), "it is a folder: give a file");
-        }
+        let e = read_input(&dir, "tools file").unwrap_err();
+        assert!(matches!(e.kind, ReadErrorKind::Folder));
+        assert!(e.to_string().ends_with("is a folder: give a file"), "{e}");
+        assert_eq!(e.reason(), "it is a folder: give a file");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// A device or a pipe never ends (`/dev/zero`, `<(cat /dev/zero)`): refused by every
+    /// reader before it is opened, with what to do.
     #[cfg(unix)]
     #[test]
-    fn a_device_is_refused_and_a_fifo_too_unless_pipes_are_read() {
-        // A device is never read: /dev/zero would never end.
+    fn a_device_or_a_pipe_is_refused_by_every_reader() {
         let e = read_text(Path::new("/dev/zero"), "output file", Pipes::Read).unwrap_err();
         assert!(matches!(e.kind, ReadErrorKind::Device), "{e}");
         assert!(
@@ -468,23 +483,29 @@ mod tests {
                 .starts_with("it is a pipe or a device, not a file"),
             "{e}"
         );
+        assert!(open_input(Path::new("/dev/zero"), "corpus file").is_err());
+        assert!(open_stream(Path::new("/dev/zero"), "corpus file").is_err());
         let dir = scratch("fifo");
         let fifo = dir.join("live.sample");
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
         if made.is_ok_and(|s| s.success()) {
             // Refused before it is opened: opening a FIFO with no writer would block.
+            let e = read_text(&fifo, "sample file", Pipes::Read).unwrap_err();
+            assert!(matches!(e.kind, ReadErrorKind::Pipe), "{e}");
+            assert!(
+                e.reason()
+                    .starts_with("it is a pipe, not a file: save its text to a file"),
+                "{e}"
+            );
+            // The workbench's refusal says why it cannot read one even once.
             let e = read_text(&fifo, "sample file", Pipes::Refuse).unwrap_err();
             assert!(matches!(e.kind, ReadErrorKind::NotAFile), "{e}");
-            // Read (once) when pipes are: a writer gives it its text.
-            let writer = {
-                let fifo = fifo.clone();
-                std::thread::spawn(move || std::fs::write(fifo, "piped").unwrap())
-            };
-            assert_eq!(
-                read_text(&fifo, "prefix file", Pipes::Read).unwrap(),
-                "piped"
+            assert!(
+                e.reason().contains("reads its files again on every change"),
+                "{e}"
             );
-            writer.join().unwrap();
+            let e = open_stream(&fifo, "corpus file").unwrap_err();
+            assert!(matches!(e.kind, ReadErrorKind::Pipe), "{e}");
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -16,12 +16,19 @@
 //! - Booleans written as other JSON types that Python truthiness silently accepts.
 //! - Special tokens written in a pattern with unescaped metacharacters (`<|x|>`, `[TOKEN]`).
 //! - Patterns that match the empty string in ordinary text.
-//! - With the file's text ([`lint_file`]): keys repeated in one object (Python keeps the last).
+//! - With the file's text ([`lint_file`]): keys repeated in one object (Python keeps the last),
+//!   one warning per key however often it is repeated.
+//!
+//! [`diagnostics`] locates the findings in the file in time linear in the file and the
+//! findings (a template may repeat a key thousands of times).
 //!
 //! A second implicit field needs no lint: the reference refuses to load such a template.
 
+use std::ops::Range;
+
 use rtbench_engine::ContentKind;
 use rtbench_engine::delimiter::Delimiter;
+use rtbench_engine::diagnostic::Diagnostic;
 use rtbench_engine::py::PathSeg;
 use rtbench_engine::template::Template;
 use rtbench_engine::template::error::{JsonPath, Target, TemplateError};
@@ -188,30 +195,212 @@ fn with(base: &[PathSeg], k: &str) -> JsonPath {
     p
 }
 
+/// How many earlier places of a repeated key a warning lists.
+const SHOWN_REPEATS: usize = 5;
+
+/// One warning per key written more than once in an object (however many times), located at
+/// the occurrence the reference keeps (the last) and listing the first earlier ones. Places
+/// are found with one index of the file's lines, so the work is linear in the file.
 fn duplicate_keys(source: &TemplateSource, out: &mut Vec<TemplateError>) {
+    let locator = Locator::new(&source.text);
+    // Each key's occurrences before the last, in file order, grouped by the entry's path.
+    let mut earlier: std::collections::HashMap<JsonPath, Vec<usize>> =
+        std::collections::HashMap::new();
+    let mut order: Vec<JsonPath> = Vec::new();
     for d in source.duplicate_keys() {
-        let (line, col) = source.line_col(d.previous.start);
-        let name = match d.path.last() {
+        let list = earlier.entry(d.path.clone()).or_insert_with(|| {
+            order.push(d.path);
+            Vec::new()
+        });
+        list.push(d.previous.start);
+    }
+    for path in order {
+        let Some(mut places) = earlier.remove(&path) else {
+            continue;
+        };
+        places.sort_unstable();
+        let name = match path.last() {
             Some(PathSeg::Key(k)) => k.clone(),
             _ => rtbench_engine::template::source::CONFIG_KEY.to_string(),
         };
-        let kept = lookup(source.template_value(), &d.path)
+        let name = Value::from(name.as_str()).py_repr();
+        let kept = lookup(source.template_value(), &path)
             .map(|v| format!(" ({})", short_repr(v)))
             .unwrap_or_default();
-        out.push(
-            TemplateError::new(
+        let shown: Vec<String> = places
+            .iter()
+            .take(SHOWN_REPEATS)
+            .map(|&at| {
+                let (line, col) = locator.line_col(at);
+                format!("{line}:{col}")
+            })
+            .collect();
+        let (message, help) = if places.len() == 1 {
+            (
                 format!(
-                    "key {} is written twice in this object (also at line {line}:{col}): the reference keeps only the last value{kept} and silently ignores the earlier one",
-                    Value::from(name.as_str()).py_repr()
+                    "key {name} is written twice in this object (also at line {}): the reference keeps only the last value{kept} and silently ignores the earlier one",
+                    shown[0]
                 ),
-                d.path,
-                Target::Key,
+                format!("remove one of the two {name} entries (keep the value you mean)"),
             )
-            .help(format!(
-                "remove one of the two {} entries (keep the value you mean)",
-                Value::from(name.as_str()).py_repr()
-            )),
-        );
+        } else {
+            let more = match places.len() - shown.len() {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
+            (
+                format!(
+                    "key {name} is written {} times in this object (also at lines {}{more}): the reference keeps only the last value{kept} and silently ignores the earlier ones",
+                    places.len() + 1,
+                    shown.join(", ")
+                ),
+                format!("remove the earlier {name} entries (keep the value you mean)"),
+            )
+        };
+        out.push(TemplateError::new(message, path, Target::Key).help(help));
+    }
+}
+
+/// Lines longer than this are not shown under a warning: showing one costs its length, for
+/// every warning on it (a template written on one line).
+const LONG_LINE: usize = 4096;
+
+/// The findings as warnings located in the template file, as [`TemplateSource::warn`] locates
+/// them, in time linear in the file and the findings: lines and columns come from one index of
+/// the file, and a warning on a line longer than [`LONG_LINE`] bytes names its place
+/// (`file:line:col`) without showing the line.
+pub fn diagnostics(source: &TemplateSource, findings: &[TemplateError]) -> Vec<Diagnostic> {
+    let locator = Locator::new(&source.text);
+    findings
+        .iter()
+        .map(|f| {
+            let diag = Diagnostic::warning(f.message.clone()).with_help(f.help.clone());
+            match finding_span(source, f) {
+                Place::Span(span) => locator.locate(diag, &source.name, span),
+                Place::Nowhere => diag.in_file(source.name.clone()),
+                // A place inside a string with escapes: the engine maps it.
+                Place::InString => source.warn(f),
+            }
+        })
+        .collect()
+}
+
+/// Where a finding points in the file.
+enum Place {
+    /// At this byte range.
+    Span(Range<usize>),
+    /// Nowhere in particular (no node of its path exists).
+    Nowhere,
+    /// Inside a string literal with escapes, which only the engine maps to the file.
+    InString,
+}
+
+/// The byte range a finding points at, found as the engine finds it: the finding's node, else
+/// its nearest ancestor that exists.
+fn finding_span(source: &TemplateSource, e: &TemplateError) -> Place {
+    let mut path: &[PathSeg] = &e.path;
+    loop {
+        if let Some(node) = source.node(path) {
+            let exact = path.len() == e.path.len();
+            return match (e.target, exact, &node.key, e.inner_offset) {
+                (Target::Value, true, _, Some(off)) => {
+                    let literal = source.text.get(node.value.clone()).unwrap_or("");
+                    if !literal.starts_with('"') || literal.contains('\\') {
+                        return Place::InString;
+                    }
+                    // Without escapes the value's bytes are the literal's; past the end is
+                    // the closing quote.
+                    let close = node.value.end.saturating_sub(1).max(node.value.start);
+                    let at = (node.value.start + 1 + off).min(close);
+                    let at = source.text.floor_char_boundary(at);
+                    Place::Span(at..at + 1)
+                }
+                (Target::Key, true, Some(key), _) => Place::Span(key.clone()),
+                _ => Place::Span(node.value.clone()),
+            };
+        }
+        match path.split_last() {
+            Some((_, parent)) => path = parent,
+            None => return Place::Nowhere,
+        }
+    }
+}
+
+/// Lines and columns of byte offsets in one text, each found without reading the text before
+/// it: the start of every line, and the characters before every [`Locator::STEP`]-th byte.
+struct Locator<'t> {
+    text: &'t str,
+    line_starts: Vec<usize>,
+    /// Characters before `floor_char_boundary(i * STEP)`, for every `i`.
+    chars_before: Vec<usize>,
+}
+
+impl<'t> Locator<'t> {
+    const STEP: usize = 4096;
+
+    fn new(text: &'t str) -> Locator<'t> {
+        let mut line_starts = vec![0];
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        let mut chars_before = Vec::with_capacity(text.len() / Self::STEP + 1);
+        let mut count = 0;
+        let mut from = 0;
+        for i in 0..=text.len() / Self::STEP {
+            let at = text.floor_char_boundary(i * Self::STEP);
+            count += text[from..at].chars().count();
+            chars_before.push(count);
+            from = at;
+        }
+        Locator {
+            text,
+            line_starts,
+            chars_before,
+        }
+    }
+
+    /// Characters before byte `at` (a character boundary).
+    fn chars_to(&self, at: usize) -> usize {
+        let i = at / Self::STEP;
+        let from = self.text.floor_char_boundary(i * Self::STEP);
+        self.chars_before[i] + self.text[from..at].chars().count()
+    }
+
+    /// The 0-based line of byte `at`, and the line's byte range (without its line break).
+    fn line_of(&self, at: usize) -> (usize, Range<usize>) {
+        let i = self.line_starts.partition_point(|&s| s <= at) - 1;
+        let end = self
+            .line_starts
+            .get(i + 1)
+            .map_or(self.text.len(), |next| next - 1);
+        (i, self.line_starts[i]..end)
+    }
+
+    /// The 1-based line and column (in characters) of byte `at`, as `TemplateSource::line_col`
+    /// gives them.
+    fn line_col(&self, at: usize) -> (usize, usize) {
+        let at = self.text.floor_char_boundary(at.min(self.text.len()));
+        let (line, range) = self.line_of(at);
+        (line + 1, self.chars_to(at) - self.chars_to(range.start) + 1)
+    }
+
+    /// `diag` located at `span` of the file `name`, as `Diagnostic::at` locates it; on a long
+    /// line, the place named without the line.
+    fn locate(&self, diag: Diagnostic, name: &str, span: Range<usize>) -> Diagnostic {
+        let start = self
+            .text
+            .floor_char_boundary(span.start.min(self.text.len()));
+        let (line, range) = self.line_of(start);
+        if range.len() > LONG_LINE {
+            let (line, col) = self.line_col(start);
+            return diag.in_file(format!("{name}:{line}:{col}"));
+        }
+        // Located within its line alone, which gives the same column, caret and text.
+        let local = start - range.start..span.end.saturating_sub(range.start);
+        let mut diag = diag.in_file(name).at(&self.text[range], local);
+        if let Some(location) = &mut diag.location {
+            location.line = line + 1;
+            location.span = span;
+        }
+        diag
     }
 }
 
@@ -1109,7 +1298,13 @@ mod tests {
     fn run(text: &str) -> Vec<String> {
         let source = source_from_text("t.json".into(), text.to_string()).expect("valid JSON");
         let template = source.template().expect("the reference loads it");
-        lint_file(&template, &source)
+        let findings = lint_file(&template, &source);
+        // The linear locator places every finding where the engine places it.
+        assert_eq!(
+            diagnostics(&source, &findings),
+            findings.iter().map(|f| source.warn(f)).collect::<Vec<_>>()
+        );
+        findings
             .iter()
             .map(|f| {
                 let d = source.warn(f);
@@ -1351,6 +1546,78 @@ mod tests {
         assert!(found[0].starts_with("4:52 "), "{}", found[0]);
         assert!(found[0].contains("'optional' is written twice"));
         assert!(found[0].contains("also at line 4:17") && found[0].contains("(false)"));
+    }
+
+    /// A key written thousands of times is one warning, located at the occurrence the
+    /// reference keeps, listing the first earlier ones.
+    #[test]
+    fn a_key_repeated_many_times_is_one_warning() {
+        let n = 20_000;
+        let entries: Vec<&str> = std::iter::repeat_n("    \"role\": \"assistant\"", n).collect();
+        let t = format!(
+            "{{\n  \"defaults\": {{\n{}\n  }},\n  \"start_anchor\": \"<a>\",\n  \"fields\": {{\"content\": {{\"close\": \"<e>\"}}}}\n}}",
+            entries.join(",\n")
+        );
+        let found = run(&t);
+        assert_eq!(found.len(), 1, "{:#?}", &found[..found.len().min(3)]);
+        let last_line = 2 + n;
+        assert!(
+            found[0].starts_with(&format!("{last_line}:5 ")),
+            "{}",
+            found[0]
+        );
+        assert!(
+            found[0].contains(&format!(
+                "key 'role' is written {n} times in this object (also at lines 3:5, 4:5, 5:5, 6:5, 7:5 and {} more)",
+                n - 6
+            )),
+            "{}",
+            found[0]
+        );
+        assert!(
+            found[0].contains("remove the earlier 'role' entries"),
+            "{}",
+            found[0]
+        );
+    }
+
+    /// The located warnings of a template written on one line hold work in proportion to the
+    /// file: a long line is named (`file:line:col`), not copied under every warning (which is
+    /// what made linting quadratic in the number of repeated keys).
+    #[test]
+    fn warnings_on_one_long_line_are_located_in_linear_work() {
+        let shown = |keys: usize| {
+            let entries: Vec<String> = (0..keys)
+                .flat_map(|i| [format!("\"k{i}\": 1"), format!("\"k{i}\": 2")])
+                .collect();
+            let t = format!(
+                "{{\"defaults\": {{{}}}, \"start_anchor\": \"<a>\", \"fields\": {{\"content\": {{\"close\": \"<e>\"}}}}}}",
+                entries.join(", ")
+            );
+            let source = source_from_text("t.json".into(), t.clone()).unwrap();
+            let template = source.template().unwrap();
+            let findings = lint_file(&template, &source);
+            assert_eq!(findings.len(), keys);
+            let found = diagnostics(&source, &findings);
+            for (d, f) in found.iter().zip(&findings) {
+                // The place is the engine's, named in the file.
+                let engine = source.warn(f).location.unwrap();
+                let file = d.file.as_deref().unwrap();
+                assert_eq!(file, format!("t.json:1:{}", engine.column));
+                assert!(d.location.is_none());
+            }
+            // What each warning holds and renders: its line's text (which the renderer reads
+            // whole), and the rendering.
+            found
+                .iter()
+                .map(|d| d.location.as_ref().map_or(0, |l| l.line_text.len()) + d.to_string().len())
+                .sum::<usize>()
+        };
+        let (small, large) = (shown(2_000), shown(4_000));
+        assert!(
+            large <= 2 * small + small / 10,
+            "the warnings' bytes grow faster than the file: {small} -> {large}"
+        );
     }
 
     #[test]

@@ -116,8 +116,15 @@ impl Model {
     /// `chat_control_tokens` from `tokenizer_config.json`, when set (a list of strings).
     pub fn chat_control_tokens(&self) -> Result<Option<Vec<String>>, String> {
         let path = self.dir.join("tokenizer_config.json");
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            return Ok(None);
+        use crate::files::{ReadErrorKind, read_input};
+        let text = match read_input(&path, "tokenizer config") {
+            Ok(text) => text,
+            Err(e) if matches!(&e.kind, ReadErrorKind::Io(io) if io.kind() == std::io::ErrorKind::NotFound) =>
+            {
+                return Ok(None);
+            }
+            // A device or a pipe there is refused, not read until memory runs out.
+            Err(e) => return Err(e.to_string()),
         };
         let Ok(serde_json::Value::Object(config)) = serde_json::from_str(&text) else {
             return Ok(None);

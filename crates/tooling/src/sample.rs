@@ -24,7 +24,11 @@
 //! in its header, where it can be seen: `--- prefix (ends with newline) ---`, or
 //! `(ends with 2 newlines)`. A generation cut off on purpose (a token limit) says
 //! `--- generation (truncated) ---`, so that a region it leaves open is expected rather than
-//! reported; options combine with a comma.
+//! reported; options combine with a comma. A header adds at most [`MAX_NEWLINES`] line breaks
+//! (a million): more is an error located at the option, since a few bytes of header must not
+//! stand for more text than a sane input holds; text that must end with more line breaks is
+//! written to a `.txt` file, which is read exactly. A byte-order mark at the start of the file
+//! (as some editors save UTF-8) is layout too.
 //!
 //! Sections: `prefix`, `generation` (required), `tools` (JSON), `expected` (JSON) and `note`
 //! (free text). For the model's own files (the `model` module): `messages` (a JSON list: the
@@ -42,12 +46,15 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use crate::files::{Pipes, read_text};
+use crate::files::read_input;
 use rtbench_engine::py;
 use rtbench_engine::value::Value;
 
 /// The file extension of sectioned sample files.
 pub const EXTENSION: &str = "sample";
+
+/// The byte-order mark some editors put at the start of a UTF-8 file.
+const BOM: char = '\u{feff}';
 
 /// One sample generation.
 #[derive(Clone, Debug, PartialEq)]
@@ -253,8 +260,18 @@ struct Options {
     given: bool,
 }
 
+/// The most line breaks a header may add to its section (`ends with N newlines`): a million, a
+/// generation as long as the longest model context, so that a few bytes of header never stand
+/// for more text than a sane input holds. Text that must end with more is written to a `.txt`
+/// file, which is read exactly.
+pub const MAX_NEWLINES: usize = 1 << 20;
+
+/// A header's option that cannot be read: what is wrong, and the byte offset of the option in
+/// the header's line.
+type OptionError = (String, usize);
+
 /// The section name and options if `line` is a header (`--- name ---`, `--- name (options) ---`).
-fn header(line: &str) -> Option<(&str, Result<Options, String>)> {
+fn header(line: &str) -> Option<(&str, Result<Options, OptionError>)> {
     let inner = line.strip_prefix("--- ")?.strip_suffix(" ---")?;
     let (name, options) = match inner.split_once(" (") {
         Some((name, rest)) => (name, Some(rest.strip_suffix(')')?)),
@@ -270,27 +287,49 @@ fn header(line: &str) -> Option<(&str, Result<Options, String>)> {
         given: true,
         ..Options::default()
     };
-    for option in options.split(',').map(str::trim) {
+    // Where the options start in the line: after `--- `, the name and ` (`.
+    let mut at = 4 + name.len() + 2;
+    for raw in options.split(',') {
+        let option = raw.trim();
+        let column = at + (raw.len() - raw.trim_start().len());
+        at += raw.len() + 1;
         let newlines = option.strip_prefix("ends with ").and_then(|n| match n {
-            "newline" | "a newline" | "1 newline" => Some(1),
-            _ => n
-                .strip_suffix(" newlines")
-                .and_then(|k| k.parse::<usize>().ok()),
+            "newline" | "a newline" | "1 newline" => Some(Ok(1)),
+            _ => n.strip_suffix(" newlines").and_then(|k| {
+                let digits = !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit());
+                digits
+                    .then(|| k.parse::<usize>().ok().filter(|&n| n <= MAX_NEWLINES))
+                    .map(|n| n.ok_or(k))
+            }),
         });
         match (option, newlines) {
-            (_, Some(n)) => out.newlines = n,
+            (_, Some(Ok(n))) => out.newlines = n,
+            (_, Some(Err(count))) => {
+                return Some((
+                    name,
+                    Err((
+                        format!(
+                            "`{option}` asks for {count} line breaks, more than the {MAX_NEWLINES} a header may add: write the text to a .txt file (read exactly, trailing line breaks included) or ask for fewer"
+                        ),
+                        column,
+                    )),
+                ));
+            }
             ("truncated", _) if name == "generation" => out.truncated = true,
             ("ids", _) if name == "generation" || name == "prefix" => out.ids = true,
             _ => {
                 return Some((
                     name,
-                    Err(format!(
-                        "unknown option '{option}' in the '{name}' header (options: `ends with newline`, `ends with N newlines`{})",
-                        match name {
-                            "generation" => ", `truncated`, `ids`",
-                            "prefix" => ", `ids`",
-                            _ => "",
-                        }
+                    Err((
+                        format!(
+                            "unknown option '{option}' in the '{name}' header (options: `ends with newline`, `ends with N newlines`{})",
+                            match name {
+                                "generation" => ", `truncated`, `ids`",
+                                "prefix" => ", `ids`",
+                                _ => "",
+                            }
+                        ),
+                        column,
                     )),
                 ));
             }
@@ -357,12 +396,25 @@ fn sections<'a>(path: &Path, text: &'a str) -> Result<Vec<Section<'a>>, SampleEr
     for (i, line) in text.split_inclusive('\n').enumerate() {
         let bare = line.strip_suffix('\n').unwrap_or(line);
         let bare = bare.strip_suffix('\r').unwrap_or(bare);
-        if let Some((name, options)) = header(bare) {
-            let options = options.map_err(|m| err(Some(i + 1), m))?;
+        // A byte-order mark (as some editors save UTF-8) is layout, not text.
+        let bom = if i == 0 && bare.starts_with(BOM) {
+            BOM.len_utf8()
+        } else {
+            0
+        };
+        if let Some((name, options)) = header(&bare[bom..]) {
+            let options = options.map_err(|(message, at)| {
+                let at = offset + bom + at;
+                SampleError {
+                    column: Some(rtbench_engine::diagnostic::Location::new(text, at..at).column),
+                    offset: Some(at),
+                    ..err(Some(i + 1), message)
+                }
+            })?;
             if let Some(last) = sections.last_mut() {
                 last.raw.end = offset;
                 last.followed = true;
-            } else if !text[..offset].trim().is_empty() {
+            } else if !text[..offset].trim_start_matches(BOM).trim().is_empty() {
                 return Err(err(Some(1), "text before the first section header".into()));
             }
             if sections.iter().any(|s| s.name == name) {
@@ -538,14 +590,25 @@ pub fn token_ids(v: &Value) -> Option<Vec<u32>> {
 }
 
 /// Reads one sample file: a `.sample` file, or any other text file as a bare generation (read
-/// as [`read_text`] reads inputs, pipes included).
+/// as [`read_input`] reads inputs).
 pub fn read_sample(path: &Path) -> Result<Sample, SampleError> {
-    let text = read_text(path, "sample file", Pipes::Read)
-        .map_err(|e| SampleError::new(path, None, format!("cannot read: {}", e.reason())))?;
+    sample_of_text(path, &read_sample_text(path)?)
+}
+
+/// The text of a sample file, read as [`read_input`] reads inputs (a folder, a device or a pipe
+/// refused).
+pub fn read_sample_text(path: &Path) -> Result<String, SampleError> {
+    read_input(path, "sample file")
+        .map_err(|e| SampleError::new(path, None, format!("cannot read: {}", e.reason())))
+}
+
+/// The sample a file's text holds: a `.sample` file's sections, or any other file's text as a
+/// bare generation.
+pub fn sample_of_text(path: &Path, text: &str) -> Result<Sample, SampleError> {
     if path.extension().is_some_and(|e| e == EXTENSION) {
-        parse_sample(path, &text)
+        parse_sample(path, text)
     } else {
-        Ok(Sample::bare(path, text))
+        Ok(Sample::bare(path, text.to_string()))
     }
 }
 
@@ -616,6 +679,71 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.message.contains("'prefix' header"), "{e}");
+    }
+
+    /// A few bytes of header never stand for more text than a sane input: the count of line
+    /// breaks is capped, and a larger one is an error located at the option, saying what to
+    /// do, before any text is made.
+    #[test]
+    fn a_header_adds_at_most_a_million_line_breaks() {
+        let at_cap = format!("--- generation (ends with {MAX_NEWLINES} newlines) ---\nx\n");
+        assert_eq!(parse(&at_cap).generation.len(), 1 + MAX_NEWLINES);
+        for count in [
+            (MAX_NEWLINES + 1).to_string(),
+            "1000000000".to_string(),
+            "99999999999999999999999999".to_string(),
+        ] {
+            let text = format!(
+                "--- prefix ---\nP\n--- generation (truncated, ends with {count} newlines) ---\nx\n"
+            );
+            let e = parse_sample(Path::new("big.sample"), &text).unwrap_err();
+            let column = "--- generation (truncated, ".chars().count() + 1;
+            assert_eq!((e.line, e.column), (Some(3), Some(column)), "{e}");
+            assert_eq!(&text[e.offset.unwrap()..][..10], "ends with ");
+            let shown = e.to_string();
+            assert!(
+                shown.starts_with(&format!(
+                    "big.sample:3:{column}: `ends with {count} newlines`"
+                )),
+                "{shown}"
+            );
+            assert!(shown.contains(&MAX_NEWLINES.to_string()), "{shown}");
+            assert!(shown.contains("write the text to a .txt file"), "{shown}");
+        }
+    }
+
+    /// A byte-order mark (as some editors save UTF-8) is layout: the sample reads as without
+    /// it, and blessing keeps it.
+    #[test]
+    fn a_byte_order_mark_is_layout() {
+        let plain = "--- prefix ---\nP\n--- generation ---\nx\n--- expected ---\n{}\n";
+        let bom = format!("\u{feff}{plain}");
+        let a = parse(plain);
+        let b = parse(&bom);
+        assert_eq!(
+            (&b.prefix, &b.generation, &b.expected),
+            (&a.prefix, &a.generation, &a.expected)
+        );
+        assert_eq!(b.generation_offset, a.generation_offset + 3);
+        // Before a first header on a later line too.
+        assert_eq!(parse("\u{feff}\n--- generation ---\nx").generation, "x");
+        let blessed = replace_expected(Path::new("t.sample"), &bom, "{\"a\": 1}").unwrap();
+        assert_eq!(
+            blessed,
+            format!("\u{feff}{}", plain.replace("{}", "{\"a\": 1}"))
+        );
+        let x = bom.find("x\n").unwrap();
+        assert_eq!(section_span(&bom, "generation"), Some(x..x + 1));
+        // Only at the start of the file: elsewhere it is text.
+        assert!(
+            parse_sample(
+                Path::new("t.sample"),
+                "--- generation ---\n\u{feff}--- note ---\n"
+            )
+            .unwrap()
+            .generation
+            .starts_with('\u{feff}')
+        );
     }
 
     #[test]

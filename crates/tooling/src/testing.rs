@@ -72,9 +72,12 @@ pub fn expected_section(result: &Result<Dict, String>) -> Result<String, String>
             Value::from(e.as_str()),
         )])),
     };
+    // NaN and infinities are written as Python's json writes them (`NaN`, `Infinity`), which
+    // the expected section reads back (Python's json reads them too).
     let opts = DumpOptions {
         indent: Some(2),
         compact: false,
+        allow_nan: true,
         ..DumpOptions::reference_cli()
     };
     json_dumps(&value, &opts).map_err(|e| format!("cannot write the result as JSON: {e}"))
@@ -112,6 +115,16 @@ mod tests {
         let ok: Result<Dict, String> = Ok(Dict::new());
         assert!(!passes(verdict(&sample(r#"{"$error": true}"#), &ok)));
         // What --bless writes is what is then compared.
+        let nan: Result<Dict, String> = Ok(Dict::from_iter([
+            ("score".to_string(), Value::Float(f64::NAN)),
+            ("top".to_string(), Value::Float(f64::INFINITY)),
+        ]));
+        let section = expected_section(&nan).expect("NaN is written as Python's json writes it");
+        assert!(
+            section.contains("\"score\": NaN") && section.contains("Infinity"),
+            "{section}"
+        );
+        assert!(passes(verdict(&sample(&section), &nan)), "{section}");
         assert!(
             expected_section(&err)
                 .unwrap()

@@ -1,19 +1,28 @@
 //! Reading a corpus as a stream: JSON Lines files line by line (each line with its number and
 //! byte offset, so that a viewer can list records and read any one of them again later without
 //! holding the file), folders of `.sample` files one file at a time, and stdin.
+//!
+//! A corpus file must be a regular file (a device or a pipe is refused, as every input is; a
+//! stream goes on stdin). A stream that is not text, such as a `.jsonl.gz`, is refused from its
+//! first bytes with how to decompress it: a record is found again by its byte offset in the
+//! file, which compressed data cannot give, and `zcat data.jsonl.gz | rtbench corpus ... -`
+//! streams it. A byte-order mark at the start is skipped.
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::record::{FieldNames, Location, Record, RecordError, parse_record};
+use crate::files::open_stream;
 use crate::sample::read_sample;
 
 /// Lines longer than this are reported as malformed and skipped without being held: one
 /// runaway line must not take the memory a streamed corpus is meant to save.
 pub const MAX_LINE: usize = 256 << 20;
+
+/// The UTF-8 byte-order mark.
+const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// One line of a JSON Lines file: its 1-based number, the byte offset where it starts, and its
 /// text (`Err` when it is too long or not UTF-8).
@@ -50,6 +59,24 @@ impl<R: BufRead> LineReader<R> {
     /// Bytes consumed so far (for progress against the file's size).
     pub fn bytes_read(&self) -> u64 {
         self.offset
+    }
+
+    /// Refuses a stream that is not text, from its first bytes: compressed data (gzip, bzip2,
+    /// xz, zstd, zip) with how to decompress it, UTF-16 text with how to convert it, and other
+    /// binary data (NUL bytes), instead of reading it as thousands of malformed records.
+    /// `name` is how the stream is named in what to do (`data.jsonl.gz`, or `-` for stdin).
+    pub fn check_text(&mut self, name: &str) -> std::io::Result<()> {
+        let head = loop {
+            match self.input.fill_buf() {
+                Ok(c) => break c,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        };
+        match not_text(head, name) {
+            Some(why) => Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why)),
+            None => Ok(()),
+        }
     }
 
     /// Reads one raw line into `buf` (at most [`MAX_LINE`] bytes of it): whether a line was
@@ -102,12 +129,17 @@ impl<R: BufRead> Iterator for LineReader<R> {
                 Err(e) => return Some(Err(e)),
             };
             self.number += 1;
+            let first = self.number == 1;
             let text = if overlong {
                 Err(RecordError {
                     message: format!("line longer than {} MiB", MAX_LINE >> 20),
                 })
             } else {
                 let mut bytes = std::mem::take(&mut self.buf);
+                // A byte-order mark (as some editors save UTF-8) is not part of the record.
+                if first && bytes.starts_with(BOM) {
+                    bytes.drain(..BOM.len());
+                }
                 if bytes.last() == Some(&b'\n') {
                     bytes.pop();
                     if bytes.last() == Some(&b'\r') {
@@ -131,6 +163,42 @@ impl<R: BufRead> Iterator for LineReader<R> {
             }));
         }
     }
+}
+
+/// Why a stream starting with `head` is not JSON Lines text, and what to do; `None` for text.
+fn not_text(head: &[u8], name: &str) -> Option<String> {
+    const COMPRESSED: [(&[u8], &str, &str); 5] = [
+        (b"\x1f\x8b", "gzip", "zcat"),
+        (b"BZh", "bzip2", "bzcat"),
+        (b"\xfd7zXZ\x00", "xz", "xzcat"),
+        (b"\x28\xb5\x2f\xfd", "zstd", "zstdcat"),
+        (b"PK\x03\x04", "zip", "unzip -p"),
+    ];
+    let stdin = name == "-";
+    for (magic, format, cat) in COMPRESSED {
+        if head.starts_with(magic) {
+            return Some(if stdin {
+                format!(
+                    "the input is {format}-compressed, not JSON Lines text: decompress it on the way in ({cat} FILE | rtbench corpus ... -)"
+                )
+            } else {
+                format!(
+                    "it is {format}-compressed, not JSON Lines text: decompress it first, or stream it decompressed on stdin ({cat} {name} | rtbench corpus ... -)"
+                )
+            });
+        }
+    }
+    if head.starts_with(b"\xff\xfe") || head.starts_with(b"\xfe\xff") {
+        return Some(
+            "it is UTF-16 text; JSON Lines is UTF-8: convert it (iconv -f UTF-16 -t UTF-8)".into(),
+        );
+    }
+    if memchr::memchr(0, head).is_some() {
+        return Some(
+            "it holds NUL bytes, so it is binary data, not JSON Lines text (one JSON object per line, UTF-8)".into(),
+        );
+    }
+    None
 }
 
 /// One entry of a corpus: where it is and its content. A line's JSON is decoded only by
@@ -186,7 +254,7 @@ pub(crate) fn entry_of_line(file: Option<&Path>, line: Line) -> Entry {
 /// [`Location::Line`] gave): a viewer lists a large corpus by offsets and reads a record only
 /// when it is shown ([`Entry::record`]). `line` is the line number to report it under.
 pub fn read_record_at(path: &Path, offset: u64, line: u64) -> std::io::Result<Entry> {
-    let mut file = File::open(path)?;
+    let mut file = open_stream(path, "corpus file").map_err(read_error)?;
     file.seek(SeekFrom::Start(offset))?;
     let mut lines = LineReader::new(BufReader::new(file));
     let raw = match lines.next() {
@@ -264,23 +332,46 @@ impl Entries {
     fn open(&mut self, input: Input) -> std::io::Result<()> {
         self.current = match input {
             Input::Jsonl(path) => {
-                let file = File::open(&path).map_err(|e| named(&path, e))?;
+                let file = open_stream(&path, "corpus file").map_err(read_error)?;
+                let mut reader: LineReader<Box<dyn BufRead + Send>> =
+                    LineReader::new(Box::new(BufReader::with_capacity(1 << 16, file)));
+                reader
+                    .check_text(&path.display().to_string())
+                    .map_err(|e| named(&path, e))?;
                 Current::Lines {
                     file: Some(path),
-                    reader: LineReader::new(Box::new(BufReader::with_capacity(1 << 16, file))),
+                    reader,
                 }
             }
-            Input::Stdin => Current::Lines {
-                file: None,
-                reader: LineReader::new(Box::new(BufReader::with_capacity(
-                    1 << 16,
-                    std::io::stdin(),
-                ))),
-            },
+            Input::Stdin => {
+                let mut reader: LineReader<Box<dyn BufRead + Send>> = LineReader::new(Box::new(
+                    BufReader::with_capacity(1 << 16, std::io::stdin()),
+                ));
+                reader.check_text("-")?;
+                Current::Lines { file: None, reader }
+            }
             Input::Samples(files) => Current::Samples(files.into_iter()),
         };
         Ok(())
     }
+}
+
+/// A refused or unreadable input file, as an I/O error whose text names it and says why.
+fn read_error(e: crate::files::ReadError) -> std::io::Error {
+    use crate::files::ReadErrorKind;
+    let kind = match &e.kind {
+        ReadErrorKind::Io(io) => io.kind(),
+        _ => std::io::ErrorKind::InvalidInput,
+    };
+    let text = match &e.kind {
+        // A corpus is streamed, but by offsets in a file: a stream goes on stdin.
+        ReadErrorKind::Pipe => format!(
+            "corpus file {} is a pipe, not a file: give the stream on stdin instead (rtbench corpus ... - < {0})",
+            e.path.display()
+        ),
+        _ => e.to_string(),
+    };
+    std::io::Error::new(kind, text)
 }
 
 fn named(path: &Path, e: std::io::Error) -> std::io::Error {
