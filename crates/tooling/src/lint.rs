@@ -267,7 +267,7 @@ const LONG_LINE: usize = 4096;
 
 /// The findings as warnings located in the template file, as [`TemplateSource::warn`] locates
 /// them, in time linear in the file and the findings: lines and columns come from one index of
-/// the file, and a warning on a line longer than [`LONG_LINE`] bytes names its place
+/// the file, and a warning on a line longer than 4 KB names its place
 /// (`file:line:col`) without showing the line.
 pub fn diagnostics(source: &TemplateSource, findings: &[TemplateError]) -> Vec<Diagnostic> {
     let locator = Locator::new(&source.text);
