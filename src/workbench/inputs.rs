@@ -99,7 +99,7 @@ pub struct Inputs {
     /// Folders named as samples: every sample in them, re-listed on each refresh.
     pub folders: Vec<PathBuf>,
     /// Corpora (JSON Lines files) named as samples: listed by group in the samples pane, each
-    /// record read when it is shown (see [`crate::workbench::corpus`]).
+    /// record read when it is shown (see `workbench::corpus`).
     pub corpora: Vec<PathBuf>,
 }
 

@@ -87,7 +87,7 @@ fn stack(
     }
 }
 
-/// Lays out the screen `area` for `state`, each pane where [`PANES`] puts it.
+/// Lays out the screen `area` for `state`, each pane where the pane table (`pane::PANES`) puts it.
 pub fn compute(area: Rect, state: &State) -> Screen {
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         return Screen {

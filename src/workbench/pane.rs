@@ -184,7 +184,7 @@ impl Pane {
     };
 
     /// Its place in focus order (its number key is this plus one): the variants are in
-    /// [`PANES`]' order, which a test checks.
+    /// `PANES`' order, which a test checks.
     pub fn index(self) -> usize {
         self as usize
     }

@@ -21,7 +21,7 @@ use rtbench_tooling::progress::Progress;
 pub enum Mode {
     /// The panes show the parse of the sample.
     Inspect,
-    /// Stream replay: see [`crate::workbench::replay`].
+    /// Stream replay: see `workbench::replay`.
     Replay,
 }
 

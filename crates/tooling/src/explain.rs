@@ -332,8 +332,9 @@ fn name_budget(e: String, template: &Template, field: usize) -> String {
     };
     format!(
         "Field '{}': {which}_pattern {} backtracks catastrophically on this text, so the \
-         search was stopped (the reference would hang here); avoid nested quantifiers such as \
-         (a*)* and alternatives that overlap inside a repeat such as (a|aa)*",
+         search was stopped (the reference would hang or run out of memory here); avoid nested \
+         quantifiers such as (a*)*, alternatives that overlap inside a repeat such as (a|aa)* \
+         and many capture groups inside a repeat",
         f.name,
         Value::from(pattern).py_repr()
     )
