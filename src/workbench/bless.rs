@@ -39,9 +39,10 @@ pub(crate) fn propose(a: &Analysis) -> Result<Proposal, String> {
         Status::Error(e) => vec![format!("the sample will expect the error: {e}")],
     };
     let path = a.sample.path.clone();
-    let read = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let text = String::from_utf8(read.clone())
-        .map_err(|_| format!("{} is not UTF-8 text", path.display()))?;
+    // The one reader: a device, a pipe or a folder is refused, as everywhere.
+    let text =
+        rtbench_tooling::inputs::read_input(&path, "sample file").map_err(|e| e.to_string())?;
+    let read = text.clone().into_bytes();
     // The result on screen must be this file's.
     let now = parse_sample(&path, &text).map_err(|e| e.to_string())?;
     if now.generation != a.sample.generation
@@ -70,12 +71,15 @@ pub(crate) fn propose(a: &Analysis) -> Result<Proposal, String> {
 
 /// Writes a confirmed proposal; returns what to tell the user.
 pub(crate) fn write(p: &Proposal) -> Result<String, String> {
-    replace_file(&p.path, &p.read, p.new.as_bytes()).map_err(|e| e.to_string())?;
+    let written = replace_file(&p.path, &p.read, p.new.as_bytes()).map_err(|e| e.to_string())?;
     let path = p.path.display().to_string();
     let name = crate::workbench::analysis::short_name(&path);
-    Ok(format!(
+    let mut said = vec![format!(
         "blessed {name}: its expected section is the current result"
-    ))
+    )];
+    // A link written through, or hard links that keep the old text.
+    said.extend(written.notes(&name));
+    Ok(said.join("; "))
 }
 
 #[cfg(test)]

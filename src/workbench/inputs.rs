@@ -412,10 +412,8 @@ pub(crate) const MODEL_FILES: [&str; 3] = [
 
 /// The lint findings of a loaded template as located warnings.
 fn lint_warnings(template: &Template, source: &TemplateSource) -> Vec<Diagnostic> {
-    rtbench_tooling::lint::lint_file(template, source)
-        .iter()
-        .map(|f| source.warn(f))
-        .collect()
+    // Located from one index of the file (one warning per finding would rescan it).
+    rtbench_tooling::lint::diagnostics(source, &rtbench_tooling::lint::lint_file(template, source))
 }
 
 #[cfg(test)]
