@@ -13,7 +13,7 @@
 # a few seconds and a few hundred MB.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BIN=${1:-${CARGO_TARGET_DIR:-$ROOT/target}/release/rtbench}
+BIN=$(realpath "${1:-${CARGO_TARGET_DIR:-$ROOT/target}/release/rtbench}")
 TIMEOUT=${TIMEOUT:-120}
 LIMIT=${LIMIT:-4000000000}
 WORK=$(mktemp -d)
@@ -46,17 +46,8 @@ json.dump([{"role": "user", "content": "hi"}], open(f"{work}/messages.json", "w"
 open(f"{work}/generation.txt", "w").write("Hello!")
 PY
 
-run() {
-  local name=$1; shift
-  local start end rc
-  start=$(date +%s.%N)
-  /usr/bin/time -f %M -o "$WORK/rss" timeout "$TIMEOUT" prlimit --as="$LIMIT" "$BIN" "$@" \
-    >"$WORK/out" 2>"$WORK/err"
-  rc=$?
-  end=$(date +%s.%N)
-  printf '%-32s exit %-3s %7.2fs %9s KB  %s\n' "$name" "$rc" "$(echo "$end - $start" | bc)" \
-    "$(tail -1 "$WORK/rss")" "$(grep -m1 -v '^\s*$' "$WORK/err" | cut -c1-100)"
-}
+NAME_WIDTH=32 ERR_WIDTH=100
+source "$ROOT/tools/adversarial/lib.sh"
 
 cd "$WORK" || exit 1
 TEMPLATE=$ROOT/samples/qwen3/template.json

@@ -13,7 +13,7 @@
 # chunking check with a tokenizer grows linearly (80 KB in a few seconds).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BIN=${1:-${CARGO_TARGET_DIR:-$ROOT/target}/release/rtbench}
+BIN=$(realpath "${1:-${CARGO_TARGET_DIR:-$ROOT/target}/release/rtbench}")
 TIMEOUT=${TIMEOUT:-120}
 LIMIT=${LIMIT:-4000000000}
 WORK=$(mktemp -d)
@@ -55,17 +55,8 @@ for kb in [10, 20, 40, 80]:
     open(f"{work}/nospace{kb}k.txt", "w").write((unit * (kb * 1024 // len(unit) + 1))[: kb * 1024])
 PY
 
-run() {
-  local name=$1; shift
-  local start end rc
-  start=$(date +%s.%N)
-  /usr/bin/time -f %M -o "$WORK/rss" timeout "$TIMEOUT" prlimit --as="$LIMIT" "$BIN" "$@" \
-    >"$WORK/out" 2>"$WORK/err"
-  rc=$?
-  end=$(date +%s.%N)
-  printf '%-24s exit %-3s %7.2fs %9s KB  %s\n' "$name" "$rc" "$(echo "$end - $start" | bc)" \
-    "$(tail -1 "$WORK/rss")" "$(grep -m1 -v '^\s*$' "$WORK/err" | cut -c1-110)"
-}
+NAME_WIDTH=24 ERR_WIDTH=110
+source "$ROOT/tools/adversarial/lib.sh"
 
 cd "$WORK" || exit 1
 for n in 50 100 130 100000; do
