@@ -78,7 +78,7 @@ pub(crate) fn write(p: &Proposal) -> Result<String, String> {
         "blessed {name}: its expected section is the current result"
     )];
     // A link written through, or hard links that keep the old text.
-    said.extend(written.notes(&name));
+    said.extend(written.notes(name));
     Ok(said.join("; "))
 }
 
