@@ -13,9 +13,8 @@
 //! allocations, not wall clock or resident pages, so the figure is the same on every machine
 //! and in every profile. The counter is global: the tests of this binary run one at a time.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use alloc_count::{current, peak_since, reset_peak};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use rtbench::testing::worker::{self, Request};
@@ -23,74 +22,11 @@ use rtbench::testing::{Inputs, Source};
 use rtbench_tooling::chunking::Chunking;
 use rtbench_tooling::replay::{Outcome, Replay};
 
-/// `System`, counting the bytes allocated now and the most allocated at once.
-struct Counting;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(by: usize) {
-    let now = CURRENT.fetch_add(by, Ordering::Relaxed) + by;
-    PEAK.fetch_max(now, Ordering::Relaxed);
-}
-
-fn shrank(by: usize) {
-    CURRENT.fetch_sub(by, Ordering::Relaxed);
-}
-
-// SAFETY: every call is forwarded to `System` unchanged; only sizes are counted.
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            grew(layout.size());
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            grew(layout.size());
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        shrank(layout.size());
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            // The old and new blocks may both be live during the move: count the new one
-            // first.
-            grew(new_size);
-            shrank(layout.size());
-        }
-        p
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: alloc_count::Counting = alloc_count::Counting;
 
 /// The tests of this binary share the counter: one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
-
-/// Starts a measurement: the peak is set to what is allocated now, which is returned.
-fn reset_peak() -> usize {
-    let now = CURRENT.load(Ordering::SeqCst);
-    PEAK.store(now, Ordering::SeqCst);
-    now
-}
-
-/// The most allocated at once since [`reset_peak`] returned `baseline`, beyond it.
-fn peak_since(baseline: usize) -> usize {
-    PEAK.load(Ordering::SeqCst).saturating_sub(baseline)
-}
 
 /// A deterministic SmolLM3-style generation of about `n` bytes: a think block of random words
 /// in lines, then an answer of random words, then the end of turn.
@@ -182,7 +118,7 @@ fn the_normal_view_of_a_10_mb_sample_peaks_within_8_bytes_per_byte() {
     let baseline = reset_peak();
     let report = worker::compute(&inputs, &req);
     let peak = peak_since(baseline);
-    let kept = CURRENT.load(Ordering::SeqCst).saturating_sub(baseline);
+    let kept = current().saturating_sub(baseline);
     let took = started.elapsed();
     let shown = report.shown.as_ref().expect("the sample is shown");
     assert!(
@@ -233,7 +169,7 @@ fn a_chunk_size_1_replay_of_a_10_mb_sample_peaks_within_12_bytes_per_byte() {
         let _ = replay.paint(step);
         let _ = replay.partial_message(step);
     }
-    let kept = CURRENT.load(Ordering::SeqCst).saturating_sub(baseline);
+    let kept = current().saturating_sub(baseline);
     assert!(matches!(replay.outcome(), Outcome::Message(_)));
     assert_eq!(steps, text.chars().count() + 2);
     let per_byte = peak as f64 / n as f64;

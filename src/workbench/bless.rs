@@ -42,7 +42,6 @@ pub(crate) fn propose(a: &Analysis) -> Result<Proposal, String> {
     // The one reader: a device, a pipe or a folder is refused, as everywhere.
     let text =
         rtbench_tooling::inputs::read_input(&path, "sample file").map_err(|e| e.to_string())?;
-    let read = text.clone().into_bytes();
     // The result on screen must be this file's.
     let now = parse_sample(&path, &text).map_err(|e| e.to_string())?;
     if now.generation != a.sample.generation
@@ -63,7 +62,8 @@ pub(crate) fn propose(a: &Analysis) -> Result<Proposal, String> {
     let new = replace_expected(&path, &text, &section).map_err(|e| e.to_string())?;
     Ok(Proposal {
         path,
-        read,
+        // What the write checks the file against: the text as read, moved, not copied.
+        read: text.into_bytes(),
         new,
         changes,
     })

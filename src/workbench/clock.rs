@@ -34,7 +34,8 @@ impl Clock {
         // While a replay plays, wake up for its next step.
         let replay_wake = state.modes.replay.as_ref().and_then(|r| {
             if r.is_building() {
-                // Look for the replay being built a few times a second.
+                // Redraw the progress of the replay being built a few times a second (the
+                // replay itself arrives as a message).
                 Some(r.interval().min(Duration::from_millis(50)))
             } else {
                 r.playing.then(|| r.interval())

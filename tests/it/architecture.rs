@@ -104,7 +104,15 @@ fn crate_dirs() -> Vec<PathBuf> {
 fn no_crate_has_an_import_cycle_between_its_modules() {
     for src in crate_dirs() {
         let g = graph(&src);
-        assert!(!g.is_empty(), "{}: no modules found", src.display());
+        // A crate of one file has no modules to form a circle; any other must show some (or
+        // the graph's reader missed them).
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        assert!(
+            files.len() < 2 || !g.is_empty(),
+            "{}: no modules found",
+            src.display()
+        );
         assert_eq!(cycle(&g), None, "{}: {g:#?}", src.display());
     }
 }

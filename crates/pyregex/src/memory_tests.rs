@@ -2,67 +2,12 @@
 //! thread has allocated and not freed, and their peak, so that the tests of this binary (run
 //! on threads of their own) measure only their own searches.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+use alloc_count::peak_of;
 
 use super::*;
 
-/// `System`, counting each thread's live bytes and their peak.
-struct Counting;
-
-thread_local! {
-    static LIVE: Cell<usize> = const { Cell::new(0) };
-    static PEAK: Cell<usize> = const { Cell::new(0) };
-}
-
-fn grew(by: usize) {
-    let now = LIVE.get() + by;
-    LIVE.set(now);
-    PEAK.set(PEAK.get().max(now));
-}
-
-fn shrank(by: usize) {
-    LIVE.set(LIVE.get().saturating_sub(by));
-}
-
-// SAFETY: every call is forwarded to `System` unchanged; only sizes are counted, in
-// thread-locals without destructors (usable at any point of a thread's life).
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            grew(layout.size());
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        shrank(layout.size());
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            // The old and new blocks may both be live during the move.
-            grew(new_size);
-            shrank(layout.size());
-        }
-        p
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-/// The most bytes allocated at once while `f` ran, beyond what was allocated before.
-fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let base = LIVE.get();
-    PEAK.set(base);
-    let out = f();
-    (out, PEAK.get() - base)
-}
+static ALLOCATOR: alloc_count::Counting = alloc_count::Counting;
 
 /// `((a)` + `k` empty groups + `)*` and `tail`: a repeat that records every group at every
 /// iteration, so that its backtrack stack grows by about `k` entries per byte of `a`.

@@ -2,7 +2,7 @@
 //! expected 'f', got 'g'`), and [`same`], the one comparison of results (NaN equals NaN). Used
 //! to explain why a chunking or a sample disagrees.
 
-use rtbench_engine::value::Value;
+use rtbench_engine::value::{Dict, Value};
 
 /// One difference at a path.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,14 +73,17 @@ pub fn diff(expected: &Value, got: &Value) -> Vec<Difference> {
 /// would report every message holding NaN as changed).
 pub fn same(expected: &Value, got: &Value) -> bool {
     match (expected, got) {
-        (Value::Dict(x), Value::Dict(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-        }
+        (Value::Dict(x), Value::Dict(y)) => same_dicts(x, y),
         (Value::List(x), Value::List(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same(v, w))
         }
         _ => same_leaf(expected, got),
     }
+}
+
+/// [`same`] for two dicts (two messages), without wrapping them in values.
+pub fn same_dicts(x: &Dict, y: &Dict) -> bool {
+    x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
 }
 
 /// Two values that are not both dicts or both lists: the same kind, and equal as Python

@@ -7,7 +7,7 @@
 use std::ops::Range;
 
 use crate::chunking::TokenInput;
-use crate::diff::diff;
+use crate::diff::{diff, same};
 use crate::findings::in_file;
 use crate::model::{Model, token_input};
 use crate::sample::Sample;
@@ -319,7 +319,7 @@ fn first_event_difference(
         other => short(other),
     };
     let i = (0..base.len().max(other.len())).find(|&i| match (base.get(i), other.get(i)) {
-        (Some(x), Some(y)) => !diff(&x.value, &y.value).is_empty(),
+        (Some(x), Some(y)) => !same(&x.value, &y.value),
         _ => true,
     })?;
     let n = i + 1;

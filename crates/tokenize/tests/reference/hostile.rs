@@ -7,76 +7,15 @@
 //!
 //! Full-size reproductions: `tools/adversarial/tokenizer.sh`.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
 use rtbench_tokenize::{ModelTokenizer, streamer_pieces};
 use serde_json::{Value, json};
 
-/// Counts the bytes each thread holds, and the most it held, so that a test can measure its
-/// own peak while other tests run on other threads.
-struct Counting;
-
-thread_local! {
-    static HELD: Cell<isize> = const { Cell::new(0) };
-    static PEAK: Cell<isize> = const { Cell::new(0) };
-}
-
-fn count(delta: isize) {
-    let _ = HELD.try_with(|held| {
-        let now = held.get() + delta;
-        held.set(now);
-        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
-    });
-}
-
-// SAFETY: every call is forwarded to `System` unchanged; only sizes are counted.
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            count(layout.size() as isize);
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            count(layout.size() as isize);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        count(-(layout.size() as isize));
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            // The old and new blocks may both be live during the move: count the new one
-            // first.
-            count(new_size as isize);
-            count(-(layout.size() as isize));
-        }
-        p
-    }
-}
+use alloc_count::peak_of;
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-/// The most bytes this thread held above what it held before, while `f` ran.
-fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let before = HELD.with(Cell::get);
-    PEAK.with(|p| p.set(before));
-    let out = f();
-    (out, (PEAK.with(Cell::get) - before).max(0) as usize)
-}
+static ALLOCATOR: alloc_count::Counting = alloc_count::Counting;
 
 fn sample() -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/tokenizer/tokenizer.json");
