@@ -558,10 +558,10 @@ fn changes(
 
 /// Tool coercion that changed a value beyond what its text says.
 fn coerced(template: &Template, i: usize, g: &Region, out: &mut Vec<Loss>) {
-    let (Some(value), Some(parsed)) = (&g.value, &g.parsed) else {
+    let (Some(value), Some(parsed)) = (&g.value, g.parsed()) else {
         return;
     };
-    let before = g.transformed.as_ref().unwrap_or(parsed);
+    let before = g.transformed().unwrap_or(parsed);
     let mut found = Vec::new();
     changes(before, value, &mut String::new(), &mut found);
     for (path, raw, new) in found {

@@ -28,10 +28,26 @@ pub struct RegionDetail {
     pub body: Range<usize>,
     /// Named captures of the open and close delimiters that took part.
     pub captures: Vec<(String, Value)>,
-    /// What the content parser made of the body.
+    /// What the content parser made of the body (`Null` when [`RegionDetail::kept_as_value`]
+    /// says it is the value itself).
     pub parsed: Value,
-    /// The value after the transform (before tool-argument coercion); `None` without transform.
+    /// The value after the transform (before tool-argument coercion); `None` without transform,
+    /// or when it is the value itself.
     pub transformed: Option<Value>,
+    /// Which step made the value unchanged, and is therefore not held a second time here.
+    pub kept_as_value: Step,
+}
+
+/// A step of a region's value: the content parser's output, or the transform's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Step {
+    /// No step: each is held as made.
+    #[default]
+    None,
+    /// The parsed content is the value (no transform, and nothing after it changed it).
+    Parsed,
+    /// The transform's output is the value (nothing after it changed it).
+    Transformed,
 }
 
 /// The kinds of streaming event: the reference's `region_open`, `region_chunk` and

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::content::{ContentError, PatternCache, parse_content};
 use crate::delimiter::{DelimMatch, Delimiter, Scan, ScanResume};
-use crate::event::{Event, EventKind, RegionDetail};
+use crate::event::{Event, EventKind, RegionDetail, Step};
 use crate::py::{self, ExceptionType};
 use crate::template::{Field, Template};
 use crate::tools::ToolSchemas;
@@ -970,6 +970,7 @@ impl Parser {
                 captures: self.captures.clone(),
                 parsed: Value::Null,
                 transformed: None,
+                kept_as_value: crate::event::Step::None,
             })
         });
         let value = self.region_value(field, detail.as_deref_mut())?;
@@ -1013,7 +1014,19 @@ impl Parser {
                  offset,
              }| fail.at(kind, message, offset),
         )?;
-        if let Some(d) = detail.as_deref_mut() {
+        // A traced step that nothing changes afterwards is the value itself: it is marked so
+        // rather than copied (a sample of many small regions would hold each value twice or
+        // three times over). Marker stripping and tool coercion may change the value; where
+        // either runs, the step is copied and dropped again if it came out the same.
+        let later = self.token_ids || !self.tools.is_empty();
+        let last_step = if field.transform.is_some() {
+            Step::Transformed
+        } else {
+            Step::Parsed
+        };
+        if let Some(d) = detail.as_deref_mut()
+            && (later || last_step != Step::Parsed)
+        {
             d.parsed = parsed.clone();
         }
         // How deep the reference's recursive walks may go depends on the entry point.
@@ -1024,14 +1037,29 @@ impl Parser {
         };
         if let Some(d) = detail.as_deref_mut()
             && field.transform.is_some()
+            && later
         {
             d.transformed = Some(value.clone());
         }
         if self.token_ids {
-            strip_region_markers(&mut value, detail, path, &fail)?;
+            strip_region_markers(&mut value, detail.as_deref_mut(), path, &fail)?;
         }
         if !self.tools.is_empty() {
             self.coerce_tool_calls(field, &mut value, path, &fail)?;
+        }
+        if let Some(d) = detail {
+            let same = !later
+                || match last_step {
+                    Step::Parsed => d.parsed.identical(&value),
+                    _ => d.transformed.as_ref().is_some_and(|t| t.identical(&value)),
+                };
+            if same {
+                d.kept_as_value = last_step;
+                match last_step {
+                    Step::Parsed => d.parsed = Value::Null,
+                    _ => d.transformed = None,
+                }
+            }
         }
         Ok(value)
     }
@@ -1526,7 +1554,16 @@ mod tests {
         let d = close.detail.as_ref().unwrap();
         assert_eq!((d.body.clone(), close.span.clone()), (8..11, 11..15));
         assert_eq!(d.parsed, Value::Int(7));
-        assert_eq!(d.transformed, py::json_loads(r#"{"value": 7}"#).ok());
+        // The transform's output is the value: marked, not held twice.
+        assert_eq!(d.kept_as_value, Step::Transformed);
+        assert_eq!(d.transformed, None);
+        let EventKind::Close { value } = &close.kind else {
+            unreachable!()
+        };
+        assert_eq!(Some(value), py::json_loads(r#"{"value": 7}"#).ok().as_ref());
+        let regions = crate::region::regions(&evs, 100);
+        assert_eq!(regions[0].transformed(), Some(value));
+        assert_eq!(regions[0].parsed(), Some(&Value::Int(7)));
     }
 
     /// A parser restored from a state taken at any feed continues exactly as the parser it

@@ -33,7 +33,7 @@
 
 use std::ops::Range;
 
-use crate::event::{Event, EventKind, RegionDetail};
+use crate::event::{Event, EventKind, RegionDetail, Step};
 use crate::parser::ParseError;
 use crate::template::Template;
 use crate::value::Value;
@@ -55,12 +55,16 @@ pub struct Region {
     pub ending: Option<Ending>,
     /// Named captures of the open and close delimiters (with tracing).
     pub captures: Vec<(String, Value)>,
-    /// What the content parser made of the body (with tracing).
+    /// What the content parser made of the body (with tracing; `None` when it is the value
+    /// itself: read it with [`Region::parsed`]).
     pub parsed: Option<Value>,
-    /// The value after the transform (with tracing and a transform).
+    /// The value after the transform (with tracing and a transform; `None` when it is the
+    /// value itself: read it with [`Region::transformed`]).
     pub transformed: Option<Value>,
     /// The value the close event reported.
     pub value: Option<Value>,
+    /// Which step made the value unchanged (held once, as the value).
+    pub kept_as_value: Step,
     /// Index of the open event in the events given.
     pub open_event: usize,
     /// Index of the close event, once closed.
@@ -82,6 +86,22 @@ pub enum Ending {
 }
 
 impl Region {
+    /// What the content parser made of the body (with tracing).
+    pub fn parsed(&self) -> Option<&Value> {
+        match self.kept_as_value {
+            Step::Parsed => self.value.as_ref(),
+            _ => self.parsed.as_ref(),
+        }
+    }
+
+    /// The value after the transform (with tracing and a transform).
+    pub fn transformed(&self) -> Option<&Value> {
+        match self.kept_as_value {
+            Step::Transformed => self.value.as_ref(),
+            _ => self.transformed.as_ref(),
+        }
+    }
+
     /// Whether the region had closed (or failed).
     pub fn is_closed(&self) -> bool {
         self.ending.is_some()
@@ -185,6 +205,7 @@ impl RegionBuilder {
                     parsed: None,
                     transformed: None,
                     value: None,
+                    kept_as_value: Step::None,
                     open_event: index,
                     close_event: None,
                 });
@@ -221,8 +242,9 @@ impl RegionBuilder {
         if let Some(d) = detail {
             g.body = d.body;
             g.captures = d.captures;
-            g.parsed = Some(d.parsed);
+            g.parsed = (d.kept_as_value != Step::Parsed).then_some(d.parsed);
             g.transformed = d.transformed;
+            g.kept_as_value = d.kept_as_value;
         }
         g.ending = Some(if !event.span.is_empty() {
             Ending::Close

@@ -186,8 +186,8 @@ impl Value {
     }
 
     /// Same variant and contents: ints and floats told apart, floats bit for bit, dict key
-    /// order significant (what a value recorded from the reference must reproduce).
-    #[cfg(test)]
+    /// order significant (what a value recorded from the reference must reproduce, and what
+    /// two values must be for one to stand for the other).
     pub(crate) fn identical(&self, other: &Value) -> bool {
         use Value::*;
         match (self, other) {
