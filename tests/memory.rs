@@ -256,3 +256,78 @@ fn a_replay_of_many_small_regions_grows_linearly_with_the_text() {
         large as f64 / (2 * n) as f64
     );
 }
+
+#[test]
+fn the_analysis_of_many_small_regions_holds_no_step_that_is_the_value_itself() {
+    // A sample of small tool calls holds, per call, its region (spans, the parsed value and
+    // the value) and the message's copy; the transform's output is the value and is not held
+    // again, and the message's JSON past the highlighted head stays one plain string instead
+    // of a styled line per line.
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let n = 1_000_000;
+    let text: &'static str = Box::leak(
+        format!(
+            "--- prefix (ends with newline) ---\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n\n--- generation ---\n{}",
+            tool_calls(n)
+        )
+        .into_boxed_str(),
+    );
+    let inputs = Inputs {
+        template: Source::Embedded {
+            name: "qwen3/template.json".into(),
+            text: include_str!("../samples/qwen3/template.json"),
+        },
+        files: vec![Source::Embedded {
+            name: "qwen3/calls.sample".into(),
+            text,
+        }],
+        folders: Vec::new(),
+        corpora: Vec::new(),
+    };
+    let req = Request {
+        seq: 1,
+        selected_name: None,
+        selected_index: 0,
+        record: None,
+        syntect_theme: "base16-ocean.dark".into(),
+        no_color: false,
+        reference: rtbench_engine::Reference::NEWEST,
+    };
+    let baseline = reset_peak();
+    let report = worker::compute(&inputs, &req);
+    let peak = peak_since(baseline);
+    let kept = current().saturating_sub(baseline);
+    let shown = report.shown.as_ref().expect("the sample is shown");
+    let calls = shown
+        .analysis
+        .regions
+        .iter()
+        .filter(|g| g.transformed().is_some())
+        .count();
+    assert!(calls > 10_000, "{calls} tool calls");
+    eprintln!(
+        "analysis of {calls} tool calls in {n} bytes: peak {:.1} MB ({:.0} bytes per byte), \
+         kept {:.1} MB ({:.0} bytes per byte)",
+        peak as f64 / MB,
+        peak as f64 / n as f64,
+        kept as f64 / MB,
+        kept as f64 / n as f64
+    );
+    assert!(
+        shown
+            .analysis
+            .regions
+            .iter()
+            .all(|g| g.transformed.is_none()),
+        "a transform's output identical to the value is kept twice"
+    );
+    // Measured: peak 132 and kept 67 bytes per byte (before: 167 and 94, with the
+    // transform's output held a second time and a styled line per message line).
+    assert!(
+        peak <= 145 * n && kept <= 75 * n,
+        "the analysis of many small regions peaks at {:.0} and keeps {:.0} bytes per byte",
+        peak as f64 / n as f64,
+        kept as f64 / n as f64
+    );
+    drop(report);
+}

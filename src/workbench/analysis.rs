@@ -818,7 +818,7 @@ mod tests {
         // No implicit field: the leading text goes nowhere.
         assert_eq!(kind_at(&a, "x").paint, Paint::Discarded);
         let g = &a.regions[0];
-        assert!(g.transformed.is_some());
+        assert!(g.transformed().is_some());
         assert!(
             a.describe(a.document.find("get").unwrap())
                 .contains("capture 'name'")

@@ -144,6 +144,101 @@ impl StyledLine {
     }
 }
 
+/// A message's JSON as the message pane shows it: the first [`MAX_TOTAL`] bytes highlighted
+/// line by line, and the rest kept as the one plain string it already is. A message can be
+/// several times as long as the text it came from; as styled runs each line would cost a
+/// vector, a run and a string of its own (more than a hundred bytes per line), while plain
+/// lines cost nothing beyond their text.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MessageLines {
+    head: Vec<StyledLine>,
+    /// The lines after the head, unstyled (cut and marked when drawn, like long head lines).
+    rest: String,
+}
+
+/// One line of a [`MessageLines`].
+#[derive(Clone, Copy, Debug)]
+pub enum MessageLine<'a> {
+    /// A highlighted line.
+    Styled(&'a StyledLine),
+    /// A line past the highlighted head.
+    Plain(&'a str),
+}
+
+impl MessageLines {
+    /// Every line, in order.
+    pub fn iter(&self) -> impl Iterator<Item = MessageLine<'_>> {
+        self.head
+            .iter()
+            .map(MessageLine::Styled)
+            .chain(self.rest.lines().map(MessageLine::Plain))
+    }
+}
+
+impl MessageLine<'_> {
+    /// Its width in terminal cells, as drawn.
+    pub fn width(&self) -> usize {
+        match self {
+            MessageLine::Styled(s) => s.width(),
+            MessageLine::Plain(p) => {
+                use unicode_width::UnicodeWidthStr;
+                let (shown, rest) = cut(p);
+                shown.width() + rest.map_or(0, |more| cut_marker(more).text.width())
+            }
+        }
+    }
+
+    /// The line as the terminal draws it.
+    pub fn to_line(&self) -> Line<'static> {
+        match self {
+            MessageLine::Styled(s) => s.to_line(),
+            MessageLine::Plain(p) => plain_line(p).to_line(),
+        }
+    }
+}
+
+/// A line shown without highlighting: cut past [`MAX_LINE`], the cut marked.
+fn plain_line(line: &str) -> StyledLine {
+    let (shown, rest) = cut(line);
+    let mut l = StyledLine::plain(shown.to_string());
+    l.runs.extend(rest.map(cut_marker));
+    l
+}
+
+fn cut_marker(more: usize) -> Run {
+    Run {
+        text: format!("… ({more} more bytes)"),
+        style: RunStyle {
+            dim: true,
+            ..RunStyle::default()
+        },
+    }
+}
+
+/// The message pane's lines of `json` (indented JSON): see [`MessageLines`].
+pub(crate) fn message_lines(json: String, theme_name: &str, no_color: bool) -> MessageLines {
+    let json = match cell_safe_json(&json) {
+        std::borrow::Cow::Borrowed(_) => json,
+        std::borrow::Cow::Owned(safe) => safe,
+    };
+    // The head: the lines [`json_runs`] highlights (whole lines while the text shown so far,
+    // long lines counted as cut, stays within the budget).
+    let (mut head_end, mut done) = (0, 0);
+    for line in json.split_inclusive('\n') {
+        done += cut(line.strip_suffix('\n').unwrap_or(line)).0.len();
+        if done > MAX_TOTAL {
+            break;
+        }
+        head_end += line.len();
+    }
+    let head = json_runs(&json[..head_end], theme_name, no_color);
+    // The rest stays in the string it is in: the head is removed in place.
+    let mut rest = json;
+    rest.drain(..head_end);
+    rest.shrink_to_fit();
+    MessageLines { head, rest }
+}
+
 /// Highlights `text` (JSON) line by line, as terminal lines (see [`json_runs`]).
 pub(crate) fn json_lines(text: &str, theme_name: &str, no_color: bool) -> Vec<Line<'static>> {
     json_runs(text, theme_name, no_color)
@@ -166,13 +261,6 @@ pub(crate) fn json_runs(text: &str, theme_name: &str, no_color: bool) -> Vec<Sty
             .lines()
             .map(|l| StyledLine::plain(l.to_string()))
             .collect();
-    };
-    let cut_marker = |more: usize| Run {
-        text: format!("… ({more} more bytes)"),
-        style: RunStyle {
-            dim: true,
-            ..RunStyle::default()
-        },
     };
     let mut h = HighlightLines::new(syntax, theme);
     let mut out = Vec::new();
@@ -248,6 +336,26 @@ mod tests {
             lines
         );
         assert!(styles.windows(2).any(|w| w[0] != w[1]));
+    }
+
+    #[test]
+    fn a_long_message_is_highlighted_up_to_the_budget_and_drawn_plainly_after() {
+        let item = |i: usize| format!("  {{\"name\": \"f\", \"arguments\": {{\"a\": {i}}}}},\n");
+        let long = format!(
+            "{}  \"{}\"\n",
+            (0..20_000).map(item).collect::<String>(),
+            "y".repeat(5000)
+        );
+        let json = format!("[\n{long}]");
+        assert!(json.len() > 2 * MAX_TOTAL);
+        let lines = message_lines(json.clone(), "base16-ocean.dark", false);
+        // What the pane draws is what highlighting the whole text line by line drew.
+        let drawn: Vec<Line<'static>> = lines.iter().map(|l| l.to_line()).collect();
+        assert_eq!(drawn, json_lines(&json, "base16-ocean.dark", false));
+        assert!(lines.iter().all(|l| l.width() == l.to_line().width()));
+        // The head is styled; the rest is kept as text, not as a line of runs each.
+        assert!(lines.head.len() < json.lines().count() / 2);
+        assert!(lines.rest.len() > json.len() / 2);
     }
 
     #[test]

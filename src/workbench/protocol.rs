@@ -14,7 +14,7 @@ use crossterm::event::Event;
 use crate::workbench::analysis::{Analysis, Status};
 use crate::workbench::bless::Proposal;
 use crate::workbench::corpus::Batch;
-use crate::workbench::highlight::StyledLine;
+use crate::workbench::highlight::MessageLines;
 use crate::workbench::runtime::BackgroundPanic;
 use crate::workbench::signals::JobControl;
 use crate::workbench::watch::WatchEvent;
@@ -56,7 +56,7 @@ pub struct ReplayBuilt {
 pub struct Shown {
     pub analysis: Arc<Analysis>,
     /// The message as highlighted JSON (plain styled runs; the view draws them).
-    pub message_lines: Arc<Vec<StyledLine>>,
+    pub message_lines: Arc<MessageLines>,
 }
 
 /// A sample whose result under the other reference version differs from the one in force

@@ -238,7 +238,7 @@ fn analyse_selected(
         }
         None => String::new(),
     };
-    let lines = highlight::json_runs(&json, &req.syntect_theme, req.no_color);
+    let lines = highlight::message_lines(json, &req.syntect_theme, req.no_color);
     let shown = Shown {
         analysis: Arc::new(a),
         message_lines: Arc::new(lines),

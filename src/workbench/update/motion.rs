@@ -181,13 +181,11 @@ fn page(state: &State, pane: Pane) -> usize {
 
 /// Rows that `lines` take when wrapped to `width` (by characters; word wrapping may take a
 /// few more, hence the slack).
-fn rows_of<R: crate::workbench::view::Rows>(
-    lines: impl ExactSizeIterator<Item = R>,
-    width: u16,
-) -> usize {
+fn rows_of<R: crate::workbench::view::Rows>(lines: impl Iterator<Item = R>, width: u16) -> usize {
     let w = usize::from(width.max(1));
-    let n = lines.len();
-    let rows: usize = lines.map(|l| l.width().div_ceil(w).max(1)).sum();
+    let (n, rows) = lines.fold((0, 0), |(n, rows), l| {
+        (n + 1, rows + l.width().div_ceil(w).max(1))
+    });
     rows + n / 4
 }
 

@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use crate::workbench::highlight::StyledLine;
+use crate::workbench::highlight::MessageLines;
 use crate::workbench::state::{Pane, State};
 use crate::workbench::view::{AnyRow, inner, pane_block};
 
@@ -25,7 +25,8 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
     // A few lines of our own, then the (shared, possibly long) highlighted message: only
     // the window's lines are cloned.
     let mut lines: Vec<Line<'static>> = Vec::new();
-    let mut message: &[StyledLine] = &[];
+    let none = MessageLines::default();
+    let mut message: &MessageLines = &none;
     match state.session.shown.as_ref() {
         None => lines.push(Line::styled("no message yet", theme.dim())),
         Some(shown) if shown.analysis.message.is_some() => message = &shown.message_lines,
@@ -61,7 +62,7 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
         lines
             .iter()
             .map(AnyRow::Line)
-            .chain(message.iter().map(AnyRow::Styled)),
+            .chain(message.iter().map(AnyRow::Message)),
         body.width,
         body.height,
         state.ui.scroll[Pane::Message],

@@ -112,32 +112,32 @@ impl Rows for &ratatui::text::Line<'static> {
     }
 }
 
-impl Rows for &crate::workbench::highlight::StyledLine {
+impl Rows for crate::workbench::highlight::MessageLine<'_> {
     fn width(&self) -> usize {
-        crate::workbench::highlight::StyledLine::width(self)
+        crate::workbench::highlight::MessageLine::width(self)
     }
     fn to_line(&self) -> ratatui::text::Line<'static> {
-        crate::workbench::highlight::StyledLine::to_line(self)
+        crate::workbench::highlight::MessageLine::to_line(self)
     }
 }
 
 /// Either kind of line, for a pane that shows some of each.
 pub(crate) enum AnyRow<'a> {
     Line(&'a ratatui::text::Line<'static>),
-    Styled(&'a crate::workbench::highlight::StyledLine),
+    Message(crate::workbench::highlight::MessageLine<'a>),
 }
 
 impl Rows for AnyRow<'_> {
     fn width(&self) -> usize {
         match self {
             AnyRow::Line(l) => l.width(),
-            AnyRow::Styled(s) => s.width(),
+            AnyRow::Message(m) => m.width(),
         }
     }
     fn to_line(&self) -> ratatui::text::Line<'static> {
         match self {
             AnyRow::Line(l) => (*l).clone(),
-            AnyRow::Styled(s) => s.to_line(),
+            AnyRow::Message(m) => m.to_line(),
         }
     }
 }

@@ -139,7 +139,7 @@ fn parsed_column(
         heading(state),
     )];
     let failed = g.ending == Some(Ending::Failed);
-    match (&g.parsed, failed) {
+    match (g.parsed(), failed) {
         (Some(v), _) => parsed.extend(json_lines(v, state, budget)),
         (None, true) => {
             let msg = a
@@ -162,7 +162,7 @@ fn value_column(
     let theme = &state.ui.theme;
     let failed = g.ending == Some(Ending::Failed);
     let mut third: Vec<Line<'static>> = Vec::new();
-    match (&g.transformed, &g.value) {
+    match (g.transformed(), &g.value) {
         (Some(t), value) => {
             third.push(Line::styled("→ transform", heading(state)));
             third.extend(json_lines(t, state, budget));
