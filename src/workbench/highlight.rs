@@ -177,7 +177,7 @@ impl MessageLines {
 
 impl MessageLine<'_> {
     /// Its width in terminal cells, as drawn.
-    pub fn width(&self) -> usize {
+    pub fn width(self) -> usize {
         match self {
             MessageLine::Styled(s) => s.width(),
             MessageLine::Plain(p) => {
@@ -189,7 +189,7 @@ impl MessageLine<'_> {
     }
 
     /// The line as the terminal draws it.
-    pub fn to_line(&self) -> Line<'static> {
+    pub fn to_line(self) -> Line<'static> {
         match self {
             MessageLine::Styled(s) => s.to_line(),
             MessageLine::Plain(p) => plain_line(p).to_line(),
