@@ -33,6 +33,7 @@ mod lint;
 mod model;
 mod output;
 mod run;
+mod schema;
 mod test_samples;
 
 use std::path::PathBuf;
@@ -245,6 +246,9 @@ pub(crate) enum Command {
         #[arg(value_name = "SAMPLE", required = true)]
         samples: Vec<PathBuf>,
     },
+    /// Print the JSON Schema of response templates, for editors' JSON language servers
+    /// (completion, docs on hover, mistakes flagged as you type; README: "Editor support").
+    Schema(schema::SchemaArgs),
 }
 
 /// Inputs shared by `parse`, `stream`, `chunks` and `explain`.
@@ -437,6 +441,7 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
             write,
             force,
         }) => export::run(&template, &config, write, force),
+        Some(Command::Schema(args)) => schema::run(&args),
         // Without a terminal and without inputs, print the bundled sample's parse.
         None if cli.paths.is_empty()
             && cli.theme.is_none()

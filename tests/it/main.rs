@@ -32,4 +32,5 @@ mod model;
 mod recursion_cli;
 mod replay;
 mod samples;
+mod schema;
 mod workbench;
