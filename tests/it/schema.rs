@@ -4,7 +4,8 @@
 //! - it is a valid draft-07 schema, and so is the `tokenizer_config.json` schema built from it;
 //! - it accepts every bundled template and every template the reference loads in the
 //!   conformance cases, except where it flags what `rtbench lint` warns about at the same
-//!   place (it never flags what neither `check` nor `lint` would);
+//!   place (it flags what neither `check` nor `lint` would only for a mistake that fails every
+//!   parse, shown by parsing: `Known::Parse` below);
 //! - of the templates the reference refuses, it flags every one except those whose mistake no
 //!   schema can express (a regex that does not compile, a second implicit field, nesting too
 //!   deep), and at the place the engine's error names;
@@ -310,11 +311,14 @@ fn schema_agrees_with_the_reference_on_every_conformance_template() {
     assert!(inexpressible_errors > 10);
 }
 
-/// How the product knows a mistake: `check` refuses the template, or `lint` warns.
+/// How the product knows a mistake: `check` refuses the template, `lint` warns, or (where lint
+/// does not look yet) the reference fails on every region of the field, as parsing this
+/// generation shows.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Known {
     Check,
     Lint,
+    Parse(&'static str),
 }
 
 /// One template per mistake class, the node the schema must flag, and who else knows.
@@ -537,6 +541,12 @@ const MISTAKES: &[(&str, &str, &str, Known)] = &[
         Known::Lint,
     ),
     (
+        "xml-inline without options",
+        r#"{"start_anchor": "A:", "fields": {"c": {"open": "<c>", "close": "</c>", "content": "xml-inline"}}}"#,
+        "/fields/c",
+        Known::Parse("<c><a>1</a></c>"),
+    ),
+    (
         "tag_pattern not a string",
         r#"{"start_anchor": "A:", "fields": {"c": {"content": "xml-inline", "content_args": {"tag_pattern": 1}}}}"#,
         "/fields/c/content_args/tag_pattern",
@@ -592,7 +602,14 @@ fn schema_flags_each_mistake_class_check_and_lint_know_at_its_key() {
                 lint_places(&t, &spec).iter().any(|p| related(p, &want)),
                 "{label}: lint does not warn at {pointer}"
             ),
-            (Known::Lint, Err(e)) => panic!("{label}: check refuses it: {}", e.message),
+            (Known::Parse(generation), Ok(t)) => {
+                let e = rtbench_engine::parse_response(&t, Some(""), generation, None)
+                    .expect_err(label);
+                assert!(e.field.as_deref() == Some("c"), "{label}: {}", e.text());
+            }
+            (Known::Lint | Known::Parse(_), Err(e)) => {
+                panic!("{label}: check refuses it: {}", e.message)
+            }
         }
     }
 }
@@ -731,7 +748,7 @@ fn schema_lists_exactly_the_keys_parsers_and_options_the_engine_reads() {
     let mut undocumented = Vec::new();
     let mut check = |at: String, node: &Json| {
         for k in ["description", "markdownDescription"] {
-            if !node[k].as_str().is_some_and(|t| t.len() > 20) {
+            if node[k].as_str().is_none_or(|t| t.len() <= 20) {
                 undocumented.push(format!("{at}: {k}"));
             }
         }
