@@ -31,8 +31,10 @@ mod export;
 mod inputs;
 mod lint;
 mod model;
+mod new;
 mod output;
 mod run;
+mod schema;
 mod test_samples;
 
 use std::path::PathBuf;
@@ -245,6 +247,12 @@ pub(crate) enum Command {
         #[arg(value_name = "SAMPLE", required = true)]
         samples: Vec<PathBuf>,
     },
+    /// Print the JSON Schema of response templates, for editors' JSON language servers
+    /// (completion, docs on hover, mistakes flagged as you type; README: "Editor support").
+    Schema(schema::SchemaArgs),
+    /// Write a scaffold for a new model: a template.json and an example.sample that parses
+    /// with it, then say how to go on. Never replaces a file.
+    New(new::NewArgs),
 }
 
 /// Inputs shared by `parse`, `stream`, `chunks` and `explain`.
@@ -437,6 +445,8 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
             write,
             force,
         }) => export::run(&template, &config, write, force),
+        Some(Command::Schema(args)) => schema::run(&args),
+        Some(Command::New(args)) => new::run(&args),
         // Without a terminal and without inputs, print the bundled sample's parse.
         None if cli.paths.is_empty()
             && cli.theme.is_none()

@@ -32,4 +32,6 @@ mod model;
 mod recursion_cli;
 mod replay;
 mod samples;
+mod scaffold;
+mod schema;
 mod workbench;

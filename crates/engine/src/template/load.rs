@@ -10,7 +10,8 @@ use crate::transform::Transform;
 use crate::value::{Dict, Value};
 use pyregex::RegexError;
 
-const TEMPLATE_KEYS: [&str; 5] = [
+/// The keys a template object may have (the reference refuses any other, `$schema` too).
+pub const TEMPLATE_KEYS: [&str; 5] = [
     "version",
     "defaults",
     "fields",
@@ -18,7 +19,8 @@ const TEMPLATE_KEYS: [&str; 5] = [
     "start_anchor_pattern",
 ];
 
-const FIELD_KEYS: [&str; 11] = [
+/// The keys a field may have (the reference refuses any other).
+pub const FIELD_KEYS: [&str; 11] = [
     "open",
     "open_pattern",
     "close",
