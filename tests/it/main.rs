@@ -35,3 +35,4 @@ mod samples;
 mod scaffold;
 mod schema;
 mod workbench;
+mod workbench_fuzz;
