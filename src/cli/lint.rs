@@ -92,7 +92,12 @@ pub(super) fn run(path: &Path, samples: &[PathBuf], checks: Checks<'_>) -> Resul
         };
         let name = file.display().to_string();
         if let Some(plan) = &chunkings {
-            let mut report = check_sample(&template, &sample, model.as_ref(), plan);
+            // The model's tokens and the TextStreamer's words are chunkings too, as in `chunks`.
+            let model = match &model {
+                Some(m) => m,
+                None => model.insert(Model::open(&model_dir(&inputs::template_path(path)?))),
+            };
+            let mut report = check_sample(&template, &sample, Some(model), plan);
             report.locate(&source);
             if !report.agrees() {
                 unstable += 1;

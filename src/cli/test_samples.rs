@@ -511,8 +511,9 @@ impl Run<'_> {
             }
         };
         // A conversation or token ids become text with the model files beside the template
-        // (and token ids are parsed as the reference parses ids).
-        if !sample.model.is_needed() {
+        // (and token ids are parsed as the reference parses ids); the chunking check also
+        // cuts the text as the model's tokenizer does, as `rtbench chunks` does.
+        if !sample.model.is_needed() && self.chunkings.is_none() {
             return Ok(Some(Ready {
                 template,
                 template_path: tpl_path,
