@@ -157,6 +157,8 @@ pub(super) fn ids_from(text: &str, what: &str) -> Result<Vec<u32>, Failure> {
 /// generation files (one, or a folder's samples).
 pub(super) struct Job {
     pub template: Template,
+    /// The template's file (what a command says of a template key is located in it).
+    pub source: TemplateSource,
     /// `--prefix` / `--prefix-file`, `--tools`, `--messages` and `--kwargs` (the prefix is then
     /// their rendering).
     overrides: Overrides,
@@ -175,7 +177,7 @@ pub(super) struct Job {
 
 /// Reads the template, prefix and tools options, and lists the generation files.
 pub(super) fn job(args: &InputArgs) -> Result<Job, Failure> {
-    let (template, _) = template(&args.template)?;
+    let (template, source) = template(&args.template)?;
     let model_dir = match &args.model {
         Some(d) if !d.is_dir() => {
             return Err(Failure::usage(format!(
@@ -195,6 +197,7 @@ pub(super) fn job(args: &InputArgs) -> Result<Job, Failure> {
     let (files, folder) = generation_files(&args.output)?;
     Ok(Job {
         template,
+        source,
         overrides: Overrides {
             // With the prompt's ids, the text prefix is their decoding.
             prefix: overrides

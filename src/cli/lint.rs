@@ -4,12 +4,17 @@
 //! `--engines`, also how the template's patterns fare in other runtimes' regex engines on the
 //! samples (see `rtbench_portability`). With `--reference all`, every sample is also parsed
 //! under each reference version, and a sample whose message or events depend on the version is
-//! a warning located at the first event that differs, with the difference.
+//! a warning located at the first event that differs, with the difference. With
+//! `--chunkings`, every sample is streamed with many chunkings, and a sample whose result
+//! depends on them is an error (exit 1) located at the key of the delimiter that made the
+//! difference. A start anchor a sample's prefix lacks is one of the sample's findings.
 
 use std::path::{Path, PathBuf};
 
 use crate::cli::output;
 use crate::cli::{Failure, inputs};
+use rtbench_tooling::chunk_samples::check_sample;
+use rtbench_tooling::chunking::{CheckPlan, ChunkReport};
 use rtbench_tooling::findings::sample_findings;
 use rtbench_tooling::inputs::{Overrides, model_dir, prepare_sample};
 use rtbench_tooling::lint::{diagnostics, lint_file};
@@ -18,19 +23,30 @@ use rtbench_tooling::sample::{self, Sample, expand, parse_sample};
 use rtbench_tooling::versions::compare_sample;
 
 use rtbench_engine::Reference;
+use rtbench_engine::diagnostic::{Diagnostic, Severity};
 use rtbench_engine::template::error::{Target, TemplateError};
 use rtbench_engine::value::Value;
 use rtbench_portability::{EngineKind, SampleInput, analyze, render};
 
+/// What `rtbench lint` checks beyond the template and the samples' parses.
+pub(super) struct Checks<'a> {
+    /// `--deny-warnings`: exit 1 when there is any warning.
+    pub deny: bool,
+    /// `--engines`: the regex engines to replay the patterns in.
+    pub engines: Option<&'a str>,
+    /// `--chunkings`: the chunking check to run on every sample.
+    pub chunkings: Option<CheckPlan>,
+}
+
 /// Prints every warning with its location; exit 0, or 1 with `deny` when there are warnings
-/// (and 1 for an invalid template, as `check`, or a malformed sample; 2 for a sample that cannot
-/// be read).
-pub(super) fn run(
-    path: &Path,
-    samples: &[PathBuf],
-    deny: bool,
-    engines: Option<&str>,
-) -> Result<(), Failure> {
+/// (and 1 for an invalid template, as `check`, a malformed sample, or with `--chunkings` a
+/// sample whose result depends on the chunking; 2 for a sample that cannot be read).
+pub(super) fn run(path: &Path, samples: &[PathBuf], checks: Checks<'_>) -> Result<(), Failure> {
+    let Checks {
+        deny,
+        engines,
+        chunkings,
+    } = checks;
     let engines = engines.map(parse_engines).transpose()?;
     let all_versions = crate::cli::selection() == crate::reference::Selection::All;
     let (template, source) = inputs::template(path)?;
@@ -55,6 +71,8 @@ pub(super) fn run(
     let mut kept_for_injection: Vec<(String, Sample)> = Vec::new();
     // Samples whose result depends on the reference version (with `--reference all`).
     let mut depends = 0;
+    // Samples whose result depends on the chunking (with `--chunkings`).
+    let mut unstable = 0;
     for file in &files {
         // Unreadable (or not UTF-8) is an I/O error (2); malformed sections an input error (1).
         let file_text = inputs::text_file(file, "sample file")?;
@@ -73,7 +91,28 @@ pub(super) fn run(
             sample
         };
         let name = file.display().to_string();
-        let (_, found) = sample_findings(&template, &sample, &name, &file_text, model.as_ref());
+        if let Some(plan) = &chunkings {
+            // The model's tokens and the TextStreamer's words are chunkings too, as in `chunks`.
+            let model = match &model {
+                Some(m) => m,
+                None => model.insert(Model::open(&model_dir(&inputs::template_path(path)?))),
+            };
+            let mut report = check_sample(&template, &sample, Some(model), plan);
+            report.locate(&source);
+            if !report.agrees() {
+                unstable += 1;
+                text.push_str(&instability(&report, &source, &name, &sample.generation));
+                text.push_str("\n\n");
+            }
+        }
+        let (_, found) = sample_findings(
+            &template,
+            Some(&source),
+            &sample,
+            &name,
+            &file_text,
+            model.as_ref(),
+        );
         count += found.len();
         for f in found {
             text.push_str(&f.diagnostic.to_string());
@@ -133,7 +172,20 @@ pub(super) fn run(
         1 => format!("{what}: 1 warning"),
         n => format!("{what}: {n} warnings"),
     });
+    if chunkings.is_some() {
+        text.push_str(&match unstable {
+            0 => "; every sample's result is the same however the stream is cut".to_string(),
+            1 => "; 1 sample's result depends on the chunking".to_string(),
+            n => format!("; {n} samples' results depend on the chunking"),
+        });
+    }
     output::print_line(&text)?;
+    if unstable > 0 {
+        return Err(Failure {
+            message: String::new(),
+            code: 1,
+        });
+    }
     if deny && count > 0 {
         return Err(Failure {
             message: String::new(),
@@ -275,4 +327,38 @@ fn portability(
         text.push_str("\n\n");
     }
     problems.len()
+}
+
+/// A sample whose result depends on the chunking, as an error: located at the key of the
+/// delimiter that made the difference (else in the sample file), with the chunking report
+/// under it.
+fn instability(
+    report: &ChunkReport,
+    source: &rtbench_engine::template::source::TemplateSource,
+    name: &str,
+    generation: &str,
+) -> String {
+    let changed = format!(
+        "{} of {} chunkings change it",
+        report.disagreements.len(),
+        report.tried.len()
+    );
+    let message = match &report.cause {
+        Some(c) => format!(
+            "the result of {name} depends on the chunking: {} matched differently ({changed})",
+            c.name()
+        ),
+        None => format!("the result of {name} depends on the chunking ({changed})"),
+    };
+    let mut d = match &report.cause {
+        Some(c) => source.warn(&TemplateError::new(message, c.path(), Target::Value)),
+        None => Diagnostic::warning(message).in_file(name),
+    };
+    d.severity = Severity::Error;
+    let mut out = d.to_string();
+    for line in report.describe(name, generation).lines() {
+        out.push_str("\n  ");
+        out.push_str(line);
+    }
+    out
 }

@@ -3,14 +3,15 @@
 //!
 //! Exit codes, the same for every command:
 //!
-//! - 0: success (for `chunks`, every chunking agrees; for `test`, every sample passes; for
-//!   `lint`, also with warnings unless `--deny-warnings`).
+//! - 0: success (for `chunks`, every chunking agrees and the parse succeeds; for `test`,
+//!   every sample passes; for `lint`, also with warnings unless `--deny-warnings`).
 //! - 1: the inputs were read but are wrong, or the result is a failure: an invalid template; a
 //!   parse error; no prefix option for a plain-text generation (`--prefix ''` opts out); a
 //!   `--tools` file that is not JSON or not a list of tool schemas; a `.sample` file whose
-//!   sections are malformed; chunkings that disagree (`chunks`); a failing sample (`test`);
-//!   warnings with `--deny-warnings` (`lint`); a config `export` cannot write into; on a folder
-//!   of samples, any sample that fails this way.
+//!   sections are malformed; chunkings that disagree (`chunks`, and `lint`/`test` with
+//!   `--chunkings`), or a parse that fails however it is cut (`chunks`); a failing sample
+//!   (`test`); warnings with `--deny-warnings` (`lint`); a config `export` cannot write into;
+//!   on a folder of samples, any sample that fails this way.
 //! - 2: usage and I/O errors: bad flags or flag values (clap's errors, `--chunks 0`,
 //!   `--dry-run` without `--bless`, `--pretty` on a folder), a file or folder that is missing,
 //!   unreadable or not UTF-8, a `--template` folder with neither template.json nor
@@ -90,7 +91,9 @@ pub(crate) enum Command {
     },
     /// Check that no chunking changes the result: stream the generation with every chunk size
     /// from 1 to N, K seeded random chunkings and tokenizer-like pieces, and compare each with
-    /// the one-shot parse. Exit 0 when all agree, 1 with the smallest disagreement and a diff.
+    /// the one-shot parse. Exit 0 when all agree, 1 with the smallest disagreement, the
+    /// delimiter that made the difference and a diff (1 also for a parse that fails with the
+    /// same error however it is cut: it fails, as `parse` does).
     Chunks {
         #[command(flatten)]
         input: InputArgs,
@@ -126,6 +129,8 @@ pub(crate) enum Command {
         /// With --bless: print what would be blessed, write nothing.
         #[arg(long, requires = "bless")]
         dry_run: bool,
+        #[command(flatten)]
+        chunkings: ChunkingArgs,
     },
     /// Explain a field: where its regions opened and ended and why, and when it matched
     /// nowhere, the closest the text came to its delimiter, the delimiter that won instead and
@@ -144,8 +149,9 @@ pub(crate) enum Command {
     /// Warn about likely mistakes the reference accepts: patterns other runtimes cannot use,
     /// closes that can never match, an implicit field without a close, delimiters that are
     /// prefixes of each other; with samples, what each parse loses without an error (a value
-    /// overwritten, text that went to no field, a region that never closed). Exit 0 (1 with
-    /// --deny-warnings when there are warnings).
+    /// overwritten, text that went to no field, a region that never closed, a start anchor
+    /// the prefix lacks). Exit 0 (1 with --deny-warnings when there are warnings, and with
+    /// --chunkings when a sample's result depends on the chunking).
     Lint {
         /// Response template JSON, a tokenizer_config.json with a `response_template` key, or a
         /// folder holding template.json or tokenizer_config.json.
@@ -163,6 +169,8 @@ pub(crate) enum Command {
         /// `--engines` (before --template or another option) means every built-in engine.
         #[arg(long, value_name = "LIST", num_args = 0..=1, default_missing_value = "all")]
         engines: Option<String>,
+        #[command(flatten)]
+        chunkings: ChunkingArgs,
     },
     /// Write the template into a tokenizer_config.json under `response_template`, keeping every
     /// other byte of the file. Shows the change; writes only with --write.
@@ -253,6 +261,39 @@ pub(crate) enum Command {
     /// Write a scaffold for a new model: a template.json and an example.sample that parses
     /// with it, then say how to go on. Never replaces a file.
     New(new::NewArgs),
+}
+
+/// `--chunkings` of `lint` and `test`, with `chunks`' knobs.
+#[derive(Args, Debug, Clone, Copy)]
+pub(crate) struct ChunkingArgs {
+    /// Also stream every sample with every chunk size from 1 to --max, --random seeded random
+    /// chunkings and tokenizer-like pieces (as `rtbench chunks`), and fail (exit 1) on a sample
+    /// whose result depends on the chunking, naming the delimiter that made the difference.
+    #[arg(long)]
+    pub chunkings: bool,
+    /// With --chunkings: try every chunk size from 1 to N code points.
+    #[arg(long, value_name = "N", default_value_t = 32, requires = "chunkings")]
+    pub max: u64,
+    /// With --chunkings: also try K random chunkings (sizes 1 to 12 code points).
+    #[arg(long, value_name = "K", default_value_t = 8, requires = "chunkings",
+          value_parser = clap::value_parser!(u64).range(0..=100_000))]
+    pub random: u64,
+    /// With --chunkings: the seed of the random chunkings.
+    #[arg(long, value_name = "S", default_value_t = 0, requires = "chunkings")]
+    pub seed: u64,
+}
+
+impl ChunkingArgs {
+    /// The chunking check asked for, if any.
+    pub(crate) fn plan(self) -> Option<rtbench_tooling::chunking::CheckPlan> {
+        self.chunkings
+            .then(|| rtbench_tooling::chunking::CheckPlan {
+                max_size: usize::try_from(self.max).unwrap_or(usize::MAX),
+                random: usize::try_from(self.random).unwrap_or(usize::MAX),
+                seed: self.seed,
+                ..rtbench_tooling::chunking::CheckPlan::default()
+            })
+    }
 }
 
 /// Inputs shared by `parse`, `stream`, `chunks` and `explain`.
@@ -421,7 +462,16 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
             template,
             bless,
             dry_run,
-        }) => test_samples::run(&paths, template.as_deref(), bless, dry_run),
+            chunkings,
+        }) => test_samples::run(
+            &paths,
+            template.as_deref(),
+            test_samples::Mode {
+                bless,
+                dry_run,
+                chunkings: chunkings.plan(),
+            },
+        ),
         Some(Command::Chunks {
             input,
             max,
@@ -438,7 +488,16 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
             samples,
             deny_warnings,
             engines,
-        }) => lint::run(&template, &samples, deny_warnings, engines.as_deref()),
+            chunkings,
+        }) => lint::run(
+            &template,
+            &samples,
+            lint::Checks {
+                deny: deny_warnings,
+                engines: engines.as_deref(),
+                chunkings: chunkings.plan(),
+            },
+        ),
         Some(Command::Export {
             template,
             config,

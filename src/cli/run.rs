@@ -180,7 +180,12 @@ fn chunks_one(
             job.model_chunkings(&text)
         },
     };
-    let report = check(&generation, &plan);
+    let mut report = check(&generation, &plan);
+    report.locate(&job.source);
+    // A parse that fails whatever the chunking fails as `parse` does (exit 1), with its error.
+    if report.stable_error().is_some() {
+        return Err(Failure::invalid(report.describe(name, &text)));
+    }
     Ok((report.agrees(), report.describe(name, &text)))
 }
 

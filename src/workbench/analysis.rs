@@ -14,6 +14,7 @@ use rtbench_engine::parser::{Events, ParseError, Parser};
 use rtbench_engine::py::{DumpOptions, json_dumps};
 use rtbench_engine::region::{Ending, Region, RegionBuilder, owners};
 use rtbench_engine::template::Template;
+use rtbench_engine::template::source::TemplateSource;
 use rtbench_engine::value::{Dict, Value};
 use rtbench_tooling::defusing;
 use rtbench_tooling::explain::explain;
@@ -115,6 +116,8 @@ pub struct Analysis {
     pub defused: Vec<(Range<usize>, Vec<u32>)>,
     /// The model folder whose files decoded the sample (for jobs that parse it again).
     pub model_dir: Option<std::path::PathBuf>,
+    /// The template's file, when known (jobs locate the template keys they name in it).
+    pub template_source: Option<Arc<TemplateSource>>,
     /// A generation of token ids parsed by the defusing decoder (5.25), fed one id at a time:
     /// what the replay streams (its model-token chunking cuts where each id's text ends).
     pub id_replay: Option<Arc<IdReplay>>,
@@ -247,12 +250,13 @@ fn status_from(sample: &Sample, result: &Result<Dict, String>) -> Status {
 /// warnings it has, and which fields open at least one region in it, from one traced parse.
 pub(crate) fn summary(
     template: &Template,
+    source: Option<&TemplateSource>,
     sample: &Sample,
     name: &str,
     file_text: &str,
     model: Option<&Model>,
 ) -> (Status, usize, Vec<bool>) {
-    let (audit, findings) = findings_with_tools(template, sample, name, file_text, model);
+    let (audit, findings) = findings_with_tools(template, source, sample, name, file_text, model);
     let mut matched = vec![false; template.fields().len()];
     for g in &audit.regions {
         matched[g.field] = true;
@@ -265,12 +269,13 @@ pub(crate) fn summary(
 /// policy's [`sample_tool_warnings`]) as findings of the file.
 fn findings_with_tools(
     template: &Template,
+    source: Option<&TemplateSource>,
     sample: &Sample,
     name: &str,
     file_text: &str,
     model: Option<&Model>,
 ) -> (rtbench_engine::Audit, Vec<Finding>) {
-    let (audit, mut findings) = sample_findings(template, sample, name, file_text, model);
+    let (audit, mut findings) = sample_findings(template, source, sample, name, file_text, model);
     let tools = sample_tool_warnings(sample, name, file_text);
     findings.extend(tools.into_iter().map(|diagnostic| Finding {
         diagnostic,
@@ -297,7 +302,7 @@ pub(crate) fn analyze(
     shared: Arc<Sample>,
     file_text: &str,
 ) -> Analysis {
-    analyze_with_model(template, name, shared, file_text, None)
+    analyze_with_model(template, None, name, shared, file_text, None)
 }
 
 /// [`analyze`] with the model's files: a generation of token ids is parsed and shown as the
@@ -305,6 +310,7 @@ pub(crate) fn analyze(
 /// ordinary tokens defused; the text shown is the decoded text, those spellings marked).
 pub(crate) fn analyze_with_model(
     template: &Template,
+    source: Option<&Arc<TemplateSource>>,
     name: &str,
     shared: Arc<Sample>,
     file_text: &str,
@@ -328,7 +334,14 @@ pub(crate) fn analyze_with_model(
     // One traced parse of the whole text gives the message `rtbench test` judges, the events
     // (up to an error, if any) and the silent losses; only a prompt that fails to parse runs
     // again, to show what its part before the error made.
-    let (audit, findings) = findings_with_tools(template, &shared, name, file_text, model);
+    let (audit, findings) = findings_with_tools(
+        template,
+        source.map(|s| &**s),
+        &shared,
+        name,
+        file_text,
+        model,
+    );
     let failed_prefix = match &audit.result {
         Err(_) if audit.events.is_empty() => {
             prefix_failure(template, prefix, sample.tools.as_ref(), document.len())
@@ -375,6 +388,7 @@ pub(crate) fn analyze_with_model(
         sample: Arc::clone(&shared),
         defused,
         model_dir: model.map(|m| m.dir.clone()),
+        template_source: source.cloned(),
         id_replay: None,
         decoded_ids,
         chars: CharIndex::new(&document),
@@ -468,15 +482,14 @@ fn matched_fields(template: &Template, regions: &[Region]) -> Vec<bool> {
     matched
 }
 
-/// The sample's own warnings: no prefix, a start anchor not in the prefix, a required field
-/// missing.
+/// The sample's own warnings: no prefix, a required field missing (a start anchor not in the
+/// prefix is one of the sample's findings, located at the anchor's key).
 fn sample_warnings(
     template: &Template,
     sample: &Sample,
     name: &str,
     matched_fields: &[bool],
 ) -> Vec<Diagnostic> {
-    let prefix = sample.prefix.as_deref().unwrap_or("");
     let mut warnings = Vec::new();
     if sample.prefix.is_none() {
         warnings.push(
@@ -488,16 +501,6 @@ fn sample_warnings(
             .with_help(Some(
                 "use a .sample file with a '--- prefix ---' section".into(),
             )),
-        );
-    } else if !prefix.is_empty()
-        && matches!(template.start_anchor().last_match_end(prefix), Ok(None))
-    {
-        warnings.push(
-            Diagnostic::warning(format!(
-                "start anchor {} not found in the prefix: the whole prefix was parsed",
-                template.start_anchor().describe()
-            ))
-            .in_file(name.to_string()),
         );
     }
     for (i, f) in template.fields().iter().enumerate() {

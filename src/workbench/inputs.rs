@@ -107,6 +107,9 @@ pub struct Inputs {
 #[derive(Clone, Debug)]
 pub struct LoadedTemplate {
     pub template: Template,
+    /// The template's file: what is said of a key (the start anchor a sample's prefix lacks,
+    /// the delimiter a chunking check blames) is located in it.
+    pub source: Arc<TemplateSource>,
     pub name: String,
     /// Lint warnings about the template, located in its file.
     pub lint: Vec<Diagnostic>,
@@ -269,6 +272,7 @@ impl Inputs {
         };
         Ok(LoadedTemplate {
             lint: lint_warnings(&template, &source),
+            source: Arc::new(source),
             template,
             name,
         })

@@ -158,9 +158,13 @@ fn check_chunkings(a: &Analysis, progress: &Progress) -> Overlay {
         tokens: !by_ids,
         ..CheckPlan::default()
     };
-    let Some(report) = check_with(&generation, &plan, progress) else {
+    let Some(mut report) = check_with(&generation, &plan, progress) else {
         return cancelled("chunking check");
     };
+    // The delimiter blamed for a difference is named at its key in the template.
+    if let Some(source) = &a.template_source {
+        report.locate(source);
+    }
     let agrees = report.agrees();
     let text = report.describe(&a.sample_name, &s.generation);
     // The first line is the verdict; every other line is a detail of it.
@@ -174,7 +178,9 @@ fn check_chunkings(a: &Analysis, progress: &Progress) -> Overlay {
         })
         .collect();
     Overlay {
-        title: if agrees {
+        title: if report.stable_error().is_some() {
+            "chunking check: the parse fails however it is cut".into()
+        } else if agrees {
             "chunking check: every chunking agrees".into()
         } else {
             "chunking check: the result depends on the chunking".into()

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use crate::workbench::analysis::{self, Status};
 use crate::workbench::highlight;
-use crate::workbench::inputs::{Inputs, SampleFile, Source, read_prepared};
+use crate::workbench::inputs::{Inputs, LoadedTemplate, SampleFile, Source, read_prepared};
 use crate::workbench::runtime::{BackgroundPanic, Lane, Ticket};
 use crate::workbench::state::{Report, SampleEntry, Shown, State, VersionMark};
 use rtbench_engine::Reference;
@@ -139,7 +139,7 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
             }
             Ok(s) if i == selected => {
                 readable += 1;
-                let (a, status) = analyse_selected(t, f, s, model.as_ref(), req);
+                let (a, status) = analyse_selected(&loaded, f, s, model.as_ref(), req);
                 for (m, hit) in matched.iter_mut().zip(&a.analysis.matched_fields) {
                     *m |= hit;
                 }
@@ -149,7 +149,7 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
             Ok(s) => {
                 readable += 1;
                 let (status, warnings, hits) =
-                    analysis::summary(t, s, &f.name, &f.text, model.as_ref());
+                    analysis::summary(t, Some(&loaded.source), s, &f.name, &f.text, model.as_ref());
                 for (m, hit) in matched.iter_mut().zip(hits) {
                     *m |= hit;
                 }
@@ -206,14 +206,21 @@ fn model_file_names(m: &Model) -> Vec<String> {
 /// The selected sample analysed for the screen, its message highlighted; with its list status
 /// and warning count.
 fn analyse_selected(
-    t: &Template,
+    loaded: &LoadedTemplate,
     f: &SampleFile,
     s: &Arc<rtbench_tooling::sample::Sample>,
     model: Option<&Model>,
     req: &Request,
 ) -> (Shown, (Status, usize)) {
     let bad_expected = f.bad_expected.as_ref();
-    let mut a = analysis::analyze_with_model(t, &f.name, Arc::clone(s), &f.text, model);
+    let mut a = analysis::analyze_with_model(
+        &loaded.template,
+        Some(&loaded.source),
+        &f.name,
+        Arc::clone(s),
+        &f.text,
+        model,
+    );
     if let Some(m) = model {
         model_views(m, s, &f.name, &mut a);
     }

@@ -27,7 +27,7 @@ const PREFIX: &str = "--- prefix (ends with newline) ---\n<|im_start|>user\nWeat
 fn findings(template: &str, file: &str) -> Vec<(Option<LossKind>, usize, usize, String)> {
     let template = Template::from_json_str(template).unwrap();
     let sample = parse_sample(Path::new("s.sample"), file).unwrap();
-    let (audit, found) = sample_findings(&template, &sample, "s.sample", file, None);
+    let (audit, found) = sample_findings(&template, None, &sample, "s.sample", file, None);
     assert!(audit.result.is_ok(), "{:?}", audit.result);
     found
         .into_iter()

@@ -14,6 +14,7 @@ mod common;
 mod carets;
 
 mod architecture;
+mod authoring;
 mod chunking_check;
 mod chunking_dependent;
 mod cli;

@@ -5,11 +5,13 @@
 
 use std::borrow::Cow;
 
+use crate::chunk_cause::{Cause, Stream};
 use crate::diff::{Difference, diff, same, same_dicts};
 use crate::progress::Progress;
 use rtbench_engine::event::EventKind;
 use rtbench_engine::parser::{Events, Parser};
 use rtbench_engine::template::Template;
+use rtbench_engine::template::source::TemplateSource;
 use rtbench_engine::value::{Dict, Value};
 use rtbench_tokenize::ids::{IdParser, Prefix};
 use rtbench_tokenize::{ControlTokens, ModelTokenizer};
@@ -476,6 +478,9 @@ pub struct ChunkReport {
     /// The token ids the chunkings cut (their cuts are id indices), when the generation was
     /// parsed as ids.
     pub ids: Option<Vec<u32>>,
+    /// The delimiter whose match made the minimal cuts change the result (text only), found
+    /// by [`crate::chunk_cause::cause`]; [`ChunkReport::locate`] finds its key in the template.
+    pub cause: Option<Cause>,
 }
 
 impl ChunkReport {
@@ -484,27 +489,49 @@ impl ChunkReport {
         self.disagreements.is_empty()
     }
 
+    /// The one-shot parse's error when every chunking fails with that same error: the parse
+    /// fails, whatever the chunking (the template or the text is wrong, not the streaming).
+    pub fn stable_error(&self) -> Option<&str> {
+        self.baseline
+            .message
+            .as_ref()
+            .err()
+            .filter(|_| self.agrees())
+            .map(String::as_str)
+    }
+
+    /// Finds the key of the delimiter blamed for the difference in the template's file.
+    pub fn locate(&mut self, source: &TemplateSource) {
+        if let Some(c) = &mut self.cause {
+            c.locate(source);
+        }
+    }
+
     /// The report as text: one line when every chunking agrees (`name` is the generation's
     /// name), else which chunkings differ, the smallest, the fewest cuts that change the result
     /// (with the text around each) and the differences. `text` is the generation.
     pub fn describe(&self, name: &str, text: &str) -> String {
-        if self.agrees() {
-            let mut out = format!(
-                "{name}: all {} chunkings agree with the one-shot parse ({}{})",
-                self.tried.len(),
-                if self.ids.is_some() {
-                    "in token ids: "
-                } else {
-                    ""
-                },
-                summarize(&self.tried)
+        let tried = format!(
+            "{}{}",
+            if self.ids.is_some() {
+                "in token ids: "
+            } else {
+                ""
+            },
+            summarize(&self.tried)
+        );
+        // A parse that fails however it is cut is a failing parse, not an unstable one.
+        if let Some(e) = self.stable_error() {
+            return format!(
+                "{e}\n  the parse of {name} fails with this error however the stream is cut: all {} chunkings fail with it, as the one-shot parse does ({tried}); `rtbench parse` shows where",
+                self.tried.len()
             );
-            if let Err(e) = &self.baseline.message {
-                out.push_str(&format!(
-                    "\nnote: every one of them fails like the one-shot parse: {e}"
-                ));
-            }
-            return out;
+        }
+        if self.agrees() {
+            return format!(
+                "{name}: all {} chunkings agree with the one-shot parse ({tried})",
+                self.tried.len()
+            );
         }
         let differing: Vec<_> = self
             .disagreements
@@ -560,6 +587,12 @@ impl ChunkReport {
             }
             if n > 8 {
                 out.push_str(&format!("\n  ... and {} more", n - 8));
+            }
+        }
+        if let Some(c) = &self.cause {
+            for line in c.lines() {
+                out.push('\n');
+                out.push_str(&line);
             }
         }
         out.push_str("\ndifference (one-shot parse -> chunked):");
@@ -705,6 +738,19 @@ pub fn check_with(
         }
         _ => (None, None),
     };
+    // Cuts of token ids are no places in the text: only a text stream's delimiter is named.
+    let cause = match (&minimal_cuts, generation.parsed_ids()) {
+        (Some(cuts), None) => {
+            let stream = Stream {
+                template: &generation.template,
+                prefix: generation.prefix,
+                tools: generation.tools,
+                text: generation.text,
+            };
+            crate::chunk_cause::cause(&stream, cuts)
+        }
+        _ => None,
+    };
     progress.set_done(progress.counts().1);
     Some(ChunkReport {
         baseline,
@@ -713,6 +759,7 @@ pub fn check_with(
         minimal_cuts,
         minimal_result,
         ids: generation.parsed_ids().map(|t| t.ids.to_vec()),
+        cause,
     })
 }
 
@@ -833,10 +880,17 @@ mod tests {
         let report = check(&generation, &CheckPlan::default());
         assert!(report.agrees(), "{}", report.describe("g", generation.text));
         assert!(report.baseline.message.is_err());
+        // The workbench's list mark says the same: no `≈` for it.
+        assert!(stable(&generation, &CheckPlan::default()));
+        assert_eq!(
+            report.stable_error(),
+            report.baseline.message.as_ref().err().map(String::as_str)
+        );
+        let said = report.describe("g", generation.text);
         assert!(
-            report
-                .describe("g", generation.text)
-                .contains("every one of them fails like the one-shot parse")
+            said.starts_with("ValueError: json parser could not parse region as JSON.")
+                && said.contains("\n  the parse of g fails with this error however the stream is cut: all 41 chunkings fail with it"),
+            "{said}"
         );
     }
 

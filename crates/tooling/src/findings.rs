@@ -1,15 +1,21 @@
 //! Sample findings: what a sample's parse lost without an error (the engine's
 //! [`audit`](mod@rtbench_engine::audit)) and what is off in the sample file itself, as warnings
-//! located in the sample file. Shared by `rtbench test`, `rtbench lint` and the workbench.
+//! located in the sample file; and a start anchor the sample's prefix does not contain, located
+//! at the anchor's key in the template. Shared by `rtbench test`, `rtbench lint` and the
+//! workbench.
 
 use std::ops::Range;
 
 use crate::model::{Model, audit_sample, decoded_sample};
 use crate::sample::Sample;
 use rtbench_engine::audit::{Audit, LossKind};
-use rtbench_engine::diagnostic::Diagnostic;
+use rtbench_engine::delimiter::Delimiter;
+use rtbench_engine::diagnostic::{Diagnostic, Location};
 use rtbench_engine::offsets::line_starts;
 use rtbench_engine::template::Template;
+use rtbench_engine::template::error::{Target, TemplateError, key_path};
+use rtbench_engine::template::source::TemplateSource;
+use rtbench_engine::value::Value;
 
 /// One warning about a sample.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,10 +51,13 @@ pub fn in_file(sample: &Sample, file_text: &str, span: &Range<usize>) -> Option<
 }
 
 /// Parses `sample` like `rtbench test` does, with the audit's trace, and returns the audit with
-/// every warning about the sample: the file's layout first, then the losses in document order.
-/// `name` is the sample file as the user named it and `file_text` its text.
+/// every warning about the sample: the file's layout first, then a start anchor its prefix does
+/// not contain, then the losses in document order. `name` is the sample file as the user named
+/// it and `file_text` its text; `source` is the template's file, where the anchor's warning is
+/// located (without it, the warning is the sample file's).
 pub fn sample_findings(
     template: &Template,
+    source: Option<&TemplateSource>,
     sample: &Sample,
     name: &str,
     file_text: &str,
@@ -87,6 +96,7 @@ pub fn sample_findings(
             }
         })
         .collect();
+    out.extend(anchor_finding(template, source, sample, name, file_text));
     for loss in &audit.losses {
         // A generation declared cut off leaves its last region open on purpose.
         if sample.truncated && loss.kind == LossKind::Unclosed {
@@ -107,4 +117,120 @@ pub fn sample_findings(
     }
     out.extend(defusing);
     (audit, out)
+}
+
+/// Whether the start anchor matches nowhere in the sample's prefix (a prefix was given and is
+/// not empty): the whole prompt is then parsed, earlier turns included.
+pub fn anchor_not_found(template: &Template, sample: &Sample) -> bool {
+    let prefix = sample.prefix.as_deref().unwrap_or("");
+    !prefix.is_empty() && matches!(template.start_anchor().last_match_end(prefix), Ok(None))
+}
+
+/// The warning for a start anchor the sample's prefix does not contain: the whole prompt is
+/// parsed, so a tool call or an answer of an earlier turn becomes this message's. It says where
+/// the prefix came closest to the anchor (how much of it matched there, and for a pattern the
+/// element that could not match), and is located at the anchor's key in the template.
+fn anchor_finding(
+    template: &Template,
+    source: Option<&TemplateSource>,
+    sample: &Sample,
+    name: &str,
+    file_text: &str,
+) -> Option<Finding> {
+    if !anchor_not_found(template, sample) {
+        return None;
+    }
+    let prefix = sample.prefix.as_deref().unwrap_or("");
+    let anchor = template.start_anchor();
+    let mut message = format!(
+        "start anchor {} is not found in the prefix of {name}, so the whole prefix was parsed: \
+         regions of earlier turns (a tool call, an answer) become this message's",
+        anchor.describe()
+    );
+    message.push_str(
+        &match closest_to_anchor(anchor, prefix, sample, name, file_text) {
+            Some(closest) => format!("; the closest text in the prefix: {closest}"),
+            None => "; no text in the prefix begins like it".to_string(),
+        },
+    );
+    let help = format!(
+        "make the anchor match the end of the prompt the chat template writes, or fix the prefix of {name}"
+    );
+    let key = match anchor {
+        Delimiter::Pattern(_) => "start_anchor_pattern",
+        Delimiter::Literal(_) => "start_anchor",
+    };
+    let diagnostic = match source {
+        Some(source) => {
+            source.warn(&TemplateError::new(message, key_path([key]), Target::Value).help(help))
+        }
+        None => Diagnostic::warning(message)
+            .in_file(name)
+            .with_help(Some(help)),
+    };
+    Some(Finding {
+        diagnostic,
+        kind: None,
+        region: None,
+        span: None,
+    })
+}
+
+/// Where the prefix came closest to the anchor (as `rtbench explain` finds a delimiter's
+/// nearest partial match): the text, its place (in the sample file when the prefix is the
+/// file's text), how much of the anchor matched and what stopped it.
+fn closest_to_anchor(
+    anchor: &Delimiter,
+    prefix: &str,
+    sample: &Sample,
+    name: &str,
+    file_text: &str,
+) -> Option<String> {
+    let near = anchor
+        .nearest_partial(prefix, 4096)
+        .ok()
+        .flatten()
+        .filter(|r| prefix[r.clone()].chars().nth(1).is_some())?;
+    // The prefix is cut after the anchor's last match, so the last place that came as close
+    // is the one meant (the latest turn's header); for a literal, the same text anywhere is
+    // as close (a pattern's context may differ, so its own choice stands).
+    let near = match anchor {
+        Delimiter::Literal(_) => prefix
+            .rfind(&prefix[near.clone()])
+            .map_or(near.clone(), |at| at..at + near.len()),
+        Delimiter::Pattern(_) => near,
+    };
+    let place = match in_file(sample, file_text, &near) {
+        Some(at) => {
+            let loc = Location::new(file_text, at);
+            format!("{name}:{}:{}", loc.line, loc.column)
+        }
+        None => {
+            let before = &prefix[..near.start];
+            let line = before.matches('\n').count() + 1;
+            let col = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+            format!("prefix line {line}:{col}")
+        }
+    };
+    let stop = match prefix[near.end..].chars().next() {
+        Some(c) => format!(
+            "then {} did not fit",
+            Value::from(c.to_string().as_str()).py_repr()
+        ),
+        None => "then the prefix ended".to_string(),
+    };
+    let mut out = format!(
+        "{} at {place} ({} characters of the anchor matched, {stop})",
+        Value::from(&prefix[near.clone()]).py_repr(),
+        prefix[near.clone()].chars().count()
+    );
+    if let (Delimiter::Pattern(p), Ok(Some(stuck))) = (anchor, anchor.stuck_at(prefix, near.start))
+    {
+        let element = p.source().get(stuck.element.clone()).unwrap_or("");
+        out.push_str(&format!(
+            "; the pattern's element {} could not match there",
+            Value::from(element).py_repr()
+        ));
+    }
+    Some(out)
 }

@@ -8,14 +8,18 @@
 //!   control tokens).
 //! - **Looking at one parse**: [`explain`], [`findings`] (silent losses), [`paint`] (regions as
 //!   spans), [`defusing`] and [`injection`] (control tokens), [`versions`] (5.24 against 5.25).
-//! - **Streaming**: [`chunking`] (chunkings and the check that they agree), [`replay`] (a
-//!   stream replayed step by step), [`progress`] (how far a long task got; cancelling it).
+//! - **Streaming**: [`chunking`] (chunkings and the check that they agree), [`chunk_cause`]
+//!   (the delimiter that made a chunking differ), [`chunk_samples`] (the check of a
+//!   sample), [`replay`] (a stream replayed step by step), [`progress`] (how far a long task
+//!   got; cancelling it).
 //! - **Many samples**: [`testing`] (expected sections, `test`), [`lint`], [`corpus`] (JSON
 //!   Lines of generations), [`diff`].
 //! - **Writing**: [`atomic`] (replace a file atomically, never losing a concurrent change) and
 //!   [`export`].
 
 pub mod atomic;
+pub mod chunk_cause;
+pub mod chunk_samples;
 pub mod chunking;
 pub mod corpus;
 pub mod defusing;

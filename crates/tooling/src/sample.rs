@@ -38,6 +38,12 @@
 //! token ids. A file with another extension than `.sample` (e.g. `.txt`) is a bare generation
 //! with no prefix.
 //!
+//! The `expected` section is the message, or the error the parse must fail with
+//! ([`ExpectedError`]: `{"$error": "<Type>: <message>"}` exactly, `{"$error": {"type": ...}}`
+//! any message of that type, `{"$error": true}` any error); another `$error` is an error of
+//! the file. A line written like a header whose name is a near miss of a section's
+//! (`--- generaton ---`) is text, and is said with the section meant.
+//!
 //! Files written before this rule ended a section with a line break by leaving a blank line
 //! before the next header. They are read with the rule above; where that reads a prefix or
 //! generation differently and no header of the file has options, the sample carries a warning
@@ -140,14 +146,11 @@ impl Sample {
 
     /// Whether the sample is expected to fail: its expected section is `{"$error": ...}`.
     pub fn expects_error(&self) -> bool {
-        self.expected
-            .as_ref()
-            .and_then(Value::as_dict)
-            .is_some_and(|d| d.contains_key(EXPECTED_ERROR_KEY))
+        self.expected.as_ref().is_some_and(is_error_expectation)
     }
 
-    /// The error a sample must fail with, when its expected section names one:
-    /// `{"$error": "ValueError: ..."}` (`{"$error": true}` accepts any error).
+    /// The error a sample must fail with, when its expected section names one exactly as
+    /// `rtbench test --bless` writes it: `{"$error": "ValueError: ..."}`.
     pub fn expected_error_text(&self) -> Option<&str> {
         self.expected
             .as_ref()
@@ -158,9 +161,138 @@ impl Sample {
 }
 
 /// An expected section `{"$error": "<Type>: <message>"}` says that parsing the sample must fail
-/// with exactly that error (as `rtbench test --bless` writes it); `{"$error": true}` that it
-/// must fail, whatever the error.
+/// with exactly that error (as `rtbench test --bless` writes it); `{"$error": {"type":
+/// "ValueError"}}` that it must fail with an error of that exception type, whatever its message
+/// (`{"type": ..., "message": ...}` names both); `{"$error": true}` that it must fail, whatever
+/// the error.
 pub const EXPECTED_ERROR_KEY: &str = "$error";
+
+/// What an expected section says about the error a parse must fail with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExpectedError {
+    /// `{"$error": true}`: any error.
+    Any,
+    /// `{"$error": {"type": "ValueError"}}`: an error of this exception type, any message.
+    Type(String),
+    /// `{"$error": "ValueError: <message>"}` or `{"$error": {"type": "ValueError", "message":
+    /// "<message>"}}`: exactly this error (its text as Python prints it, `<Type>: <message>`).
+    Exact(String),
+}
+
+impl ExpectedError {
+    /// Whether `error` (its text, `<Type>: <message>`) is the error expected.
+    pub fn accepts(&self, error: &str) -> bool {
+        match self {
+            ExpectedError::Any => true,
+            ExpectedError::Type(kind) => error_type(error) == kind,
+            ExpectedError::Exact(text) => text == error,
+        }
+    }
+
+    /// The expectation as one line of a difference: the error's text, or what it allows.
+    pub fn show(&self) -> String {
+        match self {
+            ExpectedError::Any => "any error".to_string(),
+            ExpectedError::Type(kind) => format!("{kind} (any message)"),
+            ExpectedError::Exact(text) => text.replace('\n', "\\n"),
+        }
+    }
+}
+
+/// The exception type of an error's text (`ValueError` of `ValueError: bad`).
+pub fn error_type(error: &str) -> &str {
+    error.split_once(": ").map_or(error, |(kind, _)| kind)
+}
+
+/// Whether an expected section is an error expectation (a dict with `$error`), well formed or
+/// not.
+fn is_error_expectation(expected: &Value) -> bool {
+    expected
+        .as_dict()
+        .is_some_and(|d| d.contains_key(EXPECTED_ERROR_KEY))
+}
+
+/// The error an expected section expects: `None` when it expects a message, else the
+/// expectation, or what is wrong with it (it can then match nothing and must not pass for
+/// everything).
+pub fn expected_error(expected: &Value) -> Option<Result<ExpectedError, String>> {
+    let d = expected.as_dict()?;
+    let want = d.get(EXPECTED_ERROR_KEY)?;
+    Some(error_expectation(want, d.len()))
+}
+
+/// Reads the value of `$error` (in a section of `keys` keys).
+fn error_expectation(want: &Value, keys: usize) -> Result<ExpectedError, String> {
+    const FORMS: &str = "write \"<Type>: <message>\" (what --bless writes), {\"type\": \"ValueError\"} for any message of that type, {\"type\": ..., \"message\": ...}, or true for any error";
+    if keys > 1 {
+        return Err(format!(
+            "an expected error holds \"{EXPECTED_ERROR_KEY}\" alone: remove the other keys"
+        ));
+    }
+    match want {
+        Value::Str(text) => Ok(ExpectedError::Exact(text.to_string())),
+        Value::Bool(true) => Ok(ExpectedError::Any),
+        Value::Dict(d) => {
+            if let Some(k) = d.keys().find(|k| *k != "type" && *k != "message") {
+                return Err(format!(
+                    "unknown key '{k}' in \"{EXPECTED_ERROR_KEY}\" (keys: \"type\", \"message\")"
+                ));
+            }
+            let kind = match d.get("type") {
+                Some(Value::Str(kind)) => kind.to_string(),
+                Some(_) => return Err(format!("\"type\" must be a string: {FORMS}")),
+                None => return Err(format!("\"type\" is missing: {FORMS}")),
+            };
+            if rtbench_engine::py::ExceptionType::from_name(&kind).is_none() {
+                return Err(unknown_type(&kind));
+            }
+            match d.get("message") {
+                None => Ok(ExpectedError::Type(kind)),
+                Some(Value::Str(m)) => Ok(ExpectedError::Exact(format!("{kind}: {m}"))),
+                Some(_) => Err(format!("\"message\" must be a string: {FORMS}")),
+            }
+        }
+        other => Err(format!(
+            "\"{EXPECTED_ERROR_KEY}\" is {}: {FORMS}",
+            other.py_repr()
+        )),
+    }
+}
+
+/// The exception types rtbench reports (the reference's, and `rtbench` for its own).
+const EXCEPTION_TYPES: [&str; 10] = [
+    "ValueError",
+    "KeyError",
+    "TypeError",
+    "AttributeError",
+    "RecursionError",
+    "RuntimeError",
+    "IndexError",
+    "error",
+    "Exception",
+    "rtbench",
+];
+
+/// An unknown exception type, with the nearest known one.
+fn unknown_type(kind: &str) -> String {
+    let nearest = EXCEPTION_TYPES
+        .iter()
+        .map(|t| {
+            (
+                strsim::damerau_levenshtein(&kind.to_lowercase(), &t.to_lowercase()),
+                *t,
+            )
+        })
+        .filter(|(d, _)| *d <= 3)
+        .min();
+    let list = EXCEPTION_TYPES.join(", ");
+    match nearest {
+        Some((_, t)) => {
+            format!("unknown exception type '{kind}': did you mean `{t}`? (types: {list})")
+        }
+        None => format!("unknown exception type '{kind}' (types: {list})"),
+    }
+}
 
 /// The sample file's text with its `expected` section replaced by `expected` (added at the end
 /// when there is none); everything else stays byte for byte. A file whose lines end with CRLF
@@ -388,6 +520,72 @@ impl Section<'_> {
     }
 }
 
+/// The name of a line written like a section header (`--- name ---`, `--- name (options)
+/// ---`), whether or not the name is a section's.
+fn header_name(line: &str) -> Option<&str> {
+    let inner = line.strip_prefix("--- ")?.strip_suffix(" ---")?;
+    let name = match inner.split_once(" (") {
+        Some((name, rest)) => rest.ends_with(')').then_some(name)?,
+        None => inner,
+    };
+    let plain = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-');
+    plain.then_some(name)
+}
+
+/// The section a misspelled header name stands for (`generaton`: `generation`): the known
+/// name within a small edit distance (one edit for short names, two for longer ones), case
+/// aside.
+fn meant_section(name: &str) -> Option<&'static str> {
+    let lower = name.to_lowercase();
+    SECTIONS
+        .iter()
+        .map(|s| (strsim::damerau_levenshtein(&lower, s), *s))
+        .filter(|&(d, s)| d <= if s.len() <= 5 { 1 } else { 2 } && (d > 0 || name != s))
+        .min()
+        .map(|(_, s)| s)
+}
+
+/// A line that looks like the header of a section whose name is misspelled: its 1-based
+/// line, what it says, and the section meant.
+#[derive(Clone, Debug, PartialEq)]
+struct Misspelled {
+    line: usize,
+    written: String,
+    meant: &'static str,
+}
+
+impl Misspelled {
+    /// What to say of it.
+    fn advice(&self) -> String {
+        format!(
+            "`{}` is not a section header: did you mean `--- {} ---`?",
+            self.written, self.meant
+        )
+    }
+}
+
+/// The lines of a `.sample` file written like headers of misspelled sections.
+fn misspelled_headers(text: &str) -> Vec<Misspelled> {
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let bare = line.trim_end_matches('\r').trim_start_matches(BOM);
+            let name = header_name(bare)?;
+            if SECTIONS.contains(&name) {
+                return None;
+            }
+            Some(Misspelled {
+                line: i + 1,
+                written: bare.to_string(),
+                meant: meant_section(name)?,
+            })
+        })
+        .collect()
+}
+
 /// Splits a `.sample` file into its sections.
 fn sections<'a>(path: &Path, text: &'a str) -> Result<Vec<Section<'a>>, SampleError> {
     let err = |line: Option<usize>, message: String| SampleError::new(path, line, message);
@@ -415,7 +613,14 @@ fn sections<'a>(path: &Path, text: &'a str) -> Result<Vec<Section<'a>>, SampleEr
                 last.raw.end = offset;
                 last.followed = true;
             } else if !text[..offset].trim_start_matches(BOM).trim().is_empty() {
-                return Err(err(Some(1), "text before the first section header".into()));
+                // A misspelled first header is what usually puts text there.
+                return Err(match misspelled_headers(&text[..offset]).first() {
+                    Some(m) => err(
+                        Some(m.line),
+                        format!("text before the first section header: {}", m.advice()),
+                    ),
+                    None => err(Some(1), "text before the first section header".into()),
+                });
             }
             if sections.iter().any(|s| s.name == name) {
                 return Err(err(Some(i + 1), format!("section '{name}' appears twice")));
@@ -489,11 +694,18 @@ pub fn parse_sample_lenient(
     let err = |line: Option<usize>, message: String| SampleError::new(path, line, message);
     let sections = sections(path, text)?;
     let section = |name: &str| sections.iter().find(|s| s.name == name);
+    let misspelled = misspelled_headers(text);
     let Some(generation) = section("generation") else {
-        return Err(err(
-            None,
-            "no '--- generation ---' section (a .sample file needs one; see the README)".into(),
-        ));
+        return Err(match misspelled.iter().find(|m| m.meant == "generation") {
+            Some(m) => err(
+                Some(m.line),
+                format!("no '--- generation ---' section: {}", m.advice()),
+            ),
+            None => err(
+                None,
+                "no '--- generation ---' section (a .sample file needs one; see the README)".into(),
+            ),
+        });
     };
     let json = |name: &str| -> Result<Option<Value>, SampleError> {
         let Some(s) = section(name) else {
@@ -516,7 +728,27 @@ pub fn parse_sample_lenient(
         })
     };
     let (expected, bad_expected) = match json("expected") {
-        Ok(v) => (v, None),
+        Ok(Some(v)) => match expected_error(&v) {
+            // An expectation that can match no error must not pass for every one.
+            Some(Err(why)) => {
+                let s = section("expected").map_or(0..0, |s| s.raw.clone());
+                let at = text[s.clone()]
+                    .find(&format!("\"{EXPECTED_ERROR_KEY}\""))
+                    .map_or(s.start, |i| s.start + i);
+                let loc = rtbench_engine::diagnostic::Location::new(text, at..at);
+                let e = SampleError {
+                    column: Some(loc.column),
+                    offset: Some(at),
+                    ..err(
+                        Some(loc.line),
+                        format!("the expected error cannot be read: {why}"),
+                    )
+                };
+                (None, Some(e))
+            }
+            _ => (Some(v), None),
+        },
+        Ok(None) => (None, None),
         Err(e) => (None, Some(e)),
     };
     // A prefix or generation written as token ids: its text comes from the tokenizer.
@@ -571,7 +803,16 @@ pub fn parse_sample_lenient(
         generation_offset: generation.raw.start,
         prefix_offset: section("prefix").map(|s| s.raw.start),
         truncated: generation.options.truncated,
-        warnings: layout_warnings(text, &sections),
+        warnings: layout_warnings(text, &sections)
+            .into_iter()
+            .chain(misspelled.iter().map(|m| SampleWarning {
+                line: m.line,
+                message: format!(
+                    "{} (it is read as text of the section above it)",
+                    m.advice()
+                ),
+            }))
+            .collect(),
         model,
     };
     Ok((sample, bad_expected))
@@ -886,5 +1127,66 @@ mod tests {
         );
         assert!(parse_sample(Path::new("t.sample"), "--- prefix ---\nx\n").is_err());
         assert!(parse_sample(Path::new("t.sample"), "junk\n--- generation ---\nx").is_err());
+    }
+
+    /// A header whose name is a near miss of a section's is no header (a generation may hold
+    /// such a line), but it is said, with the section meant: as the reason when the file then
+    /// lacks its generation or starts with text, else as a warning.
+    #[test]
+    fn a_misspelled_header_gets_a_did_you_mean() {
+        let e = parse_sample(
+            Path::new("t.sample"),
+            "--- prefix ---\nP\n--- generaton ---\nhi\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.line, Some(3));
+        assert_eq!(
+            e.message,
+            "no '--- generation ---' section: `--- generaton ---` is not a section header: did you mean `--- generation ---`?"
+        );
+        let e = parse_sample(
+            Path::new("t.sample"),
+            "--- Prefix (ends with newline) ---\nP\n--- generation ---\nhi\n",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.sample:1: text before the first section header: `--- Prefix (ends with newline) ---` is not a section header: did you mean `--- prefix ---`?"
+        );
+        for (written, meant) in [
+            ("expectd", "expected"),
+            ("tool", "tools"),
+            ("notes", "note"),
+            ("message", "messages"),
+            ("kwarg", "kwargs"),
+            ("round-trip", "roundtrip"),
+        ] {
+            let s = parse(&format!(
+                "--- generation ---\nhi\n--- {written} ---\n{{}}\n"
+            ));
+            assert_eq!(s.warnings.len(), 1, "{written}");
+            assert_eq!(s.warnings[0].line, 3);
+            assert_eq!(
+                s.warnings[0].message,
+                format!(
+                    "`--- {written} ---` is not a section header: did you mean `--- {meant} ---`? (it is read as text of the section above it)"
+                )
+            );
+        }
+        // A line far from every section name is text, and nothing is said.
+        let s = parse("--- generation ---\nhi\n--- summary ---\nok\n");
+        assert!(s.warnings.is_empty());
+        assert_eq!(s.generation, "hi\n--- summary ---\nok");
+    }
+
+    /// The types an expected error may name are those rtbench reports.
+    #[test]
+    fn every_suggested_exception_type_is_known() {
+        for t in EXCEPTION_TYPES {
+            assert!(
+                rtbench_engine::py::ExceptionType::from_name(t).is_some(),
+                "{t}"
+            );
+        }
     }
 }

@@ -5,7 +5,7 @@
 //! unless one is named (`inputs::template_beside`).
 
 use crate::diff::diff;
-use crate::sample::{EXPECTED_ERROR_KEY, Sample};
+use crate::sample::{EXPECTED_ERROR_KEY, ExpectedError, Sample, expected_error};
 use rtbench_engine::py::{DumpOptions, json_dumps};
 use rtbench_engine::value::{Dict, Value};
 
@@ -29,22 +29,24 @@ pub fn verdict_of(sample: &Sample, result: Result<&Dict, &str>) -> Verdict {
     let Some(expected) = &sample.expected else {
         return Verdict::NoExpectation;
     };
-    match (sample.expects_error(), result) {
-        // `{"$error": "<Type>: <message>"}` must be that very error; `{"$error": true}` any.
-        (true, Err(e)) => match sample.expected_error_text() {
-            Some(want) if want != e => Verdict::Fail(vec![
-                "expected a different error:".to_string(),
-                format!("- {}", show_error(want)),
-                format!("+ {}", show_error(e)),
-            ]),
-            _ => Verdict::Pass,
-        },
-        (true, Ok(m)) => Verdict::Fail(vec![format!(
+    match (expected_error(expected), result) {
+        // A section that expects an error it cannot say fails whatever happens (the sample
+        // reader refuses it; a corpus record's expectation comes here unread).
+        (Some(Err(why)), _) => {
+            Verdict::Fail(vec![format!("the expected error cannot be read: {why}")])
+        }
+        (Some(Ok(want)), Err(e)) if want.accepts(e) => Verdict::Pass,
+        (Some(Ok(want)), Err(e)) => Verdict::Fail(vec![
+            "expected a different error:".to_string(),
+            format!("- {}", want.show()),
+            format!("+ {}", show_error(e)),
+        ]),
+        (Some(Ok(_)), Ok(m)) => Verdict::Fail(vec![format!(
             "expected parsing to fail, got {}",
             Value::Dict(m.clone()).py_repr()
         )]),
-        (false, Err(e)) => Verdict::Fail(vec![format!("expected a message, got an error: {e}")]),
-        (false, Ok(m)) => {
+        (None, Err(e)) => Verdict::Fail(vec![format!("expected a message, got an error: {e}")]),
+        (None, Ok(m)) => {
             let lines: Vec<String> = diff(expected, &Value::Dict(m.clone()))
                 .iter()
                 .map(ToString::to_string)
@@ -61,6 +63,16 @@ pub fn verdict_of(sample: &Sample, result: Result<&Dict, &str>) -> Verdict {
 /// An error's text on one diff line (its line breaks shown as `\n`).
 fn show_error(text: &str) -> String {
     text.replace('\n', "\\n")
+}
+
+/// Whether a sample's expected section deliberately leaves part of the error open (`true`, or
+/// a type without a message) and `result` is such an error: blessing keeps such a section
+/// rather than narrowing it to this very error.
+pub fn keeps_loose_expectation(sample: &Sample, result: &Result<Dict, String>) -> bool {
+    let Some(Some(Ok(want))) = sample.expected.as_ref().map(expected_error) else {
+        return false;
+    };
+    !matches!(want, ExpectedError::Exact(_)) && result.as_ref().is_err_and(|e| want.accepts(e))
 }
 
 /// The expected section for a result: the message, or `{"$error": "<Type>: <message>"}`.
@@ -130,5 +142,78 @@ mod tests {
                 .unwrap()
                 .contains(r#""$error": "ValueError: bad""#)
         );
+    }
+
+    #[test]
+    fn a_type_alone_accepts_any_message_of_that_type_and_no_other_type() {
+        let err: Result<Dict, String> = Err("ValueError: bad".into());
+        let key: Result<Dict, String> = Err("KeyError: 'x'".into());
+        let loose = sample(r#"{"$error": {"type": "ValueError"}}"#);
+        assert!(passes(verdict(&loose, &err)));
+        let Verdict::Fail(lines) = verdict(&loose, &key) else {
+            panic!("an error of another type passed");
+        };
+        assert_eq!(
+            lines,
+            [
+                "expected a different error:",
+                "- ValueError (any message)",
+                "+ KeyError: 'x'"
+            ]
+        );
+        // The full form is the exact text.
+        let full = sample(r#"{"$error": {"type": "KeyError", "message": "'x'"}}"#);
+        assert!(passes(verdict(&full, &key)));
+        let Verdict::Fail(lines) = verdict(&full, &err) else {
+            panic!("another message passed");
+        };
+        assert_eq!(lines[1..], ["- KeyError: 'x'", "+ ValueError: bad"]);
+        // Blessing keeps a loose expectation the error meets, and narrows nothing else.
+        assert!(keeps_loose_expectation(&loose, &err));
+        assert!(keeps_loose_expectation(
+            &sample(r#"{"$error": true}"#),
+            &err
+        ));
+        assert!(!keeps_loose_expectation(&loose, &key));
+        assert!(!keeps_loose_expectation(&full, &key));
+    }
+
+    /// An expectation that names no error it can match (a number, `false`, an unknown type)
+    /// fails whatever the parse does, with what to write instead, never passes for any error.
+    #[test]
+    fn a_malformed_error_expectation_never_passes() {
+        let err: Result<Dict, String> = Err("ValueError: bad".into());
+        for (bad, says) in [
+            (r#"{"$error": 42}"#, "\"$error\" is 42"),
+            (r#"{"$error": false}"#, "\"$error\" is False"),
+            (
+                r#"{"$error": {"type": "ValueErorr"}}"#,
+                "did you mean `ValueError`?",
+            ),
+            (
+                r#"{"$error": {"kind": "ValueError"}}"#,
+                "unknown key 'kind'",
+            ),
+            (r#"{"$error": {"message": "bad"}}"#, "\"type\" is missing"),
+            (r#"{"$error": true, "role": "assistant"}"#, "alone"),
+        ] {
+            let expected = rtbench_engine::py::json_loads(bad).unwrap();
+            let Verdict::Fail(lines) = verdict_of(
+                &Sample {
+                    expected: Some(expected),
+                    ..Sample::bare(Path::new("r"), String::new())
+                },
+                Err("ValueError: bad"),
+            ) else {
+                panic!("{bad} passed");
+            };
+            assert!(lines[0].contains(says), "{bad}: {lines:?}");
+            // The sample reader refuses it, at the key.
+            let text = format!("--- generation ---\nhi\n--- expected ---\n{bad}\n");
+            let e = parse_sample(Path::new("t.sample"), &text).unwrap_err();
+            assert_eq!((e.line, e.column), (Some(4), Some(2)), "{e}");
+            assert!(e.message.contains(says), "{e}");
+        }
+        assert!(passes(verdict(&sample(r#"{"$error": true}"#), &err)));
     }
 }
