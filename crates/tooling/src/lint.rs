@@ -151,6 +151,15 @@ pub fn lint(template: &Template, spec: &Value) -> Vec<TemplateError> {
                         &mut out,
                     );
                 }
+            } else if f.content == ContentKind::XmlInline {
+                // No options at all: no tag pattern, which fails on every region as a missing
+                // one does.
+                tag_pattern(
+                    &f.name,
+                    &Default::default(),
+                    &with(&base, "content"),
+                    &mut out,
+                );
             }
         }
     }
@@ -665,6 +674,9 @@ fn content_args(
                     )
                     .help(format!("use a non-empty separator (the default is \"{default}\"), or remove the key")),
                 ),
+                // A null line separator is Python's `split(None)`: lines are cut at runs of
+                // whitespace, which works (a null key separator fails at `in`).
+                Some(Value::Null) if name == "line_sep" => {}
                 Some(v @ (Value::Null | Value::Bool(_) | Value::Int(_) | Value::BigInt(_) | Value::Float(_) | Value::List(_) | Value::Dict(_))) => out.push(
                     TemplateError::new(
                         format!(
@@ -1492,6 +1504,29 @@ mod tests {
             found
                 .iter()
                 .any(|m| m.starts_with("15:58 ") && m.contains("\"kv_sep\" is empty")),
+            "{found:#?}"
+        );
+    }
+
+    #[test]
+    fn separators_and_missing_options_as_the_reference_runs_them() {
+        // A null line separator splits at whitespace (Python's `split(None)`) and works; a null
+        // key separator fails at `in`; an xml-inline field without options has no tag pattern.
+        let t = r#"{
+  "start_anchor": "A:", "fields": {
+    "a": {"open": "<a>", "close": "</a>", "content": "kv-lines", "content_args": {"line_sep": null}},
+    "b": {"open": "<b>", "close": "</b>", "content": "kv-lines", "content_args": {"kv_sep": null}},
+    "c": {"open": "<c>", "close": "</c>", "content": "xml-inline"}
+  }
+}"#;
+        let found = run(t);
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(
+            found[0].starts_with("4:93 ") && found[0].contains("\"kv_sep\" is null"),
+            "{found:#?}"
+        );
+        assert!(
+            found[1].starts_with("5:54 ") && found[1].contains("needs a \"tag_pattern\""),
             "{found:#?}"
         );
     }
