@@ -98,6 +98,30 @@ pub(crate) struct Growth {
     pub pre_tokenizer: u64,
     /// The decoder's, per byte of the tokens' text plus one per token (see [`decode_base`]).
     pub decoder: u64,
+    /// The model's, per byte of pre-tokenized text: a token's text is a piece of its input,
+    /// except the unknown token and the affixes the model writes on every piece.
+    pub model: u64,
+}
+
+/// The bound of a model: a byte of input starts at most one token, and a token is at most its
+/// piece of the input, the unknown token's text, a byte-fallback token (`<0x41>`) and the
+/// prefix and suffix the model adds to each piece. Real models stay within a few bytes; a file
+/// whose `unk_token` or `continuing_subword_prefix` is megabytes long copies it per token.
+pub(crate) fn model_growth(model: &tokenizers::ModelWrapper) -> u64 {
+    use tokenizers::ModelWrapper;
+    let len = |s: &Option<String>| s.as_ref().map_or(0, |s| s.len() as u64);
+    match model {
+        ModelWrapper::BPE(m) => {
+            let unknown = len(&m.unk_token).max(if m.byte_fallback { 6 } else { 0 });
+            1 + unknown + len(&m.continuing_subword_prefix) + len(&m.end_of_word_suffix)
+        }
+        ModelWrapper::WordPiece(m) => {
+            1 + m.unk_token.len() as u64 + m.continuing_subword_prefix.len() as u64
+        }
+        ModelWrapper::WordLevel(m) => 1 + m.unk_token.len() as u64,
+        // Its tokens are pieces of the input, an unknown one too.
+        ModelWrapper::Unigram(_) => 1,
+    }
 }
 
 impl Growth {
@@ -109,13 +133,23 @@ impl Growth {
                 .get_pre_tokenizer()
                 .map_or(1, pre_tokenizer_growth),
             decoder: tokenizer.get_decoder().map_or(1, decoder_growth),
+            model: model_growth(tokenizer.get_model()),
         }
     }
 
-    /// Whether encoding `len` bytes stays within the budget by the bounds alone.
+    /// Whether encoding `len` bytes stays within the budget by the bounds alone: the text
+    /// stages' product within the budget, and the model within [`MAX_GROWTH`] of its input.
     pub(crate) fn encodes_within(&self, len: usize) -> bool {
         let bound = self.normalizer.saturating_mul(self.pre_tokenizer);
-        (len as u64).saturating_mul(bound) <= budget(len) as u64
+        (len as u64).saturating_mul(bound) <= budget(len) as u64 && self.model <= MAX_GROWTH as u64
+    }
+
+    /// Whether the model's tokens of `pieces` bytes of pre-tokenized text (from an input of
+    /// `len` bytes) stay within bounds: the model grows its input at most [`MAX_GROWTH`] times,
+    /// or its output fits the input's budget.
+    pub(crate) fn models_within(&self, pieces: usize, len: usize) -> bool {
+        self.model <= MAX_GROWTH as u64
+            || (pieces as u64).saturating_mul(self.model) <= budget(len) as u64
     }
 
     /// Whether decoding tokens of `base` (see [`decode_base`]) stays within the budget by the

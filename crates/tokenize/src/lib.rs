@@ -160,6 +160,10 @@ impl ModelTokenizer {
         let (input, likely) = match stage {
             "decoder" => ("the tokens' text", " (a `Replace` by a long text?)"),
             "normalizer" => ("the text", " (a `Replace` or `Prepend` of a long text?)"),
+            "model" => (
+                "the text",
+                " (a long `unk_token`, `continuing_subword_prefix` or `end_of_word_suffix`?)",
+            ),
             _ => ("the text", " (byte-level stages in a row?)"),
         };
         format!(
@@ -208,6 +212,11 @@ impl ModelTokenizer {
         };
         if let Some(pre_tokenizer) = self.inner.get_pre_tokenizer() {
             self.pre_tokenize_within_budget(pre_tokenizer, &mut pieces, text.len())?;
+        }
+        let pieces = guard::pre_tokenized_len(&pieces);
+        if !self.growth.models_within(pieces, text.len()) {
+            let size = (pieces as u64).saturating_mul(self.growth.model);
+            return Err(self.too_long("model", text.len(), size.try_into().unwrap_or(usize::MAX)));
         }
         Ok(())
     }

@@ -300,3 +300,29 @@ fn the_streamer_decodes_a_number_of_ids_linear_in_the_text() {
         streaming_work(&tok, &ids(4_000)),
     );
 }
+
+#[test]
+fn a_model_that_writes_a_long_text_per_token_is_stopped_within_the_budget() {
+    // The unknown token's text (and a model's prefix and suffix) is copied into every token
+    // that uses it: a megabyte-long `unk_token` made each piece of input a megabyte.
+    let mut t = sample();
+    t["model"]["unk_token"] = json!("u".repeat(1 << 20));
+    let dir = std::env::temp_dir().join(format!(
+        "rtbench-hostile-tokenizer-{}-model",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = Variant(dir.join("tokenizer.json"));
+    std::fs::write(&*path, t.to_string()).unwrap();
+    let tok = ModelTokenizer::from_file(&path).unwrap();
+    let text = "hello world ".repeat(400);
+    let (result, peak) = peak_of(|| tok.encode(&text));
+    let err = result.unwrap_err();
+    assert!(err.contains(&path.display().to_string()), "{err}");
+    assert!(err.contains("its model makes text grow too much"), "{err}");
+    assert!(err.contains("unk_token"), "{err}");
+    assert!(peak < 4 << 20, "encoding held {peak} bytes");
+    // The sample's own model (no unknown token, byte-level pieces) encodes as before.
+    let plain = ModelTokenizer::from_json_str(&sample().to_string()).unwrap();
+    assert!(plain.encode(&text).is_ok());
+}
