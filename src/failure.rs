@@ -26,29 +26,55 @@ impl Failure {
     }
 }
 
+/// What a parse error is located with, beyond its texts: the files the prefix and the
+/// generation live in, and the template's file (a failed transform is shown at its
+/// placeholder there).
+#[derive(Default)]
+pub(crate) struct Where<'a> {
+    pub places: rtbench_tooling::place::Places,
+    pub template: Option<(
+        &'a rtbench_engine::template::Template,
+        &'a rtbench_engine::template::TemplateSource,
+    )>,
+}
+
 impl Failure {
     /// A parse error (exit 1): `<Type>: <message>` as the reference raises it, then a note
-    /// saying where (`  --> field 'tool_calls' at 3:14 of the generation`) when the error
-    /// belongs to a field. The error's span counts bytes of the prefix followed by the
-    /// generation.
+    /// saying where (`  --> field 'tool_calls' at x.sample:5:14 (generation 1:14)`, places
+    /// named as [`rtbench_tooling::place`] names them) when the error belongs to a field. The
+    /// error's span counts bytes of the prefix followed by the generation.
     pub(crate) fn parse(e: &rtbench_engine::ParseError, prefix: &str, generation: &str) -> Failure {
+        Failure::parse_at(e, prefix, generation, &Where::default())
+    }
+
+    /// [`Failure::parse`], with places named in their files, and a failed transform located
+    /// at its placeholder in the template file (with what to write, given the parsed value).
+    pub(crate) fn parse_at(
+        e: &rtbench_engine::ParseError,
+        prefix: &str,
+        generation: &str,
+        at: &Where<'_>,
+    ) -> Failure {
         // Written out in full: the `regex` module's exception is named `error`, and its
         // message must not read as the command line's own prefix.
         let mut message = format!("error: {}", e.text());
-        if let Some(field) = &e.field {
-            message.push_str(&format!("\n  --> field '{field}'"));
-            if let Some(at) = e.span.as_ref().map(|s| s.start) {
-                let (text, at, part) = if at < prefix.len() {
-                    (prefix, at, "the prefix")
-                } else {
-                    (generation, at - prefix.len(), "the generation")
-                };
-                let at = text.floor_char_boundary(at.min(text.len()));
-                let before = &text[..at];
-                let line = before.matches('\n').count() + 1;
-                let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
-                message.push_str(&format!(" at {line}:{column} of {part}"));
-            }
+        let Some(field) = &e.field else {
+            return Failure::invalid(message);
+        };
+        message.push_str(&format!("\n  --> field '{field}'"));
+        let document = format!("{prefix}{generation}");
+        if let Some(start) = e.span.as_ref().map(|s| s.start) {
+            let place = at.places.place(&document, prefix.len(), start);
+            message.push_str(&format!(" at {place}"));
+        }
+        if let Some((template, source)) = at.template
+            && let Some(note) =
+                rtbench_tooling::transform_error::transform_note(source, template, e, &document)
+        {
+            // Rendered like a compiler's note: the template's line with a caret, and the help.
+            let shown = note.to_string();
+            let rest = shown.split_once('\n').map_or("", |(_, rest)| rest);
+            message.push_str(&format!("\nnote: {}\n{rest}", note.message));
         }
         Failure::invalid(message)
     }

@@ -113,6 +113,7 @@ fn the_normal_view_of_a_10_mb_sample_peaks_within_8_bytes_per_byte() {
         syntect_theme: "base16-ocean.dark".into(),
         no_color: false,
         reference: rtbench_engine::Reference::NEWEST,
+        fallback: None,
     };
     let started = Instant::now();
     let baseline = reset_peak();

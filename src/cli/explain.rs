@@ -6,7 +6,7 @@ use crate::cli::run::each_sample;
 use crate::cli::{Failure, InputArgs};
 use rtbench_tokenize::ids::{Prefix as IdPrefix, decode_for_parse};
 use rtbench_tooling::explain::{
-    Decoded, Options, explain_all, explain_decoded, explain_with, lines_all,
+    Decoded, Explanation, Options, explain_all, explain_decoded, explain_with, lines_all,
 };
 
 /// `rtbench explain ... [FIELD]`: prints the explanation of FIELD, or of every field, as plain
@@ -49,6 +49,8 @@ fn explain_one(
         .prefix
         .as_deref()
         .ok_or_else(inputs::missing_prefix)?;
+    // Places are named in the files the texts live in.
+    let placed = |e: Explanation| e.with_places(inputs.places.clone());
     if let Some(ids) = &inputs.ids {
         // The text the reference parses from the ids (5.25: defused spellings carry markers).
         let d = decode_for_parse(
@@ -76,24 +78,27 @@ fn explain_one(
             options,
         )
         .map_err(failure)?;
+        let explanations: Vec<Explanation> = explanations.into_iter().map(placed).collect();
         return Ok(match field {
             Some(_) => explanations
                 .first()
-                .map(rtbench_tooling::explain::Explanation::lines)
+                .map(Explanation::lines)
                 .unwrap_or_default(),
             None => lines_all(&explanations),
         });
     }
     Ok(match field {
-        Some(field) => explain_with(
-            &inputs.template,
-            prefix,
-            &inputs.output,
-            inputs.tools.as_ref(),
-            field,
-            options,
+        Some(field) => placed(
+            explain_with(
+                &inputs.template,
+                prefix,
+                &inputs.output,
+                inputs.tools.as_ref(),
+                field,
+                options,
+            )
+            .map_err(failure)?,
         )
-        .map_err(failure)?
         .lines(),
         None => lines_all(
             &explain_all(
@@ -103,7 +108,10 @@ fn explain_one(
                 inputs.tools.as_ref(),
                 options,
             )
-            .map_err(failure)?,
+            .map_err(failure)?
+            .into_iter()
+            .map(placed)
+            .collect::<Vec<_>>(),
         ),
     })
 }

@@ -19,6 +19,7 @@ use rtbench_tooling::inputs::{
     self as policy, Overrides, Pipes, TemplateError, prepare_sample, read_input, tool_warnings,
 };
 use rtbench_tooling::model::{Conversation, Model, PrepareError};
+use rtbench_tooling::place::{Places, TextFile};
 use rtbench_tooling::sample::{self, expand, parse_sample, token_ids};
 
 /// Everything `parse` and `stream` need for one generation.
@@ -31,6 +32,8 @@ pub(super) struct Inputs {
     /// The generation as token ids, when it was given so (`--ids`, or a sample's
     /// `--- generation (ids) ---`), with the prompt's ids when those were given too.
     pub ids: Option<TokenIds>,
+    /// The files the prefix and the generation are written in, for naming places.
+    pub places: Places,
 }
 
 /// A generation given as token ids.
@@ -157,7 +160,8 @@ pub(super) fn ids_from(text: &str, what: &str) -> Result<Vec<u32>, Failure> {
 /// generation files (one, or a folder's samples).
 pub(super) struct Job {
     pub template: Template,
-    /// The template's file (what a command says of a template key is located in it).
+    /// The template's file (what a command says of a template key, and a failed transform's
+    /// placeholder, is located in it).
     pub source: TemplateSource,
     /// `--prefix` / `--prefix-file`, `--tools`, `--messages` and `--kwargs` (the prefix is then
     /// their rendering).
@@ -169,6 +173,8 @@ pub(super) struct Job {
     ids: bool,
     /// `--prefix-ids`: the prompt's token ids.
     prefix_ids: Option<Vec<u32>>,
+    /// `--prefix-file`: the file the prefix is written in (for naming places in it).
+    prefix_file: Option<PathBuf>,
     /// The generation files, in order.
     pub files: Vec<PathBuf>,
     /// Whether OUTPUT_FILE was a folder (the commands then print one JSON line per sample).
@@ -209,6 +215,7 @@ pub(super) fn job(args: &InputArgs) -> Result<Job, Failure> {
         model: std::sync::OnceLock::new(),
         ids: args.ids,
         prefix_ids,
+        prefix_file: args.prefix_file.clone(),
         files,
         folder,
     })
@@ -303,13 +310,30 @@ impl Job {
             ),
             (None, None) => self.overrides.prefix.clone(),
         };
+        let places = Places {
+            prefix: self.prefix_place(),
+            generation: ids
+                .is_none()
+                .then(|| TextFile::whole(file.display().to_string())),
+        };
         Ok(Inputs {
             template: self.template.clone(),
             prefix,
             tools: self.overrides.tools.clone(),
             output,
             ids,
+            places,
         })
+    }
+
+    /// Where the command line's prefix is written: its `--prefix-file` (a prefix given as
+    /// `--prefix S`, rendered from `--messages` or decoded from `--prefix-ids` is in no file).
+    fn prefix_place(&self) -> Option<TextFile> {
+        let given = self.overrides.messages.is_none() && self.prefix_ids.is_none();
+        self.prefix_file
+            .as_ref()
+            .filter(|_| given)
+            .map(|f| TextFile::whole(f.display().to_string()))
     }
 
     /// The inputs for a `.sample` file, prepared as the input policy prepares samples
@@ -330,7 +354,25 @@ impl Job {
         for w in &sample.warnings {
             if w.message.starts_with("the prefix differs") {
                 note!("warning: {}: {}", file.display(), w.message);
+            } else if w.old_layout.as_ref().is_some_and(|o| {
+                o.section != "prefix"
+                    || (self.overrides.prefix.is_none() && self.overrides.messages.is_none())
+            }) {
+                // A blank line read as layout where older files meant a line break: said with
+                // what it changes in this parse, so that a prompt that lost the line break its
+                // start anchor needs is never parsed in silence.
+                note!(
+                    "warning: {}:{}:{}: {}",
+                    file.display(),
+                    w.line,
+                    w.column,
+                    rtbench_tooling::findings::layout_message(&self.template, &sample, w)
+                );
             }
+        }
+        let mut places = Places::of_sample(&sample, &file.display().to_string());
+        if self.overrides.prefix.is_some() || self.overrides.messages.is_some() {
+            places.prefix = self.prefix_place();
         }
         let prefix = sample.prefix.unwrap_or_else(|| {
             note!(
@@ -349,6 +391,7 @@ impl Job {
             tools: sample.tools,
             output: sample.generation,
             ids,
+            places,
         })
     }
 }
@@ -356,6 +399,14 @@ impl Job {
 impl Job {
     pub(super) fn model(&self) -> &Model {
         self.model.get_or_init(|| Model::open(&self.model_dir))
+    }
+
+    /// Where a parse error of `inputs` is located: their files, and the template's.
+    pub(super) fn place_of<'a>(&'a self, inputs: &Inputs) -> crate::failure::Where<'a> {
+        crate::failure::Where {
+            places: inputs.places.clone(),
+            template: Some((&self.template, &self.source)),
+        }
     }
 
     /// The model's tokenizer, for token ids.

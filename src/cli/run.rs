@@ -96,7 +96,7 @@ fn parse_one(job: &inputs::Job, inputs: Inputs) -> Result<Value, Failure> {
             inputs.tools.as_ref(),
         ),
     }
-    .map_err(|e| Failure::parse(&e, prefix, &inputs.output))?;
+    .map_err(|e| Failure::parse_at(&e, prefix, &inputs.output, &job.place_of(&inputs)))?;
     Ok(Value::Dict(message))
 }
 
@@ -136,6 +136,7 @@ fn chunks_one(
         tools,
         output: text,
         ids,
+        ..
     } = inputs;
     let prefix = prefix.ok_or_else(inputs::missing_prefix)?;
     let token_input = match &ids {
@@ -393,12 +394,13 @@ fn stream_one<W: Write>(
     if inputs.ids.is_some() {
         return stream_ids(out, job, inputs, sizes, spans);
     }
+    let at = job.place_of(&inputs);
     let Inputs {
         template,
         prefix,
         tools,
         output: text,
-        ids: _,
+        ..
     } = inputs;
     let prefix = prefix.ok_or_else(inputs::missing_prefix)?;
     let writer = spans.then(|| {
@@ -412,12 +414,19 @@ fn stream_one<W: Write>(
         template: &template,
         spans: writer.as_ref(),
     };
-    stream_to(&mut lines, &template, &prefix, tools.as_ref(), &text, sizes)
+    stream_to(
+        &mut lines,
+        (&template, &at),
+        &prefix,
+        tools.as_ref(),
+        &text,
+        sizes,
+    )
 }
 
 fn stream_to<W: Write>(
     lines: &mut LineWriter<'_, W>,
-    template: &Template,
+    (template, at): (&Template, &crate::failure::Where<'_>),
     prefix: &str,
     tools: Option<&Value>,
     text: &str,
@@ -429,7 +438,7 @@ fn stream_to<W: Write>(
         Events::Reference
     };
     let mut parser = Parser::with_events(template, Some(prefix), tools, mode)
-        .map_err(|e| Failure::parse(&e, prefix, text))?;
+        .map_err(|e| Failure::parse_at(&e, prefix, text, at))?;
     lines.line.push('{');
     lines.events("initial_events", parser.initial_events())?;
     lines.held(parser.held());
@@ -438,7 +447,7 @@ fn stream_to<W: Write>(
         let chunk = &text[range.clone()];
         let events = parser
             .feed(chunk)
-            .map_err(|e| Failure::parse(&e, prefix, text))?;
+            .map_err(|e| Failure::parse_at(&e, prefix, text, at))?;
         lines.line.push_str("{\"chunk\":");
         output::push_json_str(&mut lines.line, chunk)?;
         lines.line.push(',');
@@ -454,7 +463,7 @@ fn stream_to<W: Write>(
     }
     let (message, events) = parser
         .finalize()
-        .map_err(|e| Failure::parse(&e, prefix, text))?;
+        .map_err(|e| Failure::parse_at(&e, prefix, text, at))?;
     lines.last(&events, message)
 }
 

@@ -69,6 +69,10 @@ pub struct ParseProblem {
     pub file_position: Option<String>,
     /// Document byte offset of the position.
     pub at: Option<usize>,
+    /// For a failed transform: where the mistake is in the template (the placeholder or
+    /// `transform_each`), with advice from the parsed value (see
+    /// [`rtbench_tooling::transform_error`]); set by the parse lane, which has the file.
+    pub template_note: Option<Diagnostic>,
 }
 
 /// One sample analysed with one template.
@@ -470,6 +474,7 @@ fn parse_problem(
         in_region,
         file_position,
         at,
+        template_note: None,
     }
 }
 

@@ -3,13 +3,21 @@
 //! diff between the expected and the current message); only a confirmation writes it, with
 //! [`write()`], atomically and only if the file is still the one that was read. Every other
 //! section of the file stays byte for byte.
+//!
+//! Blessing every sample whose result changed (`B`): [`propose_all`] parses every sample (on
+//! the tooling lane) and proposes a write for each one whose result is not what it expects;
+//! the confirmation lists them, and [`write_all`] writes each one as [`write()`] does.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::workbench::analysis::{Analysis, Status};
+use crate::workbench::inputs::{Inputs, read_prepared};
+use rtbench_engine::template::Template;
+use rtbench_engine::value::Dict;
 use rtbench_tooling::atomic::replace_file;
-use rtbench_tooling::sample::{parse_sample, replace_expected};
-use rtbench_tooling::testing::expected_section;
+use rtbench_tooling::progress::Progress;
+use rtbench_tooling::sample::{Sample, parse_sample, replace_expected};
+use rtbench_tooling::testing::{Verdict, expected_section, verdict};
 
 /// A write waiting for its confirmation.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,35 +46,80 @@ pub(crate) fn propose(a: &Analysis) -> Result<Proposal, String> {
         Status::NoExpected => vec!["no expected section yet: this result is added".into()],
         Status::Error(e) => vec![format!("the sample will expect the error: {e}")],
     };
-    let path = a.sample.path.clone();
+    let result = match (&a.message, &a.problem) {
+        (Some(m), _) => Ok(m.clone()),
+        (None, Some(p)) => Err(p.error.text()),
+        (None, None) => return Err("cannot bless: no result".into()),
+    };
+    proposal(&a.sample.path, &a.sample, &result, changes)
+}
+
+/// The write that makes `result` the expected section of the sample file `path`, which must
+/// still hold `sample` (the sample the result was made from).
+fn proposal(
+    path: &Path,
+    sample: &Sample,
+    result: &Result<Dict, String>,
+    changes: Vec<String>,
+) -> Result<Proposal, String> {
     // The one reader: a device, a pipe or a folder is refused, as everywhere.
     let text =
-        rtbench_tooling::inputs::read_input(&path, "sample file").map_err(|e| e.to_string())?;
-    // The result on screen must be this file's.
-    let now = parse_sample(&path, &text).map_err(|e| e.to_string())?;
-    if now.generation != a.sample.generation
-        || now.prefix != a.sample.prefix
-        || now.tools != a.sample.tools
+        rtbench_tooling::inputs::read_input(path, "sample file").map_err(|e| e.to_string())?;
+    // The result must be this file's.
+    let now = parse_sample(path, &text).map_err(|e| e.to_string())?;
+    if now.generation != sample.generation
+        || now.prefix != sample.prefix
+        || now.tools != sample.tools
     {
         return Err(format!(
             "{} changed since it was parsed: bless again once the new result shows",
             path.display()
         ));
     }
-    let result = match (&a.message, &a.problem) {
-        (Some(m), _) => Ok(m.clone()),
-        (None, Some(p)) => Err(p.error.text()),
-        (None, None) => return Err("cannot bless: no result".into()),
-    };
-    let section = expected_section(&result)?;
-    let new = replace_expected(&path, &text, &section).map_err(|e| e.to_string())?;
+    let section = expected_section(result)?;
+    let new = replace_expected(path, &text, &section).map_err(|e| e.to_string())?;
     Ok(Proposal {
-        path,
+        path: path.to_path_buf(),
         // What the write checks the file against: the text as read, moved, not copied.
         read: text.into_bytes(),
         new,
         changes,
     })
+}
+
+/// Every sample of `inputs` whose result under `template` is not what its expected section
+/// says, as a proposed write (samples without an expected section are left alone: nothing of
+/// theirs changed); and the samples that could not be proposed, with why. `None` when
+/// `progress` was cancelled.
+pub(crate) fn propose_all(
+    template: &Template,
+    inputs: &Inputs,
+    progress: &Progress,
+) -> Option<(Vec<Proposal>, Vec<String>)> {
+    let model = inputs
+        .model_dir()
+        .map(|d| rtbench_tooling::model::Model::open(&d));
+    let sources = inputs.sample_sources();
+    progress.set_total(sources.len());
+    let (mut proposals, mut refused) = (Vec::new(), Vec::new());
+    for (i, source) in sources.iter().enumerate() {
+        if progress.is_cancelled() {
+            return None;
+        }
+        progress.set_done(i);
+        let f = read_prepared(source, model.as_ref());
+        let Ok(sample) = &f.sample else { continue };
+        let audit = rtbench_tooling::model::audit_sample(template, sample, model.as_ref());
+        let result = audit.result.map_err(|e| e.text());
+        let Verdict::Fail(changes) = verdict(sample, &result) else {
+            continue;
+        };
+        match proposal(&sample.path, sample, &result, changes) {
+            Ok(p) => proposals.push(p),
+            Err(e) => refused.push(format!("{}: {e}", f.name)),
+        }
+    }
+    Some((proposals, refused))
 }
 
 /// Writes a confirmed proposal; returns what to tell the user.
@@ -80,6 +133,37 @@ pub(crate) fn write(p: &Proposal) -> Result<String, String> {
     // A link written through, or hard links that keep the old text.
     said.extend(written.notes(name));
     Ok(said.join("; "))
+}
+
+/// Writes confirmed proposals, each as [`write()`] does (a file changed since it was read is
+/// left as it is); returns what to tell the user.
+pub(crate) fn write_all(proposals: &[Proposal]) -> String {
+    if let [one] = proposals {
+        return write(one).unwrap_or_else(|e| e);
+    }
+    let (mut written, mut failed, mut notes) = (Vec::new(), Vec::new(), Vec::new());
+    for p in proposals {
+        let path = p.path.display().to_string();
+        let name = crate::workbench::analysis::short_name(&path).to_string();
+        match replace_file(&p.path, &p.read, p.new.as_bytes()) {
+            Ok(w) => {
+                notes.extend(w.notes(&name));
+                written.push(name);
+            }
+            Err(e) => failed.push(format!("{name} ({e})")),
+        }
+    }
+    let mut said = vec![format!(
+        "blessed {} sample{}: {}",
+        written.len(),
+        if written.len() == 1 { "" } else { "s" },
+        written.join(", ")
+    )];
+    if !failed.is_empty() {
+        said.push(format!("not written: {}", failed.join(", ")));
+    }
+    said.extend(notes);
+    said.join("; ")
 }
 
 #[cfg(test)]

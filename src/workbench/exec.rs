@@ -134,13 +134,15 @@ impl Executor {
                 // the watcher reports (or no watcher at all).
                 return Flow::Reparse;
             }
-            Cmd::ProposeBless => {
-                if let Some(a) = state.analysis().cloned() {
+            Cmd::ProposeBless(name) => match state.analysis().cloned() {
+                // Only the sample the key was pressed for.
+                Some(a) if a.sample_name == name => {
                     update::show_proposal(state, bless::propose(&a));
                 }
-            }
+                _ => state.ui.note = Some(format!("not blessed: {name} is no longer on screen")),
+            },
             Cmd::WriteBless(p) => {
-                state.ui.note = Some(bless::write(&p).unwrap_or_else(|e| e));
+                state.ui.note = Some(bless::write_all(&p));
                 return Flow::Reparse;
             }
             Cmd::Suspend => {

@@ -30,6 +30,8 @@ pub enum JobKind {
     CheckChunkings,
     /// Replay the template's patterns in other runtimes' regex engines on the samples.
     Portability,
+    /// Parse every sample and propose blessing each one whose result changed.
+    BlessAll,
 }
 
 impl JobKind {
@@ -39,6 +41,7 @@ impl JobKind {
             JobKind::Explain { name, .. } => format!("explaining {name}"),
             JobKind::CheckChunkings => "checking chunkings".into(),
             JobKind::Portability => "checking portability".into(),
+            JobKind::BlessAll => "finding the samples whose result changed".into(),
         }
     }
 }
@@ -72,7 +75,7 @@ impl Job {
                     scroll: 0,
                     field: match self.kind {
                         JobKind::Explain { field, .. } => Some(field),
-                        JobKind::CheckChunkings | JobKind::Portability => None,
+                        JobKind::CheckChunkings | JobKind::Portability | JobKind::BlessAll => None,
                     },
                     confirm: None,
                 }
@@ -90,7 +93,58 @@ impl Job {
             JobKind::Portability => {
                 portability(&self.analysis, self.inputs.as_deref(), &self.progress)
             }
+            JobKind::BlessAll => bless_all(&self.analysis, self.inputs.as_deref(), &self.progress),
         }
+    }
+}
+
+/// The confirmation of a bless of every sample whose result changed: the list, each with how
+/// it changes, then what Enter writes. The template is the one on screen.
+fn bless_all(a: &Analysis, inputs: Option<&Inputs>, progress: &Progress) -> Overlay {
+    let overlay = |title: String, lines| Overlay {
+        title,
+        lines,
+        scroll: 0,
+        field: None,
+        confirm: None,
+    };
+    let Some(inputs) = inputs else {
+        return overlay("bless all: no sample files".into(), Vec::new());
+    };
+    let Some((proposals, refused)) =
+        crate::workbench::bless::propose_all(&a.template, inputs, progress)
+    else {
+        return cancelled("bless of every changed sample");
+    };
+    let mut lines = Vec::new();
+    for p in &proposals {
+        lines.extend(crate::workbench::update::proposal_lines(p));
+    }
+    if !refused.is_empty() {
+        lines.push(OverlayLine::Heading("left out:".into()));
+        lines.extend(refused.into_iter().map(OverlayLine::Detail));
+    }
+    let n = proposals.len();
+    if n == 0 {
+        return overlay(
+            "bless all: every sample already expects its result".into(),
+            lines,
+        );
+    }
+    lines.push(OverlayLine::Heading(String::new()));
+    lines.push(OverlayLine::Heading(format!(
+        "Enter writes the expected section of these {n} sample{} (each file atomically, refused if it changed since it was read); Esc cancels",
+        if n == 1 { "" } else { "s" }
+    )));
+    Overlay {
+        confirm: Some(Arc::new(proposals)),
+        ..overlay(
+            format!(
+                "bless all: {n} sample{} whose result changed",
+                if n == 1 { "" } else { "s" }
+            ),
+            lines,
+        )
     }
 }
 
@@ -116,7 +170,11 @@ fn explain(a: &Analysis, field: usize, name: &str) -> Overlay {
         s.tools.as_ref(),
         name,
     ) {
-        Ok(e) => report_lines(e.lines()),
+        // Places named in the sample file, as everywhere.
+        Ok(e) => report_lines(
+            e.with_places(rtbench_tooling::place::Places::of_sample(s, &a.sample_name))
+                .lines(),
+        ),
         Err(e) => vec![OverlayLine::Heading(e)],
     };
     Overlay {
@@ -385,8 +443,16 @@ mod tests {
             "thinking",
         )
         .unwrap()
+        .with_places(rtbench_tooling::place::Places::of_sample(s, &a.sample_name))
         .lines();
         assert_eq!(done.overlay.texts(), expected);
+        // Places are named in the sample file, with the generation's own position.
+        let opened = &done.overlay.texts()[1];
+        assert!(
+            opened.contains("at samples/smollm3/weather-tool-call.sample:")
+                && opened.contains(" (generation 1:1)"),
+            "{opened}"
+        );
     }
 
     #[test]

@@ -92,6 +92,9 @@ pub enum Action {
     OpenEditor,
     /// Write the current message into the sample's expected section (after a confirmation).
     Bless,
+    /// Write the current result into the expected section of every sample whose result
+    /// changed (after a confirmation that lists them).
+    BlessAll,
     /// Release the mouse (so the terminal can select text) or capture it again.
     ToggleMouse,
     /// Show or hide the model's token boundaries in the raw text.
@@ -145,6 +148,7 @@ pub(crate) fn actions() -> Vec<(Action, String)> {
         (Fold, "fold"),
         (OpenEditor, "open_editor"),
         (Bless, "bless"),
+        (BlessAll, "bless_all"),
         (ToggleMouse, "toggle_mouse"),
         (ToggleTokens, "toggle_tokens"),
         (Portability, "portability"),
@@ -249,6 +253,7 @@ const DEFAULTS: &[(&str, Action)] = {
         ("f", Fold),
         ("o", OpenEditor),
         ("b", Bless),
+        ("B", BlessAll),
         ("m", ToggleMouse),
         ("t", ToggleTokens),
     ]
@@ -532,6 +537,10 @@ pub(crate) const HELP: &[HelpRow] = {
         row(
             &[Bless],
             "bless: write the current message as the sample's expected one (asks first)",
+        ),
+        row(
+            &[BlessAll],
+            "bless every sample whose result changed (lists them, asks first)",
         ),
         row(&[Narrower, Wider], "raw pane narrower / wider"),
         row(&[Taller, Shorter], "bottom row taller / shorter"),

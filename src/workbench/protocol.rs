@@ -171,8 +171,8 @@ pub struct Overlay {
     pub scroll: u16,
     /// For an explanation: the field explained (← → switch fields).
     pub field: Option<usize>,
-    /// For a bless: the write that Enter confirms.
-    pub confirm: Option<Arc<Proposal>>,
+    /// For a bless: the writes that Enter confirms (one sample's, or every changed one's).
+    pub confirm: Option<Arc<Vec<Proposal>>>,
 }
 
 /// A line of an overlay: a heading (drawn in the key colour), or a detail under one.

@@ -216,6 +216,9 @@ pub struct Work {
     /// Where replays are built: the run loop's replay lane. Without one (a state drawn by
     /// tests or tools), a replay is built at once on the calling thread.
     pub replays: Option<crate::workbench::runtime::Lane<crate::workbench::protocol::ReplayBuilt>>,
+    /// A bless asked for a sample whose result is not on screen yet (selected just before):
+    /// proposed when its report arrives, dropped when another sample is selected.
+    pub pending_bless: Option<String>,
 }
 
 /// The whole state, in four parts that change for different reasons.
@@ -287,6 +290,7 @@ impl State {
                 jobs_requested: 0,
                 runner: None,
                 replays: None,
+                pending_bless: None,
             },
         }
     }

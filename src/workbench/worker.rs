@@ -12,14 +12,17 @@ use std::time::Instant;
 
 use crate::workbench::analysis::{self, Status};
 use crate::workbench::highlight;
-use crate::workbench::inputs::{Inputs, LoadedTemplate, SampleFile, Source, read_prepared};
+use crate::workbench::inputs::{Inputs, SampleFile, Source, read_prepared};
 use crate::workbench::runtime::{BackgroundPanic, Lane, Ticket};
 use crate::workbench::state::{Report, SampleEntry, Shown, State, VersionMark};
 use rtbench_engine::Reference;
+use rtbench_engine::diagnostic::Diagnostic;
 use rtbench_engine::template::Template;
+use rtbench_engine::template::source::TemplateSource;
 use rtbench_engine::value::Value;
 use rtbench_tooling::chunking::{CheckPlan, Generation, stable};
 use rtbench_tooling::model::{Model, model_chunkings};
+use rtbench_tooling::transform_error::{failed_content, transform_note};
 
 /// The parse lane's name (its threads are `rtbench-parse`).
 pub(crate) const LANE: &str = "parse";
@@ -46,6 +49,10 @@ pub struct Request {
     pub no_color: bool,
     /// The reference version to parse under.
     pub reference: Reference,
+    /// The last template that loaded (the one on screen): while the template file cannot be
+    /// used, the selected sample is shown parsed with it, marked stale, so that the panes
+    /// always show the sample selected.
+    pub fallback: Option<Template>,
 }
 
 /// Parses the inputs for one request.
@@ -100,6 +107,18 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
         .unwrap_or(req.selected_index.min(files.len().saturating_sub(1)));
     let loaded = match template {
         Err(d) => {
+            // The selected sample, parsed with the last template that loaded (stale).
+            let shown = match (&req.fallback, files.get(selected)) {
+                (Some(t), Some(f @ SampleFile { sample: Ok(s), .. })) => {
+                    let t = t.clone().with_reference(req.reference);
+                    Some(analyse_selected(&t, None, f, s, model.as_ref(), req).0)
+                }
+                _ => None,
+            };
+            let sample_error = match files.get(selected).map(|f| &f.sample) {
+                Some(Err(e)) => Some(e.clone()),
+                _ => None,
+            };
             let report = Report {
                 seq: req.seq,
                 template_name,
@@ -108,8 +127,8 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
                     .iter()
                     .map(|f| SampleEntry::new(f.name.clone(), Status::Unknown))
                     .collect(),
-                sample_error: None,
-                shown: None,
+                sample_error,
+                shown,
                 never_matched: Vec::new(),
                 lint: Vec::new(),
                 model_files,
@@ -139,7 +158,8 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
             }
             Ok(s) if i == selected => {
                 readable += 1;
-                let (a, status) = analyse_selected(&loaded, f, s, model.as_ref(), req);
+                let (a, status) =
+                    analyse_selected(t, Some(&loaded.source), f, s, model.as_ref(), req);
                 for (m, hit) in matched.iter_mut().zip(&a.analysis.matched_fields) {
                     *m |= hit;
                 }
@@ -174,6 +194,18 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
     } else {
         Vec::new()
     };
+    // A lint warning at the place a failed transform of the sample on screen points at is said
+    // by that error, with the advice the parsed value gives: not twice.
+    let note = shown
+        .as_ref()
+        .and_then(|s| s.analysis.problem.as_ref())
+        .and_then(|p| p.template_note.as_ref())
+        .and_then(Diagnostic::position);
+    let lint = loaded
+        .lint
+        .into_iter()
+        .filter(|d| note.is_none() || d.position() != note)
+        .collect();
     let report = Report {
         seq: req.seq,
         template_name: loaded.name,
@@ -182,7 +214,7 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
         sample_error,
         shown,
         never_matched,
-        lint: loaded.lint,
+        lint,
         model_files,
         took: started.elapsed(),
     };
@@ -204,29 +236,33 @@ fn model_file_names(m: &Model) -> Vec<String> {
 }
 
 /// The selected sample analysed for the screen, its message highlighted; with its list status
-/// and warning count.
+/// and warning count. With the template's file, a failed transform is located in it.
 fn analyse_selected(
-    loaded: &LoadedTemplate,
+    t: &Template,
+    source: Option<&Arc<TemplateSource>>,
     f: &SampleFile,
     s: &Arc<rtbench_tooling::sample::Sample>,
     model: Option<&Model>,
     req: &Request,
 ) -> (Shown, (Status, usize)) {
     let bad_expected = f.bad_expected.as_ref();
-    let mut a = analysis::analyze_with_model(
-        &loaded.template,
-        Some(&loaded.source),
-        &f.name,
-        Arc::clone(s),
-        &f.text,
-        model,
-    );
+    let mut a = analysis::analyze_with_model(t, source, &f.name, Arc::clone(s), &f.text, model);
     if let Some(m) = model {
         model_views(m, s, &f.name, &mut a);
     }
     if let Some(d) = bad_expected {
         a.warnings.insert(0, d.clone());
         a.status = Status::Unreadable(d.message.clone());
+    }
+    if let (Some(source), Some(p)) = (source, a.problem.as_mut()) {
+        p.template_note = transform_note(source, t, &p.error, &a.document);
+        // The region pane shows what the transform was given.
+        if p.template_note.is_some()
+            && let Some(r) = p.region
+            && let Some(g) = a.regions.get_mut(r)
+        {
+            g.parsed = failed_content(t, &p.error, &a.document);
+        }
     }
     let status = (
         a.status.clone(),
@@ -548,6 +584,12 @@ pub fn request_for(state: &mut State) -> Request {
         syntect_theme: state.ui.theme.syntect_theme.clone(),
         no_color: state.ui.theme.no_color,
         reference: state.session.reference,
+        fallback: state
+            .session
+            .shown
+            .as_ref()
+            .or(state.session.last_good.as_ref())
+            .map(|s| s.analysis.template.clone()),
     }
 }
 
@@ -617,6 +659,7 @@ mod tests {
             syntect_theme: "base16-ocean.dark".into(),
             no_color: true,
             reference: Reference::NEWEST,
+            fallback: None,
         };
         let report = compute(&inputs, &req);
         let _ = std::fs::remove_dir_all(&dir);

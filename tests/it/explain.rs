@@ -9,6 +9,7 @@ use rtbench_engine::parser::parse_response;
 use rtbench_engine::py::json_loads;
 use rtbench_engine::template::{Template, load_template};
 use rtbench_tooling::explain::{AnchorCut, Ending, Explanation, explain};
+use rtbench_tooling::place::{Places, TextFile};
 
 const SMOLLM3: &str = include_str!("../../samples/smollm3/template.json");
 const PROMPT: &str = "<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n";
@@ -46,7 +47,7 @@ fn typo_in_the_open_delimiter_shows_the_near_miss_and_the_orphan_close() {
         vec![close_at..close_at + "</tool_call>".len()]
     );
     let text = e.lines().join("\n");
-    assert!(text.contains("'<tool' at line 4:1"), "{text}");
+    assert!(text.contains("'<tool' at generation 4:1"), "{text}");
     assert!(text.contains("then '_' did not fit"), "{text}");
     assert!(
         text.contains("while no region of this field was open"),
@@ -193,11 +194,21 @@ fn headless_explain_prints_the_explanation() {
         String::from_utf8_lossy(&o.stderr)
     );
     let t = template(&SMOLLM3.replace("\"<tool_call>\"", "\"<toolcall>\""));
+    // Places are named in the generation file (the prefix, given as --prefix, is in none).
+    let places = Places {
+        prefix: None,
+        generation: Some(TextFile::whole(gen_file.display().to_string())),
+    };
     let expected = explained(&t, PROMPT, TOOL_CALL, "tool_calls")
+        .with_places(places)
         .lines()
         .join("\n")
         + "\n";
     assert_eq!(String::from_utf8_lossy(&o.stdout), expected);
+    assert!(
+        expected.contains(&format!("'<tool' at {}:4:1", gen_file.display())),
+        "{expected}"
+    );
     let o = run("answer");
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no field 'answer'"));
@@ -217,5 +228,46 @@ fn another_regions_close_is_not_an_orphan() {
     assert!(e.stray_closes.is_empty(), "{:?}", e.stray_closes);
     assert!(
         matches!(&e.missed_opens[..], [m] if matches!(&m.reason, rtbench_tooling::explain::Missed::Beaten { by, .. } if by == "a"))
+    );
+}
+
+/// On a `.sample`, every place is named in the sample file, with the generation's (or the
+/// prefix's) own line and column after it: one scheme for the workbench and the command line.
+#[test]
+fn headless_explain_names_places_in_the_sample_file() {
+    let dir = std::env::temp_dir().join(format!("rtbench-explain-places-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tpl = dir.join("t.json");
+    std::fs::write(&tpl, SMOLLM3.replace("\"<tool_call>\"", "\"<toolcall>\"")).unwrap();
+    let sample = dir.join("x.sample");
+    std::fs::write(
+        &sample,
+        format!("--- note ---\nn\n--- prefix (ends with newline) ---\n{PROMPT}--- generation ---\n{TOOL_CALL}\n"),
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_rtbench"))
+        .args([
+            "explain",
+            "--template",
+            tpl.to_str().unwrap(),
+            sample.to_str().unwrap(),
+            "tool_calls",
+        ])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    // The generation starts on line 8 of the file; `<tool_call>` is on its 4th line.
+    let name = sample.display();
+    assert!(
+        text.contains(&format!("'<tool' at {name}:11:1 (generation 4:1)")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "cut after the last start anchor at {name}:7:1 (prefix 4:1)"
+        )),
+        "{text}"
     );
 }

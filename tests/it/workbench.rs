@@ -761,6 +761,7 @@ fn explain_overlay_shows_the_engine_explanation_and_switches_fields() {
             &a.field_names[field],
         )
         .unwrap()
+        .with_places(rtbench_tooling::place::Places::of_sample(s, &a.sample_name))
         .lines()
     };
     let o = state.modes.overlay.as_ref().expect("an explanation");

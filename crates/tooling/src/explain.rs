@@ -6,8 +6,10 @@
 //! For a pattern delimiter it lists every place the pattern matched (span, text, named groups,
 //! the top-level alternative taken) and why a match did not open the field; when the pattern
 //! matched nowhere it shows the longest partial match and, under the pattern source, the
-//! element that could not match next. Positions are `line:col` of the generation (1-based,
-//! columns in characters); text in the prefix is labelled as such.
+//! element that could not match next. Places are named as [`crate::place`] names them:
+//! `file:line:col` of the file the text lives in (see [`Explanation::places`]) and the
+//! generation's or prefix's own `line:col` (`x.sample:23:27 (generation 6:20)`), or the latter
+//! alone for text in no file.
 
 use std::ops::Range;
 
@@ -18,6 +20,8 @@ use rtbench_engine::parser::{MARKER, ParseError};
 pub use rtbench_engine::region::{Ending, Region};
 use rtbench_engine::template::{Field, Template};
 use rtbench_engine::value::Value;
+
+use crate::place::{Part, Places};
 
 /// What an explanation includes beyond the default.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -181,6 +185,9 @@ pub struct Explanation {
     pub version_notes: Vec<String>,
     /// The options the explanation was made with.
     pub options: Options,
+    /// The files the prefix and generation live in, for naming places (none by default:
+    /// places are then the texts' own `generation L:C`, `prefix L:C`).
+    pub places: Places,
 }
 
 /// What one traced parse gives every field's explanation.
@@ -469,6 +476,7 @@ fn explain_field(
         version_notes: version_notes(template, index, t),
         document: t.document.clone(),
         options,
+        places: Places::default(),
     })
 }
 
@@ -954,23 +962,34 @@ fn one_line(src: &str) -> String {
 }
 
 impl Explanation {
-    /// A position for people: `line L:C` of the generation (1-based, columns in characters),
-    /// or `prefix line L:C` for text in the prefix.
+    /// A place for people, as [`crate::place`] names it: `x.sample:23:27 (generation 6:20)`,
+    /// or `generation 6:20` / `prefix 1:3` for text in no file.
     pub fn pos(&self, byte: usize) -> String {
-        let byte = self
-            .document
-            .floor_char_boundary(byte.min(self.document.len()));
-        if byte >= self.prefix_len {
-            line_col("line", &self.document[self.prefix_len..byte])
-        } else {
-            self.prefix_pos(byte)
-        }
+        self.places
+            .place(&self.document, self.prefix_len, byte)
+            .to_string()
     }
 
-    /// `prefix line L:C` of a prefix offset (the prefix's end included).
+    /// The place of a prefix offset (the prefix's end included).
     fn prefix_pos(&self, byte: usize) -> String {
-        let byte = self.document.floor_char_boundary(byte.min(self.prefix_len));
-        line_col("prefix line", &self.document[..byte])
+        let byte = byte.min(self.prefix_len);
+        let before = &self.document[..self.document.floor_char_boundary(byte)];
+        let line = before.matches('\n').count() + 1;
+        let column = before
+            .rsplit('\n')
+            .next()
+            .unwrap_or("")
+            .chars()
+            .filter(|&c| c != MARKER)
+            .count()
+            + 1;
+        self.places.name(Part::Prefix, line, column).to_string()
+    }
+
+    /// The explanation with its places named in the files `places` says the texts live in.
+    pub fn with_places(mut self, places: Places) -> Explanation {
+        self.places = places;
+        self
     }
 }
 
@@ -1025,20 +1044,6 @@ pub fn defused_spellings(document: &str, from: usize) -> Vec<(Range<usize>, Stri
         search = end;
     }
     out
-}
-
-/// `label L:C` of the end of `text` (defusing markers are not characters a person sees).
-fn line_col(label: &str, text: &str) -> String {
-    let line = text.matches('\n').count() + 1;
-    let col = text
-        .rsplit('\n')
-        .next()
-        .unwrap_or("")
-        .chars()
-        .filter(|&c| c != MARKER)
-        .count()
-        + 1;
-    format!("{label} {line}:{col}")
 }
 
 impl Explanation {
@@ -1527,7 +1532,7 @@ mod tests {
         assert_eq!(e.regions.len(), 1);
         let g = &e.regions[0];
         assert_eq!(&e.document[g.open.clone()], "<");
-        assert_eq!(e.pos(g.open.start), "line 2:1");
+        assert_eq!(e.pos(g.open.start), "generation 2:1");
         assert_eq!(g.ending, Some(Ending::Failed));
         let opened = e.pattern_matches.iter().find(|m| m.at == g.open).unwrap();
         assert_eq!(
@@ -1545,15 +1550,15 @@ mod tests {
         );
         has(
             &lines,
-            "  region 1: opened by '<' at line 2:1 (alternative 1 '<'; groups: name=None); its body up to line 2:116 could not be parsed (below); body 114 characters",
+            "  region 1: opened by '<' at generation 2:1 (alternative 1 '<'; groups: name=None); its body up to generation 2:116 could not be parsed (below); body 114 characters",
         );
         has(
             &lines,
-            "  the open pattern matched '<' at line 1:1 (alternative 1 '<'; groups: name=None) but did not open the field: 'thinking' matched '<think>' at line 1:1 first (same start: the longest match wins)",
+            "  the open pattern matched '<' at generation 1:1 (alternative 1 '<'; groups: name=None) but did not open the field: 'thinking' matched '<think>' at generation 1:1 first (same start: the longest match wins)",
         );
         has(
             &lines,
-            "  the open pattern matched '>functions.get_weather:0<|tool_call_argument_begin|>' at line 2:47 (alternative 3 '>\\\\s*(?P<name>functions\\\\.[\\\\w.]+:\\\\d+)\\\\s*<\\\\|tool_call_argument_begin\\\\|>'; groups: name='functions.get_weather:0') but did not open the field: it lay inside the 'tool_calls' region, where only that region's close is watched",
+            "  the open pattern matched '>functions.get_weather:0<|tool_call_argument_begin|>' at generation 2:47 (alternative 3 '>\\\\s*(?P<name>functions\\\\.[\\\\w.]+:\\\\d+)\\\\s*<\\\\|tool_call_argument_begin\\\\|>'; groups: name='functions.get_weather:0') but did not open the field: it lay inside the 'tool_calls' region, where only that region's close is watched",
         );
         // Its own close, at the end of the failed body, is not a stray close.
         assert!(e.stray_closes.is_empty(), "{:?}", e.stray_closes);
@@ -1569,22 +1574,22 @@ mod tests {
         assert!(e.regions.is_empty() && e.pattern_matches.is_empty());
         let near = e.nearest_open.clone().unwrap();
         assert_eq!(&e.document[near.clone()], "<tool_call>\n{\"n");
-        assert_eq!(e.pos(near.start), "line 4:1");
+        assert_eq!(e.pos(near.start), "generation 4:1");
         let stuck = e.open_stuck.clone().unwrap();
         let source = e.open_pattern.clone().unwrap();
         // `n` matched, then the pattern's `a` (of `name`) met the sample's `m` (of `nmae`).
         assert_eq!(&source[stuck.element.clone()], "a");
         assert_eq!(stuck.element.start, r#"<tool_call>\s*\{"n"#.len());
-        assert_eq!(e.pos(stuck.at), "line 5:4");
+        assert_eq!(e.pos(stuck.at), "generation 5:4");
         let lines = e.lines();
         has(
             &lines,
-            "  the open pattern never matched; the closest: '<tool_call>\\n{\"n' at line 4:1 (15 characters matched, then 'm' did not fit) in 'r.\\n</think>\\n[<tool_call>\\n{\"n]mae\": \"get_w'",
+            "  the open pattern never matched; the closest: '<tool_call>\\n{\"n' at generation 4:1 (15 characters matched, then 'm' did not fit) in 'r.\\n</think>\\n[<tool_call>\\n{\"n]mae\": \"get_w'",
         );
         has(&lines, r#"    <tool_call>\s*\{"name": "(?P<name>\w+)", "#);
         has(
             &lines,
-            "                      ^ this element could not match at line 5:4 (found 'm')",
+            "                      ^ this element could not match at generation 5:4 (found 'm')",
         );
     }
 
@@ -1612,9 +1617,9 @@ mod tests {
             e.lines(),
             [
                 "field 'call': open pattern 'x(?P<n>\\\\d+)', close ';'",
-                "  region 1: opened by 'x7' at line 1:15 (groups: n='7'); closed by ';' at line 1:17; body 0 characters",
-                "  the open pattern matched 'x12' at line 1:5 (groups: n='12') but did not open the field: 'note' matched '[x' at line 1:4 first (the earliest start wins)",
-                "  prefix: cut after the last start anchor at prefix line 1:3; the parser saw nothing of it",
+                "  region 1: opened by 'x7' at generation 1:15 (groups: n='7'); closed by ';' at generation 1:17; body 0 characters",
+                "  the open pattern matched 'x12' at generation 1:5 (groups: n='12') but did not open the field: 'note' matched '[x' at generation 1:4 first (the earliest start wins)",
+                "  prefix: cut after the last start anchor at prefix 1:3; the parser saw nothing of it",
             ]
         );
     }
@@ -1630,9 +1635,9 @@ mod tests {
                 .iter()
                 .any(|m| m.reason == Missed::BeforeAnchor)
         );
-        assert!(!quiet.lines().iter().any(|l| l.contains("prefix line 1:1")));
+        assert!(!quiet.lines().iter().any(|l| l.contains("prefix 1:1")));
         // The generation's positions do not move with the prefix.
-        assert_eq!(quiet.pos(quiet.regions[0].open.start), "line 2:1");
+        assert_eq!(quiet.pos(quiet.regions[0].open.start), "generation 2:1");
         let options = Options {
             prefix_details: true,
         };
@@ -1646,7 +1651,7 @@ mod tests {
         assert_eq!(
             before,
             [
-                "  the open pattern matched 45 times in the prefix before the start anchor, which the parser cuts away: at prefix line 1:1, prefix line 1:8, prefix line 1:17 and 42 more"
+                "  the open pattern matched 45 times in the prefix before the start anchor, which the parser cuts away: at prefix 1:1, prefix 1:8, prefix 1:17 and 42 more"
             ]
         );
     }

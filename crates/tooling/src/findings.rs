@@ -6,12 +6,14 @@
 
 use std::ops::Range;
 
+use crate::diff::{diff, same_dicts};
 use crate::model::{Model, audit_sample, decoded_sample};
-use crate::sample::Sample;
+use crate::sample::{Sample, SampleWarning};
 use rtbench_engine::audit::{Audit, LossKind};
 use rtbench_engine::delimiter::Delimiter;
 use rtbench_engine::diagnostic::{Diagnostic, Location};
 use rtbench_engine::offsets::line_starts;
+use rtbench_engine::parser::parse_response;
 use rtbench_engine::template::Template;
 use rtbench_engine::template::error::{Target, TemplateError, key_path};
 use rtbench_engine::template::source::TemplateSource;
@@ -28,6 +30,64 @@ pub struct Finding {
     pub region: Option<usize>,
     /// Where it is in the document (prefix + generation).
     pub span: Option<Range<usize>>,
+}
+
+/// A sample-file warning, said for `template`: for a prefix or generation followed by a blank
+/// line (files written for earlier versions meant its last line break), what reading it with
+/// that line break would change in the parse: a start anchor found only with it (the whole
+/// prompt, earlier turns included, is parsed without it), or the message. Costs a parse of the
+/// older reading, for such files only.
+pub fn layout_message(template: &Template, sample: &Sample, w: &SampleWarning) -> String {
+    let Some(old) = &w.old_layout else {
+        return w.message.clone();
+    };
+    let breaks = "\n".repeat(old.newlines);
+    let prefix = sample.prefix.clone().unwrap_or_default();
+    let (then_prefix, then_generation) = match old.section {
+        "prefix" => (format!("{prefix}{breaks}"), sample.generation.clone()),
+        _ => (prefix.clone(), format!("{}{breaks}", sample.generation)),
+    };
+    let option = if old.newlines == 1 {
+        "ends with newline".to_string()
+    } else {
+        format!("ends with {} newlines", old.newlines)
+    };
+    let anchor = template.start_anchor();
+    if old.section == "prefix"
+        && matches!(anchor.last_match_end(&prefix), Ok(None))
+        && matches!(anchor.last_match_end(&then_prefix), Ok(Some(_)))
+    {
+        return format!(
+            "the start anchor {} is not in the prefix as read: the blank line after the prefix is layout, so the prefix ends without the line break the anchor needs, and the whole prompt (earlier turns included) was parsed; write `--- prefix ({option}) ---` if the prompt ends with it (files written for earlier versions of rtbench meant that)",
+            anchor.describe()
+        );
+    }
+    let tools = sample.tools.as_ref();
+    let now = parse_response(template, Some(&prefix), &sample.generation, tools);
+    let then = parse_response(template, Some(&then_prefix), &then_generation, tools);
+    let change = match (&now, &then) {
+        (Ok(a), Ok(b)) if same_dicts(a, b) => return w.message.clone(),
+        (Ok(a), Ok(b)) => diff(&Value::Dict(a.clone()), &Value::Dict(b.clone()))
+            .first()
+            .map(|d| {
+                let show = |v: &Option<Value>| v.as_ref().map_or("nothing".into(), Value::py_repr);
+                format!(
+                    "{}: {} as read, {} with it",
+                    d.path,
+                    show(&d.expected),
+                    show(&d.got)
+                )
+            })
+            .unwrap_or_default(),
+        (Err(a), Err(b)) if a.text() == b.text() => return w.message.clone(),
+        (Err(a), Err(b)) => format!("{} as read, {} with it", a.text(), b.text()),
+        (Ok(_), Err(e)) => format!("with it the parse fails ({})", e.text()),
+        (Err(e), Ok(_)) => format!(
+            "as read the parse fails ({}), with it it does not",
+            e.text()
+        ),
+    };
+    format!("{}; it changes the message: {change}", w.message)
 }
 
 /// Where a document range lies in the sample file, when it lies in a section of it.
@@ -86,10 +146,15 @@ pub fn sample_findings(
         .iter()
         .map(|w| {
             let line_start = line_starts.get(w.line - 1).copied().unwrap_or(0);
+            // The column counts characters of the line.
+            let at = file_text[line_start..]
+                .char_indices()
+                .nth(w.column.saturating_sub(1))
+                .map_or(file_text.len(), |(i, _)| line_start + i);
             Finding {
-                diagnostic: Diagnostic::warning(w.message.clone())
+                diagnostic: Diagnostic::warning(layout_message(template, sample, w))
                     .in_file(name)
-                    .at(file_text, line_start..line_start),
+                    .at(file_text, at..at),
                 kind: None,
                 region: None,
                 span: None,

@@ -7,7 +7,9 @@
 //!   [`sample`] (the `.sample` format), [`model`] (a model folder: tokenizer, chat template,
 //!   control tokens).
 //! - **Looking at one parse**: [`explain`], [`findings`] (silent losses), [`paint`] (regions as
-//!   spans), [`defusing`] and [`injection`] (control tokens), [`versions`] (5.24 against 5.25).
+//!   spans), [`place`] (naming a place: `file:line:col`, with the generation's own `line:col`),
+//!   [`defusing`] and [`injection`] (control tokens), [`versions`] (5.24 against 5.25),
+//!   [`transform_error`] (a failed transform located at its placeholder in the template).
 //! - **Streaming**: [`chunking`] (chunkings and the check that they agree), [`chunk_cause`]
 //!   (the delimiter that made a chunking differ), [`chunk_samples`] (the check of a
 //!   sample), [`replay`] (a stream replayed step by step), [`progress`] (how far a long task
@@ -34,8 +36,10 @@ pub mod lint;
 pub mod model;
 pub mod paint;
 mod partial_json;
+pub mod place;
 pub mod progress;
 pub mod replay;
 pub mod sample;
 pub mod testing;
+pub mod transform_error;
 pub mod versions;

@@ -304,16 +304,16 @@ pub fn prepare(sample: &Sample, model: Option<&Model>) -> Result<Sample, Prepare
         let unknown = tokenizer.unknown_ids(ids);
         if !unknown.is_empty() {
             let shown: Vec<String> = unknown.iter().take(5).map(u32::to_string).collect();
-            out.warnings.push(SampleWarning {
-                line: 1,
-                message: format!(
+            out.warnings.push(SampleWarning::at_line(
+                1,
+                format!(
                     "{} id(s) of the {what} are outside the vocabulary ({}{}): they decode to \
                      nothing, as the reference drops them",
                     unknown.len(),
                     shown.join(", "),
                     if unknown.len() > 5 { ", ..." } else { "" }
                 ),
-            });
+            ));
         }
         Ok(tokenizer.decode_lenient(ids)?)
     };
@@ -335,13 +335,13 @@ pub fn prepare(sample: &Sample, model: Option<&Model>) -> Result<Sample, Prepare
         )?;
         match &out.prefix {
             None => out.prefix = Some(rendered),
-            Some(written) if *written != rendered => out.warnings.push(SampleWarning {
-                line: 1,
-                message: format!(
+            Some(written) if *written != rendered => out.warnings.push(SampleWarning::at_line(
+                1,
+                format!(
                     "the prefix differs from what the chat template renders from the messages: {}",
                     first_difference(written, &rendered)
                 ),
-            }),
+            )),
             Some(_) => {}
         }
     }

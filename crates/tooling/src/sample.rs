@@ -82,6 +82,12 @@ pub struct Sample {
     pub generation_offset: usize,
     /// Byte offset of the prefix section in the file, when there is one.
     pub prefix_offset: Option<usize>,
+    /// The 1-based line of the file the generation's text starts on (column 1 of it): the
+    /// line after its header, or 1 for a bare generation.
+    pub generation_line: usize,
+    /// The 1-based line of the file the prefix's text starts on, when the file has a prefix
+    /// section.
+    pub prefix_line: Option<usize>,
     /// The header says the generation was cut off: a region left open at its end is expected.
     pub truncated: bool,
     /// Problems with the file itself (an older layout read differently).
@@ -122,8 +128,36 @@ impl ModelInput {
 pub struct SampleWarning {
     /// 1-based line of the file.
     pub line: usize,
+    /// 1-based column of the line (characters): where the fix goes, when known (else 1).
+    pub column: usize,
     /// What is wrong and what to write instead.
     pub message: String,
+    /// For a section whose blank lines files written for earlier versions meant as its last
+    /// line breaks: which, and how many (what the reading would change depends on the
+    /// template; see `findings::layout_message`).
+    pub old_layout: Option<OldLayout>,
+}
+
+impl SampleWarning {
+    /// A warning at the start of `line`.
+    pub fn at_line(line: usize, message: String) -> SampleWarning {
+        SampleWarning {
+            line,
+            column: 1,
+            message,
+            old_layout: None,
+        }
+    }
+}
+
+/// A prefix or generation followed by blank lines, which files written for earlier versions
+/// meant as the section's last line breaks (read now as layout).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OldLayout {
+    /// `prefix` or `generation`.
+    pub section: &'static str,
+    /// The line breaks the older reading adds.
+    pub newlines: usize,
 }
 
 impl Sample {
@@ -138,6 +172,8 @@ impl Sample {
             note: None,
             generation_offset: 0,
             prefix_offset: None,
+            generation_line: 1,
+            prefix_line: None,
             truncated: false,
             warnings: Vec::new(),
             model: ModelInput::default(),
@@ -657,13 +693,17 @@ fn layout_warnings(text: &str, sections: &[Section<'_>]) -> Vec<SampleWarning> {
         } else {
             format!("ends with {newlines} newlines")
         };
-        let what = match s.name {
-            "prefix" => "the prompt",
-            "generation" => "the model",
+        let (section, what) = match s.name {
+            "prefix" => ("prefix", "the prompt"),
+            "generation" => ("generation", "the model"),
             _ => continue,
         };
+        // Where the option goes: after the section's name in its header (a byte-order mark
+        // before the first header is a character of its line).
+        let bom = usize::from(s.line == 1 && text.starts_with(BOM));
         out.push(SampleWarning {
             line: s.line,
+            column: bom + "--- ".len() + s.name.len() + 1,
             message: format!(
                 "the blank line{} after the {name} {} layout, so the {name} ends without a line break (files written for earlier versions of rtbench meant one); if {what} ends it with a line break, write `--- {name} ({option}) ---`, else remove the blank line{} to silence this",
                 if newlines == 1 { "" } else { "s" },
@@ -671,6 +711,7 @@ fn layout_warnings(text: &str, sections: &[Section<'_>]) -> Vec<SampleWarning> {
                 if newlines == 1 { "" } else { "s" },
                 name = s.name,
             ),
+            old_layout: Some(OldLayout { section, newlines }),
         });
     }
     out
@@ -802,15 +843,19 @@ pub fn parse_sample_lenient(
         note: section("note").map(|s| s.text(text).trim().to_string()),
         generation_offset: generation.raw.start,
         prefix_offset: section("prefix").map(|s| s.raw.start),
+        generation_line: generation.line + 1,
+        prefix_line: section("prefix").map(|s| s.line + 1),
         truncated: generation.options.truncated,
         warnings: layout_warnings(text, &sections)
             .into_iter()
-            .chain(misspelled.iter().map(|m| SampleWarning {
-                line: m.line,
-                message: format!(
-                    "{} (it is read as text of the section above it)",
-                    m.advice()
-                ),
+            .chain(misspelled.iter().map(|m| {
+                SampleWarning::at_line(
+                    m.line,
+                    format!(
+                        "{} (it is read as text of the section above it)",
+                        m.advice()
+                    ),
+                )
             }))
             .collect(),
         model,

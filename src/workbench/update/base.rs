@@ -38,13 +38,10 @@ pub(super) fn on_base_action(state: &mut State, action: Action) -> Cmd {
             state.ui.note = Some("re-reading files".into());
             Cmd::Reparse
         }
-        Action::Bless => {
-            if state.analysis().is_some() {
-                Cmd::ProposeBless
-            } else {
-                state.ui.note = Some("nothing to bless yet".into());
-                Cmd::None
-            }
+        Action::Bless => bless(state),
+        Action::BlessAll => {
+            overlay::bless_all(state);
+            Cmd::None
         }
         Action::Activate => goto::activate(state),
         Action::ToggleMouse => toggle_mouse(state),
@@ -109,6 +106,45 @@ fn back(state: &mut State) -> Cmd {
         ));
     }
     Cmd::None
+}
+
+/// `b`: blesses the sample selected when the key was pressed. While the screen still shows
+/// another sample (its parse is on its way), the bless waits for it (see
+/// `super::pending_bless`); while the template is invalid (the result is stale) it is refused.
+fn bless(state: &mut State) -> Cmd {
+    state.work.pending_bless = None;
+    if let Some(why) = overlay::bless_refusal(state) {
+        state.ui.note = Some(why);
+        return Cmd::None;
+    }
+    let Some(a) = state.analysis() else {
+        state.ui.note = Some("nothing to bless yet".into());
+        return Cmd::None;
+    };
+    // The sample selected now (a corpus shows its record, the list's selection aside).
+    let selected = match &state.session.corpus {
+        Some(_) => Some(a.sample_name.clone()),
+        None => state
+            .session
+            .samples
+            .get(state.ui.selected_sample)
+            .map(|e| e.name.clone()),
+    };
+    match selected {
+        Some(name) if name == a.sample_name => Cmd::ProposeBless(name),
+        Some(name) => {
+            state.ui.note = Some(format!(
+                "bless {}: waiting for its result…",
+                crate::workbench::analysis::short_name(&name)
+            ));
+            state.work.pending_bless = Some(name);
+            Cmd::None
+        }
+        None => {
+            state.ui.note = Some("nothing to bless: no sample selected".into());
+            Cmd::None
+        }
+    }
 }
 
 /// Captures the mouse or releases it (for the terminal's own selection).

@@ -38,7 +38,7 @@ use crate::workbench::watch::WatchEvent;
 use crossterm::event::Event;
 
 pub use mouse::on_mouse;
-pub(crate) use overlay::show_proposal;
+pub(crate) use overlay::{proposal_lines, show_proposal};
 pub use prompt::on_prompt_key;
 
 /// How often the spinner turns while a job runs.
@@ -59,10 +59,11 @@ pub enum Cmd {
     OpenEditor(Place),
     /// Capture the mouse (true) or release it.
     Mouse(bool),
-    /// Read the sample on screen and show what blessing it would write.
-    ProposeBless,
-    /// Write this confirmed bless.
-    WriteBless(Arc<Proposal>),
+    /// Read the sample named (the one on screen when the key was pressed) and show what
+    /// blessing it would write.
+    ProposeBless(String),
+    /// Write these confirmed blesses.
+    WriteBless(Arc<Vec<Proposal>>),
     /// Stop as a shell job; the run loop gives the terminal back first.
     Suspend,
     /// Set the terminal up again after something else stopped the workbench (`SIGSTOP`, then
@@ -85,7 +86,7 @@ pub fn update(state: &mut State, msg: Msg) -> Cmd {
         Msg::Input(_) => Cmd::None,
         Msg::Report(r) => {
             on_report(state, *r);
-            Cmd::None
+            pending_bless(state)
         }
         Msg::Job(d) => {
             on_job_done(state, *d);
@@ -106,6 +107,33 @@ pub fn update(state: &mut State, msg: Msg) -> Cmd {
         Msg::JobControl(JobControl::Continued) => Cmd::TakeBack,
         Msg::Watch(w) => on_watch(state, w),
     }
+}
+
+/// A bless asked for before its sample's result was on screen: proposed once it is (refused
+/// if the template broke meanwhile); dropped when the selection moved on.
+fn pending_bless(state: &mut State) -> Cmd {
+    let Some(name) = state.work.pending_bless.clone() else {
+        return Cmd::None;
+    };
+    let selected = state
+        .session
+        .samples
+        .get(state.ui.selected_sample)
+        .map(|e| &e.name);
+    if selected != Some(&name) {
+        state.work.pending_bless = None;
+        return Cmd::None;
+    }
+    if !state.analysis().is_some_and(|a| a.sample_name == name) {
+        // Still another sample's result: wait for the next report.
+        return Cmd::None;
+    }
+    state.work.pending_bless = None;
+    if let Some(why) = overlay::bless_refusal(state) {
+        state.ui.note = Some(why);
+        return Cmd::None;
+    }
+    Cmd::ProposeBless(name)
 }
 
 /// What the file watcher says: a change parses everything again (a corpus is scanned again
@@ -276,13 +304,14 @@ pub fn on_report(state: &mut State, report: Report) {
         state.ui.selected_sample = state.session.samples.len().saturating_sub(1);
     }
     let Some(shown) = report.shown else {
-        // A sample that cannot be read at all: never leave another sample's result on screen.
+        // Nothing to show for the selected sample (it cannot be read, or no template ever
+        // loaded): never leave another sample's result on screen.
         let selected = state
             .session
             .samples
             .get(state.ui.selected_sample)
             .map(|e| &e.name);
-        if state.session.sample_error.is_some()
+        if (state.session.sample_error.is_some() || state.session.template_error.is_some())
             && state
                 .analysis()
                 .is_some_and(|a| Some(&a.sample_name) != selected)

@@ -24,8 +24,7 @@ pub(crate) fn show_proposal(state: &mut State, proposal: Result<Proposal, String
     match proposal {
         Err(e) => state.ui.note = Some(e),
         Ok(p) => {
-            let mut lines = vec![OverlayLine::Heading(format!("{}:", p.path.display()))];
-            lines.extend(p.changes.iter().map(|c| OverlayLine::Detail(c.clone())));
+            let mut lines = proposal_lines(&p);
             lines.push(OverlayLine::Heading(String::new()));
             lines.push(OverlayLine::Heading(format!(
                 "{} writes the expected section (the rest of the file stays as it is); {} cancels",
@@ -37,10 +36,48 @@ pub(crate) fn show_proposal(state: &mut State, proposal: Result<Proposal, String
                 lines,
                 scroll: 0,
                 field: None,
-                confirm: Some(Arc::new(p)),
+                confirm: Some(Arc::new(vec![p])),
             });
         }
     }
+}
+
+/// A proposal as overlay lines: the file, then each change; a change of several lines (an
+/// error message with its `Content:`) keeps its line breaks, its further lines indented.
+pub(crate) fn proposal_lines(p: &Proposal) -> Vec<OverlayLine> {
+    let mut lines = vec![OverlayLine::Heading(format!("{}:", p.path.display()))];
+    for change in &p.changes {
+        let mut parts = change.lines();
+        lines.push(OverlayLine::Detail(parts.next().unwrap_or("").to_string()));
+        lines.extend(parts.map(|l| OverlayLine::Detail(format!("  {l}"))));
+    }
+    lines
+}
+
+/// `B`: blesses every sample whose result changed, after a confirmation that lists them; the
+/// results are made on the tooling lane. Refused while the result on screen is stale.
+pub(super) fn bless_all(state: &mut State) {
+    if let Some(why) = bless_refusal(state) {
+        state.ui.note = Some(why);
+        return;
+    }
+    let Some(a) = state.analysis().cloned() else {
+        state.ui.note = Some("nothing to bless yet".into());
+        return;
+    };
+    start_job(state, JobKind::BlessAll, a);
+}
+
+/// Why nothing may be blessed now: the template on disk cannot be used, so every result on
+/// screen is the last good template's (STALE), not what the files say.
+pub(super) fn bless_refusal(state: &State) -> Option<String> {
+    let e = state.session.template_error.as_ref()?;
+    let at = e
+        .position()
+        .unwrap_or_else(|| state.session.template_name.clone());
+    Some(format!(
+        "cannot bless: the template is invalid ({at}), so the result on screen is the last good template's (STALE); fix the template first"
+    ))
 }
 
 /// `?` (or F1): shows the help from the top.
@@ -78,7 +115,7 @@ pub(super) fn on_overlay_action(state: &mut State, action: Action) -> Cmd {
                 state.modes.overlay = None;
                 return Cmd::WriteBless(proposal);
             }
-            Action::Quit | Action::Back | Action::Bless => {
+            Action::Quit | Action::Back | Action::Bless | Action::BlessAll => {
                 state.modes.overlay = None;
                 state.ui.note = Some("not blessed: nothing written".into());
                 return Cmd::None;
@@ -100,6 +137,8 @@ pub(super) fn on_overlay_action(state: &mut State, action: Action) -> Cmd {
         Action::Up => o.scroll = o.scroll.saturating_sub(1),
         Action::PageDown | Action::PlayPause => o.scroll = o.scroll.saturating_add(10),
         Action::PageUp => o.scroll = o.scroll.saturating_sub(10),
+        Action::Top => o.scroll = 0,
+        Action::Bottom => o.scroll = u16::MAX,
         Action::Right | Action::Left if fields > 0 => {
             if let Some(f) = field {
                 let next = if action == Action::Right {
@@ -119,6 +158,11 @@ pub(super) fn on_overlay_action(state: &mut State, action: Action) -> Cmd {
             cancel_job(state);
         }
         _ => {}
+    }
+    // Never past the last row (the view cuts there too).
+    let max = crate::workbench::view::overlay::max_scroll(state);
+    if let Some(o) = state.modes.overlay.as_mut() {
+        o.scroll = o.scroll.min(max);
     }
     Cmd::None
 }
@@ -207,6 +251,7 @@ pub(super) fn cancel_job(state: &mut State) -> bool {
         JobKind::Explain { name, .. } => format!("explanation of {name} cancelled"),
         JobKind::CheckChunkings => "chunking check cancelled".into(),
         JobKind::Portability => "portability check cancelled".into(),
+        JobKind::BlessAll => "bless of every changed sample cancelled: nothing written".into(),
     });
     true
 }
@@ -258,7 +303,7 @@ mod tests {
         show_proposal(&mut state, Ok(proposal()));
         assert_eq!(
             on_action(&mut state, Action::Activate),
-            Cmd::WriteBless(Arc::new(proposal()))
+            Cmd::WriteBless(Arc::new(vec![proposal()]))
         );
         assert!(state.modes.overlay.is_none());
         // A refusal is a note, no overlay.
@@ -440,7 +485,9 @@ mod tests {
         on_action(&mut state, Action::Down);
         on_action(&mut state, Action::PageDown);
         on_action(&mut state, Action::FocusNext);
-        assert_eq!(state.modes.overlay.as_ref().unwrap().scroll, 11);
+        // Scrolled, never past the last row.
+        let max = crate::workbench::view::overlay::max_scroll(&state);
+        assert_eq!(state.modes.overlay.as_ref().unwrap().scroll, 11.min(max));
         on_action(&mut state, Action::Up);
         on_action(&mut state, Action::PageUp);
         assert_eq!(state.modes.overlay.as_ref().unwrap().scroll, 0);

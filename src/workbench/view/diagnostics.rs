@@ -228,7 +228,17 @@ pub fn items(state: &State, width: usize) -> Vec<Item> {
     };
     if let Some(d) = &state.session.template_error {
         let mut lines = diagnostic_lines(d, state, width);
-        lines.push(stale());
+        lines.push(Line::styled(
+            if state.analysis().is_some() {
+                format!(
+                    "  the panes show the selected sample parsed with the last template that loaded, marked STALE ({} refuses until the template is fixed)",
+                    state.ui.keys.hint(crate::workbench::keys::Action::Bless)
+                )
+            } else {
+                "  nothing is parsed until the template loads".to_string()
+            },
+            theme.dim(),
+        ));
         out.push(Item {
             error: true,
             ..item(lines, file_target(d))
@@ -317,8 +327,11 @@ pub fn items(state: &State, width: usize) -> Vec<Item> {
     out
 }
 
-/// The parse error of the sample on screen: where first (it fits a small pane), then the
-/// parser's full message; it points at its place in the text.
+/// The parse error of the sample on screen. A failed transform: the reference's error, the
+/// region and its place, then the template's placeholder (where the mistake is, with a caret)
+/// and what to write; it points at the template. Any other error: where first (it fits a
+/// small pane), named as everywhere (`x.sample:5:14 (generation 1:14)`), the line with a
+/// caret, then the parser's full message; it points at its place in the text.
 fn problem_item(
     state: &State,
     a: &crate::workbench::analysis::Analysis,
@@ -326,31 +339,57 @@ fn problem_item(
     width: usize,
 ) -> Item {
     let theme = &state.ui.theme;
-    let place = match (&p.file_position, p.at) {
-        (Some(fp), _) => fp.clone(),
-        (None, Some(at)) => format!("{} (prefix byte {at})", a.sample_name),
-        (None, None) => a.sample_name.clone(),
-    };
+    let place = p.at.map(|at| crate::workbench::view::raw::place_of(a, at));
+    let named = place
+        .as_ref()
+        .map_or_else(|| a.sample_name.clone(), ToString::to_string);
+    let region = p.region.map(|r| {
+        format!(
+            "region '{}' #{}",
+            a.field_names[a.regions[r].field],
+            crate::workbench::view::region::ordinal(a, r)
+        )
+    });
     let mut lines = Vec::new();
-    match (p.region, &p.in_region) {
-        (Some(r), Some(loc)) => {
-            // Where first (it fits a small pane), then the parser's full message.
-            let g = &a.regions[r];
+    if let Some(note) = &p.template_note {
+        lines.extend(message_lines(
+            Span::styled("error:", theme.error()),
+            &p.error.text(),
+        ));
+        let what = region.unwrap_or_else(|| "the region".into());
+        lines.push(Line::styled(format!("  in {what} at {named}"), theme.dim()));
+        let mut located = diagnostic_lines(note, state, width);
+        // The note's own label line: what the place is.
+        located[0] = Line::from(vec![
+            Span::styled("  cause:", theme.key()),
+            Span::raw(format!(" {}", note.message)),
+        ]);
+        lines.extend(located);
+        return Item {
+            error: true,
+            ..item(lines, file_target(note))
+        };
+    }
+    match (&region, &p.in_region, &place, p.at) {
+        (Some(region), Some(loc), Some(place), Some(at)) => {
             lines.push(error_line(
-                format!(
-                    "parse error in region '{}' #{} (line {}, column {} of its body)",
-                    a.field_names[g.field],
-                    crate::workbench::view::region::ordinal(a, r),
-                    loc.line,
-                    loc.column
-                ),
+                format!("parse error in {region} at {named}"),
                 state,
             ));
-            lines.push(Line::styled(format!("  --> {place}"), theme.dim()));
+            // The offending line as its text has it (the generation's lines are the file's),
+            // numbered with its line in the file (else in its own text).
+            let number = place.file.as_ref().map_or(place.line, |f| f.1);
+            let range = a.line_range(crate::workbench::view::raw::line_of(a, at));
+            let start = if range.start < a.prefix_len && at >= a.prefix_len {
+                a.prefix_len
+            } else {
+                range.start
+            };
+            let column = a.document[start..at].chars().count() + 1;
             lines.extend(source_lines(
-                loc.line,
-                &loc.line_text,
-                loc.column,
+                number,
+                &a.document[start..range.end],
+                column,
                 loc.caret_len,
                 width,
                 theme.error(),
@@ -362,7 +401,7 @@ fn problem_item(
                 Span::styled("error:", theme.error()),
                 &p.error.text(),
             ));
-            lines.push(Line::styled(format!("  --> {place}"), theme.dim()));
+            lines.push(Line::styled(format!("  --> {named}"), theme.dim()));
             if let Some(f) = &p.error.field {
                 lines.push(Line::raw(format!("  in field '{f}'")));
             }

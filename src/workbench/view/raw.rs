@@ -16,6 +16,7 @@ use crate::workbench::search::Search;
 use crate::workbench::state::{Pane, State};
 use crate::workbench::theme::Theme;
 use crate::workbench::view::pane_block;
+use rtbench_tooling::place::{Part, Place, Places};
 
 /// How a character is drawn: its display text and width.
 pub(crate) fn shown_char(c: char) -> (char, usize) {
@@ -326,22 +327,87 @@ pub fn shows_fold(state: &State) -> bool {
     state.analysis().is_some_and(|a| is_folded(state, a))
 }
 
-/// The lines under the text: what the cursor is on and where.
-fn cursor_lines(a: &Analysis, cursor: usize, theme: &Theme, rows: u16) -> Vec<Line<'static>> {
-    let (line, col) = a.line_col(cursor);
+/// Where byte `at` of the document is, named as everywhere (see [`rtbench_tooling::place`]):
+/// in the sample's file, and in the generation's (or prefix's) own text.
+pub(crate) fn place_of(a: &Analysis, at: usize) -> Place {
+    let places = Places::of_sample(&a.sample, &a.sample_name);
+    let (line, col) = a.line_col(at);
+    let in_generation =
+        at > a.prefix_len || (at == a.prefix_len && a.prefix_len < a.document.len());
+    if !in_generation {
+        return places.name(Part::Prefix, line, col);
+    }
+    // The generation's own lines start at the prefix's end.
+    let (pline, pcol) = a.line_col(a.prefix_len);
+    let (gline, gcol) = if line == pline {
+        (1, col + 1 - pcol)
+    } else {
+        (line + 1 - pline, col)
+    };
+    places.name(Part::Generation, gline, gcol)
+}
+
+/// The fullest of `forms` that fits in `width` cells (the last one cut to fit).
+fn fitting(forms: Vec<String>, width: usize) -> String {
+    let last = forms.last().cloned().unwrap_or_default();
+    forms
+        .into_iter()
+        .find(|f| Span::raw(f.as_str()).width() <= width)
+        .unwrap_or_else(|| last.chars().take(width).collect())
+}
+
+/// The lines under the text: what the cursor is on and where (the place as named everywhere,
+/// then byte and code-point offsets in the document, dropped first when the pane is narrow).
+fn cursor_lines(
+    a: &Analysis,
+    cursor: usize,
+    theme: &Theme,
+    rows: u16,
+    width: usize,
+) -> Vec<Line<'static>> {
     let cp = a.chars.chars_at(&a.document, cursor);
     let what = a.describe(cursor);
     let style = a
         .segment_index(cursor)
         .map_or(theme.dim(), |i| segment_style(a, &a.segments[i], theme));
-    let what = Span::styled(what, style.remove_modifier(Modifier::DIM));
-    let at = format!("{line}:{col} · byte {cursor} · cp {cp}");
+    let place = place_of(a, cursor);
+    let file = |f: &str| short_name(f).to_string();
+    let forms = |room: usize| {
+        let full = place.named(file, false);
+        fitting(
+            vec![
+                format!("{full} · byte {cursor} · cp {cp}"),
+                full,
+                place.named(file, true),
+                match &place.file {
+                    Some((name, line, col)) => {
+                        // The name gives way before the line and column do.
+                        let name = short_name(name);
+                        let tail = format!(":{line}:{col}");
+                        let keep = room.saturating_sub(tail.len() + 1);
+                        if name.chars().count() + tail.len() <= room {
+                            format!("{name}{tail}")
+                        } else if keep >= 3 {
+                            format!("{}…{tail}", name.chars().take(keep).collect::<String>())
+                        } else {
+                            format!("{line}:{col}")
+                        }
+                    }
+                    None => place.own(),
+                },
+            ],
+            room,
+        )
+    };
     if rows >= 2 {
-        vec![Line::from(what), Line::styled(at, theme.dim())]
+        let what = Span::styled(what, style.remove_modifier(Modifier::DIM));
+        vec![Line::from(what), Line::styled(forms(width), theme.dim())]
     } else {
+        let room = width.saturating_sub(Span::raw(what.as_str()).width() + 2);
+        let what = Span::styled(what, style.remove_modifier(Modifier::DIM));
         vec![Line::from(vec![
             what,
-            Span::styled(format!("  {at}"), theme.dim()),
+            Span::styled(format!("  {}", forms(room)), theme.dim()),
         ])]
     }
 }
@@ -389,10 +455,10 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
     let text = text_area(area, is_folded(state, a));
     if text.y > area.y + 1 {
         frame.render_widget(
-            Paragraph::new(format!(
-                "▸ {} prompt lines folded ({} shows them)",
+            Paragraph::new(fold_banner(
                 fold_line(a),
-                state.ui.keys.hint(Action::Fold)
+                &state.ui.keys.hint(Action::Fold),
+                usize::from(text.width),
             ))
             .style(state.ui.theme.before_anchor()),
             Rect::new(text.x, text.y - 1, text.width, 1),
@@ -451,10 +517,30 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
     let info = Rect::new(text.x, text.y + text.height, text.width, rows);
     if area.height > 2 + rows {
         frame.render_widget(
-            Paragraph::new(cursor_lines(a, state.ui.cursor, &state.ui.theme, rows)),
+            Paragraph::new(cursor_lines(
+                a,
+                state.ui.cursor,
+                &state.ui.theme,
+                rows,
+                usize::from(text.width),
+            )),
             info,
         );
     }
+}
+
+/// The row that says the prompt is folded, the fullest form that fits `width` (never cut in
+/// the middle of its parenthesis).
+pub(crate) fn fold_banner(lines: usize, key: &str, width: usize) -> String {
+    fitting(
+        vec![
+            format!("▸ {lines} prompt lines folded ({key} shows them)"),
+            format!("▸ {lines} prompt lines folded ({key})"),
+            format!("▸ {lines} lines folded ({key})"),
+            format!("▸ {lines} folded"),
+        ],
+        width,
+    )
 }
 
 /// The first line shown when folded: the line holding the start anchor's cut (0: nothing to

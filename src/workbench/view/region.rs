@@ -91,7 +91,7 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
         }
     }
     let parsed = parsed_column(state, a, g, budget);
-    let third = value_column(state, g, budget);
+    let third = value_column(state, a, g, budget);
     let w = body_area.width / 3;
     let cols = [
         Rect::new(body_area.x, body_area.y, w, body_area.height),
@@ -146,16 +146,22 @@ fn parsed_column(
                 .problem
                 .as_ref()
                 .map_or("failed".to_string(), |p| p.error.text());
-            parsed.push(Line::styled(msg, theme.error()));
+            // A message of several lines (a JSON error and its `Content:`) keeps them.
+            parsed.extend(
+                msg.lines()
+                    .map(|l| Line::styled(l.to_string(), theme.error())),
+            );
         }
         (None, false) => parsed.push(Line::styled("(still open)", theme.dim())),
     }
     parsed
 }
 
-/// Column 3: the transform's output, else the stored value.
+/// Column 3: the transform's output, else the stored value; for a region whose transform
+/// failed (its parsed value is known), the error.
 fn value_column(
     state: &State,
+    a: &Analysis,
     g: &rtbench_tooling::explain::Region,
     budget: usize,
 ) -> Vec<Line<'static>> {
@@ -177,10 +183,18 @@ fn value_column(
         }
         (None, None) => {
             third.push(Line::styled("→ transform", heading(state)));
-            third.push(Line::styled(
-                if failed { "(failed)" } else { "(no value yet)" },
-                theme.dim(),
-            ));
+            match a.problem.as_ref().filter(|_| failed && g.parsed.is_some()) {
+                Some(p) => third.extend(
+                    p.error
+                        .text()
+                        .lines()
+                        .map(|l| Line::styled(l.to_string(), theme.error())),
+                ),
+                None => third.push(Line::styled(
+                    if failed { "(failed)" } else { "(no value yet)" },
+                    theme.dim(),
+                )),
+            }
         }
     }
     third

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::workbench::analysis::Status;
-use crate::workbench::state::{Pane, State};
+use crate::workbench::state::{Pane, SampleEntry, State};
 use crate::workbench::theme::Theme;
 use crate::workbench::view::raw::short_name;
 use crate::workbench::view::{inner, pane_block};
@@ -24,6 +24,34 @@ pub(crate) fn marker(status: &Status, theme: &Theme) -> (&'static str, Style) {
         Status::Unreadable(_) => ("!", theme.error()),
         Status::Unknown => ("?", theme.dim()),
     }
+}
+
+/// What the selected sample's marks mean, under the list: its whole label (`error · 1
+/// warning · unstable under chunking`) when it fits in `width` cells, else each mark with its
+/// meaning (`⚠1 warning ≈ unstable`), cut to fit. `None` without marks.
+pub(crate) fn legend(e: &SampleEntry, width: usize) -> Option<String> {
+    if e.marks(false).is_empty() {
+        return None;
+    }
+    let full = e.label();
+    if full.chars().count() <= width {
+        return Some(full);
+    }
+    let mut parts = Vec::new();
+    if e.warnings > 0 {
+        parts.push(format!(
+            "⚠{} warning{}",
+            e.warnings,
+            if e.warnings == 1 { "" } else { "s" }
+        ));
+    }
+    if e.unstable == Some(true) {
+        parts.push("≈ unstable".to_string());
+    }
+    if let Some(v) = &e.versions {
+        parts.push(format!("{} differs", v.label()));
+    }
+    Some(parts.join(" ").chars().take(width).collect())
 }
 
 /// A corpus: its groups (count and cause, failures first), or the open group's records.
@@ -94,7 +122,16 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
     } else {
         format!(" {}/{n} ", state.ui.selected_sample.min(n - 1) + 1)
     })];
-    frame.render_widget(pane_block(state, Pane::Samples, extra), area);
+    let mut block = pane_block(state, Pane::Samples, extra);
+    if let Some(legend) = state
+        .session
+        .samples
+        .get(state.ui.selected_sample)
+        .and_then(|e| legend(e, usize::from(area.width.saturating_sub(4))))
+    {
+        block = block.title_bottom(Line::styled(format!(" {legend} "), theme.dim()));
+    }
+    frame.render_widget(block, area);
     let body = inner(area);
     let width = usize::from(body.width);
     let lines: Vec<Line<'static>> = if n == 0 {
@@ -110,24 +147,25 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
                 let (mark, style) = marker(&s.status, theme);
                 let name = short_name(&s.name);
                 let n = name.chars().count();
-                // The fullest label that fits beside the whole name (the mark says the status
-                // anyway); warnings, instability and a version difference are never dropped:
-                // the name gives way, and last their marks shrink to one character each.
+                // The fullest label that fits beside the whole name; then the name gives way
+                // to the label. The status word stays (it says what the mark means), and
+                // warnings, instability and a version difference are never dropped: their
+                // marks shrink to one character each, and only last does the word go.
                 let compact = s.marks(false);
                 let tiny = s.marks(true);
-                let short = format!("{} {compact}", s.status.label());
-                let or_status = |marks: &String| {
+                let status = s.status.label();
+                let with = |marks: &String| {
                     if marks.is_empty() {
-                        s.status.label().to_string()
+                        status.to_string()
                     } else {
-                        marks.clone()
+                        format!("{status} {marks}")
                     }
                 };
-                let (status_only, tiny_only) = (or_status(&compact), or_status(&tiny));
-                let label = [s.label(), short, status_only.clone(), tiny_only.clone()]
-                    .into_iter()
-                    .filter(|l| !l.trim().is_empty())
+                let beside = [s.label(), with(&compact), with(&tiny)];
+                let label = beside
+                    .iter()
                     .find(|l| n + l.chars().count() + 3 <= width)
+                    .cloned()
                     .unwrap_or_default();
                 let label_style = if compact.is_empty() {
                     style
@@ -136,8 +174,9 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
                 };
                 let mut spans = vec![Span::styled(format!("{mark} "), style)];
                 let room = width.saturating_sub(2);
-                let gives_way = [status_only, tiny_only]
+                let gives_way = [with(&compact), with(&tiny), compact.clone(), tiny.clone()]
                     .into_iter()
+                    .filter(|l| !l.is_empty())
                     .find(|l| room >= l.chars().count() + 8);
                 let (shown, label) = if !label.is_empty() {
                     (name.to_string(), label)

@@ -73,6 +73,16 @@ impl Field {
     pub fn dirty(&self) -> bool {
         !self.content.is_streamable()
     }
+
+    /// What the field's content parser (`content` with its `content_args`, under `reference`)
+    /// makes of a region's body: the value its transform sees as `content`, before the
+    /// transform and tool coercion. `None` when the body does not parse. For tools that say
+    /// why a transform failed on a region (the parse error carries the body, not the value).
+    pub fn parsed_content(&self, body: &str, reference: Reference) -> Option<Value> {
+        let mut cache = crate::content::PatternCache::default();
+        cache.reference = reference;
+        crate::content::parse_content(Some(body), self.content, &self.content_args, &mut cache).ok()
+    }
 }
 
 impl Template {
