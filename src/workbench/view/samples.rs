@@ -28,7 +28,8 @@ pub(crate) fn marker(status: &Status, theme: &Theme) -> (&'static str, Style) {
 
 /// What the selected sample's marks mean, under the list: its whole label (`error · 1
 /// warning · unstable under chunking`) when it fits in `width` cells, else each mark with its
-/// meaning (`⚠1 warning ≈ unstable`), cut to fit. `None` without marks.
+/// meaning (`⚠1 warning ≈ unstable`, or shorter: `⚠1 warn ≈ unstable`), cut to fit. `None`
+/// without marks.
 pub(crate) fn legend(e: &SampleEntry, width: usize) -> Option<String> {
     if e.marks(false).is_empty() {
         return None;
@@ -37,21 +38,33 @@ pub(crate) fn legend(e: &SampleEntry, width: usize) -> Option<String> {
     if full.chars().count() <= width {
         return Some(full);
     }
-    let mut parts = Vec::new();
-    if e.warnings > 0 {
-        parts.push(format!(
-            "⚠{} warning{}",
-            e.warnings,
-            if e.warnings == 1 { "" } else { "s" }
-        ));
-    }
-    if e.unstable == Some(true) {
-        parts.push("≈ unstable".to_string());
-    }
-    if let Some(v) = &e.versions {
-        parts.push(format!("{} differs", v.label()));
-    }
-    Some(parts.join(" ").chars().take(width).collect())
+    let parts = |long: bool| {
+        let mut parts = Vec::new();
+        if e.warnings > 0 {
+            parts.push(match (long, e.warnings) {
+                (true, 1) => "⚠1 warning".to_string(),
+                (true, n) => format!("⚠{n} warnings"),
+                (false, n) => format!("⚠{n} warn"),
+            });
+        }
+        if e.unstable == Some(true) {
+            parts.push("≈ unstable".to_string());
+        }
+        if let Some(v) = &e.versions {
+            parts.push(if long {
+                format!("{} differs", v.label())
+            } else {
+                v.label()
+            });
+        }
+        parts.join(" ")
+    };
+    let long = parts(true);
+    Some(if long.chars().count() <= width {
+        long
+    } else {
+        parts(false).chars().take(width).collect()
+    })
 }
 
 /// A corpus: its groups (count and cause, failures first), or the open group's records.
