@@ -239,4 +239,57 @@ mod tests {
         assert!(e.contains("changed since it was parsed"), "{e}");
         std::fs::remove_dir_all(&d).unwrap();
     }
+
+    /// Bless-all proposes the samples whose result is not what they expect (not those that
+    /// pass, nor those without an expected section), and writes each one atomically; a file
+    /// changed since it was read is left as it is and said.
+    #[test]
+    fn bless_all_writes_the_changed_samples_and_leaves_a_file_changed_meanwhile() {
+        let d = temp_dir("all");
+        std::fs::write(d.join("template.json"), TEMPLATE).unwrap();
+        let sample = |expected: &str| {
+            format!("--- prefix ---\n<a>\n--- generation ---\nhi\n--- expected ---\n{expected}\n")
+        };
+        let right = sample(r#"{"role": "assistant", "content": "hi"}"#);
+        let wrong = sample(r#"{"role": "assistant", "content": "bye"}"#);
+        std::fs::write(d.join("a.sample"), &right).unwrap();
+        std::fs::write(d.join("b.sample"), &wrong).unwrap();
+        std::fs::write(d.join("c.sample"), &wrong).unwrap();
+        std::fs::write(
+            d.join("d.sample"),
+            "--- prefix ---\n<a>\n--- generation ---\nhi\n",
+        )
+        .unwrap();
+        let inputs = Inputs::from_args(std::slice::from_ref(&d)).unwrap();
+        let template = Template::from_json_str(TEMPLATE).unwrap();
+        let (proposals, refused) = propose_all(&template, &inputs, &Progress::default()).unwrap();
+        assert!(refused.is_empty(), "{refused:?}");
+        let names: Vec<_> = proposals
+            .iter()
+            .map(|p| p.path.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["b.sample", "c.sample"]);
+        // c changes after it was read: only b is written.
+        let edited = wrong.replace("hi", "hello");
+        std::fs::write(d.join("c.sample"), &edited).unwrap();
+        let said = write_all(&proposals);
+        assert!(
+            said.starts_with("blessed 1 sample: b.sample; not written: c.sample ("),
+            "{said}"
+        );
+        // Written as `rtbench test --bless` writes it: it now passes.
+        let b = std::fs::read_to_string(d.join("b.sample")).unwrap();
+        assert!(
+            b.ends_with(
+                "--- expected ---\n{\n  \"role\": \"assistant\",\n  \"content\": \"hi\"\n}\n"
+            ),
+            "{b}"
+        );
+        assert_eq!(std::fs::read_to_string(d.join("c.sample")).unwrap(), edited);
+        // Cancelled: nothing proposed.
+        let cancelled = Progress::default();
+        cancelled.cancel();
+        assert!(propose_all(&template, &inputs, &cancelled).is_none());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
 }

@@ -8,10 +8,11 @@ use std::ops::Range;
 
 use crate::diff::{diff, same_dicts};
 use crate::model::{Model, audit_sample, decoded_sample};
+use crate::place::{Part, Places};
 use crate::sample::{Sample, SampleWarning};
 use rtbench_engine::audit::{Audit, LossKind};
 use rtbench_engine::delimiter::Delimiter;
-use rtbench_engine::diagnostic::{Diagnostic, Location};
+use rtbench_engine::diagnostic::Diagnostic;
 use rtbench_engine::offsets::line_starts;
 use rtbench_engine::parser::parse_response;
 use rtbench_engine::template::Template;
@@ -38,8 +39,13 @@ pub struct Finding {
 /// prompt, earlier turns included, is parsed without it), or the message. Costs a parse of the
 /// older reading, for such files only.
 pub fn layout_message(template: &Template, sample: &Sample, w: &SampleWarning) -> String {
+    layout_note(template, sample, w).0
+}
+
+/// [`layout_message`], and whether it is about the start anchor.
+fn layout_note(template: &Template, sample: &Sample, w: &SampleWarning) -> (String, bool) {
     let Some(old) = &w.old_layout else {
-        return w.message.clone();
+        return (w.message.clone(), false);
     };
     let breaks = "\n".repeat(old.newlines);
     let prefix = sample.prefix.clone().unwrap_or_default();
@@ -57,16 +63,17 @@ pub fn layout_message(template: &Template, sample: &Sample, w: &SampleWarning) -
         && matches!(anchor.last_match_end(&prefix), Ok(None))
         && matches!(anchor.last_match_end(&then_prefix), Ok(Some(_)))
     {
-        return format!(
+        let message = format!(
             "the start anchor {} is not in the prefix as read: the blank line after the prefix is layout, so the prefix ends without the line break the anchor needs, and the whole prompt (earlier turns included) was parsed; write `--- prefix ({option}) ---` if the prompt ends with it (files written for earlier versions of rtbench meant that)",
             anchor.describe()
         );
+        return (message, true);
     }
     let tools = sample.tools.as_ref();
     let now = parse_response(template, Some(&prefix), &sample.generation, tools);
     let then = parse_response(template, Some(&then_prefix), &then_generation, tools);
     let change = match (&now, &then) {
-        (Ok(a), Ok(b)) if same_dicts(a, b) => return w.message.clone(),
+        (Ok(a), Ok(b)) if same_dicts(a, b) => return (w.message.clone(), false),
         (Ok(a), Ok(b)) => diff(&Value::Dict(a.clone()), &Value::Dict(b.clone()))
             .first()
             .map(|d| {
@@ -79,7 +86,7 @@ pub fn layout_message(template: &Template, sample: &Sample, w: &SampleWarning) -
                 )
             })
             .unwrap_or_default(),
-        (Err(a), Err(b)) if a.text() == b.text() => return w.message.clone(),
+        (Err(a), Err(b)) if a.text() == b.text() => return (w.message.clone(), false),
         (Err(a), Err(b)) => format!("{} as read, {} with it", a.text(), b.text()),
         (Ok(_), Err(e)) => format!("with it the parse fails ({})", e.text()),
         (Err(e), Ok(_)) => format!(
@@ -87,7 +94,10 @@ pub fn layout_message(template: &Template, sample: &Sample, w: &SampleWarning) -
             e.text()
         ),
     };
-    format!("{}; it changes the message: {change}", w.message)
+    (
+        format!("{}; it changes the message: {change}", w.message),
+        false,
+    )
 }
 
 /// Where a document range lies in the sample file, when it lies in a section of it.
@@ -141,10 +151,15 @@ pub fn sample_findings(
     } else {
         line_starts(file_text)
     };
+    // A blank line that cost the start anchor its line break says so itself, with the header
+    // to write: the anchor's own warning would only repeat it.
+    let mut explains_anchor = false;
     let mut out: Vec<Finding> = sample
         .warnings
         .iter()
         .map(|w| {
+            let (message, anchor) = layout_note(template, sample, w);
+            explains_anchor |= anchor;
             let line_start = line_starts.get(w.line - 1).copied().unwrap_or(0);
             // The column counts characters of the line.
             let at = file_text[line_start..]
@@ -152,7 +167,7 @@ pub fn sample_findings(
                 .nth(w.column.saturating_sub(1))
                 .map_or(file_text.len(), |(i, _)| line_start + i);
             Finding {
-                diagnostic: Diagnostic::warning(layout_message(template, sample, w))
+                diagnostic: Diagnostic::warning(message)
                     .in_file(name)
                     .at(file_text, at..at),
                 kind: None,
@@ -161,7 +176,9 @@ pub fn sample_findings(
             }
         })
         .collect();
-    out.extend(anchor_finding(template, source, sample, name, file_text));
+    if !explains_anchor {
+        out.extend(anchor_finding(template, source, sample, name));
+    }
     for loss in &audit.losses {
         // A generation declared cut off leaves its last region open on purpose.
         if sample.truncated && loss.kind == LossKind::Unclosed {
@@ -200,7 +217,6 @@ fn anchor_finding(
     source: Option<&TemplateSource>,
     sample: &Sample,
     name: &str,
-    file_text: &str,
 ) -> Option<Finding> {
     if !anchor_not_found(template, sample) {
         return None;
@@ -212,12 +228,10 @@ fn anchor_finding(
          regions of earlier turns (a tool call, an answer) become this message's",
         anchor.describe()
     );
-    message.push_str(
-        &match closest_to_anchor(anchor, prefix, sample, name, file_text) {
-            Some(closest) => format!("; the closest text in the prefix: {closest}"),
-            None => "; no text in the prefix begins like it".to_string(),
-        },
-    );
+    message.push_str(&match closest_to_anchor(anchor, prefix, sample, name) {
+        Some(closest) => format!("; the closest text in the prefix: {closest}"),
+        None => "; no text in the prefix begins like it".to_string(),
+    });
     let help = format!(
         "make the anchor match the end of the prompt the chat template writes, or fix the prefix of {name}"
     );
@@ -249,7 +263,6 @@ fn closest_to_anchor(
     prefix: &str,
     sample: &Sample,
     name: &str,
-    file_text: &str,
 ) -> Option<String> {
     let near = anchor
         .nearest_partial(prefix, 4096)
@@ -265,18 +278,11 @@ fn closest_to_anchor(
             .map_or(near.clone(), |at| at..at + near.len()),
         Delimiter::Pattern(_) => near,
     };
-    let place = match in_file(sample, file_text, &near) {
-        Some(at) => {
-            let loc = Location::new(file_text, at);
-            format!("{name}:{}:{}", loc.line, loc.column)
-        }
-        None => {
-            let before = &prefix[..near.start];
-            let line = before.matches('\n').count() + 1;
-            let col = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
-            format!("prefix line {line}:{col}")
-        }
-    };
+    // Named as every place is (`x.sample:4:7 (prefix 1:7)`, or `prefix 1:7` in no file).
+    let before = &prefix[..near.start];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    let place = Places::of_sample(sample, name).name(Part::Prefix, line, col);
     let stop = match prefix[near.end..].chars().next() {
         Some(c) => format!(
             "then {} did not fit",
@@ -298,4 +304,79 @@ fn closest_to_anchor(
         ));
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample::parse_sample;
+    use std::path::Path;
+
+    /// MiniMax-style turns: the anchor needs the line break after `]~b]ai`.
+    const TEMPLATE: &str = r#"{"defaults": {"role": "assistant"}, "start_anchor": "]~b]ai\n",
+        "fields": {"thinking": {"open": "<think>", "close": "</think>"}, "content": {"close": "[e~["}}}"#;
+
+    fn findings(text: &str) -> Vec<String> {
+        findings_with(TEMPLATE, text)
+    }
+
+    fn findings_with(template: &str, text: &str) -> Vec<String> {
+        let t = Template::from_json_str(template).unwrap();
+        let s = parse_sample(Path::new("x.sample"), text).unwrap();
+        let (_, found) = sample_findings(&t, None, &s, "x.sample", text, None);
+        // The file's own warnings (not the parse's losses).
+        found
+            .iter()
+            .filter(|f| f.kind.is_none())
+            .map(|f| {
+                format!(
+                    "{}: {}",
+                    f.diagnostic.position().unwrap_or_default(),
+                    f.diagnostic.message
+                )
+            })
+            .collect()
+    }
+
+    /// A blank line before the next header is layout: where the start anchor needed the line
+    /// break it stood for, the warning says so (the whole prompt was parsed), at the place in
+    /// the header where the option goes.
+    #[test]
+    fn a_blank_line_the_start_anchor_needed_is_said_at_the_header() {
+        let text = "--- prefix ---\n]~b]user\nHi![e~[\n]~b]ai\n\n--- generation ---\nHello![e~[\n";
+        let found = findings(text);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(
+            found[0],
+            "x.sample:1:11: the start anchor ']~b]ai\\n' is not in the prefix as read: the blank line after the prefix is layout, so the prefix ends without the line break the anchor needs, and the whole prompt (earlier turns included) was parsed; write `--- prefix (ends with newline) ---` if the prompt ends with it (files written for earlier versions of rtbench meant that)"
+        );
+        // Written as meant, nothing to say.
+        let fixed = text.replace("--- prefix ---", "--- prefix (ends with newline) ---");
+        assert!(findings(&fixed).is_empty(), "{:?}", findings(&fixed));
+    }
+
+    /// A blank line whose line break would change the message says how.
+    #[test]
+    fn a_blank_line_that_changes_the_message_says_how() {
+        // An anchor without the line break: the prefix needs none.
+        let template = TEMPLATE.replace("]~b]ai\\n", "]~b]ai");
+        let findings = |text: &str| findings_with(&template, text);
+        let text = "--- prefix ---\n]~b]ai\n--- generation ---\n<think>hm</think>Hi[e~[\n\n--- note ---\nn\n";
+        let found = findings(text);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with("x.sample:3:15: the blank line after the generation is layout"),
+            "{found:?}"
+        );
+        assert!(
+            found[0]
+                .ends_with("; it changes the message: $.content: 'Hi' as read, nothing with it"),
+            "{found:?}"
+        );
+        // A blank line that changes nothing is the plain warning.
+        let same = "--- prefix ---\n]~b]ai\n--- generation ---\nHi\n\n--- note ---\nn\n";
+        let found = findings(same);
+        assert_eq!(found.len(), 1);
+        assert!(!found[0].contains("it changes"), "{found:?}");
+    }
 }

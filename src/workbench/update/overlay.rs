@@ -282,6 +282,25 @@ mod tests {
         }
     }
 
+    /// A change of several lines (an error with its `Content:`) keeps its line breaks.
+    #[test]
+    fn a_multi_line_change_is_shown_on_several_lines() {
+        let mut p = proposal();
+        p.changes = vec![
+            "the sample will expect the error: ValueError: json parser could not parse region as JSON.\nContent: '{oops'\nError: Expecting value".into(),
+        ];
+        let lines: Vec<String> = proposal_lines(&p).iter().map(OverlayLine::text).collect();
+        assert_eq!(
+            lines,
+            [
+                "a.sample:",
+                "  the sample will expect the error: ValueError: json parser could not parse region as JSON.",
+                "    Content: '{oops'",
+                "    Error: Expecting value",
+            ]
+        );
+    }
+
     #[test]
     fn a_bless_is_written_only_on_enter() {
         let mut state = loaded(0, (80, 24));

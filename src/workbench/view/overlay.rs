@@ -130,6 +130,60 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
 #[cfg(test)]
 mod tests {
     use super::wrap;
+    use crate::workbench::protocol::{Overlay, OverlayLine};
+    use crate::workbench::update::testing::loaded;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    fn screen(state: &crate::workbench::state::State) -> String {
+        let mut t = Terminal::new(TestBackend::new(state.ui.size.0, state.ui.size.1)).unwrap();
+        t.draw(|f| crate::workbench::view::draw(f, state)).unwrap();
+        let buf = t.backend().buffer();
+        (0..state.ui.size.1)
+            .map(|y| {
+                (0..state.ui.size.0)
+                    .map(|x| buf[(x, y)].symbol().to_string())
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Lines whose long words wrap early take more rows than their length says: the overlay
+    /// is as tall as the rows drawn, so its last line shows, and a text taller than the screen
+    /// says how much is below and scrolls to its end.
+    #[test]
+    fn the_last_line_shows_at_80x24() {
+        let mut state = loaded(0, (80, 24));
+        let word = "w".repeat(40);
+        let line = |i: usize| OverlayLine::Detail(format!("{i} {word} {word} {word}"));
+        let overlay = |n: usize| Overlay {
+            title: "check".into(),
+            lines: (0..n)
+                .map(line)
+                .chain([OverlayLine::Heading("the end".into())])
+                .collect(),
+            scroll: 0,
+            field: None,
+            confirm: None,
+        };
+        // Three rows each (the words do not share a row): 6 lines and the last fit.
+        state.modes.overlay = Some(overlay(6));
+        let text = screen(&state);
+        assert!(text.contains("the end"), "{text}");
+        assert!(!text.contains("more line"), "{text}");
+        // Taller than the screen: said, and Bottom reaches the end.
+        state.modes.overlay = Some(overlay(12));
+        let text = screen(&state);
+        assert!(!text.contains("the end"), "{text}");
+        assert!(text.contains("↓ 17 more lines (j)"), "{text}");
+        crate::workbench::update::on_action(&mut state, crate::workbench::keys::Action::Bottom);
+        let text = screen(&state);
+        assert!(
+            text.contains("the end") && !text.contains("more line"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn lines_wrap_at_spaces_with_a_hanging_indent() {

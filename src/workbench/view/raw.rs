@@ -559,3 +559,20 @@ pub(crate) fn is_folded(state: &State, a: &Analysis) -> bool {
 }
 
 pub(crate) use crate::workbench::analysis::short_name;
+
+#[cfg(test)]
+mod tests {
+    use super::fold_banner;
+
+    /// The folded-prompt row shortens to fit, never cut inside its parenthesis.
+    #[test]
+    fn the_fold_row_fits_its_pane() {
+        assert_eq!(
+            fold_banner(13, "f", 60),
+            "▸ 13 prompt lines folded (f shows them)"
+        );
+        assert_eq!(fold_banner(13, "f", 38), "▸ 13 prompt lines folded (f)");
+        assert_eq!(fold_banner(13, "f", 22), "▸ 13 lines folded (f)");
+        assert_eq!(fold_banner(13, "f", 14), "▸ 13 folded");
+    }
+}

@@ -183,7 +183,11 @@ fn value_column(
         }
         (None, None) => {
             third.push(Line::styled("→ transform", heading(state)));
-            match a.problem.as_ref().filter(|_| failed && g.parsed.is_some()) {
+            match a
+                .problem
+                .as_ref()
+                .filter(|_| failed && g.parsed().is_some())
+            {
                 Some(p) => third.extend(
                     p.error
                         .text()
