@@ -376,7 +376,7 @@ pub(crate) fn analyze_with_model(
     let matched_fields = matched_fields(template, &regions);
     let mut warnings = sample_warnings(template, sample, name, &matched_fields);
     let unmatched = if document.len() <= EXPLAIN_LIMIT {
-        unmatched_explanations(template, sample, &matched_fields)
+        unmatched_explanations(template, sample, name, &matched_fields)
     } else {
         Vec::new()
     };
@@ -528,6 +528,7 @@ fn sample_warnings(
 fn unmatched_explanations(
     template: &Template,
     sample: &Sample,
+    name: &str,
     matched_fields: &[bool],
 ) -> Vec<(String, Vec<String>)> {
     let prefix = sample.prefix.as_deref().unwrap_or("");
@@ -543,8 +544,10 @@ fn unmatched_explanations(
             sample.tools.as_ref(),
             &f.name,
         ) {
-            // The first line restates the delimiters; the rest says why.
-            unmatched.push((f.name.clone(), e.lines()));
+            // The first line restates the delimiters; the rest says why (places named in the
+            // sample file, as everywhere).
+            let places = rtbench_tooling::place::Places::of_sample(sample, name);
+            unmatched.push((f.name.clone(), e.with_places(places).lines()));
         }
     }
     unmatched

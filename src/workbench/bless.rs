@@ -37,7 +37,7 @@ pub(crate) fn propose(a: &Analysis) -> Result<Proposal, String> {
         Status::Ok => {
             return Err(format!(
                 "nothing to bless: {} already expects this result",
-                a.sample_name
+                crate::workbench::analysis::short_name(&a.sample_name)
             ));
         }
         Status::Unreadable(e) => return Err(format!("cannot bless: {e}")),

@@ -69,10 +69,20 @@ pub fn transform_note(
             if let Some(inner) = spec.and_then(|t| find_string(t, &format!("{{{path}}}"))) {
                 at.extend(inner);
             }
+            let help = placeholder_help(field, path, parsed.as_ref());
+            // A misspelt name: the nearest name in scope first.
+            let root = path.split('.').next().unwrap_or(path);
+            let help = match nearest(root, &available(&error.message)) {
+                Some(near) if !help.contains("transform_each") => {
+                    let fixed = path.replacen(root, &near, 1);
+                    format!("did you mean `{{{fixed}}}`? ({help})")
+                }
+                _ => help,
+            };
             (
                 format!("the placeholder '{{{path}}}' in the transform of field '{name}'"),
                 at,
-                placeholder_help(field, path, parsed.as_ref()),
+                help,
             )
         }
         Cause::Each => {
@@ -155,6 +165,35 @@ fn parsed_content(field: &Field, body: &str, template: &Template) -> Option<Valu
         .run(|| field.parsed_content(body, template.reference()))
 }
 
+/// The names in scope a `KeyError` lists: `Available: ['content', 'name']`.
+fn available(message: &str) -> Vec<String> {
+    let Some(at) = message.find("Available: [") else {
+        return Vec::new();
+    };
+    let rest = &message[at + "Available: [".len()..];
+    let list = rest.split(']').next().unwrap_or("");
+    list.split(", ")
+        .map(|n| n.trim_matches(['\'', '"']).to_string())
+        .filter(|n| !n.is_empty())
+        .collect()
+}
+
+/// The name of `names` closest to `wrong`, if it is close enough to be a likely typo.
+fn nearest(wrong: &str, names: &[String]) -> Option<String> {
+    let (d, n) = names
+        .iter()
+        .filter(|n| *n != wrong)
+        .map(|n| {
+            (
+                strsim::damerau_levenshtein(&wrong.to_lowercase(), &n.to_lowercase()),
+                n,
+            )
+        })
+        .min()?;
+    let limit = (wrong.chars().count().max(n.chars().count()) / 3).max(2);
+    (d <= limit).then(|| n.clone())
+}
+
 /// `` `a`, `b` and `c` `` (sorted).
 fn names(keys: impl IntoIterator<Item = impl AsRef<str>>) -> String {
     let mut keys: Vec<String> = keys.into_iter().map(|k| k.as_ref().to_string()).collect();
@@ -207,7 +246,7 @@ fn placeholder_help(field: &Field, path: &str, parsed: Option<&Value>) -> String
             "the parsed content is an object with keys {}: write `{{content.{path}}}` to take its `{root}`",
             names(d.keys())
         ),
-        Some(Value::Dict(d)) if root == "content" => format!(
+        Some(Value::Dict(d)) => format!(
             "the parsed content is an object with keys {}",
             names(d.keys())
         ),
@@ -333,6 +372,27 @@ mod tests {
                 "the parsed content is one object (keys `name`), not a list: remove \"transform_each\""
             ),
             "{d:?}"
+        );
+    }
+
+    #[test]
+    fn a_misspelt_capture_name_is_corrected() {
+        let typo = r#"{
+  "start_anchor": "<a>",
+  "fields": {
+    "tool_calls": {
+      "open_pattern": "<call name=(?P<name>\\w+)>",
+      "close": "</call>",
+      "content": "json",
+      "transform": {"name": "{nmae}", "arguments": "{content}"}
+    }
+  }
+}"#;
+        let d = failed(typo, r#"<call name=f>{"x": 1}</call>"#).unwrap();
+        assert_eq!(d.position().as_deref(), Some("t.json:8:29"));
+        assert_eq!(
+            d.help.as_deref(),
+            Some("did you mean `{name}`? (the parsed content is an object with keys `x`)")
         );
     }
 
