@@ -132,7 +132,7 @@ fn a_start_anchor_no_prefix_contains_is_a_lint_warning_at_its_key() {
     assert_eq!(code(&o), 1, "{}{}", out(&o), err(&o));
     assert_eq!(
         out(&o),
-        r#"warning: start anchor '<|assistant|>\n\n' is not found in the prefix of ./after.sample, so the whole prefix was parsed: regions of earlier turns (a tool call, an answer) become this message's; the closest text in the prefix: '<|assistant|>\n' at ./after.sample:12:1 (14 characters of the anchor matched, then the prefix ended)
+        r#"warning: start anchor '<|assistant|>\n\n' is not found in the prefix of ./after.sample, so the whole prefix was parsed: regions of earlier turns (a tool call, an answer) become this message's; the closest text in the prefix: '<|assistant|>\n' at ./after.sample:12:1 (prefix 11:1) (14 characters of the anchor matched, then the prefix ended)
  --> ./template.json:2:19
   |
 2 |   "start_anchor": "<|assistant|>\n\n",
@@ -171,7 +171,7 @@ fn a_start_anchor_no_prefix_contains_is_a_lint_warning_at_its_key() {
     let o = s.run(&["lint", "--template", ".", "."]);
     assert_eq!(code(&o), 0);
     assert!(
-        out(&o).contains("the closest text in the prefix: '<|assistant|>\\n' at ./after.sample:4:1 (14 characters of the anchor matched, then '<' did not fit); the pattern's element '\\\\n' could not match there\n --> ./template.json:2:27"),
+        out(&o).contains("the closest text in the prefix: '<|assistant|>\\n' at ./after.sample:4:1 (prefix 3:1) (14 characters of the anchor matched, then '<' did not fit); the pattern's element '\\\\n' could not match there\n --> ./template.json:2:27"),
         "{}",
         out(&o)
     );
@@ -503,70 +503,4 @@ fn a_dry_run_bless_shows_the_section_it_would_write() {
 "#
     );
     assert_eq!(s.read("call.sample"), bare);
-}
-
-/// The README's way to drop wrapper text: its template is the one under tests/data/wrapper,
-/// whose expected sections the reference wrote, and it passes `test`, `lint --deny-warnings`
-/// and the chunking check on each sample.
-#[test]
-fn the_readme_drops_wrapper_text_with_a_delimiter() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = root.join("tests/data/wrapper");
-    let template = std::fs::read_to_string(dir.join("template.json")).unwrap();
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    assert!(
-        readme.contains(&format!("```json\n{template}```")),
-        "the README shows tests/data/wrapper/template.json as it is"
-    );
-    let d = dir.to_str().unwrap();
-    let o = rtbench(&["test", d]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stdout)
-    );
-    let o = rtbench(&["lint", "--deny-warnings", "--template", d, d]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    for sample in ["fenced.sample", "plain.sample"] {
-        let s = dir.join(sample);
-        let o = rtbench(&["chunks", "--template", d, s.to_str().unwrap()]);
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&o.stdout)
-        );
-    }
-    // The fence is in no value: both give the same message.
-    let parse = |s: &str| {
-        let s = dir.join(s);
-        rtbench(&["parse", "--template", d, s.to_str().unwrap()]).stdout
-    };
-    assert_eq!(parse("fenced.sample"), parse("plain.sample"));
-}
-
-/// The sample library's "Adding a sample" example reads as it says: its prefix ends with the
-/// line break ChatML's anchor needs, and nothing is warned about.
-#[test]
-fn the_sample_librarys_example_reads_as_documented() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let doc = std::fs::read_to_string(root.join("samples/README.md")).unwrap();
-    let start = doc.find("   ```text\n").expect("the example") + "   ```text\n".len();
-    let end = start + doc[start..].find("   ```").unwrap();
-    let example: String = doc[start..end]
-        .lines()
-        .map(|l| format!("{}\n", l.strip_prefix("   ").unwrap_or(l)))
-        .collect();
-    let s = rtbench_tooling::sample::parse_sample(Path::new("x.sample"), &example).unwrap();
-    assert_eq!(
-        s.prefix.as_deref(),
-        Some("<|im_start|>user\nHi!<|im_end|>\n<|im_start|>assistant\n")
-    );
-    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
 }

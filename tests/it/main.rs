@@ -35,5 +35,6 @@ mod replay;
 mod samples;
 mod scaffold;
 mod schema;
+mod trial;
 mod workbench;
 mod workbench_fuzz;
