@@ -293,6 +293,7 @@ fn the_analysis_of_many_small_regions_holds_no_step_that_is_the_value_itself() {
         syntect_theme: "base16-ocean.dark".into(),
         no_color: false,
         reference: rtbench_engine::Reference::NEWEST,
+        fallback: None,
     };
     let baseline = reset_peak();
     let report = worker::compute(&inputs, &req);

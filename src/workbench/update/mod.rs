@@ -124,7 +124,7 @@ fn pending_bless(state: &mut State) -> Cmd {
         state.work.pending_bless = None;
         return Cmd::None;
     }
-    if !state.analysis().is_some_and(|a| a.sample_name == name) {
+    if state.analysis().is_none_or(|a| a.sample_name != name) {
         // Still another sample's result: wait for the next report.
         return Cmd::None;
     }
