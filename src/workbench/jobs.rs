@@ -98,6 +98,18 @@ impl Job {
     }
 }
 
+/// A proposal as overlay lines: the file, then each change; a change of several lines (an
+/// error message with its `Content:`) keeps its line breaks, its further lines indented.
+pub(crate) fn proposal_lines(p: &crate::workbench::bless::Proposal) -> Vec<OverlayLine> {
+    let mut lines = vec![OverlayLine::Heading(format!("{}:", p.path.display()))];
+    for change in &p.changes {
+        let mut parts = change.lines();
+        lines.push(OverlayLine::Detail(parts.next().unwrap_or("").to_string()));
+        lines.extend(parts.map(|l| OverlayLine::Detail(format!("  {l}"))));
+    }
+    lines
+}
+
 /// The confirmation of a bless of every sample whose result changed: the list, each with how
 /// it changes, then what Enter writes. The template is the one on screen.
 fn bless_all(a: &Analysis, inputs: Option<&Inputs>, progress: &Progress) -> Overlay {
@@ -118,7 +130,7 @@ fn bless_all(a: &Analysis, inputs: Option<&Inputs>, progress: &Progress) -> Over
     };
     let mut lines = Vec::new();
     for p in &proposals {
-        lines.extend(crate::workbench::update::proposal_lines(p));
+        lines.extend(proposal_lines(p));
     }
     if !refused.is_empty() {
         lines.push(OverlayLine::Heading("left out:".into()));

@@ -38,7 +38,7 @@ use crate::workbench::watch::WatchEvent;
 use crossterm::event::Event;
 
 pub use mouse::on_mouse;
-pub(crate) use overlay::{proposal_lines, show_proposal};
+pub(crate) use overlay::show_proposal;
 pub use prompt::on_prompt_key;
 
 /// How often the spinner turns while a job runs.

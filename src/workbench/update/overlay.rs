@@ -24,7 +24,7 @@ pub(crate) fn show_proposal(state: &mut State, proposal: Result<Proposal, String
     match proposal {
         Err(e) => state.ui.note = Some(e),
         Ok(p) => {
-            let mut lines = proposal_lines(&p);
+            let mut lines = crate::workbench::jobs::proposal_lines(&p);
             lines.push(OverlayLine::Heading(String::new()));
             lines.push(OverlayLine::Heading(format!(
                 "{} writes the expected section (the rest of the file stays as it is); {} cancels",
@@ -40,18 +40,6 @@ pub(crate) fn show_proposal(state: &mut State, proposal: Result<Proposal, String
             });
         }
     }
-}
-
-/// A proposal as overlay lines: the file, then each change; a change of several lines (an
-/// error message with its `Content:`) keeps its line breaks, its further lines indented.
-pub(crate) fn proposal_lines(p: &Proposal) -> Vec<OverlayLine> {
-    let mut lines = vec![OverlayLine::Heading(format!("{}:", p.path.display()))];
-    for change in &p.changes {
-        let mut parts = change.lines();
-        lines.push(OverlayLine::Detail(parts.next().unwrap_or("").to_string()));
-        lines.extend(parts.map(|l| OverlayLine::Detail(format!("  {l}"))));
-    }
-    lines
 }
 
 /// `B`: blesses every sample whose result changed, after a confirmation that lists them; the
@@ -289,7 +277,10 @@ mod tests {
         p.changes = vec![
             "the sample will expect the error: ValueError: json parser could not parse region as JSON.\nContent: '{oops'\nError: Expecting value".into(),
         ];
-        let lines: Vec<String> = proposal_lines(&p).iter().map(OverlayLine::text).collect();
+        let lines: Vec<String> = crate::workbench::jobs::proposal_lines(&p)
+            .iter()
+            .map(OverlayLine::text)
+            .collect();
         assert_eq!(
             lines,
             [
