@@ -538,10 +538,6 @@ pub(crate) const HELP: &[HelpRow] = {
             &[Bless],
             "bless: write the current message as the sample's expected one (asks first)",
         ),
-        row(
-            &[BlessAll],
-            "bless every sample whose result changed (lists them, asks first)",
-        ),
         row(&[Narrower, Wider], "raw pane narrower / wider"),
         row(&[Taller, Shorter], "bottom row taller / shorter"),
         row(&[Reload], "re-read the files now"),
@@ -564,6 +560,10 @@ pub(crate) const HELP: &[HelpRow] = {
         row(
             &[SwitchReference],
             "parse under the other reference version (5.24 / 5.25)",
+        ),
+        row(
+            &[BlessAll],
+            "bless every changed sample (lists them, asks first)",
         ),
         row(&[Replay], "stream replay of the sample: on / off"),
         replay_row(&[Left, Right], "one step back / forward (PgUp PgDn: 10)"),

@@ -3,7 +3,7 @@
 # of tests/data/corpus (1,057 records of JSON Lines) and checks the screen at each stage:
 #   1. the samples pane lists the records grouped by cause, failures first, with the count;
 #   2. the samples pane has the focus, and Enter opens the biggest group and shows its first record (read from its line alone),
-#      with the record's error located at its line of the corpus file;
+#      with the record's error located at its line of the corpus file and in its generation;
 #   3. moving down reads and shows the next record of the group;
 #   4. Esc goes back to the groups and never quits; q quits.
 # Usage: tests/e2e/corpus.sh   (RTBENCH=path/to/rtbench to skip the build; SIZE=80x24 to resize)
@@ -26,11 +26,13 @@ ok "the records are grouped by cause, the biggest failure first"
 keys Enter
 wait_for "logs.jsonl:49"
 wait_for "parse error"
-wait_for "logs.jsonl:49:1:173"
+wait_for "$dir/logs.jsonl:49"
+wait_for "(generation 4:88)"
 ok "Enter opens the group's first record, its error located in the corpus file"
 
 keys Down
-wait_for "logs.jsonl:72:1:355"
+wait_for "$dir/logs.jsonl:72"
+wait_for "(generation 6:76)"
 ok "the next record of the group is read and shown"
 
 keys Escape

@@ -9,7 +9,9 @@
 //!   `x.sample:23:27 (generation 6:20)`, `x.sample:3:5 (prefix 2:5)`;
 //! - text that lives in no file (a prefix given as `--prefix S` or rendered from a
 //!   conversation, a generation decoded from token ids) by its own position alone:
-//!   `generation 6:20`, `prefix 1:3`.
+//!   `generation 6:20`, `prefix 1:3`;
+//! - a corpus record's text, a JSON string inside one line of the corpus (its lines and columns
+//!   are not the file's), by the record and its own position: `logs.jsonl:49 (generation 4:88)`.
 //!
 //! Lines are 1-based and columns count characters from 1; the token-id decoder's defusing
 //! markers, which take no cell on screen, are not counted.
@@ -28,6 +30,9 @@ pub struct TextFile {
     pub line: usize,
     /// Whether the file holds this text alone (its own position then adds nothing).
     pub whole: bool,
+    /// The text is a string inside one line of the file (a corpus record, `name` is
+    /// `file:line`): the text's lines are not the file's.
+    pub record: bool,
 }
 
 impl TextFile {
@@ -37,6 +42,7 @@ impl TextFile {
             name: name.into(),
             line: 1,
             whole: true,
+            record: false,
         }
     }
 }
@@ -80,6 +86,8 @@ pub struct Place {
     pub column: usize,
     /// The file, its 1-based line and column, when the text lives in a file.
     pub file: Option<(String, usize, usize)>,
+    /// The corpus record (`file:line`) the text is a string of, when it is one.
+    pub record: Option<String>,
     /// Whether the file holds this text alone.
     whole: bool,
 }
@@ -109,10 +117,13 @@ impl Place {
         } else {
             self.own()
         };
-        match &self.file {
-            Some((file, line, column)) if self.whole => format!("{}:{line}:{column}", name(file)),
-            Some((file, line, column)) => format!("{}:{line}:{column} ({own})", name(file)),
-            None => own,
+        match (&self.file, &self.record) {
+            (Some((file, line, column)), _) if self.whole => {
+                format!("{}:{line}:{column}", name(file))
+            }
+            (Some((file, line, column)), _) => format!("{}:{line}:{column} ({own})", name(file)),
+            (None, Some(record)) => format!("{} ({own})", name(record)),
+            (None, None) => own,
         }
     }
 }
@@ -131,10 +142,16 @@ impl Places {
     /// file.
     pub fn of_sample(sample: &Sample, name: &str) -> Places {
         let is_sample = sample.path.extension().is_some_and(|e| e == EXTENSION);
+        // A corpus record is named `file:line` (its line of the corpus).
+        let record = !is_sample
+            && name
+                .rsplit_once(':')
+                .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
         let generation = sample.model.generation_ids.is_none().then(|| TextFile {
             name: name.to_string(),
             line: sample.generation_line,
             whole: !is_sample,
+            record,
         });
         let prefix = sample
             .prefix_line
@@ -143,6 +160,7 @@ impl Places {
                 name: name.to_string(),
                 line,
                 whole: false,
+                record: false,
             });
         Places { prefix, generation }
     }
@@ -170,12 +188,16 @@ impl Places {
             Part::Prefix => self.prefix.as_ref(),
             Part::Generation => self.generation.as_ref(),
         };
+        let record = file.filter(|f| f.record);
         Place {
             part,
             line,
             column,
             whole: file.is_some_and(|f| f.whole),
-            file: file.map(|f| (f.name.clone(), f.line + line - 1, column)),
+            record: record.map(|f| f.name.clone()),
+            file: file
+                .filter(|f| !f.record)
+                .map(|f| (f.name.clone(), f.line + line - 1, column)),
         }
     }
 }
@@ -234,6 +256,16 @@ mod tests {
                 .place(&marked, 0, marked.find('x').unwrap())
                 .own(),
             "generation 1:4"
+        );
+    }
+
+    #[test]
+    fn a_corpus_record_is_named_with_the_texts_own_position() {
+        let s = Sample::bare(std::path::Path::new("logs.jsonl:49"), "a\nbc".into());
+        let places = Places::of_sample(&s, "logs.jsonl:49");
+        assert_eq!(
+            places.place("a\nbc", 0, 3).to_string(),
+            "logs.jsonl:49 (generation 2:2)"
         );
     }
 
