@@ -536,6 +536,13 @@ fn placeholders(f: &rtbench_engine::Field, spec: Option<&Value>, out: &mut Vec<T
             "placeholders see the open/close patterns' named groups and `content`"
         };
         let suggestion = closest(&root, names.iter().map(String::as_str));
+        let mut help = did_you_mean(suggestion, &names);
+        if !f.transform_each && suggestion.is_none() {
+            // The name may be a key of each element of a parsed list.
+            help.push_str(&format!(
+                "; if the parsed content is a list of objects with a `{root}` key, add \"transform_each\": true to transform each of them"
+            ));
+        }
         out.push(
             TemplateError::new(
                 format!(
@@ -545,7 +552,7 @@ fn placeholders(f: &rtbench_engine::Field, spec: Option<&Value>, out: &mut Vec<T
                 path,
                 Target::Value,
             )
-            .help(did_you_mean(suggestion, &names)),
+            .help(help),
         );
     }
 }
@@ -1360,6 +1367,32 @@ mod tests {
         assert!(found[0].contains("'{nmae}'") && found[0].contains("did you mean `name`?"));
         assert!(found[1].starts_with("10:85 "), "{}", found[1]);
         assert!(found[1].contains("'{contnet}'") && found[1].contains("did you mean `content`?"));
+    }
+
+    #[test]
+    fn a_placeholder_like_no_name_hints_at_transform_each() {
+        // `{name}` of each parsed call, written without transform_each: no near name, so the
+        // hint says what the placeholder probably meant.
+        let t = r#"{
+  "start_anchor": "A:",
+  "fields": {
+    "tool_calls": {"open": "<c>", "close": "</c>", "content": "json",
+      "transform": {"function": {"name": "{name}", "arguments": "{content}"}}}
+  }
+}"#;
+        let found = only(t, "placeholder");
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(
+            found[0].contains("use one of: `content`; if the parsed content is a list of objects with a `name` key, add \"transform_each\": true"),
+            "{}",
+            found[0]
+        );
+        // A near name is the likelier fix: no hint then.
+        let found = only(KIMI, "placeholder");
+        assert!(
+            found.iter().all(|f| !f.contains("transform_each")),
+            "{found:#?}"
+        );
     }
 
     #[test]
