@@ -249,10 +249,10 @@ fn a_replay_of_many_small_regions_grows_linearly_with_the_text() {
         ratio < 2.3,
         "twice the tool calls cost {ratio:.2} times the memory"
     );
-    // Measured 117 bytes per byte: each call's parsed value is held by its region, the
-    // client's message and the parser's states.
+    // Measured 40 bytes per byte: each call's parsed value is held by its region, the
+    // client's message and the parser's states (103 with `IndexMap` dicts of 72-byte values).
     assert!(
-        large <= 160 * 2 * n,
+        large <= 48 * 2 * n,
         "{:.0} bytes per byte",
         large as f64 / (2 * n) as f64
     );
@@ -323,13 +323,60 @@ fn the_analysis_of_many_small_regions_holds_no_step_that_is_the_value_itself() {
             .all(|g| g.transformed.is_none()),
         "a transform's output identical to the value is kept twice"
     );
-    // Measured: peak 132 and kept 67 bytes per byte (before: 167 and 94, with the
-    // transform's output held a second time and a styled line per message line).
+    // Measured: peak 56 and kept 32 bytes per byte since a dict is its exact-size entries and
+    // a `Value` 32 bytes (before: 132 and 67 with `IndexMap` dicts of 72-byte values, each with
+    // its own hash table and a clone of it reserving room for one more entry; 167 and 94 before
+    // that, with the transform's output held a second time and a styled line per message line).
     assert!(
-        peak <= 145 * n && kept <= 75 * n,
+        peak <= 64 * n && kept <= 38 * n,
         "the analysis of many small regions peaks at {:.0} and keeps {:.0} bytes per byte",
         peak as f64 / n as f64,
         kept as f64 / n as f64
     );
     drop(report);
+}
+
+#[test]
+fn a_small_tool_call_value_holds_its_entries_and_strings_only() {
+    // A tool call as the message holds it: `{"type": "function", "function": {"name": "f",
+    // "arguments": {"a": 137}}}` is three dicts of five 56-byte entries (a key and a 32-byte
+    // `Value`) and seven short strings: 315 bytes in ten blocks, its clone the same. With
+    // `IndexMap` dicts (a 72-byte `Value`, a 104-byte entry with its hash, a hash table per
+    // dict, a clone reserving one more entry) it held 1,127 bytes.
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    assert_eq!(size_of::<rtbench_engine::Value>(), 32);
+    let template = rtbench_engine::template::Template::from_json_str(include_str!(
+        "../samples/qwen3/template.json"
+    ))
+    .expect("the bundled template loads");
+    let message = rtbench_engine::parse_response(
+        &template,
+        Some("<|im_start|>assistant\n"),
+        "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 137}}\n</tool_call>\n<|im_end|>",
+        None,
+    )
+    .expect("the call parses");
+    let call = &message["tool_calls"].as_list().expect("a list of calls")[0];
+    let (copy, held) = held_by(|| call.clone());
+    assert!(copy.py_eq(call));
+    assert_eq!(
+        held,
+        (315, 10),
+        "bytes and blocks held by a copy of {call:?}"
+    );
+    let (value, held) =
+        held_by(|| rtbench_engine::py::json_loads(r#"{"name": "f", "arguments": {"a": 137}}"#));
+    assert!(value.is_ok());
+    assert_eq!(
+        held,
+        (183, 6),
+        "bytes and blocks held by the parsed content"
+    );
+}
+
+/// What `f`'s result holds once it returns: bytes and live blocks.
+fn held_by<T>(f: impl FnOnce() -> T) -> (T, (usize, usize)) {
+    let (bytes, blocks) = (current(), alloc_count::blocks());
+    let out = f();
+    (out, (current() - bytes, alloc_count::blocks() - blocks))
 }

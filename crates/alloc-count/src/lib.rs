@@ -20,6 +20,7 @@ pub struct Counting;
 
 static CURRENT: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
+static BLOCKS: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
     static HELD: Cell<isize> = const { Cell::new(0) };
@@ -50,6 +51,7 @@ unsafe impl GlobalAlloc for Counting {
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
             grew(layout.size());
+            BLOCKS.fetch_add(1, Ordering::Relaxed);
         }
         p
     }
@@ -58,6 +60,7 @@ unsafe impl GlobalAlloc for Counting {
         let p = unsafe { System.alloc_zeroed(layout) };
         if !p.is_null() {
             grew(layout.size());
+            BLOCKS.fetch_add(1, Ordering::Relaxed);
         }
         p
     }
@@ -65,6 +68,7 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) };
         shrank(layout.size());
+        BLOCKS.fetch_sub(1, Ordering::Relaxed);
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
@@ -88,6 +92,12 @@ pub fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
 /// The bytes the whole process holds now.
 pub fn current() -> usize {
     CURRENT.load(Ordering::SeqCst)
+}
+
+/// The blocks the whole process holds now (each allocation costs the system allocator some
+/// bookkeeping beyond its bytes, so many small blocks cost more than their sum).
+pub fn blocks() -> usize {
+    BLOCKS.load(Ordering::SeqCst)
 }
 
 /// Starts a process-wide measurement: the peak is set to what is held now, which is returned.

@@ -10,11 +10,12 @@
 //! that equality and concatenation behave as in Python, and serializers turn them back into
 //! surrogates (see [`surrogate_of`]).
 
-use indexmap::IndexMap;
 use num_bigint::BigInt;
 
-/// An ordered dict with string keys, as produced by Python's `json.loads`.
-pub type Dict = IndexMap<String, Value>;
+pub mod dict;
+
+/// An ordered dict with string keys, as produced by Python's `json.loads` (see [`dict`]).
+pub use dict::Dict;
 
 /// A Python value restricted to what JSON-described templates and parsers can produce.
 #[derive(Clone, Debug)]

@@ -58,5 +58,7 @@ pub(crate) fn parse(
         let value = sub_parse(v.as_deref(), value_parser, cache)?;
         out.insert(k, value);
     }
+    // The dict is kept (a region's value, the message): no room beyond its entries.
+    out.shrink_to_fit();
     Ok(Value::Dict(out))
 }

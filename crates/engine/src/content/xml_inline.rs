@@ -126,5 +126,7 @@ pub(crate) fn parse(
             out.insert(key, value);
         }
     }
+    // The dict is kept (a region's value, the message): no room beyond its entries.
+    out.shrink_to_fit();
     Ok(Value::Dict(out))
 }

@@ -280,6 +280,11 @@ impl<'a, const SPANS: bool> Decoder<'a, SPANS> {
         for (k, v) in self.entries.drain(first..) {
             map.insert(k, v);
         }
+        // A repeated key left room for an entry it did not add; a sample may hold a great
+        // many of these dicts.
+        if map.len() < map.capacity() {
+            map.shrink_to_fit();
+        }
         map
     }
 
