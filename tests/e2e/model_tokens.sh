@@ -36,9 +36,11 @@ tmux kill-session -t "$session"
 # tokens) and tokenizer.json.
 tmux new-session -d -s "$session" -x "$cols" -y "$rows" \
   "$RTBENCH $root/examples/qwen3-tiny; echo 'rtbench exited'; sleep 30"
-wait_for "+ tokenizer_config.json tokenizer.json"
+# The status bar names the model's files after the template's name where they fit (at 80
+# columns they give way, as the status bar's notes do).
+if [[ "$cols" -ge 100 ]]; then wait_for "+ tokenizer_config.json tokenizer.json"; fi
 wait_for "✓ ids-tool-call"
-ok "a model folder: its own files are named in the status bar and its samples pass"
+ok "a model folder: its own files are named in the status bar where they fit and its samples pass"
 keys q
 wait_for "rtbench exited"
 tmux kill-session -t "$session"
