@@ -17,8 +17,8 @@ use alloc_count::{current, peak_since, reset_peak};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use rtbench::testing::Inputs;
 use rtbench::testing::worker::{self, Request};
-use rtbench::testing::{Inputs, Source};
 use rtbench_tooling::chunking::Chunking;
 use rtbench_tooling::replay::{Outcome, Replay};
 
@@ -87,25 +87,9 @@ fn sample_file(n: usize) -> String {
 
 const MB: f64 = 1_000_000.0;
 
-#[test]
-fn the_normal_view_of_a_10_mb_sample_peaks_within_8_bytes_per_byte() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let n = 10_000_000;
-    // The inputs are built before the measurement: what the worker reads is its own copy.
-    let text: &'static str = Box::leak(sample_file(n).into_boxed_str());
-    let inputs = Inputs {
-        template: Source::Embedded {
-            name: "smollm3/template.json".into(),
-            text: include_str!("../samples/smollm3/template.json"),
-        },
-        files: vec![Source::Embedded {
-            name: "smollm3/big.sample".into(),
-            text,
-        }],
-        folders: Vec::new(),
-        corpora: Vec::new(),
-    };
-    let req = Request {
+/// The worker's request for the first sample, as the workbench sends it on start.
+fn request() -> Request {
+    Request {
         seq: 1,
         selected_name: None,
         selected_index: 0,
@@ -114,7 +98,21 @@ fn the_normal_view_of_a_10_mb_sample_peaks_within_8_bytes_per_byte() {
         no_color: false,
         reference: rtbench_engine::Reference::NEWEST,
         fallback: None,
-    };
+    }
+}
+
+#[test]
+fn the_normal_view_of_a_10_mb_sample_peaks_within_8_bytes_per_byte() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let n = 10_000_000;
+    // The inputs are built before the measurement: what the worker reads is its own copy.
+    let text: &'static str = Box::leak(sample_file(n).into_boxed_str());
+    let inputs = Inputs::embedded(
+        "smollm3",
+        include_str!("../samples/smollm3/template.json"),
+        &[("big.sample", text)],
+    );
+    let req = request();
     let started = Instant::now();
     let baseline = reset_peak();
     let report = worker::compute(&inputs, &req);
@@ -273,28 +271,12 @@ fn the_analysis_of_many_small_regions_holds_no_step_that_is_the_value_itself() {
         )
         .into_boxed_str(),
     );
-    let inputs = Inputs {
-        template: Source::Embedded {
-            name: "qwen3/template.json".into(),
-            text: include_str!("../samples/qwen3/template.json"),
-        },
-        files: vec![Source::Embedded {
-            name: "qwen3/calls.sample".into(),
-            text,
-        }],
-        folders: Vec::new(),
-        corpora: Vec::new(),
-    };
-    let req = Request {
-        seq: 1,
-        selected_name: None,
-        selected_index: 0,
-        record: None,
-        syntect_theme: "base16-ocean.dark".into(),
-        no_color: false,
-        reference: rtbench_engine::Reference::NEWEST,
-        fallback: None,
-    };
+    let inputs = Inputs::embedded(
+        "qwen3",
+        include_str!("../samples/qwen3/template.json"),
+        &[("calls.sample", text)],
+    );
+    let req = request();
     let baseline = reset_peak();
     let report = worker::compute(&inputs, &req);
     let peak = peak_since(baseline);

@@ -130,15 +130,21 @@ pub(crate) struct SampleFile {
 impl Inputs {
     /// The bundled sample (`samples/smollm3`, built into the binary).
     pub fn bundled() -> Inputs {
+        Inputs::embedded(BUNDLED_DIR, BUNDLED_TEMPLATE, &BUNDLED_SAMPLES)
+    }
+
+    /// Inputs held in memory: a template and samples named as files of the folder `dir`
+    /// (`dir/template.json`, `dir/NAME`).
+    pub fn embedded(dir: &str, template: &'static str, samples: &[(&str, &'static str)]) -> Inputs {
         Inputs {
             template: Source::Embedded {
-                name: format!("{BUNDLED_DIR}/template.json"),
-                text: BUNDLED_TEMPLATE,
+                name: format!("{dir}/template.json"),
+                text: template,
             },
-            files: BUNDLED_SAMPLES
+            files: samples
                 .iter()
                 .map(|(n, t)| Source::Embedded {
-                    name: format!("{BUNDLED_DIR}/{n}"),
+                    name: format!("{dir}/{n}"),
                     text: t,
                 })
                 .collect(),

@@ -182,21 +182,11 @@ fn a_start_anchor_no_prefix_contains_is_a_lint_warning_at_its_key() {
 #[test]
 fn the_workbench_counts_the_anchor_warning_and_places_it_at_the_key() {
     let stray: &'static str = Box::leak(stray_anchor().into_boxed_str());
-    let inputs = Inputs {
-        template: Source::Embedded {
-            name: "demo/template.json".into(),
-            text: stray,
-        },
-        files: [("after.sample", AFTER_TOOL), ("call.sample", CALL)]
-            .iter()
-            .map(|(n, t)| Source::Embedded {
-                name: format!("demo/{n}"),
-                text: t,
-            })
-            .collect(),
-        folders: Vec::new(),
-        corpora: Vec::new(),
-    };
+    let inputs = Inputs::embedded(
+        "demo",
+        stray,
+        &[("after.sample", AFTER_TOOL), ("call.sample", CALL)],
+    );
     let mut state = State::new(Theme::dark(), (120, 40));
     let req = request_for(&mut state);
     update::on_report(&mut state, worker::compute(&inputs, &req));

@@ -12,7 +12,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use rtbench::testing::update::{self, Cmd};
 use rtbench::testing::view::diagnostics::items;
-use rtbench::testing::{Action, Inputs, Msg, Source, State, Theme, request_for, view, worker};
+use rtbench::testing::{Action, Inputs, Msg, State, Theme, request_for, view, worker};
 
 const TEMPLATE: &str = include_str!("../../samples/smollm3/template.json");
 const WEATHER: &str = include_str!("../../samples/smollm3/weather-tool-call.sample");
@@ -28,21 +28,7 @@ fn broken() -> &'static str {
 }
 
 fn embedded(template: &'static str, samples: &[(&str, &'static str)]) -> Inputs {
-    Inputs {
-        template: Source::Embedded {
-            name: "demo/template.json".into(),
-            text: template,
-        },
-        files: samples
-            .iter()
-            .map(|(n, t)| Source::Embedded {
-                name: format!("demo/{n}"),
-                text: t,
-            })
-            .collect(),
-        folders: Vec::new(),
-        corpora: Vec::new(),
-    }
+    Inputs::embedded("demo", template, samples)
 }
 
 fn two_samples(template: &'static str) -> Inputs {

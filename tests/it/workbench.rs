@@ -3,7 +3,6 @@
 //! text; and behaviour tests of the update functions (keys, mouse, stale results).
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::Terminal;
@@ -12,7 +11,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier};
 use rtbench::testing::Action;
-use rtbench::testing::{Inputs, Source};
+use rtbench::testing::Inputs;
 use std::sync::Arc;
 
 use rtbench::testing::Msg;
@@ -43,21 +42,7 @@ const BAD_TEMPLATE: &str = r#"{
 "#;
 
 fn inputs(template: &'static str, samples: &[(&str, &'static str)]) -> Inputs {
-    Inputs {
-        template: Source::Embedded {
-            name: "demo/template.json".into(),
-            text: template,
-        },
-        files: samples
-            .iter()
-            .map(|(n, t)| Source::Embedded {
-                name: format!("demo/{n}"),
-                text: t,
-            })
-            .collect(),
-        folders: Vec::<PathBuf>::new(),
-        corpora: Vec::new(),
-    }
+    Inputs::embedded("demo", template, samples)
 }
 
 /// A state that has received the worker's answer for `inputs`, at `size`.

@@ -15,7 +15,7 @@ use proptest::prelude::*;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use rtbench::testing::update::{self, Cmd};
-use rtbench::testing::{Inputs, Msg, Source, State, Theme, request_for, view, worker};
+use rtbench::testing::{Inputs, Msg, State, Theme, request_for, view, worker};
 
 const SAMPLES: [(&str, &str); 3] = [
     (
@@ -33,21 +33,11 @@ const SAMPLES: [(&str, &str); 3] = [
 ];
 
 fn inputs() -> Inputs {
-    Inputs {
-        template: Source::Embedded {
-            name: "demo/template.json".into(),
-            text: include_str!("../../samples/smollm3/template.json"),
-        },
-        files: SAMPLES
-            .iter()
-            .map(|(n, t)| Source::Embedded {
-                name: format!("demo/{n}"),
-                text: t,
-            })
-            .collect(),
-        folders: Vec::new(),
-        corpora: Vec::new(),
-    }
+    Inputs::embedded(
+        "demo",
+        include_str!("../../samples/smollm3/template.json"),
+        &SAMPLES,
+    )
 }
 
 fn key_code() -> impl Strategy<Value = KeyCode> {
