@@ -5,9 +5,10 @@
 //! reference's own streams of it are recorded in `tests/data/replay/xml-invoke-optional-tail.json`),
 //! a broken template, a misspelled section header and a dry-run bless.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
+use crate::scratch::{Scratch, code, err, out};
 use rtbench::testing::{Action, Inputs, Source, State, Theme};
 use rtbench::testing::{request_for, update, view, worker};
 
@@ -72,48 +73,6 @@ fn rtbench(dir: &Path, args: &[&str]) -> Output {
         .expect("rtbench runs")
 }
 
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A scratch folder of files, removed afterwards.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str, files: &[(&str, &str)]) -> Scratch {
-        let dir =
-            std::env::temp_dir().join(format!("rtbench-authoring-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        for (file, text) in files {
-            std::fs::write(dir.join(file), text).unwrap();
-        }
-        Scratch(dir)
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        rtbench(&self.0, args)
-    }
-
-    fn read(&self, file: &str) -> String {
-        std::fs::read_to_string(self.0.join(file)).unwrap()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// The XML template with a stray line break in its start anchor.
 fn stray_anchor() -> String {
     XML.replace(r#""<|assistant|>\n""#, r#""<|assistant|>\n\n""#)
@@ -121,14 +80,14 @@ fn stray_anchor() -> String {
 
 #[test]
 fn a_start_anchor_no_prefix_contains_is_a_lint_warning_at_its_key() {
-    let s = Scratch::new(
+    let s = Scratch::with_files(
         "anchor",
         &[
             ("template.json", &stray_anchor()),
             ("after.sample", AFTER_TOOL),
         ],
     );
-    let o = s.run(&["lint", "--template", ".", "--deny-warnings", "."]);
+    let o = rtbench(&s.0, &["lint", "--template", ".", "--deny-warnings", "."]);
     assert_eq!(code(&o), 1, "{}{}", out(&o), err(&o));
     assert_eq!(
         out(&o),
@@ -144,7 +103,7 @@ fn a_start_anchor_no_prefix_contains_is_a_lint_warning_at_its_key() {
 "#
     );
     // `test` fails the sample with the earlier turn's tool call, and says first why.
-    let o = s.run(&["test", "."]);
+    let o = rtbench(&s.0, &["test", "."]);
     assert_eq!(code(&o), 1);
     let lines: Vec<String> = out(&o).lines().map(str::to_string).collect();
     assert_eq!(lines[0], "./after.sample ... FAILED");
@@ -168,7 +127,7 @@ fn a_start_anchor_no_prefix_contains_is_a_lint_warning_at_its_key() {
         r#""start_anchor_pattern": "<\\|assistant\\|>\\n\\n""#,
     );
     std::fs::write(s.0.join("template.json"), pattern).unwrap();
-    let o = s.run(&["lint", "--template", ".", "."]);
+    let o = rtbench(&s.0, &["lint", "--template", ".", "."]);
     assert_eq!(code(&o), 0);
     assert!(
         out(&o).contains("the closest text in the prefix: '<|assistant|>\\n' at ./after.sample:4:1 (prefix 3:1) (14 characters of the anchor matched, then '<' did not fit); the pattern's element '\\\\n' could not match there\n --> ./template.json:2:27"),
@@ -217,7 +176,7 @@ fn an_expected_error_is_compared_by_type_and_message_or_by_type_alone() {
             &format!("{expected}\n"),
         )
     };
-    let s = Scratch::new(
+    let s = Scratch::with_files(
         "errors",
         &[
             ("template.json", &typo),
@@ -239,7 +198,7 @@ fn an_expected_error_is_compared_by_type_and_message_or_by_type_alone() {
             ),
         ],
     );
-    let o = s.run(&["test", "."]);
+    let o = rtbench(&s.0, &["test", "."]);
     assert_eq!(code(&o), 1);
     let report = out(&o);
     let lines: Vec<&str> = report.lines().collect();
@@ -261,12 +220,15 @@ fn an_expected_error_is_compared_by_type_and_message_or_by_type_alone() {
         ]
     );
     // Blessing keeps the looser form that holds, and writes the exact one elsewhere.
-    let o = s.run(&[
-        "test",
-        "--bless",
-        "any-key-error.sample",
-        "value-error.sample",
-    ]);
+    let o = rtbench(
+        &s.0,
+        &[
+            "test",
+            "--bless",
+            "any-key-error.sample",
+            "value-error.sample",
+        ],
+    );
     assert_eq!(code(&o), 0, "{}{}", out(&o), err(&o));
     assert!(
         out(&o).contains("value-error.sample ... ok (unchanged: its expected error still holds)"),
@@ -285,11 +247,11 @@ fn an_expected_error_is_compared_by_type_and_message_or_by_type_alone() {
 #[test]
 fn a_parse_that_fails_however_it_is_cut_is_a_failing_parse_not_an_unstable_one() {
     let typo = XML.replace(r#""name": "{name}""#, r#""name": "{content.nmae}""#);
-    let s = Scratch::new(
+    let s = Scratch::with_files(
         "stable-error",
         &[("template.json", &typo), ("call.sample", CALL)],
     );
-    let o = s.run(&["chunks", "--template", ".", "call.sample"]);
+    let o = rtbench(&s.0, &["chunks", "--template", ".", "call.sample"]);
     assert_eq!(code(&o), 1);
     assert_eq!(out(&o), "");
     assert_eq!(
@@ -299,7 +261,7 @@ fn a_parse_that_fails_however_it_is_cut_is_a_failing_parse_not_an_unstable_one()
 "
     );
     // `lint --chunkings` and `test --chunkings` see no instability in it either.
-    let o = s.run(&["lint", "--template", ".", "--chunkings", "."]);
+    let o = rtbench(&s.0, &["lint", "--template", ".", "--chunkings", "."]);
     assert_eq!(code(&o), 0, "{}", out(&o));
     assert!(
         out(&o).ends_with("; every sample's result is the same however the stream is cut\n"),
@@ -314,16 +276,16 @@ fn a_parse_that_fails_however_it_is_cut_is_a_failing_parse_not_an_unstable_one()
 /// at its key, as `chunks` does.
 #[test]
 fn chunking_instability_fails_lint_and_test_with_the_delimiter_named() {
-    let s = Scratch::new(
+    let s = Scratch::with_files(
         "instability",
         &[("template.json", XML), ("call.sample", CALL)],
     );
-    let o = s.run(&["lint", "--template", ".", "--deny-warnings", "."]);
+    let o = rtbench(&s.0, &["lint", "--template", ".", "--deny-warnings", "."]);
     assert_eq!(
         (code(&o), out(&o).as_str()),
         (0, ". and 1 sample: no warnings\n")
     );
-    let o = s.run(&["test", "."]);
+    let o = rtbench(&s.0, &["test", "."]);
     assert_eq!(code(&o), 0, "{}", out(&o));
     let named = "the delimiter that made the difference: the close pattern of 'tool_calls', '</invoke>(?:\\\\s*</x:tool_call>)?' (./template.json:6:24)
   chunked: it matched '</invoke>' at line 5:1
@@ -340,7 +302,7 @@ difference (one-shot parse -> chunked):
     );
     let indented =
         |text: &str, by: &str| -> String { text.lines().map(|l| format!("{by}{l}\n")).collect() };
-    let o = s.run(&["lint", "--template", ".", "--chunkings", "."]);
+    let o = rtbench(&s.0, &["lint", "--template", ".", "--chunkings", "."]);
     assert_eq!(code(&o), 1);
     assert_eq!(
         out(&o),
@@ -356,7 +318,7 @@ difference (one-shot parse -> chunked):
             indented(&report, "  ")
         )
     );
-    let o = s.run(&["test", "--chunkings", "."]);
+    let o = rtbench(&s.0, &["test", "--chunkings", "."]);
     assert_eq!(code(&o), 1);
     assert_eq!(
         out(&o),
@@ -366,16 +328,19 @@ difference (one-shot parse -> chunked):
         )
     );
     // `chunks` names it the same way; the knobs are `chunks`' own.
-    let o = s.run(&["chunks", "--template", ".", "call.sample"]);
+    let o = rtbench(&s.0, &["chunks", "--template", ".", "call.sample"]);
     assert_eq!((code(&o), err(&o)), (1, format!("error: {report}\n")));
-    let o = s.run(&["test", "--chunkings", "--max", "4", "--random", "0", "."]);
+    let o = rtbench(
+        &s.0,
+        &["test", "--chunkings", "--max", "4", "--random", "0", "."],
+    );
     assert!(
         out(&o)
             .contains("5 of 5 chunkings change the result: sizes 1-4; word and punctuation tokens"),
         "{}",
         out(&o)
     );
-    let o = s.run(&["test", "--max", "4", "."]);
+    let o = rtbench(&s.0, &["test", "--max", "4", "."]);
     assert_eq!(code(&o), 2, "--max needs --chunkings");
 }
 
@@ -409,7 +374,7 @@ fn the_chunking_check_overlay_names_the_delimiter_at_its_key() {
 #[test]
 fn a_broken_template_is_reported_once_and_fails_each_of_its_samples() {
     let broken = XML.replacen("\"fields\": {", "\"fields\" {", 1);
-    let s = Scratch::new(
+    let s = Scratch::with_files(
         "broken",
         &[
             ("template.json", &broken),
@@ -417,7 +382,7 @@ fn a_broken_template_is_reported_once_and_fails_each_of_its_samples() {
             ("b.sample", CALL),
         ],
     );
-    let o = s.run(&["test", "."]);
+    let o = rtbench(&s.0, &["test", "."]);
     assert_eq!(code(&o), 1);
     assert_eq!(
         out(&o),
@@ -438,7 +403,7 @@ fn a_broken_template_is_reported_once_and_fails_each_of_its_samples() {
 
 #[test]
 fn a_misspelled_section_header_gets_a_did_you_mean() {
-    let s = Scratch::new(
+    let s = Scratch::with_files(
         "headers",
         &[
             ("template.json", XML),
@@ -452,7 +417,7 @@ fn a_misspelled_section_header_gets_a_did_you_mean() {
             ),
         ],
     );
-    let o = s.run(&["test", "."]);
+    let o = rtbench(&s.0, &["test", "."]);
     assert_eq!(code(&o), 1);
     assert_eq!(
         out(&o),
@@ -469,8 +434,8 @@ fn a_misspelled_section_header_gets_a_did_you_mean() {
 #[test]
 fn a_dry_run_bless_shows_the_section_it_would_write() {
     let bare = &CALL[..CALL.find("--- expected ---").unwrap()];
-    let s = Scratch::new("dry-run", &[("template.json", XML), ("call.sample", bare)]);
-    let o = s.run(&["test", "--bless", "--dry-run", "."]);
+    let s = Scratch::with_files("dry-run", &[("template.json", XML), ("call.sample", bare)]);
+    let o = rtbench(&s.0, &["test", "--bless", "--dry-run", "."]);
     assert_eq!(code(&o), 0, "{}", err(&o));
     assert_eq!(
         out(&o),

@@ -35,6 +35,7 @@ mod replay;
 mod samples;
 mod scaffold;
 mod schema;
+mod scratch;
 mod trial;
 mod workbench;
 mod workbench_fuzz;
