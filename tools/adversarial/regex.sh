@@ -18,13 +18,18 @@
 #              texts, for comparison; it fails with MemoryError (exit 1) once its backtracking
 #              holds about 0.6-1 GB, which `pyregex::STACK_ENTRIES` is measured against.
 #
-# Usage: tools/adversarial/regex.sh [CASE-PREFIX...]
+# Usage: tools/adversarial/regex.sh [RTBENCH] [CASE-PREFIX...]
 #   RTBENCH=path/to/rtbench (default: target/release/rtbench, built if missing)
 #   TIMEOUT=seconds per case (default 120), AS=address-space limit in bytes (default 8 GB)
 set -uo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 bin="${RTBENCH:-$root/target/release/rtbench}"
+# A binary as the first argument (as all.sh passes it) is the one to run, not a case prefix.
+if [ $# -gt 0 ] && [ -f "$1" ] && [ -x "$1" ]; then
+    bin="$1"
+    shift
+fi
 if [ ! -x "$bin" ]; then
     (cd "$root" && cargo build --release --locked) >&2 || exit 2
 fi
