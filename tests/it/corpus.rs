@@ -357,3 +357,44 @@ fn samples_folders_and_stdin_are_corpora_too() {
     assert_eq!(json["input_examples"][0]["record"], "<stdin>:2");
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn a_record_too_long_for_the_chunking_check_is_counted_not_streamed() {
+    // A record past a megabyte would be streamed dozens of times, some a character per feed
+    // (a 50 MB record took 79 s and 3.3 GB): it is parsed, and counted as not checked.
+    let dir = scratch("long-record");
+    let long = "word ".repeat(250_000);
+    let lines = [
+        serde_json::json!({"prefix": "<|im_start|>assistant\n", "generation": format!("{long}<|im_end|>")}),
+        serde_json::json!({"prefix": "<|im_start|>assistant\n", "generation": "short<|im_end|>"}),
+    ];
+    let path = dir.join("long.jsonl");
+    std::fs::write(
+        &path,
+        lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    )
+    .unwrap();
+    let template = root().join("samples").join("smollm3");
+    let args = [
+        "--template",
+        template.to_str().unwrap(),
+        path.to_str().unwrap(),
+    ];
+    let (code, json, stderr) = corpus_json(&[&["--json", "--quiet"][..], &args].concat());
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(json["parsed"].as_i64(), Some(2));
+    assert_eq!(json["chunking"]["checked"].as_i64(), Some(1));
+    assert_eq!(json["chunking"]["skipped_long"].as_i64(), Some(1));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rtbench"))
+        .args([&["corpus"][..], &args].concat())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "chunking: 1 record over 1 MiB not checked (check one with `rtbench chunks`)"
+        ),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

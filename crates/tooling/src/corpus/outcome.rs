@@ -101,6 +101,8 @@ pub struct Outcome {
     pub checked: bool,
     /// With a chunking check: whether every chunking gives the one-shot result.
     pub chunk_stable: Option<bool>,
+    /// Due a chunking check but longer than [`CHUNK_CHECK_MAX`]: not checked.
+    pub chunk_skipped: bool,
     /// Time to prepare, parse and audit the record (not the chunking check).
     pub elapsed: Duration,
     /// The record's sample with its text (prefix rendered, ids decoded), for writing failures.
@@ -238,7 +240,14 @@ pub fn error_kind(message: &str) -> String {
     out.trim_end_matches(['.', ':', ' ']).to_string()
 }
 
-/// Parses one entry. `chunk_check` also streams it through the chunking check's chunkings.
+/// The longest generation (bytes) the corpus streams through the chunking check: the check
+/// streams a record dozens of times, some of them a character per feed, which for a record of
+/// tens of megabytes is minutes and gigabytes for one record of a sample meant to be quick.
+/// Longer records are counted as not checked; `rtbench chunks` checks one on its own.
+pub(crate) const CHUNK_CHECK_MAX: usize = 1 << 20;
+
+/// Parses one entry. `chunk_check` also streams it through the chunking check's chunkings
+/// (not past [`CHUNK_CHECK_MAX`]).
 pub fn evaluate(ctx: &Context, index: u64, entry: Entry, chunk_check: bool) -> Outcome {
     let start = Instant::now();
     let location = entry.location.clone();
@@ -252,6 +261,7 @@ pub fn evaluate(ctx: &Context, index: u64, entry: Entry, chunk_check: bool) -> O
         differs: None,
         checked: false,
         chunk_stable: None,
+        chunk_skipped: false,
         elapsed: Duration::ZERO,
         sample: None,
     };
@@ -341,7 +351,9 @@ pub fn evaluate(ctx: &Context, index: u64, entry: Entry, chunk_check: bool) -> O
         Err(e) => Status::Error(e),
     };
     out.elapsed = start.elapsed();
-    if chunk_check {
+    if chunk_check && sample.generation.len() > CHUNK_CHECK_MAX {
+        out.chunk_skipped = true;
+    } else if chunk_check {
         let mut generation = Generation::of_sample(template.clone(), &sample);
         generation.ids = token_input(&sample, ctx.model());
         out.chunk_stable = Some(stable(&generation, &CheckPlan::default()));

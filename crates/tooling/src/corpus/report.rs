@@ -63,6 +63,8 @@ pub struct Report {
     pub chunk_checked: u64,
     /// Records with a chunking whose result differs from the one-shot parse.
     pub chunk_unstable: u64,
+    /// Records due the chunking check but too long for it.
+    pub chunk_skipped: u64,
     /// The first few of those, as the report names them.
     pub unstable_examples: Vec<String>,
     /// The slowest records, slowest first.
@@ -122,6 +124,7 @@ impl Report {
             t.truncated += u64::from(m.truncated);
             t.errors += u64::from(m.error);
         }
+        self.chunk_skipped += u64::from(o.chunk_skipped);
         if let Some(stable) = o.chunk_stable {
             self.chunk_checked += 1;
             if !stable {
@@ -195,6 +198,7 @@ impl Report {
         let mut chunking = Dict::new();
         chunking.insert("checked".into(), int(self.chunk_checked));
         chunking.insert("unstable".into(), int(self.chunk_unstable));
+        chunking.insert("skipped_long".into(), int(self.chunk_skipped));
         chunking.insert("rate".into(), Value::Float(self.unstable_rate()));
         chunking.insert(
             "examples".into(),
@@ -320,6 +324,15 @@ impl Report {
             for e in &self.unstable_examples {
                 s.push_str(&format!("  {e}\n"));
             }
+        }
+        if self.chunk_skipped > 0 {
+            s.push_str(&format!(
+                "{}chunking: {} record{} over {} MiB not checked (check one with `rtbench chunks`)\n",
+                if self.chunk_checked > 0 { "" } else { "\n" },
+                self.chunk_skipped,
+                if self.chunk_skipped == 1 { "" } else { "s" },
+                super::outcome::CHUNK_CHECK_MAX >> 20
+            ));
         }
         if !self.slowest.is_empty() {
             s.push_str("\nslowest records:\n");
