@@ -101,7 +101,7 @@ pub struct Outcome {
     pub checked: bool,
     /// With a chunking check: whether every chunking gives the one-shot result.
     pub chunk_stable: Option<bool>,
-    /// Due a chunking check but longer than [`CHUNK_CHECK_MAX`]: not checked.
+    /// Due a chunking check but too long for it (over a mebibyte): not checked.
     pub chunk_skipped: bool,
     /// Time to prepare, parse and audit the record (not the chunking check).
     pub elapsed: Duration,
@@ -247,7 +247,7 @@ pub fn error_kind(message: &str) -> String {
 pub(crate) const CHUNK_CHECK_MAX: usize = 1 << 20;
 
 /// Parses one entry. `chunk_check` also streams it through the chunking check's chunkings
-/// (not past [`CHUNK_CHECK_MAX`]).
+/// (not past a mebibyte of generation).
 pub fn evaluate(ctx: &Context, index: u64, entry: Entry, chunk_check: bool) -> Outcome {
     let start = Instant::now();
     let location = entry.location.clone();
