@@ -646,17 +646,18 @@ impl<'a> Matcher<'a> {
     }
 
     /// The character the tail at `pc` must begin with when it begins with a literal (through
-    /// group edges, which consume nothing and are undone when the literal fails).
+    /// group edges, which consume nothing and are undone when the literal fails), and whether
+    /// that literal is a single character (the reference scans differently for one).
     #[inline]
-    fn tail_literal(&self, mut pc: Pc) -> Option<u32> {
+    fn tail_literal(&self, mut pc: Pc) -> Option<(u32, bool)> {
         for _ in 0..8 {
             match &self.prog.insts[pc as usize] {
-                Inst::Char { c, rev: false, .. } => return Some(*c as u32),
+                Inst::Char { c, rev: false, .. } => return Some((*c as u32, true)),
                 Inst::Str { s, rev: false, .. } => {
                     return self.prog.strings[*s as usize]
                         .chars()
                         .next()
-                        .map(|c| c as u32);
+                        .map(|c| (c as u32, false));
                 }
                 Inst::Mark { next, .. }
                 | Inst::Close {
@@ -673,8 +674,12 @@ impl<'a> Matcher<'a> {
     /// literal's first character is not there), as the reference scans for the tail's literal
     /// instead of trying it at every position. `None` when the tail fails at the last position
     /// reached and the repeat can take no more there (nothing is left to try from this frame).
-    /// Skipped characters cost an eighth of a step each, like a greedy run's: what the
-    /// reference's scan costs next to a full attempt.
+    /// With `partial_at_last` (the reference's scan for a one-character tail during a partial
+    /// search), reaching the text's last character without the literal there is partial before
+    /// anything else is checked: the reference asks whether more text is needed before whether
+    /// the repeat may take that character at all (its set, its maximum), so it reports starts
+    /// no continuation completes. Skipped characters cost an eighth of a step each, like a
+    /// greedy run's: what the reference's scan costs next to a full attempt.
     #[inline]
     fn skip_lazy(
         &mut self,
@@ -683,7 +688,8 @@ impl<'a> Matcher<'a> {
         p: &mut usize,
         count: &mut u32,
         max: u32,
-    ) -> Option<()> {
+        partial_at_last: bool,
+    ) -> Result<Option<()>, Stop> {
         let from = *count;
         // Any character may be skipped: jump to the literal's next occurrence (counting the
         // characters passed over, which the repeat's maximum bounds).
@@ -694,20 +700,23 @@ impl<'a> Matcher<'a> {
             *p += to;
             *count = count.saturating_add(chars.min(u32::MAX as usize) as u32);
             self.steps += chars as u64 / 8;
-            return Some(());
+            return Ok(Some(()));
         }
         let out = loop {
             match self.char_fwd(*p) {
                 Some((x, n)) if x != lit => {
+                    if partial_at_last && *p + n == self.bytes.len() {
+                        break Err(Stop::Partial);
+                    }
                     if *count < max && set.contains(x) {
                         *p += n;
                         *count += 1;
                     } else {
-                        break None;
+                        break Ok(None);
                     }
                 }
                 // The literal may start here, or the text ends: try the tail.
-                _ => break Some(()),
+                _ => break Ok(Some(())),
             }
         };
         self.steps += u64::from(*count - from) / 8;
@@ -1809,17 +1818,26 @@ impl<'a> Matcher<'a> {
             unreachable!("lazy frames come from RepOne")
         };
         let set = &self.prog.sets[set as usize];
+        let tail = if rev { None } else { self.tail_literal(next) };
+        // The reference's scan for a one-character tail, in a partial search, first asks whether
+        // the character the tail failed at is the text's last (or the text has ended): then it
+        // reports partial, whether or not the repeat could take that character.
+        let partial_at_last =
+            self.partial && self.lazy_like_reference && matches!(tail, Some((_, true)));
         let ch = if rev {
             self.char_back(pos)
         } else {
             self.char_fwd(pos)
         };
+        if partial_at_last && ch.is_none_or(|(_, n)| pos + n == self.bytes.len()) {
+            return Err(Stop::Partial);
+        }
         match ch {
             Some((x, n)) if set.contains(x) => {
                 let mut p = if rev { pos - n } else { pos + n };
                 let mut count = count + 1;
-                if !rev && let Some(lit) = self.tail_literal(next) {
-                    match self.skip_lazy(set, lit, &mut p, &mut count, max) {
+                if let Some((lit, _)) = tail {
+                    match self.skip_lazy(set, lit, &mut p, &mut count, max, partial_at_last)? {
                         Some(()) => {}
                         // The tail fails at `p` and the repeat cannot go on.
                         None => return Ok(None),

@@ -13,7 +13,8 @@
 //! and so does this engine. Where the reference's lazy-repeat fast path departs from that
 //! definition, this engine follows the definition: it never reports a start no path can reach
 //! (`a*?b` on `xac`), and it does report one a lazy repeat reaches by taking characters up to
-//! the end.
+//! the end. [`Regex::search_partial_lazy_like_reference`] reproduces the fast path instead, for
+//! streams that must hold back exactly what the reference holds back.
 //!
 //! Full case folding (`(?f)` with `(?i)`, and `(?i)` under VERSION1) matches as the reference
 //! does, quirks included: a character that expands (`ß`) matches itself or its folding (`ss`),
@@ -353,10 +354,13 @@ impl Regex {
         self.partial_with(hay, pos, false)
     }
 
-    /// `search_partial` reproducing one more reference behaviour: a lazy one-character repeat
-    /// that reaches the end of the text by taking more characters stops there without reporting
-    /// partial (unless it started there). It can miss a delimiter that more text would
-    /// complete, as the reference does: streaming delimiter scans use it for parity.
+    /// `search_partial` reproducing the reference's lazy-repeat fast path where it departs from
+    /// the definition: a lazy one-character repeat that reaches the end of the text by taking
+    /// more characters stops there without reporting partial (unless it started there), and
+    /// one followed by a one-character literal reports partial once its scan for that character
+    /// reaches the text's last character, even where the repeat could not take it (`|]zz]"`
+    /// for `\|\][^<]{0,3}?>`). It can miss a delimiter that more text would complete, and hold
+    /// one no text can, as the reference does: streaming delimiter scans use it for parity.
     pub fn search_partial_lazy_like_reference(
         &self,
         hay: &str,

@@ -76,6 +76,42 @@ fn lazy_quirk_is_not_copied() {
     assert_eq!(partial("x+?yz", "xxyq"), (4, 4, 'P'));
 }
 
+/// A partial search's answer: start, end and `C` (complete) or `P` (partial).
+type Answer = (usize, usize, char);
+
+/// The partial search streaming uses, reproducing the reference's lazy-repeat scan.
+fn partial_like_reference(p: &str, h: &str, pos: usize) -> Answer {
+    match re(p).search_partial_lazy_like_reference(h, pos).unwrap() {
+        Partial::Complete(m) => (m.start(), m.end(), 'C'),
+        Partial::Partial { start } => (start, h.len(), 'P'),
+    }
+}
+
+#[test]
+fn lazy_scan_before_a_one_character_tail_is_partial_at_the_last_character() {
+    // Recorded on the reference: when its scan for the tail's character reaches the text's last
+    // character, it reports partial before checking the repeat's maximum or set.
+    let cases: &[(&str, &str, usize, Answer)] = &[
+        (r"\|\][^<\n]{0,3}?>", "\"|]zz]\"", 1, (1, 7, 'P')),
+        (r"\|\][^<\n]{0,3}?>", "|]aaaa", 0, (0, 6, 'P')),
+        (r"\|\][^<\n]{0,3}?>", "|]aaaaa", 0, (7, 7, 'P')),
+        (r"\|\][^<\n]{0,3}?>", "|]<", 0, (0, 3, 'P')),
+        (r"\|\][^<\n]{0,3}?>", "|]a<", 0, (0, 4, 'P')),
+        (r"\|\][^<\n]{0,3}?>", "|]a<b", 0, (5, 5, 'P')),
+        (r"\|\][^<\n]{0,3}?>", "|]zzz>", 0, (0, 6, 'C')),
+        ("x[^<]{0,2}?>", "xaaa", 0, (0, 4, 'P')),
+        ("x[^<]{0,2}?>", "xzzzzzzzzz", 0, (10, 10, 'P')),
+        ("a{1,3}?>", "aaaa", 0, (0, 4, 'P')),
+        ("a{1,3}?>", "aaaaa", 0, (1, 5, 'P')),
+    ];
+    for &(p, h, pos, want) in cases {
+        assert_eq!(partial_like_reference(p, h, pos), want, "{p:?} on {h:?}");
+    }
+    // The search that follows the definition still reports no start that no path can reach.
+    assert_eq!(partial(r"\|\][^<\n]{0,3}?>", "|]<"), (3, 3, 'P'));
+    assert_eq!(partial("a{1,3}?>", "aaaa"), (1, 4, 'P'));
+}
+
 #[test]
 fn finditer_empty_rules() {
     let spans = |p: &str, h: &str| {
