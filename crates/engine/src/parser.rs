@@ -495,11 +495,14 @@ impl Parser {
             .push_str(&document[state.origin..state.origin + state.buffer_len]);
         self.origin = state.origin;
         self.pos = state.pos;
-        // Always copied: revisions count one parser's changes, so an equal revision of this
-        // parser says nothing about its output. From here on every field counts as set whole
-        // now (states taken later lend nothing to this parser's states before the restore).
+        // Always copied: revisions count one history of changes, and the restored one is not
+        // the history this parser's earlier states were taken in (nor, after a restore into
+        // the parser a state came from, the one its states taken after that state were): the
+        // parser continues under a new id, so that no earlier state lends it anything, and
+        // every field counts as set whole now.
         self.output = state.output.dict();
         self.revision = state.revision;
+        self.id = next_parser_id();
         let now = crate::snapshot::FieldRevs {
             changed: self.revision,
             replaced: self.revision,
@@ -1564,6 +1567,40 @@ mod tests {
         let regions = crate::region::regions(&evs, 100);
         assert_eq!(regions[0].transformed(), Some(value));
         assert_eq!(regions[0].parsed(), Some(&Value::Int(7)));
+    }
+
+    /// A parser restored to one of its own earlier states takes a different course from
+    /// there: states it takes afterwards hold its new output, not the course it left (whose
+    /// states have the same revisions).
+    #[test]
+    fn states_taken_after_a_restore_hold_the_new_course() {
+        let t = template(
+            r#"{"start_anchor": "<s>", "fields": {
+                "c": {"open": "<c>", "close": "</c>", "repeats": true},
+                "j": {"open": "<j>", "close": "</j>", "repeats": true, "join": ","}}}"#,
+        );
+        let output_of = |state: &Suspended, document: &str| {
+            let mut p = Parser::new(&t, Some("<s>"), None).unwrap();
+            p.restore(state, document);
+            p.output().clone()
+        };
+        let mut p = Parser::new(&t, Some("<s>"), None).unwrap();
+        let start = "<c>1</c><j>a</j>";
+        p.feed(start).unwrap();
+        let early = p.suspend(None);
+        p.feed("<c>2</c><j>b</j>").unwrap();
+        let left = p.suspend(Some(&early));
+        p.restore(&early, &format!("<s>{start}"));
+        let document = format!("<s>{start}<c>3</c><j>x</j>");
+        p.feed("<c>3</c><j>x</j>").unwrap();
+        let output = p.output().clone();
+        // Same revision as `left`, another output.
+        let same = p.suspend(Some(&left));
+        assert_eq!(output_of(&same, &document), output);
+        p.feed("<c>4</c>").unwrap();
+        let later = p.suspend(Some(&left));
+        let document = format!("{document}<c>4</c>");
+        assert_eq!(output_of(&later, &document), *p.output());
     }
 
     /// A parser restored from a state taken at any feed continues exactly as the parser it
