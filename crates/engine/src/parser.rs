@@ -1019,9 +1019,10 @@ impl Parser {
         )?;
         // A traced step that nothing changes afterwards is the value itself: it is marked so
         // rather than copied (a sample of many small regions would hold each value twice or
-        // three times over). Marker stripping and tool coercion may change the value; where
-        // either runs, the step is copied and dropped again if it came out the same.
-        let later = self.token_ids || !self.tools.is_empty();
+        // three times over). Marker stripping treats the traced steps as it treats the value, so
+        // only tool coercion can make the value differ from its last step; where it runs, the
+        // step is copied and dropped again if it came out the same.
+        let later = !self.tools.is_empty();
         let last_step = if field.transform.is_some() {
             Step::Transformed
         } else {
