@@ -155,25 +155,27 @@ impl<V> Dict<V> {
     /// Sets `key` to `value`: a new key goes last; an existing one keeps its position and its
     /// old value is returned.
     pub fn insert(&mut self, key: String, value: V) -> Option<V> {
-        if let Some(i) = self.position(&key) {
-            return Some(std::mem::replace(&mut self.entries[i].1, value));
-        }
-        self.entries.push((key, value));
-        let entries = &self.entries;
-        match &mut self.index {
-            Some(index) => {
-                let last = entries.len() - 1;
-                let hash = index.hash(&entries[last].0);
-                let hasher = &index.hasher;
-                index
-                    .table
-                    .insert_unique(hash, last, |&i| hasher.hash_one(entries[i].0.as_str()));
+        let Some(index) = &mut self.index else {
+            if let Some(i) = self.entries.iter().position(|(k, _)| *k == key) {
+                return Some(std::mem::replace(&mut self.entries[i].1, value));
             }
-            None if entries.len() >= INDEXED_FROM => {
-                self.index = Some(Box::new(Index::of(entries, entries.capacity())));
+            self.entries.push((key, value));
+            if self.entries.len() >= INDEXED_FROM {
+                self.index = Some(Box::new(Index::of(&self.entries, self.entries.capacity())));
             }
-            None => {}
+            return None;
+        };
+        // The key is hashed once, for the lookup and the insertion.
+        let hash = index.hash(&key);
+        let entries = &mut self.entries;
+        if let Some(&i) = index.table.find(hash, |&i| entries[i].0 == key) {
+            return Some(std::mem::replace(&mut entries[i].1, value));
         }
+        entries.push((key, value));
+        let hasher = &index.hasher;
+        index.table.insert_unique(hash, entries.len() - 1, |&i| {
+            hasher.hash_one(entries[i].0.as_str())
+        });
         None
     }
 
