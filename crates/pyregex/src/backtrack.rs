@@ -989,14 +989,7 @@ impl<'a> Matcher<'a> {
         // A greedy unbounded repeat that failed from `from` fails from any later start within
         // the same run (its continuations are a subset), when the progress bits do not tell the
         // two apart.
-        let fold_tail = if rev {
-            None
-        } else {
-            prog.fold_tails
-                .iter()
-                .find(|&&(p, _)| p == pc)
-                .map(|&(_, s)| s)
-        };
+        let fold_tail = if rev { None } else { prog.fold_tail(pc) };
         let run_ok = self.memo_on
             && max == u32::MAX
             && !rev
@@ -1763,10 +1756,7 @@ impl<'a> Matcher<'a> {
         };
         let fold = self
             .prog
-            .fold_tails
-            .iter()
-            .find(|&&(p, _)| p == pc)
-            .map(|&(_, s)| s)
+            .fold_tail(pc)
             .expect("a repeat with a folded tail");
         let start = pos_of(start);
         self.steps += u64::from(count);

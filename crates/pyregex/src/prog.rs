@@ -323,3 +323,14 @@ pub(crate) struct Program {
     /// partial match there (see `search::partial_over_run`).
     pub lead_run: Option<u32>,
 }
+
+impl Program {
+    /// The folded string (an index into `folded`) that the tail of the greedy repeat at `pc`
+    /// begins with, when it is one of [`Program::fold_tails`].
+    pub(crate) fn fold_tail(&self, pc: Pc) -> Option<u32> {
+        self.fold_tails
+            .iter()
+            .find(|&&(p, _)| p == pc)
+            .map(|&(_, s)| s)
+    }
+}
