@@ -3,15 +3,13 @@
 //! schema, each string argument is cast to the parameter's declared JSON-schema type, exactly as
 //! the reference casts it; a failed cast keeps the string.
 
-use indexmap::IndexMap;
-
 use crate::py::{self, ExceptionType, JsonErrorKind};
 use crate::value::{Dict, Value};
 
 /// Parameter schemas by tool name, as the reference collects them from a `tools` list.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ToolSchemas {
-    params: IndexMap<String, Dict>,
+    params: Dict<Dict>,
 }
 
 /// A `tools` value the reference cannot even iterate, or a cast that raises: the exception
@@ -42,7 +40,7 @@ impl ToolSchemas {
     /// the `{"type": "function", "function": ...}` wrapper). Entries without a string name are
     /// ignored, as are non-dict tools.
     pub(crate) fn from_tools(tools: Option<&Value>) -> Result<ToolSchemas, ToolsError> {
-        let mut params = IndexMap::new();
+        let mut params = Dict::new();
         let items: Vec<&Value> = match tools {
             None => Vec::new(),
             Some(v) if !v.truthy() => Vec::new(),
