@@ -1570,6 +1570,31 @@ mod tests {
         assert_eq!(regions[0].parsed(), Some(&Value::Int(7)));
     }
 
+    /// With token ids, the traced steps are stripped of markers as the value is: the last
+    /// step is the value, held once, and reads back without markers.
+    #[test]
+    fn with_token_ids_the_last_traced_step_is_the_stripped_value() {
+        let t = template(
+            r#"{"start_anchor": "<s>", "fields": {"c": {"open": "<c>", "close": "</c>"}}}"#,
+        );
+        let options = Options {
+            events: Events::Trace,
+            whole_text: false,
+            token_ids: true,
+        };
+        let mut p = Parser::with_options(&t, Some("<s>"), None, options).unwrap();
+        let evs = p.feed(&format!("<c>a{MARKER}b</c>")).unwrap();
+        let close = evs.iter().find(|e| e.detail.is_some()).unwrap();
+        let d = close.detail.as_ref().unwrap();
+        assert_eq!(d.kept_as_value, Step::Parsed);
+        let EventKind::Close { value } = &close.kind else {
+            unreachable!()
+        };
+        assert_eq!(value, &Value::from("ab"));
+        let regions = crate::region::regions(&evs, 100);
+        assert_eq!(regions[0].parsed(), Some(value));
+    }
+
     /// A parser restored to one of its own earlier states takes a different course from
     /// there: states it takes afterwards hold its new output, not the course it left (whose
     /// states have the same revisions).
