@@ -158,29 +158,19 @@ fn chunks_one(
         text: &text,
         ids: token_input,
     };
-    // Every size past the generation's length is one feed: no need to try (or allocate) more.
-    let units = match generation.parsed_ids() {
-        Some(t) => t.ids.len(),
-        None => text.chars().count(),
-    }
-    .max(1);
-    let by_ids = generation.parsed_ids().is_some();
     let plan = CheckPlan {
-        max_size: usize::try_from(max).map_or(units, |m| m.min(units)),
+        max_size: usize::try_from(max).unwrap_or(usize::MAX),
         random: usize::try_from(random).unwrap_or(usize::MAX),
         seed,
-        // Word pieces and the model's own text pieces cut text, not ids.
-        tokens: !by_ids,
-        // With the model's tokenizer: its tokens and the TextStreamer's pieces too.
-        model: if by_ids {
-            Vec::new()
-        } else {
-            if let Err(e) = &job.model().tokenizer {
-                note!("warning: {e}: the model-token chunkings are left out");
-            }
-            job.model_chunkings(&text)
-        },
+        ..CheckPlan::default()
     };
+    // With the model's tokenizer: its tokens and the TextStreamer's pieces too.
+    let plan = plan.fitted(&generation, || {
+        if let Err(e) = &job.model().tokenizer {
+            note!("warning: {e}: the model-token chunkings are left out");
+        }
+        job.model_chunkings(&text)
+    });
     let mut report = check(&generation, &plan);
     report.locate(&job.source);
     // A parse that fails whatever the chunking fails as `parse` does (exit 1), with its error.

@@ -560,6 +560,13 @@ mod tests {
             Scratch(dir)
         }
 
+        /// The file `name` in the scratch folder, written with `bytes`.
+        fn file(&self, name: &str, bytes: &[u8]) -> PathBuf {
+            let p = self.0.join(name);
+            std::fs::write(&p, bytes).unwrap();
+            p
+        }
+
         fn entries(&self) -> Vec<String> {
             let mut names: Vec<String> = std::fs::read_dir(&self.0)
                 .unwrap()
@@ -568,6 +575,13 @@ mod tests {
             names.sort();
             names
         }
+    }
+
+    /// The permission bits of `p`.
+    #[cfg(unix)]
+    fn mode(p: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(p).unwrap().permissions().mode() & 0o777
     }
 
     impl Drop for Scratch {
@@ -579,8 +593,7 @@ mod tests {
     #[test]
     fn writes_the_new_bytes_and_leaves_no_temporary_file() {
         let s = Scratch::new("write");
-        let p = s.0.join("x.sample");
-        std::fs::write(&p, b"old").unwrap();
+        let p = s.file("x.sample", b"old");
         replace_file(&p, b"old", b"new\r\ntext").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"new\r\ntext");
         assert_eq!(s.entries(), vec!["x.sample".to_string()]);
@@ -593,8 +606,7 @@ mod tests {
     #[test]
     fn refuses_a_file_changed_since_it_was_read() {
         let s = Scratch::new("changed");
-        let p = s.0.join("x.sample");
-        std::fs::write(&p, b"saved by an editor").unwrap();
+        let p = s.file("x.sample", b"saved by an editor");
         let e = replace_file(&p, b"what we read", b"new").unwrap_err();
         assert!(matches!(e, AtomicError::Changed { .. }), "{e:?}");
         let text = e.to_string();
@@ -623,16 +635,13 @@ mod tests {
     fn keeps_the_permission_bits() {
         use std::os::unix::fs::PermissionsExt;
         let s = Scratch::new("perms");
-        let p = s.0.join("script.sample");
-        std::fs::write(&p, b"a").unwrap();
+        let p = s.file("script.sample", b"a");
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).unwrap();
         replace_file(&p, b"a", b"b").unwrap();
-        let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o640);
+        assert_eq!(mode(&p), 0o640);
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
         replace_file(&p, b"b", b"c").unwrap();
-        let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o755);
+        assert_eq!(mode(&p), 0o755);
         assert_eq!(std::fs::read(&p).unwrap(), b"c");
     }
 
@@ -641,8 +650,7 @@ mod tests {
     fn a_failed_write_removes_the_temporary_file_and_keeps_the_original() {
         use std::os::unix::fs::PermissionsExt;
         let s = Scratch::new("readonly");
-        let p = s.0.join("x.sample");
-        std::fs::write(&p, b"a").unwrap();
+        let p = s.file("x.sample", b"a");
         std::fs::set_permissions(&s.0, std::fs::Permissions::from_mode(0o555)).unwrap();
         let result = replace_file(&p, b"a", b"b");
         std::fs::set_permissions(&s.0, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -660,8 +668,7 @@ mod tests {
     fn a_read_only_file_is_refused_unless_allowed_and_stays_read_only() {
         use std::os::unix::fs::PermissionsExt;
         let s = Scratch::new("ro");
-        let p = s.0.join("tokenizer_config.json");
-        std::fs::write(&p, b"{}").unwrap();
+        let p = s.file("tokenizer_config.json", b"{}");
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o444)).unwrap();
         let e = replace_file(&p, b"{}", b"{\"a\": 1}").unwrap_err();
         assert!(matches!(e, AtomicError::ReadOnly { .. }), "{e:?}");
@@ -672,8 +679,7 @@ mod tests {
         };
         forced.run(&p, b"{}", b"{\"a\": 1}").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"{\"a\": 1}");
-        let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o444);
+        assert_eq!(mode(&p), 0o444);
         assert_eq!(s.entries(), vec!["tokenizer_config.json".to_string()]);
     }
 
@@ -684,8 +690,7 @@ mod tests {
     fn keeps_the_owner() {
         use std::os::unix::fs::MetadataExt;
         let s = Scratch::new("owner");
-        let p = s.0.join("x.sample");
-        std::fs::write(&p, b"a").unwrap();
+        let p = s.file("x.sample", b"a");
         let given = std::os::unix::fs::chown(&p, Some(65534), Some(65534)).is_ok();
         let before = std::fs::metadata(&p).unwrap();
         replace_file(&p, b"a", b"b").unwrap();
@@ -768,8 +773,7 @@ mod tests {
     fn a_symbolic_link_is_written_through_and_stays_a_link() {
         let s = Scratch::new("symlink");
         std::fs::create_dir_all(s.0.join("real")).unwrap();
-        let target = s.0.join("real/x.sample");
-        std::fs::write(&target, b"old").unwrap();
+        let target = s.file("real/x.sample", b"old");
         let link = s.0.join("x.sample");
         std::os::unix::fs::symlink("real/x.sample", &link).unwrap();
         let written = replace_file(&link, b"old", b"new").unwrap();
@@ -800,8 +804,7 @@ mod tests {
     #[test]
     fn other_hard_links_are_reported_and_keep_the_old_text() {
         let s = Scratch::new("hardlink");
-        let p = s.0.join("x.sample");
-        std::fs::write(&p, b"old").unwrap();
+        let p = s.file("x.sample", b"old");
         std::fs::hard_link(&p, s.0.join("twin.sample")).unwrap();
         let written = replace_file(&p, b"old", b"new").unwrap();
         assert_eq!(written.links.other_hard_links, 1);
@@ -840,8 +843,7 @@ mod tests {
     #[test]
     fn finds_other_hard_links_and_snapshots_sharing_a_blob() {
         let s = Scratch::new("links");
-        let plain = s.0.join("plain.json");
-        std::fs::write(&plain, b"{}").unwrap();
+        let plain = s.file("plain.json", b"{}");
         assert_eq!(links_of(&plain), Links::default());
         std::fs::hard_link(&plain, s.0.join("twin.json")).unwrap();
         assert_eq!(links_of(&plain).other_hard_links, 1);

@@ -263,8 +263,7 @@ impl View<'_> {
         } else {
             ("prefix line", &self.document[..byte])
         };
-        let line = text.matches('\n').count() + 1;
-        let col = text.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+        let (line, col) = crate::place::line_col(text);
         format!("{label} {line}:{col}")
     }
 }

@@ -20,25 +20,19 @@ pub fn check_sample(
 ) -> ChunkReport {
     let mut generation = Generation::of_sample(template.clone(), sample);
     generation.ids = model.and_then(|m| token_input(sample, m));
-    let by_ids = generation.parsed_ids().map(|t| t.ids.len());
-    let units = by_ids
-        .unwrap_or_else(|| sample.generation.chars().count())
-        .max(1);
-    let plan = CheckPlan {
-        max_size: plan.max_size.min(units),
-        // Word pieces and the model's own text pieces cut text, not ids.
-        tokens: plan.tokens && by_ids.is_none(),
-        model: match (by_ids, model.and_then(Model::tokenizer)) {
-            (None, Some(tokenizer)) => model_chunkings(
-                tokenizer,
-                &sample.generation,
-                sample.model.generation_ids.as_deref(),
-            )
-            .unwrap_or_default(),
-            _ => Vec::new(),
-        },
-        ..plan.clone()
-    };
+    let plan = plan.fitted(&generation, || {
+        model
+            .and_then(Model::tokenizer)
+            .and_then(|tokenizer| {
+                model_chunkings(
+                    tokenizer,
+                    &sample.generation,
+                    sample.model.generation_ids.as_deref(),
+                )
+                .ok()
+            })
+            .unwrap_or_default()
+    });
     check(&generation, &plan)
 }
 

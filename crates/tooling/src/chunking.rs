@@ -645,6 +645,30 @@ impl Default for CheckPlan {
 }
 
 impl CheckPlan {
+    /// The plan for one generation: sizes past its length (in code points, or token ids when
+    /// it is parsed as ids) are all one feed, so the largest size is cut to it; word pieces and
+    /// the model's own text pieces (`model`, asked only for a text generation) cut text, not
+    /// ids.
+    pub fn fitted(
+        &self,
+        generation: &Generation<'_>,
+        model: impl FnOnce() -> Vec<Chunking>,
+    ) -> CheckPlan {
+        let by_ids = generation.parsed_ids().map(|t| t.ids.len());
+        let units = by_ids
+            .unwrap_or_else(|| generation.text.chars().count())
+            .max(1);
+        CheckPlan {
+            max_size: self.max_size.min(units),
+            tokens: self.tokens && by_ids.is_none(),
+            model: match by_ids {
+                None => model(),
+                Some(_) => Vec::new(),
+            },
+            ..self.clone()
+        }
+    }
+
     /// The chunkings to try, in order: the code-point sizes, the random ones, the
     /// tokenizer-like one and the model's own.
     pub fn chunkings(&self) -> Vec<Chunking> {

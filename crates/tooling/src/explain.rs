@@ -974,16 +974,7 @@ impl Explanation {
     fn prefix_pos(&self, byte: usize) -> String {
         let byte = byte.min(self.prefix_len);
         let before = &self.document[..self.document.floor_char_boundary(byte)];
-        let line = before.matches('\n').count() + 1;
-        let column = before
-            .rsplit('\n')
-            .next()
-            .unwrap_or("")
-            .chars()
-            .filter(|&c| c != MARKER)
-            .count()
-            + 1;
-        self.places.name(Part::Prefix, line, column).to_string()
+        self.places.end_of(Part::Prefix, before).to_string()
     }
 
     /// The explanation with its places named in the files `places` says the texts live in.

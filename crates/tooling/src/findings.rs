@@ -279,10 +279,7 @@ fn closest_to_anchor(
         Delimiter::Pattern(_) => near,
     };
     // Named as every place is (`x.sample:4:7 (prefix 1:7)`, or `prefix 1:7` in no file).
-    let before = &prefix[..near.start];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
-    let place = Places::of_sample(sample, name).name(Part::Prefix, line, col);
+    let place = Places::of_sample(sample, name).end_of(Part::Prefix, &prefix[..near.start]);
     let stop = match prefix[near.end..].chars().next() {
         Some(c) => format!(
             "then {} did not fit",

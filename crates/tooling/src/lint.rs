@@ -423,11 +423,17 @@ fn short_repr(v: &Value) -> String {
     }
 }
 
-/// The closest name to `wrong` among `names`, if it is close enough to be a likely typo.
-fn closest<'a>(wrong: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+/// The closest name to `wrong` among `names` (case aside; the first of equally close ones), if
+/// it is close enough to be a likely typo: within a third of the longer name's characters, and
+/// at least two edits. The did-you-mean of lint's names and of a transform's placeholders.
+pub(crate) fn closest<'a>(
+    wrong: &str,
+    names: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let lower = wrong.to_lowercase();
     let mut best: Option<(usize, &str)> = None;
     for n in names {
-        let d = strsim::damerau_levenshtein(&wrong.to_lowercase(), &n.to_lowercase());
+        let d = strsim::damerau_levenshtein(&lower, &n.to_lowercase());
         if best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, n));
         }

@@ -176,9 +176,12 @@ impl Places {
             } else {
                 (Part::Prefix, &document[..byte])
             };
-        let line = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
-        let from = memchr::memrchr(b'\n', text.as_bytes()).map_or(0, |i| i + 1);
-        let column = text[from..].chars().filter(|&c| c != MARKER).count() + 1;
+        self.end_of(part, text)
+    }
+
+    /// The place just after `before`, the start of `part`'s own text up to it.
+    pub fn end_of(&self, part: Part, before: &str) -> Place {
+        let (line, column) = line_col(before);
         self.name(part, line, column)
     }
 
@@ -200,6 +203,15 @@ impl Places {
                 .map(|f| (f.name.clone(), f.line + line - 1, column)),
         }
     }
+}
+
+/// The 1-based line and column just after `before` (the start of a text up to a place), as
+/// every place counts them: columns in characters, the decoder's markers not counted.
+pub fn line_col(before: &str) -> (usize, usize) {
+    let line = memchr::memchr_iter(b'\n', before.as_bytes()).count() + 1;
+    let from = memchr::memrchr(b'\n', before.as_bytes()).map_or(0, |i| i + 1);
+    let column = before[from..].chars().filter(|&c| c != MARKER).count() + 1;
+    (line, column)
 }
 
 #[cfg(test)]

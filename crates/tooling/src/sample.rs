@@ -184,16 +184,6 @@ impl Sample {
     pub fn expects_error(&self) -> bool {
         self.expected.as_ref().is_some_and(is_error_expectation)
     }
-
-    /// The error a sample must fail with, when its expected section names one exactly as
-    /// `rtbench test --bless` writes it: `{"$error": "ValueError: ..."}`.
-    pub fn expected_error_text(&self) -> Option<&str> {
-        self.expected
-            .as_ref()
-            .and_then(Value::as_dict)
-            .and_then(|d| d.get(EXPECTED_ERROR_KEY))
-            .and_then(Value::as_str)
-    }
 }
 
 /// An expected section `{"$error": "<Type>: <message>"}` says that parsing the sample must fail

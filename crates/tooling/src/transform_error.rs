@@ -72,9 +72,13 @@ pub fn transform_note(
             let help = placeholder_help(field, path, parsed.as_ref());
             // A misspelt name: the nearest name in scope first.
             let root = path.split('.').next().unwrap_or(path);
-            let help = match nearest(root, &available(&error.message)) {
+            // Sorted, so that of equally close names the first alphabetically is offered.
+            let mut names = available(&error.message);
+            names.sort_unstable();
+            let others = names.iter().map(String::as_str).filter(|n| *n != root);
+            let help = match crate::lint::closest(root, others) {
                 Some(near) if !help.contains("transform_each") => {
-                    let fixed = path.replacen(root, &near, 1);
+                    let fixed = path.replacen(root, near, 1);
                     format!("did you mean `{{{fixed}}}`? ({help})")
                 }
                 _ => help,
@@ -176,22 +180,6 @@ fn available(message: &str) -> Vec<String> {
         .map(|n| n.trim_matches(['\'', '"']).to_string())
         .filter(|n| !n.is_empty())
         .collect()
-}
-
-/// The name of `names` closest to `wrong`, if it is close enough to be a likely typo.
-fn nearest(wrong: &str, names: &[String]) -> Option<String> {
-    let (d, n) = names
-        .iter()
-        .filter(|n| *n != wrong)
-        .map(|n| {
-            (
-                strsim::damerau_levenshtein(&wrong.to_lowercase(), &n.to_lowercase()),
-                n,
-            )
-        })
-        .min()?;
-    let limit = (wrong.chars().count().max(n.chars().count()) / 3).max(2);
-    (d <= limit).then(|| n.clone())
 }
 
 /// `` `a`, `b` and `c` `` (sorted).
