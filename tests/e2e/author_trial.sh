@@ -25,8 +25,6 @@ session="rtbench-trial-$$"
 dir="$(mktemp -d /tmp/rtb.XXXX)"
 trap 'tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$dir"' EXIT
 
-fail() { echo "FAIL: $*" >&2; screen >&2; exit 1; }
-
 # wait_re REGEX: waits up to 10 s for a screen line matching the extended REGEX.
 wait_re() {
   for _ in $(seq 1 100); do

@@ -22,7 +22,6 @@ session="rtbench-authoring-$$"
 dir="$(mktemp -d)"
 trap 'tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$dir"' EXIT
 
-fail() { echo "FAIL: $*" >&2; screen >&2; exit 1; }
 # The place under the raw cursor (`x.sample:L:C`, the first such place on screen).
 cursor_line() { screen | grep -oE '(\.sample|…):[0-9]+:[0-9]+' | sed -n 1p || true; }
 

@@ -1,6 +1,6 @@
 # Shared set-up of the tmux end-to-end tests: finds tmux, builds rtbench unless RTBENCH names
 # a binary, reads the terminal size from SIZE (COLSxROWS, default 120x40), and defines the
-# screen and key helpers (they act on the tmux session named by $session).
+# screen, key and failure helpers (they act on the tmux session named by $session).
 command -v tmux >/dev/null || { echo "tmux is needed (apt-get install -y tmux)" >&2; exit 2; }
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 if [[ -z "${RTBENCH:-}" ]]; then
@@ -30,5 +30,8 @@ wait_for() {
   screen >&2
   exit 1
 }
+
+# fail MESSAGE: says what failed, shows the screen and ends the test.
+fail() { echo "FAIL: $*" >&2; screen >&2; exit 1; }
 
 ok() { echo "ok - $*"; }

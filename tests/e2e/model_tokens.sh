@@ -13,7 +13,6 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 session="rtbench-model-$$"
 trap 'tmux kill-session -t "$session" 2>/dev/null || true' EXIT
-fail() { echo "FAIL: $*" >&2; screen >&2; exit 1; }
 
 tmux new-session -d -s "$session" -x "$cols" -y "$rows" \
   "$RTBENCH $root/samples/qwen3 $root/samples/qwen3/conversation-tool-call.sample; echo 'rtbench exited'; sleep 30"

@@ -5,10 +5,7 @@
 //! reference's own streams of it are recorded in `tests/data/replay/xml-invoke-optional-tail.json`),
 //! a broken template, a misspelled section header and a dry-run bless.
 
-use std::path::Path;
-use std::process::{Command, Output};
-
-use crate::scratch::{Scratch, code, err, out};
+use crate::scratch::{Scratch, code, err, out, rtbench_in};
 use rtbench::testing::{Action, Inputs, Source, State, Theme};
 use rtbench::testing::{request_for, update, view, worker};
 
@@ -65,14 +62,6 @@ It is 3 degrees in Oslo.<|end|>
 "#;
 
 /// The `rtbench` binary run in `dir`.
-fn rtbench(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rtbench"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("rtbench runs")
-}
-
 /// The XML template with a stray line break in its start anchor.
 fn stray_anchor() -> String {
     XML.replace(r#""<|assistant|>\n""#, r#""<|assistant|>\n\n""#)
@@ -87,7 +76,7 @@ fn a_start_anchor_no_prefix_contains_is_a_lint_warning_at_its_key() {
             ("after.sample", AFTER_TOOL),
         ],
     );
-    let o = rtbench(&s.0, &["lint", "--template", ".", "--deny-warnings", "."]);
+    let o = rtbench_in(&s.0, &["lint", "--template", ".", "--deny-warnings", "."]);
     assert_eq!(code(&o), 1, "{}{}", out(&o), err(&o));
     assert_eq!(
         out(&o),
@@ -103,7 +92,7 @@ fn a_start_anchor_no_prefix_contains_is_a_lint_warning_at_its_key() {
 "#
     );
     // `test` fails the sample with the earlier turn's tool call, and says first why.
-    let o = rtbench(&s.0, &["test", "."]);
+    let o = rtbench_in(&s.0, &["test", "."]);
     assert_eq!(code(&o), 1);
     let lines: Vec<String> = out(&o).lines().map(str::to_string).collect();
     assert_eq!(lines[0], "./after.sample ... FAILED");
@@ -127,7 +116,7 @@ fn a_start_anchor_no_prefix_contains_is_a_lint_warning_at_its_key() {
         r#""start_anchor_pattern": "<\\|assistant\\|>\\n\\n""#,
     );
     std::fs::write(s.0.join("template.json"), pattern).unwrap();
-    let o = rtbench(&s.0, &["lint", "--template", ".", "."]);
+    let o = rtbench_in(&s.0, &["lint", "--template", ".", "."]);
     assert_eq!(code(&o), 0);
     assert!(
         out(&o).contains("the closest text in the prefix: '<|assistant|>\\n' at ./after.sample:4:1 (prefix 3:1) (14 characters of the anchor matched, then '<' did not fit); the pattern's element '\\\\n' could not match there\n --> ./template.json:2:27"),
@@ -198,7 +187,7 @@ fn an_expected_error_is_compared_by_type_and_message_or_by_type_alone() {
             ),
         ],
     );
-    let o = rtbench(&s.0, &["test", "."]);
+    let o = rtbench_in(&s.0, &["test", "."]);
     assert_eq!(code(&o), 1);
     let report = out(&o);
     let lines: Vec<&str> = report.lines().collect();
@@ -220,7 +209,7 @@ fn an_expected_error_is_compared_by_type_and_message_or_by_type_alone() {
         ]
     );
     // Blessing keeps the looser form that holds, and writes the exact one elsewhere.
-    let o = rtbench(
+    let o = rtbench_in(
         &s.0,
         &[
             "test",
@@ -251,7 +240,7 @@ fn a_parse_that_fails_however_it_is_cut_is_a_failing_parse_not_an_unstable_one()
         "stable-error",
         &[("template.json", &typo), ("call.sample", CALL)],
     );
-    let o = rtbench(&s.0, &["chunks", "--template", ".", "call.sample"]);
+    let o = rtbench_in(&s.0, &["chunks", "--template", ".", "call.sample"]);
     assert_eq!(code(&o), 1);
     assert_eq!(out(&o), "");
     assert_eq!(
@@ -261,7 +250,7 @@ fn a_parse_that_fails_however_it_is_cut_is_a_failing_parse_not_an_unstable_one()
 "
     );
     // `lint --chunkings` and `test --chunkings` see no instability in it either.
-    let o = rtbench(&s.0, &["lint", "--template", ".", "--chunkings", "."]);
+    let o = rtbench_in(&s.0, &["lint", "--template", ".", "--chunkings", "."]);
     assert_eq!(code(&o), 0, "{}", out(&o));
     assert!(
         out(&o).ends_with("; every sample's result is the same however the stream is cut\n"),
@@ -280,12 +269,12 @@ fn chunking_instability_fails_lint_and_test_with_the_delimiter_named() {
         "instability",
         &[("template.json", XML), ("call.sample", CALL)],
     );
-    let o = rtbench(&s.0, &["lint", "--template", ".", "--deny-warnings", "."]);
+    let o = rtbench_in(&s.0, &["lint", "--template", ".", "--deny-warnings", "."]);
     assert_eq!(
         (code(&o), out(&o).as_str()),
         (0, ". and 1 sample: no warnings\n")
     );
-    let o = rtbench(&s.0, &["test", "."]);
+    let o = rtbench_in(&s.0, &["test", "."]);
     assert_eq!(code(&o), 0, "{}", out(&o));
     let named = "the delimiter that made the difference: the close pattern of 'tool_calls', '</invoke>(?:\\\\s*</x:tool_call>)?' (./template.json:6:24)
   chunked: it matched '</invoke>' at line 5:1
@@ -302,7 +291,7 @@ difference (one-shot parse -> chunked):
     );
     let indented =
         |text: &str, by: &str| -> String { text.lines().map(|l| format!("{by}{l}\n")).collect() };
-    let o = rtbench(&s.0, &["lint", "--template", ".", "--chunkings", "."]);
+    let o = rtbench_in(&s.0, &["lint", "--template", ".", "--chunkings", "."]);
     assert_eq!(code(&o), 1);
     assert_eq!(
         out(&o),
@@ -318,7 +307,7 @@ difference (one-shot parse -> chunked):
             indented(&report, "  ")
         )
     );
-    let o = rtbench(&s.0, &["test", "--chunkings", "."]);
+    let o = rtbench_in(&s.0, &["test", "--chunkings", "."]);
     assert_eq!(code(&o), 1);
     assert_eq!(
         out(&o),
@@ -328,9 +317,9 @@ difference (one-shot parse -> chunked):
         )
     );
     // `chunks` names it the same way; the knobs are `chunks`' own.
-    let o = rtbench(&s.0, &["chunks", "--template", ".", "call.sample"]);
+    let o = rtbench_in(&s.0, &["chunks", "--template", ".", "call.sample"]);
     assert_eq!((code(&o), err(&o)), (1, format!("error: {report}\n")));
-    let o = rtbench(
+    let o = rtbench_in(
         &s.0,
         &["test", "--chunkings", "--max", "4", "--random", "0", "."],
     );
@@ -340,7 +329,7 @@ difference (one-shot parse -> chunked):
         "{}",
         out(&o)
     );
-    let o = rtbench(&s.0, &["test", "--max", "4", "."]);
+    let o = rtbench_in(&s.0, &["test", "--max", "4", "."]);
     assert_eq!(code(&o), 2, "--max needs --chunkings");
 }
 
@@ -382,7 +371,7 @@ fn a_broken_template_is_reported_once_and_fails_each_of_its_samples() {
             ("b.sample", CALL),
         ],
     );
-    let o = rtbench(&s.0, &["test", "."]);
+    let o = rtbench_in(&s.0, &["test", "."]);
     assert_eq!(code(&o), 1);
     assert_eq!(
         out(&o),
@@ -417,7 +406,7 @@ fn a_misspelled_section_header_gets_a_did_you_mean() {
             ),
         ],
     );
-    let o = rtbench(&s.0, &["test", "."]);
+    let o = rtbench_in(&s.0, &["test", "."]);
     assert_eq!(code(&o), 1);
     assert_eq!(
         out(&o),
@@ -435,7 +424,7 @@ fn a_misspelled_section_header_gets_a_did_you_mean() {
 fn a_dry_run_bless_shows_the_section_it_would_write() {
     let bare = &CALL[..CALL.find("--- expected ---").unwrap()];
     let s = Scratch::with_files("dry-run", &[("template.json", XML), ("call.sample", bare)]);
-    let o = rtbench(&s.0, &["test", "--bless", "--dry-run", "."]);
+    let o = rtbench_in(&s.0, &["test", "--bless", "--dry-run", "."]);
     assert_eq!(code(&o), 0, "{}", err(&o));
     assert_eq!(
         out(&o),

@@ -3,18 +3,22 @@
 //! the reference recorded, `lint --deny-warnings` and the chunking check are clean), the report
 //! says what was written and what to do next, and no existing file is ever replaced.
 
-use crate::scratch::Scratch;
+use crate::scratch::{Scratch, rtbench_in};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn rtbench(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rtbench"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("RTBENCH_REFERENCE")
-        .env("RTBENCH_CONFIG", dir.join("no-config.toml"))
-        .output()
-        .expect("rtbench runs")
+/// `rtbench` in `dir` with `args`, which must exit 0 (else the output, under `what`, is the
+/// failure's message).
+fn succeeds(dir: &Path, what: &str, args: &[&str]) -> Output {
+    let o = rtbench_in(dir, args);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{what}: {}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    o
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -64,7 +68,7 @@ fn every_scaffold_works_end_to_end() {
         ),
     ] {
         let s = Scratch::new(format);
-        let out = rtbench(&s.0, &["new", "my-model", "--format", format]);
+        let out = rtbench_in(&s.0, &["new", "my-model", "--format", format]);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         assert_eq!(
             text(&out.stdout),
@@ -93,29 +97,17 @@ fn every_scaffold_works_end_to_end() {
         names.sort();
         assert_eq!(names, ["example.sample", "template.json"]);
 
-        let check = rtbench(&s.0, &["check", "--template", "my-model"]);
-        assert_eq!(
-            check.status.code(),
-            Some(0),
-            "{format}: {}",
-            text(&check.stderr)
-        );
+        succeeds(&s.0, format, &["check", "--template", "my-model"]);
         // The expected message is the reference's (5.25, and 5.24 gives the same).
-        let test = rtbench(&s.0, &["test", "--reference", "all", "my-model"]);
-        assert_eq!(
-            test.status.code(),
-            Some(0),
-            "{format}: {}{}",
-            text(&test.stdout),
-            text(&test.stderr)
-        );
+        let test = succeeds(&s.0, format, &["test", "--reference", "all", "my-model"]);
         assert!(
             text(&test.stdout).contains("my-model/example.sample ... ok"),
             "{format}: {}",
             text(&test.stdout)
         );
-        let lint = rtbench(
+        succeeds(
             &s.0,
+            format,
             &[
                 "lint",
                 "--deny-warnings",
@@ -124,15 +116,9 @@ fn every_scaffold_works_end_to_end() {
                 "my-model",
             ],
         );
-        assert_eq!(
-            lint.status.code(),
-            Some(0),
-            "{format}: {}{}",
-            text(&lint.stdout),
-            text(&lint.stderr)
-        );
-        let chunks = rtbench(
+        succeeds(
             &s.0,
+            format,
             &[
                 "chunks",
                 "--template",
@@ -140,20 +126,13 @@ fn every_scaffold_works_end_to_end() {
                 "my-model/example.sample",
             ],
         );
-        assert_eq!(
-            chunks.status.code(),
-            Some(0),
-            "{format}: {}{}",
-            text(&chunks.stdout),
-            text(&chunks.stderr)
-        );
     }
 }
 
 #[test]
 fn new_writes_into_the_current_folder_by_default_and_takes_a_template_file_name() {
     let s = Scratch::new("default");
-    let out = rtbench(&s.0, &["new"]);
+    let out = rtbench_in(&s.0, &["new"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
@@ -168,7 +147,7 @@ fn new_writes_into_the_current_folder_by_default_and_takes_a_template_file_name(
 
     let s = Scratch::new("file-name");
     std::fs::create_dir(s.0.join("models")).unwrap();
-    let out = rtbench(
+    let out = rtbench_in(
         &s.0,
         &["new", "models/my model.json", "--format", "python-calls"],
     );
@@ -187,7 +166,7 @@ fn new_writes_into_the_current_folder_by_default_and_takes_a_template_file_name(
         )
     );
     // The commands it suggests work as printed.
-    let test = rtbench(
+    let test = rtbench_in(
         &s.0,
         &[
             "test",
@@ -206,7 +185,7 @@ fn new_never_replaces_a_file() {
         let dir = s.0.join("m");
         std::fs::create_dir(&dir).unwrap();
         std::fs::write(dir.join(existing), "mine\n").unwrap();
-        let out = rtbench(&s.0, &["new", "m"]);
+        let out = rtbench_in(&s.0, &["new", "m"]);
         assert_eq!(out.status.code(), Some(2));
         assert_eq!(
             text(&out.stderr),
@@ -227,7 +206,7 @@ fn new_never_replaces_a_file() {
     // A path that is an existing file of another kind is refused too.
     let s = Scratch::new("not-a-folder");
     std::fs::write(s.0.join("notes.txt"), "x").unwrap();
-    let out = rtbench(&s.0, &["new", "notes.txt"]);
+    let out = rtbench_in(&s.0, &["new", "notes.txt"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         text(&out.stderr),

@@ -1,8 +1,8 @@
-//! What the modules that run `rtbench` on files share: a scratch folder removed afterwards, and
-//! a finished command's exit code and output as text.
+//! What the modules that run `rtbench` on files share: a scratch folder removed afterwards,
+//! `rtbench` run in a folder, and a finished command's exit code and output as text.
 
-use std::path::PathBuf;
-use std::process::Output;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A scratch folder of its own (the tests of this binary run in parallel), removed when
@@ -55,6 +55,18 @@ impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// `rtbench` with `args` in the folder `dir`, as a user without a configuration file or
+/// `RTBENCH_REFERENCE` runs it.
+pub(crate) fn rtbench_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rtbench"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("RTBENCH_REFERENCE")
+        .env("RTBENCH_CONFIG", dir.join("no-config.toml"))
+        .output()
+        .expect("rtbench runs")
 }
 
 /// The exit code (-1 when killed by a signal).

@@ -80,13 +80,21 @@ fn render_corpus(
     let body = inner(area);
     let width = usize::from(body.width);
     let cut = |s: String| s.chars().take(width).collect::<String>();
-    let mut lines: Vec<Line<'static>> = Vec::new();
-    match view.open {
+    // Only the rows the pane shows are formatted: an open group can hold every record of a
+    // large corpus, and this runs every frame.
+    let (skip, take) = (state.ui.scroll[Pane::Samples], usize::from(body.height));
+    let lines: Vec<Line<'static>> = match view.open {
         None if view.groups.is_empty() => {
-            lines.push(Line::styled("reading the corpus…", theme.dim()));
+            let reading = Line::styled("reading the corpus…", theme.dim());
+            std::iter::once(reading).skip(skip).collect()
         }
-        None => {
-            for (i, g) in view.groups.iter().enumerate() {
+        None => view
+            .groups
+            .iter()
+            .enumerate()
+            .skip(skip)
+            .take(take)
+            .map(|(i, g)| {
                 let style = if g.failure { theme.error() } else { theme.ok() };
                 let row = cut(format!("{:>6}  {}", g.records.len(), g.label));
                 let style = if i == view.selected {
@@ -94,16 +102,19 @@ fn render_corpus(
                 } else {
                     style
                 };
-                lines.push(Line::styled(row, style));
-            }
-        }
+                Line::styled(row, style)
+            })
+            .collect(),
         Some(o) => {
             let g = &view.groups[o];
-            lines.push(Line::styled(
+            let head = Line::styled(
                 cut(format!("◂ {} ({}) · Esc: groups", g.label, g.records.len())),
                 theme.dim(),
-            ));
-            for (i, r) in g.records.iter().enumerate() {
+            );
+            // The head is the first row: the records start one row later.
+            let head = (skip == 0).then_some(head);
+            let records = g.records.iter().enumerate().skip(skip.saturating_sub(1));
+            let records = records.map(|(i, r)| {
                 let file = view.files.get(r.file).map_or_else(String::new, |f| {
                     short_name(&f.display().to_string()).to_string()
                 });
@@ -113,14 +124,11 @@ fn render_corpus(
                 } else {
                     Style::default()
                 };
-                lines.push(Line::styled(row, style));
-            }
+                Line::styled(row, style)
+            });
+            head.into_iter().chain(records).take(take).collect()
         }
-    }
-    let lines: Vec<Line<'static>> = lines
-        .into_iter()
-        .skip(state.ui.scroll[Pane::Samples])
-        .collect();
+    };
     frame.render_widget(Paragraph::new(lines), body);
 }
 
@@ -156,6 +164,8 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
             .iter()
             .enumerate()
             .skip(state.ui.scroll[Pane::Samples])
+            // Only the rows the pane shows are labelled (a frame's work, not the list's).
+            .take(usize::from(body.height))
             .map(|(i, s)| {
                 let (mark, style) = marker(&s.status, theme);
                 let name = short_name(&s.name);
