@@ -29,6 +29,7 @@ macro_rules! note {
 mod corpus;
 mod explain;
 mod export;
+mod infer;
 mod inputs;
 mod lint;
 mod model;

@@ -78,6 +78,17 @@ pub(crate) struct NewArgs {
     /// The shape of output the template starts from.
     #[arg(long, value_enum, default_value_t = Format::JsonInTags)]
     pub format: Format,
+    /// Infer the template from this model folder's chat template instead of a scaffold:
+    /// writes DIR/template.json (or --out) and the probe renders as samples beside it.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["path", "format"])]
+    pub model: Option<PathBuf>,
+    /// With --model: the template file to write (default: DIR/template.json).
+    #[arg(long, value_name = "FILE", requires = "model")]
+    pub out: Option<PathBuf>,
+    /// With --model: write nothing; compare the inferred template with the folder's own on
+    /// the probes and the folder's samples (exit 1 on a difference).
+    #[arg(long, requires = "model", conflicts_with = "out")]
+    pub check: bool,
 }
 
 /// The sample's file name, beside the template.
@@ -85,6 +96,9 @@ const SAMPLE: &str = "example.sample";
 
 /// Writes the scaffold and says what was written and what to do next.
 pub(crate) fn run(args: &NewArgs) -> Result<(), Failure> {
+    if let Some(dir) = &args.model {
+        return crate::cli::infer::run(dir, args.out.as_deref(), args.check);
+    }
     let (template_path, sample_path) = targets(args.path.as_deref())?;
     for p in [&template_path, &sample_path] {
         // `symlink_metadata`: a dangling link is a name taken too.
@@ -173,7 +187,7 @@ fn folder_of(file: &Path) -> PathBuf {
 /// then hard-linked to its name (which fails if the name exists), so the file appears whole
 /// and nothing is replaced. Where the file system has no hard links, the file is created
 /// with `create_new` instead (still never replacing anything).
-fn write_new(path: &Path, text: &str) -> Result<(), Failure> {
+pub(crate) fn write_new(path: &Path, text: &str) -> Result<(), Failure> {
     let fail = |e: std::io::Error| Failure::usage(format!("cannot write {}: {e}", path.display()));
     let exists = || {
         Failure::usage(format!(

@@ -25,6 +25,7 @@ mod diagnostic_cli;
 mod explain;
 mod export;
 mod id_conformance;
+mod infer;
 mod input_safety;
 mod lint;
 mod lint_engines;

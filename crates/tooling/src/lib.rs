@@ -30,6 +30,7 @@ pub mod explain;
 pub mod export;
 mod files;
 pub mod findings;
+pub mod infer;
 pub mod injection;
 pub mod inputs;
 pub mod lint;

@@ -910,6 +910,33 @@ pub fn expand(path: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// A section whose text is `text` exactly: the line breaks it ends with are said in the
+/// header, since the layout rule strips them from the body.
+pub fn text_section(name: &str, text: &str, out: &mut String) {
+    let body = text.trim_end_matches('\n');
+    let newlines = text.len() - body.len();
+    match newlines {
+        0 => out.push_str(&format!("--- {name} ---\n")),
+        1 => out.push_str(&format!("--- {name} (ends with newline) ---\n")),
+        n => out.push_str(&format!("--- {name} (ends with {n} newlines) ---\n")),
+    }
+    out.push_str(body);
+    out.push('\n');
+}
+
+/// A section holding `value` as indented JSON (as the reference's `json.dumps(indent=2)`).
+pub fn json_section(name: &str, value: &rtbench_engine::value::Value, out: &mut String) {
+    use rtbench_engine::py::{DumpOptions, json_dumps};
+    let opts = DumpOptions {
+        indent: Some(2),
+        compact: false,
+        ..DumpOptions::reference_cli()
+    };
+    if let Ok(text) = json_dumps(value, &opts) {
+        out.push_str(&format!("--- {name} ---\n{text}\n"));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,34 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::outcome::{Outcome, Status};
-use crate::sample::{Sample, parse_sample};
-use rtbench_engine::py::{DumpOptions, json_dumps};
-use rtbench_engine::value::Value;
-
-/// A section whose text is `text` exactly: the line breaks it ends with are said in the
-/// header, since the layout rule strips them from the body.
-fn text_section(name: &str, text: &str, out: &mut String) {
-    let body = text.trim_end_matches('\n');
-    let newlines = text.len() - body.len();
-    match newlines {
-        0 => out.push_str(&format!("--- {name} ---\n")),
-        1 => out.push_str(&format!("--- {name} (ends with newline) ---\n")),
-        n => out.push_str(&format!("--- {name} (ends with {n} newlines) ---\n")),
-    }
-    out.push_str(body);
-    out.push('\n');
-}
-
-fn json_section(name: &str, value: &Value, out: &mut String) {
-    let opts = DumpOptions {
-        indent: Some(2),
-        compact: false,
-        ..DumpOptions::reference_cli()
-    };
-    if let Ok(text) = json_dumps(value, &opts) {
-        out.push_str(&format!("--- {name} ---\n{text}\n"));
-    }
-}
+use crate::sample::{Sample, json_section, parse_sample, text_section};
 
 /// The `.sample` text of a record: its prefix and generation as text (a conversation rendered,
 /// token ids decoded), its tools and expected message, and a note saying where it came from and
