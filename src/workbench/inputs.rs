@@ -45,6 +45,10 @@ pub enum Source {
         /// Its text.
         text: &'static str,
     },
+    /// The response template inferred from a model folder's chat template (the folder has
+    /// none of its own): inferred again whenever it is loaded, so a change to the chat
+    /// template shows at once. Nothing is written (`rtbench new --model DIR` writes it).
+    Inferred(PathBuf),
     /// One record of a corpus (JSON Lines): read by its byte offset when shown.
     Record {
         /// The corpus file.
@@ -69,6 +73,10 @@ impl Source {
                 .display()
                 .to_string(),
             Source::Embedded { name, .. } => name.clone(),
+            Source::Inferred(dir) => format!(
+                "{} (inferred)",
+                Source::File(dir.join("template.json")).name()
+            ),
             Source::Record { path, line, .. } => {
                 format!("{}:{line}", Source::File(path.clone()).name())
             }
@@ -166,7 +174,24 @@ impl Inputs {
                 return Err(format!("{}: no such file or folder", p.display()));
             }
         }
-        let template = policy::template_file(first).map_err(|e| e.to_string())?;
+        let template = match policy::template_file(first) {
+            Ok(t) if !lacks_response_template(first, &t) => Source::File(t),
+            // A model folder without a response template: the one its chat template implies.
+            Ok(_) | Err(_) if has_chat_template(first) => Source::Inferred(first.clone()),
+            Ok(t) => Source::File(t),
+            Err(e) => return Err(e.to_string()),
+        };
+        if let Source::Inferred(dir) = &template {
+            return Ok(Inputs {
+                template: Source::Inferred(dir.clone()),
+                files: Vec::new(),
+                folders: vec![dir.clone()],
+                corpora: Vec::new(),
+            });
+        }
+        let Source::File(template) = template else {
+            unreachable!("only a file is left")
+        };
         // The samples beside the template: a folder's own, or the template file's folder's.
         let default_dir = policy::model_dir(&template);
         let mut files = Vec::new();
@@ -226,6 +251,7 @@ impl Inputs {
     pub fn model_dir(&self) -> Option<PathBuf> {
         match &self.template {
             Source::File(p) => Some(policy::model_dir(p)),
+            Source::Inferred(dir) => Some(dir.clone()),
             Source::Embedded { .. } | Source::Record { .. } => None,
         }
     }
@@ -275,6 +301,7 @@ impl Inputs {
             Source::Embedded { text, .. } => {
                 policy::load_template_text(name.clone(), (*text).to_string())?
             }
+            Source::Inferred(dir) => policy::load_template_text(name.clone(), inferred_text(dir)?)?,
         };
         Ok(LoadedTemplate {
             lint: lint_warnings(&template, &source),
@@ -295,6 +322,53 @@ impl SampleFile {
             bad_expected: None,
         }
     }
+}
+
+/// Whether `dir` (a folder given as the template) holds a chat template.
+fn has_chat_template(dir: &Path) -> bool {
+    dir.is_dir() && matches!(Model::open(dir).chat, Ok(Some(_)))
+}
+
+/// Whether the template file found for a folder is a `tokenizer_config.json` without a
+/// `response_template` (a model folder that has none yet).
+fn lacks_response_template(given: &Path, file: &Path) -> bool {
+    given.is_dir()
+        && file
+            .file_name()
+            .is_some_and(|n| n == "tokenizer_config.json")
+        && std::fs::read_to_string(file)
+            .ok()
+            .and_then(|t| rtbench_engine::py::json_loads(&t).ok())
+            .is_some_and(|v| match v {
+                rtbench_engine::Value::Dict(d) => d.get("response_template").is_none(),
+                _ => false,
+            })
+}
+
+/// The response template inferred from `dir`'s chat template, as a template file's text.
+fn inferred_text(dir: &Path) -> Result<String, Box<Diagnostic>> {
+    let chat = match Model::open(dir).chat {
+        Ok(Some(chat)) => chat,
+        Ok(None) => {
+            return Err(Box::new(Diagnostic::error(format!(
+                "{} has no chat template to infer a response template from",
+                dir.display()
+            ))));
+        }
+        Err(e) => return Err(Box::new(Diagnostic::error(e.to_string()))),
+    };
+    rtbench_tooling::infer::infer(&chat)
+        .map(|i| rtbench_tooling::infer::template_text(&i.template))
+        .map_err(|e| {
+            Box::new(
+                Diagnostic::error(format!("no response template can be inferred: {e}"))
+                    .in_file(dir.display().to_string())
+                    .with_help(Some(
+                        "the last good result stays on screen while the chat template is fixed"
+                            .into(),
+                    )),
+            )
+        })
 }
 
 /// Reads one corpus record (its JSON line is the text shown for it).
@@ -326,6 +400,10 @@ pub(crate) fn read_sample(source: &Source) -> SampleFile {
     let name = source.name();
     let (path, text) = match source {
         Source::Embedded { text, .. } => (PathBuf::from(&name), (*text).to_string()),
+        Source::Inferred(dir) => match inferred_text(dir) {
+            Ok(t) => (PathBuf::from(&name), t),
+            Err(d) => return SampleFile::unreadable(name, &d.message),
+        },
         Source::Record { path, line, offset } => return read_record(name, path, *line, *offset),
         // As the input policy reads files; a pipe is refused (it is read again on every change).
         Source::File(p) => match read_text(p, "sample file", Pipes::Refuse) {
@@ -429,6 +507,51 @@ fn lint_warnings(template: &Template, source: &TemplateSource) -> Vec<Diagnostic
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A model folder with a chat template and no response template opens on the inferred
+    /// one, which follows the chat template as it changes; nothing is written.
+    #[test]
+    fn a_model_folder_without_a_response_template_opens_on_the_inferred_one() {
+        let dir = std::env::temp_dir().join(format!("rtbench-inferred-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/qwen3");
+        for f in [
+            "chat_template.jinja",
+            "tokenizer_config.json",
+            "one-tool-call.sample",
+        ] {
+            std::fs::copy(root.join(f), dir.join(f)).unwrap();
+        }
+        let inputs = Inputs::from_args(std::slice::from_ref(&dir)).unwrap();
+        assert_eq!(inputs.template, Source::Inferred(dir.clone()));
+        assert!(inputs.template.name().ends_with("template.json (inferred)"));
+        let anchor = |inputs: &Inputs| match inputs
+            .load_template(Reference::NEWEST)
+            .unwrap()
+            .template
+            .start_anchor()
+        {
+            rtbench_engine::delimiter::Delimiter::Literal(l) => l.literals.clone(),
+            other => panic!("a pattern anchor: {other:?}"),
+        };
+        assert_eq!(anchor(&inputs), ["<|im_start|>assistant\n"]);
+        assert!(
+            inputs
+                .watched_paths()
+                .contains(&dir.join("chat_template.jinja"))
+        );
+        // The chat template changes its header: the inferred anchor follows.
+        let chat = std::fs::read_to_string(dir.join("chat_template.jinja")).unwrap();
+        std::fs::write(
+            dir.join("chat_template.jinja"),
+            chat.replace("<|im_start|>assistant", "<|im_start|>model"),
+        )
+        .unwrap();
+        assert_eq!(anchor(&inputs), ["<|im_start|>model\n"]);
+        assert!(!dir.join("template.json").exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn bundled_inputs_load() {
