@@ -102,6 +102,9 @@ struct Located {
     cores: Vec<(usize, usize)>,
     /// Per call: the text between the name and the region's body.
     mids: Vec<String>,
+    /// The json parser's dialect options the arguments need (`unquoted_keys`,
+    /// `string_delims`), when they are not plain JSON.
+    dialect: Option<J>,
 }
 
 fn locate_json(s: &str, calls: &[J]) -> Option<Located> {
@@ -121,6 +124,7 @@ fn locate_json(s: &str, calls: &[J]) -> Option<Located> {
                 shape: Shape::Array { name, args, id },
                 cores: vec![(f.start, f.end)],
                 mids: Vec::new(),
+                dialect: None,
             });
         }
     }
@@ -140,6 +144,7 @@ fn locate_json(s: &str, calls: &[J]) -> Option<Located> {
         shape: Shape::Object { name, args, id },
         cores,
         mids: Vec::new(),
+        dialect: None,
     })
 }
 
@@ -162,6 +167,153 @@ fn locate_header(s: &str, calls: &[J]) -> Option<Located> {
         shape: Shape::Header,
         cores,
         mids,
+        dialect: None,
+    })
+}
+
+/// The string delimiters a lax-JSON template writes around string arguments: what stands
+/// between the key's `:` and the first string value, and after it.
+fn string_delims(s: &str, calls: &[J]) -> Option<(String, String)> {
+    let args = calls[0]["function"]["arguments"].as_object()?;
+    let (key, value) = args.iter().find_map(|(k, v)| v.as_str().map(|v| (k, v)))?;
+    let k = s.find(key.as_str())?;
+    let v = s[k..].find(value)? + k;
+    let open = s[k + key.len()..v].trim_start().strip_prefix(':')?.trim();
+    let close_end = s[v + value.len()..].find([',', '}'])? + v + value.len();
+    let close = s[v + value.len()..close_end].trim();
+    (!open.is_empty() && open != "\"" && !close.is_empty())
+        .then(|| (open.to_string(), close.to_string()))
+}
+
+/// `text` as JSON: custom string delimiters made JSON strings, bare keys quoted (what the json
+/// parser's `string_delims` and `unquoted_keys` options do).
+fn relax(text: &str, delims: Option<&(String, String)>) -> String {
+    let mut t = String::new();
+    let mut rest = text;
+    if let Some((open, close)) = delims {
+        while let Some(i) = rest.find(open.as_str()) {
+            t.push_str(&rest[..i]);
+            let after = &rest[i + open.len()..];
+            let Some(j) = after.find(close.as_str()) else {
+                break;
+            };
+            t.push_str(&J::from(&after[..j]).to_string());
+            rest = &after[j + close.len()..];
+        }
+    }
+    t.push_str(rest);
+    let mut out = String::new();
+    let mut in_string = false;
+    let mut escaped = false;
+    let chars: Vec<char> = t.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            i += 1;
+            continue;
+        }
+        if c == '"' {
+            in_string = true;
+        }
+        out.push(c);
+        if c == '{' || c == ',' {
+            let mut j = i + 1;
+            while j < chars.len() && chars[j].is_whitespace() {
+                j += 1;
+            }
+            let start = j;
+            while j < chars.len() && (chars[j].is_alphanumeric() || chars[j] == '_') {
+                j += 1;
+            }
+            if j > start
+                && j < chars.len()
+                && chars[j..].iter().find(|c| !c.is_whitespace()) == Some(&':')
+            {
+                out.extend(&chars[i + 1..start]);
+                out.push('"');
+                out.extend(&chars[start..j]);
+                out.push('"');
+                i = j;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The end of the brace-balanced text starting at `start` (a `{`), custom strings skipped.
+fn balanced_end(s: &str, start: usize, delims: Option<&(String, String)>) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < s.len() {
+        if let Some((open, close)) = delims
+            && s[i..].starts_with(open.as_str())
+        {
+            let after = i + open.len();
+            i = after + s[after..].find(close.as_str())? + close.len();
+            continue;
+        }
+        let c = s[i..].chars().next()?;
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += c.len_utf8();
+    }
+    None
+}
+
+/// Name in a header, arguments in a lax JSON dialect (bare keys, custom string delimiters).
+fn locate_lax(s: &str, calls: &[J]) -> Option<Located> {
+    let delims = string_delims(s, calls);
+    let mut cores = Vec::new();
+    let mut mids = Vec::new();
+    let mut from = 0;
+    let mut bare_keys = false;
+    for c in calls {
+        let name = c["function"]["name"].as_str()?;
+        let at = s[from..].find(name)? + from;
+        let open = s[at + name.len()..].find('{')? + at + name.len();
+        let end = balanced_end(s, open, delims.as_ref())?;
+        let relaxed = relax(&s[open..end], delims.as_ref());
+        let value: J = serde_json::from_str(&relaxed).ok()?;
+        if value != c["function"]["arguments"] {
+            return None;
+        }
+        bare_keys |= serde_json::from_str::<J>(&relax(&s[open..end], None)).is_err()
+            || relax(&s[open..end], None) != s[open..end];
+        mids.push(s[at + name.len()..open].to_string());
+        cores.push((at, end));
+        from = end;
+    }
+    let mut dialect = serde_json::Map::new();
+    if bare_keys {
+        dialect.insert("unquoted_keys".into(), J::Bool(true));
+    }
+    if let Some((open, close)) = delims {
+        dialect.insert("string_delims".into(), json!([[open, close]]));
+    }
+    Some(Located {
+        shape: Shape::Header,
+        cores,
+        mids,
+        dialect: Some(J::Object(dialect)),
     })
 }
 
@@ -290,6 +442,7 @@ fn locate_tags(s: &str, calls: &[J]) -> Option<(Located, String, bool)> {
             shape: Shape::Header,
             cores,
             mids,
+            dialect: None,
         },
         tag_pattern,
         json_values,
@@ -316,6 +469,7 @@ fn locate_python(s: &str, calls: &[J]) -> Option<Located> {
         shape: Shape::Python,
         cores: vec![(start, end)],
         mids: Vec::new(),
+        dialect: None,
     })
 }
 
@@ -369,6 +523,7 @@ pub(crate) fn infer(
         let located = locate_json(&s2, &calls)
             .or_else(|| locate_header(&s2, &calls))
             .or_else(|| locate_python(&s2, &calls))
+            .or_else(|| locate_lax(&s2, &calls))
             .or_else(|| {
                 locate_tags(&s2, &calls).map(|(l, p, j)| {
                     tag_info = Some((p, j));
@@ -546,6 +701,9 @@ pub(crate) fn infer(
                     }
                     _ => {
                         field.insert("content".into(), J::from("json"));
+                        if let Some(d) = &located.dialect {
+                            field.insert("content_args".into(), d.clone());
+                        }
                         if id_group {
                             t.insert("id".into(), J::from("{id}"));
                         }
