@@ -280,23 +280,27 @@ def sample_cases():
             {"role": "tool", "content": "{\"city\": \"Berlin\", \"forecast\": [{\"day\": \"Thu\", \"high_c\": 6, \"condition\": \"overcast\"}, {\"day\": \"Fri\", \"high_c\": 4, \"condition\": \"snow showers\"}, {\"day\": \"Sat\", \"high_c\": 3, \"condition\": \"sunny\"}]}"}])),
         ("qwen3/no-think-prefilled", dict(kwargs={"enable_thinking": False}, messages=[
             {"role": "user", "content": "Translate \"good morning\" into Japanese and Korean."}])),
-        ("gpt-oss/tool-call", conversation("samples/gpt-oss/conversation-tool-call.sample")),
-        ("gpt-oss/after-tool-result-second-call", conversation("samples/gpt-oss/conversation-after-tool-result.sample")),
+        ("gpt-oss/analysis-then-final", conversation("samples/gpt-oss/conversation-analysis-then-final.sample")),
+        ("gpt-oss/after-tool-result-second-call", conversation("samples/gpt-oss/conversation-after-tool-result-second-call.sample")),
+        ("gpt-oss/tool-call", dict(tools=tools_of("samples/gpt-oss/tool-call.sample"), kwargs={"current_date": "2026-12-02"}, messages=[
+            {"role": "system", "content": "You are a concise travel assistant."},
+            {"role": "user", "content": "What is the weather like in San Francisco right now?"}])),
         ("gpt-oss/typed-arguments", dict(tools=tools_of("samples/gpt-oss/typed-arguments.sample"),
                                          kwargs={"current_date": "2026-12-02", "reasoning_effort": "high"}, messages=[
             {"role": "user", "content": "Find me a pet-friendly hotel in Lyon for 2 nights from 18 December, under 120.50 € a night, with Wi-Fi and parking."}])),
-        ("qwen3-coder/one-tool-call-typed-params", conversation("samples/qwen3-coder/conversation-tool-call.sample")),
-        ("qwen3-coder/multi-turn-unicode", conversation("samples/qwen3-coder/conversation-after-tool-response.sample")),
+        ("qwen3-coder/one-tool-call-typed-params", conversation("samples/qwen3-coder/conversation-one-tool-call-typed-params.sample")),
+        ("qwen3-coder/multi-turn-unicode", conversation("samples/qwen3-coder/conversation-multi-turn-unicode.sample")),
         ("qwen3-coder/typed-parameters-object", dict(tools=tools_of("samples/qwen3-coder/typed-parameters-object.sample"), messages=[
             {"role": "user", "content": "File an issue: the slug tests are flaky on Windows. Labels ci and windows, priority 2, about 1.5 hours, not a draft; component tests, owner @mika."}])),
-        ("command-a/thinking-and-parallel-actions", conversation("samples/command-a/conversation-parallel-actions.sample")),
-        ("command-a/response-after-tool-results", conversation("samples/command-a/conversation-after-tool-results.sample")),
-        ("gemma4/thinking-then-answer", conversation("samples/gemma4/conversation-thinking.sample")),
-        ("gemma4/answer-after-tool-response", conversation("samples/gemma4/conversation-after-tool-response.sample")),
+        ("command-a/thinking-and-parallel-actions", conversation("samples/command-a/conversation-thinking-and-parallel-actions.sample")),
+        ("command-a/response-after-tool-results", conversation("samples/command-a/conversation-response-after-tool-results.sample")),
+        ("gemma4/thinking-then-answer", conversation("samples/gemma4/conversation-thinking-then-answer.sample")),
+        ("gemma4/answer-after-tool-response", conversation("samples/gemma4/conversation-answer-after-tool-response.sample")),
         ("gemma4/plain-answer", dict(kwargs={"bos_token": "<bos>"}, messages=[{"role": "user", "content": "Give me three synonyms for \"happy\"."}])),
-        ("ernie-4.5/tool-call", conversation("samples/ernie-4.5/conversation-tool-call.sample")),
-        ("ernie-4.5/multi-turn-after-tool-output", conversation("samples/ernie-4.5/conversation-after-tool-output.sample")),
-        ("ernie-4.5/think-then-response", dict(messages=[{"role": "user", "content": "Why do onions make you cry?"}])),
+        ("ernie-4.5/tool-call", dict(tools=tools_of("samples/ernie-4.5/tool-call.sample"), messages=[
+            {"role": "user", "content": "下一班从上海到杭州的高铁是几点？"}])),
+        ("ernie-4.5/multi-turn-after-tool-output", conversation("samples/ernie-4.5/conversation-multi-turn-after-tool-output.sample")),
+        ("ernie-4.5/think-then-response", conversation("samples/ernie-4.5/conversation-think-then-response.sample")),
         ("ernie-4.5/no-thinking-answer", dict(kwargs={"enable_thinking": False}, messages=[
             {"role": "user", "content": "Translate \"Guten Morgen\" into French and Japanese."}])),
         ("smollm3/no-think-plain-answer", dict(kwargs={"enable_thinking": False, "today": "02 December 2026"}, messages=[
