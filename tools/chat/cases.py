@@ -76,6 +76,11 @@ CONVERSATIONS = {
 
 SPECIAL = {
     "qwen3": {"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"},
+    "gpt-oss": {"eos_token": "<|return|>"},
+    "qwen3-coder": {"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"},
+    "command-a": {"bos_token": "<BOS_TOKEN>", "eos_token": "<|END_OF_TURN_TOKEN|>"},
+    "gemma4": {"bos_token": "<bos>", "eos_token": "<eos>"},
+    "ernie-4.5": {"eos_token": "</s>"},
     "smollm3": {"eos_token": "<|im_end|>", "pad_token": "<|im_end|>"},
     "mistral": {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"},
     "deepseek-r1": {"bos_token": "<｜begin▁of▁sentence｜>", "eos_token": "<｜end▁of▁sentence｜>"},
@@ -84,6 +89,7 @@ SPECIAL = {
 }
 
 FORMAT_KWARGS = {
+    "gpt-oss": {"current_date": "2026-12-02", "reasoning_effort": "high"},
     "llama3.2-pythonic": {"date_string": "02 Dec 2026"},
     "mistral": {"today": "2026-12-02"},
     "smollm3": {"today": "02 December 2026"},
@@ -92,6 +98,8 @@ FORMAT_KWARGS = {
 
 # Conversations a format's template rejects on purpose (expected error kind).
 FORMAT_ERRORS = {
+    "qwen3-coder/parallel-tool-calls": "raised",  # string arguments cannot become <parameter> tags
+    "gemma4/parallel-tool-calls": "raised",  # nor Gemma's argument notation
     "llama3.2-pythonic/parallel-tool-calls": "raised",  # string arguments cannot become a pythonic call
     "glm-4.5/parallel-tool-calls": "raised",  # nor arg_key/arg_value pairs
 }
@@ -251,6 +259,16 @@ def sample_cases():
     def prefix(rel):
         return sample_sections(os.path.join(root, rel))["prefix"]
 
+    def conversation(rel):
+        """A conversation sample's messages (and tools, kwargs): its twin's prefix must render from them."""
+        import json
+        secs = sample_sections(os.path.join(root, rel))
+        return {key: json.loads(secs[key]) for key in ("messages", "tools", "kwargs") if key in secs}
+
+    def tools_of(rel):
+        import json
+        return json.loads(sample_sections(os.path.join(root, rel))["tools"])
+
     magistral_system = prefix("samples/mistral/magistral-thinking.sample").split("[SYSTEM_PROMPT]", 1)[1].split("[/SYSTEM_PROMPT]", 1)[0]
     glm_tools = prefix_tools(prefix("samples/glm-4.5/answer-after-observation.sample"))
     specs = [
@@ -262,6 +280,29 @@ def sample_cases():
             {"role": "tool", "content": "{\"city\": \"Berlin\", \"forecast\": [{\"day\": \"Thu\", \"high_c\": 6, \"condition\": \"overcast\"}, {\"day\": \"Fri\", \"high_c\": 4, \"condition\": \"snow showers\"}, {\"day\": \"Sat\", \"high_c\": 3, \"condition\": \"sunny\"}]}"}])),
         ("qwen3/no-think-prefilled", dict(kwargs={"enable_thinking": False}, messages=[
             {"role": "user", "content": "Translate \"good morning\" into Japanese and Korean."}])),
+        ("gpt-oss/analysis-then-final", conversation("samples/gpt-oss/conversation-analysis-then-final.sample")),
+        ("gpt-oss/after-tool-result-second-call", conversation("samples/gpt-oss/conversation-after-tool-result-second-call.sample")),
+        ("gpt-oss/tool-call", dict(tools=tools_of("samples/gpt-oss/tool-call.sample"), kwargs={"current_date": "2026-12-02"}, messages=[
+            {"role": "system", "content": "You are a concise travel assistant."},
+            {"role": "user", "content": "What is the weather like in San Francisco right now?"}])),
+        ("gpt-oss/typed-arguments", dict(tools=tools_of("samples/gpt-oss/typed-arguments.sample"),
+                                         kwargs={"current_date": "2026-12-02", "reasoning_effort": "high"}, messages=[
+            {"role": "user", "content": "Find me a pet-friendly hotel in Lyon for 2 nights from 18 December, under 120.50 € a night, with Wi-Fi and parking."}])),
+        ("qwen3-coder/one-tool-call-typed-params", conversation("samples/qwen3-coder/conversation-one-tool-call-typed-params.sample")),
+        ("qwen3-coder/multi-turn-unicode", conversation("samples/qwen3-coder/conversation-multi-turn-unicode.sample")),
+        ("qwen3-coder/typed-parameters-object", dict(tools=tools_of("samples/qwen3-coder/typed-parameters-object.sample"), messages=[
+            {"role": "user", "content": "File an issue: the slug tests are flaky on Windows. Labels ci and windows, priority 2, about 1.5 hours, not a draft; component tests, owner @mika."}])),
+        ("command-a/thinking-and-parallel-actions", conversation("samples/command-a/conversation-thinking-and-parallel-actions.sample")),
+        ("command-a/response-after-tool-results", conversation("samples/command-a/conversation-response-after-tool-results.sample")),
+        ("gemma4/thinking-then-answer", conversation("samples/gemma4/conversation-thinking-then-answer.sample")),
+        ("gemma4/answer-after-tool-response", conversation("samples/gemma4/conversation-answer-after-tool-response.sample")),
+        ("gemma4/plain-answer", dict(kwargs={"bos_token": "<bos>"}, messages=[{"role": "user", "content": "Give me three synonyms for \"happy\"."}])),
+        ("ernie-4.5/tool-call", dict(tools=tools_of("samples/ernie-4.5/tool-call.sample"), messages=[
+            {"role": "user", "content": "下一班从上海到杭州的高铁是几点？"}])),
+        ("ernie-4.5/multi-turn-after-tool-output", conversation("samples/ernie-4.5/conversation-multi-turn-after-tool-output.sample")),
+        ("ernie-4.5/think-then-response", conversation("samples/ernie-4.5/conversation-think-then-response.sample")),
+        ("ernie-4.5/no-thinking-answer", dict(kwargs={"enable_thinking": False}, messages=[
+            {"role": "user", "content": "Translate \"Guten Morgen\" into French and Japanese."}])),
         ("smollm3/no-think-plain-answer", dict(kwargs={"enable_thinking": False, "today": "02 December 2026"}, messages=[
             {"role": "user", "content": "How many bones are in the adult human body?"}])),
         ("smollm3/tool-result-then-answer", dict(messages=[
