@@ -46,6 +46,9 @@ pub(crate) struct Calls {
     pub field: J,
     /// Text that may close the implicit content after the calls (a wrapper's close).
     pub wrapper_close: Option<String>,
+    /// What the model writes after its calls when the turn does not end but a tool result
+    /// follows in it (it stops there): another close of the implicit content.
+    pub result_open: Option<String>,
     /// The probes and their renders, for the samples.
     pub rendered: Vec<(Probe, Rendered)>,
 }
@@ -492,6 +495,31 @@ fn name_group(ids: IdStyle, open: &str, mid: &str) -> (String, String, String) {
     (escape(open), name, mid.to_string())
 }
 
+/// What replaces the end of a turn with calls when a tool result follows in the same turn: the
+/// first mark where the conversation with the result departs from the one without it, unless
+/// the turn had ended there with its end mark (the result is then a turn of its own).
+fn result_open(r: &Renderer<'_>, ids: IdStyle, end_marks: &[&str]) -> Option<String> {
+    let mut p = Probe::new(
+        "a tool result after calls",
+        json!({"role": "tool", "tool_call_id": call(0, ids)["id"], "name": "probe_weather",
+               "content": super::probes::RESULT}),
+    )
+    .with_tools();
+    p.before
+        .push(json!({"role": "assistant", "content": "", "tool_calls": [call(0, ids)]}));
+    let rendered = r.probe(&p).ok()?;
+    let (without, with) = (&rendered.base, &rendered.full);
+    let n = common_prefix(without, with);
+    // The turn ended before the result (with its end mark): the result is a turn of its own.
+    let ended = end_marks
+        .iter()
+        .any(|m| without[..n].trim_end().ends_with(m));
+    if without[n..].trim().is_empty() && ended {
+        return None;
+    }
+    marks(&with[n..]).first().map(|m| m.to_string())
+}
+
 /// Infers the tool-call field from the renders of one and two calls.
 pub(crate) fn infer(
     r: &Renderer<'_>,
@@ -749,9 +777,22 @@ pub(crate) fn infer(
         if let Ok(rm) = r.probe(&mixed) {
             rendered.push((mixed, rm));
         }
+        let result_open = result_open(r, ids, &end_marks);
+        if let Some(m) = &result_open {
+            evidence.push(Evidence {
+                what: "end of a turn with calls".into(),
+                chose: show(m),
+                because: format!(
+                    "when a tool result follows the calls, the turn goes on with {} where \
+                     it otherwise ends",
+                    show(m)
+                ),
+            });
+        }
         return Ok(Some(Calls {
             field: J::Object(field),
             wrapper_close,
+            result_open,
             rendered,
         }));
     }

@@ -153,11 +153,14 @@ pub fn infer(chat: &ModelTemplates) -> Result<Inference, String> {
     {
         closes.push(e.clone());
     }
-    if let Some(w) = calls.as_ref().and_then(|c| c.wrapper_close.clone())
-        && implicit
-        && !closes.contains(&w)
+    for w in calls
+        .iter()
+        .flat_map(|c| [c.wrapper_close.clone(), c.result_open.clone()])
+        .flatten()
     {
-        closes.push(w);
+        if implicit && !closes.contains(&w) {
+            closes.push(w);
+        }
     }
     let mut content = serde_json::Map::new();
     if let Some(open) = &turn.content_open {
@@ -211,6 +214,7 @@ pub fn infer(chat: &ModelTemplates) -> Result<Inference, String> {
         .and_then(|f| f.get("transform"))
         .is_some_and(|t| t.get("id").is_some());
     let mut samples = Vec::new();
+    let mut skipped = Vec::new();
     {
         let mut add = |probe: &probes::Probe,
                        rendered: &probes::Rendered,
@@ -263,10 +267,33 @@ pub fn infer(chat: &ModelTemplates) -> Result<Inference, String> {
         }
         if let Some(c) = &calls {
             for (probe, rendered) in &c.rendered {
+                // An answer beside calls that the template writes in another form than an
+                // answer alone (a preamble on another channel) is not the content.
+                let history = rendered.history();
+                if let (Some(open), Some(at)) = (&turn.content_open, history.find(probes::ANSWER))
+                    && probe.turn.get("tool_calls").is_some()
+                    && !history[..at].trim_end().ends_with(open.as_str())
+                {
+                    let before: String = history[..at].chars().rev().take(60).collect();
+                    let before: String = before.chars().rev().collect();
+                    skipped.push(Note::at(
+                        &["fields", "content", "open"],
+                        format!(
+                            "with tool calls, the chat template writes the answer after {} \
+                             rather than after {}: such text is not read as content (the \
+                             probe {:?} is left out)",
+                            show(&before),
+                            show(open),
+                            probe.name
+                        ),
+                    ));
+                    continue;
+                }
                 add(probe, rendered, None);
             }
         }
     }
+    notes.extend(skipped);
     for n in notes.iter_mut() {
         n.message = n.message.trim().to_string();
     }

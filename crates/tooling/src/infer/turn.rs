@@ -164,7 +164,9 @@ pub(crate) fn infer(
     if gp.trim().is_empty() {
         // No header: the turn starts where the user's turn ends.
         let base = &plain.base;
-        let closer = after_last(base, super::probes::USER).unwrap_or("").trim();
+        let closer = after_last(base, super::probes::USER)
+            .and_then(|t| marks(t).last().copied())
+            .unwrap_or("");
         if closer.is_empty() {
             return Err(
                 "the generation prompt is empty and nothing follows the user's message, so no \
@@ -227,7 +229,8 @@ pub(crate) fn infer(
             let tgp = t.generation_prompt();
             let covered = turn.anchors.iter().any(|a| tgp.contains(a.as_str()));
             if !covered && let Some(closer) = after_last(&t.prompt, RESULT) {
-                let closer = closer.trim();
+                // The last mark: what closes the tool result, not the result's own quoting.
+                let closer = marks(closer).last().copied().unwrap_or("");
                 if !closer.is_empty() && !turn.anchors.iter().any(|a| a == closer) {
                     turn.anchors.push(closer.to_string());
                     evidence.push(Evidence {
@@ -350,6 +353,15 @@ pub(crate) fn infer(
                 break;
             }
         }
+    }
+    if turn.thinking.is_none() {
+        notes.push(Note::at(
+            &["fields"],
+            "the chat template writes no reasoning in history (with reasoning_content, thinking \
+             or reasoning on the message) and no generation prompt opens it (with \
+             enable_thinking or thinking set): if the model reasons, add a thinking field"
+                .into(),
+        ));
     }
     if let Some((open, _)) = &turn.thinking
         && turn.prefill.trim_start().starts_with(open.as_str())
