@@ -798,3 +798,38 @@ pub(crate) fn infer(
     }
     Ok(None)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_between_two_calls_splits_into_close_separator_and_open() {
+        assert_eq!(
+            junction("<w><a>", "</a>\n<a>", "</a></w>"),
+            ("</a>", "\n", "<a>")
+        );
+        // No close of its own: the next call's open ends a call.
+        assert_eq!(junction("[C]", "[C]", "</s>"), ("", "", "[C]"));
+    }
+
+    #[test]
+    fn lax_arguments_read_as_the_json_dialect_reads_them() {
+        let delims = ("<|\"|>".to_string(), "<|\"|>".to_string());
+        let text = "{city:<|\"|>Par{is<|\"|>,days:3,tags:[<|\"|>a<|\"|>]}";
+        let end = balanced_end(text, 0, Some(&delims)).unwrap();
+        assert_eq!(end, text.len());
+        assert_eq!(
+            relax(text, Some(&delims)),
+            r#"{"city":"Par{is","days":3,"tags":["a"]}"#
+        );
+    }
+
+    #[test]
+    fn a_json_value_is_found_with_its_span() {
+        let found = json_values("x <a>{\"k\": [1, 2]}</a> [3]");
+        let spans: Vec<(usize, usize)> = found.iter().map(|f| (f.start, f.end)).collect();
+        assert_eq!(spans, [(5, 18), (23, 26)]);
+        assert_eq!(python_dumps(&json!({"a": [1, "b"]})), r#"{"a": [1, "b"]}"#);
+    }
+}
