@@ -104,10 +104,12 @@ KIMI = {
 }
 
 DS = {
-    "non-thinking-answer": dict(
-        note="Thinking off (the default): the prompt ends `<｜Assistant｜></think>`, which the start anchor\npattern `<｜Assistant｜>(?:</think>)?` cuts after, so the answer is content.",
-        messages=[SYSTEM, {"role": "user", "content": "What is the capital of Australia?"}],
-        generation="The capital of Australia is Canberra.<｜end▁of▁sentence｜>"),
+    "multi-turn": dict(
+        note="Thinking off (the default): the prompt ends `<｜Assistant｜></think>`, which the start anchor\npattern `<｜Assistant｜>(?:</think>)?` cuts after, so the answer is content. The earlier turn's\nreasoning is not in the prompt: history turns are written `<｜Assistant｜></think>ANSWER`.",
+        messages=[SYSTEM, {"role": "user", "content": "What is the boiling point of water at sea level?"},
+                  {"role": "assistant", "content": "100 °C (212 °F) at standard atmospheric pressure.", "reasoning_content": "Dropped from history."},
+                  {"role": "user", "content": "And on the summit of Mont Blanc?"}],
+        generation="At the summit of Mont Blanc (about 4,806 m) air pressure is only around 55 kPa, so water boils at roughly **84 °C**.<｜end▁of▁sentence｜>"),
     "thinking-then-answer": dict(
         note="`thinking=True`: the prompt ends `<｜Assistant｜><think>`, so the reasoning region is opened by\nthe prompt; the model closes it with `</think>` and answers.",
         messages=[{"role": "user", "content": "How many r's are in the word \"strawberry\"?"}], kwargs={"thinking": True},
@@ -134,13 +136,13 @@ DS = {
         note="Chinese question and answer with thinking off.",
         messages=[{"role": "user", "content": "用一句话解释什么是光合作用。"}],
         generation="光合作用是植物利用阳光，把二氧化碳和水转化为葡萄糖并释放氧气的过程 🌱。<｜end▁of▁sentence｜>"),
-    "conversation-thinking": dict(
+    "conversation-thinking-then-answer": dict(
         note="thinking-then-answer.sample as a conversation with the `thinking` kwarg: the folder's\nchat_template.jinja renders its prefix (ending `<｜Assistant｜><think>`), the rest is the same sample.",
         messages=[{"role": "user", "content": "How many r's are in the word \"strawberry\"?"}], kwargs={"thinking": True},
         generation="Spell it: s-t-r-a-w-b-e-r-r-y. The r's are at positions 3, 8 and 9, so there are three.</think>There are **3** r's in \"strawberry\".<｜end▁of▁sentence｜>",
         roundtrip="DeepSeek-V3.1's format drops reasoning from the conversation: an assistant turn in history is\nwritten `<｜Assistant｜></think>ANSWER`, so the rendered turn has no reasoning."),
     "conversation-multi-turn": dict(
-        note="A conversation with an earlier answer whose reasoning the chat template drops (the history\nturn is `<｜Assistant｜></think>100 °C ...`); thinking off, so the prompt ends `</think>` too.",
+        note="multi-turn.sample as a conversation: the earlier answer's reasoning_content is in the\nmessages, and the chat template leaves it out, as the written prefix does.",
         messages=[SYSTEM, {"role": "user", "content": "What is the boiling point of water at sea level?"},
                   {"role": "assistant", "content": "100 °C (212 °F) at standard atmospheric pressure.", "reasoning_content": "Dropped from history."},
                   {"role": "user", "content": "And on the summit of Mont Blanc?"}],
@@ -224,7 +226,7 @@ GRANITE = {
         note="Non-ASCII text (Cyrillic, accents, emoji) in the question and the answer.",
         messages=[{"role": "user", "content": "Как будет «спасибо» по-испански?"}], kwargs=G_KW,
         generation="По-испански «спасибо» — это «gracias» 🇪🇸; «muchas gracias» значит «большое спасибо».<|end_of_text|>"),
-    "conversation-thinking": dict(
+    "conversation-thinking-with-response": dict(
         note="thinking-with-response.sample as a conversation with the `thinking` kwarg (and `today`, so\nthe system prompt's date is fixed): the folder's chat_template.jinja renders its prefix.",
         messages=[{"role": "user", "content": "Is 221 a prime number?"}], kwargs={**G_KW, "thinking": True},
         generation="<think>221 = 13 * 17, since 13 * 17 = 221. So it is composite.</think>\n<response>No. 221 is 13 × 17, so it is not prime.</response><|end_of_text|>",
