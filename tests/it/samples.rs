@@ -60,6 +60,10 @@ fn the_library_covers_the_bundled_formats() {
         "llama3.2-pythonic",
         "mistral",
         "ernie-4.5",
+        "kimi-k2",
+        "deepseek-v3.1",
+        "minimax-m2",
+        "granite-3.3",
     ] {
         assert!(
             names.iter().any(|n| n == required),

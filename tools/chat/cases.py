@@ -367,5 +367,40 @@ def hostile_cases():
     return out
 
 
+# Model families whose bundled folders were added with chat templates in their published formats.
+SPECIAL.update({
+    "kimi-k2": {"bos_token": "[BOS]", "eos_token": "[EOS]"},
+    "deepseek-v3.1": {"bos_token": "<｜begin▁of▁sentence｜>", "eos_token": "<｜end▁of▁sentence｜>"},
+    "minimax-m2": {"bos_token": "]~!b[", "eos_token": "[e~["},
+    "granite-3.3": {"bos_token": "<|end_of_text|>", "eos_token": "<|end_of_text|>", "pad_token": "<|end_of_text|>"},
+})
+FORMAT_KWARGS.update({
+    "granite-3.3": {"today": "December 02, 2026"},  # else the system prompt has the clock's date
+})
+FORMAT_ERRORS.update({
+    "minimax-m2/parallel-tool-calls": "raised",  # string arguments cannot become <parameter> tags
+})
+
+
+def family_sample_cases():
+    """The family folders' samples whose prefix is written out: rendering their conversation
+    must give exactly that prefix (conversation-*.sample files render the same messages)."""
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "samples"))
+    from family_samples import SAMPLES
+    out = []
+    for fmt, specs in SAMPLES.items():
+        for sample, spec in specs.items():
+            if sample.startswith("conversation-"):
+                continue
+            kwargs = {**FORMAT_KWARGS.get(fmt, {}), **spec.get("kwargs", {})}
+            out.append({"name": f"sample/{fmt}/{sample}", "template_file": f"samples/{fmt}/chat_template.jinja",
+                        "special_tokens": SPECIAL[fmt], "sample": f"samples/{fmt}/{sample}.sample",
+                        "add_generation_prompt": True, "messages": spec["messages"], "tools": spec.get("tools"),
+                        "kwargs": kwargs})
+    return out
+
+
 def all_cases():
-    return format_cases() + sample_cases() + feature_cases() + ERRORS + hostile_cases()
+    return format_cases() + sample_cases() + family_sample_cases() + feature_cases() + ERRORS + hostile_cases()

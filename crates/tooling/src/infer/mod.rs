@@ -196,17 +196,31 @@ pub fn infer(chat: &ModelTemplates) -> Result<Inference, String> {
             fields.insert("tool_calls".into(), f);
         }
     }
-    let anchor = if turn.anchors.len() == 1 {
-        J::from(turn.anchors[0].clone())
-    } else {
-        J::from(turn.anchors.clone())
-    };
-    let template = json!({
-        "version": 1,
-        "defaults": {"role": "assistant"},
-        "start_anchor": anchor,
-        "fields": fields,
-    });
+    let mut template = serde_json::Map::new();
+    template.insert("version".into(), J::from(1));
+    template.insert("defaults".into(), json!({"role": "assistant"}));
+    match &turn.anchor_tail {
+        Some(tail) => {
+            let alts: Vec<String> = turn.anchors.iter().map(|a| text::escape(a)).collect();
+            let head = if alts.len() == 1 {
+                alts[0].clone()
+            } else {
+                format!("(?:{})", alts.join("|"))
+            };
+            template.insert(
+                "start_anchor_pattern".into(),
+                J::from(format!("{head}(?:\\s*{})?", text::escape(tail))),
+            );
+        }
+        None if turn.anchors.len() == 1 => {
+            template.insert("start_anchor".into(), J::from(turn.anchors[0].clone()));
+        }
+        None => {
+            template.insert("start_anchor".into(), J::from(turn.anchors.clone()));
+        }
+    }
+    template.insert("fields".into(), J::Object(fields));
+    let template = J::Object(template);
 
     // The probes as samples.
     let keep_ids = calls_field
@@ -254,6 +268,7 @@ pub fn infer(chat: &ModelTemplates) -> Result<Inference, String> {
                 let mut t = json!({"role": "assistant", "content": probes::ANSWER});
                 t[key] = J::from(probes::REASONING);
                 let mut p = probes::Probe::new("thinking then an answer", t);
+                p.kwargs = turn.thinking_kwargs.clone();
                 if let Ok(rendered) = r.probe(&p)
                     && (rendered.history().contains(probes::REASONING) || key == "reasoning")
                 {

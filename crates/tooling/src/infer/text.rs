@@ -55,25 +55,32 @@ pub(crate) fn marks(s: &str) -> Vec<&str> {
     let mut rest = s;
     loop {
         rest = rest.trim_start();
-        let Some(first) = rest.chars().next() else {
+        if rest.is_empty() {
             return out;
-        };
-        let close = match first {
-            '<' => Some('>'),
-            '[' => Some(']'),
-            _ => None,
-        };
-        let end = match close.and_then(|c| rest.find(c)) {
-            Some(i) => i + 1,
+        }
+        let end = match bracketed(rest) {
+            Some(n) => n,
             None => rest
                 .char_indices()
                 .skip(1)
-                .find(|&(_, c)| c.is_whitespace() || c == '<' || c == '[')
+                .find(|&(i, c)| c.is_whitespace() || bracketed(&rest[i..]).is_some())
                 .map_or(rest.len(), |(i, _)| i),
         };
         out.push(&rest[..end]);
         rest = &rest[end..];
     }
+}
+
+/// The length of the bracketed token `s` starts with (`<...>` or `[...]`, closed before any
+/// whitespace), if it starts with one.
+fn bracketed(s: &str) -> Option<usize> {
+    let close = match s.chars().next()? {
+        '<' => '>',
+        '[' => ']',
+        _ => return None,
+    };
+    let end = s.find(|c: char| c == close || c.is_whitespace())?;
+    s[end..].starts_with(close).then_some(end + 1)
 }
 
 /// A pattern matching `s` literally, written readably: metacharacters escaped, a newline as
@@ -163,6 +170,7 @@ mod tests {
             ["</response>", "<|im_end|>"]
         );
         assert_eq!(marks(" [TOOL_CALLS]x y"), ["[TOOL_CALLS]", "x", "y"]);
+        assert_eq!(marks("[e~[\n]~b]user"), ["[e~[", "]~b]user"]);
     }
 
     #[test]

@@ -22,6 +22,12 @@ pub(crate) struct Turn {
     pub thinking_close_seen: bool,
     /// Whether the generation prompt opens thinking.
     pub pre_opened: bool,
+    /// The kwargs of a generation prompt that opens thinking when the default one does not
+    /// (`thinking=True`), for the probe with reasoning.
+    pub thinking_kwargs: serde_json::Map<String, J>,
+    /// A thinking close some generation prompt writes right after the anchor (thinking
+    /// switched off by closing an empty block): the anchor takes it too.
+    pub anchor_tail: Option<String>,
     /// The content field's own open, when the template writes one.
     pub content_open: Option<String>,
     /// What closes the content: the first mark after it in the plain answer.
@@ -69,11 +75,16 @@ impl Turn {
             return (rest.to_string(), false);
         }
         let rest = self.after_anchor(hist);
-        if let (true, Some((open, close))) = (self.pre_opened, &self.thinking) {
+        let prefill = self.after_anchor(gp).trim_start();
+        if let Some((open, close)) = &self.thinking
+            && prefill.starts_with(open.as_str())
+            && !prefill.contains(close.as_str())
+        {
             if let Some(inside) = rest.trim_start().strip_prefix(open.as_str()) {
                 return (inside.to_string(), false);
             }
             let body = reasoning.unwrap_or("");
+            let rest = self.skip_thinking(rest);
             return (format!("{body}\n{close}\n\n{rest}"), true);
         }
         (rest.to_string(), true)
@@ -160,6 +171,27 @@ pub(crate) fn infer(
         ));
     };
 
+    // The generation prompts the thinking kwargs give, where they differ from the default.
+    let mut variants: Vec<(serde_json::Map<String, J>, String)> = Vec::new();
+    for kw in [
+        json!({"enable_thinking": true}),
+        json!({"enable_thinking": false}),
+        json!({"thinking": true}),
+        json!({"thinking": false}),
+    ] {
+        let mut p = answer_probe(
+            "a thinking prompt",
+            json!({"role": "assistant", "content": ANSWER}),
+        );
+        p.kwargs = kw.as_object().cloned().unwrap_or_default();
+        if let Ok(v) = r.probe(&p) {
+            let vgp = v.generation_prompt().to_string();
+            if vgp != gp && !variants.iter().any(|(_, x)| *x == vgp) {
+                variants.push((p.kwargs, vgp));
+            }
+        }
+    }
+
     // The start anchor.
     if gp.trim().is_empty() {
         // No header: the turn starts where the user's turn ends.
@@ -185,7 +217,11 @@ pub(crate) fn infer(
             ),
         });
     } else {
-        let n = common_prefix(gp, hist);
+        let mut n = common_prefix(gp, hist);
+        // The anchor is what every generation prompt shares (thinking on or off).
+        for (_, v) in &variants {
+            n = n.min(common_prefix(&gp[..n], v));
+        }
         let anchor = if n == 0 { gp } else { &gp[..n] };
         turn.anchors.push(anchor.to_string());
         turn.prefill = gp[anchor.len()..].to_string();
@@ -309,27 +345,21 @@ pub(crate) fn infer(
         }
     } else {
         // Reasoning left out of history: the prompt may still open it.
-        let mut prefills = vec![(String::from("no kwargs"), turn.prefill.clone())];
-        for kw in [
-            json!({"enable_thinking": true}),
-            json!({"thinking": true}),
-            json!({"reasoning": true}),
-        ] {
-            let mut p = answer_probe(
-                "a thinking prompt",
-                json!({"role": "assistant", "content": ANSWER}),
-            );
-            p.kwargs = kw.as_object().cloned().unwrap_or_default();
-            if let Ok(v) = r.probe(&p) {
-                let pre = turn.after_anchor(v.generation_prompt()).to_string();
-                prefills.push((kw.to_string(), pre));
-            }
+        let mut prefills = vec![(
+            serde_json::Map::new(),
+            String::from("no kwargs"),
+            turn.prefill.clone(),
+        )];
+        for (kw, v) in &variants {
+            let pre = turn.after_anchor(v).to_string();
+            prefills.push((kw.clone(), J::Object(kw.clone()).to_string(), pre));
         }
-        for (kw, pre) in &prefills {
+        for (kwargs, kw, pre) in &prefills {
             let Some(first) = marks(pre).first().map(|m| m.to_string()) else {
                 continue;
             };
             if let Some(close) = close_of(&first) {
+                turn.thinking_kwargs = kwargs.clone();
                 evidence.push(Evidence {
                     what: "thinking".into(),
                     chose: format!("{} … {}", show(&first), show(&close)),
@@ -362,6 +392,27 @@ pub(crate) fn infer(
              enable_thinking or thinking set): if the model reasons, add a thinking field"
                 .into(),
         ));
+    }
+    if let Some((_, close)) = &turn.thinking {
+        let lone = std::iter::once(turn.prefill.clone())
+            .chain(
+                variants
+                    .iter()
+                    .map(|(_, v)| turn.after_anchor(v).to_string()),
+            )
+            .find(|p| p.trim() == close.as_str());
+        if let Some(p) = lone {
+            turn.anchor_tail = Some(close.clone());
+            evidence.push(Evidence {
+                what: "start anchor".into(),
+                chose: format!("{} and an optional {}", show(&turn.anchors[0]), show(close)),
+                because: format!(
+                    "a generation prompt closes an empty thinking block right after the \
+                     anchor ({}): the anchor takes it, so that it is not read as the answer",
+                    show(&p)
+                ),
+            });
+        }
     }
     if let Some((open, _)) = &turn.thinking
         && turn.prefill.trim_start().starts_with(open.as_str())
