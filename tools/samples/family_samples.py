@@ -26,14 +26,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
-WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "Get the weather forecast for a city.",
-           "parameters": {"type": "object", "properties": {"city": {"type": "string", "description": "City name"},
-                                                           "days": {"type": "integer", "description": "Number of days to forecast"},
-                                                           "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
-                          "required": ["city"]}}}
-CURRENCY = {"type": "function", "function": {"name": "convert_currency", "description": "Convert an amount between currencies.",
-            "parameters": {"type": "object", "properties": {"amount": {"type": "number"}, "from": {"type": "string"}, "to": {"type": "string"}},
-                           "required": ["amount", "from", "to"]}}}
+# The tools the bundled conversations share (the render cases' own).
+sys.path.insert(0, str(ROOT / "tools" / "chat"))
+from cases import CURRENCY, WEATHER  # noqa: E402
+
 EVENT = {"type": "function", "function": {"name": "create_event", "description": "Add an event to the calendar.",
          "parameters": {"type": "object", "properties": {
              "title": {"type": "string"}, "date": {"type": "string", "description": "ISO date"},
