@@ -228,9 +228,10 @@ pub(crate) fn run(dir: &Path, out: Option<&Path>, check: bool) -> Result<(), Fai
         crate::cli::new::write_new(path, &sample_text(p, &source, with_messages))?;
     }
     lines.push(format!(
-        "wrote {} ({} probe samples)",
+        "wrote {} ({} probe sample{})",
         probes_dir.display(),
-        names.len()
+        names.len(),
+        if names.len() == 1 { "" } else { "s" }
     ));
     lines.push(String::new());
     lines.push("next:".into());
