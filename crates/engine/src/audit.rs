@@ -181,7 +181,11 @@ fn audit_fed(
         result
     });
     let document = format!("{prefix}{generation}{tail}");
-    let mut model = RegionBuilder::new(document.len());
+    let opens = events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Open))
+        .count();
+    let mut model = RegionBuilder::with_capacity(document.len(), opens);
     for (i, e) in events.iter_mut().enumerate() {
         model.take(i, e);
     }

@@ -192,6 +192,16 @@ impl RegionBuilder {
         }
     }
 
+    /// [`RegionBuilder::new`] with room for `regions` regions (a caller with the whole stream
+    /// counts its opens: a sample of many small regions then holds no spare room).
+    pub fn with_capacity(doc_len: usize, regions: usize) -> RegionBuilder {
+        RegionBuilder {
+            doc_len,
+            regions: Vec::with_capacity(regions),
+            ..RegionBuilder::default()
+        }
+    }
+
     /// Takes the event at `index` of the stream. Returns the region it belongs to, if any
     /// (discarded text belongs to none).
     pub fn push(&mut self, index: usize, event: &Event) -> Option<usize> {
