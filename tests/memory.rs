@@ -1,6 +1,6 @@
 //! Bounded memory: the workbench's analysis of an N-byte sample, what the normal view keeps
 //! once the sample is parsed, stays within a fixed multiple of N plus a constant. The bound
-//! is the aim, 8 x N (7.5 x N measured at the peak, 5.3 x N kept), so that a change that copies
+//! is the aim, 8 x N (6.4 x N measured at the peak, 4.2 x N kept), so that a change that copies
 //! the text once more fails. A chunk-size-1 replay of the same
 //! sample (a step per character) stays within 12 x N (9.9 x N measured, the aim 16 x N).
 //!
@@ -257,11 +257,12 @@ fn a_replay_of_many_small_regions_grows_linearly_with_the_text() {
 }
 
 #[test]
-fn the_analysis_of_many_small_regions_holds_no_step_that_is_the_value_itself() {
-    // A sample of small tool calls holds, per call, its region (spans, the parsed value and
-    // the value) and the message's copy; the transform's output is the value and is not held
-    // again, and the message's JSON past the highlighted head stays one plain string instead
-    // of a styled line per line.
+fn the_analysis_of_many_small_regions_holds_each_value_once() {
+    // A sample of small tool calls holds, per call, its region (spans) and its value once, in
+    // the message: the region refers to the message's item, and the parsed content to its place
+    // inside that value (before, each region held its value and its parsed content beside the
+    // message's copy); the message's JSON past the highlighted head stays one plain string
+    // instead of a styled line per line.
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let n = 1_000_000;
     let text: &'static str = Box::leak(
@@ -282,35 +283,43 @@ fn the_analysis_of_many_small_regions_holds_no_step_that_is_the_value_itself() {
     let peak = peak_since(baseline);
     let kept = current().saturating_sub(baseline);
     let shown = report.shown.as_ref().expect("the sample is shown");
-    let calls = shown
-        .analysis
-        .regions
-        .iter()
-        .filter(|g| g.transformed().is_some())
-        .count();
-    assert!(calls > 10_000, "{calls} tool calls");
+    let a = &shown.analysis;
+    let calls: Vec<usize> = (0..a.regions.len())
+        .filter(|&r| a.region_transformed(r).is_some())
+        .collect();
+    assert!(calls.len() > 10_000, "{} tool calls", calls.len());
     eprintln!(
-        "analysis of {calls} tool calls in {n} bytes: peak {:.1} MB ({:.0} bytes per byte), \
+        "analysis of {} tool calls in {n} bytes: peak {:.1} MB ({:.0} bytes per byte), \
          kept {:.1} MB ({:.0} bytes per byte)",
+        calls.len(),
         peak as f64 / MB,
         peak as f64 / n as f64,
         kept as f64 / MB,
         kept as f64 / n as f64
     );
+    let message = a.message.as_ref().expect("the calls parse");
+    let list = message["tool_calls"].as_list().expect("a list of calls");
+    for (i, &r) in calls.iter().enumerate() {
+        let g = &a.regions[r];
+        assert!(
+            g.value.is_none() && g.parsed.is_none() && g.transformed.is_none(),
+            "region {r} holds a copy of a value"
+        );
+        // What the region pane shows is the message's own item and its parts.
+        let value = a.region_value(r).expect("a closed call has a value");
+        assert!(std::ptr::eq(value, &list[i]));
+        let function = value.as_dict().and_then(|d| d.get("function"));
+        assert!(std::ptr::eq(
+            a.region_parsed(r).expect("the parsed call"),
+            function.expect("a function")
+        ));
+    }
+    // Measured: peak 38 and kept 25 bytes per byte with each value held once (56 and 32 when
+    // each region held its value and its parsed content beside the message's copy; 132 and 67
+    // with `IndexMap` dicts of 72-byte values; 167 and 94 with the transform's output held a
+    // second time and a styled line per message line).
     assert!(
-        shown
-            .analysis
-            .regions
-            .iter()
-            .all(|g| g.transformed.is_none()),
-        "a transform's output identical to the value is kept twice"
-    );
-    // Measured: peak 56 and kept 32 bytes per byte since a dict is its exact-size entries and
-    // a `Value` 32 bytes (before: 132 and 67 with `IndexMap` dicts of 72-byte values, each with
-    // its own hash table and a clone of it reserving room for one more entry; 167 and 94 before
-    // that, with the transform's output held a second time and a styled line per message line).
-    assert!(
-        peak <= 64 * n && kept <= 38 * n,
+        peak <= 42 * n && kept <= 28 * n,
         "the analysis of many small regions peaks at {:.0} and keeps {:.0} bytes per byte",
         peak as f64 / n as f64,
         kept as f64 / n as f64

@@ -88,7 +88,9 @@ pub struct Analysis {
     /// Where the start anchor cut the prefix.
     pub origin: usize,
     pub segments: Vec<Segment>,
-    /// The regions of the parse (the engine's region model).
+    /// The regions of the parse (the engine's region model). A repeating field's values are
+    /// held in the message only: read a region's values with [`Analysis::region_value`] and
+    /// its siblings.
     pub regions: Vec<Region>,
     /// Byte offset of every line start in the document.
     pub line_starts: Vec<usize>,
@@ -187,17 +189,29 @@ fn prefix_failure(
 /// The coloured segments of a trace.
 fn segments(document: &str, trace: &Trace, error_at: Option<usize>) -> Vec<Segment> {
     let regions = &trace.regions;
-    let mut pieces: Vec<(Range<usize>, Paint)> = Vec::new();
-    for (ev, region) in trace.events.iter().zip(owners(&trace.events)) {
-        let kind = match (&ev.kind, region) {
-            (EventKind::Open, Some(region)) => Paint::Open { region },
-            (EventKind::Chunk { .. }, Some(region)) => Paint::Body { region },
-            (EventKind::Close { .. }, Some(region)) => Paint::Close { region },
-            (EventKind::Discard { .. }, _) => Paint::Discarded,
-            _ => Paint::Unrouted,
-        };
-        pieces.push((ev.span.clone(), kind));
-    }
+    let pieces = trace
+        .events
+        .iter()
+        .zip(owners(&trace.events))
+        .map(|(ev, region)| {
+            let kind = match (&ev.kind, region) {
+                (EventKind::Open, Some(region)) => Paint::Open { region },
+                (EventKind::Chunk { .. }, Some(region)) => Paint::Body { region },
+                (EventKind::Close { .. }, Some(region)) => Paint::Close { region },
+                (EventKind::Discard { .. }, _) => Paint::Discarded,
+                _ => Paint::Unrouted,
+            };
+            (ev.span.clone(), kind)
+        });
+    // A stream's events come in order of where they start: painted as they are read, without
+    // a list of them all beside the events (a sample of many small regions has millions).
+    let in_order = trace
+        .events
+        .iter()
+        .filter(|e| !e.span.is_empty() && e.span.end <= document.len())
+        .map(|e| e.span.start)
+        .is_sorted();
+    let count = trace.events.len();
     // Locate captures inside their delimiters.
     let capture_pieces: Vec<(Range<usize>, usize, usize)> = regions
         .iter()
@@ -207,7 +221,11 @@ fn segments(document: &str, trace: &Trace, error_at: Option<usize>) -> Vec<Segme
                 .filter_map(move |ci| Some((g.capture_span(document, ci)?, ri, ci)))
         })
         .collect();
-    let mut segments = paint::cover(pieces, trace.origin, document.len());
+    let mut segments = if in_order {
+        paint::cover_sorted(pieces, count, trace.origin, document.len())
+    } else {
+        paint::cover(pieces.collect(), trace.origin, document.len())
+    };
     for (r, region, capture) in capture_pieces {
         paint::overlay(&mut segments, &r, |s| {
             if matches!(s.paint, Paint::Open { .. } | Paint::Close { .. }) {
@@ -365,6 +383,8 @@ pub(crate) fn analyze_with_model(
         .and_then(|e| e.span.as_ref())
         .map(|s| document.floor_char_boundary(s.start));
     let mut segments = segments(&document, &trace, error_at);
+    // The events are painted: their room goes to what follows.
+    drop(trace.events);
     let regions = trace.regions;
     paint_losses(&mut segments, &document, &findings);
     let line_starts = rtbench_engine::offsets::line_starts(&document);
@@ -572,6 +592,30 @@ fn differs_warning(status: &Status, name: &str) -> Option<Diagnostic> {
 }
 
 impl Analysis {
+    /// The value region `r` gave the message (`None` while open or when it failed).
+    pub fn region_value(&self, r: usize) -> Option<&Value> {
+        let (g, name) = self.region_and_name(r)?;
+        g.value_in(self.message.as_ref(), name)
+    }
+
+    /// What the content parser made of region `r`'s body.
+    pub fn region_parsed(&self, r: usize) -> Option<&Value> {
+        let (g, name) = self.region_and_name(r)?;
+        g.parsed_in(self.message.as_ref(), name)
+    }
+
+    /// What region `r`'s transform made (`None` without a transform).
+    pub fn region_transformed(&self, r: usize) -> Option<&Value> {
+        let (g, name) = self.region_and_name(r)?;
+        g.transformed_in(self.message.as_ref(), name)
+    }
+
+    /// Region `r` and its field's name.
+    fn region_and_name(&self, r: usize) -> Option<(&Region, &str)> {
+        let g = self.regions.get(r)?;
+        Some((g, self.field_names.get(g.field)?.as_str()))
+    }
+
     /// Index of the segment holding byte `at`.
     pub fn segment_index(&self, at: usize) -> Option<usize> {
         let i = self.segments.partition_point(|s| s.range.end <= at);
@@ -828,8 +872,7 @@ mod tests {
         assert!(matches!(kind_at(&a, "<call").paint, Paint::Open { .. }));
         // No implicit field: the leading text goes nowhere.
         assert_eq!(kind_at(&a, "x").paint, Paint::Discarded);
-        let g = &a.regions[0];
-        assert!(g.transformed().is_some());
+        assert!(a.region_transformed(0).is_some());
         assert!(
             a.describe(a.document.find("get").unwrap())
                 .contains("capture 'name'")

@@ -109,6 +109,23 @@ pub struct Audit {
     pub losses: Vec<Loss>,
 }
 
+impl Audit {
+    /// Copies into each region the value it holds in the message (see [`Region::value_in`]),
+    /// for a caller that keeps the regions without the message.
+    pub fn copy_values_to_regions(&mut self, template: &Template) {
+        let Ok(message) = &self.result else {
+            return;
+        };
+        for g in &mut self.regions {
+            let name = template.fields()[g.field].name.as_str();
+            if g.value_item.is_some() {
+                g.value = g.value_in(Some(message), name).cloned();
+                g.value_item = None;
+            }
+        }
+    }
+}
+
 /// Parses `generation` after `prefix` in one go, like [`crate::parse_response`], and audits
 /// the result for silent losses.
 pub fn audit(template: &Template, prefix: &str, generation: &str, tools: Option<&Value>) -> Audit {
@@ -146,27 +163,56 @@ fn audit_fed(
         events: Events::Spans,
         whole_text: true,
         token_ids,
+        values_once: true,
     };
+    // What the message held when the parse failed: the values of a repeating field's regions,
+    // which go back to their regions (there is no message to hold them).
+    let mut partial = None;
     let result = Parser::with_options(template, Some(prefix), tools, options).and_then(|mut p| {
         origin = p.origin();
         events.extend_from_slice(p.initial_events());
         // Events before an error stay in `events`.
         let fed = p.feed_into(generation, &mut events);
         held = p.held();
-        fed?;
-        p.finalize_with(&mut events, tail)
+        let result = fed.and_then(|()| p.finalize_with(&mut events, tail));
+        if result.is_err() {
+            partial = Some(p.take_output());
+        }
+        result
     });
     let document = format!("{prefix}{generation}{tail}");
-    let mut model = RegionBuilder::new(document.len());
+    let opens = events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Open))
+        .count();
+    let mut model = RegionBuilder::with_capacity(document.len(), opens);
     for (i, e) in events.iter_mut().enumerate() {
         model.take(i, e);
     }
     if let Err(e) = &result {
         model.fail(template, e);
     }
-    let regions = model.into_regions();
+    let mut regions = model.into_regions();
+    if let Some(mut partial) = partial {
+        for g in &mut regions {
+            let Some(i) = g.value_item.take() else {
+                continue;
+            };
+            let name = template.fields()[g.field].name.as_str();
+            if let Some(Value::List(items)) = partial.get_mut(name) {
+                g.value = items.get_mut(i).map(|v| std::mem::replace(v, Value::Null));
+            }
+        }
+    }
     let losses = match &result {
-        Ok(_) => losses(template, &document, prefix.len(), &events, &regions),
+        Ok(message) => losses(
+            template,
+            &document,
+            prefix.len(),
+            &events,
+            &regions,
+            Some(message),
+        ),
         // A failed parse has its error; its losses would be about a message that does not exist.
         Err(_) => Vec::new(),
     };
@@ -182,13 +228,15 @@ fn audit_fed(
 
 /// The silent losses of a finished, traced parse. `document` is prefix + generation and
 /// `generation_start` its prefix length: text discarded in the prefix is the prompt's, not the
-/// model's, and is not reported.
+/// model's, and is not reported. `message` holds the values regions refer to (see
+/// [`Region::value_in`]).
 pub fn losses(
     template: &Template,
     document: &str,
     generation_start: usize,
     events: &[Event],
     regions: &[Region],
+    message: Option<&Dict>,
 ) -> Vec<Loss> {
     let mut out = Vec::new();
     replacements(template, document, generation_start, regions, &mut out);
@@ -196,7 +244,7 @@ pub fn losses(
     for (i, g) in regions.iter().enumerate() {
         unclosed(template, document, i, g, &mut out);
         unused(template, document, i, g, &mut out);
-        coerced(template, i, g, &mut out);
+        coerced(template, i, g, message, &mut out);
     }
     out.sort_by_key(|l| (l.span.start, l.span.end));
     out
@@ -464,7 +512,7 @@ fn roots(t: &Transform, out: &mut Vec<String>) {
 /// Captures (and the region's text) that the field's transform leaves out.
 fn unused(template: &Template, document: &str, i: usize, g: &Region, out: &mut Vec<Loss>) {
     let f = &template.fields()[g.field];
-    let (Some(t), Some(_)) = (&f.transform, &g.value) else {
+    let Some(t) = f.transform.as_ref().filter(|_| g.has_value()) else {
         return;
     };
     let mut used = Vec::new();
@@ -557,11 +605,13 @@ fn changes(
 }
 
 /// Tool coercion that changed a value beyond what its text says.
-fn coerced(template: &Template, i: usize, g: &Region, out: &mut Vec<Loss>) {
-    let (Some(value), Some(parsed)) = (&g.value, g.parsed()) else {
+fn coerced(template: &Template, i: usize, g: &Region, message: Option<&Dict>, out: &mut Vec<Loss>) {
+    let field = name(template, g.field);
+    let (Some(value), Some(parsed)) = (g.value_in(message, field), g.parsed_in(message, field))
+    else {
         return;
     };
-    let before = g.transformed().unwrap_or(parsed);
+    let before = g.transformed_in(message, field).unwrap_or(parsed);
     let mut found = Vec::new();
     changes(before, value, &mut String::new(), &mut found);
     for (path, raw, new) in found {
@@ -578,5 +628,75 @@ fn coerced(template: &Template, i: usize, g: &Region, out: &mut Vec<Loss>) {
             ),
             help: "if the model meant the text, declare the parameter as a string in the tool schema".into(),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn calls() -> Template {
+        Template::from_json_str(
+            r#"{"start_anchor": "<s>", "fields": {
+                "content": {},
+                "calls": {"open": "<c>", "close": "</c>", "content": "json", "repeats": true,
+                          "transform": {"type": "function", "function": "{content}"}}}}"#,
+        )
+        .unwrap()
+    }
+
+    fn call(a: u32) -> String {
+        format!("{{'type': 'function', 'function': {{'a': {a}}}}}")
+    }
+
+    #[test]
+    fn a_repeating_fields_values_are_held_once_in_the_message() {
+        let a = audit(&calls(), "<s>", r#"hi<c>{"a": 1}</c><c>{"a": 2}</c>"#, None);
+        let message = a.result.as_ref().unwrap();
+        let regions: Vec<&Region> = a.regions.iter().filter(|g| g.field == 1).collect();
+        assert_eq!(regions.len(), 2);
+        for (i, g) in regions.into_iter().enumerate() {
+            // The value is the message's item, and the parsed content lies inside it.
+            assert_eq!((&g.value, g.value_item), (&None, Some(i)));
+            assert!(g.parsed.is_none() && g.parsed_at.is_some());
+            let value = g.value_in(Some(message), "calls").unwrap();
+            assert_eq!(value.py_repr(), call(i as u32 + 1));
+            let parsed = g.parsed_in(Some(message), "calls").unwrap();
+            assert_eq!(parsed.py_repr(), format!("{{'a': {}}}", i + 1));
+            assert!(
+                g.transformed_in(Some(message), "calls")
+                    .unwrap()
+                    .identical(value)
+            );
+            // Without the message the region has none.
+            assert_eq!(g.parsed(), None);
+        }
+        // A field set whole, not appended, keeps its value in its region.
+        let content = a.regions.iter().find(|g| g.field == 0).unwrap();
+        assert_eq!(content.value.as_ref().unwrap().py_repr(), "'hi'");
+        assert_eq!(content.value_item, None);
+    }
+
+    #[test]
+    fn a_failed_parse_gives_the_values_back_to_their_regions() {
+        let a = audit(&calls(), "<s>", r#"<c>{"a": 1}</c><c>{"a": </c>"#, None);
+        assert!(a.result.is_err());
+        let g = &a.regions[0];
+        assert_eq!(g.value_item, None);
+        assert_eq!(g.value.as_ref().unwrap().py_repr(), call(1));
+        assert_eq!(g.parsed().unwrap().py_repr(), "{'a': 1}");
+        assert_eq!(a.regions[1].ending, Some(Ending::Failed));
+    }
+
+    #[test]
+    fn copied_values_make_each_region_whole() {
+        let t = calls();
+        let mut a = audit(&t, "<s>", r#"<c>{"a": 1}</c><c>{"a": 2}</c>"#, None);
+        a.copy_values_to_regions(&t);
+        for (i, g) in a.regions.iter().enumerate() {
+            assert_eq!(g.value_item, None);
+            assert_eq!(g.value.as_ref().unwrap().py_repr(), call(i as u32 + 1));
+            assert_eq!(g.parsed().unwrap().py_repr(), format!("{{'a': {}}}", i + 1));
+        }
     }
 }

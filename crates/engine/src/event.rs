@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use crate::value::{Dict, Value};
+use crate::value::{Dict, Place, Value};
 
 /// One event of the stream.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,6 +36,13 @@ pub struct RegionDetail {
     pub transformed: Option<Value>,
     /// Which step made the value unchanged, and is therefore not held a second time here.
     pub kept_as_value: Step,
+    /// Where the parsed content lies whole inside the value, when it is marked so instead of
+    /// held in `parsed` (then `Null`): a trace that holds values once, as an audit's does.
+    pub parsed_at: Option<Place>,
+    /// The value is not in the close event (which carries `Null`) but item `n` of the
+    /// message's list under the field's name, where it was moved: a repeating field's region
+    /// in a trace that holds values once, as an audit's does.
+    pub value_item: Option<usize>,
 }
 
 /// A step of a region's value: the content parser's output, or the transform's.

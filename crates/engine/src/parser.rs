@@ -15,7 +15,7 @@ use crate::py::{self, ExceptionType};
 use crate::template::{Field, Template};
 use crate::tools::ToolSchemas;
 use crate::transform::{Scope, Transform};
-use crate::value::{Dict, Value};
+use crate::value::{Dict, Place, Value};
 use pyregex::RegexError;
 
 /// Why parsing failed: the exception the reference raises (its type and exact message), with
@@ -194,6 +194,12 @@ pub struct Options {
     pub whole_text: bool,
     /// The text is 5.25's decoding of token ids: strip [`MARKER`] from chunks and values.
     pub token_ids: bool,
+    /// With tracing, hold each region's values once: a repeating field's value is moved to the
+    /// message instead of copied into its close event (the event's detail says which item of
+    /// the field's list it is), and parsed content found whole inside the value is marked by
+    /// its place instead of copied. A sample of many small regions then holds each value once,
+    /// in the message, as the client of a stream would (what an audit records).
+    pub values_once: bool,
 }
 
 impl Options {
@@ -203,6 +209,7 @@ impl Options {
             events,
             whole_text: false,
             token_ids: false,
+            values_once: false,
         }
     }
 }
@@ -266,6 +273,8 @@ pub struct Parser {
     id: u64,
     /// The text is decoded from token ids: [`MARKER`]s are stripped from chunks and values.
     token_ids: bool,
+    /// Traced values are held once (see [`Options::values_once`]).
+    values_once: bool,
 }
 
 /// A parser's state without its text: everything [`Parser::restore`] needs to continue as the
@@ -411,6 +420,7 @@ impl Parser {
         };
         let mut parser = Parser::build(template.clone(), tools, options.events, json_depth)?;
         parser.token_ids = options.token_ids;
+        parser.values_once = options.values_once && options.events.traced();
         parser.consume_prefix(prefix)?;
         Ok(parser)
     }
@@ -452,6 +462,7 @@ impl Parser {
             field_revs: Vec::new(),
             id: next_parser_id(),
             token_ids: false,
+            values_once: false,
         })
     }
 
@@ -974,11 +985,25 @@ impl Parser {
                 parsed: Value::Null,
                 transformed: None,
                 kept_as_value: crate::event::Step::None,
+                parsed_at: None,
+                value_item: None,
             })
         });
         let value = self.region_value(field, detail.as_deref_mut())?;
         if self.events == Events::None {
             self.store(field, value)?;
+        } else if let Some(item) = self.appended_at(field).filter(|_| self.values_once) {
+            // The message's list holds the value: the event says where instead of copying it.
+            if let Some(d) = detail.as_deref_mut() {
+                d.value_item = Some(item);
+            }
+            self.store(field, value)?;
+            events.push(Event {
+                field: cur,
+                kind: EventKind::Close { value: Value::Null },
+                span: self.origin + at.start..self.origin + at.end,
+                detail,
+            });
         } else {
             self.store(field, value.clone())?;
             events.push(Event {
@@ -990,6 +1015,24 @@ impl Parser {
         }
         self.reset_to_implicit();
         Ok(())
+    }
+
+    /// The message made so far, taken out of the parser (what a failed parse had stored).
+    pub(crate) fn take_output(&mut self) -> Dict {
+        std::mem::take(&mut self.output)
+    }
+
+    /// The index the field's next value takes in the output's list, when storing it appends to
+    /// a list (a repeating field without `join`).
+    fn appended_at(&self, field: &Field) -> Option<usize> {
+        if !field.repeats || field.join.is_some() {
+            return None;
+        }
+        match self.output.get(field.name.as_str()) {
+            None => Some(0),
+            Some(Value::List(items)) => Some(items.len()),
+            Some(_) => None,
+        }
     }
 
     /// Content parser, then transform, then tool coercion (the reference's `process_field`).
@@ -1028,16 +1071,31 @@ impl Parser {
         } else {
             Step::Parsed
         };
-        if let Some(d) = detail.as_deref_mut()
-            && (later || last_step != Step::Parsed)
-        {
-            d.parsed = parsed.clone();
-        }
+        let keep_parsed = detail.is_some() && (later || last_step != Step::Parsed);
         // How deep the reference's recursive walks may go depends on the entry point.
         let path = py::Path::of_json_depth(self.patterns.json_depth);
+        let budget = py::transform_budget(path);
         let mut value = match &field.transform {
-            None => parsed,
-            Some(t) => self.transformed(field, t, parsed, py::transform_budget(path), &fail)?,
+            None => {
+                if keep_parsed && let Some(d) = detail.as_deref_mut() {
+                    d.parsed = parsed.clone();
+                }
+                parsed
+            }
+            // The transform reads the content without taking it: the trace keeps it as made.
+            Some(t) if !field.transform_each => {
+                let value = self.transform_whole(t, &parsed, budget, &fail)?;
+                if keep_parsed && let Some(d) = detail.as_deref_mut() {
+                    d.parsed = parsed;
+                }
+                value
+            }
+            Some(t) => {
+                if keep_parsed && let Some(d) = detail.as_deref_mut() {
+                    d.parsed = parsed.clone();
+                }
+                self.transformed(field, t, parsed, budget, &fail)?
+            }
         };
         if let Some(d) = detail.as_deref_mut()
             && field.transform.is_some()
@@ -1064,8 +1122,33 @@ impl Parser {
                     _ => d.transformed = None,
                 }
             }
+            // Parsed content the transform put whole into the value is marked by its place
+            // there, and dropped at once (its room goes to the next region's values).
+            if self.values_once
+                && d.kept_as_value != Step::Parsed
+                && let Some(place) = Place::find(&value, &d.parsed)
+            {
+                d.parsed_at = Some(place);
+                d.parsed = Value::Null;
+            }
         }
         Ok(value)
+    }
+
+    /// The transform applied to the whole parsed content (no `transform_each`).
+    fn transform_whole(
+        &self,
+        t: &Transform,
+        parsed: &Value,
+        budget: py::Budget,
+        fail: &RegionFail<'_>,
+    ) -> Result<Value, ParseError> {
+        let scope = ContentScope {
+            captures: &self.captures,
+            content: parsed,
+        };
+        t.apply_within(&scope, budget)
+            .map_err(|e| fail.at(e.kind, e.message, None))
     }
 
     /// The field's transform applied to the parsed content, or with `transform_each` to each
@@ -1079,13 +1162,7 @@ impl Parser {
         fail: &RegionFail<'_>,
     ) -> Result<Value, ParseError> {
         if !field.transform_each {
-            let scope = ContentScope {
-                captures: &self.captures,
-                content: &parsed,
-            };
-            return t
-                .apply_within(&scope, budget)
-                .map_err(|e| fail.at(e.kind, e.message, None));
+            return self.transform_whole(t, &parsed, budget, fail);
         }
         let Value::List(items) = parsed else {
             return Err(fail.at(
@@ -1581,6 +1658,7 @@ mod tests {
             events: Events::Trace,
             whole_text: false,
             token_ids: true,
+            values_once: false,
         };
         let mut p = Parser::with_options(&t, Some("<s>"), None, options).unwrap();
         let evs = p.feed(&format!("<c>a{MARKER}b</c>")).unwrap();

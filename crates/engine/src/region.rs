@@ -36,7 +36,7 @@ use std::ops::Range;
 use crate::event::{Event, EventKind, RegionDetail, Step};
 use crate::parser::ParseError;
 use crate::template::Template;
-use crate::value::Value;
+use crate::value::{Dict, Place, Value};
 
 /// One region of one field: where it opened, the text it received, where and how it ended,
 /// and the values made of it. Ranges are byte ranges of the document (prefix + generation).
@@ -61,10 +61,16 @@ pub struct Region {
     /// The value after the transform (with tracing and a transform; `None` when it is the
     /// value itself: read it with [`Region::transformed`]).
     pub transformed: Option<Value>,
-    /// The value the close event reported.
+    /// The value the close event reported (`None` when it is held in the message: see
+    /// [`Region::value_item`]; read it with [`Region::value_in`]).
     pub value: Option<Value>,
     /// Which step made the value unchanged (held once, as the value).
     pub kept_as_value: Step,
+    /// Where the parsed content lies whole inside the value, when it is held there only.
+    pub parsed_at: Option<Place>,
+    /// The value is item `n` of the message's list under the field's name, and held there
+    /// only (an audit's region of a repeating field).
+    pub value_item: Option<usize>,
     /// Index of the open event in the events given.
     pub open_event: usize,
     /// Index of the close event, once closed.
@@ -86,20 +92,62 @@ pub enum Ending {
 }
 
 impl Region {
-    /// What the content parser made of the body (with tracing).
+    /// What the content parser made of the body (with tracing), when the region holds its
+    /// value (see [`Region::parsed_in`]).
     pub fn parsed(&self) -> Option<&Value> {
-        match self.kept_as_value {
-            Step::Parsed => self.value.as_ref(),
+        self.parsed_in(None, "")
+    }
+
+    /// The value after the transform (with tracing and a transform), when the region holds
+    /// its value (see [`Region::transformed_in`]).
+    pub fn transformed(&self) -> Option<&Value> {
+        self.transformed_in(None, "")
+    }
+
+    /// The region's value, wherever it is held: in the region, or as item
+    /// [`Region::value_item`] of `message`'s list under `field_name` (the name of the region's
+    /// field).
+    pub fn value_in<'a>(
+        &'a self,
+        message: Option<&'a Dict>,
+        field_name: &str,
+    ) -> Option<&'a Value> {
+        match self.value_item {
+            Some(i) => message?.get(field_name)?.as_list()?.get(i),
+            None => self.value.as_ref(),
+        }
+    }
+
+    /// What the content parser made of the body (with tracing), `message` and `field_name` as
+    /// for [`Region::value_in`].
+    pub fn parsed_in<'a>(
+        &'a self,
+        message: Option<&'a Dict>,
+        field_name: &str,
+    ) -> Option<&'a Value> {
+        match (self.kept_as_value, self.parsed_at) {
+            (Step::Parsed, _) => self.value_in(message, field_name),
+            (_, Some(place)) => place.get(self.value_in(message, field_name)?),
             _ => self.parsed.as_ref(),
         }
     }
 
-    /// The value after the transform (with tracing and a transform).
-    pub fn transformed(&self) -> Option<&Value> {
+    /// The value after the transform (with tracing and a transform), `message` and
+    /// `field_name` as for [`Region::value_in`].
+    pub fn transformed_in<'a>(
+        &'a self,
+        message: Option<&'a Dict>,
+        field_name: &str,
+    ) -> Option<&'a Value> {
         match self.kept_as_value {
-            Step::Transformed => self.value.as_ref(),
+            Step::Transformed => self.value_in(message, field_name),
             _ => self.transformed.as_ref(),
         }
+    }
+
+    /// Whether the region has a value (held here or in the message).
+    pub fn has_value(&self) -> bool {
+        self.value.is_some() || self.value_item.is_some()
     }
 
     /// Whether the region had closed (or failed).
@@ -140,6 +188,16 @@ impl RegionBuilder {
     pub fn new(doc_len: usize) -> RegionBuilder {
         RegionBuilder {
             doc_len,
+            ..RegionBuilder::default()
+        }
+    }
+
+    /// [`RegionBuilder::new`] with room for `regions` regions (a caller with the whole stream
+    /// counts its opens: a sample of many small regions then holds no spare room).
+    pub fn with_capacity(doc_len: usize, regions: usize) -> RegionBuilder {
+        RegionBuilder {
+            doc_len,
+            regions: Vec::with_capacity(regions),
             ..RegionBuilder::default()
         }
     }
@@ -206,6 +264,8 @@ impl RegionBuilder {
                     transformed: None,
                     value: None,
                     kept_as_value: Step::None,
+                    parsed_at: None,
+                    value_item: None,
                     open_event: index,
                     close_event: None,
                 });
@@ -242,9 +302,15 @@ impl RegionBuilder {
         if let Some(d) = detail {
             g.body = d.body;
             g.captures = d.captures;
-            g.parsed = (d.kept_as_value != Step::Parsed).then_some(d.parsed);
+            g.parsed =
+                (d.kept_as_value != Step::Parsed && d.parsed_at.is_none()).then_some(d.parsed);
             g.transformed = d.transformed;
             g.kept_as_value = d.kept_as_value;
+            g.parsed_at = d.parsed_at;
+            if d.value_item.is_some() {
+                g.value = None;
+                g.value_item = d.value_item;
+            }
         }
         g.ending = Some(if !event.span.is_empty() {
             Ending::Close

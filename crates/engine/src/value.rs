@@ -13,9 +13,11 @@
 use num_bigint::BigInt;
 
 pub mod dict;
+pub mod place;
 
 /// An ordered dict with string keys, as produced by Python's `json.loads` (see [`dict`]).
 pub use dict::Dict;
+pub use place::Place;
 
 /// A Python value restricted to what JSON-described templates and parsers can produce.
 #[derive(Clone, Debug)]
@@ -189,7 +191,7 @@ impl Value {
     /// Same variant and contents: ints and floats told apart, floats bit for bit, dict key
     /// order significant (what a value recorded from the reference must reproduce, and what
     /// two values must be for one to stand for the other).
-    pub(crate) fn identical(&self, other: &Value) -> bool {
+    pub fn identical(&self, other: &Value) -> bool {
         use Value::*;
         match (self, other) {
             (Null, Null) => true,

@@ -77,6 +77,7 @@ impl<'t> IdParser<'t> {
             events,
             whole_text,
             token_ids: defusing,
+            values_once: false,
         };
         let parser = Parser::with_options(template, prefix_text.as_deref(), tools, options)?;
         let document = prefix_text.unwrap_or_default();
@@ -220,6 +221,7 @@ pub fn parse_ids(
         events: Events::None,
         whole_text: true,
         token_ids: d.defused,
+        values_once: false,
     };
     let mut parser = Parser::with_options(template, d.prefix.as_deref(), tools, options)?;
     parser.feed(&d.fed)?;

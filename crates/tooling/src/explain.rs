@@ -380,12 +380,15 @@ fn traced(template: &Template, d: &Decoded<'_>, tools: Option<&Value>) -> Result
     let document = format!("{prefix}{}{}", d.fed, d.tail);
     // The one-shot traced parse `rtbench parse` and the workbench see, with the events before
     // an error kept.
+    let mut audit = audit_decoded(template, prefix, d.fed, d.tail, tools, d.defused);
+    // The explanation keeps the regions, not the message: each region holds its own value.
+    audit.copy_values_to_regions(template);
     let Audit {
         result,
         regions,
         origin,
         ..
-    } = audit_decoded(template, prefix, d.fed, d.tail, tools, d.defused);
+    } = audit;
     let parse_error = result.err();
     // A parse stopped by the work budget cannot be explained further (every search would stop
     // the same way): report it as `rtbench parse` does.

@@ -90,7 +90,22 @@ impl Segment {
 pub fn cover(mut marks: Vec<(Range<usize>, Paint)>, origin: usize, len: usize) -> Vec<Segment> {
     marks.retain(|(r, _)| !r.is_empty() && r.end <= len);
     marks.sort_by_key(|(r, _)| r.start);
-    let mut segments = Vec::with_capacity(marks.len() * 2 + 2);
+    let count = marks.len();
+    cover_sorted(marks, count, origin, len)
+}
+
+/// [`cover`] of marks already in order of their start (as a stream's events are), read as
+/// they come instead of collected first; `count` is how many there are at most.
+pub fn cover_sorted(
+    marks: impl IntoIterator<Item = (Range<usize>, Paint)>,
+    count: usize,
+    origin: usize,
+    len: usize,
+) -> Vec<Segment> {
+    let marks = marks
+        .into_iter()
+        .filter(|(r, _)| !r.is_empty() && r.end <= len);
+    let mut segments = Vec::with_capacity(count * 2 + 2);
     let gap = |segments: &mut Vec<Segment>, from: usize, to: usize| {
         let cut = origin.clamp(from, to.max(from));
         if from < cut {

@@ -90,8 +90,8 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
             ]));
         }
     }
-    let parsed = parsed_column(state, a, g, budget);
-    let third = value_column(state, a, g, budget);
+    let parsed = parsed_column(state, a, r, budget);
+    let third = value_column(state, a, r, budget);
     let w = body_area.width / 3;
     let cols = [
         Rect::new(body_area.x, body_area.y, w, body_area.height),
@@ -127,19 +127,15 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
 }
 
 /// Column 2: the content parser's output.
-fn parsed_column(
-    state: &State,
-    a: &crate::workbench::analysis::Analysis,
-    g: &rtbench_tooling::explain::Region,
-    budget: usize,
-) -> Vec<Line<'static>> {
+fn parsed_column(state: &State, a: &Analysis, r: usize, budget: usize) -> Vec<Line<'static>> {
     let theme = &state.ui.theme;
+    let g = &a.regions[r];
     let mut parsed: Vec<Line<'static>> = vec![Line::styled(
         format!("→ parsed ({})", a.content_kinds[g.field]),
         heading(state),
     )];
     let failed = g.ending == Some(Ending::Failed);
-    match (g.parsed(), failed) {
+    match (a.region_parsed(r), failed) {
         (Some(v), _) => parsed.extend(json_lines(v, state, budget)),
         (None, true) => {
             let msg = a
@@ -159,20 +155,16 @@ fn parsed_column(
 
 /// Column 3: the transform's output, else the stored value; for a region whose transform
 /// failed (its parsed value is known), the error.
-fn value_column(
-    state: &State,
-    a: &Analysis,
-    g: &rtbench_tooling::explain::Region,
-    budget: usize,
-) -> Vec<Line<'static>> {
+fn value_column(state: &State, a: &Analysis, r: usize, budget: usize) -> Vec<Line<'static>> {
     let theme = &state.ui.theme;
+    let g = &a.regions[r];
     let failed = g.ending == Some(Ending::Failed);
     let mut third: Vec<Line<'static>> = Vec::new();
-    match (g.transformed(), &g.value) {
+    match (a.region_transformed(r), a.region_value(r)) {
         (Some(t), value) => {
             third.push(Line::styled("→ transform", heading(state)));
             third.extend(json_lines(t, state, budget));
-            if let Some(v) = value.as_ref().filter(|v| !v.py_eq(t)) {
+            if let Some(v) = value.filter(|v| !v.py_eq(t)) {
                 third.push(Line::styled("→ tool arguments cast", heading(state)));
                 third.extend(json_lines(v, state, budget));
             }
@@ -186,7 +178,7 @@ fn value_column(
             match a
                 .problem
                 .as_ref()
-                .filter(|_| failed && g.parsed().is_some())
+                .filter(|_| failed && a.region_parsed(r).is_some())
             {
                 Some(p) => third.extend(
                     p.error

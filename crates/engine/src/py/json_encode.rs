@@ -347,15 +347,22 @@ fn size_hint(v: &Value, indent: usize) -> usize {
             return 0;
         }
         let own = 4 + indent * depth;
-        own + match v {
-            Value::Str(s) => s.len() + s.len() / 8,
-            Value::List(items) => items.iter().map(|i| walk(i, indent, depth + 1)).sum(),
-            Value::Dict(d) => d
-                .iter()
-                .map(|(k, v)| k.len() + k.len() / 8 + 4 + walk(v, indent, depth + 1))
-                .sum(),
-            _ => 8,
-        }
+        // An indented container's closing bracket has a line of its own.
+        let close = match v {
+            Value::List(items) if !items.is_empty() => indent * depth + 2,
+            Value::Dict(d) if !d.is_empty() => indent * depth + 2,
+            _ => 0,
+        };
+        own + close
+            + match v {
+                Value::Str(s) => s.len() + s.len() / 8,
+                Value::List(items) => items.iter().map(|i| walk(i, indent, depth + 1)).sum(),
+                Value::Dict(d) => d
+                    .iter()
+                    .map(|(k, v)| k.len() + k.len() / 8 + 4 + walk(v, indent, depth + 1))
+                    .sum(),
+                _ => 8,
+            }
     }
     walk(v, indent, 0)
 }

@@ -135,6 +135,11 @@ impl<V> Dict<V> {
         }
     }
 
+    /// The entry at `index` in insertion order.
+    pub fn get_index(&self, index: usize) -> Option<(&String, &V)> {
+        self.entries.get(index).map(|(k, v)| (k, v))
+    }
+
     /// The value of `key`.
     pub fn get<Q: ?Sized + Borrow<str>>(&self, key: &Q) -> Option<&V> {
         let i = self.position(key.borrow())?;

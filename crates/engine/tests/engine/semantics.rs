@@ -211,6 +211,7 @@ fn token_id_values_nest_as_deep_as_the_reference_strips_markers() {
                 events: Events::Reference,
                 whole_text,
                 token_ids: true,
+                values_once: false,
             };
             let result = if in_prefix {
                 Parser::with_options(&prefixed, Some(&format!("<v>{nested}</v>")), None, options)

@@ -278,6 +278,7 @@ impl Replay {
             events: Events::Spans,
             whole_text: false,
             token_ids: feeding.token_ids,
+            values_once: false,
         };
         match Parser::with_options(&template, Some(prefix), tools, options) {
             Err(error) => {

@@ -139,6 +139,7 @@ impl Rebuilder {
                 events: Events::Trace,
                 whole_text: false,
                 token_ids: self.token_ids,
+                values_once: false,
             };
             work.parser =
                 Parser::with_options(src.template, Some(prefix), self.tools.as_ref(), options).ok();
