@@ -8,7 +8,7 @@
 
 use std::ops::Range;
 
-use aho_corasick::{AhoCorasick, Input, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
 
 use crate::value::{SURROGATE_BASE, Value, surrogate_of};
 use pyregex::{Flags, Partial, Regex, RegexError};
@@ -35,6 +35,49 @@ pub struct LiteralSet {
     pub can_extend: bool,
     matcher: AhoCorasick,
     max_len: usize,
+    /// For each long literal's matchable prefix, its KMP failure table (the length of the
+    /// longest proper border of each prefix), so that the partial match at the buffer's end is
+    /// found in one pass; short literals are compared directly.
+    borders: Vec<Option<Vec<u32>>>,
+}
+
+/// Literals at least this long get a failure table for the partial match.
+const LONG_LITERAL: usize = 64;
+
+/// The KMP failure table of `p`: entry `i` is the length of the longest proper prefix of
+/// `p[..=i]` that is also its suffix.
+fn failure_table(p: &[u8]) -> Vec<u32> {
+    let mut t = vec![0u32; p.len()];
+    let mut k = 0usize;
+    for i in 1..p.len() {
+        while k > 0 && p[i] != p[k] {
+            k = t[k - 1] as usize;
+        }
+        if p[i] == p[k] {
+            k += 1;
+        }
+        t[i] = k as u32;
+    }
+    t
+}
+
+/// The length of the longest suffix of `hay` that is a prefix of `p` (all of it included) and
+/// no longer than `max` (the KMP automaton of `p` run over `hay`, then cut back along the
+/// borders).
+fn border_at_end(hay: &[u8], p: &[u8], table: &[u32], max: usize) -> usize {
+    let mut k = 0usize;
+    for &b in hay {
+        while k > 0 && (k == p.len() || p[k] != b) {
+            k = table[k - 1] as usize;
+        }
+        if k < p.len() && p[k] == b {
+            k += 1;
+        }
+    }
+    while k > max {
+        k = table[k - 1] as usize;
+    }
+    k
 }
 
 /// A Python `regex` pattern compiled with DOTALL.
@@ -95,6 +138,9 @@ pub enum Scan {
     Complete(DelimMatch),
 }
 
+/// Total literal bytes past which the Aho-Corasick automaton is not a DFA.
+const LARGE_LITERALS: usize = 4096;
+
 impl LiteralSet {
     /// Builds the set; `literals` must be non-empty and contain no empty strings.
     pub fn new(literals: Vec<String>) -> LiteralSet {
@@ -107,16 +153,31 @@ impl LiteralSet {
             .iter()
             .filter(|l| matchable_prefix(l).len() == l.len())
             .collect();
+        // The automaton's default for a few patterns is a DFA, whose construction follows
+        // failure links from every state: quadratic in a literal's length when it repeats
+        // itself ("xxxx…"). Past a few KB of literals the contiguous NFA, built in linear
+        // time, is used instead.
+        let total: usize = matchable.iter().map(|l| l.len()).sum();
+        let kind = (total > LARGE_LITERALS).then_some(AhoCorasickKind::ContiguousNFA);
         let matcher = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostLongest)
+            .kind(kind)
             .build(matchable)
             .expect("a handful of literal delimiters always fits an Aho-Corasick automaton");
         let max_len = literals.iter().map(String::len).max().unwrap_or(0);
+        let borders = literals
+            .iter()
+            .map(|l| {
+                let p = matchable_prefix(l);
+                (p.len() >= LONG_LITERAL).then(|| failure_table(p.as_bytes()))
+            })
+            .collect();
         LiteralSet {
             literals,
             can_extend,
             matcher,
             max_len,
+            borders,
         }
     }
 
@@ -130,15 +191,41 @@ impl LiteralSet {
     /// literal (the end of the buffer if there is none: the empty rest always qualifies).
     fn partial_start(&self, hay: &str, pos: usize) -> usize {
         let from = pos.max(hay.len().saturating_sub(self.max_len.saturating_sub(1)));
-        (from..hay.len())
+        let window = &hay.as_bytes()[from.min(hay.len())..];
+        // Long literals: the longest suffix of the window that is a proper prefix, in one
+        // pass (a suffix starting inside a character cannot be a prefix of a literal).
+        let long = self
+            .literals
+            .iter()
+            .zip(&self.borders)
+            .filter_map(|(l, t)| {
+                let t = t.as_ref()?;
+                let k = border_at_end(window, matchable_prefix(l).as_bytes(), t, window.len());
+                (k > 0).then(|| hay.len() - k)
+            })
+            .min();
+        let short_max = self
+            .literals
+            .iter()
+            .zip(&self.borders)
+            .filter(|(_, t)| t.is_none())
+            .map(|(l, _)| l.len())
+            .max()
+            .unwrap_or(0);
+        let short_from = from.max(hay.len().saturating_sub(short_max));
+        let short = (short_from..hay.len())
             .filter(|&s| hay.is_char_boundary(s))
             .find(|&s| {
                 let rest = &hay[s..];
                 self.literals
                     .iter()
-                    .any(|l| matchable_prefix(l).starts_with(rest))
-            })
-            .unwrap_or(hay.len())
+                    .zip(&self.borders)
+                    .any(|(l, t)| t.is_none() && matchable_prefix(l).starts_with(rest))
+            });
+        match (long, short) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b).unwrap_or(hay.len()),
+        }
     }
 }
 
@@ -439,6 +526,48 @@ impl Delimiter {
 
 #[cfg(test)]
 mod tests {
+    /// The one-pass partial match of long literals finds the start the direct comparison finds.
+    #[test]
+    fn long_literals_find_the_partial_match_the_direct_comparison_finds() {
+        let direct = |set: &LiteralSet, hay: &str, pos: usize| {
+            let from = pos.max(hay.len().saturating_sub(set.max_len.saturating_sub(1)));
+            (from..hay.len())
+                .filter(|&s| hay.is_char_boundary(s))
+                .find(|&s| set.literals.iter().any(|l| l.starts_with(&hay[s..])))
+                .unwrap_or(hay.len())
+        };
+        let seed = std::cell::Cell::new(7u64);
+        let next = |n: u64| {
+            let v = seed
+                .get()
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed.set(v);
+            (v >> 33) % n
+        };
+        let alphabet = ['a', 'b', 'é'];
+        let word = |len: u64| -> String { (0..len).map(|_| alphabet[next(3) as usize]).collect() };
+        for _ in 0..300 {
+            let mut literals = vec![word(64 + next(40)), word(1 + next(6))];
+            if next(2) == 0 {
+                literals.push(word(70));
+            }
+            let set = LiteralSet::new(literals.clone());
+            let cut = literals[0].floor_char_boundary(next(literals[0].len() as u64) as usize);
+            let hay = format!("{}{}", word(next(200)), &literals[0][..cut]);
+            let pos = next(hay.len() as u64 + 1) as usize;
+            let pos = (0..=pos)
+                .rev()
+                .find(|&p| hay.is_char_boundary(p))
+                .unwrap_or(0);
+            assert_eq!(
+                set.partial_start(&hay, pos),
+                direct(&set, &hay, pos),
+                "{literals:?} {hay:?} {pos}"
+            );
+        }
+    }
+
     use super::*;
 
     fn lit(ls: &[&str]) -> Delimiter {

@@ -54,8 +54,8 @@ pub(crate) fn parse(
             ),
         })?;
     }
-    for (i, s) in captured.iter().enumerate() {
-        working = working.replace(&format!("{LAX_OPEN}{i}{LAX_CLOSE}"), &py::json_dumps_str(s));
+    if !captured.is_empty() {
+        working = restore_strings(&working, &captured);
     }
     match py::json_loads_depth(&working, cache.json_depth) {
         Ok(v) => Ok(v),
@@ -155,4 +155,58 @@ fn replace_all(
     }
     out.push_str(&hay[last..]);
     Ok(out)
+}
+
+/// Puts each captured string back, JSON-quoted, where its placeholder stands: the reference
+/// replaces the placeholders one after another (`str.replace` for each index), which is one
+/// pass here, since neither a placeholder nor a JSON-quoted string can contain the other's
+/// sentinels (input holding them is refused, and `json.dumps` escapes them).
+fn restore_strings(working: &str, captured: &[String]) -> String {
+    let mut out = String::with_capacity(working.len());
+    let mut rest = working;
+    while let Some(i) = rest.find(LAX_OPEN) {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + LAX_OPEN.len_utf8()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        let index = after[..digits].parse::<usize>().ok();
+        match (
+            index.and_then(|n| captured.get(n)),
+            after[digits..].starts_with(LAX_CLOSE),
+        ) {
+            (Some(s), true) if digits > 0 && (digits == 1 || !after.starts_with('0')) => {
+                out.push_str(&py::json_dumps_str(s));
+                rest = &after[digits + LAX_CLOSE.len_utf8()..];
+            }
+            _ => {
+                out.push(LAX_OPEN);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One pass puts the strings back as the reference's replacement one index after another.
+    #[test]
+    fn strings_are_restored_as_one_replacement_after_another() {
+        let captured: Vec<String> = (0..12).map(|i| format!("s{i} \"q\" \u{1}")).collect();
+        let mut working = String::from("{");
+        for i in [11, 0, 1, 10, 3] {
+            working.push_str(&format!("{LAX_OPEN}{i}{LAX_CLOSE}, "));
+        }
+        working.push_str(&format!(
+            "{LAX_OPEN}01{LAX_CLOSE} {LAX_OPEN}x {LAX_OPEN}99{LAX_CLOSE}}}"
+        ));
+        let mut sequential = working.clone();
+        for (i, s) in captured.iter().enumerate() {
+            sequential =
+                sequential.replace(&format!("{LAX_OPEN}{i}{LAX_CLOSE}"), &py::json_dumps_str(s));
+        }
+        assert_eq!(restore_strings(&working, &captured), sequential);
+    }
 }
