@@ -12,4 +12,6 @@ for area in regex inputs chat tokenizer workbench; do
   echo "== $area"
   "$root/tools/adversarial/$area.sh" "$RTBENCH" || status=1
 done
+echo "== hostile template files and region bodies"
+python3 "$root/tools/adversarial/hostile_bodies.py" "$RTBENCH" || status=1
 exit $status
