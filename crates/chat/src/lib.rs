@@ -25,7 +25,7 @@ use std::fmt;
 use minijinja::value::{Kwargs, Rest, Value};
 use minijinja::{Environment, Error, ErrorKind, State};
 
-pub use model::{ModelTemplates, Picked};
+pub use model::{ModelTemplates, Picked, special_tokens};
 
 /// What went wrong while compiling or rendering a chat template.
 #[derive(Clone, Debug, PartialEq, Eq)]

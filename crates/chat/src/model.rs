@@ -270,7 +270,10 @@ impl ModelTemplates {
     }
 }
 
-fn special_tokens(
+/// The special tokens a `tokenizer_config.json` names, as the reference's tokenizer keeps them
+/// (`special_tokens_map`): bos, eos, unk, sep, pad, cls and mask, then the model-specific
+/// `*_token` entries, then `extra_special_tokens` given as a dict, each as its string.
+pub fn special_tokens(
     config: &serde_json::Map<String, serde_json::Value>,
 ) -> serde_json::Map<String, serde_json::Value> {
     let mut out = serde_json::Map::new();

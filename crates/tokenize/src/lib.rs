@@ -287,6 +287,34 @@ impl ModelTokenizer {
             .collect()
     }
 
+    /// Adds the special tokens the model's `tokenizer_config.json` names that are not added
+    /// tokens of the file yet, as the reference's tokenizer does when it loads (each a special
+    /// added token: its vocabulary id when the vocabulary has it, else the next free id), so
+    /// that they are control tokens there too.
+    pub fn add_named_special_tokens<'a>(
+        &mut self,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(), String> {
+        let mut known: std::collections::HashSet<String> = self
+            .inner
+            .get_added_tokens_decoder()
+            .into_values()
+            .map(|t| t.content)
+            .collect();
+        let new: Vec<tokenizers::AddedToken> = names
+            .into_iter()
+            .filter(|n| known.insert(n.to_string()))
+            .map(|n| tokenizers::AddedToken::from(n.to_string(), true))
+            .collect();
+        if !new.is_empty() {
+            let name = self.name.clone();
+            self.inner
+                .add_tokens(new)
+                .map_err(|e| format!("{name}: cannot add the config's special tokens: {e}"))?;
+        }
+        Ok(())
+    }
+
     /// The added tokens, by id.
     pub fn added_tokens(&self) -> Vec<AddedToken> {
         let mut out: Vec<AddedToken> = self

@@ -44,7 +44,10 @@ impl Model {
     pub fn open(dir: &Path) -> Model {
         let tokenizer_path = dir.join(TOKENIZER_FILE);
         let tokenizer = if tokenizer_path.is_file() {
-            ModelTokenizer::from_file(&tokenizer_path).map(Some)
+            ModelTokenizer::from_file(&tokenizer_path).and_then(|mut t| {
+                t.add_named_special_tokens(config_special_tokens(dir).iter().map(String::as_str))?;
+                Ok(Some(t))
+            })
         } else {
             Ok(None)
         };
@@ -166,6 +169,22 @@ impl Model {
             Err(e) => Err(e.clone()),
         }
     }
+}
+
+/// The special tokens `dir`'s `tokenizer_config.json` names (none when it has none or it cannot
+/// be read: its errors are the chat template's to report).
+fn config_special_tokens(dir: &Path) -> Vec<String> {
+    use crate::files::read_input;
+    let Ok(text) = read_input(&dir.join("tokenizer_config.json"), "tokenizer config") else {
+        return Vec::new();
+    };
+    let Ok(serde_json::Value::Object(config)) = serde_json::from_str(&text) else {
+        return Vec::new();
+    };
+    rtbench_chat::special_tokens(&config)
+        .into_iter()
+        .filter_map(|(_, v)| v.as_str().map(str::to_string))
+        .collect()
 }
 
 /// What a render needs besides the template: the conversation, the tools, the keyword
