@@ -264,59 +264,55 @@ fn compare(
     let mut lines = report(model, inference, text, "(inferred template)", secs);
     let (proof, _) = prove(inferred_t, inference, &model.dir);
     lines.extend(proof);
-    let mut differences = 0;
     let parse = |t: &Template, s: &Sample| {
         infer::message_json(
             &parse_sample(t, s, Some(model)).map_err(|e| format!("{:?}: {}", e.kind, e.message)),
         )
     };
-    let names = ("folder's", "inferred");
-    let mut same = 0;
+    // Each sample parsed with both templates: how many agree, and a line per difference.
+    let judge = |samples: Vec<(String, Sample)>| {
+        let total = samples.len();
+        let diffs: Vec<String> = samples
+            .iter()
+            .filter_map(|(label, s)| {
+                infer::difference(
+                    &parse(&own, s),
+                    &parse(inferred_t, s),
+                    ("folder's", "inferred"),
+                )
+                .map(|d| format!("  {label}: {d}"))
+            })
+            .collect();
+        (total - diffs.len(), total, diffs)
+    };
     let probe_dir = model.dir.join(PROBES);
-    for p in &inference.samples {
-        let s = as_sample(&probe_dir, p);
-        let (a, b) = (parse(&own, &s), parse(inferred_t, &s));
-        match infer::difference(&a, &b, names) {
-            None => same += 1,
-            Some(d) => {
-                differences += 1;
-                lines.push(format!("  probe {}: {d}", p.name));
-            }
-        }
-    }
-    lines.insert(
-        lines.len() - differences,
-        format!(
-            "probes: {same}/{} parse alike with {} and the inferred template",
-            inference.samples.len(),
-            own_path.display()
-        ),
-    );
-    let files = expand(&model.dir).unwrap_or_default();
-    let mut checked = 0;
-    let mut alike = 0;
-    let mut diffs = Vec::new();
-    for f in files
+    let probes = inference
+        .samples
         .iter()
+        .map(|p| (format!("probe {}", p.name), as_sample(&probe_dir, p)))
+        .collect();
+    let (same, total, probe_diffs) = judge(probes);
+    lines.push(format!(
+        "probes: {same}/{total} parse alike with {} and the inferred template",
+        own_path.display()
+    ));
+    let samples = expand(&model.dir)
+        .unwrap_or_default()
+        .into_iter()
         .filter(|f| f.extension().is_some_and(|e| e == "sample"))
-    {
-        let Ok(sample) = read_sample(f) else { continue };
-        let Ok(sample) = prepare(&sample, Some(model)) else {
-            continue;
-        };
-        checked += 1;
-        let (a, b) = (parse(&own, &sample), parse(inferred_t, &sample));
-        match infer::difference(&a, &b, names) {
-            None => alike += 1,
-            Some(d) => diffs.push(format!("  {}: {d}", f.display())),
-        }
-    }
+        .filter_map(|f| {
+            let sample = prepare(&read_sample(&f).ok()?, Some(model)).ok()?;
+            Some((f.display().to_string(), sample))
+        })
+        .collect();
+    let (alike, checked, sample_diffs) = judge(samples);
+    let differences = probe_diffs.len() + sample_diffs.len();
+    lines.extend(probe_diffs);
     lines.push(format!(
         "samples: {alike}/{checked} of {} parse alike",
         model.dir.display()
     ));
-    differences += diffs.len();
-    lines.extend(diffs);
+    lines.extend(sample_diffs);
     output::print_line(&lines.join("\n"))?;
     if differences > 0 {
         return Err(Failure::invalid(format!(

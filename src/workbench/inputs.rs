@@ -326,7 +326,7 @@ impl SampleFile {
 
 /// Whether `dir` (a folder given as the template) holds a chat template.
 fn has_chat_template(dir: &Path) -> bool {
-    dir.is_dir() && matches!(Model::open(dir).chat, Ok(Some(_)))
+    dir.is_dir() && matches!(rtbench_tooling::infer::chat_templates(dir), Ok(Some(_)))
 }
 
 /// Whether the template file found for a folder is a `tokenizer_config.json` without a
@@ -347,7 +347,8 @@ fn lacks_response_template(given: &Path, file: &Path) -> bool {
 
 /// The response template inferred from `dir`'s chat template, as a template file's text.
 fn inferred_text(dir: &Path) -> Result<String, Box<Diagnostic>> {
-    let chat = match Model::open(dir).chat {
+    // The chat template alone: the tokenizer plays no part in the inference.
+    let chat = match rtbench_tooling::infer::chat_templates(dir) {
         Ok(Some(chat)) => chat,
         Ok(None) => {
             return Err(Box::new(Diagnostic::error(format!(
@@ -355,7 +356,7 @@ fn inferred_text(dir: &Path) -> Result<String, Box<Diagnostic>> {
                 dir.display()
             ))));
         }
-        Err(e) => return Err(Box::new(Diagnostic::error(e.to_string()))),
+        Err(e) => return Err(Box::new(Diagnostic::error(e))),
     };
     rtbench_tooling::infer::infer(&chat)
         .map(|i| rtbench_tooling::infer::template_text(&i.template))

@@ -39,6 +39,8 @@ pub struct LiteralSet {
     /// longest proper border of each prefix), so that the partial match at the buffer's end is
     /// found in one pass; short literals are compared directly.
     borders: Vec<Option<Vec<u32>>>,
+    /// The length of the longest literal without a failure table (compared directly).
+    short_max: usize,
 }
 
 /// Literals at least this long get a failure table for the partial match.
@@ -165,19 +167,27 @@ impl LiteralSet {
             .build(matchable)
             .expect("a handful of literal delimiters always fits an Aho-Corasick automaton");
         let max_len = literals.iter().map(String::len).max().unwrap_or(0);
-        let borders = literals
+        let borders: Vec<Option<Vec<u32>>> = literals
             .iter()
             .map(|l| {
                 let p = matchable_prefix(l);
                 (p.len() >= LONG_LITERAL).then(|| failure_table(p.as_bytes()))
             })
             .collect();
+        let short_max = literals
+            .iter()
+            .zip(&borders)
+            .filter(|(_, t)| t.is_none())
+            .map(|(l, _)| l.len())
+            .max()
+            .unwrap_or(0);
         LiteralSet {
             literals,
             can_extend,
             matcher,
             max_len,
             borders,
+            short_max,
         }
     }
 
@@ -204,15 +214,7 @@ impl LiteralSet {
                 (k > 0).then(|| hay.len() - k)
             })
             .min();
-        let short_max = self
-            .literals
-            .iter()
-            .zip(&self.borders)
-            .filter(|(_, t)| t.is_none())
-            .map(|(l, _)| l.len())
-            .max()
-            .unwrap_or(0);
-        let short_from = from.max(hay.len().saturating_sub(short_max));
+        let short_from = from.max(hay.len().saturating_sub(self.short_max));
         let short = (short_from..hay.len())
             .filter(|&s| hay.is_char_boundary(s))
             .find(|&s| {

@@ -398,7 +398,7 @@ fn junction<'t>(before: &'t str, between: &'t str, after: &'t str) -> (&'t str, 
     )
 }
 
-fn locate_tags(s: &str, calls: &[J]) -> Option<(Located, String, bool)> {
+fn locate_tags(s: &str, calls: &[J]) -> Option<Located> {
     // Each call's name, then its arguments as tags.
     let mut per_call = Vec::new();
     let mut from = 0;
@@ -440,16 +440,15 @@ fn locate_tags(s: &str, calls: &[J]) -> Option<(Located, String, bool)> {
         let last = spans.last()?[3] + post.trim_end().len();
         cores.push((*at, last.min(s.len())));
     }
-    Some((
-        Located {
-            shape: Shape::Header,
-            cores,
-            mids,
-            dialect: None,
+    Some(Located {
+        shape: Shape::Tags {
+            tag_pattern,
+            json_values,
         },
-        tag_pattern,
-        json_values,
-    ))
+        cores,
+        mids,
+        dialect: None,
+    })
 }
 
 /// The text between key and value of the first argument whose value is not a string.
@@ -547,17 +546,11 @@ pub(crate) fn infer(
             continue;
         }
         let calls = [call(0, ids), call(1, ids)];
-        let mut tag_info = None;
         let located = locate_json(&s2, &calls)
             .or_else(|| locate_header(&s2, &calls))
             .or_else(|| locate_python(&s2, &calls))
             .or_else(|| locate_lax(&s2, &calls))
-            .or_else(|| {
-                locate_tags(&s2, &calls).map(|(l, p, j)| {
-                    tag_info = Some((p, j));
-                    l
-                })
-            });
+            .or_else(|| locate_tags(&s2, &calls));
         let Some(located) = located else {
             return Err(format!(
                 "the tool calls are written in a form rtbench does not recognise (neither JSON \
@@ -578,14 +571,7 @@ pub(crate) fn infer(
         };
         let ws = if implicit_content { "\\s*" } else { "" };
         let mut wrapper_close = None;
-        let shape = if let Some((tag_pattern, json_values)) = tag_info.clone() {
-            Shape::Tags {
-                tag_pattern,
-                json_values,
-            }
-        } else {
-            located.shape.clone()
-        };
+        let shape = located.shape.clone();
         let mut field = serde_json::Map::new();
         match &shape {
             Shape::Array { .. } | Shape::Python => {

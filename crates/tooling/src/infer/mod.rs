@@ -309,15 +309,17 @@ pub fn infer(chat: &ModelTemplates) -> Result<Inference, String> {
         }
     }
     notes.extend(skipped);
-    for n in notes.iter_mut() {
-        n.message = n.message.trim().to_string();
-    }
     Ok(Inference {
         template,
         evidence,
         notes,
         samples,
     })
+}
+
+/// The chat templates of a model folder, read without its tokenizer (`Ok(None)`: it has none).
+pub fn chat_templates(dir: &std::path::Path) -> Result<Option<ModelTemplates>, String> {
+    ModelTemplates::from_folder(dir).map_err(|e| e.to_string())
 }
 
 /// How one probe fared when parsed with the inferred template.

@@ -18,10 +18,6 @@ pub(crate) struct Turn {
     pub prefill: String,
     /// The thinking field's open and close, when the template writes reasoning.
     pub thinking: Option<(String, String)>,
-    /// Whether the thinking close was read from a rendering (false: inferred from the open).
-    pub thinking_close_seen: bool,
-    /// Whether the generation prompt opens thinking.
-    pub pre_opened: bool,
     /// The kwargs of a generation prompt that opens thinking when the default one does not
     /// (`thinking=True`), for the probe with reasoning.
     pub thinking_kwargs: serde_json::Map<String, J>,
@@ -91,11 +87,6 @@ impl Turn {
     }
 }
 
-/// A probe with this assistant turn (no tools).
-fn answer_probe(name: &str, turn: J) -> Probe {
-    Probe::new(name, turn)
-}
-
 /// The text after the last occurrence of `needle` in `text`.
 fn after_last<'t>(text: &'t str, needle: &str) -> Option<&'t str> {
     text.rfind(needle).map(|i| &text[i + needle.len()..])
@@ -129,7 +120,7 @@ fn next_headers(r: &Renderer<'_>) -> Vec<(String, &'static str)> {
         (user, "PROBE-USER-NEXT", "a user"),
         (tool, RESULT, "a tool result"),
     ] {
-        let mut p = answer_probe("the turn after an answer", next);
+        let mut p = Probe::new("the turn after an answer", next);
         p.before.push(answer.clone());
         p.with_tools = who == "a tool result";
         let Ok(rendered) = r.probe(&p) else { continue };
@@ -157,7 +148,7 @@ pub(crate) fn infer(
     eos: Option<&str>,
 ) -> Result<(Turn, Rendered), String> {
     let mut turn = Turn::default();
-    let plain = r.probe(&answer_probe(
+    let plain = r.probe(&Probe::new(
         "a plain answer",
         json!({"role": "assistant", "content": ANSWER}),
     ))?;
@@ -179,7 +170,7 @@ pub(crate) fn infer(
         json!({"thinking": true}),
         json!({"thinking": false}),
     ] {
-        let mut p = answer_probe(
+        let mut p = Probe::new(
             "a thinking prompt",
             json!({"role": "assistant", "content": ANSWER}),
         );
@@ -247,7 +238,7 @@ pub(crate) fn infer(
     }
 
     // The turn after a tool result may continue without a new header.
-    let mut after_tool = answer_probe(
+    let mut after_tool = Probe::new(
         "an answer after a tool result",
         json!({"role": "assistant", "content": ANSWER}),
     )
@@ -296,7 +287,7 @@ pub(crate) fn infer(
     };
     let mut seen = None;
     for key in ["reasoning_content", "thinking", "reasoning"] {
-        let rendered = r.probe(&answer_probe("thinking then an answer", think_turn(key)))?;
+        let rendered = r.probe(&Probe::new("thinking then an answer", think_turn(key)))?;
         let h = rendered.history();
         if let (Some(i_r), Some(i_c)) = (h.find(REASONING), h.rfind(ANSWER))
             && i_r < i_c
@@ -341,7 +332,6 @@ pub(crate) fn infer(
                 ),
             });
             turn.thinking = Some((open, close));
-            turn.thinking_close_seen = true;
         }
     } else {
         // Reasoning left out of history: the prompt may still open it.
@@ -419,7 +409,6 @@ pub(crate) fn infer(
         && !turn.prefill.trim_start()[open.len()..]
             .contains(turn.thinking.as_ref().map_or("", |t| t.1.as_str()))
     {
-        turn.pre_opened = true;
         evidence.push(Evidence {
             what: "thinking opened by the prompt".into(),
             chose: "yes".into(),
