@@ -7,7 +7,9 @@
 //! a warning located at the first event that differs, with the difference. With
 //! `--chunkings`, every sample is streamed with many chunkings, and a sample whose result
 //! depends on them is an error (exit 1) located at the key of the delimiter that made the
-//! difference. A start anchor a sample's prefix lacks is one of the sample's findings.
+//! difference. A start anchor a sample's prefix lacks is one of the sample's findings. With
+//! `--serve vllm`, what vLLM refuses to load is an error (exit 1) located at the key, and a
+//! closing summary says what vLLM refuses at start-up and per request.
 
 use std::path::{Path, PathBuf};
 
@@ -17,7 +19,7 @@ use rtbench_tooling::chunk_samples::check_sample;
 use rtbench_tooling::chunking::{CheckPlan, ChunkReport};
 use rtbench_tooling::findings::sample_findings;
 use rtbench_tooling::inputs::{Overrides, model_dir, prepare_sample};
-use rtbench_tooling::lint::{diagnostics, lint_file};
+use rtbench_tooling::lint::{diagnostics, lint_file, serve_vllm};
 use rtbench_tooling::model::Model;
 use rtbench_tooling::sample::{self, Sample, expand, parse_sample};
 use rtbench_tooling::versions::compare_sample;
@@ -36,6 +38,8 @@ pub(super) struct Checks<'a> {
     pub engines: Option<&'a str>,
     /// `--chunkings`: the chunking check to run on every sample.
     pub chunkings: Option<CheckPlan>,
+    /// `--serve vllm`: vLLM's rules for serving the template (refusals exit 1).
+    pub vllm: bool,
 }
 
 /// Prints every warning with its location; exit 0, or 1 with `deny` when there are warnings
@@ -46,6 +50,7 @@ pub(super) fn run(path: &Path, samples: &[PathBuf], checks: Checks<'_>) -> Resul
         deny,
         engines,
         chunkings,
+        vllm,
     } = checks;
     let engines = engines.map(parse_engines).transpose()?;
     let all_versions = crate::cli::selection() == crate::reference::Selection::All;
@@ -57,6 +62,13 @@ pub(super) fn run(path: &Path, samples: &[PathBuf], checks: Checks<'_>) -> Resul
     for d in diagnostics(&source, &findings) {
         text.push_str(&d.to_string());
         text.push_str("\n\n");
+    }
+    let serving = vllm.then(|| serve_vllm::vllm(&source));
+    if let Some(serving) = &serving {
+        for d in serving.errors(&source) {
+            text.push_str(&d.to_string());
+            text.push_str("\n\n");
+        }
     }
     let mut files = Vec::new();
     for s in samples {
@@ -155,6 +167,9 @@ pub(super) fn run(path: &Path, samples: &[PathBuf], checks: Checks<'_>) -> Resul
     if let Some(engines) = &engines {
         count += portability(&template, &source, &kept, engines, &mut text);
     }
+    if let Some(serving) = &serving {
+        text.push_str(&serving.summary(&source));
+    }
     let what = if files.is_empty() {
         path.display().to_string()
     } else {
@@ -179,8 +194,14 @@ pub(super) fn run(path: &Path, samples: &[PathBuf], checks: Checks<'_>) -> Resul
             n => format!("; {n} samples' results depend on the chunking"),
         });
     }
+    if let Some(serving) = serving.as_ref().filter(|s| !s.loads()) {
+        text.push_str(&match serving.refusals.len() {
+            1 => "; vLLM refuses to load it (1 error)".to_string(),
+            n => format!("; vLLM refuses to load it ({n} errors)"),
+        });
+    }
     output::print_line(&text)?;
-    if unstable > 0 {
+    if unstable > 0 || serving.is_some_and(|s| !s.loads()) {
         return Err(Failure {
             message: String::new(),
             code: 1,

@@ -170,6 +170,11 @@ pub(crate) enum Command {
         /// `--engines` (before --template or another option) means every built-in engine.
         #[arg(long, value_name = "LIST", num_args = 0..=1, default_missing_value = "all")]
         engines: Option<String>,
+        /// Also apply the rules a serving engine enforces on response templates (vllm: the
+        /// fields and parsers vLLM's response_template parser refuses to load, each an error,
+        /// and the request modes it refuses); may be repeated.
+        #[arg(long, value_name = "SERVER", value_parser = ["vllm"])]
+        serve: Vec<String>,
         #[command(flatten)]
         chunkings: ChunkingArgs,
     },
@@ -489,6 +494,7 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
             samples,
             deny_warnings,
             engines,
+            serve,
             chunkings,
         }) => lint::run(
             &template,
@@ -496,6 +502,7 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
             lint::Checks {
                 deny: deny_warnings,
                 engines: engines.as_deref(),
+                vllm: serve.iter().any(|s| s == "vllm"),
                 chunkings: chunkings.plan(),
             },
         ),

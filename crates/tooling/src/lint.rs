@@ -23,6 +23,8 @@
 //! findings (a template may repeat a key thousands of times).
 //!
 //! A second implicit field needs no lint: the reference refuses to load such a template.
+//!
+//! [`serve_vllm`] applies a serving engine's own rules (`rtbench lint --serve vllm`).
 
 use std::ops::Range;
 
@@ -34,6 +36,8 @@ use rtbench_engine::template::Template;
 use rtbench_engine::template::error::{JsonPath, Target, TemplateError};
 use rtbench_engine::template::source::TemplateSource;
 use rtbench_engine::value::Value;
+
+pub mod serve_vllm;
 
 /// Which delimiter of a field.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
