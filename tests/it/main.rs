@@ -37,6 +37,7 @@ mod samples;
 mod scaffold;
 mod schema;
 mod scratch;
+mod serve;
 mod trial;
 mod workbench;
 mod workbench_fuzz;
