@@ -720,11 +720,16 @@ mod tests {
 
     #[test]
     fn patterns_read_as_the_reference_parses_them() {
-        assert_eq!(rx(r"\s*<tool_call>"), r"[\x{9}-\x{D}\x{1C}-\x{20}\x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}]*<tool_call>");
+        // `\s` is the regex module's Unicode whitespace (not str.isspace's wider set).
+        assert_eq!(
+            rx(r"\s*<tool_call>"),
+            r"[\t-\r\x{20}\x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}]*<tool_call>"
+        );
         assert_eq!(rx(r"<\|tool_call>call:(?P<name>[^\n<]+)"), r"<\|tool_call>call:[^\n<]+");
         assert_eq!(rx("a.b"), "a(?s:.)b");
         assert_eq!(rx("(?:ab)?c"), "(?:ab)?c");
         assert_eq!(rx("x|yz"), "x|yz");
+        assert_eq!(rx("</think>(?:<r>|)"), r"<\/think>(?:<r>)?");
     }
 
     #[test]
@@ -742,8 +747,9 @@ mod tests {
 
     #[test]
     fn groups_are_substituted_by_name() {
-        let (re, _) = lower(r"<f=(?P<id>x\.(?P<name>[^:]+):\d+)>").unwrap();
+        let (re, _) = lower(r"<f=(?P<id>x\.(?P<name>[^:]+):[0-9]+)>").unwrap();
         let named = re.substitute("name", &Re::Lit("get_weather".into()));
-        assert_eq!(simplify(named).to_regex(), r"<f=x\.get_weather:[0-9٠-٩۰-۹߀-߉०-९০-৯੦-੯૦-૯୦-୯௦-௯౦-౯೦-೯൦-൯෦-෯๐-๙໐-໙༠-༩၀-၉႐-႙០-៩᠐-᠙᥆-᥏᧐-᧙᪀-᪉᪐-᪙᭐-᭙᮰-᮹᱀-᱉᱐-᱙꘠-꘩꣐-꣙꤀-꤉꧐-꧙꧰-꧹꩐-꩙꯰-꯹０-９𐒠-𐒩𐴰-𐴹𑁦-𑁯𑃰-𑃹𑄶-𑄿𑇐-𑇙𑋰-𑋹𑑐-𑑙𑓐-𑓙𑙐-𑙙𑛀-𑛉𑜰-𑜹𑣠-𑣩𑥐-𑥙𑱐-𑱙𑵐-𑵙𑶠-𑶩𖩠-𖩩𖫀-𖫉𖭐-𖭙𝟎-𝟿𞅀-𞅉𞋰-𞋹𞥐-𞥙🯰-🯹]+>");
+        assert_eq!(simplify(named).to_regex(), r"<f=x\.get_weather:[0-9]+>");
+        assert_eq!(re.group("name").map(Re::to_regex).as_deref(), Some("[^:]+"));
     }
 }

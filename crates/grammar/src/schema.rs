@@ -705,3 +705,106 @@ pub fn strict(parameters: &Json) -> Json {
         other => other.clone(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Grammar;
+    use serde_json::json;
+
+    fn accepts(schema: Json, dialect: Dialect, text: &str) -> bool {
+        Grammar {
+            start: Node::Json { schema, dialect },
+            rules: Vec::new(),
+            approximations: Vec::new(),
+        }
+        .accepts(text)
+    }
+
+    fn json(schema: Json, text: &str) -> bool {
+        accepts(schema, Dialect::Json, text)
+    }
+
+    #[test]
+    fn objects_follow_properties_order_and_required() {
+        let s = json!({
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "string"}, "c": {"type": "boolean"}},
+            "required": ["b"],
+            "additionalProperties": false
+        });
+        for ok in [r#"{"b": "x"}"#, r#"{"a": 1, "b": "x"}"#, r#"{"b":"x","c":true}"#, r#"{ "a": -3 , "b": "" , "c": false }"#] {
+            assert!(json(s.clone(), ok), "{ok}");
+        }
+        for bad in [r#"{}"#, r#"{"a": 1}"#, r#"{"b": "x", "a": 1}"#, r#"{"b": "x", "d": 1}"#, r#"{"a": 1.5, "b": "x"}"#, r#"{"b": "x",}"#] {
+            assert!(!json(s.clone(), bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn enums_consts_unions_and_type_lists() {
+        assert!(json(json!({"enum": ["celsius", "fahrenheit"]}), r#""celsius""#));
+        assert!(!json(json!({"enum": ["celsius", "fahrenheit"]}), r#""kelvin""#));
+        assert!(json(json!({"const": {"k": [1, null]}}), r#"{"k":[1,null]}"#));
+        let u = json!({"anyOf": [{"type": "integer"}, {"type": "array", "items": {"type": "string"}}]});
+        assert!(json(u.clone(), "42"));
+        assert!(json(u.clone(), r#"["a", "b"]"#));
+        assert!(!json(u, r#"[1]"#));
+        let t = json!({"type": ["string", "null"]});
+        assert!(json(t.clone(), "null"));
+        assert!(json(t.clone(), r#""é\n\u00e9""#));
+        assert!(!json(t, "0"));
+        assert!(json(json!({"type": "number"}), "-0.5e+3"));
+        assert!(!json(json!({"type": "number"}), "01"));
+        assert!(json(json!({"type": "string", "nullable": true}), "null"));
+    }
+
+    #[test]
+    fn arrays_bounds_refs_and_patterns() {
+        let a = json!({"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 2});
+        assert!(!json(a.clone(), "[]"));
+        assert!(json(a.clone(), "[1]"));
+        assert!(json(a.clone(), "[1, 2]"));
+        assert!(!json(a, "[1, 2, 3]"));
+        // A recursive $ref.
+        let tree = json!({
+            "$defs": {"node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}, "additionalProperties": false}},
+            "$ref": "#/$defs/node"
+        });
+        assert!(json(tree.clone(), r#"{"kids": [{"kids": []}, {}]}"#));
+        assert!(!json(tree, r#"{"kids": [{"x": 1}]}"#));
+        let p = json!({"type": "string", "pattern": "^[A-Z]{3}$"});
+        assert!(json(p.clone(), r#""EUR""#));
+        assert!(!json(p, r#""EURO""#));
+        // Any object when the schema lists no properties.
+        assert!(json(json!({"type": "object"}), r#"{"x": {"y": [true, null, 1.5]}}"#));
+    }
+
+    #[test]
+    fn casts_widen_non_string_parameters() {
+        let params = json!({"type": "object", "properties": {
+            "days": {"type": "integer"}, "price": {"type": "number"}, "flag": {"type": "boolean"},
+            "city": {"type": "string"}, "either": {"type": ["string", "integer"]}
+        }});
+        let s = admit_casts(&strict(&params));
+        assert!(json(s.clone(), r#"{"days": "3", "price": "2.5", "flag": "True"}"#));
+        assert!(json(s.clone(), r#"{"days": 3, "price": 2.5, "flag": true, "city": "x", "either": "y"}"#));
+        assert!(!json(s.clone(), r#"{"days": "three"}"#));
+        assert!(!json(s, r#"{"city": 3}"#));
+    }
+
+    #[test]
+    fn python_and_lax_spellings() {
+        let s = json!({"type": "object", "properties": {"ok": {"type": "boolean"}, "name": {"type": "string"}, "none": {"type": "null"}}});
+        assert!(accepts(s.clone(), Dialect::Python, r#"{"ok": True, "name": 'x', "none": None}"#));
+        assert!(!accepts(s, Dialect::Python, r#"{"ok": TRUE}"#));
+        let lax = Dialect::Lax {
+            unquoted_keys: true,
+            string_delims: vec![("<|\"|>".into(), "<|\"|>".into())],
+        };
+        let s = json!({"type": "object", "properties": {"near": {"type": "string"}, "limit": {"type": "integer"}}});
+        assert!(accepts(s.clone(), lax.clone(), r#"{near:<|"|>Gare du "Nord"<|"|>,limit:5}"#));
+        assert!(accepts(s.clone(), lax.clone(), r#"{"near":"x"}"#));
+        assert!(!accepts(s, lax, r#"{near:<|"|>x<|"|>, limit:5}"#));
+    }
+}
