@@ -52,7 +52,12 @@ pub(crate) struct GrammarArgs {
     pub format: Format,
     /// The prompt the output follows, when it leaves a region open (a prefilled `<think>`):
     /// the grammar then starts inside that region.
-    #[arg(long, value_name = "S", allow_hyphen_values = true, conflicts_with = "prefix_file")]
+    #[arg(
+        long,
+        value_name = "S",
+        allow_hyphen_values = true,
+        conflicts_with = "prefix_file"
+    )]
     pub prefix: Option<String>,
     /// File holding that prompt.
     #[arg(long, value_name = "F")]
@@ -71,10 +76,7 @@ pub(super) fn run(args: &GrammarArgs) -> Result<(), Failure> {
         (None, Some(f)) => Some(inputs::text_file(f, "prefix file")?),
         (None, None) => None,
     };
-    let tool_choice: ToolChoice = args
-        .tool_choice
-        .parse()
-        .unwrap_or(ToolChoice::Auto);
+    let tool_choice: ToolChoice = args.tool_choice.parse().unwrap_or(ToolChoice::Auto);
     let eos = eos_token(&inputs::template_path(&args.template)?);
     let options = Options {
         tools,

@@ -59,7 +59,10 @@ fn tools_of(format: &str) -> Option<Vec<serde_json::Value>> {
         if let Some(serde_json::Value::Array(list)) = sample.tools.as_ref().map(to_json) {
             for t in list {
                 let name = t.pointer("/function/name").cloned();
-                if !tools.iter().any(|u| u.pointer("/function/name").cloned() == name) {
+                if !tools
+                    .iter()
+                    .any(|u| u.pointer("/function/name").cloned() == name)
+                {
                     tools.push(t);
                 }
             }
@@ -70,12 +73,19 @@ fn tools_of(format: &str) -> Option<Vec<serde_json::Value>> {
 
 /// The end-of-sequence token of a format's tokenizer_config.json.
 fn eos_of(format: &str) -> Vec<String> {
-    let path = root().join("samples").join(format).join("tokenizer_config.json");
+    let path = root()
+        .join("samples")
+        .join(format)
+        .join("tokenizer_config.json");
     let Ok(text) = std::fs::read_to_string(path) else {
         return Vec::new();
     };
     let config: serde_json::Value = serde_json::from_str(&text).unwrap();
-    config["eos_token"].as_str().map(String::from).into_iter().collect()
+    config["eos_token"]
+        .as_str()
+        .map(String::from)
+        .into_iter()
+        .collect()
 }
 
 fn grammar_of(format: &str) -> Grammar {
@@ -132,8 +142,12 @@ fn every_sample_that_parses_without_loss_is_accepted() {
                 continue;
             }
             let prefix = sample.prefix.clone().unwrap_or_default();
-            let audit =
-                rtbench_engine::audit(&template, &prefix, &sample.generation, sample.tools.as_ref());
+            let audit = rtbench_engine::audit(
+                &template,
+                &prefix,
+                &sample.generation,
+                sample.tools.as_ref(),
+            );
             if audit.result.is_err() || !audit.losses.is_empty() {
                 continue;
             }
@@ -172,7 +186,13 @@ fn tool_choice_and_parallel_decide_how_many_calls() {
         format!("<tool_call>\n{{\"name\": \"{name}\", \"arguments\": {args}}}\n</tool_call>")
     };
     let one = call("get_weather", r#"{"city": "Oslo"}"#);
-    let two = format!("{one}\n{}", call("convert_currency", r#"{"amount": 3, "from": "EUR", "to": "USD"}"#));
+    let two = format!(
+        "{one}\n{}",
+        call(
+            "convert_currency",
+            r#"{"amount": 3, "from": "EUR", "to": "USD"}"#
+        )
+    );
     let grammar = |choice: ToolChoice, parallel: bool| {
         compile(
             &source,
@@ -222,7 +242,10 @@ fn tool_choice_and_parallel_decide_how_many_calls() {
     assert!(!named.accepts(&format!("{one}<|im_end|>")));
     assert!(named.accepts(&format!(
         "{}<|im_end|>",
-        call("convert_currency", r#"{"amount": 3, "from": "EUR", "to": "USD"}"#)
+        call(
+            "convert_currency",
+            r#"{"amount": 3, "from": "EUR", "to": "USD"}"#
+        )
     )));
 
     let none = grammar(ToolChoice::None, true);
@@ -270,16 +293,26 @@ fn lookaheads_that_are_follow_constraints_are_exact() {
     assert!(!llama.accepts("[1] is a citation.<|eot_id|>"));
     assert!(llama.accepts("1 is a citation.<|eot_id|>"));
     let mistral = grammar_of("mistral");
-    assert!(mistral.accepts(r#"[TOOL_CALLS]get_exchange_rate[ARGS]{"base": "USD", "quote": "JPY"}</s>"#));
+    assert!(
+        mistral
+            .accepts(r#"[TOOL_CALLS]get_exchange_rate[ARGS]{"base": "USD", "quote": "JPY"}</s>"#)
+    );
     // After a call whose close is a lookahead, text would be read into the call.
-    assert!(!mistral.accepts(r#"[TOOL_CALLS]get_exchange_rate[ARGS]{"base": "USD", "quote": "JPY"}Done.</s>"#));
+    assert!(
+        !mistral.accepts(
+            r#"[TOOL_CALLS]get_exchange_rate[ARGS]{"base": "USD", "quote": "JPY"}Done.</s>"#
+        )
+    );
 }
 
 #[test]
 fn the_lookahead_in_granites_thinking_close_is_an_approximation() {
     let g = grammar_of("granite-3.3");
     assert_eq!(g.approximations.len(), 1, "{:#?}", g.approximations);
-    assert_eq!(g.approximations[0].key_path, "fields.thinking.close_pattern");
+    assert_eq!(
+        g.approximations[0].key_path,
+        "fields.thinking.close_pattern"
+    );
     assert_eq!(g.approximations[0].feature, "a lookahead (?=...)");
 }
 
@@ -309,7 +342,12 @@ fn the_command_prints_the_grammar_and_its_approximations() {
         "--format",
         "lark",
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert_eq!(String::from_utf8_lossy(&o.stderr), "");
     let path = root().join("samples/qwen3/one-tool-call.sample");
     let sample = parse_sample(&path, &std::fs::read_to_string(&path).unwrap()).unwrap();
@@ -321,10 +359,18 @@ fn the_command_prints_the_grammar_and_its_approximations() {
         tools: Some(tools),
         ..Options::default()
     };
-    let expected = compile(&qwen3(), &options).unwrap().to_lark(&LarkOptions::default());
+    let expected = compile(&qwen3(), &options)
+        .unwrap()
+        .to_lark(&LarkOptions::default());
     assert_eq!(String::from_utf8_lossy(&o.stdout), expected);
 
-    let o = rtbench(&["grammar", "--template", "samples/granite-3.3", "--format", "gbnf"]);
+    let o = rtbench(&[
+        "grammar",
+        "--template",
+        "samples/granite-3.3",
+        "--format",
+        "gbnf",
+    ]);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(
         String::from_utf8_lossy(&o.stderr),
@@ -337,12 +383,25 @@ fn the_command_prints_the_grammar_and_its_approximations() {
 fn the_command_exit_codes() {
     let code = |args: &[&str]| rtbench(args).status.code();
     // A missing template, a bad format, a tool choice naming no tool: usage errors.
-    assert_eq!(code(&["grammar", "--template", "nope.json", "--format", "lark"]), Some(2));
-    assert_eq!(code(&["grammar", "--template", "samples/qwen3", "--format", "yaml"]), Some(2));
+    assert_eq!(
+        code(&["grammar", "--template", "nope.json", "--format", "lark"]),
+        Some(2)
+    );
+    assert_eq!(
+        code(&["grammar", "--template", "samples/qwen3", "--format", "yaml"]),
+        Some(2)
+    );
     assert_eq!(
         code(&[
-            "grammar", "--template", "samples/qwen3", "--tools", "samples/qwen3/one-tool-call.sample",
-            "--tool-choice", "get_time", "--format", "lark",
+            "grammar",
+            "--template",
+            "samples/qwen3",
+            "--tools",
+            "samples/qwen3/one-tool-call.sample",
+            "--tool-choice",
+            "get_time",
+            "--format",
+            "lark",
         ]),
         Some(2)
     );
@@ -353,13 +412,39 @@ fn the_command_exit_codes() {
     std::fs::write(&bad, r#"{"start_anchor": "A", "fields": {}}"#).unwrap();
     let tools = dir.join("tools.json");
     std::fs::write(&tools, r#"{"name": "f"}"#).unwrap();
-    assert_eq!(code(&["grammar", "--template", bad.to_str().unwrap(), "--format", "lark"]), Some(1));
     assert_eq!(
-        code(&["grammar", "--template", "samples/qwen3", "--tools", tools.to_str().unwrap(), "--format", "lark"]),
+        code(&[
+            "grammar",
+            "--template",
+            bad.to_str().unwrap(),
+            "--format",
+            "lark"
+        ]),
+        Some(1)
+    );
+    assert_eq!(
+        code(&[
+            "grammar",
+            "--template",
+            "samples/qwen3",
+            "--tools",
+            tools.to_str().unwrap(),
+            "--format",
+            "lark"
+        ]),
         Some(1)
     );
     for format in ["lark", "gbnf", "ebnf", "structural-tag"] {
-        assert_eq!(code(&["grammar", "--template", "samples/smollm3", "--format", format]), Some(0));
+        assert_eq!(
+            code(&[
+                "grammar",
+                "--template",
+                "samples/smollm3",
+                "--format",
+                format
+            ]),
+            Some(0)
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -30,39 +30,13 @@ use serde_json::{Value as Json, json};
 use rtbench_engine::ContentKind;
 use rtbench_engine::delimiter::Delimiter;
 use rtbench_engine::template::{JsonPath, PathSeg, TemplateSource};
-use rtbench_engine::{Events, EventKind, Parser, Template};
+use rtbench_engine::{EventKind, Events, Parser, Template};
 
-use crate::ir::{Approximation, Dialect, Grammar, Node};
+use crate::ir::{Approximation, Grammar, Node};
+use crate::plan::{Close, Open, dialect_of, regex_node, truthy, whitespace};
 use crate::re::{self, Re};
-use crate::schema::{self, Converter};
 use crate::tools::{self, Tool, ToolShape};
 use crate::{Error, Options, ToolChoice};
-
-/// How a field's region begins.
-#[derive(Clone, Debug)]
-pub(crate) enum Open {
-    /// One of these literals.
-    Literals(Vec<String>),
-    /// A pattern (zero-width parts removed).
-    Pattern(Re),
-    /// Only at the very start of the output, where the next character is this one (its body
-    /// starts with it).
-    AtStart(char),
-}
-
-/// How a field's region ends.
-#[derive(Clone, Debug)]
-pub(crate) enum Close {
-    /// It has no close: it runs to the end.
-    None,
-    /// One of these literals.
-    Literals(Vec<String>),
-    /// A pattern (zero-width parts removed).
-    Pattern(Re),
-    /// A lookahead for literals: the region ends where one of them comes next (they are the
-    /// field's close excludes).
-    Follow,
-}
 
 /// One field, read for the grammar.
 #[derive(Clone, Debug)]
@@ -91,18 +65,6 @@ pub(crate) struct Compiler<'a> {
     pub options: &'a Options,
     /// The rule made for each field's region (and for its rest after a prefilled open).
     pub region_rules: Vec<((String, bool), String)>,
-}
-
-/// Whitespace the parser leaves to nobody in particular (between regions).
-pub(crate) fn whitespace() -> Node {
-    Node::Regex(Re::Repeat {
-        re: Box::new(Re::Class {
-            ranges: vec![(0x09, 0x0A), (0x0D, 0x0D), (0x20, 0x20)],
-            negated: false,
-        }),
-        min: 0,
-        max: None,
-    })
 }
 
 pub(crate) fn compile(source: &TemplateSource, options: &Options) -> Result<Grammar, Error> {
@@ -136,11 +98,7 @@ pub(crate) fn compile(source: &TemplateSource, options: &Options) -> Result<Gram
         options,
         region_rules: Vec::new(),
     };
-    let plans: Vec<FieldPlan> = template
-        .fields()
-        .iter()
-        .map(|f| c.plan(f, &spec))
-        .collect();
+    let plans: Vec<FieldPlan> = template.fields().iter().map(|f| c.plan(f, &spec)).collect();
     let started = started_in(&template, options.prefix.as_deref());
     let start = c.assemble(&template, &plans, started);
     Ok(Grammar {
@@ -198,7 +156,10 @@ impl Compiler<'_> {
             .and_then(|f| f.get(&field.name))
             .cloned()
             .unwrap_or(Json::Null);
-        let base = vec![PathSeg::Key("fields".into()), PathSeg::Key(field.name.clone())];
+        let base = vec![
+            PathSeg::Key("fields".into()),
+            PathSeg::Key(field.name.clone()),
+        ];
         let key = |k: &str| {
             let mut p = base.clone();
             p.push(PathSeg::Key(k.into()));
@@ -223,7 +184,29 @@ impl Compiler<'_> {
             Some(Delimiter::Pattern(p)) => self.close_pattern(p.source(), key("close_pattern")),
         };
         let content_args = fjson.get("content_args").cloned().unwrap_or(Json::Null);
-        let tool = tools::shape(self, field, &fjson, &open, &base);
+        let mut found = Vec::new();
+        let tool = tools::shape(field, &fjson, &open, &base, &mut found);
+        for (path, feature, used) in found {
+            self.approximate(path, feature, used);
+        }
+        if let Some(Open::Pattern {
+            follow: Some(lit),
+            path,
+            re,
+        }) = &open
+        {
+            let begins = tool.as_ref().and_then(ToolShape::first_char);
+            if lit.chars().count() != 1 || begins != lit.chars().next() {
+                self.approximate(
+                    path.clone(),
+                    "a lookahead (?=...)".into(),
+                    format!(
+                        "the pattern without it, /{}/ (what must follow is not enforced)",
+                        re.to_regex()
+                    ),
+                );
+            }
+        }
         FieldPlan {
             name: field.name.clone(),
             open,
@@ -275,28 +258,60 @@ impl Compiler<'_> {
         // `\A(?=X)`: opens only at the very start of the output, before an `X` it leaves to
         // the body.
         if let Re::Seq(items) = &re
-            && let [Re::Assert("\\A" | "^"), Re::Look { behind: false, positive: true, re: ahead }] =
-                items.as_slice()
+            && let [
+                Re::Assert("\\A" | "^"),
+                Re::Look {
+                    behind: false,
+                    positive: true,
+                    re: ahead,
+                },
+            ] = items.as_slice()
             && let Re::Lit(s) = ahead.as_ref()
             && s.chars().count() == 1
             && let Some(c) = s.chars().next()
         {
             return (Open::AtStart(c), Vec::new());
         }
+        // A trailing lookahead for a literal (`(?=\[)`): the body must begin with it, which
+        // a tool call's body does when it is a JSON list or object.
+        let (re, follow) = match &re {
+            Re::Seq(items) => match items.split_last() {
+                Some((
+                    Re::Look {
+                        behind: false,
+                        positive: true,
+                        re: ahead,
+                    },
+                    rest,
+                )) if matches!(ahead.as_ref(), Re::Lit(_)) => {
+                    let lit = ahead.as_literals().and_then(|l| l.into_iter().next());
+                    (re::simplify(Re::Seq(rest.to_vec())), lit)
+                }
+                _ => (re, None),
+            },
+            _ => (re, None),
+        };
         let excludes = re.required_literals();
         let clean = self.without_zero_width(&re, &path, "the pattern");
         let excludes = match excludes {
             Some(e) => e,
             None => {
                 self.approximate(
-                    path,
+                    path.clone(),
                     "an open pattern with no literal every match contains".into(),
                     "text elsewhere is not kept from matching it (the parser would open the field there)".into(),
                 );
                 Vec::new()
             }
         };
-        (Open::Pattern(clean), excludes)
+        (
+            Open::Pattern {
+                re: clean,
+                follow,
+                path,
+            },
+            excludes,
+        )
     }
 
     fn close_pattern(&mut self, pattern: &str, path: JsonPath) -> (Close, Vec<String>) {
@@ -336,7 +351,10 @@ impl Compiler<'_> {
         self.approximate(
             path.clone(),
             removed.join(", "),
-            format!("{what} without it, /{}/ (what must follow is not enforced)", clean.to_regex()),
+            format!(
+                "{what} without it, /{}/ (what must follow is not enforced)",
+                clean.to_regex()
+            ),
         );
         clean
     }
@@ -347,8 +365,11 @@ impl Compiler<'_> {
         match &plan.open {
             None | Some(Open::AtStart(_)) => Node::empty(),
             Some(Open::Literals(l)) => Node::alt(l.iter().map(|s| Node::Lit(s.clone())).collect()),
-            Some(Open::Pattern(re)) => {
-                let re = match (name, plan.tool.as_ref().and_then(|t| t.name_capture.as_deref())) {
+            Some(Open::Pattern { re, .. }) => {
+                let re = match (
+                    name,
+                    plan.tool.as_ref().and_then(|t| t.name_capture.as_deref()),
+                ) {
                     (Some(n), Some(capture)) => re.substitute(capture, &Re::Lit(n.to_string())),
                     _ => re.clone(),
                 };
@@ -401,10 +422,7 @@ impl Compiler<'_> {
                 },
             ]))),
             ContentKind::Json => {
-                let allow_text = plan
-                    .content_args
-                    .get("allow_non_json")
-                    .is_some_and(truthy);
+                let allow_text = plan.content_args.get("allow_non_json").is_some_and(truthy);
                 if allow_text {
                     text
                 } else {
@@ -431,10 +449,33 @@ impl Compiler<'_> {
         };
         match plan.tool.clone() {
             Some(shape) if !matches!(self.options.tool_choice, ToolChoice::None) => {
-                let variants = tools::variants(self, plan, &shape);
+                let variants = tools::variants(
+                    &mut self.rules,
+                    self.tools.as_deref(),
+                    self.options.parallel,
+                    &plan.close_excludes,
+                    &shape,
+                );
+                let tight_open = matches!(
+                    plan.open,
+                    Some(Open::Pattern {
+                        follow: Some(_),
+                        ..
+                    })
+                );
                 let alts = variants
                     .into_iter()
                     .map(|(name, body)| {
+                        // After an open that looks ahead, the body begins at once.
+                        let body = match body {
+                            Node::Seq(mut items)
+                                if tight_open && items.first() == Some(&whitespace()) =>
+                            {
+                                items.remove(0);
+                                Node::seq(items)
+                            }
+                            other => other,
+                        };
                         Node::seq(vec![open_for(self, name.as_deref()), body, close.clone()])
                     })
                     .collect();
@@ -500,7 +541,12 @@ impl Compiler<'_> {
         }
     }
 
-    fn assemble(&mut self, template: &Template, plans: &[FieldPlan], started: Option<usize>) -> Node {
+    fn assemble(
+        &mut self,
+        template: &Template,
+        plans: &[FieldPlan],
+        started: Option<usize>,
+    ) -> Node {
         let no_tools = matches!(self.options.tool_choice, ToolChoice::None);
         let first = started.map(|f| self.region_rule(&plans[f], true));
         let skip_first = |i: usize| started == Some(i) && !plans[i].repeats;
@@ -620,10 +666,12 @@ impl Compiler<'_> {
                 .map(|(_, p)| p)
                 .collect()
         };
-        let tools_min: u32 = tool_plans.iter().map(|p| self.count(p).0).max().unwrap_or(0);
-        let tight = tool_plans
+        let tools_min: u32 = tool_plans
             .iter()
-            .any(|p| matches!(p.close, Close::Follow));
+            .map(|p| self.count(p).0)
+            .max()
+            .unwrap_or(0);
+        let tight = tool_plans.iter().any(|p| matches!(p.close, Close::Follow));
         // The calls, at least one (`gap` between them).
         let calls = |c: &mut Self, gap: &Node| -> Node {
             let mut alts = Vec::new();
@@ -642,7 +690,12 @@ impl Compiler<'_> {
             }
             Node::alt(alts)
         };
-        let text_then_end = |t: Node| Node::alt(vec![Node::seq(vec![t, end_required.clone()]), end_optional.clone()]);
+        let text_then_end = |t: Node| {
+            Node::alt(vec![
+                Node::seq(vec![t, end_required.clone()]),
+                end_optional.clone(),
+            ])
+        };
         let mut layouts = Vec::new();
         let at_start = tool_plans
             .iter()
@@ -666,10 +719,20 @@ impl Compiler<'_> {
                 // A close that is only a lookahead: the next thing is another call or the
                 // implicit field's close, never text.
                 let c = calls(self, &Node::empty());
-                layouts.push(Node::seq(vec![pre.clone(), lead_text.clone(), c, end_required.clone()]));
+                layouts.push(Node::seq(vec![
+                    pre.clone(),
+                    lead_text.clone(),
+                    c,
+                    end_required.clone(),
+                ]));
             } else {
                 let c = calls(self, &Node::empty());
-                layouts.push(Node::seq(vec![pre.clone(), lead_text.clone(), c, end_optional.clone()]));
+                layouts.push(Node::seq(vec![
+                    pre.clone(),
+                    lead_text.clone(),
+                    c,
+                    end_optional.clone(),
+                ]));
                 let c = calls(self, &ws);
                 layouts.push(Node::seq(vec![pre.clone(), c, text_then_end(text.clone())]));
             }
@@ -695,73 +758,22 @@ pub(crate) fn repeated(node: Node, gap: &Node, min: u32, max: Option<u32>) -> No
     if min == 0 { Node::opt(some) } else { some }
 }
 
-/// A regex node, or a literal when the regex is one.
-pub(crate) fn regex_node(re: Re) -> Node {
-    match re {
-        Re::Lit(s) => Node::Lit(s),
-        Re::Empty => Node::empty(),
-        Re::Alt(items) if items.iter().all(|i| matches!(i, Re::Lit(_))) && !items.is_empty() => {
-            Node::alt(
-                items
-                    .into_iter()
-                    .filter_map(|i| match i {
-                        Re::Lit(s) => Some(Node::Lit(s)),
-                        _ => None,
-                    })
-                    .collect(),
-            )
-        }
-        re => Node::Regex(re),
-    }
-}
-
 /// A rule name from a field name (letters, digits and `_`).
 pub(crate) fn rule_name(field: &str) -> String {
     let mut s: String = field
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
         .collect();
     if !s.starts_with(|c: char| c.is_ascii_alphabetic()) {
         s.insert_str(0, "f_");
     }
     s
-}
-
-/// The JSON spelling the `json` parser's options allow.
-pub(crate) fn dialect_of(args: &Json) -> Dialect {
-    let unquoted_keys = args.get("unquoted_keys").is_some_and(truthy);
-    let string_delims: Vec<(String, String)> = match args.get("string_delims") {
-        Some(Json::Array(pairs)) => pairs
-            .iter()
-            .filter_map(|p| match p {
-                Json::Array(two) if two.len() == 2 => {
-                    Some((two[0].as_str()?.to_string(), two[1].as_str()?.to_string()))
-                }
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
-    if unquoted_keys || !string_delims.is_empty() {
-        Dialect::Lax {
-            unquoted_keys,
-            string_delims,
-        }
-    } else {
-        Dialect::Json
-    }
-}
-
-/// Python truthiness of a JSON value.
-pub(crate) fn truthy(v: &Json) -> bool {
-    match v {
-        Json::Null => false,
-        Json::Bool(b) => *b,
-        Json::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
-        Json::String(s) => !s.is_empty(),
-        Json::Array(a) => !a.is_empty(),
-        Json::Object(o) => !o.is_empty(),
-    }
 }
 
 /// The line and column of the node at `path` (its nearest existing ancestor), or (0, 0).
@@ -777,11 +789,3 @@ fn locate(source: &TemplateSource, path: &[PathSeg]) -> (usize, usize) {
         }
     }
 }
-
-/// A schema converter over the compiler's rules, for the tool module.
-pub(crate) fn converter<'r>(rules: &'r mut Vec<(String, Node)>, root: &Json) -> Converter<'r> {
-    Converter::new(rules, root)
-}
-
-/// The JSON Schema helpers, for the tool module.
-pub(crate) use schema::json_quote;

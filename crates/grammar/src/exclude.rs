@@ -172,14 +172,15 @@ mod tests {
     use super::*;
 
     fn brute(text: &str, excludes: &[&str], not_start: Option<char>) -> bool {
-        excludes.iter().all(|e| !text.contains(e))
-            && not_start.is_none_or(|c| !text.starts_with(c))
+        excludes.iter().all(|e| !text.contains(e)) && not_start.is_none_or(|c| !text.starts_with(c))
     }
 
     #[test]
     fn overlapping_delimiters_are_excluded_exactly() {
         let a = automaton(&["aab".into()], None);
-        for text in ["", "a", "aa", "aaa", "ab", "aba", "abaab", "aaab", "xaab", "aaaaaa", "baab"] {
+        for text in [
+            "", "a", "aa", "aaa", "ab", "aba", "abaab", "aaab", "xaab", "aaaaaa", "baab",
+        ] {
             assert_eq!(a.accepts(text), brute(text, &["aab"], None), "{text:?}");
         }
         assert!(!a.accepts("aaab"));
@@ -207,7 +208,11 @@ mod tests {
                         .flat_map(|t| chars.iter().map(move |c| format!("{t}{c}")))
                         .collect();
                     for t in &next {
-                        assert_eq!(a.accepts(t), brute(t, excludes, not_start), "{t:?} {excludes:?}");
+                        assert_eq!(
+                            a.accepts(t),
+                            brute(t, excludes, not_start),
+                            "{t:?} {excludes:?}"
+                        );
                     }
                     texts = next;
                 }

@@ -45,9 +45,10 @@
 
 mod compile;
 mod emit;
-mod matcher;
 pub mod exclude;
 pub mod ir;
+mod matcher;
+mod plan;
 pub mod re;
 pub mod schema;
 mod tools;

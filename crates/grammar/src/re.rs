@@ -77,8 +77,8 @@ pub enum Issue {
 /// Reads `pattern` as the reference parses it (with DOTALL). Errors are the pattern's syntax
 /// error, which loading the template already reports.
 pub fn lower(pattern: &str) -> Result<(Re, Vec<Issue>), String> {
-    let tree = pyregex::parse_tree(pattern, pyregex::Flags { dotall: true })
-        .map_err(|e| e.to_string())?;
+    let tree =
+        pyregex::parse_tree(pattern, pyregex::Flags { dotall: true }).map_err(|e| e.to_string())?;
     let mut names = std::collections::HashMap::new();
     for (name, index) in &tree.names {
         names.entry(*index).or_insert_with(|| name.clone());
@@ -267,7 +267,9 @@ impl Lowering<'_> {
                     self.set_item(i, out);
                 }
             }
-            SetItem::Nested { items, positive, .. } => {
+            SetItem::Nested {
+                items, positive, ..
+            } => {
                 // Set operations other than a union are rare in templates: read as a union.
                 self.flag(Issue::SetOperation);
                 let mut inner = Vec::new();
@@ -292,9 +294,9 @@ fn single(c: u32) -> Vec<(u32, u32)> {
 /// One character stays a literal; anything else is a class.
 fn class_or_lit(ranges: Vec<(u32, u32)>) -> Re {
     match ranges.as_slice() {
-        [(a, b)] if a == b => char::from_u32(*a).map_or(Re::Alt(Vec::new()), |c| {
-            Re::Lit(c.to_string())
-        }),
+        [(a, b)] if a == b => {
+            char::from_u32(*a).map_or(Re::Alt(Vec::new()), |c| Re::Lit(c.to_string()))
+        }
         _ => Re::Class {
             ranges,
             negated: false,
@@ -424,7 +426,11 @@ pub fn simplify(re: Re) -> Re {
             name,
             re: Box::new(simplify(*re)),
         },
-        Re::Look { behind, positive, re } => Re::Look {
+        Re::Look {
+            behind,
+            positive,
+            re,
+        } => Re::Look {
             behind,
             positive,
             re: Box::new(simplify(*re)),
@@ -496,7 +502,11 @@ impl Re {
                 min: *min,
                 max: *max,
             },
-            Re::Look { behind, positive, re } => Re::Look {
+            Re::Look {
+                behind,
+                positive,
+                re,
+            } => Re::Look {
                 behind: *behind,
                 positive: *positive,
                 re: Box::new(sub(re)),
@@ -530,7 +540,9 @@ impl Re {
     pub fn without_zero_width(&self, removed: &mut Vec<String>) -> Re {
         let mut go = |r: &Re| r.without_zero_width(removed);
         let out = match self {
-            Re::Look { behind, positive, .. } => {
+            Re::Look {
+                behind, positive, ..
+            } => {
                 removed.push(
                     match (behind, positive) {
                         (false, true) => "a lookahead (?=...)",
@@ -725,7 +737,10 @@ mod tests {
             rx(r"\s*<tool_call>"),
             r"[\t-\r\x{20}\x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}]*<tool_call>"
         );
-        assert_eq!(rx(r"<\|tool_call>call:(?P<name>[^\n<]+)"), r"<\|tool_call>call:[^\n<]+");
+        assert_eq!(
+            rx(r"<\|tool_call>call:(?P<name>[^\n<]+)"),
+            r"<\|tool_call>call:[^\n<]+"
+        );
         assert_eq!(rx("a.b"), "a(?s:.)b");
         assert_eq!(rx("(?:ab)?c"), "(?:ab)?c");
         assert_eq!(rx("x|yz"), "x|yz");
@@ -735,7 +750,10 @@ mod tests {
     #[test]
     fn required_literals_skip_optional_parts() {
         let (re, _) = lower(r"\s*(?:<m>\s*)?<invoke name=(?P<n>[^>]+)>").unwrap();
-        assert_eq!(re.required_literals(), Some(vec!["<invoke name=".to_string()]));
+        assert_eq!(
+            re.required_literals(),
+            Some(vec!["<invoke name=".to_string()])
+        );
         let (re, _) = lower(r"\s*(?:<\|im_end\|>|<\|endoftext\|>)").unwrap();
         assert_eq!(
             re.required_literals(),

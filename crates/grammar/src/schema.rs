@@ -64,7 +64,11 @@ pub fn separated(items: Vec<(Node, bool)>, sep: &Node) -> Node {
         let mut seq = vec![items[first].0.clone()];
         for (node, required) in &items[first + 1..] {
             let with_sep = Node::seq(vec![sep.clone(), node.clone()]);
-            seq.push(if *required { with_sep } else { Node::opt(with_sep) });
+            seq.push(if *required {
+                with_sep
+            } else {
+                Node::opt(with_sep)
+            });
         }
         alts.push(Node::seq(seq));
         if items[first].1 {
@@ -125,7 +129,11 @@ impl<'a> Converter<'a> {
                 _ => "\"\\/nrtbf",
             };
             let plain = Re::Class {
-                ranges: re::normalize(vec![(0, 0x1F), ('"' as u32, '"' as u32), ('\\' as u32, '\\' as u32)]),
+                ranges: re::normalize(vec![
+                    (0, 0x1F),
+                    ('"' as u32, '"' as u32),
+                    ('\\' as u32, '\\' as u32),
+                ]),
                 negated: true,
             };
             let escape = Re::Seq(vec![
@@ -162,10 +170,17 @@ impl<'a> Converter<'a> {
                 Dialect::Python => {
                     // Python also quotes with `'`.
                     let plain = Re::Class {
-                        ranges: re::normalize(vec![(0, 0x1F), ('\'' as u32, '\'' as u32), ('\\' as u32, '\\' as u32)]),
+                        ranges: re::normalize(vec![
+                            (0, 0x1F),
+                            ('\'' as u32, '\'' as u32),
+                            ('\\' as u32, '\\' as u32),
+                        ]),
                         negated: true,
                     };
-                    let escape = Re::Seq(vec![Re::Lit("\\".into()), class(&['\'', '"', '\\', 'n', 'r', 't', 'b', 'f'])]);
+                    let escape = Re::Seq(vec![
+                        Re::Lit("\\".into()),
+                        class(&['\'', '"', '\\', 'n', 'r', 't', 'b', 'f']),
+                    ]);
                     let single = Node::Regex(Re::Seq(vec![
                         Re::Lit("'".into()),
                         Re::Repeat {
@@ -198,7 +213,10 @@ impl<'a> Converter<'a> {
 
     fn literal_string(&mut self, s: &str, dialect: &Dialect) -> Node {
         let mut alts = vec![Node::Lit(json_quote(s))];
-        if *dialect == Dialect::Python && !s.contains(['\'', '\\']) && !s.chars().any(char::is_control) {
+        if *dialect == Dialect::Python
+            && !s.contains(['\'', '\\'])
+            && !s.chars().any(char::is_control)
+        {
             alts.push(Node::Lit(format!("'{s}'")));
         }
         if let Dialect::Lax { string_delims, .. } = dialect {
@@ -212,7 +230,10 @@ impl<'a> Converter<'a> {
     }
 
     fn key(&mut self, k: &str, dialect: &Dialect) -> Node {
-        let bare = k.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        let bare = k
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         match dialect {
             Dialect::Lax {
@@ -286,13 +307,26 @@ impl<'a> Converter<'a> {
     fn constant(&mut self, v: &Json, dialect: &Dialect) -> Node {
         match (v, dialect) {
             (Json::String(s), _) => self.literal_string(s, dialect),
-            (Json::Bool(true), Dialect::Python) => Node::alt(vec![Node::Lit("True".into()), Node::Lit("true".into())]),
-            (Json::Bool(false), Dialect::Python) => Node::alt(vec![Node::Lit("False".into()), Node::Lit("false".into())]),
-            (Json::Null, Dialect::Python) => Node::alt(vec![Node::Lit("None".into()), Node::Lit("null".into())]),
+            (Json::Bool(true), Dialect::Python) => {
+                Node::alt(vec![Node::Lit("True".into()), Node::Lit("true".into())])
+            }
+            (Json::Bool(false), Dialect::Python) => {
+                Node::alt(vec![Node::Lit("False".into()), Node::Lit("false".into())])
+            }
+            (Json::Null, Dialect::Python) => {
+                Node::alt(vec![Node::Lit("None".into()), Node::Lit("null".into())])
+            }
             (Json::Array(items), _) => {
                 let sep = Node::seq(vec![Node::Lit(",".into()), ws(dialect)]);
-                let parts: Vec<(Node, bool)> = items.iter().map(|i| (self.constant(i, dialect), true)).collect();
-                Node::seq(vec![Node::Lit("[".into()), separated(parts, &sep), Node::Lit("]".into())])
+                let parts: Vec<(Node, bool)> = items
+                    .iter()
+                    .map(|i| (self.constant(i, dialect), true))
+                    .collect();
+                Node::seq(vec![
+                    Node::Lit("[".into()),
+                    separated(parts, &sep),
+                    Node::Lit("]".into()),
+                ])
             }
             (Json::Object(map), _) => {
                 let sep = Node::seq(vec![Node::Lit(",".into()), ws(dialect)]);
@@ -301,10 +335,17 @@ impl<'a> Converter<'a> {
                     .map(|(k, v)| {
                         let key = self.key(k, dialect);
                         let value = self.constant(v, dialect);
-                        (Node::seq(vec![key, Node::Lit(":".into()), ws(dialect), value]), true)
+                        (
+                            Node::seq(vec![key, Node::Lit(":".into()), ws(dialect), value]),
+                            true,
+                        )
                     })
                     .collect();
-                Node::seq(vec![Node::Lit("{".into()), separated(parts, &sep), Node::Lit("}".into())])
+                Node::seq(vec![
+                    Node::Lit("{".into()),
+                    separated(parts, &sep),
+                    Node::Lit("}".into()),
+                ])
             }
             (other, _) => Node::Lit(other.to_string()),
         }
@@ -325,7 +366,11 @@ impl<'a> Converter<'a> {
                     c.string(&d),
                     Node::Regex(Re::Seq(vec![
                         Re::Class {
-                            ranges: re::normalize(vec![('A' as u32, 'Z' as u32), ('a' as u32, 'z' as u32), ('_' as u32, '_' as u32)]),
+                            ranges: re::normalize(vec![
+                                ('A' as u32, 'Z' as u32),
+                                ('a' as u32, 'z' as u32),
+                                ('_' as u32, '_' as u32),
+                            ]),
                             negated: false,
                         },
                         Re::Repeat {
@@ -345,18 +390,30 @@ impl<'a> Converter<'a> {
                 ]),
                 _ => c.string(&d),
             };
-            let member = Node::seq(vec![key, ws(&d), Node::Lit(":".into()), ws(&d), value.clone()]);
+            let member = Node::seq(vec![
+                key,
+                ws(&d),
+                Node::Lit(":".into()),
+                ws(&d),
+                value.clone(),
+            ]);
             let object = Node::seq(vec![
                 Node::Lit("{".into()),
                 ws(&d),
-                Node::opt(Node::seq(vec![member.clone(), Node::rep(Node::seq(vec![sep.clone(), member]), 0, None)])),
+                Node::opt(Node::seq(vec![
+                    member.clone(),
+                    Node::rep(Node::seq(vec![sep.clone(), member]), 0, None),
+                ])),
                 ws(&d),
                 Node::Lit("}".into()),
             ]);
             let array = Node::seq(vec![
                 Node::Lit("[".into()),
                 ws(&d),
-                Node::opt(Node::seq(vec![value.clone(), Node::rep(Node::seq(vec![sep, value]), 0, None)])),
+                Node::opt(Node::seq(vec![
+                    value.clone(),
+                    Node::rep(Node::seq(vec![sep, value]), 0, None),
+                ])),
                 ws(&d),
                 Node::Lit("]".into()),
             ]);
@@ -366,7 +423,11 @@ impl<'a> Converter<'a> {
                     Node::alt(vec![Node::Lit("False".into()), Node::Lit("false".into())]),
                     Node::alt(vec![Node::Lit("None".into()), Node::Lit("null".into())]),
                 ),
-                _ => (Node::Lit("true".into()), Node::Lit("false".into()), Node::Lit("null".into())),
+                _ => (
+                    Node::Lit("true".into()),
+                    Node::Lit("false".into()),
+                    Node::Lit("null".into()),
+                ),
             };
             let number = c.number();
             Node::alt(vec![object, array, c.string(&d), number, t, f, n])
@@ -404,22 +465,45 @@ impl<'a> Converter<'a> {
         }
         for union in ["anyOf", "oneOf"] {
             if let Some(Json::Array(options)) = map.get(union) {
-                let alts = options.iter().map(|o| self.value_depth(o, dialect, depth + 1)).collect();
+                let alts = options
+                    .iter()
+                    .map(|o| self.value_depth(o, dialect, depth + 1))
+                    .collect();
                 return Node::alt(alts);
             }
         }
-        for unsupported in ["allOf", "not", "if", "patternProperties", "dependentSchemas", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "uniqueItems", "format"] {
+        for unsupported in [
+            "allOf",
+            "not",
+            "if",
+            "patternProperties",
+            "dependentSchemas",
+            "minLength",
+            "maxLength",
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+            "uniqueItems",
+            "format",
+        ] {
             if map.contains_key(unsupported) {
                 self.note(format!("the schema keyword '{unsupported}' (not enforced)"));
             }
         }
         let types: Vec<String> = match map.get("type") {
             Some(Json::String(t)) => vec![t.clone()],
-            Some(Json::Array(ts)) => ts.iter().filter_map(|t| t.as_str().map(String::from)).collect(),
+            Some(Json::Array(ts)) => ts
+                .iter()
+                .filter_map(|t| t.as_str().map(String::from))
+                .collect(),
             _ => Vec::new(),
         };
         let mut types = types;
-        if map.get("nullable").and_then(Json::as_bool) == Some(true) && !types.iter().any(|t| t == "null") {
+        if map.get("nullable").and_then(Json::as_bool) == Some(true)
+            && !types.iter().any(|t| t == "null")
+        {
             types.push("null".into());
         }
         if types.is_empty() {
@@ -431,7 +515,10 @@ impl<'a> Converter<'a> {
                 return self.any_value(dialect);
             }
         }
-        let alts = types.iter().map(|t| self.typed(t, map, dialect, depth)).collect();
+        let alts = types
+            .iter()
+            .map(|t| self.typed(t, map, dialect, depth))
+            .collect();
         Node::alt(alts)
     }
 
@@ -441,14 +528,19 @@ impl<'a> Converter<'a> {
             .map(|n| ("$defs", n))
             .or_else(|| r.strip_prefix("#/definitions/").map(|n| ("definitions", n)));
         let Some((section, name)) = target else {
-            self.note(format!("the $ref '{r}' (only #/$defs/... and #/definitions/... are followed)"));
+            self.note(format!(
+                "the $ref '{r}' (only #/$defs/... and #/definitions/... are followed)"
+            ));
             return self.any_value(dialect);
         };
         let Some(schema) = self.root.get(section).and_then(|d| d.get(name)).cloned() else {
             self.note(format!("the $ref '{r}', which the schema does not define"));
             return self.any_value(dialect);
         };
-        let clean: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+        let clean: String = name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
         let rule = format!("def_{clean}{}", Self::suffix(dialect));
         let d = dialect.clone();
         self.rule(&rule, move |c| c.value_depth(&schema, &d, depth + 1))
@@ -462,7 +554,9 @@ impl<'a> Converter<'a> {
             },
             ("integer", _) => self.integer(),
             ("number", _) => self.number(),
-            ("boolean", Dialect::Python) => self.constant(&Json::Bool(true), dialect).pipe_alt(self.constant(&Json::Bool(false), dialect)),
+            ("boolean", Dialect::Python) => self
+                .constant(&Json::Bool(true), dialect)
+                .pipe_alt(self.constant(&Json::Bool(false), dialect)),
             ("boolean", _) => Node::alt(vec![Node::Lit("true".into()), Node::Lit("false".into())]),
             ("null", _) => self.constant(&Json::Null, dialect),
             ("object", _) => self.object(map, dialect, depth),
@@ -478,11 +572,19 @@ impl<'a> Converter<'a> {
         let anchored = pattern.strip_prefix('^').and_then(|p| p.strip_suffix('$'));
         let lowered = anchored.and_then(|p| re::lower(p).ok());
         match lowered {
-            Some((inner, issues)) if issues.is_empty() && !inner.has_zero_width() && plain_chars(&inner) => {
-                Node::Regex(Re::Seq(vec![Re::Lit("\"".into()), inner, Re::Lit("\"".into())]))
+            Some((inner, issues))
+                if issues.is_empty() && !inner.has_zero_width() && plain_chars(&inner) =>
+            {
+                Node::Regex(Re::Seq(vec![
+                    Re::Lit("\"".into()),
+                    inner,
+                    Re::Lit("\"".into()),
+                ]))
             }
             _ => {
-                self.note(format!("the string pattern '{pattern}' (any string is allowed)"));
+                self.note(format!(
+                    "the string pattern '{pattern}' (any string is allowed)"
+                ));
                 self.string(dialect)
             }
         }
@@ -496,16 +598,29 @@ impl<'a> Converter<'a> {
         let additional = map.get("additionalProperties");
         if props.is_empty() {
             return match additional {
-                Some(Json::Bool(false)) => Node::seq(vec![Node::Lit("{".into()), ws(dialect), Node::Lit("}".into())]),
+                Some(Json::Bool(false)) => Node::seq(vec![
+                    Node::Lit("{".into()),
+                    ws(dialect),
+                    Node::Lit("}".into()),
+                ]),
                 Some(schema @ Json::Object(_)) => {
                     let value = self.value_depth(schema, dialect, depth + 1);
                     let key = self.string(dialect);
-                    let member = Node::seq(vec![key, ws(dialect), Node::Lit(":".into()), ws(dialect), value]);
+                    let member = Node::seq(vec![
+                        key,
+                        ws(dialect),
+                        Node::Lit(":".into()),
+                        ws(dialect),
+                        value,
+                    ]);
                     let sep = Node::seq(vec![ws(dialect), Node::Lit(",".into()), ws(dialect)]);
                     Node::seq(vec![
                         Node::Lit("{".into()),
                         ws(dialect),
-                        Node::opt(Node::seq(vec![member.clone(), Node::rep(Node::seq(vec![sep, member]), 0, None)])),
+                        Node::opt(Node::seq(vec![
+                            member.clone(),
+                            Node::rep(Node::seq(vec![sep, member]), 0, None),
+                        ])),
                         ws(dialect),
                         Node::Lit("}".into()),
                     ])
@@ -514,7 +629,10 @@ impl<'a> Converter<'a> {
             };
         }
         if matches!(additional, Some(Json::Object(_)) | Some(Json::Bool(true))) {
-            self.note("additional properties beside the listed ones (only the listed ones are allowed)".into());
+            self.note(
+                "additional properties beside the listed ones (only the listed ones are allowed)"
+                    .into(),
+            );
         }
         let required: Vec<&str> = match map.get("required") {
             Some(Json::Array(r)) => r.iter().filter_map(Json::as_str).collect(),
@@ -525,7 +643,13 @@ impl<'a> Converter<'a> {
             let key = self.key(k, dialect);
             let value = self.value_depth(v, dialect, depth + 1);
             items.push((
-                Node::seq(vec![key, ws(dialect), Node::Lit(":".into()), ws(dialect), value]),
+                Node::seq(vec![
+                    key,
+                    ws(dialect),
+                    Node::Lit(":".into()),
+                    ws(dialect),
+                    value,
+                ]),
                 required.contains(&k.as_str()),
             ));
         }
@@ -550,7 +674,10 @@ impl<'a> Converter<'a> {
             Node::seq(vec![
                 Node::Lit("{".into()),
                 ws(&d),
-                Node::opt(Node::seq(vec![member.clone(), Node::rep(Node::seq(vec![sep, member]), 0, None)])),
+                Node::opt(Node::seq(vec![
+                    member.clone(),
+                    Node::rep(Node::seq(vec![sep, member]), 0, None),
+                ])),
                 ws(&d),
                 Node::Lit("}".into()),
             ])
@@ -579,7 +706,13 @@ impl<'a> Converter<'a> {
         let items = Node::seq(vec![item, rest]);
         let body = if min == 0 { Node::opt(items) } else { items };
         let body = if max == Some(0) { Node::empty() } else { body };
-        Node::seq(vec![Node::Lit("[".into()), ws(dialect), body, ws(dialect), Node::Lit("]".into())])
+        Node::seq(vec![
+            Node::Lit("[".into()),
+            ws(dialect),
+            body,
+            ws(dialect),
+            Node::Lit("]".into()),
+        ])
     }
 }
 
@@ -605,10 +738,15 @@ fn digit() -> Re {
 /// written.
 fn plain_chars(re: &Re) -> bool {
     match re {
-        Re::Lit(s) => !s.chars().any(|c| c == '"' || c == '\\' || (c as u32) < 0x20),
-        Re::Class { ranges, negated: false } => !ranges
-            .iter()
-            .any(|&(a, b)| a < 0x20 || (a..=b).contains(&('"' as u32)) || (a..=b).contains(&('\\' as u32))),
+        Re::Lit(s) => !s
+            .chars()
+            .any(|c| c == '"' || c == '\\' || (c as u32) < 0x20),
+        Re::Class {
+            ranges,
+            negated: false,
+        } => !ranges.iter().any(|&(a, b)| {
+            a < 0x20 || (a..=b).contains(&('"' as u32)) || (a..=b).contains(&('\\' as u32))
+        }),
         Re::Class { negated: true, .. } | Re::Any => false,
         Re::Seq(items) | Re::Alt(items) => items.iter().all(plain_chars),
         Re::Repeat { re, .. } | Re::Group { re, .. } => plain_chars(re),
@@ -625,7 +763,10 @@ pub fn schema_types(schema: &Json) -> Vec<String> {
     };
     let mut types: Vec<String> = match map.get("type") {
         Some(Json::String(t)) => vec![t.clone()],
-        Some(Json::Array(ts)) => ts.iter().filter_map(|t| t.as_str().map(String::from)).collect(),
+        Some(Json::Array(ts)) => ts
+            .iter()
+            .filter_map(|t| t.as_str().map(String::from))
+            .collect(),
         _ => Vec::new(),
     };
     for union in ["anyOf", "oneOf"] {
@@ -635,7 +776,9 @@ pub fn schema_types(schema: &Json) -> Vec<String> {
             }
         }
     }
-    let nullable = map.get("nullable").is_some_and(|v| !matches!(v, Json::Null | Json::Bool(false)));
+    let nullable = map
+        .get("nullable")
+        .is_some_and(|v| !matches!(v, Json::Null | Json::Bool(false)));
     if nullable && !types.iter().any(|t| t == "null") {
         types.push("null".into());
     }
@@ -696,7 +839,9 @@ pub fn admit_casts(parameters: &Json) -> Json {
 /// GBNF and EBNF converters assume).
 pub fn strict(parameters: &Json) -> Json {
     match parameters {
-        Json::Object(map) if map.contains_key("properties") && !map.contains_key("additionalProperties") => {
+        Json::Object(map)
+            if map.contains_key("properties") && !map.contains_key("additionalProperties") =>
+        {
             let mut out = map.clone();
             out.insert("additionalProperties".into(), Json::Bool(false));
             Json::Object(out)
@@ -733,20 +878,42 @@ mod tests {
             "required": ["b"],
             "additionalProperties": false
         });
-        for ok in [r#"{"b": "x"}"#, r#"{"a": 1, "b": "x"}"#, r#"{"b":"x","c":true}"#, r#"{ "a": -3 , "b": "" , "c": false }"#] {
+        for ok in [
+            r#"{"b": "x"}"#,
+            r#"{"a": 1, "b": "x"}"#,
+            r#"{"b":"x","c":true}"#,
+            r#"{ "a": -3 , "b": "" , "c": false }"#,
+        ] {
             assert!(json(s.clone(), ok), "{ok}");
         }
-        for bad in [r#"{}"#, r#"{"a": 1}"#, r#"{"b": "x", "a": 1}"#, r#"{"b": "x", "d": 1}"#, r#"{"a": 1.5, "b": "x"}"#, r#"{"b": "x",}"#] {
+        for bad in [
+            r#"{}"#,
+            r#"{"a": 1}"#,
+            r#"{"b": "x", "a": 1}"#,
+            r#"{"b": "x", "d": 1}"#,
+            r#"{"a": 1.5, "b": "x"}"#,
+            r#"{"b": "x",}"#,
+        ] {
             assert!(!json(s.clone(), bad), "{bad}");
         }
     }
 
     #[test]
     fn enums_consts_unions_and_type_lists() {
-        assert!(json(json!({"enum": ["celsius", "fahrenheit"]}), r#""celsius""#));
-        assert!(!json(json!({"enum": ["celsius", "fahrenheit"]}), r#""kelvin""#));
-        assert!(json(json!({"const": {"k": [1, null]}}), r#"{"k":[1,null]}"#));
-        let u = json!({"anyOf": [{"type": "integer"}, {"type": "array", "items": {"type": "string"}}]});
+        assert!(json(
+            json!({"enum": ["celsius", "fahrenheit"]}),
+            r#""celsius""#
+        ));
+        assert!(!json(
+            json!({"enum": ["celsius", "fahrenheit"]}),
+            r#""kelvin""#
+        ));
+        assert!(json(
+            json!({"const": {"k": [1, null]}}),
+            r#"{"k":[1,null]}"#
+        ));
+        let u =
+            json!({"anyOf": [{"type": "integer"}, {"type": "array", "items": {"type": "string"}}]});
         assert!(json(u.clone(), "42"));
         assert!(json(u.clone(), r#"["a", "b"]"#));
         assert!(!json(u, r#"[1]"#));
@@ -761,7 +928,8 @@ mod tests {
 
     #[test]
     fn arrays_bounds_refs_and_patterns() {
-        let a = json!({"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 2});
+        let a =
+            json!({"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 2});
         assert!(!json(a.clone(), "[]"));
         assert!(json(a.clone(), "[1]"));
         assert!(json(a.clone(), "[1, 2]"));
@@ -777,7 +945,10 @@ mod tests {
         assert!(json(p.clone(), r#""EUR""#));
         assert!(!json(p, r#""EURO""#));
         // Any object when the schema lists no properties.
-        assert!(json(json!({"type": "object"}), r#"{"x": {"y": [true, null, 1.5]}}"#));
+        assert!(json(
+            json!({"type": "object"}),
+            r#"{"x": {"y": [true, null, 1.5]}}"#
+        ));
     }
 
     #[test]
@@ -787,8 +958,14 @@ mod tests {
             "city": {"type": "string"}, "either": {"type": ["string", "integer"]}
         }});
         let s = admit_casts(&strict(&params));
-        assert!(json(s.clone(), r#"{"days": "3", "price": "2.5", "flag": "True"}"#));
-        assert!(json(s.clone(), r#"{"days": 3, "price": 2.5, "flag": true, "city": "x", "either": "y"}"#));
+        assert!(json(
+            s.clone(),
+            r#"{"days": "3", "price": "2.5", "flag": "True"}"#
+        ));
+        assert!(json(
+            s.clone(),
+            r#"{"days": 3, "price": 2.5, "flag": true, "city": "x", "either": "y"}"#
+        ));
         assert!(!json(s.clone(), r#"{"days": "three"}"#));
         assert!(!json(s, r#"{"city": 3}"#));
     }
@@ -796,14 +973,22 @@ mod tests {
     #[test]
     fn python_and_lax_spellings() {
         let s = json!({"type": "object", "properties": {"ok": {"type": "boolean"}, "name": {"type": "string"}, "none": {"type": "null"}}});
-        assert!(accepts(s.clone(), Dialect::Python, r#"{"ok": True, "name": 'x', "none": None}"#));
+        assert!(accepts(
+            s.clone(),
+            Dialect::Python,
+            r#"{"ok": True, "name": 'x', "none": None}"#
+        ));
         assert!(!accepts(s, Dialect::Python, r#"{"ok": TRUE}"#));
         let lax = Dialect::Lax {
             unquoted_keys: true,
             string_delims: vec![("<|\"|>".into(), "<|\"|>".into())],
         };
         let s = json!({"type": "object", "properties": {"near": {"type": "string"}, "limit": {"type": "integer"}}});
-        assert!(accepts(s.clone(), lax.clone(), r#"{near:<|"|>Gare du "Nord"<|"|>,limit:5}"#));
+        assert!(accepts(
+            s.clone(),
+            lax.clone(),
+            r#"{near:<|"|>Gare du "Nord"<|"|>,limit:5}"#
+        ));
         assert!(accepts(s.clone(), lax.clone(), r#"{"near":"x"}"#));
         assert!(!accepts(s, lax, r#"{near:<|"|>x<|"|>, limit:5}"#));
     }

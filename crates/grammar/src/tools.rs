@@ -27,9 +27,10 @@ use rtbench_engine::ContentKind;
 use rtbench_engine::template::{JsonPath, PathSeg};
 
 use crate::Error;
-use crate::compile::{Compiler, FieldPlan, Open, converter, json_quote, whitespace};
 use crate::ir::{Dialect, Node};
+use crate::plan::{Open, dialect_of, regex_node, whitespace};
 use crate::re::{self, Re};
+use crate::schema::Converter;
 use crate::schema::{admit_casts, schema_types, separated, strict};
 
 /// One tool of the request.
@@ -114,6 +115,17 @@ enum Kind {
     PythonCallList,
 }
 
+impl ToolShape {
+    /// The character every body of this shape begins with (after no whitespace), if one.
+    pub(crate) fn first_char(&self) -> Option<char> {
+        match &self.kind {
+            Kind::Json { each: true, .. } | Kind::PythonCallList => Some('['),
+            Kind::Json { .. } => Some('{'),
+            Kind::XmlInline { .. } => None,
+        }
+    }
+}
+
 /// The placeholders of a transform value, with their paths in the transform.
 fn placeholders(v: &Json) -> Vec<String> {
     let mut out = Vec::new();
@@ -146,34 +158,35 @@ fn resolve(placeholder: &str, captures: &[String], each: bool) -> Option<Source>
 }
 
 /// The tool-call shape of `field`, when its transform builds tool calls.
+/// What cannot be followed is pushed to `found` as (where, what, what is used instead).
 pub(crate) fn shape(
-    c: &mut Compiler<'_>,
     field: &rtbench_engine::Field,
     fjson: &Json,
     open: &Option<Open>,
     base: &JsonPath,
+    found: &mut Vec<(JsonPath, String, String)>,
 ) -> Option<ToolShape> {
     let transform = fjson.get("transform")?;
     let function = transform.get("function")?;
     let each = field.transform_each;
     let captures: Vec<String> = match open {
-        Some(Open::Pattern(re)) => group_names(re),
+        Some(Open::Pattern { re, .. }) => group_names(re),
         _ => Vec::new(),
     };
     let mut path = base.clone();
     path.push(PathSeg::Key("transform".into()));
-    let unsupported = |c: &mut Compiler<'_>, why: &str| {
-        c.approximate(
+    let unsupported = |found: &mut Vec<(JsonPath, String, String)>, why: &str| {
+        found.push((
             path.clone(),
             format!("tool calls built by this transform ({why})"),
             "any text in the region (tool calls are not constrained)".into(),
-        );
+        ));
         None
     };
     let (name, args) = match function {
         Json::String(s) => {
             let Some(p) = placeholders(&Json::String(s.clone())).pop() else {
-                return unsupported(c, "'function' is not a placeholder");
+                return unsupported(found, "'function' is not a placeholder");
             };
             match resolve(&p, &captures, each) {
                 Some(Source::Body(path)) => {
@@ -183,7 +196,7 @@ pub(crate) fn shape(
                     a.push("arguments".into());
                     (Source::Body(n), Source::Body(a))
                 }
-                _ => return unsupported(c, "the function object comes from a capture"),
+                _ => return unsupported(found, "the function object comes from a capture"),
             }
         }
         Json::Object(o) => {
@@ -194,7 +207,7 @@ pub(crate) fn shape(
             };
             match (get("name"), get("arguments")) {
                 (Some(n), Some(a)) => (n, a),
-                _ => return unsupported(c, "its name or arguments are not placeholders"),
+                _ => return unsupported(found, "its name or arguments are not placeholders"),
             }
         }
         _ => return None,
@@ -206,7 +219,7 @@ pub(crate) fn shape(
     let kind = match field.content {
         ContentKind::Json => {
             let Source::Body(args) = args else {
-                return unsupported(c, "the arguments come from a capture");
+                return unsupported(found, "the arguments come from a capture");
             };
             let used = [name.clone(), Source::Body(args.clone())];
             // Placeholders on the way to the name or the arguments (`{content}` holding both)
@@ -243,12 +256,15 @@ pub(crate) fn shape(
                 args,
                 extra,
                 order,
-                dialect: crate::compile::dialect_of(&args_json),
+                dialect: dialect_of(&args_json),
             }
         }
         ContentKind::XmlInline => {
             if name_capture.is_none() || args != Source::Body(Vec::new()) {
-                return unsupported(c, "xml-inline tool calls need the name in a capture and the arguments as {content}");
+                return unsupported(
+                    found,
+                    "xml-inline tool calls need the name in a capture and the arguments as {content}",
+                );
             }
             let mut tag_path = base.clone();
             tag_path.extend([
@@ -269,11 +285,11 @@ pub(crate) fn shape(
                     suffix,
                 },
                 None => {
-                    c.approximate(
+                    found.push((
                         tag_path,
                         "a tag pattern whose key and value groups are not plain parts of it".into(),
                         "any text in the region (the parameters are not constrained)".into(),
-                    );
+                    ));
                     return None;
                 }
             }
@@ -284,11 +300,14 @@ pub(crate) fn shape(
                 Source::Body(vec!["arguments".into()]),
             );
             if !each || (name.clone(), args.clone()) != expected {
-                return unsupported(c, "python-call-list tool calls need transform_each with {name} and {arguments}");
+                return unsupported(
+                    found,
+                    "python-call-list tool calls need transform_each with {name} and {arguments}",
+                );
             }
             Kind::PythonCallList
         }
-        _ => return unsupported(c, "the content parser does not produce JSON values"),
+        _ => return unsupported(found, "the content parser does not produce JSON values"),
     };
     Some(ToolShape { name_capture, kind })
 }
@@ -326,8 +345,15 @@ fn split_tag(re: &Re) -> Option<(Re, Re, Re, Re)> {
         _ => return None,
     };
     let part = |range: &[Re]| re::simplify(Re::Seq(range.to_vec()));
-    let (prefix, middle, suffix) = (part(&items[..k]), part(&items[k + 1..v]), part(&items[v + 1..]));
-    if [&prefix, &middle, &suffix, &key].iter().any(|r| r.has_zero_width()) {
+    let (prefix, middle, suffix) = (
+        part(&items[..k]),
+        part(&items[k + 1..v]),
+        part(&items[v + 1..]),
+    );
+    if [&prefix, &middle, &suffix, &key]
+        .iter()
+        .any(|r| r.has_zero_width())
+    {
         return None;
     }
     Some((prefix, key, middle, suffix))
@@ -368,12 +394,12 @@ fn arguments(tool: &Tool) -> Json {
 
 /// Every way to write the body of one region: (the name the open's capture holds, the body).
 pub(crate) fn variants(
-    c: &mut Compiler<'_>,
-    plan: &FieldPlan,
+    rules: &mut Vec<(String, Node)>,
+    tools: Option<&[Tool]>,
+    parallel: bool,
+    close_excludes: &[String],
     shape: &ToolShape,
 ) -> Vec<(Option<String>, Node)> {
-    let tools = c.tools.clone();
-    let parallel = c.options.parallel;
     match &shape.kind {
         Kind::Json {
             each,
@@ -417,16 +443,12 @@ pub(crate) fn variants(
                 }
                 reqs.extend(extras.iter().cloned());
                 // Keys in the order the transform names them (`{content}` names both).
-                let rank = |p: &Vec<String>| {
-                    order
-                        .iter()
-                        .position(|o| o == p)
-                        .unwrap_or(usize::MAX)
-                };
+                let rank =
+                    |p: &Vec<String>| order.iter().position(|o| o == p).unwrap_or(usize::MAX);
                 reqs.sort_by_key(|(p, _)| rank(p));
                 nest(&reqs)
             };
-            match (&tools, name) {
+            match (tools, name) {
                 (None, _) => vec![(None, body(call(None, json!({"type": "object"}))))],
                 (Some(list), Some(_)) => {
                     let options: Vec<Json> = list
@@ -453,23 +475,23 @@ pub(crate) fn variants(
             suffix,
         } => {
             let mut value_excludes = suffix.required_literals().unwrap_or_default();
-            value_excludes.extend(plan.close_excludes.iter().cloned());
+            value_excludes.extend(close_excludes.iter().cloned());
             let text_value = Node::TextWithout {
                 excludes: value_excludes,
                 not_start: None,
             };
             let tag = |k: Node, v: Node| {
                 Node::seq(vec![
-                    crate::compile::regex_node(prefix.clone()),
+                    regex_node(prefix.clone()),
                     k,
-                    crate::compile::regex_node(middle.clone()),
+                    regex_node(middle.clone()),
                     v,
-                    crate::compile::regex_node(suffix.clone()),
+                    regex_node(suffix.clone()),
                 ])
             };
-            match &tools {
+            match tools {
                 None => {
-                    let one = tag(crate::compile::regex_node(key.clone()), text_value);
+                    let one = tag(regex_node(key.clone()), text_value);
                     let body = Node::seq(vec![
                         whitespace(),
                         Node::rep(Node::seq(vec![one, whitespace()]), 0, None),
@@ -483,7 +505,11 @@ pub(crate) fn variants(
                         let required: Vec<String> = params
                             .get("required")
                             .and_then(Json::as_array)
-                            .map(|r| r.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+                            .map(|r| {
+                                r.iter()
+                                    .filter_map(|x| x.as_str().map(String::from))
+                                    .collect()
+                            })
                             .unwrap_or_default();
                         let mut seq = vec![whitespace()];
                         if let Some(Json::Object(props)) = params.get("properties") {
@@ -498,8 +524,13 @@ pub(crate) fn variants(
                                         dialect: Dialect::Json,
                                     }
                                 };
-                                let one = Node::seq(vec![tag(Node::Lit(k.clone()), value), whitespace()]);
-                                seq.push(if required.contains(k) { one } else { Node::opt(one) });
+                                let one =
+                                    Node::seq(vec![tag(Node::Lit(k.clone()), value), whitespace()]);
+                                seq.push(if required.contains(k) {
+                                    one
+                                } else {
+                                    Node::opt(one)
+                                });
                             }
                         }
                         (Some(t.name.clone()), Node::seq(seq))
@@ -509,12 +540,18 @@ pub(crate) fn variants(
         }
         Kind::PythonCallList => {
             let root = json!({});
-            let mut rules = std::mem::take(&mut c.rules);
-            let mut conv = converter(&mut rules, &root);
-            let sep = Node::seq(vec![Node::Lit(",".into()), Node::opt(Node::Lit(" ".into()))]);
+            let mut conv = Converter::new(rules, &root);
+            let sep = Node::seq(vec![
+                Node::Lit(",".into()),
+                Node::opt(Node::Lit(" ".into())),
+            ]);
             let ident = Node::Regex(Re::Seq(vec![
                 Re::Class {
-                    ranges: vec![('A' as u32, 'Z' as u32), ('_' as u32, '_' as u32), ('a' as u32, 'z' as u32)],
+                    ranges: vec![
+                        ('A' as u32, 'Z' as u32),
+                        ('_' as u32, '_' as u32),
+                        ('a' as u32, 'z' as u32),
+                    ],
                     negated: false,
                 },
                 Re::Repeat {
@@ -531,7 +568,7 @@ pub(crate) fn variants(
                     max: None,
                 },
             ]));
-            let call = match &tools {
+            let call = match tools {
                 None => {
                     let any = conv.any_value(&Dialect::Python);
                     let kw = Node::seq(vec![ident.clone(), Node::Lit("=".into()), any]);
@@ -539,18 +576,27 @@ pub(crate) fn variants(
                         kw.clone(),
                         Node::rep(Node::seq(vec![sep.clone(), kw]), 0, None),
                     ]));
-                    Node::seq(vec![ident, Node::Lit("(".into()), args, Node::Lit(")".into())])
+                    Node::seq(vec![
+                        ident,
+                        Node::Lit("(".into()),
+                        args,
+                        Node::Lit(")".into()),
+                    ])
                 }
                 Some(list) => {
                     let mut alts = Vec::new();
                     for t in list {
                         let params = arguments(t);
                         let conv_root = params.clone();
-                        let mut inner = converter(conv.rules, &conv_root);
+                        let mut inner = Converter::new(conv.rules, &conv_root);
                         let required: Vec<String> = params
                             .get("required")
                             .and_then(Json::as_array)
-                            .map(|r| r.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+                            .map(|r| {
+                                r.iter()
+                                    .filter_map(|x| x.as_str().map(String::from))
+                                    .collect()
+                            })
                             .unwrap_or_default();
                         let mut items = Vec::new();
                         if let Some(Json::Object(props)) = params.get("properties") {
@@ -572,21 +618,21 @@ pub(crate) fn variants(
                     Node::alt(alts)
                 }
             };
-            drop(conv);
-            c.rules = rules;
             let calls = if parallel {
-                Node::seq(vec![call.clone(), Node::rep(Node::seq(vec![sep, call]), 0, None)])
+                Node::seq(vec![
+                    call.clone(),
+                    Node::rep(Node::seq(vec![sep, call]), 0, None),
+                ])
             } else {
                 call
             };
-            let body = Node::seq(vec![Node::Lit("[".into()), calls, Node::Lit("]".into()), whitespace()]);
+            let body = Node::seq(vec![
+                Node::Lit("[".into()),
+                calls,
+                Node::Lit("]".into()),
+                whitespace(),
+            ]);
             vec![(None, body)]
         }
     }
-}
-
-/// A JSON string literal (for tests of the shapes).
-#[allow(dead_code)]
-fn quoted(s: &str) -> String {
-    json_quote(s)
 }

@@ -144,7 +144,8 @@ impl Writer {
             let alts: Vec<String> = transitions
                 .iter()
                 .map(|t| {
-                    let ranges: Vec<(u32, u32)> = t.chars.iter().map(|c| (*c as u32, *c as u32)).collect();
+                    let ranges: Vec<(u32, u32)> =
+                        t.chars.iter().map(|c| (*c as u32, *c as u32)).collect();
                     let cls = crate::re::normalize(ranges);
                     let chars = if !t.negated && t.chars.len() == 1 {
                         quote(&t.chars[0].to_string())
@@ -217,7 +218,9 @@ fn class_point(out: &mut String, cp: u32) {
         Some('\n') => out.push_str("\\n"),
         Some('\r') => out.push_str("\\r"),
         Some('\t') => out.push_str("\\t"),
-        Some(c) if cp >= 0x20 && cp != 0x7F && !(0x80..0xA0).contains(&cp) && !c.is_whitespace() => {
+        Some(c)
+            if cp >= 0x20 && cp != 0x7F && !(0x80..0xA0).contains(&cp) && !c.is_whitespace() =>
+        {
             out.push(c)
         }
         _ if cp <= 0xFF => {

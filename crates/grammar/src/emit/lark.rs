@@ -63,13 +63,18 @@ impl Writer<'_> {
                 format!("{}?", self.expr(&plus, 2))
             }
             Node::Regex(re) => {
-                if self.options.special_tokens.is_empty() || !mentions_special(re, &self.options.special_tokens) {
+                if self.options.special_tokens.is_empty()
+                    || !mentions_special(re, &self.options.special_tokens)
+                {
                     format!("/{}/", re.to_regex())
                 } else {
                     self.re_structural(re, prec)
                 }
             }
-            Node::Json { schema, .. } => format!("%json {}", serde_json::to_string(schema).unwrap_or_default()),
+            Node::Json { schema, .. } => format!(
+                "%json {}",
+                serde_json::to_string(schema).unwrap_or_default()
+            ),
             Node::Seq(items) => {
                 if items.is_empty() {
                     return "\"\"".into();
@@ -134,7 +139,11 @@ impl Writer<'_> {
                 let parts: Vec<String> = items.iter().map(|i| self.re_structural(i, 0)).collect();
                 wrap(parts.join(" | "), items.len() > 1 && prec >= 1)
             }
-            Re::Repeat { re: inner, min, max } if mentions_special(inner, &self.options.special_tokens) => {
+            Re::Repeat {
+                re: inner,
+                min,
+                max,
+            } if mentions_special(inner, &self.options.special_tokens) => {
                 let inner = self.re_structural(inner, 2);
                 repeat(&inner, *min, *max)
             }
@@ -154,7 +163,10 @@ impl Writer<'_> {
         // character, and the rule makes it optional.
         let mut def = String::from("/(?s:.+)/");
         if !excludes.is_empty() {
-            let alts: Vec<String> = excludes.iter().map(|e| Re::Lit((*e).clone()).to_regex()).collect();
+            let alts: Vec<String> = excludes
+                .iter()
+                .map(|e| Re::Lit((*e).clone()).to_regex())
+                .collect();
             let _ = write!(def, " & ~/(?s:.*)(?:{})(?s:.*)/", alts.join("|"));
         }
         if let Some(c) = not_start {
@@ -171,9 +183,13 @@ impl Writer<'_> {
 
 fn mentions_special(re: &Re, tokens: &BTreeSet<String>) -> bool {
     match re {
-        Re::Lit(s) => tokens.iter().any(|t| !t.is_empty() && s.contains(t.as_str())),
+        Re::Lit(s) => tokens
+            .iter()
+            .any(|t| !t.is_empty() && s.contains(t.as_str())),
         Re::Seq(items) | Re::Alt(items) => items.iter().any(|r| mentions_special(r, tokens)),
-        Re::Repeat { re, .. } | Re::Group { re, .. } | Re::Look { re, .. } => mentions_special(re, tokens),
+        Re::Repeat { re, .. } | Re::Group { re, .. } | Re::Look { re, .. } => {
+            mentions_special(re, tokens)
+        }
         _ => false,
     }
 }

@@ -13,7 +13,10 @@ use crate::schema::Converter;
 
 /// The grammar with every JSON node that `keep` does not accept replaced by the schema
 /// converter's rules (dialects without a JSON-schema macro, and spellings `%json` lacks).
-pub(crate) fn lower_json(g: &Grammar, keep: &dyn Fn(&Dialect) -> bool) -> (Node, Vec<(String, Node)>) {
+pub(crate) fn lower_json(
+    g: &Grammar,
+    keep: &dyn Fn(&Dialect) -> bool,
+) -> (Node, Vec<(String, Node)>) {
     let mut rules = g.rules.clone();
     let mut extra: Vec<(String, Node)> = Vec::new();
     let start = lower_node(&g.start, keep, &mut extra);
@@ -46,7 +49,10 @@ pub(crate) fn reachable(start: &Node, rules: Vec<(String, Node)>) -> Vec<(String
             refs(node, &mut todo);
         }
     }
-    rules.into_iter().filter(|(n, _)| seen.contains(n)).collect()
+    rules
+        .into_iter()
+        .filter(|(n, _)| seen.contains(n))
+        .collect()
 }
 
 fn lower_node(
