@@ -65,6 +65,8 @@ pub(crate) struct Compiler<'a> {
     pub options: &'a Options,
     /// The rule made for each field's region (and for its rest after a prefilled open).
     pub region_rules: Vec<((String, bool), String)>,
+    /// The rule names in use.
+    pub taken: std::collections::HashSet<String>,
 }
 
 pub(crate) fn compile(source: &TemplateSource, options: &Options) -> Result<Grammar, Error> {
@@ -97,6 +99,7 @@ pub(crate) fn compile(source: &TemplateSource, options: &Options) -> Result<Gram
         tools,
         options,
         region_rules: Vec::new(),
+        taken: std::collections::HashSet::new(),
     };
     let plans: Vec<FieldPlan> = template.fields().iter().map(|f| c.plan(f, &spec)).collect();
     let started = started_in(&template, options.prefix.as_deref());
@@ -490,9 +493,19 @@ impl Compiler<'_> {
 
     /// A rule name not taken yet, from `base`.
     fn fresh_rule(&self, base: &str) -> String {
+        // `start`/`root` are the dialects' own, `text_N` the exclusion rules' and terminals',
+        // `json_*`/`def_*` the schema converter's.
+        let reserved = ["text_", "json_", "def_"];
+        let base =
+            if ["start", "root"].contains(&base) || reserved.iter().any(|r| base.starts_with(r)) {
+                format!("field_{base}")
+            } else {
+                base.to_string()
+            };
+        let base = base.as_str();
         let mut name = base.to_string();
         let mut n = 1;
-        while self.rules.iter().any(|(r, _)| *r == name) || name == "start" {
+        while self.taken.contains(&name) {
             n += 1;
             name = format!("{base}_{n}");
         }
@@ -511,13 +524,13 @@ impl Compiler<'_> {
             if first { "_rest" } else { "" }
         ));
         self.region_rules.push((key, name.clone()));
-        {
-            self.rules.push((name.clone(), Node::Alt(Vec::new())));
-            let node = self.region(plan, first);
-            if let Some(slot) = self.rules.iter_mut().find(|(n, _)| *n == name) {
-                slot.1 = node;
-            }
-        }
+        self.taken.insert(name.clone());
+        // Reserved first, filled in once built (a region never refers to itself, but the
+        // order of rules follows the order fields are met).
+        let slot = self.rules.len();
+        self.rules.push((name.clone(), Node::Alt(Vec::new())));
+        let node = self.region(plan, first);
+        self.rules[slot].1 = node;
         Node::Ref(name)
     }
 
@@ -615,6 +628,7 @@ impl Compiler<'_> {
         } else {
             // The implicit field's close, once or more (a section end before the end of turn).
             let name = self.fresh_rule("turn_end");
+            self.taken.insert(name.clone());
             self.rules
                 .push((name.clone(), repeated(end_close, &Node::empty(), 1, None)));
             (Node::Ref(name.clone()), Node::opt(Node::Ref(name)))

@@ -19,12 +19,15 @@ pub(crate) enum Flavour {
     Ebnf,
 }
 
+/// An exclusion set: the excluded strings and the character the text must not begin with.
+type TextKey = (Vec<String>, Option<char>);
+
 struct Writer {
     flavour: Flavour,
     /// Rules made while writing (text exclusions), written after the grammar's own.
     extra: Vec<(String, String)>,
     /// Exclusion sets already written, with their start rule.
-    texts: Vec<((Vec<String>, Option<char>), String)>,
+    texts: Vec<(TextKey, String)>,
 }
 
 pub(crate) fn emit(g: &Grammar, flavour: Flavour) -> String {

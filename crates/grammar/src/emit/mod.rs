@@ -39,16 +39,22 @@ pub(crate) fn reachable(start: &Node, rules: Vec<(String, Node)>) -> Vec<(String
             _ => {}
         }
     }
+    let index: std::collections::HashMap<&str, usize> = rules
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _))| (n.as_str(), i))
+        .collect();
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut todo = Vec::new();
     refs(start, &mut todo);
     while let Some(name) = todo.pop() {
         if seen.insert(name.clone())
-            && let Some((_, node)) = rules.iter().find(|(n, _)| *n == name)
+            && let Some(&i) = index.get(name.as_str())
         {
-            refs(node, &mut todo);
+            refs(&rules[i].1, &mut todo);
         }
     }
+    drop(index);
     rules
         .into_iter()
         .filter(|(n, _)| seen.contains(n))
