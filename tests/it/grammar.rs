@@ -3,7 +3,7 @@
 //! them), every bundled sample that parses without a loss accepted by its grammar, located
 //! approximations, and the command's exit codes.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use rtbench_engine::Value;
@@ -450,13 +450,53 @@ fn the_command_exit_codes() {
 }
 
 #[test]
-fn outputs_are_the_same_language_on_the_samples() {
-    // The matcher reads the grammar through the schema converter (the GBNF and EBNF form):
-    // the structural tag and Lark name the same JSON schemas, checked by the committed
-    // outputs and the engines' own compilers (tools/grammar).
-    let g = grammar_of("gemma4");
-    assert!(g.accepts(
+fn lax_json_and_xml_tags_follow_the_tool_schemas() {
+    // Gemma's bare keys and custom string markers; GLM's typed argument tags.
+    let gemma = grammar_of("gemma4");
+    assert!(gemma.accepts(
         "<|tool_call>call:find_restaurants{near:<|\"|>Gare du Nord<|\"|>,limit:5}<tool_call|><|tool_response>"
     ));
-    let _ = Path::new("");
+    assert!(!gemma.accepts(
+        "<|tool_call>call:find_restaurants{limit:<|\"|>five<|\"|>}<tool_call|><|tool_response>"
+    ));
+    let glm = grammar_of("glm-4.5");
+    let call = |args: &str| format!("<tool_call>get_weather\n{args}</tool_call><|observation|>");
+    assert!(glm.accepts(&call(
+        "<arg_key>city</arg_key>\n<arg_value>杭州</arg_value>\n<arg_key>unit</arg_key>\n<arg_value>c</arg_value>\n"
+    )));
+    assert!(!glm.accepts(&call(
+        "<arg_key>town</arg_key>\n<arg_value>杭州</arg_value>\n"
+    )));
+}
+
+#[test]
+fn lint_warns_where_the_grammar_approximates() {
+    let o = rtbench(&["lint", "--template", "samples/granite-3.3"]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        err.starts_with(
+            "warning: a grammar for constrained decoding cannot express a lookahead (?=...) exactly: it uses the pattern without it, /<\\/think>"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("  --> samples/granite-3.3/template.json:10:24\n"),
+        "{err}"
+    );
+    let o = rtbench(&[
+        "lint",
+        "--deny-warnings",
+        "--template",
+        "samples/granite-3.3",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    // A template the grammar expresses exactly has no such warning.
+    let o = rtbench(&["lint", "--deny-warnings", "--template", "samples/mistral"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
