@@ -500,3 +500,17 @@ fn lint_warns_where_the_grammar_approximates() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+#[test]
+fn a_tool_name_cannot_run_on_into_what_follows_it() {
+    // gpt-oss: `to=functions\.(?P<name>[^\s<]+)[^<]*` reads the longest name; after the name
+    // the grammar allows only what ends it.
+    let g = grammar_of("gpt-oss");
+    let call = |name: &str| {
+        format!(
+            "<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{{\"location\": \"Oslo\"}}<|call|>"
+        )
+    };
+    assert!(g.accepts(&call("get_current_weather")));
+    assert!(!g.accepts(&call("get_current_weatherX")));
+}

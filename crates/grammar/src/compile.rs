@@ -373,7 +373,7 @@ impl Compiler<'_> {
                     name,
                     plan.tool.as_ref().and_then(|t| t.name_capture.as_deref()),
                 ) {
-                    (Some(n), Some(capture)) => re.substitute(capture, &Re::Lit(n.to_string())),
+                    (Some(n), Some(capture)) => name_in_capture(re, capture, n),
                     _ => re.clone(),
                 };
                 regex_node(re::simplify(re))
@@ -756,6 +756,106 @@ impl Compiler<'_> {
         }
         Node::alt(layouts)
     }
+}
+
+/// The open pattern with the tool's name in place of its name capture. A greedy capture
+/// (`[^\s<]+`) followed by an optional run (`[^<]*`) would take the run's first characters
+/// too when they fit the capture, reading a longer name: the run then must not begin with a
+/// character the capture takes.
+fn name_in_capture(re: &Re, capture: &str, name: &str) -> Re {
+    let lit = Re::Lit(name.to_string());
+    let Re::Seq(items) = re else {
+        return re.substitute(capture, &lit);
+    };
+    let at = items
+        .iter()
+        .position(|r| matches!(r, Re::Group { name: Some(n), .. } if n == capture));
+    let Some(at) = at else {
+        return re.substitute(capture, &lit);
+    };
+    let mut out = items.clone();
+    let taken = match re.group(capture) {
+        Some(Re::Repeat {
+            re: inner,
+            min: 1..,
+            max: None,
+        }) => class_ranges(inner),
+        _ => None,
+    };
+    if let (
+        Some(taken),
+        Some(Re::Repeat {
+            re: next,
+            min: 0,
+            max: None,
+        }),
+    ) = (taken, items.get(at + 1))
+        && let Some(next_ranges) = class_ranges(next)
+    {
+        let first = re::normalize(
+            next_ranges
+                .iter()
+                .flat_map(|&(a, b)| subtract((a, b), &taken))
+                .collect(),
+        );
+        out[at + 1] = Re::Repeat {
+            re: Box::new(Re::Seq(vec![
+                Re::Class {
+                    ranges: first,
+                    negated: false,
+                },
+                Re::Repeat {
+                    re: next.clone(),
+                    min: 0,
+                    max: None,
+                },
+            ])),
+            min: 0,
+            max: Some(1),
+        };
+    }
+    out[at] = lit;
+    Re::Seq(out)
+}
+
+/// The characters a one-character expression takes, as ranges.
+fn class_ranges(re: &Re) -> Option<Vec<(u32, u32)>> {
+    match re {
+        Re::Class {
+            ranges,
+            negated: false,
+        } => Some(ranges.clone()),
+        Re::Class {
+            ranges,
+            negated: true,
+        } => Some(re::complement(ranges)),
+        Re::Lit(s) if s.chars().count() == 1 => {
+            s.chars().next().map(|c| vec![(c as u32, c as u32)])
+        }
+        _ => None,
+    }
+}
+
+/// `range` without the characters of `minus` (sorted, disjoint).
+fn subtract(range: (u32, u32), minus: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    let mut start = range.0;
+    for &(a, b) in minus {
+        if b < start || a > range.1 {
+            continue;
+        }
+        if a > start {
+            out.push((start, a - 1));
+        }
+        start = start.max(b.saturating_add(1));
+        if start > range.1 {
+            return out;
+        }
+    }
+    if start <= range.1 {
+        out.push((start, range.1));
+    }
+    out
 }
 
 /// `node` repeated `min..=max` times with `gap` between repetitions.
