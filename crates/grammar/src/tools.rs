@@ -183,20 +183,22 @@ pub(crate) fn shape(
         ));
         None
     };
+    // A `{...}` that names nothing available is lint's own finding (the reference fails when
+    // the region closes): such a field is read as holding no tool calls, without a word here.
     let (name, args) = match function {
         Json::String(s) => {
-            let Some(p) = placeholders(&Json::String(s.clone())).pop() else {
-                return unsupported(found, "'function' is not a placeholder");
-            };
-            match resolve(&p, &captures, each) {
-                Some(Source::Body(path)) => {
+            let p = placeholders(&Json::String(s.clone())).pop()?;
+            match resolve(&p, &captures, each)? {
+                Source::Body(path) => {
                     let mut n = path.clone();
                     n.push("name".into());
                     let mut a = path;
                     a.push("arguments".into());
                     (Source::Body(n), Source::Body(a))
                 }
-                _ => return unsupported(found, "the function object comes from a capture"),
+                Source::Capture(_) => {
+                    return unsupported(found, "the function object comes from a capture");
+                }
             }
         }
         Json::Object(o) => {
@@ -205,10 +207,7 @@ pub(crate) fn shape(
                     .and_then(|v| placeholders(v).pop())
                     .and_then(|p| resolve(&p, &captures, each))
             };
-            match (get("name"), get("arguments")) {
-                (Some(n), Some(a)) => (n, a),
-                _ => return unsupported(found, "its name or arguments are not placeholders"),
-            }
+            (get("name")?, get("arguments")?)
         }
         _ => return None,
     };
