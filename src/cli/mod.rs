@@ -29,6 +29,7 @@ macro_rules! note {
 mod corpus;
 mod explain;
 mod export;
+mod grammar;
 mod infer;
 mod inputs;
 mod lint;
@@ -264,6 +265,12 @@ pub(crate) enum Command {
     /// Print the JSON Schema of response templates, for editors' JSON language servers
     /// (completion, docs on hover, mistakes flagged as you type; README: "Editor support").
     Schema(schema::SchemaArgs),
+    /// Compile the template (and the request's tools) into a grammar for constrained decoding
+    /// of the model's whole output: lark (llguidance), gbnf (llama.cpp), ebnf (XGrammar) or
+    /// structural-tag (XGrammar's, as vLLM and SGLang take it). What the grammar only
+    /// approximates is a `FILE:LINE:COL: warning:` line on stderr. Exit 0 (1 for an invalid
+    /// template or tools file, 2 for usage and I/O errors).
+    Grammar(grammar::GrammarArgs),
     /// Write a scaffold for a new model: a template.json and an example.sample that parses
     /// with it, then say how to go on. Never replaces a file.
     New(new::NewArgs),
@@ -514,6 +521,7 @@ fn run_command(cli: Cli) -> Result<(), Failure> {
         }) => export::run(&template, &config, write, force),
         Some(Command::Schema(args)) => schema::run(&args),
         Some(Command::New(args)) => new::run(&args),
+        Some(Command::Grammar(args)) => grammar::run(&args),
         // Without a terminal and without inputs, print the bundled sample's parse.
         None if cli.paths.is_empty()
             && cli.theme.is_none()

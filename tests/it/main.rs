@@ -24,6 +24,7 @@ mod corpus;
 mod diagnostic_cli;
 mod explain;
 mod export;
+mod grammar;
 mod id_conformance;
 mod infer;
 mod input_safety;

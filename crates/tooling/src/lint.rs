@@ -17,7 +17,8 @@
 //! - Special tokens written in a pattern with unescaped metacharacters (`<|x|>`, `[TOKEN]`).
 //! - Patterns that match the empty string in ordinary text.
 //! - With the file's text ([`lint_file`]): keys repeated in one object (Python keeps the last),
-//!   one warning per key however often it is repeated.
+//!   one warning per key however often it is repeated; and each feature a grammar for
+//!   constrained decoding cannot express exactly (`rtbench_grammar`'s approximations).
 //!
 //! [`diagnostics`] locates the findings in the file in time linear in the file and the
 //! findings (a template may repeat a key thousands of times).
@@ -175,6 +176,7 @@ pub fn lint(template: &Template, spec: &Value) -> Vec<TemplateError> {
 pub fn lint_file(template: &Template, source: &TemplateSource) -> Vec<TemplateError> {
     let mut out = lint(template, source.template_value());
     duplicate_keys(source, &mut out);
+    grammar_approximations(source, &mut out);
     let mut keyed: Vec<(usize, usize, TemplateError)> = out
         .into_iter()
         .enumerate()
@@ -214,6 +216,27 @@ const SHOWN_REPEATS: usize = 5;
 /// One warning per key written more than once in an object (however many times), located at
 /// the occurrence the reference keeps (the last) and listing the first earlier ones. Places
 /// are found with one index of the file's lines, so the work is linear in the file.
+/// Template features a grammar for constrained decoding cannot express exactly (as
+/// `rtbench grammar` compiles it, without tools): one warning each, at the key that has it.
+fn grammar_approximations(source: &TemplateSource, out: &mut Vec<TemplateError>) {
+    let Ok(grammar) = rtbench_grammar::compile(source, &rtbench_grammar::Options::default()) else {
+        return;
+    };
+    for a in grammar.approximations {
+        out.push(
+            TemplateError::new(
+                format!(
+                    "a grammar for constrained decoding cannot express {} exactly: it uses {}",
+                    a.feature, a.used
+                ),
+                a.path,
+                Target::Value,
+            )
+            .help("serving engines that constrain the output with `rtbench grammar`'s grammar may let the model write what this template then reads differently; express the delimiter without it if you can"),
+        );
+    }
+}
+
 fn duplicate_keys(source: &TemplateSource, out: &mut Vec<TemplateError>) {
     let locator = Locator::new(&source.text);
     // Each key's occurrences before the last, in file order, grouped by the entry's path.
@@ -1748,7 +1771,14 @@ mod tests {
                 report.push(source.warn(&f).to_string());
             }
         }
-        // No bundled template trips any check.
-        assert!(report.is_empty(), "{}", report.join("\n"));
+        // No bundled template trips any check but granite-3.3's thinking close, whose
+        // lookahead a grammar for constrained decoding cannot express.
+        assert_eq!(report.len(), 1, "{}", report.join("\n"));
+        assert!(
+            report[0].starts_with("warning: a grammar for constrained decoding cannot express a lookahead (?=...) exactly")
+                && report[0].contains("samples/granite-3.3/template.json:10:24"),
+            "{}",
+            report[0]
+        );
     }
 }

@@ -1,0 +1,905 @@
+//! A response template (and the request's tools) compiled into a [`Grammar`] of the model's
+//! whole output after the prompt: the outputs the parser reads back into a message without an
+//! error or a silent loss.
+//!
+//! The shape, for a template with an implicit field (the text outside every explicit region):
+//!
+//! - the non-tool explicit fields first, in the template's order (each at most once, or any
+//!   number of times when it `repeats`, at least once when `optional` is false), separated by
+//!   whitespace;
+//! - then the implicit field's text, free but for the delimiters the parser watches there
+//!   (every open, and the implicit field's own close), and the tool calls: either the text then
+//!   the calls back to back, or the calls then the text (a non-repeating implicit field
+//!   reopens after each region, and the parser keeps only its last value: text on both sides
+//!   of a call, or whitespace after the text, would lose the text);
+//! - then the implicit field's close (one or more times: end-of-turn tokens often follow a
+//!   section end); it is required after text, since text the close never ended is cut off.
+//!
+//! Without an implicit field, every field in the template's order with whitespace (or the start
+//! anchor, as multi-message formats repeat it) between regions. Explicit regions always end
+//! with their close. Tool calls follow the field's content parser and transform (see
+//! [`crate::tools`]); `repeats`, the tool choice and parallel calls decide how many.
+//!
+//! Lookarounds become exact constraints where they are: a close that is only a lookahead for
+//! literals (`(?=\[TOOL_CALLS\]|</s>)`) means the next thing must be one of them; an open
+//! `\A(?=X)` opens only at the very start, so the text there must not begin with `X`. Any
+//! other lookaround or assertion is read as empty and reported as an [`Approximation`].
+
+use serde_json::{Value as Json, json};
+
+use rtbench_engine::ContentKind;
+use rtbench_engine::delimiter::Delimiter;
+use rtbench_engine::template::{JsonPath, PathSeg, TemplateSource};
+use rtbench_engine::{EventKind, Events, Parser, Template};
+
+use crate::ir::{Approximation, Grammar, Node};
+use crate::plan::{Close, Open, dialect_of, regex_node, truthy, whitespace};
+use crate::re::{self, Re};
+use crate::tools::{self, Tool, ToolShape};
+use crate::{Error, Options, ToolChoice};
+
+/// One field, read for the grammar.
+#[derive(Clone, Debug)]
+pub(crate) struct FieldPlan {
+    pub name: String,
+    pub open: Option<Open>,
+    pub close: Close,
+    /// Strings whose occurrence in other text would open this field.
+    pub open_excludes: Vec<String>,
+    /// Strings whose occurrence in this field's body would end it.
+    pub close_excludes: Vec<String>,
+    pub repeats: bool,
+    pub optional: bool,
+    /// How tool calls are written in this field, when it holds them.
+    pub tool: Option<ToolShape>,
+    pub content: ContentKind,
+    pub content_args: Json,
+}
+
+/// The compiler's state: the template, the rules made so far and the approximations found.
+pub(crate) struct Compiler<'a> {
+    pub source: &'a TemplateSource,
+    pub rules: Vec<(String, Node)>,
+    pub approximations: Vec<Approximation>,
+    pub tools: Option<Vec<Tool>>,
+    pub options: &'a Options,
+    /// The rule made for each field's region (and for its rest after a prefilled open).
+    pub region_rules: Vec<((String, bool), String)>,
+    /// The rule names in use.
+    pub taken: std::collections::HashSet<String>,
+}
+
+pub(crate) fn compile(source: &TemplateSource, options: &Options) -> Result<Grammar, Error> {
+    let template = source
+        .template()
+        .map_err(|e| Error::Template(e.to_string()))?;
+    let spec = Json::try_from(source.template_value())
+        .map_err(|e| Error::Template(format!("the template cannot be read as JSON: {e}")))?;
+    let tools = match &options.tools {
+        None => None,
+        Some(list) => Some(tools::read_tools(list)?),
+    };
+    let tools = match (&options.tool_choice, tools) {
+        (ToolChoice::Named(name), Some(list)) => {
+            let chosen: Vec<Tool> = list.into_iter().filter(|t| &t.name == name).collect();
+            if chosen.is_empty() {
+                return Err(Error::Tools(format!(
+                    "--tool-choice names '{name}', which is not among the tools"
+                )));
+            }
+            Some(chosen)
+        }
+        (ToolChoice::Named(name), None) => Some(vec![Tool::any_arguments(name)]),
+        (_, t) => t,
+    };
+    let mut c = Compiler {
+        source,
+        rules: Vec::new(),
+        approximations: Vec::new(),
+        tools,
+        options,
+        region_rules: Vec::new(),
+        taken: std::collections::HashSet::new(),
+    };
+    let plans: Vec<FieldPlan> = template.fields().iter().map(|f| c.plan(f, &spec)).collect();
+    let started = started_in(&template, options.prefix.as_deref());
+    let start = c.assemble(&template, &plans, started);
+    Ok(Grammar {
+        start,
+        rules: c.rules,
+        approximations: c.approximations,
+    })
+}
+
+/// The explicit field whose region the prompt left open (a prefilled `<think>`), if any.
+fn started_in(template: &Template, prefix: Option<&str>) -> Option<usize> {
+    let prefix = prefix?;
+    let parser = Parser::with_events(template, Some(prefix), None, Events::Reference).ok()?;
+    let mut open: Option<usize> = None;
+    for e in parser.initial_events() {
+        match e.kind {
+            EventKind::Open => open = Some(e.field),
+            EventKind::Close { .. } => open = None,
+            _ => {}
+        }
+    }
+    open.filter(|f| Some(*f) != template.implicit())
+}
+
+fn dotted(path: &[PathSeg]) -> String {
+    path.iter()
+        .map(|s| match s {
+            PathSeg::Key(k) => k.clone(),
+            PathSeg::Index(i) => i.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+impl Compiler<'_> {
+    /// Records an approximation located at `path` in the template file.
+    pub(crate) fn approximate(&mut self, path: JsonPath, feature: String, used: String) {
+        let (line, col) = locate(self.source, &path);
+        let a = Approximation {
+            line,
+            col,
+            key_path: dotted(&path),
+            path,
+            feature,
+            used,
+        };
+        if !self.approximations.contains(&a) {
+            self.approximations.push(a);
+        }
+    }
+
+    fn plan(&mut self, field: &rtbench_engine::Field, spec: &Json) -> FieldPlan {
+        let fjson = spec
+            .get("fields")
+            .and_then(|f| f.get(&field.name))
+            .cloned()
+            .unwrap_or(Json::Null);
+        let base = vec![
+            PathSeg::Key("fields".into()),
+            PathSeg::Key(field.name.clone()),
+        ];
+        let key = |k: &str| {
+            let mut p = base.clone();
+            p.push(PathSeg::Key(k.into()));
+            p
+        };
+        let (open, open_excludes) = match &field.open {
+            None => (None, Vec::new()),
+            Some(Delimiter::Literal(set)) => (
+                Some(Open::Literals(set.literals.clone())),
+                set.literals.clone(),
+            ),
+            Some(Delimiter::Pattern(p)) => {
+                let (open, excludes) = self.open_pattern(p.source(), key("open_pattern"));
+                (Some(open), excludes)
+            }
+        };
+        let (close, close_excludes) = match &field.close {
+            None => (Close::None, Vec::new()),
+            Some(Delimiter::Literal(set)) => {
+                (Close::Literals(set.literals.clone()), set.literals.clone())
+            }
+            Some(Delimiter::Pattern(p)) => self.close_pattern(p.source(), key("close_pattern")),
+        };
+        let content_args = fjson.get("content_args").cloned().unwrap_or(Json::Null);
+        let mut found = Vec::new();
+        let tool = tools::shape(field, &fjson, &open, &base, &mut found);
+        for (path, feature, used) in found {
+            self.approximate(path, feature, used);
+        }
+        if let Some(Open::Pattern {
+            follow: Some(lit),
+            path,
+            re,
+        }) = &open
+        {
+            let begins = tool.as_ref().and_then(ToolShape::first_char);
+            if lit.chars().count() != 1 || begins != lit.chars().next() {
+                self.approximate(
+                    path.clone(),
+                    "a lookahead (?=...)".into(),
+                    format!(
+                        "the pattern without it, /{}/ (what must follow is not enforced)",
+                        re.to_regex()
+                    ),
+                );
+            }
+        }
+        FieldPlan {
+            name: field.name.clone(),
+            open,
+            close,
+            open_excludes,
+            close_excludes,
+            repeats: field.repeats,
+            optional: field.optional,
+            tool,
+            content: field.content,
+            content_args,
+        }
+    }
+
+    /// Reads a pattern, reporting what it uses that a grammar cannot say.
+    fn lower(&mut self, pattern: &str, path: &JsonPath) -> Re {
+        match re::lower(pattern) {
+            Ok((re, issues)) => {
+                for issue in issues {
+                    let (feature, used) = match issue {
+                        re::Issue::CaseInsensitive => (
+                            "case-insensitive matching".to_string(),
+                            "the letters as written (other cases are not accepted)".to_string(),
+                        ),
+                        re::Issue::Backref => (
+                            "a backreference".to_string(),
+                            "any text in its place".to_string(),
+                        ),
+                        re::Issue::Atomic => (
+                            "an atomic group or possessive repeat".to_string(),
+                            "an ordinary group or repeat (it may accept matches the pattern refuses)".to_string(),
+                        ),
+                        re::Issue::SetOperation => (
+                            "a set operation in a character class".to_string(),
+                            "the union of its members".to_string(),
+                        ),
+                    };
+                    self.approximate(path.clone(), feature, used);
+                }
+                re
+            }
+            // The template loaded, so its patterns compile; keep going with nothing.
+            Err(_) => Re::Alt(Vec::new()),
+        }
+    }
+
+    fn open_pattern(&mut self, pattern: &str, path: JsonPath) -> (Open, Vec<String>) {
+        let re = self.lower(pattern, &path);
+        // `\A(?=X)`: opens only at the very start of the output, before an `X` it leaves to
+        // the body.
+        if let Re::Seq(items) = &re
+            && let [
+                Re::Assert("\\A" | "^"),
+                Re::Look {
+                    behind: false,
+                    positive: true,
+                    re: ahead,
+                },
+            ] = items.as_slice()
+            && let Re::Lit(s) = ahead.as_ref()
+            && s.chars().count() == 1
+            && let Some(c) = s.chars().next()
+        {
+            return (Open::AtStart(c), Vec::new());
+        }
+        // A trailing lookahead for a literal (`(?=\[)`): the body must begin with it, which
+        // a tool call's body does when it is a JSON list or object.
+        let (re, follow) = match &re {
+            Re::Seq(items) => match items.split_last() {
+                Some((
+                    Re::Look {
+                        behind: false,
+                        positive: true,
+                        re: ahead,
+                    },
+                    rest,
+                )) if matches!(ahead.as_ref(), Re::Lit(_)) => {
+                    let lit = ahead.as_literals().and_then(|l| l.into_iter().next());
+                    (re::simplify(Re::Seq(rest.to_vec())), lit)
+                }
+                _ => (re, None),
+            },
+            _ => (re, None),
+        };
+        let excludes = re.required_literals();
+        let clean = self.without_zero_width(&re, &path, "the pattern");
+        let excludes = match excludes {
+            Some(e) => e,
+            None => {
+                self.approximate(
+                    path.clone(),
+                    "an open pattern with no literal every match contains".into(),
+                    "text elsewhere is not kept from matching it (the parser would open the field there)".into(),
+                );
+                Vec::new()
+            }
+        };
+        (
+            Open::Pattern {
+                re: clean,
+                follow,
+                path,
+            },
+            excludes,
+        )
+    }
+
+    fn close_pattern(&mut self, pattern: &str, path: JsonPath) -> (Close, Vec<String>) {
+        let re = self.lower(pattern, &path);
+        if let Re::Look {
+            behind: false,
+            positive: true,
+            re: ahead,
+        } = &re
+            && let Some(lits) = ahead.as_literals()
+        {
+            return (Close::Follow, lits);
+        }
+        let excludes = re.required_literals();
+        let clean = self.without_zero_width(&re, &path, "the pattern");
+        let excludes = match excludes {
+            Some(e) => e,
+            None => {
+                self.approximate(
+                    path,
+                    "a close pattern with no literal every match contains".into(),
+                    "the field's text is not kept from matching it (the parser would end the field there)".into(),
+                );
+                Vec::new()
+            }
+        };
+        (Close::Pattern(clean), excludes)
+    }
+
+    fn without_zero_width(&mut self, re: &Re, path: &JsonPath, what: &str) -> Re {
+        if !re.has_zero_width() {
+            return re.clone();
+        }
+        let mut removed = Vec::new();
+        let clean = re.without_zero_width(&mut removed);
+        removed.dedup();
+        self.approximate(
+            path.clone(),
+            removed.join(", "),
+            format!(
+                "{what} without it, /{}/ (what must follow is not enforced)",
+                clean.to_regex()
+            ),
+        );
+        clean
+    }
+
+    /// The open delimiter for one tool variant (`name`: the tool name the open's `name`
+    /// capture holds).
+    pub(crate) fn open_node(&self, plan: &FieldPlan, name: Option<&str>) -> Node {
+        match &plan.open {
+            None | Some(Open::AtStart(_)) => Node::empty(),
+            Some(Open::Literals(l)) => Node::alt(l.iter().map(|s| Node::Lit(s.clone())).collect()),
+            Some(Open::Pattern { re, .. }) => {
+                let re = match (
+                    name,
+                    plan.tool.as_ref().and_then(|t| t.name_capture.as_deref()),
+                ) {
+                    (Some(n), Some(capture)) => name_in_capture(re, capture, n),
+                    _ => re.clone(),
+                };
+                regex_node(re::simplify(re))
+            }
+        }
+    }
+
+    /// The close delimiter.
+    pub(crate) fn close_node(plan: &FieldPlan) -> Node {
+        match &plan.close {
+            Close::None | Close::Follow => Node::empty(),
+            Close::Literals(l) => Node::alt(l.iter().map(|s| Node::Lit(s.clone())).collect()),
+            Close::Pattern(re) => regex_node(re.clone()),
+        }
+    }
+
+    /// The body of a region that holds no tool calls.
+    fn plain_body(&mut self, plan: &FieldPlan) -> Node {
+        let text = Node::TextWithout {
+            excludes: plan.close_excludes.clone(),
+            not_start: None,
+        };
+        let pad = |n: Node| Node::seq(vec![whitespace(), n, whitespace()]);
+        let digits = || Re::Repeat {
+            re: Box::new(Re::Class {
+                ranges: vec![('0' as u32, '9' as u32)],
+                negated: false,
+            }),
+            min: 1,
+            max: None,
+        };
+        let sign = || Re::Repeat {
+            re: Box::new(Re::Class {
+                ranges: vec![('+' as u32, '+' as u32), ('-' as u32, '-' as u32)],
+                negated: false,
+            }),
+            min: 0,
+            max: Some(1),
+        };
+        match plan.content {
+            ContentKind::Int => pad(Node::Regex(Re::Seq(vec![sign(), digits()]))),
+            ContentKind::Float => pad(Node::Regex(Re::Seq(vec![
+                sign(),
+                digits(),
+                Re::Repeat {
+                    re: Box::new(Re::Seq(vec![Re::Lit(".".into()), digits()])),
+                    min: 0,
+                    max: Some(1),
+                },
+            ]))),
+            ContentKind::Json => {
+                let allow_text = plan.content_args.get("allow_non_json").is_some_and(truthy);
+                if allow_text {
+                    text
+                } else {
+                    pad(Node::Json {
+                        schema: json!({}),
+                        dialect: dialect_of(&plan.content_args),
+                    })
+                }
+            }
+            _ => text,
+        }
+    }
+
+    /// Every way to write one region of `plan`: one alternative per tool when the open names
+    /// the tool. `first`: the prompt already opened it (no open delimiter).
+    fn region(&mut self, plan: &FieldPlan, first: bool) -> Node {
+        let close = Self::close_node(plan);
+        let open_for = |c: &Self, name: Option<&str>| {
+            if first {
+                Node::empty()
+            } else {
+                c.open_node(plan, name)
+            }
+        };
+        match plan.tool.clone() {
+            Some(shape) if !matches!(self.options.tool_choice, ToolChoice::None) => {
+                let variants = tools::variants(
+                    &mut self.rules,
+                    self.tools.as_deref(),
+                    self.options.parallel,
+                    &plan.close_excludes,
+                    &shape,
+                );
+                let tight_open = matches!(
+                    plan.open,
+                    Some(Open::Pattern {
+                        follow: Some(_),
+                        ..
+                    })
+                );
+                let alts = variants
+                    .into_iter()
+                    .map(|(name, body)| {
+                        // After an open that looks ahead, the body begins at once.
+                        let body = match body {
+                            Node::Seq(mut items)
+                                if tight_open && items.first() == Some(&whitespace()) =>
+                            {
+                                items.remove(0);
+                                Node::seq(items)
+                            }
+                            other => other,
+                        };
+                        Node::seq(vec![open_for(self, name.as_deref()), body, close.clone()])
+                    })
+                    .collect();
+                Node::alt(alts)
+            }
+            _ => {
+                let body = self.plain_body(plan);
+                Node::seq(vec![open_for(self, None), body, close])
+            }
+        }
+    }
+
+    /// A rule name not taken yet, from `base`.
+    fn fresh_rule(&self, base: &str) -> String {
+        // `start`/`root` are the dialects' own, `text_N` the exclusion rules' and terminals',
+        // `json_*`/`def_*` the schema converter's.
+        let reserved = ["text_", "json_", "def_"];
+        let base =
+            if ["start", "root"].contains(&base) || reserved.iter().any(|r| base.starts_with(r)) {
+                format!("field_{base}")
+            } else {
+                base.to_string()
+            };
+        let base = base.as_str();
+        let mut name = base.to_string();
+        let mut n = 1;
+        while self.taken.contains(&name) {
+            n += 1;
+            name = format!("{base}_{n}");
+        }
+        name
+    }
+
+    /// A named rule for a region (the outputs stay readable).
+    fn region_rule(&mut self, plan: &FieldPlan, first: bool) -> Node {
+        let key = (plan.name.clone(), first);
+        if let Some((_, name)) = self.region_rules.iter().find(|(k, _)| *k == key) {
+            return Node::Ref(name.clone());
+        }
+        let name = self.fresh_rule(&format!(
+            "{}{}",
+            rule_name(&plan.name),
+            if first { "_rest" } else { "" }
+        ));
+        self.region_rules.push((key, name.clone()));
+        self.taken.insert(name.clone());
+        // Reserved first, filled in once built (a region never refers to itself, but the
+        // order of rules follows the order fields are met).
+        let slot = self.rules.len();
+        self.rules.push((name.clone(), Node::Alt(Vec::new())));
+        let node = self.region(plan, first);
+        self.rules[slot].1 = node;
+        Node::Ref(name)
+    }
+
+    /// How many regions of `plan` the output may hold.
+    fn count(&self, plan: &FieldPlan) -> (u32, Option<u32>) {
+        let is_tool = plan.tool.is_some();
+        let min = u32::from(!plan.optional);
+        if is_tool {
+            let forced = matches!(
+                self.options.tool_choice,
+                ToolChoice::Required | ToolChoice::Named(_)
+            );
+            let max = if plan.repeats && self.options.parallel {
+                None
+            } else {
+                Some(1)
+            };
+            (u32::from(forced).max(min), max)
+        } else {
+            (min, if plan.repeats { None } else { Some(1) })
+        }
+    }
+
+    fn assemble(
+        &mut self,
+        template: &Template,
+        plans: &[FieldPlan],
+        started: Option<usize>,
+    ) -> Node {
+        let no_tools = matches!(self.options.tool_choice, ToolChoice::None);
+        let first = started.map(|f| self.region_rule(&plans[f], true));
+        let skip_first = |i: usize| started == Some(i) && !plans[i].repeats;
+        let implicit = template.implicit();
+        let anchors: Vec<String> = match template.start_anchor() {
+            Delimiter::Literal(set) => set.literals.clone(),
+            Delimiter::Pattern(_) => Vec::new(),
+        };
+        let Some(imp) = implicit else {
+            // No implicit field: text between regions goes nowhere, so only whitespace (and the
+            // start anchor of a following message) may stand there.
+            let mut gap_alts = vec![Re::Class {
+                ranges: vec![(0x09, 0x0A), (0x0D, 0x0D), (0x20, 0x20)],
+                negated: false,
+            }];
+            gap_alts.extend(anchors.iter().map(|a| Re::Lit(a.clone())));
+            let gap = Node::Regex(Re::Repeat {
+                re: Box::new(Re::Alt(gap_alts)),
+                min: 0,
+                max: None,
+            });
+            let mut seq = vec![first.unwrap_or_else(Node::empty), gap.clone()];
+            for (i, plan) in plans.iter().enumerate() {
+                if skip_first(i) || (plan.tool.is_some() && no_tools) {
+                    continue;
+                }
+                let (min, max) = self.count(plan);
+                let region = self.region_rule(plan, false);
+                seq.push(repeated(region, &gap, min, max));
+                seq.push(gap.clone());
+            }
+            // The end-of-sequence token may end the output (it goes nowhere either), unless it
+            // would open a field.
+            let opens: Vec<&String> = plans.iter().flat_map(|p| p.open_excludes.iter()).collect();
+            let eos: Vec<Node> = self
+                .options
+                .eos
+                .iter()
+                .filter(|e| !e.is_empty() && !opens.iter().any(|o| e.contains(o.as_str())))
+                .map(|e| Node::Lit(e.clone()))
+                .collect();
+            if !eos.is_empty() {
+                seq.push(Node::opt(Node::alt(eos)));
+            }
+            return Node::seq(seq);
+        };
+        let imp_plan = &plans[imp];
+        let mut excludes: Vec<String> = plans
+            .iter()
+            .flat_map(|p| p.open_excludes.iter().cloned())
+            .collect();
+        excludes.extend(imp_plan.close_excludes.iter().cloned());
+        excludes.sort();
+        excludes.dedup();
+        let not_start = plans.iter().find_map(|p| match p.open {
+            Some(Open::AtStart(c)) => Some(c),
+            _ => None,
+        });
+        let text = Node::TextWithout {
+            excludes: excludes.clone(),
+            not_start: None,
+        };
+        let end_close = Self::close_node(imp_plan);
+        let (end_required, end_optional) = if end_close.is_empty() {
+            (Node::empty(), Node::empty())
+        } else {
+            // The implicit field's close, once or more (a section end before the end of turn).
+            let name = self.fresh_rule("turn_end");
+            self.taken.insert(name.clone());
+            self.rules
+                .push((name.clone(), repeated(end_close, &Node::empty(), 1, None)));
+            (Node::Ref(name.clone()), Node::opt(Node::Ref(name)))
+        };
+        let ws = whitespace();
+        if imp_plan.repeats {
+            // Every stretch of text is kept: text may stand between any two regions.
+            let mut seq = vec![first.unwrap_or_else(Node::empty), text.clone()];
+            for (i, plan) in plans.iter().enumerate() {
+                if i == imp || skip_first(i) || (plan.tool.is_some() && no_tools) {
+                    continue;
+                }
+                let (min, max) = self.count(plan);
+                let region = self.region_rule(plan, false);
+                seq.push(repeated(region, &text, min, max));
+                seq.push(text.clone());
+            }
+            seq.push(end_optional);
+            return Node::seq(seq);
+        }
+        // The explicit fields that are not tool calls come first, in the template's order.
+        let mut pre = vec![first.clone().unwrap_or_else(Node::empty)];
+        let mut at_very_start = first.is_none();
+        for (i, plan) in plans.iter().enumerate() {
+            if i == imp || skip_first(i) || plan.tool.is_some() {
+                continue;
+            }
+            let (min, max) = self.count(plan);
+            let region = self.region_rule(plan, false);
+            pre.push(ws.clone());
+            pre.push(repeated(region, &ws, min, max));
+            at_very_start = false;
+        }
+        pre.push(ws.clone());
+        let pre = Node::seq(pre);
+        // Text written before anything else: when a field opens only at the very start, the
+        // text there must not begin as it does.
+        let lead_text = Node::TextWithout {
+            excludes,
+            not_start: if at_very_start { not_start } else { None },
+        };
+        let tool_plans: Vec<&FieldPlan> = if no_tools {
+            Vec::new()
+        } else {
+            plans
+                .iter()
+                .enumerate()
+                .filter(|(i, p)| p.tool.is_some() && !skip_first(*i) && *i != imp)
+                .map(|(_, p)| p)
+                .collect()
+        };
+        let tools_min: u32 = tool_plans
+            .iter()
+            .map(|p| self.count(p).0)
+            .max()
+            .unwrap_or(0);
+        let tight = tool_plans.iter().any(|p| matches!(p.close, Close::Follow));
+        // The calls, at least one (`gap` between them).
+        let calls = |c: &mut Self, gap: &Node| -> Node {
+            let mut alts = Vec::new();
+            for (k, p) in tool_plans.iter().enumerate() {
+                let (_, max) = c.count(p);
+                let region = c.region_rule(p, false);
+                let mut seq = vec![repeated(region, gap, 1, max)];
+                // Other tool fields may follow (rare: most templates have one).
+                for q in &tool_plans[k + 1..] {
+                    let (_, qmax) = c.count(q);
+                    let r = c.region_rule(q, false);
+                    seq.push(gap.clone());
+                    seq.push(repeated(r, gap, 0, qmax));
+                }
+                alts.push(Node::seq(seq));
+            }
+            Node::alt(alts)
+        };
+        let text_then_end = |t: Node| {
+            Node::alt(vec![
+                Node::seq(vec![t, end_required.clone()]),
+                end_optional.clone(),
+            ])
+        };
+        let mut layouts = Vec::new();
+        let at_start = tool_plans
+            .iter()
+            .any(|p| matches!(p.open, Some(Open::AtStart(_))));
+        if at_start && !tool_plans.is_empty() {
+            // The calls open only at the very start of the output: nothing may come before
+            // them, and text at the start must not begin as they do.
+            let c = calls(self, &ws);
+            layouts.push(Node::seq(vec![
+                first.clone().unwrap_or_else(Node::empty),
+                c,
+                text_then_end(text.clone()),
+            ]));
+            if tools_min == 0 {
+                layouts.push(Node::seq(vec![pre, text_then_end(lead_text)]));
+            }
+            return Node::alt(layouts);
+        }
+        if !tool_plans.is_empty() {
+            if tight {
+                // A close that is only a lookahead: the next thing is another call or the
+                // implicit field's close, never text.
+                let c = calls(self, &Node::empty());
+                layouts.push(Node::seq(vec![
+                    pre.clone(),
+                    lead_text.clone(),
+                    c,
+                    end_required.clone(),
+                ]));
+            } else {
+                let c = calls(self, &Node::empty());
+                layouts.push(Node::seq(vec![
+                    pre.clone(),
+                    lead_text.clone(),
+                    c,
+                    end_optional.clone(),
+                ]));
+                let c = calls(self, &ws);
+                layouts.push(Node::seq(vec![pre.clone(), c, text_then_end(text.clone())]));
+            }
+        }
+        if tool_plans.is_empty() || tools_min == 0 {
+            layouts.push(Node::seq(vec![pre, text_then_end(lead_text)]));
+        }
+        Node::alt(layouts)
+    }
+}
+
+/// The open pattern with the tool's name in place of its name capture. A greedy capture
+/// (`[^\s<]+`) followed by an optional run (`[^<]*`) would take the run's first characters
+/// too when they fit the capture, reading a longer name: the run then must not begin with a
+/// character the capture takes.
+fn name_in_capture(re: &Re, capture: &str, name: &str) -> Re {
+    let lit = Re::Lit(name.to_string());
+    let Re::Seq(items) = re else {
+        return re.substitute(capture, &lit);
+    };
+    let at = items
+        .iter()
+        .position(|r| matches!(r, Re::Group { name: Some(n), .. } if n == capture));
+    let Some(at) = at else {
+        return re.substitute(capture, &lit);
+    };
+    let mut out = items.clone();
+    let taken = match re.group(capture) {
+        Some(Re::Repeat {
+            re: inner,
+            min: 1..,
+            max: None,
+        }) => class_ranges(inner),
+        _ => None,
+    };
+    if let (
+        Some(taken),
+        Some(Re::Repeat {
+            re: next,
+            min: 0,
+            max: None,
+        }),
+    ) = (taken, items.get(at + 1))
+        && let Some(next_ranges) = class_ranges(next)
+    {
+        let first = re::normalize(
+            next_ranges
+                .iter()
+                .flat_map(|&(a, b)| subtract((a, b), &taken))
+                .collect(),
+        );
+        out[at + 1] = Re::Repeat {
+            re: Box::new(Re::Seq(vec![
+                Re::Class {
+                    ranges: first,
+                    negated: false,
+                },
+                Re::Repeat {
+                    re: next.clone(),
+                    min: 0,
+                    max: None,
+                },
+            ])),
+            min: 0,
+            max: Some(1),
+        };
+    }
+    out[at] = lit;
+    Re::Seq(out)
+}
+
+/// The characters a one-character expression takes, as ranges.
+fn class_ranges(re: &Re) -> Option<Vec<(u32, u32)>> {
+    match re {
+        Re::Class {
+            ranges,
+            negated: false,
+        } => Some(ranges.clone()),
+        Re::Class {
+            ranges,
+            negated: true,
+        } => Some(re::complement(ranges)),
+        Re::Lit(s) if s.chars().count() == 1 => {
+            s.chars().next().map(|c| vec![(c as u32, c as u32)])
+        }
+        _ => None,
+    }
+}
+
+/// `range` without the characters of `minus` (sorted, disjoint).
+fn subtract(range: (u32, u32), minus: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    let mut start = range.0;
+    for &(a, b) in minus {
+        if b < start || a > range.1 {
+            continue;
+        }
+        if a > start {
+            out.push((start, a - 1));
+        }
+        start = start.max(b.saturating_add(1));
+        if start > range.1 {
+            return out;
+        }
+    }
+    if start <= range.1 {
+        out.push((start, range.1));
+    }
+    out
+}
+
+/// `node` repeated `min..=max` times with `gap` between repetitions.
+pub(crate) fn repeated(node: Node, gap: &Node, min: u32, max: Option<u32>) -> Node {
+    if max == Some(0) {
+        return Node::empty();
+    }
+    let more = Node::rep(
+        Node::seq(vec![gap.clone(), node.clone()]),
+        min.saturating_sub(1),
+        max.map(|m| m.saturating_sub(1)),
+    );
+    let some = Node::seq(vec![node, more]);
+    if min == 0 { Node::opt(some) } else { some }
+}
+
+/// A rule name from a field name (letters, digits and `_`).
+pub(crate) fn rule_name(field: &str) -> String {
+    let mut s: String = field
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if !s.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        s.insert_str(0, "f_");
+    }
+    s
+}
+
+/// The line and column of the node at `path` (its nearest existing ancestor), or (0, 0).
+fn locate(source: &TemplateSource, path: &[PathSeg]) -> (usize, usize) {
+    let mut p: &[PathSeg] = path;
+    loop {
+        if let Some(node) = source.node(p) {
+            return source.line_col(node.value.start);
+        }
+        match p.split_last() {
+            Some((_, parent)) => p = parent,
+            None => return (0, 0),
+        }
+    }
+}

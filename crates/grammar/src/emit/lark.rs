@@ -1,0 +1,239 @@
+//! llguidance's Lark dialect: `start:` and lower-case rules; regular expressions as `/.../` in
+//! Rust `regex` syntax; JSON values as `%json {schema}`; "text without D" as a terminal made
+//! with llguidance's lexeme operators, `/(?s:.+)/ & ~/(?s:.*)D(?s:.*)/` (made optional where
+//! used: a lexeme never matches the empty text). With special tokens
+//! given, a literal that is (or holds) one is written `<|name|>`, so that it matches the
+//! token rather than its spelling, as when the check runs on the model's tokenizer.
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+use crate::ir::{Dialect, Grammar, Node};
+use crate::re::Re;
+
+/// How to write the Lark output.
+#[derive(Clone, Debug, Default)]
+pub struct LarkOptions {
+    /// Delimiters that are special tokens of the model's tokenizer: written in llguidance's
+    /// `<|...|>` token syntax instead of as text.
+    pub special_tokens: BTreeSet<String>,
+}
+
+struct Writer<'a> {
+    options: &'a LarkOptions,
+    /// Terminals made while writing (text exclusions): name and definition.
+    terminals: Vec<(String, String)>,
+}
+
+pub(crate) fn emit(g: &Grammar, options: &LarkOptions) -> String {
+    let (start, rules) = super::lower_json(g, &|d| *d == Dialect::Json);
+    let rules = super::reachable(&start, rules);
+    let mut w = Writer {
+        options,
+        terminals: Vec::new(),
+    };
+    let mut out = String::new();
+    let root = w.expr(&start, 0);
+    let _ = writeln!(out, "start: {root}");
+    for (name, node) in &rules {
+        let body = w.expr(node, 0);
+        let _ = writeln!(out, "{name}: {body}");
+    }
+    for (name, def) in &w.terminals {
+        let _ = writeln!(out, "{name}: {def}");
+    }
+    out
+}
+
+impl Writer<'_> {
+    fn expr(&mut self, node: &Node, prec: u8) -> String {
+        match node {
+            Node::Lit(s) => self.literal(s, prec),
+            Node::TextWithout {
+                excludes,
+                not_start,
+            } => self.text(excludes, *not_start),
+            // llguidance's lexemes must not match the empty text: `x*` is written `(x+)?`.
+            Node::Regex(Re::Repeat { re, min: 0, max }) if !re.nullable() => {
+                let plus = Node::Regex(Re::Repeat {
+                    re: re.clone(),
+                    min: 1,
+                    max: *max,
+                });
+                format!("{}?", self.expr(&plus, 2))
+            }
+            Node::Regex(re) => {
+                if self.options.special_tokens.is_empty()
+                    || !mentions_special(re, &self.options.special_tokens)
+                {
+                    format!("/{}/", re.to_regex())
+                } else {
+                    self.re_structural(re, prec)
+                }
+            }
+            Node::Json { schema, .. } => format!(
+                "%json {}",
+                serde_json::to_string(schema).unwrap_or_default()
+            ),
+            Node::Seq(items) => {
+                if items.is_empty() {
+                    return "\"\"".into();
+                }
+                let parts: Vec<String> = items.iter().map(|i| self.expr(i, 1)).collect();
+                wrap(parts.join(" "), items.len() > 1 && prec >= 2)
+            }
+            Node::Alt(items) => {
+                if items.is_empty() {
+                    return "/[^\\x{0}-\\x{10FFFF}]/".into();
+                }
+                let parts: Vec<String> = items.iter().map(|i| self.expr(i, 0)).collect();
+                wrap(parts.join(" | "), items.len() > 1 && prec >= 1)
+            }
+            Node::Repeat { node, min, max } => {
+                let inner = self.expr(node, 2);
+                repeat(&inner, *min, *max)
+            }
+            Node::Ref(name) => name.clone(),
+        }
+    }
+
+    /// A literal, with any special tokens in it written as tokens.
+    fn literal(&self, s: &str, prec: u8) -> String {
+        if s.is_empty() {
+            return "\"\"".into();
+        }
+        let mut parts = Vec::new();
+        let mut rest = s;
+        'outer: while !rest.is_empty() {
+            for (i, _) in rest.char_indices() {
+                if let Some(tok) = self
+                    .options
+                    .special_tokens
+                    .iter()
+                    .filter(|t| !t.is_empty() && rest[i..].starts_with(t.as_str()))
+                    .max_by_key(|t| t.len())
+                {
+                    if i > 0 {
+                        parts.push(quote(&rest[..i]));
+                    }
+                    parts.push(tok.clone());
+                    rest = &rest[i + tok.len()..];
+                    continue 'outer;
+                }
+            }
+            parts.push(quote(rest));
+            break;
+        }
+        wrap(parts.join(" "), parts.len() > 1 && prec >= 2)
+    }
+
+    /// A regex written as rule items, so that its literal special tokens can be tokens.
+    fn re_structural(&mut self, re: &Re, prec: u8) -> String {
+        match re {
+            Re::Lit(s) => self.literal(s, prec),
+            Re::Seq(items) => {
+                let parts: Vec<String> = items.iter().map(|i| self.re_structural(i, 1)).collect();
+                wrap(parts.join(" "), items.len() > 1 && prec >= 2)
+            }
+            Re::Alt(items) if !items.is_empty() => {
+                let parts: Vec<String> = items.iter().map(|i| self.re_structural(i, 0)).collect();
+                wrap(parts.join(" | "), items.len() > 1 && prec >= 1)
+            }
+            Re::Repeat {
+                re: inner,
+                min,
+                max,
+            } if mentions_special(inner, &self.options.special_tokens) => {
+                let inner = self.re_structural(inner, 2);
+                repeat(&inner, *min, *max)
+            }
+            Re::Group { re, .. } => self.re_structural(re, prec),
+            other => format!("/{}/", other.to_regex()),
+        }
+    }
+
+    /// The terminal for "text without `excludes`".
+    fn text(&mut self, excludes: &[String], not_start: Option<char>) -> String {
+        // Special tokens cannot be spelled by ordinary tokens: no need to exclude them.
+        let excludes: Vec<&String> = excludes
+            .iter()
+            .filter(|e| !self.options.special_tokens.contains(*e) && !e.is_empty())
+            .collect();
+        // llguidance's lexemes must not match the empty text: the terminal takes at least one
+        // character, and the rule makes it optional.
+        let mut def = String::from("/(?s:.+)/");
+        if !excludes.is_empty() {
+            let alts: Vec<String> = excludes
+                .iter()
+                .map(|e| Re::Lit((*e).clone()).to_regex())
+                .collect();
+            let _ = write!(def, " & ~/(?s:.*)(?:{})(?s:.*)/", alts.join("|"));
+        }
+        if let Some(c) = not_start {
+            let _ = write!(def, " & ~/{}(?s:.*)/", Re::Lit(c.to_string()).to_regex());
+        }
+        if let Some((name, _)) = self.terminals.iter().find(|(_, d)| *d == def) {
+            return format!("{name}?");
+        }
+        let name = format!("TEXT_{}", self.terminals.len() + 1);
+        self.terminals.push((name.clone(), def));
+        format!("{name}?")
+    }
+}
+
+fn mentions_special(re: &Re, tokens: &BTreeSet<String>) -> bool {
+    match re {
+        Re::Lit(s) => tokens
+            .iter()
+            .any(|t| !t.is_empty() && s.contains(t.as_str())),
+        Re::Seq(items) | Re::Alt(items) => items.iter().any(|r| mentions_special(r, tokens)),
+        Re::Repeat { re, .. } | Re::Group { re, .. } | Re::Look { re, .. } => {
+            mentions_special(re, tokens)
+        }
+        _ => false,
+    }
+}
+
+fn wrap(s: String, paren: bool) -> String {
+    if paren { format!("({s})") } else { s }
+}
+
+/// `inner` repeated `min..=max` times, with Lark's `? * +` and explicit copies for bounds.
+fn repeat(inner: &str, min: u32, max: Option<u32>) -> String {
+    match (min, max) {
+        (0, None) => format!("{inner}*"),
+        (1, None) => format!("{inner}+"),
+        (0, Some(1)) => format!("{inner}?"),
+        (m, max) => {
+            let mut parts: Vec<String> = (0..m).map(|_| inner.to_string()).collect();
+            match max {
+                None => parts.push(format!("{inner}*")),
+                Some(n) => {
+                    // Nested optionals: (x (x)?)? for up to two more.
+                    let extra = n.saturating_sub(m);
+                    let mut tail = String::new();
+                    for _ in 0..extra {
+                        tail = if tail.is_empty() {
+                            format!("{inner}?")
+                        } else {
+                            format!("({inner} {tail})?")
+                        };
+                    }
+                    if !tail.is_empty() {
+                        parts.push(tail);
+                    }
+                }
+            }
+            if parts.is_empty() {
+                "\"\"".into()
+            } else {
+                format!("({})", parts.join(" "))
+            }
+        }
+    }
+}
+
+/// A Lark string literal (JSON escapes, which llguidance reads).
+fn quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
+}
