@@ -161,6 +161,39 @@ fn weight(byte: u8) -> f64 {
     }
 }
 
+/// Weighted draws tried before the whole mask is computed.
+const REJECTION_TRIES: usize = 8;
+
+/// The running total of [`weight`] over the bytes 0..=255, to draw any byte by bisection.
+static CUMULATIVE: std::sync::LazyLock<Vec<f64>> = std::sync::LazyLock::new(|| {
+    (0..=255u8)
+        .scan(0.0, |total, b| {
+            *total += weight(b);
+            Some(*total)
+        })
+        .collect()
+});
+
+/// Any byte, drawn in proportion to its weight.
+fn draw_byte(rng: &mut StdRng) -> u32 {
+    let cumulative = &*CUMULATIVE;
+    let x = rng.random_range(0.0..cumulative[255]);
+    cumulative.partition_point(|&c| c <= x).min(255) as u32
+}
+
+/// A token drawn from `choices` in proportion to its weight.
+fn draw(rng: &mut StdRng, choices: &[(u32, f64)]) -> u32 {
+    let total: f64 = choices.iter().map(|c| c.1).sum();
+    let mut x = rng.random_range(0.0..total);
+    for &(t, w) in choices {
+        if x < w {
+            return t;
+        }
+        x -= w;
+    }
+    choices[choices.len() - 1].0
+}
+
 /// One walk: the text, or `None` when it ran past `max_bytes` or into a state that allows
 /// nothing and cannot end.
 pub fn walk(
@@ -184,8 +217,7 @@ pub fn walk(
         if m.is_stopped() {
             break;
         }
-        let accepting = m.is_accepting().unwrap_or(false);
-        if accepting && rng.random_bool(stop) {
+        if rng.random_bool(stop) && m.is_accepting().unwrap_or(false) {
             break;
         }
         if !literals.is_empty() && rng.random_bool(literal) {
@@ -198,39 +230,46 @@ pub fn walk(
                 continue;
             }
         }
-        let Ok(mask) = m.compute_mask() else {
-            // The grammar is complete and allows nothing more (the engine reports a stopped
-            // parser as an error here), or it failed.
-            if accepting {
+        // Most states allow most of the bytes a walk favours: try a few weighted draws one
+        // token at a time (one lexer step each) before asking for the whole mask (a step per
+        // byte of the vocabulary).
+        let mut chosen = None;
+        for _ in 0..REJECTION_TRIES {
+            let t = draw_byte(&mut rng);
+            if m.validate_tokens(&[t]).ok() == Some(1) {
+                chosen = Some(t);
                 break;
             }
-            return None;
+        }
+        let chosen = match chosen {
+            Some(t) => t,
+            None => {
+                let Ok(mask) = m.compute_mask() else {
+                    // The grammar is complete and allows nothing more (the engine reports a
+                    // stopped parser as an error here), or it failed.
+                    if m.is_accepting().unwrap_or(false) {
+                        break;
+                    }
+                    return None;
+                };
+                let mut choices: Vec<(u32, f64)> = Vec::new();
+                mask.iter_set_entries(|t| {
+                    if let Ok(t) = u32::try_from(t)
+                        && t != eos
+                        && let Ok(b) = u8::try_from(t)
+                    {
+                        choices.push((t, weight(b)));
+                    }
+                });
+                if choices.is_empty() {
+                    if m.is_accepting().unwrap_or(false) {
+                        break;
+                    }
+                    return None;
+                }
+                draw(&mut rng, &choices)
+            }
         };
-        let mut choices: Vec<(u32, f64)> = Vec::new();
-        mask.iter_set_entries(|t| {
-            if let Ok(t) = u32::try_from(t)
-                && t != eos
-                && let Ok(b) = u8::try_from(t)
-            {
-                choices.push((t, weight(b)));
-            }
-        });
-        if choices.is_empty() {
-            if accepting {
-                break;
-            }
-            return None;
-        }
-        let total: f64 = choices.iter().map(|c| c.1).sum();
-        let mut x = rng.random_range(0.0..total);
-        let mut chosen = choices[choices.len() - 1].0;
-        for &(t, w) in &choices {
-            if x < w {
-                chosen = t;
-                break;
-            }
-            x -= w;
-        }
         if m.consume_token(chosen).is_err() {
             return None;
         }
