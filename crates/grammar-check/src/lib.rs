@@ -14,6 +14,6 @@ mod shrink;
 mod walk;
 
 pub use agree::{Case, CheckOptions, Direction, Disagreement, Report, Verdict, check, verdict};
-pub use matcher::{Acceptance, Grammar};
+pub use matcher::{Acceptance, Grammar, Vocabulary};
 pub use shrink::shrink;
 pub use walk::{WalkOptions, lark_literals, walk};

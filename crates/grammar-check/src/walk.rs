@@ -150,7 +150,7 @@ fn regex_runs(regex: &str) -> Vec<String> {
 
 /// How much a walk favours `byte` among those allowed: structure over prose, ASCII over the
 /// rest, and non-ASCII now and then so walks meet multi-byte characters.
-fn weight(byte: u8) -> f64 {
+pub(crate) fn weight(byte: u8) -> f64 {
     match byte {
         b'{' | b'}' | b'[' | b']' | b'"' | b',' | b':' | b'<' | b'>' => 6.0,
         b'0'..=b'9' | b'a'..=b'z' | b'A'..=b'Z' => 1.0,
@@ -164,21 +164,12 @@ fn weight(byte: u8) -> f64 {
 /// Weighted draws tried before the whole mask is computed.
 const REJECTION_TRIES: usize = 8;
 
-/// The running total of [`weight`] over the bytes 0..=255, to draw any byte by bisection.
-static CUMULATIVE: std::sync::LazyLock<Vec<f64>> = std::sync::LazyLock::new(|| {
-    (0..=255u8)
-        .scan(0.0, |total, b| {
-            *total += weight(b);
-            Some(*total)
-        })
-        .collect()
-});
-
-/// Any byte, drawn in proportion to its weight.
-fn draw_byte(rng: &mut StdRng) -> u32 {
-    let cumulative = &*CUMULATIVE;
-    let x = rng.random_range(0.0..cumulative[255]);
-    cumulative.partition_point(|&c| c <= x).min(255) as u32
+/// A token drawn from the grammar's whole vocabulary in proportion to its weight.
+fn draw_any(rng: &mut StdRng, grammar: &Grammar) -> u32 {
+    let cumulative = grammar.cumulative_weights();
+    let last = cumulative.len().saturating_sub(1);
+    let x = rng.random_range(0.0..cumulative[last].max(f64::MIN_POSITIVE));
+    cumulative.partition_point(|&c| c <= x).min(last) as u32
 }
 
 /// A token drawn from `choices` in proportion to its weight.
@@ -222,7 +213,7 @@ pub fn walk(
         }
         if !literals.is_empty() && rng.random_bool(literal) {
             let pick = &literals[rng.random_range(0..literals.len())];
-            let tokens: Vec<u32> = pick.bytes().map(u32::from).collect();
+            let tokens = grammar.tokenize(pick);
             if m.validate_tokens(&tokens).ok() == Some(tokens.len())
                 && m.consume_tokens(&tokens).is_ok()
             {
@@ -235,7 +226,7 @@ pub fn walk(
         // byte of the vocabulary).
         let mut chosen = None;
         for _ in 0..REJECTION_TRIES {
-            let t = draw_byte(&mut rng);
+            let t = draw_any(&mut rng, grammar);
             if m.validate_tokens(&[t]).ok() == Some(1) {
                 chosen = Some(t);
                 break;
@@ -253,12 +244,16 @@ pub fn walk(
                     return None;
                 };
                 let mut choices: Vec<(u32, f64)> = Vec::new();
+                let cumulative = grammar.cumulative_weights();
                 mask.iter_set_entries(|t| {
-                    if let Ok(t) = u32::try_from(t)
-                        && t != eos
-                        && let Ok(b) = u8::try_from(t)
+                    if let Ok(id) = u32::try_from(t)
+                        && id != eos
+                        && t < cumulative.len()
                     {
-                        choices.push((t, weight(b)));
+                        let w = cumulative[t] - if t == 0 { 0.0 } else { cumulative[t - 1] };
+                        if w > 0.0 {
+                            choices.push((id, w));
+                        }
                     }
                 });
                 if choices.is_empty() {
@@ -273,7 +268,7 @@ pub fn walk(
         if m.consume_token(chosen).is_err() {
             return None;
         }
-        out.push(chosen as u8);
+        out.extend_from_slice(grammar.token_bytes(chosen));
     }
     String::from_utf8(out).ok()
 }
@@ -315,6 +310,33 @@ call: "<tool_call>" %json{"type": "object", "properties": {"name": {"const": "f"
         }
         assert!(walks.iter().any(|w| w.contains("<tool_call>")), "{walks:?}");
         assert_eq!(walk(&g, &lits, 7, &opts), walk(&g, &lits, 7, &opts));
+    }
+}
+
+#[cfg(test)]
+mod model_tests {
+    use super::*;
+    use crate::matcher::{Acceptance, Vocabulary};
+
+    #[test]
+    fn walks_over_a_models_tokens_end_with_its_special_token() {
+        let json: serde_json::Value =
+            serde_json::from_str(include_str!("../../../samples/qwen3/tokenizer.json")).unwrap();
+        let v = Vocabulary::from_tokenizer_json(&json).unwrap();
+        let lark = "start: \"<think>\" think \"</think>\" ANSWER <|im_end|>\nthink: /[a-z ]{0,30}/\nANSWER: /[^<]{0,40}/\n";
+        let g = Grammar::new(lark, &v).unwrap();
+        let lits = lark_literals(lark);
+        let walks: Vec<String> = (0..30)
+            .filter_map(|i| walk(&g, &lits, i, &WalkOptions::default()))
+            .collect();
+        assert!(walks.len() >= 25, "{walks:?}");
+        for w in &walks {
+            assert!(
+                w.starts_with("<think>") && w.ends_with("<|im_end|>"),
+                "{w:?}"
+            );
+            assert_eq!(g.accepts(w), Acceptance::Accepted, "{w:?}");
+        }
     }
 }
 
