@@ -161,7 +161,7 @@ impl Grammar {
     }
 
     /// Whether a token is one of the model's special tokens.
-    pub(crate) fn is_special(&self, t: u32) -> bool {
+    pub fn is_special(&self, t: u32) -> bool {
         self.specials.iter().any(|s| s.1 == t)
     }
 
