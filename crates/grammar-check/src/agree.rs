@@ -301,9 +301,20 @@ pub fn check(
             report.samples_accepted += 1;
             continue;
         }
+        // The shrunk text keeps the refusal where it was: refused at the same character, after
+        // the same character (else shrinking drifts to another, unrelated refusal).
+        let around = |s: &str, a: Acceptance| match a {
+            Acceptance::StopsAt(p) => (
+                s.get(..p).and_then(|h| h.chars().next_back()),
+                s.get(p..).and_then(|t| t.chars().next()),
+            ),
+            _ => (None, None),
+        };
+        let original_around = around(&case.generation, original_acceptance);
         let refused = |s: &str| {
             let a = grammar.accepts(s);
             std::mem::discriminant(&a) == std::mem::discriminant(&original_acceptance)
+                && around(s, a) == original_around
                 && verdict_with(template, &case.prefix, s, tools, &schemas).0 == Verdict::Clean
         };
         let shrunk = shrink(&case.generation, refused);
@@ -468,7 +479,8 @@ mod tests {
         let d = &r.disagreements[0];
         assert_eq!(d.direction, Direction::ParserAcceptsGrammarRejects);
         assert_eq!(d.original_acceptance, Acceptance::StopsAt(0));
-        // The shortest answer the parser reads clean: an empty one.
-        assert_eq!(d.shrunk, "<|im_end|>");
+        // The shortest answer the parser reads clean that the grammar refuses at the same
+        // character, its first.
+        assert_eq!(d.shrunk, "J<|im_end|>");
     }
 }

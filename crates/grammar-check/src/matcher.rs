@@ -54,9 +54,14 @@ pub struct Grammar {
     specials: Vec<(Vec<u8>, u32)>,
     /// One token per byte (token `b` is byte `b`).
     bytes: bool,
-    /// The running total of the walk's weights over the tokens, to draw one by bisection.
-    cumulative: Vec<f64>,
+    /// The tokens by their first byte (group 256: the model's special tokens), so that a walk
+    /// draws a first byte as a byte-level walk would and then one of its tokens: a large
+    /// vocabulary does not drown structure in its thousands of word pieces.
+    groups: Vec<Vec<u32>>,
 }
+
+/// The group of the model's special tokens in [`Grammar::groups`].
+pub(crate) const SPECIAL_GROUP: usize = 256;
 
 /// The end-of-sequence token added after a model's vocabulary: the grammar's own end, apart
 /// from whatever the model's end-of-turn tokens mean in the template.
@@ -105,20 +110,20 @@ impl Grammar {
         }
         specials.sort_by_key(|s| std::cmp::Reverse(s.0.len()));
         let bytes = matches!(vocabulary, Vocabulary::Bytes);
-        let cumulative = (0..trie.vocab_size() as u32)
-            .scan(0.0, |total, t| {
-                let b = trie.token(t);
-                *total += match b.first() {
-                    _ if t == eos => 0.0,
-                    // The single-byte vocabulary's sample special tokens are never drawn.
-                    Some(&TokTrie::SPECIAL_TOKEN_MARKER) if b.len() > 1 && bytes => 0.0,
-                    Some(&TokTrie::SPECIAL_TOKEN_MARKER) if b.len() > 1 => 2.0,
-                    Some(&first) => crate::walk::weight(first),
-                    None => 0.0,
-                };
-                Some(*total)
-            })
-            .collect();
+        let mut groups: Vec<Vec<u32>> = vec![Vec::new(); SPECIAL_GROUP + 1];
+        for t in 0..trie.vocab_size() as u32 {
+            let b = trie.token(t);
+            match b.first() {
+                _ if t == eos => {}
+                // The single-byte vocabulary's sample special tokens are never drawn.
+                Some(&TokTrie::SPECIAL_TOKEN_MARKER) if b.len() > 1 && bytes => {}
+                Some(&TokTrie::SPECIAL_TOKEN_MARKER) if b.len() > 1 => {
+                    groups[SPECIAL_GROUP].push(t)
+                }
+                Some(&first) => groups[usize::from(first)].push(t),
+                None => {}
+            }
+        }
         let mut factory = ParserFactory::new_simple(&env).map_err(|e| e.to_string())?;
         factory.quiet();
         let parser = factory.create_parser(TopLevelGrammar::from_lark(lark.to_string()));
@@ -132,7 +137,7 @@ impl Grammar {
             eos,
             specials,
             bytes,
-            cumulative,
+            groups,
         })
     }
 
@@ -146,9 +151,22 @@ impl Grammar {
         self.eos
     }
 
-    /// The running total of the walk's weights over the tokens.
-    pub(crate) fn cumulative_weights(&self) -> &[f64] {
-        &self.cumulative
+    /// The tokens by their first byte, the special tokens last (see [`SPECIAL_GROUP`]).
+    pub(crate) fn groups(&self) -> &[Vec<u32>] {
+        &self.groups
+    }
+
+    /// The group a token is in.
+    pub(crate) fn group_of(&self, t: u32) -> Option<usize> {
+        let b = self.env.tok_trie().token(t);
+        match b.first() {
+            _ if t == self.eos => None,
+            Some(&TokTrie::SPECIAL_TOKEN_MARKER) if b.len() > 1 => {
+                (!self.bytes).then_some(SPECIAL_GROUP)
+            }
+            Some(&first) => Some(usize::from(first)),
+            None => None,
+        }
     }
 
     /// A token's text (a special token's spelling without its marker).

@@ -164,12 +164,27 @@ pub(crate) fn weight(byte: u8) -> f64 {
 /// Weighted draws tried before the whole mask is computed.
 const REJECTION_TRIES: usize = 8;
 
-/// A token drawn from the grammar's whole vocabulary in proportion to its weight.
-fn draw_any(rng: &mut StdRng, grammar: &Grammar) -> u32 {
-    let cumulative = grammar.cumulative_weights();
-    let last = cumulative.len().saturating_sub(1);
-    let x = rng.random_range(0.0..cumulative[last].max(f64::MIN_POSITIVE));
-    cumulative.partition_point(|&c| c <= x).min(last) as u32
+/// How much a walk favours a group of tokens (see [`Grammar::groups`]).
+fn group_weight(group: usize) -> f64 {
+    match u8::try_from(group) {
+        Ok(b) => weight(b),
+        Err(_) => 2.0,
+    }
+}
+
+/// A token drawn from the grammar's whole vocabulary: a group in proportion to its weight,
+/// then one of its tokens.
+fn draw_any(rng: &mut StdRng, grammar: &Grammar) -> Option<u32> {
+    let groups = grammar.groups();
+    let choices: Vec<(u32, f64)> = (0..groups.len())
+        .filter(|&g| !groups[g].is_empty())
+        .map(|g| (g as u32, group_weight(g)))
+        .collect();
+    if choices.is_empty() {
+        return None;
+    }
+    let g = &groups[draw(rng, &choices) as usize];
+    Some(g[rng.random_range(0..g.len())])
 }
 
 /// A token drawn from `choices` in proportion to its weight.
@@ -226,7 +241,9 @@ pub fn walk(
         // byte of the vocabulary).
         let mut chosen = None;
         for _ in 0..REJECTION_TRIES {
-            let t = draw_any(&mut rng, grammar);
+            let Some(t) = draw_any(&mut rng, grammar) else {
+                break;
+            };
             if m.validate_tokens(&[t]).ok() == Some(1) {
                 chosen = Some(t);
                 break;
@@ -243,26 +260,28 @@ pub fn walk(
                     }
                     return None;
                 };
-                let mut choices: Vec<(u32, f64)> = Vec::new();
-                let cumulative = grammar.cumulative_weights();
+                // The allowed tokens by group; a group by weight, then one of its tokens.
+                let mut allowed: Vec<Vec<u32>> = vec![Vec::new(); grammar.groups().len()];
                 mask.iter_set_entries(|t| {
                     if let Ok(id) = u32::try_from(t)
                         && id != eos
-                        && t < cumulative.len()
+                        && let Some(g) = grammar.group_of(id)
                     {
-                        let w = cumulative[t] - if t == 0 { 0.0 } else { cumulative[t - 1] };
-                        if w > 0.0 {
-                            choices.push((id, w));
-                        }
+                        allowed[g].push(id);
                     }
                 });
+                let choices: Vec<(u32, f64)> = (0..allowed.len())
+                    .filter(|&g| !allowed[g].is_empty())
+                    .map(|g| (g as u32, group_weight(g)))
+                    .collect();
                 if choices.is_empty() {
                     if m.is_accepting().unwrap_or(false) {
                         break;
                     }
                     return None;
                 }
-                draw(&mut rng, &choices)
+                let g = &allowed[draw(&mut rng, &choices) as usize];
+                g[rng.random_range(0..g.len())]
             }
         };
         if m.consume_token(chosen).is_err() {
