@@ -13,6 +13,7 @@ use rtbench_engine::audit::audit;
 use rtbench_engine::value::{Dict, Value};
 
 use crate::matcher::{Acceptance, Grammar};
+use crate::schema::validate;
 use crate::shrink::shrink;
 use crate::walk::{WalkOptions, walk};
 
@@ -133,24 +134,19 @@ impl Report {
     }
 }
 
-/// Tools' parameter schemas, compiled once, by tool name.
+/// Tools' parameter schemas, by tool name.
 struct Schemas {
-    tools: Vec<(String, serde_json::Value, Grammar)>,
+    tools: Vec<(String, serde_json::Value)>,
 }
 
 impl Schemas {
     fn of(tools: Option<&Value>) -> Schemas {
         let mut out = Vec::new();
-        let list = tools.and_then(Value::as_list).unwrap_or(&[]);
-        for tool in list {
-            let Some(function) = tool
+        for tool in tools.and_then(Value::as_list).unwrap_or(&[]) {
+            let Some(f) = tool
                 .as_dict()
-                .and_then(|d| d.get("function"))
-                .or(Some(tool))
+                .and_then(|d| d.get("function").and_then(Value::as_dict).or(Some(d)))
             else {
-                continue;
-            };
-            let Some(f) = function.as_dict() else {
                 continue;
             };
             let (Some(name), Some(params)) =
@@ -158,11 +154,8 @@ impl Schemas {
             else {
                 continue;
             };
-            let Ok(schema) = serde_json::Value::try_from(params) else {
-                continue;
-            };
-            if let Ok(g) = Grammar::from_lark(&format!("start: %json{schema}\n")) {
-                out.push((name.to_string(), schema, g));
+            if let Ok(schema) = serde_json::Value::try_from(params) {
+                out.push((name.to_string(), schema));
             }
         }
         Schemas { tools: out }
@@ -185,61 +178,21 @@ impl Schemas {
                 .get("name")
                 .and_then(Value::as_str)
                 .ok_or_else(|| format!("tool call {i} has no name"))?;
-            let (_, schema, grammar) = self
+            let (_, schema) = self
                 .tools
                 .iter()
                 .find(|t| t.0 == name)
                 .ok_or_else(|| format!("tool call {i} names an unknown tool {name:?}"))?;
-            let arguments = function
-                .get("arguments")
-                .cloned()
-                .unwrap_or(Value::Dict(Dict::new()));
-            let mut json = match &arguments {
+            let arguments = match function.get("arguments") {
                 // Arguments kept as a JSON string are checked as the JSON they hold.
-                Value::Str(s) => serde_json::from_str(s)
+                Some(Value::Str(s)) => rtbench_engine::py::json_loads(s)
                     .map_err(|e| format!("tool call {i} ({name}): arguments are not JSON: {e}"))?,
-                v => serde_json::Value::try_from(v)
-                    .map_err(|e| format!("tool call {i} ({name}): {e}"))?,
+                Some(v) => v.clone(),
+                None => Value::Dict(Dict::new()),
             };
-            // A schema does not order keys; the grammar engine's JSON does: put them in the
-            // schema's order first.
-            schema_order(&mut json, schema);
-            let text = serde_json::to_string(&json).unwrap_or_default();
-            if grammar.accepts(&text) != Acceptance::Accepted {
-                return Err(format!(
-                    "tool call {i} ({name}): arguments {text} do not match its parameters"
-                ));
-            }
+            validate(&arguments, schema).map_err(|e| format!("tool call {i} ({name}): {e}"))?;
         }
         Ok(calls.len())
-    }
-}
-
-/// Reorders an object's keys to follow the schema's `properties` (others after, as they were),
-/// recursively.
-fn schema_order(v: &mut serde_json::Value, schema: &serde_json::Value) {
-    match v {
-        serde_json::Value::Object(map) => {
-            let Some(props) = schema.get("properties").and_then(|p| p.as_object()) else {
-                return;
-            };
-            let mut old = std::mem::take(map);
-            for (k, sub) in props {
-                if let Some(mut x) = old.shift_remove(k) {
-                    schema_order(&mut x, sub);
-                    map.insert(k.clone(), x);
-                }
-            }
-            map.extend(old);
-        }
-        serde_json::Value::Array(items) => {
-            if let Some(item) = schema.get("items") {
-                for x in items {
-                    schema_order(x, item);
-                }
-            }
-        }
-        _ => {}
     }
 }
 

@@ -10,10 +10,12 @@
 
 mod agree;
 mod matcher;
+mod schema;
 mod shrink;
 mod walk;
 
 pub use agree::{Case, CheckOptions, Direction, Disagreement, Report, Verdict, check, verdict};
 pub use matcher::{Acceptance, Grammar, Vocabulary};
+pub use schema::validate;
 pub use shrink::shrink;
 pub use walk::{WalkOptions, lark_literals, walk};
