@@ -1,0 +1,375 @@
+//! Random walks through a grammar: seeded, so a failing walk is reproducible from its seed and
+//! index. A walk picks each next byte among those the grammar allows, weighted towards the
+//! bytes that give text its structure (JSON punctuation, delimiters' first bytes), and now and
+//! then writes one of the grammar's own literals whole when the grammar allows it there, so
+//! walks cross delimiters as often as a model does instead of drifting in free text. It stops
+//! when the grammar is complete, at random where the grammar may end, and gives up past a
+//! length.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use crate::matcher::Grammar;
+
+/// How walks are taken.
+#[derive(Clone, Debug)]
+pub struct WalkOptions {
+    /// The seed of the first walk; walk `i` uses `seed + i`.
+    pub seed: u64,
+    /// A walk longer than this many bytes is abandoned (and counted).
+    pub max_bytes: usize,
+}
+
+impl Default for WalkOptions {
+    fn default() -> Self {
+        WalkOptions {
+            seed: 1,
+            max_bytes: 2048,
+        }
+    }
+}
+
+/// The literals of Lark source, longest first: its strings (`"..."`, JSON escapes) and the
+/// literal runs of two or more characters inside its regexes (`</think>` in
+/// `/(?s:.*)<\/think>/`): the delimiters a walk writes whole.
+pub fn lark_literals(lark: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let bytes = lark.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            // A regex literal: skip to its closing slash, so a quote inside it is not taken
+            // for a string.
+            b'/' if i + 1 < bytes.len() && bytes[i + 1] != b'/' => {
+                let start = i + 1;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'/' && bytes[i] != b'\n' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                for run in regex_runs(lark.get(start..i.min(bytes.len())).unwrap_or("")) {
+                    if !out.contains(&run) {
+                        out.push(run);
+                    }
+                }
+                i += 1;
+            }
+            b'/' => {
+                // A `//` comment runs to the end of the line.
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                if let Some(Ok(s)) = lark
+                    .get(start..=i.min(bytes.len() - 1))
+                    .map(serde_json::from_str::<String>)
+                    && !s.is_empty()
+                    && !out.contains(&s)
+                {
+                    out.push(s);
+                }
+                i += 1;
+            }
+            b'%' if lark[i..].starts_with("%json") => {
+                // A schema's braces hold JSON strings, not grammar literals; its keys are
+                // written by the walk's byte choices.
+                let mut depth = 0usize;
+                while i < bytes.len() {
+                    match bytes[i] {
+                        b'{' => depth += 1,
+                        b'}' => {
+                            depth = depth.saturating_sub(1);
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        b'"' => {
+                            i += 1;
+                            while i < bytes.len() && bytes[i] != b'"' {
+                                i += if bytes[i] == b'\\' { 2 } else { 1 };
+                            }
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    out
+}
+
+/// The literal runs of two or more characters in a regex (escaped punctuation and `\n`, `\t`
+/// as the characters they stand for; any other syntax ends a run).
+fn regex_runs(regex: &str) -> Vec<String> {
+    let mut runs = Vec::new();
+    let mut run = String::new();
+    let mut chars = regex.chars();
+    let end = |run: &mut String, runs: &mut Vec<String>| {
+        if run.chars().count() >= 2 {
+            runs.push(std::mem::take(run));
+        }
+        run.clear();
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some('n') => run.push('\n'),
+                Some('t') => run.push('\t'),
+                Some(e) if e.is_ascii_punctuation() => run.push(e),
+                _ => end(&mut run, &mut runs),
+            },
+            '(' => {
+                end(&mut run, &mut runs);
+                // A group's flags (`(?:`, `(?s:`, `(?P<name>`) are syntax, not text.
+                if chars.clone().next() == Some('?') {
+                    for f in chars.by_ref() {
+                        if f == ':' || f == ')' || f == '>' {
+                            break;
+                        }
+                    }
+                }
+            }
+            '.' | '*' | '+' | '?' | ')' | '[' | ']' | '{' | '}' | '|' | '^' | '$' => {
+                end(&mut run, &mut runs)
+            }
+            c => run.push(c),
+        }
+    }
+    end(&mut run, &mut runs);
+    runs
+}
+
+/// How much a walk favours `byte` among those allowed: structure over prose, ASCII over the
+/// rest, and non-ASCII now and then so walks meet multi-byte characters.
+pub(crate) fn weight(byte: u8) -> f64 {
+    match byte {
+        b'{' | b'}' | b'[' | b']' | b'"' | b',' | b':' | b'<' | b'>' => 6.0,
+        b'0'..=b'9' | b'a'..=b'z' | b'A'..=b'Z' => 1.0,
+        b' ' | b'\n' => 1.5,
+        0x21..=0x7e => 0.5,
+        0x80..=0xff => 0.05,
+        _ => 0.02,
+    }
+}
+
+/// Weighted draws tried before the whole mask is computed.
+const REJECTION_TRIES: usize = 8;
+
+/// How much a walk favours a group of tokens (see [`Grammar::groups`]).
+fn group_weight(group: usize) -> f64 {
+    match u8::try_from(group) {
+        Ok(b) => weight(b),
+        Err(_) => 2.0,
+    }
+}
+
+/// A token drawn from the grammar's whole vocabulary: a group in proportion to its weight,
+/// then one of its tokens.
+fn draw_any(rng: &mut StdRng, grammar: &Grammar) -> Option<u32> {
+    let groups = grammar.groups();
+    let choices: Vec<(u32, f64)> = (0..groups.len())
+        .filter(|&g| !groups[g].is_empty())
+        .map(|g| (g as u32, group_weight(g)))
+        .collect();
+    if choices.is_empty() {
+        return None;
+    }
+    let g = &groups[draw(rng, &choices) as usize];
+    Some(g[rng.random_range(0..g.len())])
+}
+
+/// A token drawn from `choices` in proportion to its weight.
+fn draw(rng: &mut StdRng, choices: &[(u32, f64)]) -> u32 {
+    let total: f64 = choices.iter().map(|c| c.1).sum();
+    let mut x = rng.random_range(0.0..total);
+    for &(t, w) in choices {
+        if x < w {
+            return t;
+        }
+        x -= w;
+    }
+    choices[choices.len() - 1].0
+}
+
+/// One walk: the text, or `None` when it ran past `max_bytes` or into a state that allows
+/// nothing and cannot end.
+pub fn walk(
+    grammar: &Grammar,
+    literals: &[String],
+    index: u64,
+    opts: &WalkOptions,
+) -> Option<String> {
+    let mut rng = StdRng::seed_from_u64(opts.seed.wrapping_add(index));
+    let mut m = grammar.start();
+    let eos = grammar.eos();
+    let mut out: Vec<u8> = Vec::new();
+    // How eager this walk is to stop where it may, and to write literals whole: varied per
+    // walk so some walks are short and plain and others long and busy.
+    let stop = rng.random_range(0.05..0.4);
+    let literal = rng.random_range(0.1..0.5);
+    loop {
+        if m.is_error() || out.len() > opts.max_bytes {
+            return None;
+        }
+        if m.is_stopped() {
+            break;
+        }
+        if rng.random_bool(stop) && m.is_accepting().unwrap_or(false) {
+            break;
+        }
+        if !literals.is_empty() && rng.random_bool(literal) {
+            let pick = &literals[rng.random_range(0..literals.len())];
+            let tokens = grammar.tokenize(pick);
+            if m.validate_tokens(&tokens).ok() == Some(tokens.len())
+                && m.consume_tokens(&tokens).is_ok()
+            {
+                out.extend_from_slice(pick.as_bytes());
+                continue;
+            }
+        }
+        // Most states allow most of the bytes a walk favours: try a few weighted draws one
+        // token at a time (one lexer step each) before asking for the whole mask (a step per
+        // byte of the vocabulary).
+        let mut chosen = None;
+        for _ in 0..REJECTION_TRIES {
+            let Some(t) = draw_any(&mut rng, grammar) else {
+                break;
+            };
+            if m.validate_tokens(&[t]).ok() == Some(1) {
+                chosen = Some(t);
+                break;
+            }
+        }
+        let chosen = match chosen {
+            Some(t) => t,
+            None => {
+                let Ok(mask) = m.compute_mask() else {
+                    // The grammar is complete and allows nothing more (the engine reports a
+                    // stopped parser as an error here), or it failed.
+                    if m.is_accepting().unwrap_or(false) {
+                        break;
+                    }
+                    return None;
+                };
+                // The allowed tokens by group; a group by weight, then one of its tokens.
+                let mut allowed: Vec<Vec<u32>> = vec![Vec::new(); grammar.groups().len()];
+                mask.iter_set_entries(|t| {
+                    if let Ok(id) = u32::try_from(t)
+                        && id != eos
+                        && let Some(g) = grammar.group_of(id)
+                    {
+                        allowed[g].push(id);
+                    }
+                });
+                let choices: Vec<(u32, f64)> = (0..allowed.len())
+                    .filter(|&g| !allowed[g].is_empty())
+                    .map(|g| (g as u32, group_weight(g)))
+                    .collect();
+                if choices.is_empty() {
+                    if m.is_accepting().unwrap_or(false) {
+                        break;
+                    }
+                    return None;
+                }
+                let g = &allowed[draw(&mut rng, &choices) as usize];
+                g[rng.random_range(0..g.len())]
+            }
+        };
+        if m.consume_token(chosen).is_err() {
+            return None;
+        }
+        out.extend_from_slice(grammar.token_bytes(chosen));
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matcher::Acceptance;
+
+    const TOOLS: &str = r#"start: "<think>" think answer
+think[lazy]: /(?s:.*)<\/think>/
+answer: call* "<|im_end|>"
+call: "<tool_call>" %json{"type": "object", "properties": {"name": {"const": "f"}, "arguments": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}, "required": ["name", "arguments"]} "</tool_call>"
+"#;
+
+    #[test]
+    fn literals_are_the_grammars_strings_not_its_regexes_or_schemas() {
+        assert_eq!(
+            lark_literals(TOOLS),
+            [
+                "</tool_call>",
+                "<tool_call>",
+                "<|im_end|>",
+                "</think>",
+                "<think>"
+            ]
+        );
+    }
+
+    #[test]
+    fn walks_are_in_the_language_and_repeat_with_their_seed() {
+        let g = Grammar::from_lark(TOOLS).unwrap();
+        let lits = lark_literals(TOOLS);
+        let opts = WalkOptions::default();
+        let walks: Vec<String> = (0..40).filter_map(|i| walk(&g, &lits, i, &opts)).collect();
+        assert!(walks.len() >= 30, "{} of 40 walks finished", walks.len());
+        for w in &walks {
+            assert_eq!(g.accepts(w), Acceptance::Accepted, "{w:?}");
+        }
+        assert!(walks.iter().any(|w| w.contains("<tool_call>")), "{walks:?}");
+        assert_eq!(walk(&g, &lits, 7, &opts), walk(&g, &lits, 7, &opts));
+    }
+}
+
+#[cfg(test)]
+mod model_tests {
+    use super::*;
+    use crate::matcher::{Acceptance, Vocabulary};
+
+    #[test]
+    fn walks_over_a_models_tokens_end_with_its_special_token() {
+        let json: serde_json::Value =
+            serde_json::from_str(include_str!("../../../samples/qwen3/tokenizer.json")).unwrap();
+        let v = Vocabulary::from_tokenizer_json(&json).unwrap();
+        let lark = "start: \"<think>\" think \"</think>\" ANSWER <|im_end|>\nthink: /[a-z ]{0,30}/\nANSWER: /[^<]{0,40}/\n";
+        let g = Grammar::new(lark, &v).unwrap();
+        let lits = lark_literals(lark);
+        let walks: Vec<String> = (0..30)
+            .filter_map(|i| walk(&g, &lits, i, &WalkOptions::default()))
+            .collect();
+        assert!(walks.len() >= 25, "{walks:?}");
+        for w in &walks {
+            assert!(
+                w.starts_with("<think>") && w.ends_with("<|im_end|>"),
+                "{w:?}"
+            );
+            assert_eq!(g.accepts(w), Acceptance::Accepted, "{w:?}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod regex_tests {
+    #[test]
+    fn regex_runs_are_its_literal_stretches() {
+        assert_eq!(
+            super::regex_runs(r"\s*(?:<\|im_end\|>|<\|endoftext\|>)x"),
+            ["<|im_end|>", "<|endoftext|>"]
+        );
+        assert_eq!(
+            super::regex_runs(r"(?s:.*)<\/think>\n"),
+            ["<", "</think>\n"][1..]
+        );
+    }
+}
