@@ -357,14 +357,14 @@ pub(crate) fn analyze_with_model(
     let decoded_ids = decoded.is_some();
     let sample = decoded.as_deref().unwrap_or(&*shared);
     let prefix = sample.prefix.as_deref().unwrap_or("");
-    let document = format!("{prefix}{}", sample.generation);
     let prefix_len = prefix.len();
+    let doc_len = prefix_len + sample.generation.len();
     // A field whose literal open delimiter is nowhere in the text matches nothing: it is
     // explained before the parse below, so that the explanation's own parse and the records
     // the analysis keeps are not held at once.
-    let explain_here = document.len() <= EXPLAIN_LIMIT;
+    let explain_here = doc_len <= EXPLAIN_LIMIT;
     let absent = if explain_here {
-        absent_opens(template, &document)
+        absent_opens(template, &format!("{prefix}{}", sample.generation))
     } else {
         vec![false; template.fields().len()]
     };
@@ -387,7 +387,7 @@ pub(crate) fn analyze_with_model(
     );
     let failed_prefix = match &audit.result {
         Err(_) if audit.events.is_empty() => {
-            prefix_failure(template, prefix, sample.tools.as_ref(), document.len())
+            prefix_failure(template, prefix, sample.tools.as_ref(), doc_len)
         }
         _ => None,
     };
@@ -398,6 +398,8 @@ pub(crate) fn analyze_with_model(
         held: audit.held,
         result: audit.result,
     });
+    // The document is made once the parse is done: the parse holds a copy of its own.
+    let document = format!("{prefix}{}", sample.generation);
     let error = trace.result.as_ref().err();
     // Error positions come from the content parsers: keep them on character boundaries.
     let error_at = error
