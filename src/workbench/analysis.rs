@@ -189,8 +189,8 @@ fn prefix_failure(
     })
 }
 
-/// The coloured segments of a trace's `events`, over a document of `len` bytes whose start
-/// anchor cut it at `origin`.
+/// The coloured segments of a trace's `events` over `document`, whose start anchor cut it at
+/// `origin`: captures, held-back text and the error's place marked.
 fn segments(
     document: &str,
     events: &[Event],
