@@ -64,7 +64,10 @@ impl Cell {
             Paint::Unrouted => (6, 0, 0),
             Paint::Unfed => (7, 0, 0),
         };
-        let marks = u8::from(s.held) * HELD | u8::from(s.error) * ERROR | u8::from(s.lost) * LOST;
+        let marks = [(s.held, HELD), (s.error, ERROR), (s.lost, LOST)]
+            .into_iter()
+            .filter(|(on, _)| *on)
+            .fold(0, |m, (_, bit)| m | bit);
         Some(Cell {
             end: u32::try_from(s.range.end).ok()?,
             region: u32::try_from(region).ok()?,
