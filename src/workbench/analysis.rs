@@ -7,12 +7,15 @@
 use std::ops::Range;
 use std::sync::Arc;
 
+use rtbench_engine::delimiter::Delimiter;
 use rtbench_engine::diagnostic::{Diagnostic, Location};
 use rtbench_engine::event::{Event, EventKind};
 use rtbench_engine::offsets::CharIndex;
 use rtbench_engine::parser::{Events, ParseError, Parser};
 use rtbench_engine::py::{DumpOptions, json_dumps};
 use rtbench_engine::region::{Ending, Region, RegionBuilder, owners};
+
+use crate::workbench::compact::{Regions, Segments};
 use rtbench_engine::template::Template;
 use rtbench_engine::template::source::TemplateSource;
 use rtbench_engine::value::{Dict, Value};
@@ -87,11 +90,11 @@ pub struct Analysis {
     pub prefix_len: usize,
     /// Where the start anchor cut the prefix.
     pub origin: usize,
-    pub segments: Vec<Segment>,
+    pub segments: Segments,
     /// The regions of the parse (the engine's region model). A repeating field's values are
     /// held in the message only: read a region's values with [`Analysis::region_value`] and
     /// its siblings.
-    pub regions: Vec<Region>,
+    pub regions: Regions,
     /// Byte offset of every line start in the document.
     pub line_starts: Vec<usize>,
     pub chars: CharIndex,
@@ -186,61 +189,64 @@ fn prefix_failure(
     })
 }
 
-/// The coloured segments of a trace.
-fn segments(document: &str, trace: &Trace, error_at: Option<usize>) -> Vec<Segment> {
-    let regions = &trace.regions;
-    let pieces = trace
-        .events
-        .iter()
-        .zip(owners(&trace.events))
-        .map(|(ev, region)| {
-            let kind = match (&ev.kind, region) {
-                (EventKind::Open, Some(region)) => Paint::Open { region },
-                (EventKind::Chunk { .. }, Some(region)) => Paint::Body { region },
-                (EventKind::Close { .. }, Some(region)) => Paint::Close { region },
-                (EventKind::Discard { .. }, _) => Paint::Discarded,
-                _ => Paint::Unrouted,
-            };
-            (ev.span.clone(), kind)
-        });
+/// The coloured segments of a trace's `events` over `document`, whose start anchor cut it at
+/// `origin`: captures, held-back text and the error's place marked.
+fn segments(
+    document: &str,
+    events: &[Event],
+    regions: &Regions,
+    origin: usize,
+    held: &Range<usize>,
+    error_at: Option<usize>,
+) -> Segments {
+    let pieces = events.iter().zip(owners(events)).map(|(ev, region)| {
+        let kind = match (&ev.kind, region) {
+            (EventKind::Open, Some(region)) => Paint::Open { region },
+            (EventKind::Chunk { .. }, Some(region)) => Paint::Body { region },
+            (EventKind::Close { .. }, Some(region)) => Paint::Close { region },
+            (EventKind::Discard { .. }, _) => Paint::Discarded,
+            _ => Paint::Unrouted,
+        };
+        (ev.span.clone(), kind)
+    });
     // A stream's events come in order of where they start: painted as they are read, without
     // a list of them all beside the events (a sample of many small regions has millions).
-    let in_order = trace
-        .events
+    let in_order = events
         .iter()
         .filter(|e| !e.span.is_empty() && e.span.end <= document.len())
         .map(|e| e.span.start)
         .is_sorted();
-    let count = trace.events.len();
     // Locate captures inside their delimiters.
     let capture_pieces: Vec<(Range<usize>, usize, usize)> = regions
         .iter()
         .enumerate()
+        .filter(|(_, g)| !g.captures.is_empty())
         .flat_map(|(ri, g)| {
             (0..g.captures.len())
-                .filter_map(move |ci| Some((g.capture_span(document, ci)?, ri, ci)))
+                .filter_map(|ci| Some((g.capture_span(document, ci)?, ri, ci)))
+                .collect::<Vec<_>>()
         })
         .collect();
     let mut segments = if in_order {
-        paint::cover_sorted(pieces, count, trace.origin, document.len())
+        Segments::cover_sorted(pieces, origin, document.len())
     } else {
-        paint::cover(pieces.collect(), trace.origin, document.len())
+        Segments::from(paint::cover(pieces.collect(), origin, document.len()))
     };
     for (r, region, capture) in capture_pieces {
-        paint::overlay(&mut segments, &r, |s| {
+        segments.overlay(&r, |s| {
             if matches!(s.paint, Paint::Open { .. } | Paint::Close { .. }) {
                 s.paint = Paint::Capture { region, capture };
             }
         });
     }
-    if !trace.held.is_empty() {
-        paint::overlay(&mut segments, &trace.held, |s| s.held = true);
+    if !held.is_empty() {
+        segments.overlay(held, |s| s.held = true);
     }
     if let Some(p) = error_at
         && p < document.len()
     {
         let end = document[p..].chars().next().map_or(p, |c| p + c.len_utf8());
-        paint::overlay(&mut segments, &(p..end), |s| s.error = true);
+        segments.overlay(&(p..end), |s| s.error = true);
     }
     segments
 }
@@ -351,8 +357,23 @@ pub(crate) fn analyze_with_model(
     let decoded_ids = decoded.is_some();
     let sample = decoded.as_deref().unwrap_or(&*shared);
     let prefix = sample.prefix.as_deref().unwrap_or("");
-    let document = format!("{prefix}{}", sample.generation);
     let prefix_len = prefix.len();
+    let doc_len = prefix_len + sample.generation.len();
+    // A field whose literal open delimiter is nowhere in the text matches nothing: it is
+    // explained before the parse below, so that the explanation's own parse and the records
+    // the analysis keeps are not held at once.
+    let explain_here = doc_len <= EXPLAIN_LIMIT;
+    let absent = if explain_here {
+        absent_opens(template, &format!("{prefix}{}", sample.generation))
+    } else {
+        vec![false; template.fields().len()]
+    };
+    let mut unmatched = if explain_here {
+        let skip: Vec<bool> = absent.iter().map(|a| !a).collect();
+        unmatched_explanations(template, sample, name, &skip)
+    } else {
+        Vec::new()
+    };
     // One traced parse of the whole text gives the message `rtbench test` judges, the events
     // (up to an error, if any) and the silent losses; only a prompt that fails to parse runs
     // again, to show what its part before the error made.
@@ -366,7 +387,7 @@ pub(crate) fn analyze_with_model(
     );
     let failed_prefix = match &audit.result {
         Err(_) if audit.events.is_empty() => {
-            prefix_failure(template, prefix, sample.tools.as_ref(), document.len())
+            prefix_failure(template, prefix, sample.tools.as_ref(), doc_len)
         }
         _ => None,
     };
@@ -377,29 +398,54 @@ pub(crate) fn analyze_with_model(
         held: audit.held,
         result: audit.result,
     });
+    // The document is made once the parse is done: the parse holds a copy of its own.
+    let document = format!("{prefix}{}", sample.generation);
     let error = trace.result.as_ref().err();
     // Error positions come from the content parsers: keep them on character boundaries.
     let error_at = error
         .and_then(|e| e.span.as_ref())
         .map(|s| document.floor_char_boundary(s.start));
-    let mut segments = segments(&document, &trace, error_at);
+    let problem = error.map(|e| {
+        parse_problem(
+            e,
+            &trace.regions,
+            &document,
+            sample,
+            prefix_len,
+            name,
+            file_text,
+        )
+    });
+    let matched_fields = matched_fields(template, &trace.regions);
+    // The regions held compactly before the painting, so that the engine's records and the
+    // segments are not held at once.
+    let regions = Regions::from(trace.regions);
+    let mut segments = segments(
+        &document,
+        &trace.events,
+        &regions,
+        trace.origin,
+        &trace.held,
+        error_at,
+    );
     // The events are painted: their room goes to what follows.
     drop(trace.events);
-    let regions = trace.regions;
     paint_losses(&mut segments, &document, &findings);
     let line_starts = rtbench_engine::offsets::line_starts(&document);
     let field_names: Vec<String> = template.fields().iter().map(|f| f.name.clone()).collect();
 
-    let problem =
-        error.map(|e| parse_problem(e, &regions, &document, sample, prefix_len, name, file_text));
-
-    let matched_fields = matched_fields(template, &regions);
     let mut warnings = sample_warnings(template, sample, name, &matched_fields);
-    let unmatched = if document.len() <= EXPLAIN_LIMIT {
-        unmatched_explanations(template, sample, name, &matched_fields)
-    } else {
-        Vec::new()
-    };
+    if explain_here {
+        let skip: Vec<bool> = matched_fields
+            .iter()
+            .zip(&absent)
+            .map(|(m, a)| m | a)
+            .collect();
+        unmatched.extend(unmatched_explanations(template, sample, name, &skip));
+        // In template order, as the fields are.
+        unmatched.sort_by_key(|(field, _)| *field);
+    }
+    let unmatched = unmatched.into_iter().map(|(_, e)| e).collect();
     let result = trace.result.map_err(|e| e.text());
     let status = status_from(sample, &result);
     warnings.extend(findings.iter().map(|f| f.diagnostic.clone()));
@@ -437,7 +483,7 @@ pub(crate) fn analyze_with_model(
 }
 
 /// Paints the silent losses lost (a defused spelling is drawn as defused, not lost).
-fn paint_losses(segments: &mut Vec<Segment>, document: &str, findings: &[Finding]) {
+fn paint_losses(segments: &mut Segments, document: &str, findings: &[Finding]) {
     for f in findings.iter().filter(|f| f.kind.is_some()) {
         if let Some(span) = &f.span {
             // An empty place (where a region ended) marks the character after it.
@@ -449,7 +495,7 @@ fn paint_losses(segments: &mut Vec<Segment>, document: &str, findings: &[Finding
             } else {
                 span.end
             };
-            paint::overlay(segments, &(span.start..end), |s| s.lost = true);
+            segments.overlay(&(span.start..end), |s| s.lost = true);
         }
     }
 }
@@ -542,19 +588,32 @@ fn sample_warnings(
     warnings
 }
 
-/// Why each literal-delimited field that matched nothing did not (pattern delimiters are left
+/// Which fields have a literal open delimiter found nowhere in `document` (so they match
+/// nothing there).
+fn absent_opens(template: &Template, document: &str) -> Vec<bool> {
+    template
+        .fields()
+        .iter()
+        .map(|f| match &f.open {
+            Some(Delimiter::Literal(set)) => set.literals.iter().all(|l| !document.contains(l)),
+            _ => false,
+        })
+        .collect()
+}
+
+/// Why each literal-delimited field not in `skip` matched nothing (pattern delimiters are left
 /// out: the nearest-partial search behind an explanation is not time-bounded, and a
-/// pathological pattern would stall the parse thread).
+/// pathological pattern would stall the parse thread), with the field's index.
 fn unmatched_explanations(
     template: &Template,
     sample: &Sample,
     name: &str,
-    matched_fields: &[bool],
-) -> Vec<(String, Vec<String>)> {
+    skip: &[bool],
+) -> Vec<(usize, (String, Vec<String>))> {
     let prefix = sample.prefix.as_deref().unwrap_or("");
     let mut unmatched = Vec::new();
     for (i, f) in template.fields().iter().enumerate() {
-        if matched_fields[i] || f.open.as_ref().is_none_or(|o| o.is_pattern()) {
+        if skip[i] || f.open.as_ref().is_none_or(|o| o.is_pattern()) {
             continue;
         }
         if let Ok(e) = explain(
@@ -567,7 +626,7 @@ fn unmatched_explanations(
             // The first line restates the delimiters; the rest says why (places named in the
             // sample file, as everywhere).
             let places = rtbench_tooling::place::Places::of_sample(sample, name);
-            unmatched.push((f.name.clone(), e.with_places(places).lines()));
+            unmatched.push((i, (f.name.clone(), e.with_places(places).lines())));
         }
     }
     unmatched
@@ -594,32 +653,30 @@ fn differs_warning(status: &Status, name: &str) -> Option<Diagnostic> {
 impl Analysis {
     /// The value region `r` gave the message (`None` while open or when it failed).
     pub fn region_value(&self, r: usize) -> Option<&Value> {
-        let (g, name) = self.region_and_name(r)?;
-        g.value_in(self.message.as_ref(), name)
+        let name = self.region_name(r)?;
+        self.regions.value_in(r, self.message.as_ref(), name)
     }
 
     /// What the content parser made of region `r`'s body.
     pub fn region_parsed(&self, r: usize) -> Option<&Value> {
-        let (g, name) = self.region_and_name(r)?;
-        g.parsed_in(self.message.as_ref(), name)
+        let name = self.region_name(r)?;
+        self.regions.parsed_in(r, self.message.as_ref(), name)
     }
 
     /// What region `r`'s transform made (`None` without a transform).
     pub fn region_transformed(&self, r: usize) -> Option<&Value> {
-        let (g, name) = self.region_and_name(r)?;
-        g.transformed_in(self.message.as_ref(), name)
+        let name = self.region_name(r)?;
+        self.regions.transformed_in(r, self.message.as_ref(), name)
     }
 
-    /// Region `r` and its field's name.
-    fn region_and_name(&self, r: usize) -> Option<(&Region, &str)> {
-        let g = self.regions.get(r)?;
-        Some((g, self.field_names.get(g.field)?.as_str()))
+    /// The name of region `r`'s field.
+    fn region_name(&self, r: usize) -> Option<&str> {
+        Some(self.field_names.get(self.regions.field(r)?)?.as_str())
     }
 
     /// Index of the segment holding byte `at`.
     pub fn segment_index(&self, at: usize) -> Option<usize> {
-        let i = self.segments.partition_point(|s| s.range.end <= at);
-        (i < self.segments.len() && self.segments[i].range.start <= at).then_some(i)
+        self.segments.index_of(at)
     }
 
     /// Line and column of a document byte offset.
@@ -642,11 +699,11 @@ impl Analysis {
         let Some(i) = self.segment_index(at) else {
             return "end of text".into();
         };
-        let s = &self.segments[i];
-        let field = |r: usize| self.field_names[self.regions[r].field].as_str();
+        let s = self.segments.at(i);
+        let field = |r: usize| self.region_name(r).unwrap_or_default();
         let nth = |r: usize| {
-            let f = self.regions[r].field;
-            self.regions[..r].iter().filter(|g| g.field == f).count() + 1
+            let f = self.regions.field(r);
+            (0..r).filter(|&q| self.regions.field(q) == f).count() + 1
         };
         let mut out = match s.paint {
             Paint::Cut => "before the start anchor (not parsed)".to_string(),
@@ -660,7 +717,7 @@ impl Analysis {
                 "{} #{} · capture '{}'",
                 field(region),
                 nth(region),
-                self.regions[region].captures[capture].0
+                self.regions.at(region).captures[capture].0
             ),
             Paint::Body { region } => format!("{} #{} · body", field(region), nth(region)),
             Paint::Discarded => "discarded (went to no field)".to_string(),
@@ -749,16 +806,16 @@ mod tests {
         let a = analyze(&smollm3(), "w.sample", Arc::new(sample(text)), text);
         assert!(a.message.is_some());
         let mut at = 0;
-        for s in &a.segments {
+        for s in a.segments.iter() {
             assert_eq!(s.range.start, at);
             assert!(s.range.end > s.range.start);
             at = s.range.end;
         }
         assert_eq!(at, a.document.len());
-        assert_eq!(a.segments[0].paint, Paint::Cut);
+        assert_eq!(a.segments.at(0).paint, Paint::Cut);
         let open = a.document.find("<tool_call>").unwrap();
         assert!(matches!(
-            a.segments[a.segment_index(open).unwrap()].paint,
+            a.segments.at(a.segment_index(open).unwrap()).paint,
             Paint::Open { .. }
         ));
         // The sample's expected section was produced by the reference.
@@ -786,7 +843,7 @@ mod tests {
             .segments
             .iter()
             .filter(|s| s.lost)
-            .map(|s| &a.document[s.range.clone()])
+            .map(|s| &a.document[s.range])
             .collect();
         assert_eq!(lost, ["\n"]);
         assert!(
@@ -808,7 +865,7 @@ mod tests {
         assert!(a.message.is_none());
         let p = a.problem.as_ref().unwrap();
         let r = p.region.unwrap();
-        assert_eq!(a.field_names[a.regions[r].field], "tool_calls");
+        assert_eq!(a.field_names[a.regions.at(r).field], "tool_calls");
         assert!(p.in_region.is_some());
         assert!(p.file_position.as_deref().unwrap().starts_with("t.sample:"));
         // It fails as its expected section (`{"$error": ...}`) says.
@@ -847,8 +904,9 @@ mod tests {
         load_template(&py::json_loads(json).unwrap()).unwrap()
     }
 
-    fn kind_at<'a>(a: &'a Analysis, text: &str) -> &'a Segment {
-        &a.segments[a.segment_index(a.document.find(text).unwrap()).unwrap()]
+    fn kind_at(a: &Analysis, text: &str) -> Segment {
+        a.segments
+            .at(a.segment_index(a.document.find(text).unwrap()).unwrap())
     }
 
     #[test]
@@ -877,6 +935,26 @@ mod tests {
             a.describe(a.document.find("get").unwrap())
                 .contains("capture 'name'")
         );
+    }
+
+    #[test]
+    fn unmatched_fields_are_explained_in_template_order_whether_their_open_is_in_the_text() {
+        // `a`'s open is in the text (inside `c`'s body), `b`'s nowhere: `b` is explained before
+        // the parse, `a` after it, and they are listed as the template orders them.
+        let t = template(
+            r#"{"start_anchor": "A:", "fields": {"content": {},
+                "a": {"open": "<a>", "close": "</a>"}, "b": {"open": "<b>", "close": "</b>"},
+                "c": {"open": "<c>", "close": "</c>"}}}"#,
+        );
+        let s = bare("<c>x <a> y</c>z");
+        let a = analyze(&t, "g", Arc::new(s.clone()), "");
+        let names: Vec<&str> = a.unmatched.iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        for (field, lines) in &a.unmatched {
+            let e = explain(&t, "", &s.generation, None, field).unwrap();
+            let places = rtbench_tooling::place::Places::of_sample(&s, "g");
+            assert_eq!(lines, &e.with_places(places).lines());
+        }
     }
 
     #[test]

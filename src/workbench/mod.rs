@@ -12,6 +12,7 @@
 pub(crate) mod analysis;
 pub(crate) mod bless;
 pub(crate) mod clock;
+pub(crate) mod compact;
 pub(crate) mod config;
 pub(crate) mod corpus;
 pub(crate) mod editor;

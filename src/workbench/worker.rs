@@ -259,9 +259,9 @@ fn analyse_selected(
         // The region pane shows what the transform was given.
         if p.template_note.is_some()
             && let Some(r) = p.region
-            && let Some(g) = a.regions.get_mut(r)
         {
-            g.parsed = failed_content(t, &p.error, &a.document);
+            a.regions
+                .set_parsed(r, failed_content(t, &p.error, &a.document));
         }
     }
     let status = (

@@ -177,7 +177,7 @@ fn parse_error_in_a_tool_call_screens() {
         let a = state.analysis().unwrap();
         let p = a.problem.as_ref().expect("a parse error");
         assert_eq!(
-            a.field_names[a.regions[p.region.unwrap()].field],
+            a.field_names[a.regions.at(p.region.unwrap()).field],
             "tool_calls"
         );
         // The cursor starts on the error.
@@ -243,7 +243,7 @@ fn keys_move_the_cursor_and_select_the_region_under_it() {
     }
     assert_eq!(state.ui.cursor, first_tool);
     let r = state.ui.region.unwrap();
-    assert_eq!(a.field_names[a.regions[r].field], "tool_calls");
+    assert_eq!(a.field_names[a.regions.at(r).field], "tool_calls");
     update::on_action(&mut state, Action::Right);
     assert_eq!(state.ui.cursor, first_tool + 1);
     update::on_action(&mut state, Action::Down);
@@ -734,7 +734,7 @@ fn replay_follows_a_template_edit() {
 fn explain_overlay_shows_the_engine_explanation_and_switches_fields() {
     let mut state = loaded(&valid_inputs(), (80, 24), 1);
     let a = Arc::clone(state.analysis().unwrap());
-    let selected_field = a.regions[state.ui.region.unwrap()].field;
+    let selected_field = a.regions.at(state.ui.region.unwrap()).field;
     update::on_action(&mut state, Action::Explain);
     let expected = |field: usize| {
         let s = &a.sample;

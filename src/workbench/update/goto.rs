@@ -214,7 +214,7 @@ mod tests {
         assert_eq!(state.ui.focus, Pane::Raw);
         let a = state.analysis().unwrap();
         assert_eq!(
-            a.field_names[a.regions[state.ui.region.unwrap()].field],
+            a.field_names[a.regions.at(state.ui.region.unwrap()).field],
             "tool_calls"
         );
         assert!(state.ui.note.as_deref().unwrap().starts_with("at "));

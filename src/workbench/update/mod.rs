@@ -532,7 +532,10 @@ mod tests {
         assert_eq!(a.sample_name, "samples/smollm3/think-then-answer.sample");
         assert_eq!(state.ui.cursor, a.prefix_len.max(a.origin));
         let r = state.ui.region.expect("a region is selected");
-        assert!(!a.regions[r].open.is_empty(), "the first explicit region");
+        assert!(
+            !a.regions.at(r).open.is_empty(),
+            "the first explicit region"
+        );
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub(super) fn cursor_moved(state: &mut State) {
         super::fold::clamp(state, &a);
     }
     if let Some(i) = a.segment_index(state.ui.cursor)
-        && let Some(r) = a.segments[i].paint.region()
+        && let Some(r) = a.segments.at(i).paint.region()
     {
         if state.ui.region != Some(r) {
             state.ui.scroll[Pane::Region] = 0;

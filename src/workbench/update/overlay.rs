@@ -325,7 +325,7 @@ mod tests {
     /// Field number of the region selected on screen.
     fn selected_field(state: &State) -> usize {
         let a = state.analysis().unwrap();
-        a.regions[state.ui.region.unwrap()].field
+        a.regions.at(state.ui.region.unwrap()).field
     }
 
     #[test]

@@ -346,7 +346,7 @@ fn problem_item(
     let region = p.region.map(|r| {
         format!(
             "region '{}' #{}",
-            a.field_names[a.regions[r].field],
+            a.field_names[a.regions.at(r).field],
             crate::workbench::view::region::ordinal(a, r)
         )
     });

@@ -200,7 +200,9 @@ pub(crate) fn hit(a: &Analysis, width: usize, top: (usize, usize), x: usize, y: 
 
 /// The style of a segment of the analysis.
 pub(crate) fn segment_style(a: &Analysis, s: &Segment, theme: &Theme) -> Style {
-    paint_style(theme, s, a.prefix_len, |r| a.regions[r].field)
+    paint_style(theme, s, a.prefix_len, |r| {
+        a.regions.field(r).unwrap_or_default()
+    })
 }
 
 /// The style of a painted segment, for the raw pane and the replay alike: by what it is (the
@@ -258,7 +260,7 @@ fn row_spans(
         }
     };
     while at < r.end && i < a.segments.len() {
-        let s = &a.segments[i];
+        let s = &a.segments.at(i);
         let end = s.range.end.min(r.end);
         let base = segment_style(a, s, theme);
         for (j, c) in a.document[at..end].char_indices() {
@@ -369,7 +371,7 @@ fn cursor_lines(
     let what = a.describe(cursor);
     let style = a
         .segment_index(cursor)
-        .map_or(theme.dim(), |i| segment_style(a, &a.segments[i], theme));
+        .map_or(theme.dim(), |i| segment_style(a, &a.segments.at(i), theme));
     let place = place_of(a, cursor);
     let file = |f: &str| short_name(f).to_string();
     let forms = |room: usize| {
@@ -498,13 +500,13 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
             } else if i == rows.len() - 1
                 && line_end < a.document.len()
                 && a.segment_index(line_end)
-                    .is_some_and(|k| a.segments[k].lost)
+                    .is_some_and(|k| a.segments.at(k).lost)
             {
                 // A lost line break would be invisible: show it.
                 let k = a.segment_index(line_end).unwrap_or_default();
                 line.spans.push(Span::styled(
                     "⏎",
-                    segment_style(a, &a.segments[k], &state.ui.theme),
+                    segment_style(a, &a.segments.at(k), &state.ui.theme),
                 ));
             }
             lines.push(line);

@@ -34,8 +34,8 @@ fn json_lines(v: &Value, state: &State, budget: usize) -> Vec<Line<'static>> {
 
 /// The region's ordinal among its field's regions (1-based).
 pub(crate) fn ordinal(a: &Analysis, region: usize) -> usize {
-    let f = a.regions[region].field;
-    a.regions[..region].iter().filter(|g| g.field == f).count() + 1
+    let f = a.regions.field(region);
+    (0..region).filter(|&r| a.regions.field(r) == f).count() + 1
 }
 
 pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
@@ -46,7 +46,7 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
         .filter(|(a, r)| *r < a.regions.len());
     let mut extra = Vec::new();
     if let Some((a, r)) = selected {
-        let g = &a.regions[r];
+        let g = a.regions.at(r);
         extra.push(Span::raw(format!(
             " {} #{} ",
             a.field_names[g.field],
@@ -64,7 +64,7 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
         );
         return;
     };
-    let g = &a.regions[r];
+    let g = a.regions.at(r);
     // Column 1: the raw body.
     let mut body: Vec<Line<'static>> = vec![Line::styled("body", heading(state))];
     // Only what the columns can show (a long body would make every frame slow).
@@ -129,7 +129,7 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
 /// Column 2: the content parser's output.
 fn parsed_column(state: &State, a: &Analysis, r: usize, budget: usize) -> Vec<Line<'static>> {
     let theme = &state.ui.theme;
-    let g = &a.regions[r];
+    let g = a.regions.at(r);
     let mut parsed: Vec<Line<'static>> = vec![Line::styled(
         format!("→ parsed ({})", a.content_kinds[g.field]),
         heading(state),
@@ -157,7 +157,7 @@ fn parsed_column(state: &State, a: &Analysis, r: usize, budget: usize) -> Vec<Li
 /// failed (its parsed value is known), the error.
 fn value_column(state: &State, a: &Analysis, r: usize, budget: usize) -> Vec<Line<'static>> {
     let theme = &state.ui.theme;
-    let g = &a.regions[r];
+    let g = a.regions.at(r);
     let failed = g.ending == Some(Ending::Failed);
     let mut third: Vec<Line<'static>> = Vec::new();
     match (a.region_transformed(r), a.region_value(r)) {
