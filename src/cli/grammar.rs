@@ -47,9 +47,24 @@ pub(crate) struct GrammarArgs {
     /// Whether more than one tool call is allowed.
     #[arg(long, value_name = "true|false", default_value_t = true, action = clap::ArgAction::Set)]
     pub parallel: bool,
-    /// The output dialect.
-    #[arg(long, value_enum)]
-    pub format: Format,
+    /// The output dialect (not needed with --check).
+    #[arg(long, value_enum, required_unless_present = "check")]
+    pub format: Option<Format>,
+    /// Check that the grammar and the parser agree instead of printing the grammar: samples
+    /// the parser reads clean must be accepted, and random walks through the grammar must
+    /// parse clean with valid tool calls (llguidance, over the model's tokens when the
+    /// template's folder has a tokenizer.json).
+    #[arg(long)]
+    pub check: bool,
+    /// With --check: the samples (files or folders; default: the template folder's).
+    #[arg(value_name = "SAMPLES", requires = "check")]
+    pub samples: Vec<PathBuf>,
+    /// With --check: how many random walks.
+    #[arg(long, value_name = "N", default_value_t = 500, requires = "check")]
+    pub walks: usize,
+    /// With --check: the first walk's seed (walk i uses seed + i).
+    #[arg(long, value_name = "S", default_value_t = 1, requires = "check")]
+    pub seed: u64,
     /// The prompt the output follows, when it leaves a region open (a prefilled `<think>`):
     /// the grammar then starts inside that region.
     #[arg(
@@ -66,7 +81,7 @@ pub(crate) struct GrammarArgs {
 
 /// Prints the grammar; see the module docs for the exit codes.
 pub(super) fn run(args: &GrammarArgs) -> Result<(), Failure> {
-    let (_, source) = inputs::template(&args.template)?;
+    let (template, source) = inputs::template(&args.template)?;
     let tools = match &args.tools {
         None => None,
         Some(path) => Some(tools_from(path)?),
@@ -85,6 +100,18 @@ pub(super) fn run(args: &GrammarArgs) -> Result<(), Failure> {
         prefix,
         eos: eos.into_iter().collect(),
     };
+    if args.check {
+        let template_path = inputs::template_path(&args.template)?;
+        return super::grammar_check::run(&super::grammar_check::CheckArgs {
+            template_path: &template_path,
+            template: &template,
+            source: &source,
+            options,
+            samples: &args.samples,
+            walks: args.walks,
+            seed: args.seed,
+        });
+    }
     let grammar = compile(&source, &options).map_err(|e| match e {
         Error::Template(m) => Failure::invalid(m),
         Error::Tools(m) if m.starts_with("--tool-choice") => Failure::usage(m),
@@ -101,7 +128,7 @@ pub(super) fn run(args: &GrammarArgs) -> Result<(), Failure> {
             a.used
         );
     }
-    let text = match args.format {
+    let text = match args.format.unwrap_or(Format::Lark) {
         Format::Lark => grammar.to_lark(&LarkOptions::default()),
         Format::Gbnf => grammar.to_gbnf(),
         Format::Ebnf => grammar.to_ebnf(),

@@ -30,6 +30,7 @@ mod corpus;
 mod explain;
 mod export;
 mod grammar;
+mod grammar_check;
 mod infer;
 mod inputs;
 mod lint;

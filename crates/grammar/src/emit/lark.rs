@@ -28,6 +28,15 @@ struct Writer<'a> {
 pub(crate) fn emit(g: &Grammar, options: &LarkOptions) -> String {
     let (start, rules) = super::lower_json(g, &|d| *d == Dialect::Json);
     let rules = super::reachable(&start, rules);
+    // Text and the close after it become one lazy lexeme (see `lark_lazy`).
+    let mut fuser = super::lark_lazy::Fuser::new(&rules, &options.special_tokens);
+    let start = fuser.node(&start);
+    let fused_rules: Vec<(String, Node)> = rules
+        .iter()
+        .map(|(n, b)| (n.clone(), fuser.node(b)))
+        .collect();
+    let fused = std::mem::take(&mut fuser.fused);
+    let rules = super::reachable(&start, fused_rules);
     let mut w = Writer {
         options,
         terminals: Vec::new(),
@@ -38,6 +47,14 @@ pub(crate) fn emit(g: &Grammar, options: &LarkOptions) -> String {
     for (name, node) in &rules {
         let body = w.expr(node, 0);
         let _ = writeln!(out, "{name}: {body}");
+    }
+    for (k, f) in fused.iter().enumerate() {
+        let name = super::lark_lazy::lazy_name(k);
+        let text = w.text(&f.excludes, f.not_start);
+        let close = w.expr(&Node::Regex(f.close.clone()), 2);
+        let _ = writeln!(out, "{name}[lazy]: {}", name.to_uppercase());
+        w.terminals
+            .push((name.to_uppercase(), format!("{text} {close}")));
     }
     for (name, def) in &w.terminals {
         let _ = writeln!(out, "{name}: {def}");

@@ -4,6 +4,7 @@
 
 mod bnf;
 mod lark;
+mod lark_lazy;
 mod structural;
 
 pub use lark::LarkOptions;

@@ -1,0 +1,188 @@
+//! Free text followed by its close, as one lazy lexeme: what llguidance needs to read text up
+//! to a delimiter.
+//!
+//! llguidance's lexer is greedy and never backtracks: a terminal for "text without `</think>`"
+//! followed by the literal `</think>` reads `a</think>` as text up to `a</think` (which does not
+//! contain the close yet) and then finds no `</think>` to match. The idiomatic form is a lazy
+//! lexeme that takes the text and the close together and ends at the first close:
+//! `lazy_1[lazy]: LAZY_1` with `LAZY_1: TEXT_1? /<\/think>/`, where `TEXT_1` is the text's
+//! own terminal (`/(?s:.+)/ & ~/(?s:.*)(?:<tool_call>)(?s:.*)/`).
+//!
+//! This pass finds each text in a sequence, works out what may follow it (through rules,
+//! optional and repeated items and alternations, a few alternatives at most), and where every
+//! continuation starts with a literal or a pattern that cannot match the empty text, rewrites
+//! the text and its continuation into an alternation of "lazy text ending in that close, then
+//! the rest". A close that is one of the model's special tokens needs no such care (no text
+//! spells it) and is left as it is, as is a text with nothing after it.
+
+use crate::ir::Node;
+use crate::re::Re;
+use std::collections::BTreeSet;
+
+/// The most continuations one text is split into before the pass leaves it as it is.
+const MAX_CONTINUATIONS: usize = 16;
+
+/// How deep rules are followed to find what comes next.
+const MAX_DEPTH: usize = 8;
+
+/// A text fused with the close that ends it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Fused {
+    /// The strings the text must not hold.
+    pub excludes: Vec<String>,
+    /// A character the text must not begin with.
+    pub not_start: Option<char>,
+    /// The close.
+    pub close: Re,
+}
+
+pub(crate) struct Fuser<'a> {
+    rules: &'a [(String, Node)],
+    special: &'a BTreeSet<String>,
+    /// The fused lexemes made, each referred to as `Node::Ref(lazy_name(i))`.
+    pub fused: Vec<Fused>,
+}
+
+/// The rule name of fused lexeme `i`.
+pub(crate) fn lazy_name(i: usize) -> String {
+    format!("lazy_{}", i + 1)
+}
+
+impl<'a> Fuser<'a> {
+    pub(crate) fn new(rules: &'a [(String, Node)], special: &'a BTreeSet<String>) -> Self {
+        Fuser {
+            rules,
+            special,
+            fused: Vec::new(),
+        }
+    }
+
+    /// `node` with every text that has a known continuation fused with it.
+    pub(crate) fn node(&mut self, node: &Node) -> Node {
+        match node {
+            Node::Seq(items) => self.seq(items),
+            Node::Alt(items) => Node::Alt(items.iter().map(|n| self.node(n)).collect()),
+            Node::Repeat { node, min, max } => Node::Repeat {
+                node: Box::new(self.node(node)),
+                min: *min,
+                max: *max,
+            },
+            other => other.clone(),
+        }
+    }
+
+    fn seq(&mut self, items: &[Node]) -> Node {
+        for (i, item) in items.iter().enumerate() {
+            let Node::TextWithout {
+                excludes,
+                not_start,
+            } = item
+            else {
+                continue;
+            };
+            let Some(conts) = self.continuations(&items[i + 1..], 0) else {
+                continue;
+            };
+            let mut alts = Vec::new();
+            for (close, rest) in conts {
+                let fused = Fused {
+                    excludes: excludes.clone(),
+                    not_start: *not_start,
+                    close,
+                };
+                let k = match self.fused.iter().position(|f| *f == fused) {
+                    Some(k) => k,
+                    None => {
+                        self.fused.push(fused);
+                        self.fused.len() - 1
+                    }
+                };
+                let rest = self.node(&Node::seq(rest));
+                alts.push(Node::seq(vec![Node::Ref(lazy_name(k)), rest]));
+            }
+            let head: Vec<Node> = items[..i].iter().map(|n| self.node(n)).collect();
+            return Node::seq(head.into_iter().chain([Node::alt(alts)]).collect());
+        }
+        Node::Seq(items.iter().map(|n| self.node(n)).collect())
+    }
+
+    /// What may follow, each as (the close it starts with, the rest after it); `None` when a
+    /// continuation does not start with a close the pass can fuse.
+    fn continuations(&self, items: &[Node], depth: usize) -> Option<Vec<(Re, Vec<Node>)>> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let (first, rest) = items.split_first()?;
+        let out = match first {
+            Node::Lit(s) if !s.is_empty() && !self.is_special(s) => {
+                vec![(Re::Lit(s.clone()), rest.to_vec())]
+            }
+            Node::Regex(re) if !re.nullable() && !self.mentions_special(re) => {
+                vec![(re.clone(), rest.to_vec())]
+            }
+            Node::Seq(inner) => {
+                let joined: Vec<Node> = inner.iter().chain(rest).cloned().collect();
+                self.continuations(&joined, depth + 1)?
+            }
+            Node::Ref(name) => {
+                let (_, body) = self.rules.iter().find(|(n, _)| n == name)?;
+                let joined: Vec<Node> = std::iter::once(body.clone())
+                    .chain(rest.iter().cloned())
+                    .collect();
+                self.continuations(&joined, depth + 1)?
+            }
+            Node::Alt(alts) => {
+                let mut out = Vec::new();
+                for a in alts {
+                    let joined: Vec<Node> = std::iter::once(a.clone())
+                        .chain(rest.iter().cloned())
+                        .collect();
+                    out.extend(self.continuations(&joined, depth + 1)?);
+                }
+                out
+            }
+            Node::Repeat { node, min, max } => {
+                let fewer = Node::Repeat {
+                    node: node.clone(),
+                    min: min.saturating_sub(1),
+                    max: max.map(|m| m.saturating_sub(1)),
+                };
+                let once: Vec<Node> = [(**node).clone(), fewer]
+                    .into_iter()
+                    .chain(rest.iter().cloned())
+                    .collect();
+                let mut out = if *max == Some(0) {
+                    Vec::new()
+                } else {
+                    self.continuations(&once, depth + 1)?
+                };
+                if *min == 0 {
+                    out.extend(self.continuations(rest, depth + 1)?);
+                }
+                out
+            }
+            _ => return None,
+        };
+        (out.len() <= MAX_CONTINUATIONS && !out.is_empty()).then_some(out)
+    }
+
+    fn is_special(&self, s: &str) -> bool {
+        self.special
+            .iter()
+            .any(|t| !t.is_empty() && s.contains(t.as_str()))
+    }
+
+    fn mentions_special(&self, re: &Re) -> bool {
+        literal_strings(re).iter().any(|s| self.is_special(s))
+    }
+}
+
+/// The literal pieces a pattern spells, for telling whether it holds a special token.
+fn literal_strings(re: &Re) -> Vec<String> {
+    match re {
+        Re::Lit(s) => vec![s.clone()],
+        Re::Alt(items) | Re::Seq(items) => items.iter().flat_map(literal_strings).collect(),
+        Re::Group { re, .. } | Re::Repeat { re, .. } => literal_strings(re),
+        _ => Vec::new(),
+    }
+}
