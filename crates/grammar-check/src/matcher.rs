@@ -178,6 +178,13 @@ impl Grammar {
         }
     }
 
+    /// The model's special tokens' spellings (none over bytes).
+    pub(crate) fn special_spellings(&self) -> impl Iterator<Item = String> + '_ {
+        self.specials
+            .iter()
+            .map(|(b, _)| String::from_utf8_lossy(b).into_owned())
+    }
+
     /// Whether a token is one of the model's special tokens.
     pub fn is_special(&self, t: u32) -> bool {
         self.specials.iter().any(|s| s.1 == t)

@@ -125,8 +125,32 @@ fn regex_runs(regex: &str) -> Vec<String> {
                 Some('n') => run.push('\n'),
                 Some('t') => run.push('\t'),
                 Some(e) if e.is_ascii_punctuation() => run.push(e),
+                Some('x' | 'u' | 'U') => {
+                    // `\x{20}`, `\u0020`: one character a walk draws by itself.
+                    end(&mut run, &mut runs);
+                    if chars.clone().next() == Some('{') {
+                        for c in chars.by_ref() {
+                            if c == '}' {
+                                break;
+                            }
+                        }
+                    }
+                }
                 _ => end(&mut run, &mut runs),
             },
+            '[' => {
+                // A character class is one character, not text.
+                end(&mut run, &mut runs);
+                let mut escaped = false;
+                for c in chars.by_ref() {
+                    match c {
+                        _ if escaped => escaped = false,
+                        '\\' => escaped = true,
+                        ']' => break,
+                        _ => {}
+                    }
+                }
+            }
             '(' => {
                 end(&mut run, &mut runs);
                 // A group's flags (`(?:`, `(?s:`, `(?P<name>`) are syntax, not text.
@@ -138,7 +162,7 @@ fn regex_runs(regex: &str) -> Vec<String> {
                     }
                 }
             }
-            '.' | '*' | '+' | '?' | ')' | '[' | ']' | '{' | '}' | '|' | '^' | '$' => {
+            '.' | '*' | '+' | '?' | ')' | ']' | '{' | '}' | '|' | '^' | '$' => {
                 end(&mut run, &mut runs)
             }
             c => run.push(c),
@@ -164,9 +188,12 @@ pub(crate) fn weight(byte: u8) -> f64 {
 /// Weighted draws tried before the whole mask is computed.
 const REJECTION_TRIES: usize = 8;
 
-/// How much a walk favours a group of tokens (see [`Grammar::groups`]).
-fn group_weight(group: usize) -> f64 {
+/// How much a walk favours a group of tokens (see [`Grammar::groups`]), after `ws_run`
+/// whitespace bytes in a row: whitespace grows ever less likely, or a walk through a grammar
+/// that allows whitespace anywhere (JSON) drifts in it for ever.
+fn group_weight(group: usize, ws_run: u32) -> f64 {
     match u8::try_from(group) {
+        Ok(b) if b.is_ascii_whitespace() => weight(b) * 0.25f64.powi(ws_run.min(20) as i32),
         Ok(b) => weight(b),
         Err(_) => 2.0,
     }
@@ -174,11 +201,11 @@ fn group_weight(group: usize) -> f64 {
 
 /// A token drawn from the grammar's whole vocabulary: a group in proportion to its weight,
 /// then one of its tokens.
-fn draw_any(rng: &mut StdRng, grammar: &Grammar) -> Option<u32> {
+fn draw_any(rng: &mut StdRng, grammar: &Grammar, ws_run: u32) -> Option<u32> {
     let groups = grammar.groups();
     let choices: Vec<(u32, f64)> = (0..groups.len())
         .filter(|&g| !groups[g].is_empty())
-        .map(|g| (g as u32, group_weight(g)))
+        .map(|g| (g as u32, group_weight(g, ws_run)))
         .collect();
     if choices.is_empty() {
         return None;
@@ -187,9 +214,12 @@ fn draw_any(rng: &mut StdRng, grammar: &Grammar) -> Option<u32> {
     Some(g[rng.random_range(0..g.len())])
 }
 
-/// A token drawn from `choices` in proportion to its weight.
+/// A token drawn from `choices` (not empty) in proportion to its weight.
 fn draw(rng: &mut StdRng, choices: &[(u32, f64)]) -> u32 {
     let total: f64 = choices.iter().map(|c| c.1).sum();
+    if !(total > 0.0 && total.is_finite()) {
+        return choices[rng.random_range(0..choices.len())].0;
+    }
     let mut x = rng.random_range(0.0..total);
     for &(t, w) in choices {
         if x < w {
@@ -209,6 +239,9 @@ pub fn walk(
     opts: &WalkOptions,
 ) -> Option<String> {
     let mut rng = StdRng::seed_from_u64(opts.seed.wrapping_add(index));
+    // The model's special tokens are literals too: a grammar names them as tokens, not text.
+    let specials: Vec<String> = grammar.special_spellings().collect();
+    let literals: Vec<&String> = literals.iter().chain(&specials).collect();
     let mut m = grammar.start();
     let eos = grammar.eos();
     let mut out: Vec<u8> = Vec::new();
@@ -216,6 +249,7 @@ pub fn walk(
     // walk so some walks are short and plain and others long and busy.
     let stop = rng.random_range(0.05..0.4);
     let literal = rng.random_range(0.1..0.5);
+    let mut ws_run = 0u32;
     loop {
         if m.is_error() || out.len() > opts.max_bytes {
             return None;
@@ -227,7 +261,7 @@ pub fn walk(
             break;
         }
         if !literals.is_empty() && rng.random_bool(literal) {
-            let pick = &literals[rng.random_range(0..literals.len())];
+            let pick = literals[rng.random_range(0..literals.len())];
             let tokens = grammar.tokenize(pick);
             if m.validate_tokens(&tokens).ok() == Some(tokens.len())
                 && m.consume_tokens(&tokens).is_ok()
@@ -241,7 +275,7 @@ pub fn walk(
         // byte of the vocabulary).
         let mut chosen = None;
         for _ in 0..REJECTION_TRIES {
-            let Some(t) = draw_any(&mut rng, grammar) else {
+            let Some(t) = draw_any(&mut rng, grammar, ws_run) else {
                 break;
             };
             if m.validate_tokens(&[t]).ok() == Some(1) {
@@ -272,7 +306,7 @@ pub fn walk(
                 });
                 let choices: Vec<(u32, f64)> = (0..allowed.len())
                     .filter(|&g| !allowed[g].is_empty())
-                    .map(|g| (g as u32, group_weight(g)))
+                    .map(|g| (g as u32, group_weight(g, ws_run)))
                     .collect();
                 if choices.is_empty() {
                     if m.is_accepting().unwrap_or(false) {
@@ -287,7 +321,13 @@ pub fn walk(
         if m.consume_token(chosen).is_err() {
             return None;
         }
-        out.extend_from_slice(grammar.token_bytes(chosen));
+        let bytes = grammar.token_bytes(chosen);
+        out.extend_from_slice(bytes);
+        ws_run = if !bytes.is_empty() && bytes.iter().all(u8::is_ascii_whitespace) {
+            ws_run + 1
+        } else {
+            0
+        };
     }
     String::from_utf8(out).ok()
 }

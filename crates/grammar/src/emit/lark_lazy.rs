@@ -101,9 +101,100 @@ impl<'a> Fuser<'a> {
                 alts.push(Node::seq(vec![Node::Ref(lazy_name(k)), rest]));
             }
             let head: Vec<Node> = items[..i].iter().map(|n| self.node(n)).collect();
+            let head = self.merge_lexical(head);
             return Node::seq(head.into_iter().chain([Node::alt(alts)]).collect());
         }
-        Node::Seq(items.iter().map(|n| self.node(n)).collect())
+        let items = items.iter().map(|n| self.node(n)).collect();
+        Node::Seq(self.merge_lexical(items))
+    }
+
+    /// Adjacent literals and patterns as one pattern: the lexer never backtracks between two
+    /// lexemes, so `/[ \n]+/? "\n```"` written as two would refuse ` \n```` (the
+    /// whitespace lexeme takes the line break the literal needs), while one lexeme reads it.
+    fn merge_lexical(&self, items: Vec<Node>) -> Vec<Node> {
+        let mut out: Vec<Node> = Vec::new();
+        // The current run: each item with its pattern.
+        let mut run: Vec<(Node, Re)> = Vec::new();
+        // A literal holding special tokens is its text pieces and its tokens, so that its text
+        // can join the patterns beside it.
+        let items: Vec<Node> = items
+            .into_iter()
+            .flat_map(|item| match item {
+                Node::Lit(s) if self.is_special(&s) => self.split_special(&s),
+                other => vec![other],
+            })
+            .collect();
+        let flush = |run: &mut Vec<(Node, Re)>, out: &mut Vec<Node>| match run.len() {
+            0 => {}
+            1 => out.extend(run.drain(..).map(|(n, _)| n)),
+            _ => out.push(Node::Regex(Re::Seq(
+                run.drain(..).map(|(_, r)| r).collect(),
+            ))),
+        };
+        for item in items {
+            match self.lexical(&item) {
+                Some(re) => {
+                    run.push((item, re));
+                    // A run that could match nothing is no lexeme: what came before goes alone.
+                    if run.len() > 1
+                        && Re::Seq(run.iter().map(|p| p.1.clone()).collect()).nullable()
+                    {
+                        let last = run.pop();
+                        flush(&mut run, &mut out);
+                        run.extend(last);
+                    }
+                }
+                None => {
+                    flush(&mut run, &mut out);
+                    out.push(item);
+                }
+            }
+        }
+        flush(&mut run, &mut out);
+        out
+    }
+
+    /// A literal cut at the special tokens in it: text pieces and tokens, in order.
+    fn split_special(&self, s: &str) -> Vec<Node> {
+        let mut out = Vec::new();
+        let mut rest = s;
+        'outer: while !rest.is_empty() {
+            for (i, _) in rest.char_indices() {
+                if let Some(tok) = self
+                    .special
+                    .iter()
+                    .filter(|t| !t.is_empty() && rest[i..].starts_with(t.as_str()))
+                    .max_by_key(|t| t.len())
+                {
+                    if i > 0 {
+                        out.push(Node::Lit(rest[..i].to_string()));
+                    }
+                    out.push(Node::Lit(tok.clone()));
+                    rest = &rest[i + tok.len()..];
+                    continue 'outer;
+                }
+            }
+            out.push(Node::Lit(rest.to_string()));
+            break;
+        }
+        out
+    }
+
+    /// An item as a pattern, when it is one the lexer reads (no special token in it).
+    fn lexical(&self, node: &Node) -> Option<Re> {
+        match node {
+            Node::Lit(s) if !s.is_empty() && !self.is_special(s) => Some(Re::Lit(s.clone())),
+            Node::Regex(re) if !self.mentions_special(re) => Some(re.clone()),
+            Node::Repeat { node, min, max } => {
+                let inner = self.lexical(node)?;
+                Some(Re::Repeat {
+                    re: Box::new(inner),
+                    min: *min,
+                    max: *max,
+                })
+            }
+            _ => None,
+        }
     }
 
     /// What may follow, each as (the close it starts with, the rest after it); `None` when a
