@@ -100,18 +100,6 @@ pub(super) fn run(args: &GrammarArgs) -> Result<(), Failure> {
         prefix,
         eos: eos.into_iter().collect(),
     };
-    if args.check {
-        let template_path = inputs::template_path(&args.template)?;
-        return super::grammar_check::run(&super::grammar_check::CheckArgs {
-            template_path: &template_path,
-            template: &template,
-            source: &source,
-            options,
-            samples: &args.samples,
-            walks: args.walks,
-            seed: args.seed,
-        });
-    }
     let grammar = compile(&source, &options).map_err(|e| match e {
         Error::Template(m) => Failure::invalid(m),
         Error::Tools(m) if m.starts_with("--tool-choice") => Failure::usage(m),
@@ -127,6 +115,18 @@ pub(super) fn run(args: &GrammarArgs) -> Result<(), Failure> {
             a.key_path,
             a.used
         );
+    }
+    if args.check {
+        let template_path = inputs::template_path(&args.template)?;
+        return super::grammar_check::run(&super::grammar_check::CheckArgs {
+            template_path: &template_path,
+            template: &template,
+            source: &source,
+            options: options.clone(),
+            samples: &args.samples,
+            walks: args.walks,
+            seed: args.seed,
+        });
     }
     let text = match args.format.unwrap_or(Format::Lark) {
         Format::Lark => grammar.to_lark(&LarkOptions::default()),
