@@ -1,0 +1,1 @@
+"""Corpus runs (filled in below)."""
