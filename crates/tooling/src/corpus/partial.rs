@@ -172,11 +172,7 @@ impl Report {
                 .map(String::from)
                 .ok_or(format!("'{what}' holds a non-string"))
         };
-        let list = |key: &str| {
-            get(key)?
-                .as_list()
-                .ok_or(format!("'{key}' is not a list"))
-        };
+        let list = |key: &str| get(key)?.as_list().ok_or(format!("'{key}' is not a list"));
         let items = |v: &Value, n: usize, what: &str| -> Result<Vec<Value>, String> {
             match v.as_list() {
                 Some(l) if l.len() == n => Ok(l.to_vec()),
@@ -307,13 +303,22 @@ mod tests {
             let second = Report::from_partial(&second.to_partial()).unwrap();
             first.merge(second);
             assert!(timeless(&first).json_eq(&timeless(&whole)), "cut at {cut}");
-            assert_eq!(first.summary().lines().take(8).collect::<Vec<_>>(), whole.summary().lines().take(8).collect::<Vec<_>>());
+            assert_eq!(
+                first.summary().lines().take(8).collect::<Vec<_>>(),
+                whole.summary().lines().take(8).collect::<Vec<_>>()
+            );
             assert_eq!(first.slowest.len(), LISTED);
         }
         // 26 parsed as expected, 25 parsed but not as expected, 26 errors, 26 not records;
         // the 23 records among the first 30 had the chunking check.
         assert_eq!(
-            (whole.records, whole.parsed, whole.differs, whole.errors, whole.input_errors),
+            (
+                whole.records,
+                whole.parsed,
+                whole.differs,
+                whole.errors,
+                whole.input_errors
+            ),
             (103, 51, 25, 26, 26)
         );
         assert_eq!((whole.chunk_checked, whole.failures), (23, 77));
