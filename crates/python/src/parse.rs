@@ -139,6 +139,8 @@ const SHORT_FEED: usize = 256;
 const SHORT_HELD: usize = 4096;
 
 /// The engine's parser, fed text or (through the tokenizer's decoder) token ids.
+// The text parser, the common case, is held inline: the Python object is one allocation either way.
+#[allow(clippy::large_enum_variant)]
 enum Inner {
     Text(Parser),
     Ids(Box<IdParser<'static>>),
@@ -188,6 +190,8 @@ impl StreamParser {
     /// Loads `spec`, reads `tools` and runs the prefix (text, or ids with a tokenizer; then
     /// `ids_of` turns fed ids into a list).
     #[pyo3(signature = (spec, prefix, tools, reference, tokenizer=None, ids_of=None))]
+    // The arguments of the Python call, one for one.
+    #[allow(clippy::too_many_arguments)]
     fn _start(
         &mut self,
         py: Python<'_>,

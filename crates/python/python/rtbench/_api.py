@@ -21,6 +21,7 @@ from typing import Any
 from . import _native
 from ._errors import Unsupported
 
+
 def _reference_impl(reference: str):
     """The reference's own `(parse_response, ResponseParser)` for `reference`, if installed."""
     from . import _install
@@ -75,10 +76,6 @@ def _text_prefix(prefix: Any) -> str | None:
     if isinstance(prefix, (bytes, bytearray, memoryview)):
         raise TypeError("cannot use a string pattern on a bytes-like object")
     raise TypeError(f"a bytes-like object is required, not '{type(prefix).__name__}'")
-
-
-def _concat_error(text: Any) -> TypeError:
-    return TypeError(f'can only concatenate str (not "{type(text).__name__}") to str')
 
 
 class _Tokenizers:
