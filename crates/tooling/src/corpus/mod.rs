@@ -12,15 +12,21 @@
 //! For a viewer: [`Entries`] and [`LineReader`] give each record's line number and byte offset,
 //! [`read_record_at`] reads one record again from its offset, and [`Outcome::group`] says which
 //! cause a record falls under.
+//!
+//! Across processes or machines: [`run_records`] evaluates a worker's records (the same code
+//! path, with their indices in the whole corpus) and [`Report::merge`] joins the partial
+//! reports in corpus order into the report of one run (see the `partial` module).
 
 mod failures;
 mod outcome;
+mod partial;
 mod reader;
 mod record;
 mod report;
 
 pub use failures::{file_name, sample_text, write_failure};
 pub use outcome::{Context, FieldMarks, Group, Outcome, Status, error_kind, evaluate};
+pub use partial::run_records;
 pub use reader::{Content, Entries, Entry, Input, Line, LineReader, MAX_LINE, read_record_at};
 pub use record::{FieldNames, Location, Record, RecordError, parse_record};
 pub use report::{ErrorGroup, FieldTally, LISTED, Report};
