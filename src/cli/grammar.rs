@@ -137,17 +137,9 @@ pub(super) fn run(args: &GrammarArgs) -> Result<(), Failure> {
     output::print_line(text.trim_end())
 }
 
-/// The end-of-sequence token of the model folder holding the template (its
-/// tokenizer_config.json's `eos_token`), if it says.
+/// The end-of-sequence token the template's folder names (`tokenizer_config.json`).
 fn eos_token(template: &Path) -> Option<String> {
-    let dir = template.parent()?;
-    let text = std::fs::read_to_string(dir.join("tokenizer_config.json")).ok()?;
-    let config: serde_json::Value = serde_json::from_str(&text).ok()?;
-    match config.get("eos_token")? {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Object(o) => o.get("content")?.as_str().map(String::from),
-        _ => None,
-    }
+    rtbench_tooling::model::eos_token(template.parent()?)
 }
 
 /// The tools of a `--tools` file: a JSON list, or a sample's tools section.

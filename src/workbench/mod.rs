@@ -17,6 +17,7 @@ pub(crate) mod config;
 pub(crate) mod corpus;
 pub(crate) mod editor;
 pub(crate) mod exec;
+pub(crate) mod grammar;
 pub(crate) mod highlight;
 pub(crate) mod inputs;
 pub(crate) mod jobs;

@@ -57,6 +57,9 @@ pub struct Shown {
     pub analysis: Arc<Analysis>,
     /// The message as highlighted JSON (plain styled runs; the view draws them).
     pub message_lines: Arc<MessageLines>,
+    /// Whether the grammar compiled from the template accepts the generation (`None`: not
+    /// computed).
+    pub grammar: Option<crate::workbench::grammar::GrammarMark>,
 }
 
 /// A sample whose result under the other reference version differs from the one in force

@@ -600,3 +600,15 @@ pub fn model_chunkings(
     }
     Ok(out)
 }
+
+/// The model's end-of-sequence token as `tokenizer_config.json` in `dir` names it (a string,
+/// or an added token's `content`), if it does.
+pub fn eos_token(dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join("tokenizer_config.json")).ok()?;
+    let config: serde_json::Value = serde_json::from_str(&text).ok()?;
+    match config.get("eos_token")? {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Object(o) => o.get("content")?.as_str().map(String::from),
+        _ => None,
+    }
+}

@@ -199,6 +199,7 @@ mod tests {
         state.session.shown = Some(crate::workbench::state::Shown {
             analysis: Arc::new(a),
             message_lines: shown.message_lines,
+            grammar: shown.grammar,
         });
         (state, at)
     }

@@ -8,6 +8,8 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
+
+use crate::workbench::grammar::GrammarMark;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::workbench::state::{Pane, State};
@@ -295,6 +297,41 @@ pub fn items(state: &State, width: usize) -> Vec<Item> {
                 ..item(diagnostic_lines(&mark.warning, state, width), target)
             });
         }
+        // The grammar compiled from the template refuses the generation (see `rtbench grammar`).
+        if let Some(mark) = state
+            .session
+            .shown
+            .as_ref()
+            .and_then(|s| s.grammar.as_ref())
+        {
+            let (text, target) = match mark {
+                GrammarMark::Accepted => (None, None),
+                GrammarMark::StopsAt(at) => {
+                    let (line, col) = a.line_col(*at);
+                    (
+                        Some(format!(
+                            "refuses the generation from {line}:{col}: a model constrained by `rtbench grammar` could not write it (`rtbench grammar --check` shows the shortest such text)"
+                        )),
+                        Some(Target::Document {
+                            at: *at,
+                            region: a.regions.iter().rposition(|g| g.open.start <= *at),
+                        }),
+                    )
+                }
+                GrammarMark::Incomplete => (
+                    Some("accepts the generation so far but needs more at its end (`rtbench grammar`)".to_string()),
+                    None,
+                ),
+                GrammarMark::Unavailable(why) => (Some(format!("none could be built: {why}")), None),
+            };
+            if let Some(text) = text {
+                let lines = message_lines(Span::styled("grammar:", theme.warning()), &text);
+                out.push(Item {
+                    warning: true,
+                    ..item(lines, target)
+                });
+            }
+        }
         for (field, why) in &a.unmatched {
             let mut lines = vec![Line::from(vec![
                 Span::styled("note:", theme.key()),
@@ -460,6 +497,17 @@ pub fn lines(state: &State, width: usize) -> (Vec<Line<'static>>, usize, usize) 
     }
     if out.is_empty() {
         out.push(Line::styled("no problems", state.ui.theme.ok()));
+    }
+    if let Some(GrammarMark::Accepted) = state
+        .session
+        .shown
+        .as_ref()
+        .and_then(|s| s.grammar.as_ref())
+    {
+        out.push(Line::styled(
+            "grammar: accepts the generation (rtbench grammar)",
+            state.ui.theme.dim(),
+        ));
     }
     (out, errors, warnings)
 }
