@@ -25,6 +25,7 @@ mod diagnostic_cli;
 mod explain;
 mod export;
 mod grammar;
+mod grammar_check;
 mod id_conformance;
 mod infer;
 mod input_safety;
