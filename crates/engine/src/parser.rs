@@ -621,7 +621,11 @@ impl Parser {
     /// Like [`Parser::feed`], appending the events to `events` as they happen: when the feed
     /// fails, the events before the error are there (a view can show what led up to it).
     /// `events` may be any [`EventSink`]: a list, or a caller's fold that keeps less.
-    pub fn feed_into<S: EventSink>(&mut self, text: &str, events: &mut S) -> Result<(), ParseError> {
+    pub fn feed_into<S: EventSink>(
+        &mut self,
+        text: &str,
+        events: &mut S,
+    ) -> Result<(), ParseError> {
         if self.finalized {
             return Err(ParseError::new(
                 ExceptionType::RuntimeError,
