@@ -101,7 +101,8 @@ impl EventSink for Vec<Event> {
 
 /// An event without its text and values: which kind it is and where its text lies in the
 /// document, in 24 bytes instead of an [`Event`]'s 72 and its boxed detail (what painting the
-/// document by region needs; [`crate::region::mark_owners`] says which region each belongs to).
+/// document by region needs; the region module's `mark_owners` says which region each belongs
+/// to).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mark {
     /// Where the event's text lies in the document (as [`Event::span`]).
