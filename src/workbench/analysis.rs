@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use rtbench_engine::delimiter::Delimiter;
 use rtbench_engine::diagnostic::{Diagnostic, Location};
-use rtbench_engine::event::{Event, EventKind};
+use rtbench_engine::event::{Mark, MarkKind};
 use rtbench_engine::offsets::CharIndex;
 use rtbench_engine::parser::{Events, ParseError, Parser};
 use rtbench_engine::py::{DumpOptions, json_dumps};
-use rtbench_engine::region::{Ending, Region, RegionBuilder, owners};
+use rtbench_engine::region::{Ending, Region, RegionBuilder, mark_owners};
 
 use crate::workbench::compact::{Regions, Segments};
 use rtbench_engine::template::Template;
@@ -148,7 +148,7 @@ const EXPLAIN_LIMIT: usize = 1 << 20;
 
 /// The parser's trace of a sample.
 struct Trace {
-    events: Vec<Event>,
+    marks: Vec<Mark>,
     regions: Vec<Region>,
     origin: usize,
     held: Range<usize>,
@@ -181,7 +181,7 @@ fn prefix_failure(
     }
     model.fail(template, &e);
     Some(Trace {
-        events,
+        marks: events.iter().map(Mark::of).collect(),
         regions: model.into_regions(),
         origin,
         held,
@@ -189,29 +189,29 @@ fn prefix_failure(
     })
 }
 
-/// The coloured segments of a trace's `events` over `document`, whose start anchor cut it at
-/// `origin`: captures, held-back text and the error's place marked.
+/// The coloured segments of a trace's event `marks` over `document`, whose start anchor cut it
+/// at `origin`: captures, held-back text and the error's place marked.
 fn segments(
     document: &str,
-    events: &[Event],
+    marks: &[Mark],
     regions: &Regions,
     origin: usize,
     held: &Range<usize>,
     error_at: Option<usize>,
 ) -> Segments {
-    let pieces = events.iter().zip(owners(events)).map(|(ev, region)| {
-        let kind = match (&ev.kind, region) {
-            (EventKind::Open, Some(region)) => Paint::Open { region },
-            (EventKind::Chunk { .. }, Some(region)) => Paint::Body { region },
-            (EventKind::Close { .. }, Some(region)) => Paint::Close { region },
-            (EventKind::Discard { .. }, _) => Paint::Discarded,
+    let pieces = marks.iter().zip(mark_owners(marks)).map(|(ev, region)| {
+        let kind = match (ev.kind, region) {
+            (MarkKind::Open, Some(region)) => Paint::Open { region },
+            (MarkKind::Chunk, Some(region)) => Paint::Body { region },
+            (MarkKind::Close, Some(region)) => Paint::Close { region },
+            (MarkKind::Discard, _) => Paint::Discarded,
             _ => Paint::Unrouted,
         };
         (ev.span.clone(), kind)
     });
     // A stream's events come in order of where they start: painted as they are read, without
     // a list of them all beside the events (a sample of many small regions has millions).
-    let in_order = events
+    let in_order = marks
         .iter()
         .filter(|e| !e.span.is_empty() && e.span.end <= document.len())
         .map(|e| e.span.start)
@@ -386,13 +386,13 @@ pub(crate) fn analyze_with_model(
         model,
     );
     let failed_prefix = match &audit.result {
-        Err(_) if audit.events.is_empty() => {
+        Err(_) if audit.marks.is_empty() => {
             prefix_failure(template, prefix, sample.tools.as_ref(), doc_len)
         }
         _ => None,
     };
     let trace = failed_prefix.unwrap_or(Trace {
-        events: audit.events,
+        marks: audit.marks,
         regions: audit.regions,
         origin: audit.origin,
         held: audit.held,
@@ -422,14 +422,14 @@ pub(crate) fn analyze_with_model(
     let regions = Regions::from(trace.regions);
     let mut segments = segments(
         &document,
-        &trace.events,
+        &trace.marks,
         &regions,
         trace.origin,
         &trace.held,
         error_at,
     );
     // The events are painted: their room goes to what follows.
-    drop(trace.events);
+    drop(trace.marks);
     paint_losses(&mut segments, &document, &findings);
     let line_starts = rtbench_engine::offsets::line_starts(&document);
     let field_names: Vec<String> = template.fields().iter().map(|f| f.name.clone()).collect();

@@ -27,7 +27,7 @@
 
 use std::ops::Range;
 
-use crate::event::{Event, EventKind};
+use crate::event::{Event, EventSink, Mark, MarkKind};
 use crate::parser::{Events, ParseError, Parser};
 use crate::py::{DumpOptions, json_dumps, json_loads};
 use crate::region::{Ending, Region, RegionBuilder};
@@ -93,11 +93,11 @@ pub const DISCARD_THRESHOLD: usize = 3;
 pub struct Audit {
     /// The message, or the error, exactly as [`crate::parse_response`] gives them.
     pub result: Result<Dict, ParseError>,
-    /// The traced events up to the end, or up to the error, as [`Events::Spans`] records them
-    /// (chunk and discard texts are the document's text at their spans). Close events carry
-    /// `None` as their value and no detail: those moved to [`Audit::regions`] (one copy of a
-    /// long region's value, not two).
-    pub events: Vec<Event>,
+    /// The traced events up to the end, or up to the error, as their kinds and spans (their
+    /// texts are the document's text at their spans; a close's value and detail are in
+    /// [`Audit::regions`], one copy of a long region's value, not two). A region's
+    /// `open_event` and `close_event` index this list.
+    pub marks: Vec<Mark>,
     /// The regions of the events.
     pub regions: Vec<Region>,
     /// Where the start anchor cut the prefix (a document offset).
@@ -148,6 +148,21 @@ pub fn audit_decoded(
     audit_fed(template, prefix, fed, tail, tools, token_ids)
 }
 
+/// The audit's fold of the parser's events: each event is taken into the region model as it
+/// comes (its close value and detail moved into the region, so they are never held in a list
+/// of events all at once) and kept as its [`Mark`].
+struct Fold {
+    marks: Vec<Mark>,
+    model: RegionBuilder,
+}
+
+impl EventSink for Fold {
+    fn record(&mut self, mut event: Event) {
+        self.model.take(self.marks.len(), &mut event);
+        self.marks.push(Mark::of(&event));
+    }
+}
+
 fn audit_fed(
     template: &Template,
     prefix: &str,
@@ -156,7 +171,11 @@ fn audit_fed(
     tools: Option<&Value>,
     token_ids: bool,
 ) -> Audit {
-    let mut events = Vec::new();
+    let doc_len = prefix.len() + generation.len() + tail.len();
+    let mut fold = Fold {
+        marks: Vec::new(),
+        model: RegionBuilder::new(doc_len),
+    };
     let mut origin = prefix.len();
     let mut held = 0..0;
     let options = crate::parser::Options {
@@ -170,25 +189,19 @@ fn audit_fed(
     let mut partial = None;
     let result = Parser::with_options(template, Some(prefix), tools, options).and_then(|mut p| {
         origin = p.origin();
-        events.extend_from_slice(p.initial_events());
-        // Events before an error stay in `events`.
-        let fed = p.feed_into(generation, &mut events);
+        for e in p.initial_events() {
+            fold.record(e.clone());
+        }
+        // Events before an error are folded in too.
+        let fed = p.feed_into(generation, &mut fold);
         held = p.held();
-        let result = fed.and_then(|()| p.finalize_with(&mut events, tail));
+        let result = fed.and_then(|()| p.finalize_with(&mut fold, tail));
         if result.is_err() {
             partial = Some(p.take_output());
         }
         result
     });
-    let document = format!("{prefix}{generation}{tail}");
-    let opens = events
-        .iter()
-        .filter(|e| matches!(e.kind, EventKind::Open))
-        .count();
-    let mut model = RegionBuilder::with_capacity(document.len(), opens);
-    for (i, e) in events.iter_mut().enumerate() {
-        model.take(i, e);
-    }
+    let Fold { marks, mut model } = fold;
     if let Err(e) = &result {
         model.fail(template, e);
     }
@@ -205,20 +218,24 @@ fn audit_fed(
         }
     }
     let losses = match &result {
-        Ok(message) => losses(
-            template,
-            &document,
-            prefix.len(),
-            &events,
-            &regions,
-            Some(message),
-        ),
+        Ok(message) => {
+            // The document is made for the losses' quotes only, once the parse is done.
+            let document = format!("{prefix}{generation}{tail}");
+            losses(
+                template,
+                &document,
+                prefix.len(),
+                &marks,
+                &regions,
+                Some(message),
+            )
+        }
         // A failed parse has its error; its losses would be about a message that does not exist.
         Err(_) => Vec::new(),
     };
     Audit {
         result,
-        events,
+        marks,
         regions,
         origin,
         held,
@@ -234,13 +251,13 @@ pub fn losses(
     template: &Template,
     document: &str,
     generation_start: usize,
-    events: &[Event],
+    marks: &[Mark],
     regions: &[Region],
     message: Option<&Dict>,
 ) -> Vec<Loss> {
     let mut out = Vec::new();
     replacements(template, document, generation_start, regions, &mut out);
-    discarded(document, generation_start, events, &mut out);
+    discarded(document, generation_start, marks, &mut out);
     for (i, g) in regions.iter().enumerate() {
         unclosed(template, document, i, g, &mut out);
         unused(template, document, i, g, &mut out);
@@ -429,10 +446,10 @@ fn without_special_tokens(text: &str) -> String {
 }
 
 /// Stretches of generation text that went to no field.
-fn discarded(document: &str, generation_start: usize, events: &[Event], out: &mut Vec<Loss>) {
+fn discarded(document: &str, generation_start: usize, marks: &[Mark], out: &mut Vec<Loss>) {
     let mut runs: Vec<Range<usize>> = Vec::new();
-    for e in events {
-        if let EventKind::Discard { .. } = e.kind {
+    for e in marks {
+        if e.kind == MarkKind::Discard {
             let span = e.span.start.max(generation_start)..e.span.end.max(generation_start);
             if span.is_empty() {
                 continue;

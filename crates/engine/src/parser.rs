@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::content::{ContentError, PatternCache, parse_content};
 use crate::delimiter::{DelimMatch, Delimiter, Scan, ScanResume};
-use crate::event::{Event, EventKind, RegionDetail, Step};
+use crate::event::{Event, EventKind, EventSink, RegionDetail, Step};
 use crate::py::{self, ExceptionType};
 use crate::template::{Field, Template};
 use crate::tools::ToolSchemas;
@@ -620,7 +620,12 @@ impl Parser {
 
     /// Like [`Parser::feed`], appending the events to `events` as they happen: when the feed
     /// fails, the events before the error are there (a view can show what led up to it).
-    pub fn feed_into(&mut self, text: &str, events: &mut Vec<Event>) -> Result<(), ParseError> {
+    /// `events` may be any [`EventSink`]: a list, or a caller's fold that keeps less.
+    pub fn feed_into<S: EventSink>(
+        &mut self,
+        text: &str,
+        events: &mut S,
+    ) -> Result<(), ParseError> {
         if self.finalized {
             return Err(ParseError::new(
                 ExceptionType::RuntimeError,
@@ -659,16 +664,16 @@ impl Parser {
 
     /// Like [`Parser::finalize`], appending the final events to `events` as they happen (kept
     /// when it fails).
-    pub fn finalize_into(&mut self, events: &mut Vec<Event>) -> Result<Dict, ParseError> {
+    pub fn finalize_into<S: EventSink>(&mut self, events: &mut S) -> Result<Dict, ParseError> {
         self.finalize_with(events, "")
     }
 
     /// Ends the stream after appending `tail` without a step of its own: the text a token-id
     /// decoder still held, which the reference's `finalize` adds to the buffer before its
     /// end-of-stream step.
-    pub fn finalize_with(
+    pub fn finalize_with<S: EventSink>(
         &mut self,
-        events: &mut Vec<Event>,
+        events: &mut S,
         tail: &str,
     ) -> Result<Dict, ParseError> {
         if self.finalized {
@@ -712,7 +717,7 @@ impl Parser {
     /// Runs [`Parser::process_text`] within the parser's work budget. Once the budget is
     /// exhausted the parser stays failed: every later feed reports the same error at once
     /// instead of spending the work again.
-    fn process(&mut self, events: &mut Vec<Event>, eos: bool) -> Result<(), ParseError> {
+    fn process(&mut self, events: &mut dyn EventSink, eos: bool) -> Result<(), ParseError> {
         if let Some(e) = &self.exhausted {
             return Err(e.clone());
         }
@@ -727,7 +732,7 @@ impl Parser {
         result
     }
 
-    fn process_text(&mut self, events: &mut Vec<Event>, eos: bool) -> Result<(), ParseError> {
+    fn process_text(&mut self, events: &mut dyn EventSink, eos: bool) -> Result<(), ParseError> {
         // States seen since the position last moved: coming back to one means empty matches
         // are opening and closing regions at the same place forever.
         let mut still_at = self.pos;
@@ -899,7 +904,7 @@ impl Parser {
     }
 
     /// Routes buffer text to the current region (or discards it when there is none).
-    fn accumulate(&mut self, events: &mut Vec<Event>, range: Range<usize>) {
+    fn accumulate(&mut self, events: &mut dyn EventSink, range: Range<usize>) {
         if range.is_empty() {
             return;
         }
@@ -907,7 +912,7 @@ impl Parser {
         let Some(cur) = self.current else {
             if self.events.traced() {
                 let text = self.events.text(&self.buffer[range]);
-                events.push(Event {
+                events.record(Event {
                     field: usize::MAX,
                     kind: EventKind::Discard { text },
                     span,
@@ -919,7 +924,7 @@ impl Parser {
         let emit = self.events != Events::None;
         if !self.opened {
             if emit {
-                events.push(Event {
+                events.record(Event {
                     field: cur,
                     kind: EventKind::Open,
                     span: span.start..span.start,
@@ -937,7 +942,7 @@ impl Parser {
                 self.events.text(&self.buffer[range])
             };
             let dirty = self.template.fields()[cur].dirty();
-            events.push(Event {
+            events.record(Event {
                 field: cur,
                 kind: EventKind::Chunk { text, dirty },
                 span,
@@ -946,7 +951,7 @@ impl Parser {
         }
     }
 
-    fn open_explicit(&mut self, events: &mut Vec<Event>, field: usize, m: DelimMatch) {
+    fn open_explicit(&mut self, events: &mut dyn EventSink, field: usize, m: DelimMatch) {
         self.current = Some(field);
         self.captures = m
             .captures
@@ -956,7 +961,7 @@ impl Parser {
         self.body = m.end..m.end;
         self.opened = true;
         if self.events != Events::None {
-            events.push(Event {
+            events.record(Event {
                 field,
                 kind: EventKind::Open,
                 span: self.origin + m.start..self.origin + m.end,
@@ -969,7 +974,7 @@ impl Parser {
     /// region. `at` is the buffer range of the delimiter that ends it.
     fn close_current(
         &mut self,
-        events: &mut Vec<Event>,
+        events: &mut dyn EventSink,
         at: Range<usize>,
     ) -> Result<(), ParseError> {
         let Some(cur) = self.current.filter(|_| self.opened) else {
@@ -998,7 +1003,7 @@ impl Parser {
                 d.value_item = Some(item);
             }
             self.store(field, value)?;
-            events.push(Event {
+            events.record(Event {
                 field: cur,
                 kind: EventKind::Close { value: Value::Null },
                 span: self.origin + at.start..self.origin + at.end,
@@ -1006,7 +1011,7 @@ impl Parser {
             });
         } else {
             self.store(field, value.clone())?;
-            events.push(Event {
+            events.record(Event {
                 field: cur,
                 kind: EventKind::Close { value },
                 span: self.origin + at.start..self.origin + at.end,

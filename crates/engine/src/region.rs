@@ -33,7 +33,7 @@
 
 use std::ops::Range;
 
-use crate::event::{Event, EventKind, RegionDetail, Step};
+use crate::event::{Event, EventKind, Mark, MarkKind, RegionDetail, Step};
 use crate::parser::ParseError;
 use crate::template::Template;
 use crate::value::{Dict, Place, Value};
@@ -374,16 +374,25 @@ pub fn regions(events: &[Event], doc_len: usize) -> Vec<Region> {
 /// the open one and a close ends it (discarded text, and text while none is open, belong to
 /// none).
 pub fn owners(events: &[Event]) -> impl Iterator<Item = Option<usize>> + '_ {
+    owned(events.iter().map(|e| e.kind.mark()))
+}
+
+/// [`owners`] of the marks an audit keeps (see [`crate::Audit::marks`]).
+pub fn mark_owners(marks: &[Mark]) -> impl Iterator<Item = Option<usize>> + '_ {
+    owned(marks.iter().map(|m| m.kind))
+}
+
+fn owned(kinds: impl Iterator<Item = MarkKind>) -> impl Iterator<Item = Option<usize>> {
     let (mut next, mut live) = (0, None);
-    events.iter().map(move |e| match e.kind {
-        EventKind::Open => {
+    kinds.map(move |kind| match kind {
+        MarkKind::Open => {
             live = Some(next);
             next += 1;
             live
         }
-        EventKind::Chunk { .. } => live,
-        EventKind::Close { .. } => live.take(),
-        EventKind::Discard { .. } => None,
+        MarkKind::Chunk => live,
+        MarkKind::Close => live.take(),
+        MarkKind::Discard => None,
     })
 }
 

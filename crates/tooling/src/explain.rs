@@ -197,9 +197,26 @@ struct Traced {
     document: String,
     prefix_len: usize,
     origin: usize,
+    /// The regions, a repeating field's values held in `message` only (see
+    /// [`Region::value_in`]): an explanation copies the values of its own field's regions.
     regions: Vec<Region>,
+    /// The message, when the parse succeeded.
+    message: Option<rtbench_engine::value::Dict>,
     parse_error: Option<ParseError>,
     anchor: AnchorCut,
+}
+
+impl Traced {
+    /// Region `g` with its value held in it (copied from the message when held there).
+    fn whole(&self, template: &Template, g: &Region) -> Region {
+        let mut g = g.clone();
+        if g.value_item.is_some() {
+            let name = template.fields()[g.field].name.as_str();
+            g.value = g.value_in(self.message.as_ref(), name).cloned();
+            g.value_item = None;
+        }
+        g
+    }
 }
 
 /// Explains `field` for one generation, with the default [`Options`].
@@ -380,16 +397,19 @@ fn traced(template: &Template, d: &Decoded<'_>, tools: Option<&Value>) -> Result
     let document = format!("{prefix}{}{}", d.fed, d.tail);
     // The one-shot traced parse `rtbench parse` and the workbench see, with the events before
     // an error kept.
-    let mut audit = audit_decoded(template, prefix, d.fed, d.tail, tools, d.defused);
-    // The explanation keeps the regions, not the message: each region holds its own value.
-    audit.copy_values_to_regions(template);
+    // The regions keep referring to the message for a repeating field's values: only the
+    // explained field's regions are given copies (a sample of many small tool calls would
+    // otherwise hold every call twice while an unmatched field is explained).
     let Audit {
         result,
         regions,
         origin,
         ..
-    } = audit;
-    let parse_error = result.err();
+    } = audit_decoded(template, prefix, d.fed, d.tail, tools, d.defused);
+    let (message, parse_error) = match result {
+        Ok(m) => (Some(m), None),
+        Err(e) => (None, Some(e)),
+    };
     // A parse stopped by the work budget cannot be explained further (every search would stop
     // the same way): report it as `rtbench parse` does.
     if let Some(e) = &parse_error
@@ -420,6 +440,7 @@ fn traced(template: &Template, d: &Decoded<'_>, tools: Option<&Value>) -> Result
         prefix_len: prefix.len(),
         origin,
         regions,
+        message,
         parse_error,
         anchor,
     })
@@ -464,7 +485,7 @@ fn explain_field(
             .regions
             .iter()
             .filter(|g| g.field == index)
-            .cloned()
+            .map(|g| t.whole(template, g))
             .collect(),
         pattern_matches: open.pattern_matches,
         missed_opens: open.missed_opens,
@@ -882,7 +903,8 @@ fn version_notes(template: &Template, index: usize, t: &Traced) -> Vec<String> {
         && let Some(tools) = &t.tools
     {
         for (n, g) in regions.enumerate() {
-            for (name, arg, value) in string_args(g.value.as_ref(), tools) {
+            let value = g.value_in(t.message.as_ref(), &f.name);
+            for (name, arg, value) in string_args(value, tools) {
                 out.push(format!(
                     "  region {}: argument '{arg}' of '{name}' stays the string {}: its schema allows string, and {reference} leaves such parameters as the model quoted them in {} fields (5.24 casts them)",
                     n + 1,

@@ -470,7 +470,7 @@ pub fn audit_sample(
         ),
         Err(e) => rtbench_engine::Audit {
             result: Err(e),
-            events: Vec::new(),
+            marks: Vec::new(),
             regions: Vec::new(),
             origin: 0,
             held: 0..0,
