@@ -432,6 +432,7 @@ impl Compiler<'_> {
                     pad(Node::Json {
                         schema: json!({}),
                         dialect: dialect_of(&plan.content_args),
+                        excludes: plan.close_excludes.clone(),
                     })
                 }
             }

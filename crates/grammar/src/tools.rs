@@ -427,6 +427,7 @@ pub(crate) fn variants(
                     Node::Json {
                         schema,
                         dialect: dialect.clone(),
+                        excludes: close_excludes.to_vec(),
                     },
                     whitespace(),
                 ])
@@ -476,7 +477,7 @@ pub(crate) fn variants(
             let mut value_excludes = suffix.required_literals().unwrap_or_default();
             value_excludes.extend(close_excludes.iter().cloned());
             let text_value = Node::TextWithout {
-                excludes: value_excludes,
+                excludes: value_excludes.clone(),
                 not_start: None,
             };
             let tag = |k: Node, v: Node| {
@@ -521,6 +522,7 @@ pub(crate) fn variants(
                                     Node::Json {
                                         schema: strict(s),
                                         dialect: Dialect::Json,
+                                        excludes: value_excludes.clone(),
                                     }
                                 };
                                 let one =
@@ -539,7 +541,7 @@ pub(crate) fn variants(
         }
         Kind::PythonCallList => {
             let root = json!({});
-            let mut conv = Converter::new(rules, &root);
+            let mut conv = Converter::new(rules, &root).excluding(close_excludes);
             let sep = Node::seq(vec![
                 Node::Lit(",".into()),
                 Node::opt(Node::Lit(" ".into())),
@@ -587,7 +589,8 @@ pub(crate) fn variants(
                     for t in list {
                         let params = arguments(t);
                         let conv_root = params.clone();
-                        let mut inner = Converter::new(conv.rules, &conv_root);
+                        let mut inner =
+                            Converter::new(conv.rules, &conv_root).excluding(close_excludes);
                         let required: Vec<String> = params
                             .get("required")
                             .and_then(Json::as_array)

@@ -25,7 +25,8 @@ fn format_of(g: &Grammar, node: &Node) -> Json {
         Node::Json {
             schema,
             dialect: Dialect::Json,
-        } => json!({"type": "json_schema", "json_schema": schema}),
+            excludes,
+        } if excludes.is_empty() => json!({"type": "json_schema", "json_schema": schema}),
         Node::Seq(items) if items.len() > 1 => {
             // `begin content end` with literal ends is a tag.
             if let [Node::Lit(begin), content, Node::Lit(end)] = items.as_slice()
