@@ -33,7 +33,7 @@ use rtbench_engine::template::{JsonPath, PathSeg, TemplateSource};
 use rtbench_engine::{EventKind, Events, Parser, Template};
 
 use crate::ir::{Approximation, Grammar, Node};
-use crate::plan::{Close, Open, dialect_of, regex_node, truthy, whitespace};
+use crate::plan::{Close, Open, dialect_of, regex_node, truthy, whitespace, whitespace_re};
 use crate::re::{self, Re};
 use crate::tools::{self, Tool, ToolShape};
 use crate::{Error, Options, ToolChoice};
@@ -67,6 +67,8 @@ pub(crate) struct Compiler<'a> {
     pub region_rules: Vec<((String, bool), String)>,
     /// The rule names in use.
     pub taken: std::collections::HashSet<String>,
+    /// Fields whose open takes the whitespace before it (see `assemble`).
+    pub lead_ws: Vec<String>,
 }
 
 pub(crate) fn compile(source: &TemplateSource, options: &Options) -> Result<Grammar, Error> {
@@ -100,6 +102,7 @@ pub(crate) fn compile(source: &TemplateSource, options: &Options) -> Result<Gram
         options,
         region_rules: Vec::new(),
         taken: std::collections::HashSet::new(),
+        lead_ws: Vec::new(),
     };
     let plans: Vec<FieldPlan> = template.fields().iter().map(|f| c.plan(f, &spec)).collect();
     let started = started_in(&template, options.prefix.as_deref());
@@ -487,7 +490,13 @@ impl Compiler<'_> {
             }
             _ => {
                 let body = self.plain_body(plan);
-                Node::seq(vec![open_for(self, None), body, close])
+                let mut open = open_for(self, None);
+                if self.lead_ws.contains(&plan.name)
+                    && let Some(re) = as_re(&open)
+                {
+                    open = Node::Regex(Re::Seq(vec![whitespace_re(), re]));
+                }
+                Node::seq(vec![open, body, close])
             }
         }
     }
@@ -658,9 +667,12 @@ impl Compiler<'_> {
                 continue;
             }
             let (min, max) = self.count(plan);
+            // The whitespace before the region is part of its open: as a lexeme of its own it
+            // would lose to the text's (llguidance's lexer takes the longest match and does
+            // not go back), and `\n<think>` would be refused at `<think>`.
+            self.lead_ws.push(plan.name.clone());
             let region = self.region_rule(plan, false);
-            pre.push(ws.clone());
-            pre.push(repeated(region, &ws, min, max));
+            pre.push(repeated(region, &Node::empty(), min, max));
             at_very_start = false;
         }
         pre.push(ws.clone());
@@ -756,6 +768,18 @@ impl Compiler<'_> {
             layouts.push(Node::seq(vec![pre, text_then_end(lead_text)]));
         }
         Node::alt(layouts)
+    }
+}
+
+/// A node of literals and patterns as one pattern.
+fn as_re(node: &Node) -> Option<Re> {
+    match node {
+        Node::Lit(s) if !s.is_empty() => Some(Re::Lit(s.clone())),
+        Node::Regex(re) => Some(re.clone()),
+        Node::Alt(items) if !items.is_empty() => {
+            items.iter().map(as_re).collect::<Option<Vec<_>>>().map(Re::Alt)
+        }
+        _ => None,
     }
 }
 

@@ -386,6 +386,31 @@ fn nest(reqs: &[(Vec<String>, Json)]) -> Json {
     })
 }
 
+/// The values an xml-inline parameter limited to given strings (`enum`, `const`) may take, as
+/// written between its tags: the string itself, or quoted where the text would read as some
+/// other JSON value (`"1"`, `"true"`).
+fn string_choices(schema: &Json) -> Option<Node> {
+    let choices: Vec<&Json> = match (schema.get("const"), schema.get("enum")) {
+        (Some(c), _) => vec![c],
+        (None, Some(Json::Array(e))) => e.iter().collect(),
+        _ => return None,
+    };
+    let lits = choices
+        .iter()
+        .map(|c| {
+            let s = c.as_str()?;
+            let reads_as_other = serde_json::from_str::<Json>(s).is_ok_and(|v| !v.is_string());
+            let plain = !reads_as_other && s.trim() == s && !s.is_empty();
+            Some(Node::Lit(if plain {
+                s.to_string()
+            } else {
+                serde_json::to_string(s).unwrap_or_default()
+            }))
+        })
+        .collect::<Option<Vec<Node>>>()?;
+    Some(Node::alt(lits))
+}
+
 /// The parameters a grammar allows for `tool`: as declared, strict, with cast-able strings.
 fn arguments(tool: &Tool) -> Json {
     admit_casts(&strict(&tool.parameters))
@@ -514,7 +539,9 @@ pub(crate) fn variants(
                         let mut seq = vec![whitespace()];
                         if let Some(Json::Object(props)) = params.get("properties") {
                             for (k, s) in props {
-                                let value = if schema_types(s).iter().any(|t| t == "string")
+                                let value = if let Some(choices) = string_choices(s) {
+                                    choices
+                                } else if schema_types(s).iter().any(|t| t == "string")
                                     || schema_types(s).is_empty()
                                 {
                                     text_value.clone()

@@ -206,6 +206,15 @@ impl Writer<'_> {
                 repeat(&inner, *min, *max)
             }
             Re::Group { re, .. } => self.re_structural(re, prec),
+            // A lexeme must not match the empty text: `x*` is written `(x+)?`.
+            Re::Repeat { re: inner, min: 0, max } if !inner.nullable() => {
+                let plus = Re::Repeat {
+                    re: inner.clone(),
+                    min: 1,
+                    max: *max,
+                };
+                format!("(/{}/)?", plus.to_regex())
+            }
             other => format!("/{}/", other.to_regex()),
         }
     }
