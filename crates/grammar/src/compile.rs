@@ -64,7 +64,9 @@ pub(crate) struct Compiler<'a> {
     pub tools: Option<Vec<Tool>>,
     pub options: &'a Options,
     /// The rule made for each field's region (and for its rest after a prefilled open).
-    pub region_rules: Vec<((String, bool), String)>,
+    /// (Keyed by the field, whether the prompt opened it, and whether its open takes the
+    /// whitespace before it.)
+    pub region_rules: Vec<((String, bool, bool), String)>,
     /// The rule names in use.
     pub taken: std::collections::HashSet<String>,
     /// Fields whose open takes the whitespace before it (see `assemble`).
@@ -483,7 +485,13 @@ impl Compiler<'_> {
                             }
                             other => other,
                         };
-                        Node::seq(vec![open_for(self, name.as_deref()), body, close.clone()])
+                        let mut open = open_for(self, name.as_deref());
+                        if self.lead_ws.contains(&plan.name)
+                            && let Some(re) = as_re(&open)
+                        {
+                            open = Node::Regex(Re::Seq(vec![whitespace_re(), re]));
+                        }
+                        Node::seq(vec![open, body, close.clone()])
                     })
                     .collect();
                 Node::alt(alts)
@@ -524,14 +532,16 @@ impl Compiler<'_> {
 
     /// A named rule for a region (the outputs stay readable).
     fn region_rule(&mut self, plan: &FieldPlan, first: bool) -> Node {
-        let key = (plan.name.clone(), first);
+        let lead = self.lead_ws.contains(&plan.name);
+        let key = (plan.name.clone(), first, lead);
         if let Some((_, name)) = self.region_rules.iter().find(|(k, _)| *k == key) {
             return Node::Ref(name.clone());
         }
         let name = self.fresh_rule(&format!(
-            "{}{}",
+            "{}{}{}",
             rule_name(&plan.name),
-            if first { "_rest" } else { "" }
+            if first { "_rest" } else { "" },
+            if lead && plan.tool.is_some() { "_spaced" } else { "" }
         ));
         self.region_rules.push((key, name.clone()));
         self.taken.insert(name.clone());
@@ -760,8 +770,16 @@ impl Compiler<'_> {
                     c,
                     end_optional.clone(),
                 ]));
-                let c = calls(self, &ws);
+                // The whitespace between calls belongs to the next call's open (as for the
+                // leading regions: a lexeme of its own would lose to the text's).
+                for p in &tool_plans {
+                    if !matches!(p.open, Some(Open::AtStart(_))) {
+                        self.lead_ws.push(p.name.clone());
+                    }
+                }
+                let c = calls(self, &Node::empty());
                 layouts.push(Node::seq(vec![pre.clone(), c, text_then_end(text.clone())]));
+                self.lead_ws.retain(|n| !tool_plans.iter().any(|p| &p.name == n));
             }
         }
         if tool_plans.is_empty() || tools_min == 0 {
