@@ -400,6 +400,7 @@ impl Compiler<'_> {
         let text = Node::TextWithout {
             excludes: plan.close_excludes.clone(),
             not_start: None,
+            not_blank: false,
         };
         let pad = |n: Node| Node::seq(vec![whitespace(), n, whitespace()]);
         let digits = || Re::Repeat {
@@ -641,6 +642,7 @@ impl Compiler<'_> {
         let text = Node::TextWithout {
             excludes: excludes.clone(),
             not_start: None,
+            not_blank: false,
         };
         let end_close = Self::close_node(imp_plan);
         let (end_required, end_optional) = if end_close.is_empty() {
@@ -692,6 +694,21 @@ impl Compiler<'_> {
         let lead_text = Node::TextWithout {
             excludes,
             not_start: if at_very_start { not_start } else { None },
+            not_blank: false,
+        };
+        // Before calls that follow it directly: blank text there is the other layout's (calls,
+        // then text), where whitespace may stand between the calls.
+        let lead_text_before_calls = match &lead_text {
+            Node::TextWithout {
+                excludes,
+                not_start,
+                ..
+            } => Node::TextWithout {
+                excludes: excludes.clone(),
+                not_start: *not_start,
+                not_blank: true,
+            },
+            other => other.clone(),
         };
         let tool_plans: Vec<&FieldPlan> = if no_tools {
             Vec::new()
@@ -766,7 +783,7 @@ impl Compiler<'_> {
                 let c = calls(self, &Node::empty());
                 layouts.push(Node::seq(vec![
                     pre.clone(),
-                    lead_text.clone(),
+                    lead_text_before_calls,
                     c,
                     end_optional.clone(),
                 ]));

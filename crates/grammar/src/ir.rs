@@ -17,6 +17,11 @@ pub enum Node {
         excludes: Vec<String>,
         /// A character the text must not begin with.
         not_start: Option<char>,
+        /// The text holds something besides whitespace. Set only where another alternative
+        /// takes blank text, so the language is the same with or without it: the BNF outputs
+        /// ignore it, and Lark uses it so that llguidance's lexer, which commits to a lazy
+        /// lexeme as soon as it matches, does not take blank text into this alternative.
+        not_blank: bool,
     },
     /// A regular expression (no lookaround, no lazy or possessive repeats).
     Regex(Re),

@@ -40,6 +40,7 @@ impl Matcher<'_> {
             Node::TextWithout {
                 excludes,
                 not_start,
+                ..
             } => {
                 let rest = &self.text[at..];
                 if let Some(c) = not_start

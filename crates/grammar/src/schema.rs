@@ -176,6 +176,7 @@ impl<'a> Converter<'a> {
                             Node::TextWithout {
                                 excludes: e,
                                 not_start: None,
+                                not_blank: false,
                             },
                             Node::Lit(close.clone()),
                         ]));
@@ -262,6 +263,7 @@ impl<'a> Converter<'a> {
                             Node::TextWithout {
                                 excludes: vec![close.clone()],
                                 not_start: None,
+                                not_blank: false,
                             },
                             Node::Lit(close.clone()),
                         ]));

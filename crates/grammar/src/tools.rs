@@ -504,6 +504,7 @@ pub(crate) fn variants(
             let text_value = Node::TextWithout {
                 excludes: value_excludes.clone(),
                 not_start: None,
+                not_blank: false,
             };
             let tag = |k: Node, v: Node| {
                 Node::seq(vec![

@@ -76,6 +76,7 @@ impl Writer {
             Node::TextWithout {
                 excludes,
                 not_start,
+                ..
             } => self.text(excludes, *not_start),
             Node::StringWithout {
                 quote,

@@ -80,7 +80,7 @@ pub(crate) fn emit(g: &Grammar, options: &LarkOptions) -> String {
     }
     for (k, f) in fused.iter().enumerate() {
         let name = super::lark_lazy::lazy_name(k);
-        let text = w.text(&f.excludes, f.not_start);
+        let text = w.text(&f.excludes, f.not_start, f.not_blank);
         let close = w.expr(&Node::Regex(f.close.clone()), 2);
         let _ = writeln!(out, "{name}[lazy]: {}", name.to_uppercase());
         w.terminals
@@ -99,7 +99,8 @@ impl Writer<'_> {
             Node::TextWithout {
                 excludes,
                 not_start,
-            } => self.text(excludes, *not_start),
+                ..
+            } => self.text(excludes, *not_start, false),
             Node::StringWithout {
                 quote,
                 escapes,
@@ -242,7 +243,7 @@ impl Writer<'_> {
     }
 
     /// The terminal for "text without `excludes`".
-    fn text(&mut self, excludes: &[String], not_start: Option<char>) -> String {
+    fn text(&mut self, excludes: &[String], not_start: Option<char>, not_blank: bool) -> String {
         // Special tokens cannot be spelled by ordinary tokens: no need to exclude them.
         let excludes: Vec<&String> = excludes
             .iter()
@@ -261,12 +262,19 @@ impl Writer<'_> {
         if let Some(c) = not_start {
             let _ = write!(def, " & ~/{}(?s:.*)/", Re::Lit(c.to_string()).to_regex());
         }
+        // Blank text is not this text's: it is required, and not whitespace alone.
+        let optional = if not_blank {
+            def.push_str(r" & ~/[\t\n\r ]+/");
+            ""
+        } else {
+            "?"
+        };
         if let Some((name, _)) = self.terminals.iter().find(|(_, d)| *d == def) {
-            return format!("{name}?");
+            return format!("{name}{optional}");
         }
         let name = format!("TEXT_{}", self.terminals.len() + 1);
         self.terminals.push((name.clone(), def));
-        format!("{name}?")
+        format!("{name}{optional}")
     }
 }
 

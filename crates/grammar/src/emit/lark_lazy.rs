@@ -32,6 +32,8 @@ pub(crate) struct Fused {
     pub excludes: Vec<String>,
     /// A character the text must not begin with.
     pub not_start: Option<char>,
+    /// The text holds something besides whitespace.
+    pub not_blank: bool,
     /// The close.
     pub close: Re,
 }
@@ -76,6 +78,7 @@ impl<'a> Fuser<'a> {
             let Node::TextWithout {
                 excludes,
                 not_start,
+                not_blank,
             } = item
             else {
                 continue;
@@ -98,6 +101,7 @@ impl<'a> Fuser<'a> {
                 let fused = Fused {
                     excludes: excludes.clone(),
                     not_start: *not_start,
+                    not_blank: *not_blank,
                     close,
                 };
                 let k = match self.fused.iter().position(|f| *f == fused) {

@@ -20,6 +20,7 @@ fn format_of(g: &Grammar, node: &Node) -> Json {
         Node::TextWithout {
             excludes,
             not_start: None,
+            ..
         } => json!({"type": "any_text", "excludes": excludes}),
         Node::Regex(re) => json!({"type": "regex", "pattern": re.to_regex()}),
         Node::Json {
