@@ -592,16 +592,19 @@ impl Compiler<'_> {
         let Some(imp) = implicit else {
             // No implicit field: text between regions goes nowhere, so only whitespace (and the
             // start anchor of a following message) may stand there.
-            let mut gap_alts = vec![Re::Class {
-                ranges: vec![(0x09, 0x0A), (0x0D, 0x0D), (0x20, 0x20)],
-                negated: false,
-            }];
-            gap_alts.extend(anchors.iter().map(|a| Re::Lit(a.clone())));
-            let gap = Node::Regex(Re::Repeat {
-                re: Box::new(Re::Alt(gap_alts)),
-                min: 0,
+            // Whitespace runs and anchors as separate items: one pattern for both would let
+            // llguidance's lexer (longest match, no going back) read the `<` of an open as the
+            // start of an anchor and refuse the open.
+            let mut gap_alts = vec![Node::Regex(Re::Repeat {
+                re: Box::new(Re::Class {
+                    ranges: vec![(0x09, 0x0A), (0x0D, 0x0D), (0x20, 0x20)],
+                    negated: false,
+                }),
+                min: 1,
                 max: None,
-            });
+            })];
+            gap_alts.extend(anchors.iter().map(|a| Node::Lit(a.clone())));
+            let gap = Node::rep(Node::alt(gap_alts), 0, None);
             let mut seq = vec![first.unwrap_or_else(Node::empty), gap.clone()];
             for (i, plan) in plans.iter().enumerate() {
                 if skip_first(i) || (plan.tool.is_some() && no_tools) {
