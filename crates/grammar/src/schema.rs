@@ -171,6 +171,7 @@ impl<'a> Converter<'a> {
                     for (open, close) in string_delims {
                         let mut e = ex.clone();
                         e.push(close.clone());
+                        e.extend(control_chars());
                         alts.push(Node::seq(vec![
                             Node::Lit(open.clone()),
                             Node::TextWithout {
@@ -258,10 +259,12 @@ impl<'a> Converter<'a> {
                 Dialect::Lax { string_delims, .. } if !string_delims.is_empty() => {
                     let mut alts = vec![quoted];
                     for (open, close) in string_delims {
+                        let mut excludes = vec![close.clone()];
+                        excludes.extend(control_chars());
                         alts.push(Node::seq(vec![
                             Node::Lit(open.clone()),
                             Node::TextWithout {
-                                excludes: vec![close.clone()],
+                                excludes,
                                 not_start: None,
                                 not_blank: false,
                             },
@@ -285,7 +288,7 @@ impl<'a> Converter<'a> {
         }
         if let Dialect::Lax { string_delims, .. } = dialect {
             for (open, close) in string_delims {
-                if !s.contains(close.as_str()) {
+                if !s.contains(close.as_str()) && !s.chars().any(char::is_control) {
                     alts.push(Node::Lit(format!("{open}{s}{close}")));
                 }
             }
@@ -788,6 +791,13 @@ impl PipeAlt for Node {
     fn pipe_alt(self, other: Node) -> Node {
         Node::alt(vec![self, other])
     }
+}
+
+/// The control characters, one string each: text between custom string markers is copied
+/// into a JSON string as it is, where a control character does not parse (and the parser
+/// refuses its own sentinels, `\x01` and `\x02`, anywhere).
+fn control_chars() -> impl Iterator<Item = String> {
+    (0u32..0x20).filter_map(char::from_u32).map(String::from)
 }
 
 fn digit() -> Re {

@@ -48,6 +48,38 @@ pub(crate) fn emit(g: &Grammar, flavour: Flavour) -> String {
     for (name, body) in &w.extra {
         let _ = writeln!(out, "{name} ::= {body}");
     }
+    if flavour == Flavour::Gbnf {
+        out = raw_astral(&out);
+    }
+    out
+}
+
+/// `\UXXXXXXXX` escapes written as the character itself: llguidance's GBNF reader turns them
+/// into a pattern its regex engine refuses (leading zeros dropped), and llama.cpp takes the
+/// character as well.
+fn raw_astral(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        if let Some(hex) = after.strip_prefix('U')
+            && let Some(digits) = hex.get(..8)
+            && let Ok(cp) = u32::from_str_radix(digits, 16)
+            && let Some(c) = char::from_u32(cp)
+        {
+            out.push(c);
+            rest = &hex[8..];
+            continue;
+        }
+        let mut chars = after.chars();
+        out.push('\\');
+        if let Some(c) = chars.next() {
+            out.push(c);
+        }
+        rest = chars.as_str();
+    }
+    out.push_str(rest);
     out
 }
 

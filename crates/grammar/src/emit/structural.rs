@@ -22,7 +22,7 @@ fn format_of(g: &Grammar, node: &Node) -> Json {
             not_start: None,
             ..
         } => json!({"type": "any_text", "excludes": excludes}),
-        Node::Regex(re) => json!({"type": "regex", "pattern": re.to_regex()}),
+        Node::Regex(re) => json!({"type": "regex", "pattern": xgrammar_regex(&re.to_regex())}),
         Node::Json {
             schema,
             dialect: Dialect::Json,
@@ -80,6 +80,38 @@ fn refers_to(g: &Grammar, node: &Node, name: &str) -> bool {
         }
     }
     walk(g, node, name, &mut Vec::new())
+}
+
+/// A pattern in the escapes XGrammar's regex reader knows: `\x{HEX}` (which it reads as an `x`)
+/// becomes `\uXXXX`, or `\UXXXXXXXX` beyond the basic plane.
+fn xgrammar_regex(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut rest = pattern;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        if let Some(hex) = after.strip_prefix("x{")
+            && let Some(end) = hex.find('}')
+            && let Ok(cp) = u32::from_str_radix(&hex[..end], 16)
+        {
+            if cp <= 0xFFFF {
+                out.push_str(&format!("\\u{cp:04X}"));
+            } else {
+                out.push_str(&format!("\\U{cp:08X}"));
+            }
+            rest = &hex[end + 1..];
+            continue;
+        }
+        // Any other escape: the backslash and the character it escapes, as they are.
+        let mut chars = after.chars();
+        out.push('\\');
+        if let Some(c) = chars.next() {
+            out.push(c);
+        }
+        rest = chars.as_str();
+    }
+    out.push_str(rest);
+    out
 }
 
 fn grammar_format(g: &Grammar, node: &Node) -> Json {
