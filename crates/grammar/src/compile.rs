@@ -542,7 +542,11 @@ impl Compiler<'_> {
             "{}{}{}",
             rule_name(&plan.name),
             if first { "_rest" } else { "" },
-            if lead && plan.tool.is_some() { "_spaced" } else { "" }
+            if lead && plan.tool.is_some() {
+                "_spaced"
+            } else {
+                ""
+            }
         ));
         self.region_rules.push((key, name.clone()));
         self.taken.insert(name.clone());
@@ -799,7 +803,8 @@ impl Compiler<'_> {
                 }
                 let c = calls(self, &Node::empty());
                 layouts.push(Node::seq(vec![pre.clone(), c, text_then_end(text.clone())]));
-                self.lead_ws.retain(|n| !tool_plans.iter().any(|p| &p.name == n));
+                self.lead_ws
+                    .retain(|n| !tool_plans.iter().any(|p| &p.name == n));
             }
         }
         if tool_plans.is_empty() || tools_min == 0 {
@@ -814,9 +819,11 @@ fn as_re(node: &Node) -> Option<Re> {
     match node {
         Node::Lit(s) if !s.is_empty() => Some(Re::Lit(s.clone())),
         Node::Regex(re) => Some(re.clone()),
-        Node::Alt(items) if !items.is_empty() => {
-            items.iter().map(as_re).collect::<Option<Vec<_>>>().map(Re::Alt)
-        }
+        Node::Alt(items) if !items.is_empty() => items
+            .iter()
+            .map(as_re)
+            .collect::<Option<Vec<_>>>()
+            .map(Re::Alt),
         _ => None,
     }
 }

@@ -79,7 +79,9 @@ impl Matcher<'_> {
                 ends.into_iter()
                     .filter(|&e| {
                         let s = &self.text[at..e];
-                        !excludes.iter().any(|x| !x.is_empty() && s.contains(x.as_str()))
+                        !excludes
+                            .iter()
+                            .any(|x| !x.is_empty() && s.contains(x.as_str()))
                     })
                     .collect()
             }

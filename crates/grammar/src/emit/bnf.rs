@@ -243,7 +243,12 @@ impl Writer {
                 due => {
                     for c in "0123456789abcdefABCDEF".chars() {
                         if let Some(t) = step(s, c) {
-                            go(quote_lit(c), t, if due == 2 { 0 } else { due - 1 }, &mut alts);
+                            go(
+                                quote_lit(c),
+                                t,
+                                if due == 2 { 0 } else { due - 1 },
+                                &mut alts,
+                            );
                         }
                     }
                 }

@@ -124,8 +124,7 @@ impl Writer<'_> {
                 }
             }
             Node::Regex(re) => {
-                if self.specials.is_empty() || !mentions_special(re, &self.specials)
-                {
+                if self.specials.is_empty() || !mentions_special(re, &self.specials) {
                     format!("/{}/", re.to_regex())
                 } else {
                     self.re_structural(re, prec)
@@ -208,7 +207,11 @@ impl Writer<'_> {
             }
             Re::Group { re, .. } => self.re_structural(re, prec),
             // A lexeme must not match the empty text: `x*` is written `(x+)?`.
-            Re::Repeat { re: inner, min: 0, max } if !inner.nullable() => {
+            Re::Repeat {
+                re: inner,
+                min: 0,
+                max,
+            } if !inner.nullable() => {
                 let plus = Re::Repeat {
                     re: inner.clone(),
                     min: 1,
@@ -226,7 +229,10 @@ impl Writer<'_> {
             .iter()
             .filter(|e| !self.specials.contains(*e) && !e.is_empty())
             .collect();
-        let mut def = format!("/{}/", crate::ir::string_re(quote, escapes, unicode).to_regex());
+        let mut def = format!(
+            "/{}/",
+            crate::ir::string_re(quote, escapes, unicode).to_regex()
+        );
         if !excludes.is_empty() {
             let alts: Vec<String> = excludes
                 .iter()
