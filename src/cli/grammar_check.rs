@@ -56,10 +56,14 @@ struct Ready {
     places: Places,
 }
 
+/// The model's tokens, its special tokens (spelling and id), and how many tokens there are.
+type ModelVocabulary = (Vocabulary, BTreeMap<String, u32>, usize);
+
+/// Grammars built so far, by tools and prompt, with their approximations.
+type GrammarCache = BTreeMap<(String, String), std::rc::Rc<(Grammar, Vec<String>)>>;
+
 /// The model's vocabulary, and which spellings are its special tokens.
-fn vocabulary(
-    model: &Model,
-) -> Result<Option<(Vocabulary, BTreeMap<String, u32>, usize)>, Failure> {
+fn vocabulary(model: &Model) -> Result<Option<ModelVocabulary>, Failure> {
     let Some(tokenizer) = model.tokenizer() else {
         return Ok(None);
     };
@@ -144,7 +148,7 @@ struct Grammars<'a> {
     args: &'a CheckArgs<'a>,
     vocabulary: Vocabulary,
     lark: LarkOptions,
-    cache: BTreeMap<(String, String), std::rc::Rc<(Grammar, Vec<String>)>>,
+    cache: GrammarCache,
 }
 
 impl Grammars<'_> {
