@@ -51,11 +51,8 @@ struct Writer<'a> {
 
 pub(crate) fn emit(g: &Grammar, options: &LarkOptions) -> String {
     let specials = options.spellings();
-    // `%json` cannot keep strings from holding the close: such values are lowered to rules
-    // (a close that is a special token needs no care, no text spells it).
-    let (start, rules) = super::lower_json(g, &|d, ex| {
-        *d == Dialect::Json && ex.iter().all(|e| specials.contains(e))
-    });
+    // `%json` cannot keep strings from holding the close: such values are lowered to rules.
+    let (start, rules) = super::lower_json(g, &|d, ex| *d == Dialect::Json && ex.is_empty());
     let rules = super::reachable(&start, rules);
     // Text and the close after it become one lazy lexeme (see `lark_lazy`).
     let mut fuser = super::lark_lazy::Fuser::new(&rules, &specials);
@@ -225,10 +222,7 @@ impl Writer<'_> {
 
     /// The terminal for a quoted string without `excludes` in its raw text.
     fn string(&mut self, quote: char, escapes: &str, unicode: bool, excludes: &[String]) -> String {
-        let excludes: Vec<&String> = excludes
-            .iter()
-            .filter(|e| !self.specials.contains(*e) && !e.is_empty())
-            .collect();
+        let excludes: Vec<&String> = excludes.iter().filter(|e| !e.is_empty()).collect();
         let mut def = format!(
             "/{}/",
             crate::ir::string_re(quote, escapes, unicode).to_regex()
@@ -250,11 +244,9 @@ impl Writer<'_> {
 
     /// The terminal for "text without `excludes`".
     fn text(&mut self, excludes: &[String], not_start: Option<char>, not_blank: bool) -> String {
-        // Special tokens cannot be spelled by ordinary tokens: no need to exclude them.
-        let excludes: Vec<&String> = excludes
-            .iter()
-            .filter(|e| !self.specials.contains(*e) && !e.is_empty())
-            .collect();
+        // A special token's spelling is excluded too: ordinary tokens can spell it, and the
+        // parser, which reads text, would cut there.
+        let excludes: Vec<&String> = excludes.iter().filter(|e| !e.is_empty()).collect();
         // llguidance's lexemes must not match the empty text: the terminal takes at least one
         // character, and the rule makes it optional.
         let mut def = String::from("/(?s:.+)/");
