@@ -864,7 +864,7 @@ pub fn schema_types(schema: &Json) -> Vec<String> {
 /// `None` when no type is cast from a plain string. Other spellings the coercion takes
 /// (`03`, `2.50`, `1e3`, `True`, `None`, a number with more digits than a float keeps) change
 /// the text, a loss the parser reports, so the grammar leaves them out.
-fn cast_pattern(types: &[String]) -> Option<String> {
+pub(crate) fn cast_pattern(types: &[String]) -> Option<String> {
     let mut alts: Vec<&str> = Vec::new();
     for t in types {
         let alt = match t.as_str() {

@@ -411,6 +411,21 @@ fn string_choices(schema: &Json) -> Option<Node> {
     Some(Node::alt(lits))
 }
 
+/// The value of an xml-inline parameter whose types are all scalars (integer, number,
+/// boolean, null): its text is cast by the tool coercion, so only the spellings the cast
+/// writes back unchanged (see `schema::admit_casts`).
+fn scalar_value(schema: &Json) -> Option<Node> {
+    let types = schema_types(schema);
+    let scalar = ["integer", "number", "boolean", "null"];
+    if types.is_empty() || !types.iter().all(|t| scalar.contains(&t.as_str())) {
+        return None;
+    }
+    let pattern = crate::schema::cast_pattern(&types)?;
+    let inner = pattern.strip_prefix('^')?.strip_suffix('$')?;
+    let (re, _) = re::lower(inner).ok()?;
+    Some(regex_node(re::simplify(re)))
+}
+
 /// The parameters a grammar allows for `tool`: as declared, strict, with cast-able strings.
 fn arguments(tool: &Tool) -> Json {
     admit_casts(&strict(&tool.parameters))
@@ -542,6 +557,8 @@ pub(crate) fn variants(
                             for (k, s) in props {
                                 let value = if let Some(choices) = string_choices(s) {
                                     choices
+                                } else if let Some(scalar) = scalar_value(s) {
+                                    scalar
                                 } else if schema_types(s).iter().any(|t| t == "string")
                                     || schema_types(s).is_empty()
                                 {
