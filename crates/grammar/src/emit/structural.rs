@@ -102,11 +102,16 @@ fn xgrammar_regex(pattern: &str) -> String {
             rest = &hex[end + 1..];
             continue;
         }
-        // Any other escape: the backslash and the character it escapes, as they are.
+        // Any other escape: the backslash and the character it escapes, as they are, but for
+        // characters XGrammar does not take escaped (they stand for themselves).
         let mut chars = after.chars();
-        out.push('\\');
-        if let Some(c) = chars.next() {
-            out.push(c);
+        match chars.next() {
+            Some(c @ ('~' | '#' | '&' | ' ')) => out.push(c),
+            Some(c) => {
+                out.push('\\');
+                out.push(c);
+            }
+            None => out.push('\\'),
         }
         rest = chars.as_str();
     }
