@@ -17,7 +17,7 @@
 //! 0 when they agree; 1 on a disagreement, an invalid template or a sample that cannot be read;
 //! 2 for usage errors (no prompt to walk from).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -56,8 +56,14 @@ struct Ready {
     places: Places,
 }
 
+/// The model's tokens, its special tokens (spelling and id), and how many tokens there are.
+type ModelVocabulary = (Vocabulary, BTreeMap<String, u32>, usize);
+
+/// Grammars built so far, by tools and prompt, with their approximations.
+type GrammarCache = BTreeMap<(String, String), std::rc::Rc<(Grammar, Vec<String>)>>;
+
 /// The model's vocabulary, and which spellings are its special tokens.
-fn vocabulary(model: &Model) -> Result<Option<(Vocabulary, BTreeSet<String>, usize)>, Failure> {
+fn vocabulary(model: &Model) -> Result<Option<ModelVocabulary>, Failure> {
     let Some(tokenizer) = model.tokenizer() else {
         return Ok(None);
     };
@@ -72,7 +78,7 @@ fn vocabulary(model: &Model) -> Result<Option<(Vocabulary, BTreeSet<String>, usi
         return Ok(None);
     };
     // Special as the tokenizer decides it (tokens the folder's config names are special too).
-    let mut specials = BTreeSet::new();
+    let mut specials = BTreeMap::new();
     for t in tokenizer.added_tokens() {
         let Ok(id) = usize::try_from(t.id) else {
             continue;
@@ -83,7 +89,7 @@ fn vocabulary(model: &Model) -> Result<Option<(Vocabulary, BTreeSet<String>, usi
         let mut bytes = t.content.as_bytes().to_vec();
         if t.special {
             bytes.insert(0, 0xff);
-            specials.insert(t.content.clone());
+            specials.insert(t.content.clone(), t.id);
         }
         words[id] = bytes;
     }
@@ -142,7 +148,7 @@ struct Grammars<'a> {
     args: &'a CheckArgs<'a>,
     vocabulary: Vocabulary,
     lark: LarkOptions,
-    cache: BTreeMap<(String, String), std::rc::Rc<(Grammar, Vec<String>)>>,
+    cache: GrammarCache,
 }
 
 impl Grammars<'_> {
@@ -191,7 +197,7 @@ pub(super) fn run(args: &CheckArgs) -> Result<(), Failure> {
                 dir.join("tokenizer.json").display()
             ),
         ),
-        None => (Vocabulary::Bytes, BTreeSet::new(), "over bytes".to_string()),
+        None => (Vocabulary::Bytes, BTreeMap::new(), "over bytes".to_string()),
     };
     let samples = read_samples(args, &model)?;
     let mut grammars = Grammars {

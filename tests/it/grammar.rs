@@ -514,3 +514,58 @@ fn a_tool_name_cannot_run_on_into_what_follows_it() {
     assert!(g.accepts(&call("get_current_weather")));
     assert!(!g.accepts(&call("get_current_weatherX")));
 }
+
+#[test]
+fn a_string_value_never_holds_the_regions_close() {
+    // The parser cuts the region at `</tool_call>` even inside a JSON string.
+    let options = Options {
+        tools: Some(qwen3_tools()),
+        ..Options::default()
+    };
+    let g = compile(&qwen3(), &options).unwrap();
+    let call = |city: &str| {
+        format!(
+            "<tool_call>\n{{\"name\": \"get_weather\", \"arguments\": {{\"city\": \"{city}\"}}}}\n</tool_call><|im_end|>"
+        )
+    };
+    assert!(g.accepts(&call("Paris")));
+    assert!(g.accepts(&call("a </tool_cal b")));
+    assert!(!g.accepts(&call("</tool_call>")));
+    assert!(!g.accepts(&call("x</tool_call>y")));
+    // Lark writes such strings as a terminal that excludes the close (no `%json` there), and
+    // the BNF outputs as rules that track it.
+    let lark = g.to_lark(&LarkOptions::default());
+    assert!(!lark.contains("%json"), "{lark}");
+    assert!(
+        lark.contains(r"& ~/(?s:.*)(?:<\/tool_call>)(?s:.*)/"),
+        "{lark}"
+    );
+    let gbnf = g.to_gbnf();
+    assert!(gbnf.contains(r#" ::= "\"" string-"#), "{gbnf}");
+}
+
+#[test]
+fn special_tokens_not_shaped_like_bars_are_written_by_id() {
+    let source = source_from_text(
+        "t.json".into(),
+        r#"{"start_anchor": "<s>", "fields": {
+            "thinking": {"open": "[THINK]", "close": "[/THINK]"},
+            "content": {"close": "</s>"}}}"#
+            .into(),
+    )
+    .unwrap();
+    let g = compile(&source, &Options::default()).unwrap();
+    let special_tokens = [("[THINK]", 34), ("[/THINK]", 35), ("<|end|>", 2)]
+        .into_iter()
+        .map(|(s, id)| (s.to_string(), id))
+        .collect();
+    let lark = g.to_lark(&LarkOptions { special_tokens });
+    assert!(lark.contains("<[34]>"), "{lark}");
+    assert!(!lark.contains("\"[THINK]\""), "{lark}");
+    // Without the tokenizer's tokens, they are text.
+    let plain = g.to_lark(&LarkOptions::default());
+    assert!(
+        plain.contains(r"\[THINK\]") && !plain.contains("<[34]>"),
+        "{plain}"
+    );
+}

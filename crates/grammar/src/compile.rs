@@ -33,7 +33,7 @@ use rtbench_engine::template::{JsonPath, PathSeg, TemplateSource};
 use rtbench_engine::{EventKind, Events, Parser, Template};
 
 use crate::ir::{Approximation, Grammar, Node};
-use crate::plan::{Close, Open, dialect_of, regex_node, truthy, whitespace};
+use crate::plan::{Close, Open, dialect_of, regex_node, truthy, whitespace, whitespace_re};
 use crate::re::{self, Re};
 use crate::tools::{self, Tool, ToolShape};
 use crate::{Error, Options, ToolChoice};
@@ -64,9 +64,13 @@ pub(crate) struct Compiler<'a> {
     pub tools: Option<Vec<Tool>>,
     pub options: &'a Options,
     /// The rule made for each field's region (and for its rest after a prefilled open).
-    pub region_rules: Vec<((String, bool), String)>,
+    /// (Keyed by the field, whether the prompt opened it, and whether its open takes the
+    /// whitespace before it.)
+    pub region_rules: Vec<((String, bool, bool), String)>,
     /// The rule names in use.
     pub taken: std::collections::HashSet<String>,
+    /// Fields whose open takes the whitespace before it (see `assemble`).
+    pub lead_ws: Vec<String>,
 }
 
 pub(crate) fn compile(source: &TemplateSource, options: &Options) -> Result<Grammar, Error> {
@@ -100,6 +104,7 @@ pub(crate) fn compile(source: &TemplateSource, options: &Options) -> Result<Gram
         options,
         region_rules: Vec::new(),
         taken: std::collections::HashSet::new(),
+        lead_ws: Vec::new(),
     };
     let plans: Vec<FieldPlan> = template.fields().iter().map(|f| c.plan(f, &spec)).collect();
     let started = started_in(&template, options.prefix.as_deref());
@@ -395,6 +400,7 @@ impl Compiler<'_> {
         let text = Node::TextWithout {
             excludes: plan.close_excludes.clone(),
             not_start: None,
+            not_blank: false,
         };
         let pad = |n: Node| Node::seq(vec![whitespace(), n, whitespace()]);
         let digits = || Re::Repeat {
@@ -432,6 +438,7 @@ impl Compiler<'_> {
                     pad(Node::Json {
                         schema: json!({}),
                         dialect: dialect_of(&plan.content_args),
+                        excludes: plan.close_excludes.clone(),
                     })
                 }
             }
@@ -479,14 +486,26 @@ impl Compiler<'_> {
                             }
                             other => other,
                         };
-                        Node::seq(vec![open_for(self, name.as_deref()), body, close.clone()])
+                        let mut open = open_for(self, name.as_deref());
+                        if self.lead_ws.contains(&plan.name)
+                            && let Some(re) = as_re(&open)
+                        {
+                            open = Node::Regex(Re::Seq(vec![whitespace_re(), re]));
+                        }
+                        Node::seq(vec![open, body, close.clone()])
                     })
                     .collect();
                 Node::alt(alts)
             }
             _ => {
                 let body = self.plain_body(plan);
-                Node::seq(vec![open_for(self, None), body, close])
+                let mut open = open_for(self, None);
+                if self.lead_ws.contains(&plan.name)
+                    && let Some(re) = as_re(&open)
+                {
+                    open = Node::Regex(Re::Seq(vec![whitespace_re(), re]));
+                }
+                Node::seq(vec![open, body, close])
             }
         }
     }
@@ -514,14 +533,20 @@ impl Compiler<'_> {
 
     /// A named rule for a region (the outputs stay readable).
     fn region_rule(&mut self, plan: &FieldPlan, first: bool) -> Node {
-        let key = (plan.name.clone(), first);
+        let lead = self.lead_ws.contains(&plan.name);
+        let key = (plan.name.clone(), first, lead);
         if let Some((_, name)) = self.region_rules.iter().find(|(k, _)| *k == key) {
             return Node::Ref(name.clone());
         }
         let name = self.fresh_rule(&format!(
-            "{}{}",
+            "{}{}{}",
             rule_name(&plan.name),
-            if first { "_rest" } else { "" }
+            if first { "_rest" } else { "" },
+            if lead && plan.tool.is_some() {
+                "_spaced"
+            } else {
+                ""
+            }
         ));
         self.region_rules.push((key, name.clone()));
         self.taken.insert(name.clone());
@@ -571,16 +596,19 @@ impl Compiler<'_> {
         let Some(imp) = implicit else {
             // No implicit field: text between regions goes nowhere, so only whitespace (and the
             // start anchor of a following message) may stand there.
-            let mut gap_alts = vec![Re::Class {
-                ranges: vec![(0x09, 0x0A), (0x0D, 0x0D), (0x20, 0x20)],
-                negated: false,
-            }];
-            gap_alts.extend(anchors.iter().map(|a| Re::Lit(a.clone())));
-            let gap = Node::Regex(Re::Repeat {
-                re: Box::new(Re::Alt(gap_alts)),
-                min: 0,
+            // Whitespace runs and anchors as separate items: one pattern for both would let
+            // llguidance's lexer (longest match, no going back) read the `<` of an open as the
+            // start of an anchor and refuse the open.
+            let mut gap_alts = vec![Node::Regex(Re::Repeat {
+                re: Box::new(Re::Class {
+                    ranges: vec![(0x09, 0x0A), (0x0D, 0x0D), (0x20, 0x20)],
+                    negated: false,
+                }),
+                min: 1,
                 max: None,
-            });
+            })];
+            gap_alts.extend(anchors.iter().map(|a| Node::Lit(a.clone())));
+            let gap = Node::rep(Node::alt(gap_alts), 0, None);
             let mut seq = vec![first.unwrap_or_else(Node::empty), gap.clone()];
             for (i, plan) in plans.iter().enumerate() {
                 if skip_first(i) || (plan.tool.is_some() && no_tools) {
@@ -621,6 +649,7 @@ impl Compiler<'_> {
         let text = Node::TextWithout {
             excludes: excludes.clone(),
             not_start: None,
+            not_blank: false,
         };
         let end_close = Self::close_node(imp_plan);
         let (end_required, end_optional) = if end_close.is_empty() {
@@ -657,9 +686,12 @@ impl Compiler<'_> {
                 continue;
             }
             let (min, max) = self.count(plan);
+            // The whitespace before the region is part of its open: as a lexeme of its own it
+            // would lose to the text's (llguidance's lexer takes the longest match and does
+            // not go back), and `\n<think>` would be refused at `<think>`.
+            self.lead_ws.push(plan.name.clone());
             let region = self.region_rule(plan, false);
-            pre.push(ws.clone());
-            pre.push(repeated(region, &ws, min, max));
+            pre.push(repeated(region, &Node::empty(), min, max));
             at_very_start = false;
         }
         pre.push(ws.clone());
@@ -669,6 +701,21 @@ impl Compiler<'_> {
         let lead_text = Node::TextWithout {
             excludes,
             not_start: if at_very_start { not_start } else { None },
+            not_blank: false,
+        };
+        // Before calls that follow it directly: blank text there is the other layout's (calls,
+        // then text), where whitespace may stand between the calls.
+        let lead_text_before_calls = match &lead_text {
+            Node::TextWithout {
+                excludes,
+                not_start,
+                ..
+            } => Node::TextWithout {
+                excludes: excludes.clone(),
+                not_start: *not_start,
+                not_blank: true,
+            },
+            other => other.clone(),
         };
         let tool_plans: Vec<&FieldPlan> = if no_tools {
             Vec::new()
@@ -743,18 +790,41 @@ impl Compiler<'_> {
                 let c = calls(self, &Node::empty());
                 layouts.push(Node::seq(vec![
                     pre.clone(),
-                    lead_text.clone(),
+                    lead_text_before_calls,
                     c,
                     end_optional.clone(),
                 ]));
-                let c = calls(self, &ws);
+                // The whitespace between calls belongs to the next call's open (as for the
+                // leading regions: a lexeme of its own would lose to the text's).
+                for p in &tool_plans {
+                    if !matches!(p.open, Some(Open::AtStart(_))) {
+                        self.lead_ws.push(p.name.clone());
+                    }
+                }
+                let c = calls(self, &Node::empty());
                 layouts.push(Node::seq(vec![pre.clone(), c, text_then_end(text.clone())]));
+                self.lead_ws
+                    .retain(|n| !tool_plans.iter().any(|p| &p.name == n));
             }
         }
         if tool_plans.is_empty() || tools_min == 0 {
             layouts.push(Node::seq(vec![pre, text_then_end(lead_text)]));
         }
         Node::alt(layouts)
+    }
+}
+
+/// A node of literals and patterns as one pattern.
+fn as_re(node: &Node) -> Option<Re> {
+    match node {
+        Node::Lit(s) if !s.is_empty() => Some(Re::Lit(s.clone())),
+        Node::Regex(re) => Some(re.clone()),
+        Node::Alt(items) if !items.is_empty() => items
+            .iter()
+            .map(as_re)
+            .collect::<Option<Vec<_>>>()
+            .map(Re::Alt),
+        _ => None,
     }
 }
 

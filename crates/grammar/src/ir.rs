@@ -17,6 +17,11 @@ pub enum Node {
         excludes: Vec<String>,
         /// A character the text must not begin with.
         not_start: Option<char>,
+        /// The text holds something besides whitespace. Set only where another alternative
+        /// takes blank text, so the language is the same with or without it: the BNF outputs
+        /// ignore it, and Lark uses it so that llguidance's lexer, which commits to a lazy
+        /// lexeme as soon as it matches, does not take blank text into this alternative.
+        not_blank: bool,
     },
     /// A regular expression (no lookaround, no lazy or possessive repeats).
     Regex(Re),
@@ -26,6 +31,21 @@ pub enum Node {
         schema: serde_json::Value,
         /// How the value is spelled.
         dialect: Dialect,
+        /// Strings that must not occur in the value's raw text (the region's close: the
+        /// parser cuts the region there, inside a string too).
+        excludes: Vec<String>,
+    },
+    /// A quoted string (JSON's, or Python's) whose raw text, quotes and escapes as written,
+    /// holds none of `excludes`.
+    StringWithout {
+        /// The quote character (`"` or `'`).
+        quote: char,
+        /// The characters a backslash may escape (`\uXXXX` aside).
+        escapes: String,
+        /// Whether `\uXXXX` escapes are read.
+        unicode: bool,
+        /// The strings that must not occur.
+        excludes: Vec<String>,
     },
     /// The items one after the other.
     Seq(Vec<Node>),
@@ -59,6 +79,51 @@ pub enum Dialect {
     },
     /// Python literals as the `python-call-list` parser reads them (`True`, `None`, ...).
     Python,
+}
+
+/// The pattern of a quoted string: plain characters (not the quote, a backslash or a control
+/// character) and escapes.
+pub fn string_re(quote: char, escapes: &str, unicode: bool) -> Re {
+    use crate::re::normalize;
+    let plain = Re::Class {
+        ranges: normalize(vec![
+            (0, 0x1F),
+            (quote as u32, quote as u32),
+            ('\\' as u32, '\\' as u32),
+        ]),
+        negated: true,
+    };
+    let mut esc = vec![Re::Class {
+        ranges: normalize(escapes.chars().map(|c| (c as u32, c as u32)).collect()),
+        negated: false,
+    }];
+    if unicode {
+        esc.push(Re::Seq(vec![
+            Re::Lit("u".into()),
+            Re::Repeat {
+                re: Box::new(Re::Class {
+                    ranges: normalize(vec![
+                        ('0' as u32, '9' as u32),
+                        ('a' as u32, 'f' as u32),
+                        ('A' as u32, 'F' as u32),
+                    ]),
+                    negated: false,
+                }),
+                min: 4,
+                max: Some(4),
+            },
+        ]));
+    }
+    let escape = Re::Seq(vec![Re::Lit("\\".into()), Re::Alt(esc)]);
+    Re::Seq(vec![
+        Re::Lit(quote.to_string()),
+        Re::Repeat {
+            re: Box::new(Re::Alt(vec![plain, escape])),
+            min: 0,
+            max: None,
+        },
+        Re::Lit(quote.to_string()),
+    ])
 }
 
 impl Node {

@@ -22,7 +22,11 @@
 //! - Between regions only whitespace; a non-repeating implicit field's text stands either
 //!   before the tool calls (which then follow one another directly) or after them, since the
 //!   parser keeps only the implicit field's last value.
-//! - The grammar does not keep a JSON string from containing the region's close delimiter.
+//! - A string value (JSON, xml-inline, Python) never holds the region's close delimiter, which
+//!   the parser would cut the region at.
+//! - A string a parameter's coercion casts is admitted only in the spelling the cast writes back
+//!   (`"3"`, not `"03"`; `"2.5"`, not `"2.50"`; `"true"`, not `"True"`), since any other
+//!   spelling is a change the parser reports.
 //!
 //! ```
 //! use rtbench_engine::template::source::source_from_text;
@@ -39,7 +43,7 @@
 //! assert!(grammar.approximations.is_empty());
 //! let lark = grammar.to_lark(&Default::default());
 //! assert!(lark.starts_with("start: "));
-//! assert!(lark.contains(r#""<think>""#));
+//! assert!(lark.contains("<think>"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

@@ -12,7 +12,7 @@ use crate::re::Re;
 impl Grammar {
     /// Whether the grammar accepts `text` as a whole output.
     pub fn accepts(&self, text: &str) -> bool {
-        let (start, rules) = crate::emit::lower_json(self, &|_| false);
+        let (start, rules) = crate::emit::lower_json(self, &|_, _| false);
         let mut m = Matcher {
             text,
             rules: rules.into_iter().collect(),
@@ -40,6 +40,7 @@ impl Matcher<'_> {
             Node::TextWithout {
                 excludes,
                 not_start,
+                ..
             } => {
                 let rest = &self.text[at..];
                 if let Some(c) = not_start
@@ -67,6 +68,23 @@ impl Matcher<'_> {
                 ends
             }
             Node::Regex(re) => self.re(re, at),
+            Node::StringWithout {
+                quote,
+                escapes,
+                unicode,
+                excludes,
+            } => {
+                let re = crate::ir::string_re(*quote, escapes, *unicode);
+                let ends = self.re(&re, at);
+                ends.into_iter()
+                    .filter(|&e| {
+                        let s = &self.text[at..e];
+                        !excludes
+                            .iter()
+                            .any(|x| !x.is_empty() && s.contains(x.as_str()))
+                    })
+                    .collect()
+            }
             // Lowered away before matching.
             Node::Json { .. } => Ends::new(),
             Node::Seq(items) => {

@@ -41,14 +41,19 @@ pub(crate) enum Close {
 
 /// Whitespace the parser leaves to nobody in particular (between regions).
 pub(crate) fn whitespace() -> Node {
-    Node::Regex(Re::Repeat {
+    Node::Regex(whitespace_re())
+}
+
+/// The pattern of [`whitespace`].
+pub(crate) fn whitespace_re() -> Re {
+    Re::Repeat {
         re: Box::new(Re::Class {
             ranges: vec![(0x09, 0x0A), (0x0D, 0x0D), (0x20, 0x20)],
             negated: false,
         }),
         min: 0,
         max: None,
-    })
+    }
 }
 
 /// A regex node, or a literal when the regex is one.

@@ -26,6 +26,8 @@ pub struct Converter<'a> {
     pub notes: Vec<String>,
     /// The schema `$ref`s resolve against.
     root: Json,
+    /// Strings no string value may hold (the region's close).
+    excludes: Vec<String>,
 }
 
 /// Whitespace between JSON tokens.
@@ -88,7 +90,18 @@ impl<'a> Converter<'a> {
             rules,
             notes: Vec::new(),
             root: root.clone(),
+            excludes: Vec::new(),
         }
+    }
+
+    /// The same converter, keeping every string it makes from holding any of `excludes` (the
+    /// region's close, which the parser cuts at even inside a string).
+    pub fn excluding(mut self, excludes: &[String]) -> Self {
+        let mut ex: Vec<String> = excludes.iter().filter(|e| !e.is_empty()).cloned().collect();
+        ex.sort();
+        ex.dedup();
+        self.excludes = ex;
+        self
     }
 
     fn note(&mut self, what: String) {
@@ -110,18 +123,69 @@ impl<'a> Converter<'a> {
         Node::Ref(name.to_string())
     }
 
-    fn suffix(dialect: &Dialect) -> &'static str {
-        match dialect {
+    /// The rule-name suffix for `dialect` and this converter's exclusions (rules made for
+    /// different exclusions differ).
+    fn suffix(&self, dialect: &Dialect) -> String {
+        let d = match dialect {
             Dialect::Json => "",
             Dialect::Lax { .. } => "_lax",
             Dialect::Python => "_py",
+        };
+        if self.excludes.is_empty() {
+            return d.to_string();
         }
+        // A short stable tag of the exclusion set (FNV-1a).
+        let mut h: u32 = 0x811c_9dc5;
+        for b in self.excludes.join("\u{0}").bytes() {
+            h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+        }
+        format!("{d}_x{:04x}", h & 0xffff)
     }
 
     /// A string value.
     fn string(&mut self, dialect: &Dialect) -> Node {
-        let name = format!("json_string{}", Self::suffix(dialect));
+        let name = format!("json_string{}", self.suffix(dialect));
         let dialect = dialect.clone();
+        if !self.excludes.is_empty() {
+            let ex = self.excludes.clone();
+            return self.rule(&name, |_| {
+                let (dq_escapes, single) = match dialect {
+                    Dialect::Python => ("\"\\nrtbf", true),
+                    _ => ("\"\\/nrtbf", false),
+                };
+                let mut alts = vec![Node::StringWithout {
+                    quote: '"',
+                    escapes: dq_escapes.into(),
+                    unicode: !single,
+                    excludes: ex.clone(),
+                }];
+                if single {
+                    alts.push(Node::StringWithout {
+                        quote: '\'',
+                        escapes: "'\"\\nrtbf".into(),
+                        unicode: false,
+                        excludes: ex.clone(),
+                    });
+                }
+                if let Dialect::Lax { string_delims, .. } = &dialect {
+                    for (open, close) in string_delims {
+                        let mut e = ex.clone();
+                        e.push(close.clone());
+                        e.extend(control_chars());
+                        alts.push(Node::seq(vec![
+                            Node::Lit(open.clone()),
+                            Node::TextWithout {
+                                excludes: e,
+                                not_start: None,
+                                not_blank: false,
+                            },
+                            Node::Lit(close.clone()),
+                        ]));
+                    }
+                }
+                Node::alt(alts)
+            });
+        }
         self.rule(&name, |_| {
             let escapes = match dialect {
                 // Python reads `\/` as two characters: leave it out.
@@ -195,11 +259,14 @@ impl<'a> Converter<'a> {
                 Dialect::Lax { string_delims, .. } if !string_delims.is_empty() => {
                     let mut alts = vec![quoted];
                     for (open, close) in string_delims {
+                        let mut excludes = vec![close.clone()];
+                        excludes.extend(control_chars());
                         alts.push(Node::seq(vec![
                             Node::Lit(open.clone()),
                             Node::TextWithout {
-                                excludes: vec![close.clone()],
+                                excludes,
                                 not_start: None,
+                                not_blank: false,
                             },
                             Node::Lit(close.clone()),
                         ]));
@@ -221,7 +288,7 @@ impl<'a> Converter<'a> {
         }
         if let Dialect::Lax { string_delims, .. } = dialect {
             for (open, close) in string_delims {
-                if !s.contains(close.as_str()) {
+                if !s.contains(close.as_str()) && !s.chars().any(char::is_control) {
                     alts.push(Node::Lit(format!("{open}{s}{close}")));
                 }
             }
@@ -353,10 +420,10 @@ impl<'a> Converter<'a> {
 
     /// Any JSON value (in `dialect`).
     pub fn any_value(&mut self, dialect: &Dialect) -> Node {
-        let name = format!("json_value{}", Self::suffix(dialect));
+        let name = format!("json_value{}", self.suffix(dialect));
         let d = dialect.clone();
+        let value = Node::Ref(name.clone());
         self.rule(&name, |c| {
-            let value = Node::Ref(format!("json_value{}", Self::suffix(&d)));
             let sep = Node::seq(vec![ws(&d), Node::Lit(",".into()), ws(&d)]);
             let key = match &d {
                 Dialect::Lax {
@@ -541,7 +608,7 @@ impl<'a> Converter<'a> {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
-        let rule = format!("def_{clean}{}", Self::suffix(dialect));
+        let rule = format!("def_{clean}{}", self.suffix(dialect));
         let d = dialect.clone();
         self.rule(&rule, move |c| c.value_depth(&schema, &d, depth + 1))
     }
@@ -664,7 +731,7 @@ impl<'a> Converter<'a> {
     }
 
     fn any_object(&mut self, dialect: &Dialect) -> Node {
-        let name = format!("json_object{}", Self::suffix(dialect));
+        let name = format!("json_object{}", self.suffix(dialect));
         let d = dialect.clone();
         self.rule(&name, |c| {
             let value = c.any_value(&d);
@@ -726,6 +793,13 @@ impl PipeAlt for Node {
     }
 }
 
+/// The control characters, one string each: text between custom string markers is copied
+/// into a JSON string as it is, where a control character does not parse (and the parser
+/// refuses its own sentinels, `\x01` and `\x02`, anywhere).
+fn control_chars() -> impl Iterator<Item = String> {
+    (0u32..0x20).filter_map(char::from_u32).map(String::from)
+}
+
 fn digit() -> Re {
     Re::Class {
         ranges: vec![('0' as u32, '9' as u32)],
@@ -785,16 +859,23 @@ pub fn schema_types(schema: &Json) -> Vec<String> {
     types
 }
 
-/// The anchored pattern of strings the coercion turns into one of `types` (the plain
-/// spellings: `3`, `-2.5`, `true`, `None`), or `None` when no type is cast from a plain string.
-fn cast_pattern(types: &[String]) -> Option<String> {
+/// The anchored pattern of strings the coercion turns into one of `types` and that read back
+/// as they were written (the value's JSON spelling is the string: `3`, `-2.5`, `true`), or
+/// `None` when no type is cast from a plain string. Other spellings the coercion takes
+/// (`03`, `2.50`, `1e3`, `True`, `None`, a number with more digits than a float keeps) change
+/// the text, a loss the parser reports, so the grammar leaves them out.
+pub(crate) fn cast_pattern(types: &[String]) -> Option<String> {
     let mut alts: Vec<&str> = Vec::new();
     for t in types {
         let alt = match t.as_str() {
-            "integer" => "-?[0-9]+",
-            "number" => "-?[0-9]+(\\.[0-9]+)?",
-            "boolean" => "true|false|True|False",
-            "null" => "null|None",
+            "integer" => "0|-?[1-9][0-9]*",
+            // Within 15 significant digits a float keeps the digits written, and without an
+            // exponent or a trailing zero its shortest spelling is the one written.
+            "number" => {
+                "0|-?[1-9][0-9]{0,14}|-?[1-9][0-9]{0,6}\\.(0|[0-9]{0,6}[1-9])|-?0\\.(0|0{0,3}[1-9]([0-9]{0,9}[1-9])?)"
+            }
+            "boolean" => "true|false",
+            "null" => "null",
             _ => continue,
         };
         if !alts.contains(&alt) {
@@ -859,7 +940,11 @@ mod tests {
 
     fn accepts(schema: Json, dialect: Dialect, text: &str) -> bool {
         Grammar {
-            start: Node::Json { schema, dialect },
+            start: Node::Json {
+                schema,
+                dialect,
+                excludes: Vec::new(),
+            },
             rules: Vec::new(),
             approximations: Vec::new(),
         }
@@ -960,8 +1045,19 @@ mod tests {
         let s = admit_casts(&strict(&params));
         assert!(json(
             s.clone(),
-            r#"{"days": "3", "price": "2.5", "flag": "True"}"#
+            r#"{"days": "3", "price": "2.5", "flag": "true"}"#
         ));
+        // Spellings the coercion reads but writes back otherwise are left out.
+        for changed in [
+            r#"{"days": "03"}"#,
+            r#"{"days": "-0"}"#,
+            r#"{"price": "2.50"}"#,
+            r#"{"price": "0E0"}"#,
+            r#"{"price": "9845600165300005"}"#,
+            r#"{"flag": "True"}"#,
+        ] {
+            assert!(!json(s.clone(), changed), "{changed}");
+        }
         assert!(json(
             s.clone(),
             r#"{"days": 3, "price": 2.5, "flag": true, "city": "x", "either": "y"}"#

@@ -386,6 +386,46 @@ fn nest(reqs: &[(Vec<String>, Json)]) -> Json {
     })
 }
 
+/// The values an xml-inline parameter limited to given strings (`enum`, `const`) may take, as
+/// written between its tags: the string itself, or quoted where the text would read as some
+/// other JSON value (`"1"`, `"true"`).
+fn string_choices(schema: &Json) -> Option<Node> {
+    let choices: Vec<&Json> = match (schema.get("const"), schema.get("enum")) {
+        (Some(c), _) => vec![c],
+        (None, Some(Json::Array(e))) => e.iter().collect(),
+        _ => return None,
+    };
+    let lits = choices
+        .iter()
+        .map(|c| {
+            let s = c.as_str()?;
+            let reads_as_other = serde_json::from_str::<Json>(s).is_ok_and(|v| !v.is_string());
+            let plain = !reads_as_other && s.trim() == s && !s.is_empty();
+            Some(Node::Lit(if plain {
+                s.to_string()
+            } else {
+                serde_json::to_string(s).unwrap_or_default()
+            }))
+        })
+        .collect::<Option<Vec<Node>>>()?;
+    Some(Node::alt(lits))
+}
+
+/// The value of an xml-inline parameter whose types are all scalars (integer, number,
+/// boolean, null): its text is cast by the tool coercion, so only the spellings the cast
+/// writes back unchanged (see `schema::admit_casts`).
+fn scalar_value(schema: &Json) -> Option<Node> {
+    let types = schema_types(schema);
+    let scalar = ["integer", "number", "boolean", "null"];
+    if types.is_empty() || !types.iter().all(|t| scalar.contains(&t.as_str())) {
+        return None;
+    }
+    let pattern = crate::schema::cast_pattern(&types)?;
+    let inner = pattern.strip_prefix('^')?.strip_suffix('$')?;
+    let (re, _) = re::lower(inner).ok()?;
+    Some(regex_node(re::simplify(re)))
+}
+
 /// The parameters a grammar allows for `tool`: as declared, strict, with cast-able strings.
 fn arguments(tool: &Tool) -> Json {
     admit_casts(&strict(&tool.parameters))
@@ -427,6 +467,7 @@ pub(crate) fn variants(
                     Node::Json {
                         schema,
                         dialect: dialect.clone(),
+                        excludes: close_excludes.to_vec(),
                     },
                     whitespace(),
                 ])
@@ -476,8 +517,9 @@ pub(crate) fn variants(
             let mut value_excludes = suffix.required_literals().unwrap_or_default();
             value_excludes.extend(close_excludes.iter().cloned());
             let text_value = Node::TextWithout {
-                excludes: value_excludes,
+                excludes: value_excludes.clone(),
                 not_start: None,
+                not_blank: false,
             };
             let tag = |k: Node, v: Node| {
                 Node::seq(vec![
@@ -513,7 +555,11 @@ pub(crate) fn variants(
                         let mut seq = vec![whitespace()];
                         if let Some(Json::Object(props)) = params.get("properties") {
                             for (k, s) in props {
-                                let value = if schema_types(s).iter().any(|t| t == "string")
+                                let value = if let Some(choices) = string_choices(s) {
+                                    choices
+                                } else if let Some(scalar) = scalar_value(s) {
+                                    scalar
+                                } else if schema_types(s).iter().any(|t| t == "string")
                                     || schema_types(s).is_empty()
                                 {
                                     text_value.clone()
@@ -521,6 +567,7 @@ pub(crate) fn variants(
                                     Node::Json {
                                         schema: strict(s),
                                         dialect: Dialect::Json,
+                                        excludes: value_excludes.clone(),
                                     }
                                 };
                                 let one =
@@ -539,7 +586,7 @@ pub(crate) fn variants(
         }
         Kind::PythonCallList => {
             let root = json!({});
-            let mut conv = Converter::new(rules, &root);
+            let mut conv = Converter::new(rules, &root).excluding(close_excludes);
             let sep = Node::seq(vec![
                 Node::Lit(",".into()),
                 Node::opt(Node::Lit(" ".into())),
@@ -587,7 +634,8 @@ pub(crate) fn variants(
                     for t in list {
                         let params = arguments(t);
                         let conv_root = params.clone();
-                        let mut inner = Converter::new(conv.rules, &conv_root);
+                        let mut inner =
+                            Converter::new(conv.rules, &conv_root).excluding(close_excludes);
                         let required: Vec<String> = params
                             .get("required")
                             .and_then(Json::as_array)

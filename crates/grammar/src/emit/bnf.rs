@@ -31,7 +31,7 @@ struct Writer {
 }
 
 pub(crate) fn emit(g: &Grammar, flavour: Flavour) -> String {
-    let (start, rules) = super::lower_json(g, &|_| false);
+    let (start, rules) = super::lower_json(g, &|_, _| false);
     let rules = super::reachable(&start, rules);
     let mut w = Writer {
         flavour,
@@ -48,6 +48,38 @@ pub(crate) fn emit(g: &Grammar, flavour: Flavour) -> String {
     for (name, body) in &w.extra {
         let _ = writeln!(out, "{name} ::= {body}");
     }
+    if flavour == Flavour::Gbnf {
+        out = raw_astral(&out);
+    }
+    out
+}
+
+/// `\UXXXXXXXX` escapes written as the character itself: llguidance's GBNF reader turns them
+/// into a pattern its regex engine refuses (leading zeros dropped), and llama.cpp takes the
+/// character as well.
+fn raw_astral(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        if let Some(hex) = after.strip_prefix('U')
+            && let Some(digits) = hex.get(..8)
+            && let Ok(cp) = u32::from_str_radix(digits, 16)
+            && let Some(c) = char::from_u32(cp)
+        {
+            out.push(c);
+            rest = &hex[8..];
+            continue;
+        }
+        let mut chars = after.chars();
+        out.push('\\');
+        if let Some(c) = chars.next() {
+            out.push(c);
+        }
+        rest = chars.as_str();
+    }
+    out.push_str(rest);
     out
 }
 
@@ -76,7 +108,14 @@ impl Writer {
             Node::TextWithout {
                 excludes,
                 not_start,
+                ..
             } => self.text(excludes, *not_start),
+            Node::StringWithout {
+                quote,
+                escapes,
+                unicode,
+                excludes,
+            } => self.string(*quote, escapes, *unicode, excludes),
             Node::Regex(re) => self.re(re, prec),
             Node::Json { .. } => "\"\"".into(),
             Node::Seq(items) => {
@@ -124,6 +163,119 @@ impl Writer {
             }
             Re::Group { re, .. } => self.re(re, prec),
         }
+    }
+
+    /// The rules of a quoted string without `excludes` in its raw text: the exclusion
+    /// automaton run in step with the string's own (plain character, after a backslash, `k`
+    /// hex digits still due), one rule per pair reached.
+    fn string(&mut self, quote: char, escapes: &str, unicode: bool, excludes: &[String]) -> String {
+        let key = (
+            excludes
+                .iter()
+                .cloned()
+                .chain([format!("\u{0}{quote}{escapes}{unicode}")])
+                .collect::<Vec<_>>(),
+            None,
+        );
+        if let Some((_, name)) = self.texts.iter().find(|(k, _)| *k == key) {
+            return name.clone();
+        }
+        let n = self.texts.len() + 1;
+        let base = self.name(&format!("string_{n}"));
+        let a = automaton(excludes, None);
+        // Inner states: 0 plain, 1 after a backslash, 2..=5 hex digits due (5: four).
+        let name_of = |s: usize, j: usize| format!("{base}{}", self.name(&format!("_s{s}_{j}")));
+        let step = |s: usize, c: char| -> Option<usize> {
+            a.states[s]
+                .iter()
+                .find(|t| t.chars.contains(&c) != t.negated)
+                .map(|t| t.target)
+        };
+        let special = [quote, '\\'];
+        let mut rules: Vec<(String, String)> = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        let mut todo = Vec::new();
+        let body = |todo: &mut Vec<(usize, usize)>, s: usize, j: usize| -> String {
+            let mut alts: Vec<String> = Vec::new();
+            let mut go = |chars: String, t: usize, tj: usize, alts: &mut Vec<String>| {
+                todo.push((t, tj));
+                alts.push(format!("{chars} {}", name_of(t, tj)));
+            };
+            match j {
+                0 => {
+                    if step(s, quote).is_some() {
+                        alts.push(quote_lit(quote));
+                    }
+                    if let Some(t) = step(s, '\\') {
+                        go(quote_lit('\\'), t, 1, &mut alts);
+                    }
+                    for t in &a.states[s] {
+                        let mut outside: Vec<(u32, u32)> = vec![(0, 0x1F)];
+                        outside.extend(special.iter().map(|c| (*c as u32, *c as u32)));
+                        let cls = if t.negated {
+                            outside.extend(t.chars.iter().map(|c| (*c as u32, *c as u32)));
+                            class(&crate::re::normalize(outside), true)
+                        } else {
+                            let kept: Vec<(u32, u32)> = t
+                                .chars
+                                .iter()
+                                .filter(|c| !special.contains(c) && (**c as u32) >= 0x20)
+                                .map(|c| (*c as u32, *c as u32))
+                                .collect();
+                            if kept.is_empty() {
+                                continue;
+                            }
+                            class(&crate::re::normalize(kept), false)
+                        };
+                        go(cls, t.target, 0, &mut alts);
+                    }
+                }
+                1 => {
+                    for c in escapes.chars() {
+                        if let Some(t) = step(s, c) {
+                            go(quote_lit(c), t, 0, &mut alts);
+                        }
+                    }
+                    if unicode && let Some(t) = step(s, 'u') {
+                        go(quote_lit('u'), t, 5, &mut alts);
+                    }
+                }
+                due => {
+                    for c in "0123456789abcdefABCDEF".chars() {
+                        if let Some(t) = step(s, c) {
+                            go(
+                                quote_lit(c),
+                                t,
+                                if due == 2 { 0 } else { due - 1 },
+                                &mut alts,
+                            );
+                        }
+                    }
+                }
+            }
+            if alts.is_empty() {
+                nothing()
+            } else {
+                alts.join(" | ")
+            }
+        };
+        let Some(first) = step(a.start, quote) else {
+            return nothing();
+        };
+        todo.push((first, 0));
+        while let Some((s, j)) = todo.pop() {
+            if !seen.insert((s, j)) {
+                continue;
+            }
+            let b = body(&mut todo, s, j);
+            rules.push((name_of(s, j), b));
+        }
+        rules.sort_by(|x, y| x.0.cmp(&y.0));
+        let start = format!("{} {}", quote_lit(quote), name_of(first, 0));
+        self.extra.push((base.clone(), start));
+        self.extra.extend(rules);
+        self.texts.push((key, base.clone()));
+        base
     }
 
     /// The rules of "text without `excludes`": one per automaton state.
@@ -192,6 +344,11 @@ fn quantifier(min: u32, max: Option<u32>) -> String {
     }
 }
 
+/// One character as a quoted literal.
+fn quote_lit(c: char) -> String {
+    quote(&c.to_string())
+}
+
 /// A quoted literal with BNF escapes.
 fn quote(s: &str) -> String {
     let mut out = String::from("\"");
@@ -214,7 +371,9 @@ fn quote(s: &str) -> String {
 
 fn class_point(out: &mut String, cp: u32) {
     match char::from_u32(cp) {
-        Some(c) if "\\]-^[".contains(c) => {
+        // llguidance's GBNF reader takes no `\-`: a hyphen is written by its code.
+        Some('-') => out.push_str("\\x2D"),
+        Some(c) if "\\]^[".contains(c) => {
             out.push('\\');
             out.push(c);
         }

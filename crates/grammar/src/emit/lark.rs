@@ -2,10 +2,12 @@
 //! Rust `regex` syntax; JSON values as `%json {schema}`; "text without D" as a terminal made
 //! with llguidance's lexeme operators, `/(?s:.+)/ & ~/(?s:.*)D(?s:.*)/` (made optional where
 //! used: a lexeme never matches the empty text). With special tokens
-//! given, a literal that is (or holds) one is written `<|name|>`, so that it matches the
-//! token rather than its spelling, as when the check runs on the model's tokenizer.
+//! given, a literal that is (or holds) one is written as that token, so that it matches the
+//! token rather than its spelling, as when the check runs on the model's tokenizer: `<|name|>`
+//! when it is spelled that way, otherwise by its id, `<[123]>` (llguidance reads only those
+//! two forms as tokens; `[THINK]` or `<think>` written as a string would be text).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use crate::ir::{Dialect, Grammar, Node};
@@ -14,22 +16,46 @@ use crate::re::Re;
 /// How to write the Lark output.
 #[derive(Clone, Debug, Default)]
 pub struct LarkOptions {
-    /// Delimiters that are special tokens of the model's tokenizer: written in llguidance's
-    /// `<|...|>` token syntax instead of as text.
-    pub special_tokens: BTreeSet<String>,
+    /// The special tokens of the model's tokenizer, each spelling with its id: a delimiter
+    /// that is one is written in llguidance's token syntax (`<|...|>`, or `<[id]>` for any
+    /// other spelling) instead of as text.
+    pub special_tokens: BTreeMap<String, u32>,
+}
+
+impl LarkOptions {
+    /// The spellings of the special tokens.
+    pub(crate) fn spellings(&self) -> BTreeSet<String> {
+        self.special_tokens.keys().cloned().collect()
+    }
+
+    /// `tok` (a special token's spelling) in llguidance's token syntax.
+    fn token(&self, tok: &str) -> String {
+        let shaped = tok.len() > 4
+            && tok.starts_with("<|")
+            && tok.ends_with("|>")
+            && !tok[2..tok.len() - 2].contains(['|', '<', '>', ' ', '\n']);
+        match self.special_tokens.get(tok) {
+            Some(id) if !shaped => format!("<[{id}]>"),
+            _ => tok.to_string(),
+        }
+    }
 }
 
 struct Writer<'a> {
     options: &'a LarkOptions,
+    /// The special tokens' spellings.
+    specials: BTreeSet<String>,
     /// Terminals made while writing (text exclusions): name and definition.
     terminals: Vec<(String, String)>,
 }
 
 pub(crate) fn emit(g: &Grammar, options: &LarkOptions) -> String {
-    let (start, rules) = super::lower_json(g, &|d| *d == Dialect::Json);
+    let specials = options.spellings();
+    // `%json` cannot keep strings from holding the close: such values are lowered to rules.
+    let (start, rules) = super::lower_json(g, &|d, ex| *d == Dialect::Json && ex.is_empty());
     let rules = super::reachable(&start, rules);
     // Text and the close after it become one lazy lexeme (see `lark_lazy`).
-    let mut fuser = super::lark_lazy::Fuser::new(&rules, &options.special_tokens);
+    let mut fuser = super::lark_lazy::Fuser::new(&rules, &specials);
     let start = fuser.node(&start);
     let fused_rules: Vec<(String, Node)> = rules
         .iter()
@@ -39,6 +65,7 @@ pub(crate) fn emit(g: &Grammar, options: &LarkOptions) -> String {
     let rules = super::reachable(&start, fused_rules);
     let mut w = Writer {
         options,
+        specials,
         terminals: Vec::new(),
     };
     let mut out = String::new();
@@ -50,7 +77,7 @@ pub(crate) fn emit(g: &Grammar, options: &LarkOptions) -> String {
     }
     for (k, f) in fused.iter().enumerate() {
         let name = super::lark_lazy::lazy_name(k);
-        let text = w.text(&f.excludes, f.not_start);
+        let text = w.text(&f.excludes, f.not_start, f.not_blank);
         let close = w.expr(&Node::Regex(f.close.clone()), 2);
         let _ = writeln!(out, "{name}[lazy]: {}", name.to_uppercase());
         w.terminals
@@ -69,7 +96,14 @@ impl Writer<'_> {
             Node::TextWithout {
                 excludes,
                 not_start,
-            } => self.text(excludes, *not_start),
+                ..
+            } => self.text(excludes, *not_start, false),
+            Node::StringWithout {
+                quote,
+                escapes,
+                unicode,
+                excludes,
+            } => self.string(*quote, escapes, *unicode, excludes),
             // llguidance's lexemes must not match the empty text: `x*` is written `(x+)?`.
             Node::Regex(Re::Repeat { re, min: 0, max }) if !re.nullable() => {
                 let plus = Node::Regex(Re::Repeat {
@@ -77,12 +111,17 @@ impl Writer<'_> {
                     min: 1,
                     max: *max,
                 });
-                format!("{}?", self.expr(&plus, 2))
+                let plus = self.expr(&plus, 2);
+                // A repeat written as rule items ends in `+`: Lark reads `x+?` as nothing, so
+                // it is parenthesized before it is made optional.
+                if !mentions_special(re, &self.specials) {
+                    format!("{plus}?")
+                } else {
+                    format!("({plus})?")
+                }
             }
             Node::Regex(re) => {
-                if self.options.special_tokens.is_empty()
-                    || !mentions_special(re, &self.options.special_tokens)
-                {
+                if self.specials.is_empty() || !mentions_special(re, &self.specials) {
                     format!("/{}/", re.to_regex())
                 } else {
                     self.re_structural(re, prec)
@@ -124,8 +163,7 @@ impl Writer<'_> {
         'outer: while !rest.is_empty() {
             for (i, _) in rest.char_indices() {
                 if let Some(tok) = self
-                    .options
-                    .special_tokens
+                    .specials
                     .iter()
                     .filter(|t| !t.is_empty() && rest[i..].starts_with(t.as_str()))
                     .max_by_key(|t| t.len())
@@ -133,7 +171,7 @@ impl Writer<'_> {
                     if i > 0 {
                         parts.push(quote(&rest[..i]));
                     }
-                    parts.push(tok.clone());
+                    parts.push(self.options.token(tok));
                     rest = &rest[i + tok.len()..];
                     continue 'outer;
                 }
@@ -160,22 +198,55 @@ impl Writer<'_> {
                 re: inner,
                 min,
                 max,
-            } if mentions_special(inner, &self.options.special_tokens) => {
+            } if mentions_special(inner, &self.specials) => {
                 let inner = self.re_structural(inner, 2);
                 repeat(&inner, *min, *max)
             }
             Re::Group { re, .. } => self.re_structural(re, prec),
+            // A lexeme must not match the empty text: `x*` is written `(x+)?`.
+            Re::Repeat {
+                re: inner,
+                min: 0,
+                max,
+            } if !inner.nullable() => {
+                let plus = Re::Repeat {
+                    re: inner.clone(),
+                    min: 1,
+                    max: *max,
+                };
+                format!("(/{}/)?", plus.to_regex())
+            }
             other => format!("/{}/", other.to_regex()),
         }
     }
 
+    /// The terminal for a quoted string without `excludes` in its raw text.
+    fn string(&mut self, quote: char, escapes: &str, unicode: bool, excludes: &[String]) -> String {
+        let excludes: Vec<&String> = excludes.iter().filter(|e| !e.is_empty()).collect();
+        let mut def = format!(
+            "/{}/",
+            crate::ir::string_re(quote, escapes, unicode).to_regex()
+        );
+        if !excludes.is_empty() {
+            let alts: Vec<String> = excludes
+                .iter()
+                .map(|e| Re::Lit((*e).clone()).to_regex())
+                .collect();
+            let _ = write!(def, " & ~/(?s:.*)(?:{})(?s:.*)/", alts.join("|"));
+        }
+        if let Some((name, _)) = self.terminals.iter().find(|(_, d)| *d == def) {
+            return name.clone();
+        }
+        let name = format!("STRING_{}", self.terminals.len() + 1);
+        self.terminals.push((name.clone(), def));
+        name
+    }
+
     /// The terminal for "text without `excludes`".
-    fn text(&mut self, excludes: &[String], not_start: Option<char>) -> String {
-        // Special tokens cannot be spelled by ordinary tokens: no need to exclude them.
-        let excludes: Vec<&String> = excludes
-            .iter()
-            .filter(|e| !self.options.special_tokens.contains(*e) && !e.is_empty())
-            .collect();
+    fn text(&mut self, excludes: &[String], not_start: Option<char>, not_blank: bool) -> String {
+        // A special token's spelling is excluded too: ordinary tokens can spell it, and the
+        // parser, which reads text, would cut there.
+        let excludes: Vec<&String> = excludes.iter().filter(|e| !e.is_empty()).collect();
         // llguidance's lexemes must not match the empty text: the terminal takes at least one
         // character, and the rule makes it optional.
         let mut def = String::from("/(?s:.+)/");
@@ -189,12 +260,19 @@ impl Writer<'_> {
         if let Some(c) = not_start {
             let _ = write!(def, " & ~/{}(?s:.*)/", Re::Lit(c.to_string()).to_regex());
         }
+        // Blank text is not this text's: it is required, and not whitespace alone.
+        let optional = if not_blank {
+            def.push_str(r" & ~/[\t\n\r ]+/");
+            ""
+        } else {
+            "?"
+        };
         if let Some((name, _)) = self.terminals.iter().find(|(_, d)| *d == def) {
-            return format!("{name}?");
+            return format!("{name}{optional}");
         }
         let name = format!("TEXT_{}", self.terminals.len() + 1);
         self.terminals.push((name.clone(), def));
-        format!("{name}?")
+        format!("{name}{optional}")
     }
 }
 

@@ -32,6 +32,8 @@ pub(crate) struct Fused {
     pub excludes: Vec<String>,
     /// A character the text must not begin with.
     pub not_start: Option<char>,
+    /// The text holds something besides whitespace.
+    pub not_blank: bool,
     /// The close.
     pub close: Re,
 }
@@ -76,6 +78,7 @@ impl<'a> Fuser<'a> {
             let Node::TextWithout {
                 excludes,
                 not_start,
+                not_blank,
             } = item
             else {
                 continue;
@@ -83,11 +86,22 @@ impl<'a> Fuser<'a> {
             let Some(conts) = self.continuations(&items[i + 1..], 0) else {
                 continue;
             };
+            if conts.iter().all(|(close, _)| close.is_none()) {
+                continue;
+            }
             let mut alts = Vec::new();
             for (close, rest) in conts {
+                // A special token after the text: the text's own lexeme ends where the token
+                // begins (no text spells a token).
+                let Some(close) = close else {
+                    let rest = self.node(&Node::seq(rest));
+                    alts.push(Node::seq(vec![item.clone(), rest]));
+                    continue;
+                };
                 let fused = Fused {
                     excludes: excludes.clone(),
                     not_start: *not_start,
+                    not_blank: *not_blank,
                     close,
                 };
                 let k = match self.fused.iter().position(|f| *f == fused) {
@@ -197,20 +211,22 @@ impl<'a> Fuser<'a> {
         }
     }
 
-    /// What may follow, each as (the close it starts with, the rest after it); `None` when a
-    /// continuation does not start with a close the pass can fuse.
-    fn continuations(&self, items: &[Node], depth: usize) -> Option<Vec<(Re, Vec<Node>)>> {
+    /// What may follow, each as (the close it starts with, the rest after it), or (`None`, the
+    /// items) for a continuation that starts with a special token; `None` when a continuation
+    /// does not start with a close the pass can fuse.
+    fn continuations(&self, items: &[Node], depth: usize) -> Option<Vec<(Option<Re>, Vec<Node>)>> {
         if depth > MAX_DEPTH {
             return None;
         }
         let (first, rest) = items.split_first()?;
         let out = match first {
             Node::Lit(s) if !s.is_empty() && !self.is_special(s) => {
-                vec![(Re::Lit(s.clone()), rest.to_vec())]
+                vec![(Some(Re::Lit(s.clone())), rest.to_vec())]
             }
             Node::Regex(re) if !re.nullable() && !self.mentions_special(re) => {
-                vec![(re.clone(), rest.to_vec())]
+                vec![(Some(re.clone()), rest.to_vec())]
             }
+            Node::Lit(s) if self.starts_special(s) => vec![(None, items.to_vec())],
             Node::Seq(inner) => {
                 let joined: Vec<Node> = inner.iter().chain(rest).cloned().collect();
                 self.continuations(&joined, depth + 1)?
@@ -261,6 +277,12 @@ impl<'a> Fuser<'a> {
         self.special
             .iter()
             .any(|t| !t.is_empty() && s.contains(t.as_str()))
+    }
+
+    fn starts_special(&self, s: &str) -> bool {
+        self.special
+            .iter()
+            .any(|t| !t.is_empty() && s.starts_with(t.as_str()))
     }
 
     fn mentions_special(&self, re: &Re) -> bool {

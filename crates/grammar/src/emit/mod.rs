@@ -16,7 +16,7 @@ use crate::schema::Converter;
 /// converter's rules (dialects without a JSON-schema macro, and spellings `%json` lacks).
 pub(crate) fn lower_json(
     g: &Grammar,
-    keep: &dyn Fn(&Dialect) -> bool,
+    keep: &dyn Fn(&Dialect, &[String]) -> bool,
 ) -> (Node, Vec<(String, Node)>) {
     let mut rules = g.rules.clone();
     let mut extra: Vec<(String, Node)> = Vec::new();
@@ -64,13 +64,17 @@ pub(crate) fn reachable(start: &Node, rules: Vec<(String, Node)>) -> Vec<(String
 
 fn lower_node(
     node: &Node,
-    keep: &dyn Fn(&Dialect) -> bool,
+    keep: &dyn Fn(&Dialect, &[String]) -> bool,
     extra: &mut Vec<(String, Node)>,
 ) -> Node {
     let mut go = |n: &Node| lower_node(n, keep, extra);
     match node {
-        Node::Json { schema, dialect } if !keep(dialect) => {
-            let mut conv = Converter::new(extra, schema);
+        Node::Json {
+            schema,
+            dialect,
+            excludes,
+        } if !keep(dialect, excludes) => {
+            let mut conv = Converter::new(extra, schema).excluding(excludes);
             conv.value(schema, dialect)
         }
         Node::Seq(items) => Node::Seq(items.iter().map(&mut go).collect()),

@@ -20,12 +20,14 @@ fn format_of(g: &Grammar, node: &Node) -> Json {
         Node::TextWithout {
             excludes,
             not_start: None,
+            ..
         } => json!({"type": "any_text", "excludes": excludes}),
-        Node::Regex(re) => json!({"type": "regex", "pattern": re.to_regex()}),
+        Node::Regex(re) => json!({"type": "regex", "pattern": xgrammar_regex(&re.to_regex())}),
         Node::Json {
             schema,
             dialect: Dialect::Json,
-        } => json!({"type": "json_schema", "json_schema": schema}),
+            excludes,
+        } if excludes.is_empty() => json!({"type": "json_schema", "json_schema": schema}),
         Node::Seq(items) if items.len() > 1 => {
             // `begin content end` with literal ends is a tag.
             if let [Node::Lit(begin), content, Node::Lit(end)] = items.as_slice()
@@ -78,6 +80,43 @@ fn refers_to(g: &Grammar, node: &Node, name: &str) -> bool {
         }
     }
     walk(g, node, name, &mut Vec::new())
+}
+
+/// A pattern in the escapes XGrammar's regex reader knows: `\x{HEX}` (which it reads as an `x`)
+/// becomes `\uXXXX`, or `\UXXXXXXXX` beyond the basic plane.
+fn xgrammar_regex(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut rest = pattern;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        if let Some(hex) = after.strip_prefix("x{")
+            && let Some(end) = hex.find('}')
+            && let Ok(cp) = u32::from_str_radix(&hex[..end], 16)
+        {
+            if cp <= 0xFFFF {
+                out.push_str(&format!("\\u{cp:04X}"));
+            } else {
+                out.push_str(&format!("\\U{cp:08X}"));
+            }
+            rest = &hex[end + 1..];
+            continue;
+        }
+        // Any other escape: the backslash and the character it escapes, as they are, but for
+        // characters XGrammar does not take escaped (they stand for themselves).
+        let mut chars = after.chars();
+        match chars.next() {
+            Some(c @ ('~' | '#' | '&' | ' ')) => out.push(c),
+            Some(c) => {
+                out.push('\\');
+                out.push(c);
+            }
+            None => out.push('\\'),
+        }
+        rest = chars.as_str();
+    }
+    out.push_str(rest);
+    out
 }
 
 fn grammar_format(g: &Grammar, node: &Node) -> Json {
