@@ -20,7 +20,13 @@ pub enum GrammarMark {
     Incomplete,
     /// No grammar could be built or compiled (why).
     Unavailable(String),
+    /// Not checked: the generation is too long to check on the analysis thread.
+    Skipped,
 }
+
+/// The longest generation checked: the grammar engine holds about a hundred bytes per byte it
+/// reads, and the analysis must stay within a few times the text.
+pub(crate) const MAX_CHECKED: usize = 64 * 1024;
 
 /// The mark of `sample` (its tools and prompt decide the grammar), whose generation starts at
 /// document offset `generation_start`.
@@ -37,6 +43,9 @@ pub(crate) fn mark(
             serde_json::Value::Array(list) => Some(list),
             _ => None,
         });
+    if sample.generation.len() > MAX_CHECKED {
+        return GrammarMark::Skipped;
+    }
     // The folder's end-of-sequence token ends a template with no implicit field.
     let eos = std::path::Path::new(&source.name)
         .parent()
@@ -49,11 +58,13 @@ pub(crate) fn mark(
     };
     let compiled = match compile(source, &options) {
         Ok(g) => g,
-        Err(e) => return GrammarMark::Unavailable(e.to_string()),
+        Err(e) => return GrammarMark::Unavailable(format!("none could be built: {e}")),
     };
     let grammar = match Grammar::from_lark(&compiled.to_lark(&LarkOptions::default())) {
         Ok(g) => g,
-        Err(e) => return GrammarMark::Unavailable(format!("llguidance refuses the grammar: {e}")),
+        Err(e) => {
+            return GrammarMark::Unavailable(format!("llguidance refuses the grammar: {e}"));
+        }
     };
     match grammar.accepts(&sample.generation) {
         Acceptance::Accepted => GrammarMark::Accepted,

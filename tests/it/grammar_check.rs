@@ -59,7 +59,8 @@ fn every_bundled_format_agrees_with_its_grammar() {
         assert_eq!(count_after(samples, "parser, "), clean, "{f}: {samples}");
         let walks = stdout.lines().find(|l| l.starts_with("walks: ")).unwrap();
         let finished = count_after(walks, "walks: ");
-        assert!(finished >= 20, "{f}: {walks}");
+        // Walks past 2 KiB are abandoned (free text can run long); most finish.
+        assert!(finished >= 12, "{f}: {walks}");
         assert_eq!(count_after(walks, "), "), finished, "{f}: {walks}");
     }
 }

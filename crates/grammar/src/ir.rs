@@ -190,13 +190,20 @@ impl Node {
     /// An alternation of distinct items; one item stands alone.
     pub fn alt(items: Vec<Node>) -> Node {
         let mut out: Vec<Node> = Vec::new();
+        let mut literals: std::collections::HashSet<String> = std::collections::HashSet::new();
         for item in items {
             let flat = match item {
                 Node::Alt(inner) if !inner.is_empty() => inner,
                 other => vec![other],
             };
             for n in flat {
-                if !out.contains(&n) {
+                // Literals (a delimiter's thousands of alternatives) are told apart by a set;
+                // comparing each with all before it would be quadratic.
+                let seen = match &n {
+                    Node::Lit(s) => !literals.insert(s.clone()),
+                    other => out.contains(other),
+                };
+                if !seen {
                     out.push(n);
                 }
             }

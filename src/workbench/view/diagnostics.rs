@@ -305,7 +305,7 @@ pub fn items(state: &State, width: usize) -> Vec<Item> {
             .and_then(|s| s.grammar.as_ref())
         {
             let (text, target) = match mark {
-                GrammarMark::Accepted => (None, None),
+                GrammarMark::Accepted | GrammarMark::Skipped => (None, None),
                 GrammarMark::StopsAt(at) => {
                     let (line, col) = a.line_col(*at);
                     (
@@ -322,7 +322,7 @@ pub fn items(state: &State, width: usize) -> Vec<Item> {
                     Some("accepts the generation so far but needs more at its end (`rtbench grammar`)".to_string()),
                     None,
                 ),
-                GrammarMark::Unavailable(why) => (Some(format!("none could be built: {why}")), None),
+                GrammarMark::Unavailable(why) => (Some(why.clone()), None),
             };
             if let Some(text) = text {
                 let lines = message_lines(Span::styled("grammar:", theme.warning()), &text);
