@@ -146,9 +146,13 @@ const LARGE_LITERALS: usize = 4096;
 impl LiteralSet {
     /// Builds the set; `literals` must be non-empty and contain no empty strings.
     pub fn new(literals: Vec<String>) -> LiteralSet {
-        let can_extend = literals
-            .iter()
-            .any(|a| literals.iter().any(|b| a != b && a.starts_with(b.as_str())));
+        // Whether one literal is a strict prefix of another: in sorted order, the literals that
+        // extend one follow it directly, so neighbours tell (comparing all pairs was quadratic
+        // in a list of thousands).
+        let mut sorted: Vec<&str> = literals.iter().map(String::as_str).collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let can_extend = sorted.windows(2).any(|w| w[1].starts_with(w[0]));
         // A literal holding a lone surrogate can never be found in text (the text's stand-in
         // code points are real characters): only its part before the surrogate can be pending.
         let matchable: Vec<&String> = literals
