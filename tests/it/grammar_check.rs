@@ -47,11 +47,17 @@ fn every_bundled_format_agrees_with_its_grammar() {
         let dir = format!("samples/{f}");
         let out = rtbench(&["grammar", "--template", &dir, "--check", "--walks", "25"]);
         let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // A grammar that says it approximates a pattern (granite-3.3's thinking close, whose
+        // lookahead it cannot express) may let walks through that the parser reads otherwise;
+        // its samples must still all be accepted.
+        let approximates = stderr.contains("warning: the grammar cannot express");
+        assert_eq!(approximates, f == "granite-3.3", "{f}: {stderr}");
         assert!(
-            out.status.success() && stdout.ends_with("the grammar and the parser agree\n"),
-            "{f}: exit {:?}\n{stdout}{}",
+            approximates
+                || (out.status.success() && stdout.ends_with("the grammar and the parser agree\n")),
+            "{f}: exit {:?}\n{stdout}{stderr}",
             out.status.code(),
-            String::from_utf8_lossy(&out.stderr)
         );
         let samples = stdout.lines().find(|l| l.starts_with("samples: ")).unwrap();
         let clean = count_after(samples, "samples: ");
@@ -61,7 +67,9 @@ fn every_bundled_format_agrees_with_its_grammar() {
         let finished = count_after(walks, "walks: ");
         // Walks past 2 KiB are abandoned (free text can run long); most finish.
         assert!(finished >= 12, "{f}: {walks}");
-        assert_eq!(count_after(walks, "), "), finished, "{f}: {walks}");
+        if !approximates {
+            assert_eq!(count_after(walks, "), "), finished, "{f}: {walks}");
+        }
     }
 }
 
