@@ -11,11 +11,11 @@ use rtbench_engine::template::source::{read_source, source_from_text};
 use rtbench_grammar::{Grammar, LarkOptions, Options, ToolChoice, compile};
 use rtbench_tooling::sample::parse_sample;
 
-fn root() -> PathBuf {
+pub(super) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn rtbench(args: &[&str]) -> Output {
+pub(super) fn rtbench(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rtbench"))
         .args(args)
         .current_dir(root())
@@ -25,7 +25,7 @@ fn rtbench(args: &[&str]) -> Output {
 }
 
 /// The bundled formats: folders of samples/ with a template.json.
-fn formats() -> Vec<String> {
+pub(super) fn formats() -> Vec<String> {
     let mut out: Vec<String> = std::fs::read_dir(root().join("samples"))
         .unwrap()
         .filter_map(|e| e.ok())
