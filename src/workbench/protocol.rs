@@ -59,7 +59,7 @@ pub struct Shown {
     pub message_lines: Arc<MessageLines>,
     /// Whether the grammar compiled from the template accepts the generation (`None`: not
     /// computed).
-    pub grammar: Option<crate::workbench::grammar::GrammarMark>,
+    pub grammar: Option<Box<crate::workbench::grammar::GrammarMark>>,
 }
 
 /// A sample whose result under the other reference version differs from the one in force

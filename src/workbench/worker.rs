@@ -282,7 +282,7 @@ fn analyse_selected(
         None => String::new(),
     };
     let lines = highlight::message_lines(json, &req.syntect_theme, req.no_color);
-    let grammar = source.map(|src| crate::workbench::grammar::mark(src, s, a.prefix_len));
+    let grammar = source.map(|src| Box::new(crate::workbench::grammar::mark(src, s, a.prefix_len)));
     let shown = Shown {
         analysis: Arc::new(a),
         message_lines: Arc::new(lines),

@@ -302,7 +302,7 @@ pub fn items(state: &State, width: usize) -> Vec<Item> {
             .session
             .shown
             .as_ref()
-            .and_then(|s| s.grammar.as_ref())
+            .and_then(|s| s.grammar.as_deref())
         {
             let (text, target) = match mark {
                 GrammarMark::Accepted | GrammarMark::Skipped => (None, None),
@@ -502,7 +502,7 @@ pub fn lines(state: &State, width: usize) -> (Vec<Line<'static>>, usize, usize) 
         .session
         .shown
         .as_ref()
-        .and_then(|s| s.grammar.as_ref())
+        .and_then(|s| s.grammar.as_deref())
     {
         out.push(Line::styled(
             "grammar: accepts the generation (rtbench grammar)",
