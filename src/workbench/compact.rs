@@ -247,24 +247,7 @@ impl Segments {
         for c in &cells[first..last] {
             let s = c.segment(start);
             start = s.range.end;
-            if s.range.start < r.start {
-                replaced.push(Segment {
-                    range: s.range.start..r.start,
-                    ..s.clone()
-                });
-            }
-            let mut inside = Segment {
-                range: s.range.start.max(r.start)..s.range.end.min(r.end),
-                ..s.clone()
-            };
-            f(&mut inside);
-            replaced.push(inside);
-            if s.range.end > r.end {
-                replaced.push(Segment {
-                    range: r.end..s.range.end,
-                    ..s
-                });
-            }
+            paint::overlay_one(s, r, &f, &mut replaced);
         }
         let narrow: Option<Vec<Cell>> = replaced.iter().map(Cell::of).collect();
         match narrow {

@@ -52,6 +52,8 @@ pub struct Grammar {
     eos: u32,
     /// Special tokens' spellings and ids, longest first (to find them in a text).
     specials: Vec<(Vec<u8>, u32)>,
+    /// The bytes a special token's spelling starts with.
+    special_starts: [bool; 256],
     /// One token per byte (token `b` is byte `b`).
     bytes: bool,
     /// The tokens by their first byte (group 256: the model's special tokens), so that a walk
@@ -110,6 +112,12 @@ impl Grammar {
         }
         specials.sort_by_key(|s| std::cmp::Reverse(s.0.len()));
         let bytes = matches!(vocabulary, Vocabulary::Bytes);
+        let mut special_starts = [false; 256];
+        for (s, _) in &specials {
+            if let Some(&b) = s.first() {
+                special_starts[usize::from(b)] = true;
+            }
+        }
         let mut groups: Vec<Vec<u32>> = vec![Vec::new(); SPECIAL_GROUP + 1];
         for t in 0..trie.vocab_size() as u32 {
             let b = trie.token(t);
@@ -135,6 +143,7 @@ impl Grammar {
             initial,
             env,
             eos,
+            special_starts,
             specials,
             bytes,
             groups,
@@ -201,7 +210,13 @@ impl Grammar {
         let mut out = Vec::new();
         let (mut i, mut plain) = (0, 0);
         while i < bytes.len() {
-            if let Some((s, t)) = self.specials.iter().find(|s| bytes[i..].starts_with(&s.0)) {
+            // Only bytes that start a special token's spelling need the list searched.
+            let special = if self.special_starts[usize::from(bytes[i])] {
+                self.specials.iter().find(|s| bytes[i..].starts_with(&s.0))
+            } else {
+                None
+            };
+            if let Some((s, t)) = special {
                 out.extend(trie.greedy_tokenize(&bytes[plain..i]));
                 out.push(*t);
                 i += s.len();

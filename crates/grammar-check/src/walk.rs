@@ -199,18 +199,22 @@ fn group_weight(group: usize, ws_run: u32) -> f64 {
     }
 }
 
-/// A token drawn from the grammar's whole vocabulary: a group in proportion to its weight,
-/// then one of its tokens.
-fn draw_any(rng: &mut StdRng, grammar: &Grammar, ws_run: u32) -> Option<u32> {
+/// The grammar's non-empty groups with their weights after `ws_run` whitespace bytes.
+fn group_choices(grammar: &Grammar, ws_run: u32) -> Vec<(u32, f64)> {
     let groups = grammar.groups();
-    let choices: Vec<(u32, f64)> = (0..groups.len())
+    (0..groups.len())
         .filter(|&g| !groups[g].is_empty())
         .map(|g| (g as u32, group_weight(g, ws_run)))
-        .collect();
+        .collect()
+}
+
+/// A token drawn from the grammar's whole vocabulary: a group of `choices` (see
+/// [`group_choices`]) in proportion to its weight, then one of its tokens.
+fn draw_any(rng: &mut StdRng, grammar: &Grammar, choices: &[(u32, f64)]) -> Option<u32> {
     if choices.is_empty() {
         return None;
     }
-    let g = &groups[draw(rng, &choices) as usize];
+    let g = &grammar.groups()[draw(rng, choices) as usize];
     Some(g[rng.random_range(0..g.len())])
 }
 
@@ -274,8 +278,9 @@ pub fn walk(
         // token at a time (one lexer step each) before asking for the whole mask (a step per
         // byte of the vocabulary).
         let mut chosen = None;
+        let choices = group_choices(grammar, ws_run);
         for _ in 0..REJECTION_TRIES {
-            let Some(t) = draw_any(&mut rng, grammar, ws_run) else {
+            let Some(t) = draw_any(&mut rng, grammar, &choices) else {
                 break;
             };
             if m.validate_tokens(&[t]).ok() == Some(1) {

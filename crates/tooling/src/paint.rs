@@ -138,26 +138,32 @@ pub fn overlay(segments: &mut Vec<Segment>, r: &Range<usize>, f: impl Fn(&mut Se
     let last = segments[first..].partition_point(|s| s.range.start < r.end) + first;
     let mut replaced = Vec::with_capacity(last - first + 2);
     for s in &segments[first..last] {
-        if s.range.start < r.start {
-            replaced.push(Segment {
-                range: s.range.start..r.start,
-                ..s.clone()
-            });
-        }
-        let mut inside = Segment {
-            range: s.range.start.max(r.start)..s.range.end.min(r.end),
-            ..s.clone()
-        };
-        f(&mut inside);
-        replaced.push(inside);
-        if s.range.end > r.end {
-            replaced.push(Segment {
-                range: r.end..s.range.end,
-                ..s.clone()
-            });
-        }
+        overlay_one(s.clone(), r, &f, &mut replaced);
     }
     segments.splice(first..last, replaced);
+}
+
+/// One segment that meets `r`, as the pieces [`overlay`] makes of it: the part before `r`,
+/// the part inside with `f` applied, and the part after, each where it is not empty.
+pub fn overlay_one(s: Segment, r: &Range<usize>, f: impl Fn(&mut Segment), out: &mut Vec<Segment>) {
+    if s.range.start < r.start {
+        out.push(Segment {
+            range: s.range.start..r.start,
+            ..s.clone()
+        });
+    }
+    let mut inside = Segment {
+        range: s.range.start.max(r.start)..s.range.end.min(r.end),
+        ..s.clone()
+    };
+    f(&mut inside);
+    out.push(inside);
+    if s.range.end > r.end {
+        out.push(Segment {
+            range: r.end..s.range.end,
+            ..s
+        });
+    }
 }
 
 /// Joins touching segments that look the same.

@@ -158,27 +158,16 @@ impl Writer<'_> {
         if s.is_empty() {
             return "\"\"".into();
         }
-        let mut parts = Vec::new();
-        let mut rest = s;
-        'outer: while !rest.is_empty() {
-            for (i, _) in rest.char_indices() {
-                if let Some(tok) = self
-                    .specials
-                    .iter()
-                    .filter(|t| !t.is_empty() && rest[i..].starts_with(t.as_str()))
-                    .max_by_key(|t| t.len())
-                {
-                    if i > 0 {
-                        parts.push(quote(&rest[..i]));
-                    }
-                    parts.push(self.options.token(tok));
-                    rest = &rest[i + tok.len()..];
-                    continue 'outer;
+        let parts: Vec<String> = split_special(s, &self.specials)
+            .into_iter()
+            .map(|(piece, token)| {
+                if token {
+                    self.options.token(piece)
+                } else {
+                    quote(piece)
                 }
-            }
-            parts.push(quote(rest));
-            break;
-        }
+            })
+            .collect();
         wrap(parts.join(" "), parts.len() > 1 && prec >= 2)
     }
 
@@ -276,7 +265,34 @@ impl Writer<'_> {
     }
 }
 
-fn mentions_special(re: &Re, tokens: &BTreeSet<String>) -> bool {
+/// `s` cut at the special tokens in it (the longest at each place): its pieces in order, each
+/// with whether it is a token.
+pub(super) fn split_special<'s>(s: &'s str, tokens: &BTreeSet<String>) -> Vec<(&'s str, bool)> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    'outer: while !rest.is_empty() {
+        for (i, _) in rest.char_indices() {
+            if let Some(tok) = tokens
+                .iter()
+                .filter(|t| !t.is_empty() && rest[i..].starts_with(t.as_str()))
+                .max_by_key(|t| t.len())
+            {
+                if i > 0 {
+                    out.push((&rest[..i], false));
+                }
+                out.push((&rest[i..i + tok.len()], true));
+                rest = &rest[i + tok.len()..];
+                continue 'outer;
+            }
+        }
+        out.push((rest, false));
+        break;
+    }
+    out
+}
+
+/// Whether a literal of `re` holds one of the special tokens.
+pub(super) fn mentions_special(re: &Re, tokens: &BTreeSet<String>) -> bool {
     match re {
         Re::Lit(s) => tokens
             .iter()

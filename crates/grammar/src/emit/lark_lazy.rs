@@ -15,6 +15,7 @@
 //! the rest". A close that is one of the model's special tokens needs no such care (no text
 //! spells it) and is left as it is, as is a text with nothing after it.
 
+use super::lark::{mentions_special, split_special};
 use crate::ir::Node;
 use crate::re::Re;
 use std::collections::BTreeSet;
@@ -134,7 +135,10 @@ impl<'a> Fuser<'a> {
         let items: Vec<Node> = items
             .into_iter()
             .flat_map(|item| match item {
-                Node::Lit(s) if self.is_special(&s) => self.split_special(&s),
+                Node::Lit(s) if self.is_special(&s) => split_special(&s, self.special)
+                    .into_iter()
+                    .map(|(piece, _)| Node::Lit(piece.to_string()))
+                    .collect(),
                 other => vec![other],
             })
             .collect();
@@ -165,32 +169,6 @@ impl<'a> Fuser<'a> {
             }
         }
         flush(&mut run, &mut out);
-        out
-    }
-
-    /// A literal cut at the special tokens in it: text pieces and tokens, in order.
-    fn split_special(&self, s: &str) -> Vec<Node> {
-        let mut out = Vec::new();
-        let mut rest = s;
-        'outer: while !rest.is_empty() {
-            for (i, _) in rest.char_indices() {
-                if let Some(tok) = self
-                    .special
-                    .iter()
-                    .filter(|t| !t.is_empty() && rest[i..].starts_with(t.as_str()))
-                    .max_by_key(|t| t.len())
-                {
-                    if i > 0 {
-                        out.push(Node::Lit(rest[..i].to_string()));
-                    }
-                    out.push(Node::Lit(tok.clone()));
-                    rest = &rest[i + tok.len()..];
-                    continue 'outer;
-                }
-            }
-            out.push(Node::Lit(rest.to_string()));
-            break;
-        }
         out
     }
 
@@ -286,16 +264,6 @@ impl<'a> Fuser<'a> {
     }
 
     fn mentions_special(&self, re: &Re) -> bool {
-        literal_strings(re).iter().any(|s| self.is_special(s))
-    }
-}
-
-/// The literal pieces a pattern spells, for telling whether it holds a special token.
-fn literal_strings(re: &Re) -> Vec<String> {
-    match re {
-        Re::Lit(s) => vec![s.clone()],
-        Re::Alt(items) | Re::Seq(items) => items.iter().flat_map(literal_strings).collect(),
-        Re::Group { re, .. } | Re::Repeat { re, .. } => literal_strings(re),
-        _ => Vec::new(),
+        mentions_special(re, self.special)
     }
 }
