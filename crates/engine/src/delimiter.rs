@@ -41,6 +41,13 @@ pub struct LiteralSet {
     borders: Vec<Option<Vec<u32>>>,
     /// The length of the longest literal without a failure table (compared directly).
     short_max: usize,
+    /// The short literals' matchable prefixes (see [`matchable_prefix`]), non-empty ones only:
+    /// what a rest of the buffer may be a proper prefix of.
+    short: Vec<Box<str>>,
+    /// The bytes that start some short literal's matchable prefix, one bit each: most
+    /// positions of the buffer's tail start none, and are passed over without comparing any
+    /// literal.
+    short_first: [u64; 4],
 }
 
 /// Literals at least this long get a failure table for the partial match.
@@ -185,6 +192,19 @@ impl LiteralSet {
             .map(|(l, _)| l.len())
             .max()
             .unwrap_or(0);
+        let short: Vec<Box<str>> = literals
+            .iter()
+            .zip(&borders)
+            .filter(|(_, t)| t.is_none())
+            .map(|(l, _)| matchable_prefix(l))
+            .filter(|p| !p.is_empty())
+            .map(Box::from)
+            .collect();
+        let mut short_first = [0u64; 4];
+        for p in &short {
+            let b = p.as_bytes()[0];
+            short_first[usize::from(b >> 6)] |= 1 << (b & 63);
+        }
         LiteralSet {
             literals,
             can_extend,
@@ -192,6 +212,8 @@ impl LiteralSet {
             max_len,
             borders,
             short_max,
+            short,
+            short_first,
         }
     }
 
@@ -214,19 +236,18 @@ impl LiteralSet {
             .zip(&self.borders)
             .filter_map(|(l, t)| {
                 let t = t.as_ref()?;
-                let k = border_at_end(window, matchable_prefix(l).as_bytes(), t, window.len());
+                // The table is as long as the literal's matchable prefix.
+                let k = border_at_end(window, &l.as_bytes()[..t.len()], t, window.len());
                 (k > 0).then(|| hay.len() - k)
             })
             .min();
         let short_from = from.max(hay.len().saturating_sub(self.short_max));
+        let bytes = hay.as_bytes();
         let short = (short_from..hay.len())
-            .filter(|&s| hay.is_char_boundary(s))
+            .filter(|&s| self.short_first[usize::from(bytes[s] >> 6)] >> (bytes[s] & 63) & 1 == 1)
             .find(|&s| {
-                let rest = &hay[s..];
-                self.literals
-                    .iter()
-                    .zip(&self.borders)
-                    .any(|(l, t)| t.is_none() && matchable_prefix(l).starts_with(rest))
+                let rest = &bytes[s..];
+                self.short.iter().any(|p| p.as_bytes().starts_with(rest))
             });
         match (long, short) {
             (Some(a), Some(b)) => a.min(b),
@@ -569,6 +590,56 @@ mod tests {
             assert_eq!(
                 set.partial_start(&hay, pos),
                 direct(&set, &hay, pos),
+                "{literals:?} {hay:?} {pos}"
+            );
+        }
+    }
+
+    /// Short literals, some holding a lone surrogate (whose part after it is never pending),
+    /// with text of one- and two-byte characters: the first-byte table passes over exactly the
+    /// positions where no literal's matchable prefix can start.
+    #[test]
+    fn short_literals_find_the_partial_match_the_direct_comparison_finds() {
+        let direct = |literals: &[String], hay: &str, pos: usize| {
+            let max_len = literals.iter().map(String::len).max().unwrap_or(0);
+            let from = pos.max(hay.len().saturating_sub(max_len.saturating_sub(1)));
+            (from..hay.len())
+                .filter(|&s| hay.is_char_boundary(s))
+                .find(|&s| {
+                    literals
+                        .iter()
+                        .any(|l| matchable_prefix(l).starts_with(&hay[s..]))
+                })
+                .unwrap_or(hay.len())
+        };
+        let seed = std::cell::Cell::new(11u64);
+        let next = |n: u64| {
+            let v = seed
+                .get()
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed.set(v);
+            (v >> 33) % n
+        };
+        let surrogate = crate::value::surrogate_char(0xD800);
+        for _ in 0..2000 {
+            let word = |len: u64, alphabet: &[char]| -> String {
+                (0..len)
+                    .map(|_| alphabet[next(alphabet.len() as u64) as usize])
+                    .collect()
+            };
+            let literals: Vec<String> = (0..1 + next(3))
+                .map(|_| word(1 + next(5), &['<', 'a', 'é', surrogate]))
+                .collect();
+            let set = LiteralSet::new(literals.clone());
+            let hay = word(next(12), &['<', 'a', 'é', 'b']);
+            let pos = (0..=next(hay.len() as u64 + 1) as usize)
+                .rev()
+                .find(|&p| hay.is_char_boundary(p))
+                .unwrap_or(0);
+            assert_eq!(
+                set.partial_start(&hay, pos),
+                direct(&literals, &hay, pos),
                 "{literals:?} {hay:?} {pos}"
             );
         }
