@@ -164,6 +164,12 @@ pub(crate) struct StreamParser {
     inner: Option<Inner>,
     /// The field names as Python strs, by field index (events name their field).
     names: Vec<Py<PyString>>,
+    /// By field index, the dict a chunk of that field starts from (`{"type": "region_chunk",
+    /// "field": name, "text": None, "dirty": False}`): copying a dict clones its key table in
+    /// one piece, where building it inserts key by key, and a stream is mostly chunks.
+    chunk_dicts: Vec<Py<PyDict>>,
+    /// The events of one feed, kept to reuse their buffer.
+    scratch: Vec<Event>,
     /// The finalized message (`finalize` succeeded).
     message: Option<Py<PyDict>>,
     /// Turns token ids given as arrays or tensors into a list (`rtbench._api._ids`).
@@ -181,6 +187,8 @@ impl StreamParser {
         StreamParser {
             inner: None,
             names: Vec::new(),
+            chunk_dicts: Vec::new(),
+            scratch: Vec::new(),
             message: None,
             ids_of: None,
             fallback: None,
@@ -204,11 +212,22 @@ impl StreamParser {
     ) -> PyResult<()> {
         let template = load(py, spec, reference)?;
         let tools = read_tools(py, tools)?;
-        let names = template
+        let names: Vec<Py<PyString>> = template
             .fields()
             .iter()
             .map(|f| PyString::new(py, &f.name).unbind())
             .collect();
+        let chunk_dicts = names
+            .iter()
+            .map(|name| {
+                let d = PyDict::new(py);
+                d.set_item(intern!(py, "type"), intern!(py, "region_chunk"))?;
+                d.set_item(intern!(py, "field"), name)?;
+                d.set_item(intern!(py, "text"), py.None())?;
+                d.set_item(intern!(py, "dirty"), false)?;
+                Ok(d.unbind())
+            })
+            .collect::<PyResult<_>>()?;
         let inner = match tokenizer {
             None => {
                 let prefix = prefix
@@ -243,6 +262,7 @@ impl StreamParser {
         };
         self.inner = Some(inner);
         self.names = names;
+        self.chunk_dicts = chunk_dicts;
         self.ids_of = ids_of;
         Ok(())
     }
@@ -258,7 +278,7 @@ impl StreamParser {
             Inner::Text(p) => p.initial_events(),
             Inner::Ids(p) => p.initial_events(),
         };
-        self.events_to_py(py, events)
+        self.events_to_py(py, events, None)
     }
 
     /// Feeds more text (or token ids, for a parser made with a tokenizer); returns the events
@@ -273,15 +293,19 @@ impl StreamParser {
         }
         let finalized = self.message.is_some();
         let ids_of = self.ids_of.as_ref().map(|f| f.clone_ref(py));
+        let mut events = std::mem::take(&mut self.scratch);
+        events.clear();
         let inner = self.inner.as_mut().ok_or_else(not_started)?;
+        let mut fed = None;
         let result = match inner {
             Inner::Text(parser) => {
                 if let Ok(s) = text.cast::<PyString>() {
-                    feed_text(py, parser, s)
+                    fed = Some(s);
+                    feed_text(py, parser, s, &mut events)
                 } else if finalized {
                     return Err(PyRuntimeError::new_err("ResponseParser already finalized"));
                 } else if !text.is_truthy()? {
-                    parser.feed("")
+                    parser.feed_into("", &mut events)
                 } else {
                     return Err(PyTypeError::new_err(format!(
                         "can only concatenate str (not \"{}\") to str",
@@ -303,13 +327,17 @@ impl StreamParser {
                     None => text.clone(),
                 };
                 let ids = read_ids(&list)?;
-                py.detach(|| parser.feed(&ids)).map(|(events, _)| events)
+                py.detach(|| parser.feed(&ids)).map(|(e, _)| {
+                    events = e;
+                })
             }
         };
-        match result {
-            Ok(events) => Ok(self.events_to_py(py, &events)?.into_any()),
+        let out = match result {
+            Ok(()) => self.events_to_py(py, &events, fed).map(Bound::into_any),
             Err(e) => Err(raise(py, e)),
-        }
+        };
+        self.scratch = events;
+        out
     }
 
     /// Ends the stream: `(message, final_events)`.
@@ -324,7 +352,7 @@ impl StreamParser {
         match result {
             Ok((message, events)) => {
                 let message = dict_to_py(py, &message)?;
-                let events = self.events_to_py(py, &events)?;
+                let events = self.events_to_py(py, &events, None)?;
                 self.message = Some(message.clone().unbind());
                 Ok((message, events).into_pyobject(py)?.into_any())
             }
@@ -351,15 +379,16 @@ fn feed_text(
     py: Python<'_>,
     parser: &mut Parser,
     text: &Bound<'_, PyString>,
-) -> Result<Vec<Event>, ParseError> {
+    events: &mut Vec<Event>,
+) -> Result<(), ParseError> {
     match text.to_str() {
         Ok(text) if text.len() < SHORT_FEED && parser.held().len() < SHORT_HELD => {
-            parser.feed(text)
+            parser.feed_into(text, events)
         }
-        Ok(text) => py.detach(|| parser.feed(text)),
+        Ok(text) => py.detach(|| parser.feed_into(text, events)),
         // Lone surrogates: read through `surrogatepass`.
         Err(_) => match read_str(text) {
-            Ok(owned) => py.detach(|| parser.feed(&owned)),
+            Ok(owned) => py.detach(|| parser.feed_into(&owned, events)),
             Err(e) => Err(ParseError {
                 kind: rtbench_engine::ExceptionType::Exception,
                 message: e.to_string(),
@@ -382,11 +411,19 @@ impl StreamParser {
         self.inner.as_ref().ok_or_else(not_started)
     }
 
-    /// The reference's event dicts for `events`, in order.
-    fn events_to_py<'py>(&self, py: Python<'py>, events: &[Event]) -> PyResult<Bound<'py, PyList>> {
+    /// The reference's event dicts for `events`, in order. `fed` is the str the events came
+    /// from: a chunk that is all of it is that same str object, not a copy (a token that
+    /// falls wholly inside a region, most of a stream's feeds).
+    fn events_to_py<'py>(
+        &self,
+        py: Python<'py>,
+        events: &[Event],
+        fed: Option<&Bound<'py, PyString>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let fed = fed.and_then(|s| Some((s, s.to_str().ok()?)));
         let list = PyList::empty(py);
         for e in events {
-            if let Some(d) = self.event_to_py(py, e)? {
+            if let Some(d) = self.event_to_py(py, e, fed)? {
                 list.append(d)?;
             }
         }
@@ -395,7 +432,27 @@ impl StreamParser {
 
     /// One event as the reference builds it: `{"type", "field"}` and `"text"`/`"dirty"` for a
     /// chunk, `"value"` for a close.
-    fn event_to_py<'py>(&self, py: Python<'py>, e: &Event) -> PyResult<Option<Bound<'py, PyDict>>> {
+    fn event_to_py<'py>(
+        &self,
+        py: Python<'py>,
+        e: &Event,
+        fed: Option<(&Bound<'py, PyString>, &str)>,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        if let (EventKind::Chunk { text, dirty }, Some(proto)) =
+            (&e.kind, self.chunk_dicts.get(e.field))
+        {
+            let d = proto.bind(py).copy()?;
+            match fed {
+                Some((s, fed)) if fed == text.as_str() => {
+                    d.set_item(intern!(py, "text"), s)?;
+                }
+                _ => d.set_item(intern!(py, "text"), str_to_py(py, text)?)?,
+            }
+            if *dirty {
+                d.set_item(intern!(py, "dirty"), true)?;
+            }
+            return Ok(Some(d));
+        }
         let kind = match &e.kind {
             EventKind::Open => intern!(py, "region_open"),
             EventKind::Chunk { .. } => intern!(py, "region_chunk"),
