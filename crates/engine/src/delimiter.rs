@@ -2,13 +2,13 @@
 //! reference's rules for deciding, on a growing buffer, whether a delimiter has matched, might
 //! still match (pending, so text must be held back), or cannot match.
 //!
-//! Literal delimiters are matched leftmost-longest with Aho-Corasick, which is what the
+//! Literal delimiters are matched leftmost-longest (the private `matcher` module), which is what the
 //! reference's longest-first alternation of escaped literals does. Pattern delimiters use the
 //! Python-pattern engine in [`pyregex`].
 
 use std::ops::Range;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
+mod matcher;
 
 use crate::value::{SURROGATE_BASE, Value, surrogate_of};
 use pyregex::{Flags, Partial, Regex, RegexError};
@@ -33,7 +33,7 @@ pub struct LiteralSet {
     /// Whether one literal is a strict prefix of another, so that a match at the end of the
     /// buffer could still grow into a longer one.
     pub can_extend: bool,
-    matcher: AhoCorasick,
+    matcher: matcher::Matcher,
     max_len: usize,
     /// For each long literal's matchable prefix, its KMP failure table (the length of the
     /// longest proper border of each prefix), so that the partial match at the buffer's end is
@@ -147,9 +147,6 @@ pub enum Scan {
     Complete(DelimMatch),
 }
 
-/// Total literal bytes past which the Aho-Corasick automaton is not a DFA.
-const LARGE_LITERALS: usize = 4096;
-
 impl LiteralSet {
     /// Builds the set; `literals` must be non-empty and contain no empty strings.
     pub fn new(literals: Vec<String>) -> LiteralSet {
@@ -162,21 +159,12 @@ impl LiteralSet {
         let can_extend = sorted.windows(2).any(|w| w[1].starts_with(w[0]));
         // A literal holding a lone surrogate can never be found in text (the text's stand-in
         // code points are real characters): only its part before the surrogate can be pending.
-        let matchable: Vec<&String> = literals
+        let matchable: Vec<&str> = literals
             .iter()
+            .map(String::as_str)
             .filter(|l| matchable_prefix(l).len() == l.len())
             .collect();
-        // The automaton's default for a few patterns is a DFA, whose construction follows
-        // failure links from every state: quadratic in a literal's length when it repeats
-        // itself ("xxxx…"). Past a few KB of literals the contiguous NFA, built in linear
-        // time, is used instead.
-        let total: usize = matchable.iter().map(|l| l.len()).sum();
-        let kind = (total > LARGE_LITERALS).then_some(AhoCorasickKind::ContiguousNFA);
-        let matcher = AhoCorasick::builder()
-            .match_kind(MatchKind::LeftmostLongest)
-            .kind(kind)
-            .build(matchable)
-            .expect("a handful of literal delimiters always fits an Aho-Corasick automaton");
+        let matcher = matcher::Matcher::new(&matchable);
         let max_len = literals.iter().map(String::len).max().unwrap_or(0);
         let borders: Vec<Option<Vec<u32>>> = literals
             .iter()
@@ -218,9 +206,7 @@ impl LiteralSet {
     }
 
     fn find(&self, hay: &str, pos: usize) -> Option<Range<usize>> {
-        self.matcher
-            .find(Input::new(hay).range(pos..))
-            .map(|m| m.start()..m.end())
+        self.matcher.find(hay, pos)
     }
 
     /// The leftmost start `>= pos` from which the rest of `hay` is a proper prefix of some
@@ -402,7 +388,7 @@ impl Delimiter {
     /// to cut the prefix after the last start anchor.
     pub fn last_match_end(&self, text: &str) -> Result<Option<usize>, RegexError> {
         match self {
-            Delimiter::Literal(set) => Ok(set.matcher.find_iter(text).last().map(|m| m.end())),
+            Delimiter::Literal(set) => Ok(set.matcher.find_iter(text).last().map(|m| m.end)),
             Delimiter::Pattern(p) => {
                 let mut last = None;
                 for m in p.regex.find_iter(text) {
@@ -416,11 +402,7 @@ impl Delimiter {
     /// Every complete match in `text`, non-overlapping, left to right (Python's `finditer`).
     pub fn find_all(&self, text: &str) -> Result<Vec<Range<usize>>, RegexError> {
         match self {
-            Delimiter::Literal(set) => Ok(set
-                .matcher
-                .find_iter(text)
-                .map(|m| m.start()..m.end())
-                .collect()),
+            Delimiter::Literal(set) => Ok(set.matcher.find_iter(text).collect()),
             Delimiter::Pattern(p) => p
                 .regex
                 .find_iter(text)
