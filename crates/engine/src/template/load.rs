@@ -476,6 +476,9 @@ fn compile_delimiter(
                     ));
                 }
                 let mut out: Vec<String> = Vec::new();
+                // Duplicates are dropped, the first kept: a set, as a list of thousands
+                // searched for each literal was quadratic.
+                let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
                 for (i, item) in items.iter().enumerate() {
                     let Value::Str(s) = item else {
                         let mut p = at(literal_key);
@@ -486,7 +489,7 @@ fn compile_delimiter(
                             Target::Value,
                         ));
                     };
-                    if !out.contains(s) {
+                    if seen.insert(s) {
                         out.push(s.clone());
                     }
                 }
