@@ -27,6 +27,7 @@
 //!
 //! [`serve_vllm`] applies a serving engine's own rules (`rtbench lint --serve vllm`).
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use rtbench_engine::ContentKind;
@@ -1261,12 +1262,19 @@ fn literals<'a>(template: &'a Template, spec: &Value) -> Vec<Literal<'a>> {
                 continue;
             };
             let base = vec![key("fields"), key(&f.name), key(role.key(false))];
-            let node = lookup(spec, &base);
+            // Each literal's first index in the template's list (a map: searching the list for
+            // each of thousands of literals was quadratic).
+            let mut first: HashMap<&str, usize> = HashMap::new();
+            if let Some(Value::List(items)) = lookup(spec, &base) {
+                for (j, item) in items.iter().enumerate() {
+                    if let Some(text) = item.as_str() {
+                        first.entry(text).or_insert(j);
+                    }
+                }
+            }
             for lit in &set.literals {
                 let mut path = base.clone();
-                if let Some(Value::List(items)) = node
-                    && let Some(j) = items.iter().position(|v| v.as_str() == Some(lit.as_str()))
-                {
+                if let Some(&j) = first.get(lit.as_str()) {
                     path.push(PathSeg::Index(j));
                 }
                 out.push(Literal {
@@ -1297,10 +1305,33 @@ fn describe(l: &Literal<'_>) -> String {
     format!("{role} {} of '{}'", Value::from(l.text).py_repr(), l.field)
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Prefix tests the overlap check has made on this thread (a test bounds its work).
+    static PREFIX_TESTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 fn overlapping_literals(template: &Template, spec: &Value, out: &mut Vec<TemplateError>) {
     let lits = literals(template, spec);
-    for (i, a) in lits.iter().enumerate() {
-        for b in &lits[i + 1..] {
+    // The pairs where one literal is a prefix of the other: in sorted order, the literals that
+    // begin with one follow it directly, so each is compared only with those (comparing every
+    // pair was quadratic in a list of thousands). Reported in the template's order.
+    let mut sorted: Vec<usize> = (0..lits.len()).collect();
+    sorted.sort_by(|&a, &b| lits[a].text.cmp(lits[b].text).then(a.cmp(&b)));
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for (k, &i) in sorted.iter().enumerate() {
+        for &j in sorted[k + 1..].iter().take_while(|&&j| {
+            #[cfg(test)]
+            PREFIX_TESTS.set(PREFIX_TESTS.get() + 1);
+            lits[j].text.starts_with(lits[i].text)
+        }) {
+            pairs.push((i.min(j), i.max(j)));
+        }
+    }
+    pairs.sort_unstable();
+    for (i, j) in pairs {
+        let (a, b) = (&lits[i], &lits[j]);
+        {
             if a.field == b.field && a.role == b.role {
                 continue; // alternatives of one delimiter
             }
@@ -1345,6 +1376,34 @@ fn overlapping_literals(template: &Template, spec: &Value, out: &mut Vec<Templat
 mod tests {
     use super::*;
     use rtbench_engine::template::source::source_from_text;
+
+    /// Thousands of literals in one list and an open of another field equal to one of them:
+    /// the overlap is reported at the list's index, and finding it takes a few prefix tests
+    /// per literal (it compared every pair).
+    #[test]
+    fn overlaps_in_a_long_literal_list_are_found_in_linear_work() {
+        let n = 10_000;
+        // One literal a line: line 4 + i holds literal i.
+        let list: Vec<String> = (0..n).map(|i| format!("\"<l{i}>\"")).collect();
+        let text = format!(
+            "{{\"start_anchor\": \"<s>\", \"fields\": {{\n\"b\": {{\"open\": \"<l4321>\", \"close\": \"</b>\"}},\n\"z\": {{\"close\": \"</z>\", \"open\": [\n{}]}}}}}}",
+            list.join(",\n")
+        );
+        PREFIX_TESTS.set(0);
+        let found = run(&text);
+        let tests = PREFIX_TESTS.get();
+        let overlaps: Vec<&String> = found.iter().filter(|f| f.contains("same text")).collect();
+        assert_eq!(overlaps.len(), 1, "{found:?}");
+        assert!(
+            overlaps[0].starts_with(&format!(
+                "{}:1 open '<l4321>' of 'z' is the same text as open '<l4321>' of 'b'",
+                4 + 4321
+            )),
+            "{}",
+            overlaps[0]
+        );
+        assert!(tests <= 3 * n, "{tests} prefix tests for {n} literals");
+    }
 
     /// Lints `text` as a file and renders each finding as "line:col message | help".
     fn run(text: &str) -> Vec<String> {
