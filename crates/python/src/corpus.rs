@@ -13,7 +13,7 @@
 //!   also returns how many failing records were written and why others could not be.
 //! * `CorpusContext.run_range(path, label, start, end, first_line, first_index, ...)`: the
 //!   records of a byte range of a JSON Lines file, read by the worker itself; with
-//!   `count_jsonl_range(path, start, end)`, which counts a range's lines and records so that
+//!   `count_jsonl_range(path, start, end, label)`, which counts a range's lines and records so that
 //!   each range's are numbered as in one run over the file.
 //! * `PartialReport`: `merge(later)`, `to_dict()` (the `--json` report's object), `summary()`
 //!   (the text report), and pickling (it crosses processes).
@@ -232,16 +232,20 @@ fn unwritten(problems: &[String]) -> String {
 }
 
 /// Counts the lines and records of the JSON Lines file `path` that start in bytes
-/// `start..end`: `(lines, records)`, blank lines counting as lines but not records.
+/// `start..end`: `(lines, records)`, blank lines counting as lines but not records. Errors
+/// name the file `label` (default: `path`).
 #[pyfunction]
+#[pyo3(signature = (path, start, end, label=None))]
 pub(crate) fn count_jsonl_range(
     py: Python<'_>,
     path: PathBuf,
     start: u64,
     end: u64,
+    label: Option<PathBuf>,
 ) -> PyResult<(u64, u64)> {
+    let label = label.unwrap_or_else(|| path.clone());
     let count = py
-        .detach(|| count_range(&path, start, end))
+        .detach(|| count_range(&path, &label, start, end))
         .map_err(|e| PyOSError::new_err(e.to_string()))?;
     Ok((count.lines, count.records))
 }

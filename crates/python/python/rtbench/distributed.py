@@ -18,8 +18,9 @@ far heavier and it starts its own services on every machine, which a laptop run 
 How a run goes:
 
 * Shards are JSON Lines files (one record a line, read exactly as `rtbench corpus` reads them)
-  and Parquet files (`.parquet`: one row a record; see below). A folder stands for the JSON Lines
-  and Parquet files in it, sorted by name.
+  and Parquet files (`.parquet`: one row a record; see below). A folder stands for the `.jsonl`
+  and `.parquet` files in it and its sub-folders, sorted by path (`rtbench corpus` reads a
+  folder's `.sample` files instead).
 * Each shard is cut into blocks: a JSON Lines file into byte ranges (`block_bytes` each; a block
   holds the lines that start in it), a Parquet file into its row groups. Workers read their own
   blocks from the files (the driver reads no record, only file sizes and Parquet footers), so
@@ -49,7 +50,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
+import logging
 import os
 import sys
 import time
@@ -141,8 +142,8 @@ class ShardError(ValueError):
 
 
 def shard_files(shards: list[str | os.PathLike]) -> list[str]:
-    """The files of `shards` in corpus order: a folder stands for its `.jsonl`, `.json` and
-    `.parquet` files (sorted by name, sub-folders searched)."""
+    """The files of `shards` in corpus order: a folder stands for its `.jsonl` and `.parquet`
+    files (sorted by path, sub-folders searched)."""
     files = []
     for shard in shards:
         shard = os.fspath(shard)
@@ -153,7 +154,7 @@ def shard_files(shards: list[str | os.PathLike]) -> list[str]:
                 os.path.join(root, name)
                 for root, _, names in os.walk(shard)
                 for name in names
-                if name.endswith((".jsonl", ".json", ".parquet"))
+                if name.endswith((".jsonl", ".parquet"))
             )
             if not found:
                 raise ShardError(f"{shard}: no .jsonl or .parquet files in the folder")
@@ -237,7 +238,7 @@ def count_block(block: Block) -> tuple[int, int]:
     """A JSON Lines block's lines and records (Parquet blocks are counted from the footer)."""
     if block.kind == "parquet":
         return block.rows, block.rows
-    return _native.count_jsonl_range(block.path, block.start, block.end)
+    return _native.count_jsonl_range(block.path, block.start, block.end, block.label)
 
 
 def _drop_nulls(value):
@@ -390,6 +391,8 @@ def run_corpus(
         threads_per_worker=1,
         processes=True,
         dashboard_address=None,
+        # A task's error is raised here, once, with its message: not logged by the worker too.
+        silence_logs=logging.CRITICAL,
     ) as cluster, distributed.Client(cluster) as c:
         return _run_on(c, blocks, settings, empty, outcomes)
 
@@ -466,6 +469,12 @@ def _arguments(argv):
     return p.parse_args(argv)
 
 
+def _error(e: Exception) -> None:
+    text = str(e)
+    # A template's diagnostics say "error:" themselves.
+    print(text if text.startswith("error:") else f"error: {text}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
     names = {
@@ -487,10 +496,10 @@ def main(argv: list[str] | None = None) -> int:
             block_bytes=args.block_size,
         )
     except ValueError as e:  # an invalid template (exit 1, as rtbench corpus), or a bad shard
-        print(f"error: {e}", file=sys.stderr)
+        _error(e)
         return 2 if isinstance(e, ShardError) else 1
     except OSError as e:
-        print(f"error: {e}", file=sys.stderr)
+        _error(e)
         return 2
     report = result.report
     records = report["records"]

@@ -26,28 +26,33 @@ pub struct RangeCount {
     pub records: u64,
 }
 
-/// A reader of the lines of `path` that start in bytes `start..end`, numbered from 1.
+/// A reader of the lines of `path` that start in bytes `start..end`, numbered from 1; errors
+/// name the file `label` (as it was given: a worker may open it by another path).
 fn open_range(
     path: &Path,
+    label: &Path,
     start: u64,
     end: u64,
 ) -> std::io::Result<LineReader<BufReader<std::fs::File>>> {
-    let file = open_stream(path, "corpus file").map_err(read_error)?;
+    let file = open_stream(path, "corpus file").map_err(|mut e| {
+        e.path = label.to_path_buf();
+        read_error(e)
+    })?;
     let mut input = BufReader::with_capacity(1 << 16, file);
     if start == 0 {
         let mut reader = LineReader::range(input, 0, end, true);
         // Only the first range looks at the file's first bytes, as one run would.
         reader
-            .check_text(&path.display().to_string())
-            .map_err(|e| named(path, e))?;
+            .check_text(&label.display().to_string())
+            .map_err(|e| named(label, e))?;
         return Ok(reader);
     }
     // A line starts at `start` only if the byte before it ends a line: skip to the end of
     // the line that byte is in.
     input
         .seek(SeekFrom::Start(start - 1))
-        .map_err(|e| named(path, e))?;
-    let skipped = input.skip_until(b'\n').map_err(|e| named(path, e))?;
+        .map_err(|e| named(label, e))?;
+    let skipped = input.skip_until(b'\n').map_err(|e| named(label, e))?;
     Ok(LineReader::range(
         input,
         start - 1 + skipped as u64,
@@ -56,12 +61,13 @@ fn open_range(
     ))
 }
 
-/// Counts the lines and records of `path` that start in bytes `start..end`.
-pub fn count_range(path: &Path, start: u64, end: u64) -> std::io::Result<RangeCount> {
-    let mut reader = open_range(path, start, end)?;
+/// Counts the lines and records of `path` that start in bytes `start..end` (errors name the
+/// file `label`).
+pub fn count_range(path: &Path, label: &Path, start: u64, end: u64) -> std::io::Result<RangeCount> {
+    let mut reader = open_range(path, label, start, end)?;
     let mut records = 0;
     for line in &mut reader {
-        line.map_err(|e| named(path, e))?;
+        line.map_err(|e| named(label, e))?;
         records += 1;
     }
     Ok(RangeCount {
@@ -72,7 +78,8 @@ pub fn count_range(path: &Path, start: u64, end: u64) -> std::io::Result<RangeCo
 
 /// The entries of the lines of `path` that start in bytes `start..end`, named `label` (the
 /// file as the report names it) and numbered from `first_line` (the number of the range's
-/// first line in the file). I/O errors end the entries, as the last item.
+/// first line in the file). I/O errors, naming the file `label`, end the entries, as the
+/// last item.
 pub fn range_entries(
     path: &Path,
     label: &Path,
@@ -80,10 +87,10 @@ pub fn range_entries(
     end: u64,
     first_line: u64,
 ) -> std::io::Result<impl Iterator<Item = std::io::Result<Entry>>> {
-    let reader = open_range(path, start, end)?;
-    let (path, label) = (path.to_path_buf(), label.to_path_buf());
+    let reader = open_range(path, label, start, end)?;
+    let label = label.to_path_buf();
     Ok(reader.map(move |line| {
-        let line = line.map_err(|e| named(&path, e))?;
+        let line = line.map_err(|e| named(&label, e))?;
         Ok(Entry {
             location: Location::Line {
                 file: Some(label.clone()),
@@ -119,7 +126,7 @@ mod tests {
         bounds.push(text.len() as u64 + 5);
         let (mut ranged, mut line, mut records) = (Vec::new(), 1, 0);
         for w in bounds.windows(2) {
-            let count = count_range(&path, w[0], w[1]).unwrap();
+            let count = count_range(&path, &path, w[0], w[1]).unwrap();
             let entries: Vec<Entry> = range_entries(&path, &path, w[0], w[1], line)
                 .unwrap()
                 .collect::<std::io::Result<_>>()
@@ -150,9 +157,14 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("c.jsonl.gz");
         std::fs::write(&path, b"\x1f\x8b\x08\x00rest").unwrap();
-        let err = count_range(&path, 0, 4).unwrap_err().to_string();
-        assert!(err.contains("gzip-compressed"), "{err}");
-        assert!(err.contains("c.jsonl.gz"), "{err}");
+        let label = Path::new("logs/c.jsonl.gz");
+        let err = count_range(&path, label, 0, 4).unwrap_err().to_string();
+        assert!(
+            err.starts_with("cannot read logs/c.jsonl.gz: it is gzip-compressed"),
+            "{err}"
+        );
+        // A later range does not look at the file's first bytes.
+        assert_eq!(count_range(&path, label, 1, 4).unwrap().records, 0);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
