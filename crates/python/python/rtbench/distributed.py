@@ -372,8 +372,9 @@ def run_corpus(
         outcomes=outcomes is not None,
     )
     # Here first: a template that does not load is said once, before any cluster starts.
+    # (Named as given, as `rtbench corpus` names it; workers load it by its absolute path.)
     empty, _ = Context(
-        settings.template, reference=settings.reference, prefix=prefix, names=names
+        os.fspath(template), reference=settings.reference, prefix=prefix, names=names
     ).run([])
     blocks = plan(shards, block_bytes)
     if settings.write_failures is not None:
