@@ -73,3 +73,19 @@ def test_failing_records_are_written_as_samples(tmp_path):
 def test_a_template_that_is_not_there_is_named():
     with pytest.raises((OSError, ValueError), match="nope.json"):
         rtbench.corpus.Context(ROOT / "nope.json")
+
+
+def test_the_distributed_run_without_dask_says_what_to_install():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['distributed'] = None\n"
+        "import rtbench\n"  # the package itself works without Dask
+        "try:\n    import rtbench.distributed\nexcept ImportError as e:\n    print(e)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == (
+        "rtbench.distributed runs on Dask and reads Parquet with pyarrow (distributed is not "
+        "installed): pip install dask distributed pyarrow"
+    )

@@ -9,6 +9,12 @@
 //! * `CorpusContext.run(records, chunk_sample, write_failures, outcomes)`: each record is its
 //!   index in the whole corpus, its file (`None` for stdin), line number, byte offset and line
 //!   text; returns the partial report and, if asked, one dict per record (its outcome).
+//! * `CorpusContext.run_block(records, ...)`: `run` for a worker of a distributed run, which
+//!   also returns how many failing records were written and why others could not be.
+//! * `CorpusContext.run_range(path, label, start, end, first_line, first_index, ...)`: the
+//!   records of a byte range of a JSON Lines file, read by the worker itself; with
+//!   `count_jsonl_range(path, start, end, label)`, which counts a range's lines and records so that
+//!   each range's are numbered as in one run over the file.
 //! * `PartialReport`: `merge(later)`, `to_dict()` (the `--json` report's object), `summary()`
 //!   (the text report), and pickling (it crosses processes).
 
@@ -19,8 +25,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use rtbench_engine::py::{DumpOptions, json_dumps, json_loads};
 use rtbench_tooling::corpus::{
-    Content, Context, Entry, FieldNames, Location, Outcome, Report, Status, error_kind,
-    run_records, write_failure,
+    Content, Context, Entry, FieldNames, Location, Outcome, Report, Status, count_range,
+    error_kind, range_entries, run_records, write_failure,
 };
 use rtbench_tooling::inputs::{Pipes, load_template_file, model_dir, template_file};
 
@@ -77,45 +83,171 @@ impl CorpusContext {
             .map(|(index, file, line, offset, text)| {
                 let location = Location::Line { file, line, offset };
                 let content = Content::Line(Ok(text));
-                (index, Entry { location, content })
+                Ok((index, Entry { location, content }))
             });
-        let (report, kept, problems) = py.detach(|| {
-            let mut kept: Vec<Outcome> = Vec::new();
-            let mut problems: Vec<String> = Vec::new();
-            let report = run_records(&self.ctx, entries, chunk_sample, |o| {
-                if let Some(dir) = &write_failures
-                    && o.is_failure()
-                    && o.sample.is_some()
-                    && let Err(e) = write_failure(dir, o)
-                {
-                    problems.push(e.to_string());
-                }
-                if outcomes {
-                    let mut o = o.clone();
-                    o.sample = None;
-                    kept.push(o);
-                }
-            });
-            (report, kept, problems)
-        });
-        if !problems.is_empty() {
-            return Err(PyOSError::new_err(format!(
-                "{} failing records not written (an existing file is never replaced):\n  {}",
-                problems.len(),
-                problems.join("\n  ")
-            )));
+        let run = py.detach(|| self.run_entries(entries, chunk_sample, write_failures, outcomes));
+        let run = run.map_err(|e| PyOSError::new_err(e.to_string()))?;
+        if !run.problems.is_empty() {
+            return Err(PyOSError::new_err(unwritten(&run.problems)));
         }
-        let listed = if outcomes {
-            let list = PyList::empty(py);
-            for o in &kept {
-                list.append(outcome_to_py(py, o)?)?;
-            }
-            list.into_any()
-        } else {
-            py.None().into_bound(py)
-        };
-        (PartialReport { report }, listed).into_pyobject(py)
+        let listed = run.listed(py, outcomes)?;
+        (PartialReport { report: run.report }, listed).into_pyobject(py)
     }
+
+    /// `run` for a worker of a distributed run: returns `(report, outcomes, written,
+    /// problems)` as `run_range` does, a failing record that cannot be written being one of
+    /// the problems instead of an error (the run goes on, as `rtbench corpus` does).
+    #[pyo3(signature = (records, chunk_sample=100, write_failures=None, outcomes=false))]
+    fn run_block<'py>(
+        &self,
+        py: Python<'py>,
+        records: Vec<(u64, Option<PathBuf>, u64, u64, String)>,
+        chunk_sample: u64,
+        write_failures: Option<PathBuf>,
+        outcomes: bool,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let entries = records
+            .into_iter()
+            .map(|(index, file, line, offset, text)| {
+                let location = Location::Line { file, line, offset };
+                let content = Content::Line(Ok(text));
+                Ok((index, Entry { location, content }))
+            });
+        let run = py.detach(|| self.run_entries(entries, chunk_sample, write_failures, outcomes));
+        let run = run.map_err(|e| PyOSError::new_err(e.to_string()))?;
+        let listed = run.listed(py, outcomes)?;
+        let report = PartialReport { report: run.report };
+        (report, listed, run.written, run.problems).into_pyobject(py)
+    }
+
+    /// Runs the lines of the JSON Lines file `path` that start in bytes `start..end` (a
+    /// worker's range: it reads only those bytes), naming the file `label` as the report does,
+    /// the range's first line numbered `first_line` and its first record `first_index` (from
+    /// the counts of the ranges before it, `count_jsonl_range`). Failing records are written
+    /// into `write_failures` as `rtbench corpus --write-failures` does. Returns `(report,
+    /// outcomes, written, problems)`: the outcomes' dicts when asked for (else `None`), how
+    /// many failing records were written, and why the others could not be.
+    #[pyo3(signature = (path, label, start, end, first_line, first_index, chunk_sample=100,
+                        write_failures=None, outcomes=false))]
+    #[allow(clippy::too_many_arguments)] // Python's keyword arguments
+    fn run_range<'py>(
+        &self,
+        py: Python<'py>,
+        path: PathBuf,
+        label: PathBuf,
+        start: u64,
+        end: u64,
+        first_line: u64,
+        first_index: u64,
+        chunk_sample: u64,
+        write_failures: Option<PathBuf>,
+        outcomes: bool,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let run = py.detach(|| {
+            let entries = range_entries(&path, &label, start, end, first_line)?;
+            let numbered = (first_index..).zip(entries).map(|(i, e)| e.map(|e| (i, e)));
+            self.run_entries(numbered, chunk_sample, write_failures, outcomes)
+        });
+        let run = run.map_err(|e| PyOSError::new_err(e.to_string()))?;
+        let listed = run.listed(py, outcomes)?;
+        let report = PartialReport { report: run.report };
+        (report, listed, run.written, run.problems).into_pyobject(py)
+    }
+}
+
+impl CorpusContext {
+    /// Runs `entries` on the calling thread (see [`run_records`]), writing failures into
+    /// `write_failures` and keeping the outcomes (without their samples) when asked; an I/O
+    /// error reading the entries ends the run with it.
+    fn run_entries(
+        &self,
+        entries: impl Iterator<Item = std::io::Result<(u64, Entry)>>,
+        chunk_sample: u64,
+        write_failures: Option<PathBuf>,
+        outcomes: bool,
+    ) -> std::io::Result<Run> {
+        let mut run = Run::default();
+        let mut failed = None;
+        let entries = entries.map_while(|e| e.map_err(|e| failed = Some(e)).ok());
+        run.report = run_records(&self.ctx, entries, chunk_sample, |o| {
+            let mut written = None;
+            if let Some(dir) = &write_failures
+                && o.is_failure()
+                && o.sample.is_some()
+            {
+                match write_failure(dir, o) {
+                    Ok(path) => {
+                        run.written += 1;
+                        written = Some(path);
+                    }
+                    Err(e) => run.problems.push(e.to_string()),
+                }
+            }
+            if outcomes {
+                let mut o = o.clone();
+                o.sample = None;
+                run.kept.push((o, written));
+            }
+        });
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(run),
+        }
+    }
+}
+
+/// What a run of some records gives.
+#[derive(Default)]
+struct Run {
+    report: Report,
+    /// The outcomes (without their samples) and where each failing record was written.
+    kept: Vec<(Outcome, Option<PathBuf>)>,
+    written: u64,
+    problems: Vec<String>,
+}
+
+impl Run {
+    /// The outcomes as a list of dicts, or `None` when they were not asked for.
+    fn listed<'py>(&self, py: Python<'py>, outcomes: bool) -> PyResult<Bound<'py, PyAny>> {
+        if !outcomes {
+            return Ok(py.None().into_bound(py));
+        }
+        let list = PyList::empty(py);
+        for (o, written) in &self.kept {
+            let d = outcome_to_py(py, o)?;
+            d.set_item("written", written.as_ref().map(|w| w.display().to_string()))?;
+            list.append(d)?;
+        }
+        Ok(list.into_any())
+    }
+}
+
+/// The error of failing records that could not be written, as `rtbench corpus` says it.
+fn unwritten(problems: &[String]) -> String {
+    format!(
+        "{} failing records not written (an existing file is never replaced):\n  {}",
+        problems.len(),
+        problems.join("\n  ")
+    )
+}
+
+/// Counts the lines and records of the JSON Lines file `path` that start in bytes
+/// `start..end`: `(lines, records)`, blank lines counting as lines but not records. Errors
+/// name the file `label` (default: `path`).
+#[pyfunction]
+#[pyo3(signature = (path, start, end, label=None))]
+pub(crate) fn count_jsonl_range(
+    py: Python<'_>,
+    path: PathBuf,
+    start: u64,
+    end: u64,
+    label: Option<PathBuf>,
+) -> PyResult<(u64, u64)> {
+    let label = label.unwrap_or_else(|| path.clone());
+    let count = py
+        .detach(|| count_range(&path, &label, start, end))
+        .map_err(|e| PyOSError::new_err(e.to_string()))?;
+    Ok((count.lines, count.records))
 }
 
 /// The record keys from a dict of overrides.
@@ -143,13 +275,20 @@ fn field_names(names: &Bound<'_, PyDict>) -> PyResult<FieldNames> {
     Ok(out)
 }
 
-/// One record's outcome as a dict: `index`, `record` (as the report names it), `id`, `status`
+/// One record's outcome as a dict: `index`, `record` (as the report names it), `file`, `line`
+/// and `offset` (of a JSON Lines record), `id`, `status`
 /// (`parsed`, `error` or `input`), `error` (`{kind, field, message}`), `differs`,
 /// `chunk_stable`, `failure` and `micros`.
 fn outcome_to_py<'py>(py: Python<'py>, o: &Outcome) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("index", o.index)?;
     d.set_item("record", o.label())?;
+    if let Location::Line { file, line, offset } = &o.location {
+        // As the report names it (a str, as Parquet and JSON take it).
+        d.set_item("file", file.as_ref().map(|f| f.display().to_string()))?;
+        d.set_item("line", line)?;
+        d.set_item("offset", offset)?;
+    }
     d.set_item("id", o.id.as_deref())?;
     let (status, error) = match &o.status {
         Status::Parsed(_) => ("parsed", None),
@@ -240,5 +379,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<CorpusContext>()?;
     m.add_class::<PartialReport>()?;
     m.add_function(wrap_pyfunction!(_partial_report, m)?)?;
+    m.add_function(wrap_pyfunction!(count_jsonl_range, m)?)?;
     Ok(())
 }

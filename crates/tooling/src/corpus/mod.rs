@@ -15,11 +15,14 @@
 //!
 //! Across processes or machines: [`run_records`] evaluates a worker's records (the same code
 //! path, with their indices in the whole corpus) and [`Report::merge`] joins the partial
-//! reports in corpus order into the report of one run (see the `partial` module).
+//! reports in corpus order into the report of one run (see the `partial` module);
+//! [`count_range`] and [`range_entries`] let each worker read only its byte range of a JSON
+//! Lines file, its lines numbered as in one run over the file (see the `range` module).
 
 mod failures;
 mod outcome;
 mod partial;
+mod range;
 mod reader;
 mod record;
 mod report;
@@ -27,6 +30,7 @@ mod report;
 pub use failures::{file_name, sample_text, write_failure};
 pub use outcome::{Context, FieldMarks, Group, Outcome, Status, error_kind, evaluate};
 pub use partial::run_records;
+pub use range::{RangeCount, count_range, range_entries};
 pub use reader::{Content, Entries, Entry, Input, Line, LineReader, MAX_LINE, read_record_at};
 pub use record::{FieldNames, Location, Record, RecordError, parse_record};
 pub use report::{ErrorGroup, FieldTally, LISTED, Report};

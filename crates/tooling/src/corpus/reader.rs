@@ -43,6 +43,10 @@ pub struct LineReader<R> {
     number: u64,
     offset: u64,
     buf: Vec<u8>,
+    /// No line starting at or after this offset is read (a range of a file).
+    end: u64,
+    /// Whether the first line read is the stream's first (it may start with a byte-order mark).
+    at_start: bool,
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -53,7 +57,27 @@ impl<R: BufRead> LineReader<R> {
             number: 0,
             offset: 0,
             buf: Vec::new(),
+            end: u64::MAX,
+            at_start: true,
         }
+    }
+
+    /// A reader of the lines of `input` that start before byte `end`, `input` being at byte
+    /// `offset` of its stream, at the start of a line (`at_start`: the stream's first).
+    pub(crate) fn range(input: R, offset: u64, end: u64, at_start: bool) -> LineReader<R> {
+        LineReader {
+            input,
+            number: 0,
+            offset,
+            buf: Vec::new(),
+            end,
+            at_start,
+        }
+    }
+
+    /// Lines read so far, blank ones included (the number of the last line read).
+    pub fn lines_read(&self) -> u64 {
+        self.number
     }
 
     /// Bytes consumed so far (for progress against the file's size).
@@ -123,13 +147,16 @@ impl<R: BufRead> Iterator for LineReader<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
+            if self.offset >= self.end {
+                return None;
+            }
             let (offset, overlong) = match self.read_raw() {
                 Ok(Some(x)) => x,
                 Ok(None) => return None,
                 Err(e) => return Some(Err(e)),
             };
             self.number += 1;
-            let first = self.number == 1;
+            let first = self.number == 1 && self.at_start;
             let text = if overlong {
                 Err(RecordError {
                     message: format!("line longer than {} MiB", MAX_LINE >> 20),
@@ -357,7 +384,7 @@ impl Entries {
 }
 
 /// A refused or unreadable input file, as an I/O error whose text names it and says why.
-fn read_error(e: crate::files::ReadError) -> std::io::Error {
+pub(super) fn read_error(e: crate::files::ReadError) -> std::io::Error {
     use crate::files::ReadErrorKind;
     let kind = match &e.kind {
         ReadErrorKind::Io(io) => io.kind(),
@@ -374,7 +401,7 @@ fn read_error(e: crate::files::ReadError) -> std::io::Error {
     std::io::Error::new(kind, text)
 }
 
-fn named(path: &Path, e: std::io::Error) -> std::io::Error {
+pub(super) fn named(path: &Path, e: std::io::Error) -> std::io::Error {
     std::io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display()))
 }
 
