@@ -62,8 +62,12 @@ pub struct Grammar {
     groups: Vec<Vec<u32>>,
     /// The groups a walk draws from with their weights, by whitespace run (made on the first
     /// walk; see `walk::all_group_choices`).
-    walk_choices: std::sync::OnceLock<Vec<crate::walk::Choices>>,
+    walk_choices: std::sync::OnceLock<Vec<Choices>>,
 }
+
+/// Groups of tokens (see [`Grammar::groups`]) with a walk's weights for them, and the
+/// weights' sum.
+pub(crate) type Choices = (Vec<(u32, f64)>, f64);
 
 /// The group of the model's special tokens in [`Grammar::groups`].
 pub(crate) const SPECIAL_GROUP: usize = 256;
@@ -172,10 +176,9 @@ impl Grammar {
         &self.groups
     }
 
-    /// The groups a walk draws from, by whitespace run (see `walk::all_group_choices`).
-    pub(crate) fn walk_choices(&self) -> &[crate::walk::Choices] {
-        self.walk_choices
-            .get_or_init(|| crate::walk::all_group_choices(self))
+    /// The groups a walk draws from, by whitespace run, made by `make` the first time.
+    pub(crate) fn walk_choices(&self, make: impl FnOnce(&Grammar) -> Vec<Choices>) -> &[Choices] {
+        self.walk_choices.get_or_init(|| make(self))
     }
 
     /// The group a token is in.

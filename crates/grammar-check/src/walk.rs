@@ -9,7 +9,7 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::matcher::{Grammar, SPECIAL_GROUP};
+use crate::matcher::{Choices, Grammar, SPECIAL_GROUP};
 
 /// The group of token `t` when a walk may draw it (not the end-of-sequence token).
 fn allowed_group(grammar: &Grammar, t: usize, eos: u32) -> Option<usize> {
@@ -208,9 +208,6 @@ fn group_weight(group: usize, ws_run: u32) -> f64 {
     }
 }
 
-/// Groups with their weights, and the weights' sum.
-pub(crate) type Choices = (Vec<(u32, f64)>, f64);
-
 /// The longest whitespace run [`group_weight`] tells apart.
 const MAX_WS_RUN: u32 = 20;
 
@@ -228,7 +225,7 @@ fn group_choices(grammar: &Grammar, ws_run: u32) -> Choices {
 
 /// [`group_choices`] for every whitespace run up to [`MAX_WS_RUN`] (longer runs weigh the
 /// same), made once per grammar: a walk asks at every step.
-pub(crate) fn all_group_choices(grammar: &Grammar) -> Vec<Choices> {
+fn all_group_choices(grammar: &Grammar) -> Vec<Choices> {
     (0..=MAX_WS_RUN)
         .map(|r| group_choices(grammar, r))
         .collect()
@@ -309,7 +306,7 @@ pub fn walk(
         // token at a time (one lexer step each) before asking for the whole mask (a step per
         // byte of the vocabulary).
         let mut chosen = None;
-        let choices = &grammar.walk_choices()[ws_run.min(MAX_WS_RUN) as usize];
+        let choices = &grammar.walk_choices(all_group_choices)[ws_run.min(MAX_WS_RUN) as usize];
         for _ in 0..REJECTION_TRIES {
             let Some(t) = draw_any(&mut rng, grammar, choices) else {
                 break;

@@ -153,9 +153,9 @@ pub fn automaton(excludes: &[String], not_start: Option<char>) -> Automaton {
     }
 }
 /// The automaton of texts in which no string of `excludes` occurs and that `json.loads` does
-/// not read as a value other than a string (see [`crate::json_text`]): the exclusion
-/// automaton run in step with the JSON reader's, one state per pair reached. Pairs after an
-/// array's or object's opening are left out (no text from there is kept).
+/// not read as a value other than a string (see [`crate::Node::TextWithout`]'s `not_json`):
+/// the exclusion automaton run in step with the JSON reader's, one state per pair reached.
+/// Pairs after an array's or object's opening are left out (no text from there is kept).
 pub fn not_json(excludes: &[String]) -> Automaton {
     use crate::json_text::{State, alphabet, is_other_json, step};
     let base = automaton(excludes, None);

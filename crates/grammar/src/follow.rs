@@ -334,7 +334,14 @@ mod tests {
     use super::*;
 
     fn ws() -> Re {
-        crate::plan::whitespace_re()
+        Re::Repeat {
+            re: Box::new(Re::Class {
+                ranges: vec![(0x09, 0x0A), (0x0D, 0x0D), (0x20, 0x20)],
+                negated: false,
+            }),
+            min: 0,
+            max: None,
+        }
     }
 
     fn granite_starts() -> Vec<Start> {
