@@ -25,14 +25,13 @@ fn every_bundled_format_agrees_with_its_grammar() {
         let out = rtbench(&["grammar", "--template", &dir, "--check", "--walks", "25"]);
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
-        // A grammar that says it approximates a pattern (granite-3.3's thinking close, whose
-        // lookahead it cannot express) may let walks through that the parser reads otherwise;
-        // its samples must still all be accepted.
-        let approximates = stderr.contains("warning: the grammar cannot express");
-        assert_eq!(approximates, f == "granite-3.3", "{f}: {stderr}");
+        // Every bundled template is expressed exactly (granite-3.3's lookahead included).
         assert!(
-            approximates
-                || (out.status.success() && stdout.ends_with("the grammar and the parser agree\n")),
+            !stderr.contains("warning: the grammar cannot express"),
+            "{f}: {stderr}"
+        );
+        assert!(
+            out.status.success() && stdout.ends_with("the grammar and the parser agree\n"),
             "{f}: exit {:?}\n{stdout}{stderr}",
             out.status.code(),
         );
@@ -42,11 +41,10 @@ fn every_bundled_format_agrees_with_its_grammar() {
         assert_eq!(count_after(samples, "parser, "), clean, "{f}: {samples}");
         let walks = stdout.lines().find(|l| l.starts_with("walks: ")).unwrap();
         let finished = count_after(walks, "walks: ");
-        // Walks past 2 KiB are abandoned (free text can run long); most finish.
-        assert!(finished >= 12, "{f}: {walks}");
-        if !approximates {
-            assert_eq!(count_after(walks, "), "), finished, "{f}: {walks}");
-        }
+        // Walks past 2 KiB are abandoned (free text can run long): most finish, about half
+        // of minimax-m2's.
+        assert!(finished >= 10, "{f}: {walks}");
+        assert_eq!(count_after(walks, "), "), finished, "{f}: {walks}");
     }
 }
 

@@ -217,6 +217,30 @@ t.json: no warnings; vLLM refuses to load it (1 error)
 }
 
 #[test]
+fn the_modes_a_grammar_can_constrain_are_the_ones_it_compiles_exactly() {
+    // xml-inline calls whose name is not a capture: the grammar cannot constrain them, and
+    // says so for every mode, located at the transform.
+    let s = Scratch::with_files(
+        "serve-modes",
+        &[(
+            "t.json",
+            "{\"start_anchor\": \"A\", \"fields\": {\n  \"tool_calls\": {\"open\": \"<tc>\", \"close\": \"</tc>\", \"content\": \"xml-inline\", \"content_args\": {\"tag_pattern\": \"<(?P<key>\\\\w+)>(?P<value>.*?)</\\\\w+>\"},\n    \"transform\": {\"function\": {\"name\": \"{content.name}\", \"arguments\": \"{content}\"}}},\n  \"content\": {\"close\": \"E\"}}}",
+        )],
+    );
+    let o = rtbench_in(&s.0, &["lint", "--serve", "vllm", "--template", "t.json"]);
+    assert_eq!(code(&o), 0, "{}", err(&o));
+    let summary = out(&o);
+    let modes = "strict tools (with the tools' JSON schemas, --tools), tool_choice=\"required\" (--tool-choice required), a named tool choice (--tool-choice NAME) and parallel_tool_calls=false (--parallel false)";
+    assert!(
+        summary.contains(&format!(
+            "\n  `rtbench grammar` constrains {modes} only approximately: it cannot express tool calls built by this transform (xml-inline tool calls need the name in a capture and the arguments as {{content}}) (t.json:3:18)\nt.json: 1 warning\n"
+        )),
+        "{summary}"
+    );
+    assert!(!summary.contains("can constrain"), "{summary}");
+}
+
+#[test]
 fn cli_unknown_server_is_a_usage_error_naming_the_accepted_values() {
     let s = Scratch::with_files("serve-usage", &[("t.json", "{}")]);
     let o = rtbench_in(&s.0, &["lint", "--serve", "sglang", "--template", "t.json"]);

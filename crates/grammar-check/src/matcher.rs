@@ -60,7 +60,14 @@ pub struct Grammar {
     /// draws a first byte as a byte-level walk would and then one of its tokens: a large
     /// vocabulary does not drown structure in its thousands of word pieces.
     groups: Vec<Vec<u32>>,
+    /// The groups a walk draws from with their weights, by whitespace run (made on the first
+    /// walk; see `walk::all_group_choices`).
+    walk_choices: std::sync::OnceLock<Vec<Choices>>,
 }
+
+/// Groups of tokens (see [`Grammar::groups`]) with a walk's weights for them, and the
+/// weights' sum.
+pub(crate) type Choices = (Vec<(u32, f64)>, f64);
 
 /// The group of the model's special tokens in [`Grammar::groups`].
 pub(crate) const SPECIAL_GROUP: usize = 256;
@@ -147,12 +154,16 @@ impl Grammar {
             specials,
             bytes,
             groups,
+            walk_choices: std::sync::OnceLock::new(),
         })
     }
 
-    /// A fresh matcher at the grammar's start.
+    /// A fresh matcher at the grammar's start. It shares the grammar's lexer (and so the
+    /// lexer states built so far) with every other matcher started here: each walk and each
+    /// text checked would otherwise build the same automaton states again, which is most of
+    /// the time a check takes over a large vocabulary. (The parse state is its own.)
     pub(crate) fn start(&self) -> Matcher {
-        self.initial.deep_clone()
+        self.initial.clone()
     }
 
     /// The end-of-sequence token.
@@ -163,6 +174,11 @@ impl Grammar {
     /// The tokens by their first byte, the special tokens last (see [`SPECIAL_GROUP`]).
     pub(crate) fn groups(&self) -> &[Vec<u32>] {
         &self.groups
+    }
+
+    /// The groups a walk draws from, by whitespace run, made by `make` the first time.
+    pub(crate) fn walk_choices(&self, make: impl FnOnce(&Grammar) -> Vec<Choices>) -> &[Choices] {
+        self.walk_choices.get_or_init(|| make(self))
     }
 
     /// The group a token is in.

@@ -9,7 +9,16 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::matcher::Grammar;
+use crate::matcher::{Choices, Grammar, SPECIAL_GROUP};
+
+/// The group of token `t` when a walk may draw it (not the end-of-sequence token).
+fn allowed_group(grammar: &Grammar, t: usize, eos: u32) -> Option<usize> {
+    let id = u32::try_from(t).ok()?;
+    if id == eos {
+        return None;
+    }
+    grammar.group_of(id)
+}
 
 /// How walks are taken.
 #[derive(Clone, Debug)]
@@ -193,34 +202,53 @@ const REJECTION_TRIES: usize = 8;
 /// that allows whitespace anywhere (JSON) drifts in it for ever.
 fn group_weight(group: usize, ws_run: u32) -> f64 {
     match u8::try_from(group) {
-        Ok(b) if b.is_ascii_whitespace() => weight(b) * 0.25f64.powi(ws_run.min(20) as i32),
+        Ok(b) if b.is_ascii_whitespace() => weight(b) * 0.25f64.powi(ws_run.min(MAX_WS_RUN) as i32),
         Ok(b) => weight(b),
         Err(_) => 2.0,
     }
 }
 
-/// The grammar's non-empty groups with their weights after `ws_run` whitespace bytes.
-fn group_choices(grammar: &Grammar, ws_run: u32) -> Vec<(u32, f64)> {
+/// The longest whitespace run [`group_weight`] tells apart.
+const MAX_WS_RUN: u32 = 20;
+
+/// The grammar's non-empty groups with their weights after `ws_run` whitespace bytes, and
+/// the weights' sum.
+fn group_choices(grammar: &Grammar, ws_run: u32) -> Choices {
     let groups = grammar.groups();
-    (0..groups.len())
+    let choices: Vec<(u32, f64)> = (0..groups.len())
         .filter(|&g| !groups[g].is_empty())
         .map(|g| (g as u32, group_weight(g, ws_run)))
+        .collect();
+    let total = choices.iter().map(|c| c.1).sum();
+    (choices, total)
+}
+
+/// [`group_choices`] for every whitespace run up to [`MAX_WS_RUN`] (longer runs weigh the
+/// same), made once per grammar: a walk asks at every step.
+fn all_group_choices(grammar: &Grammar) -> Vec<Choices> {
+    (0..=MAX_WS_RUN)
+        .map(|r| group_choices(grammar, r))
         .collect()
 }
 
 /// A token drawn from the grammar's whole vocabulary: a group of `choices` (see
 /// [`group_choices`]) in proportion to its weight, then one of its tokens.
-fn draw_any(rng: &mut StdRng, grammar: &Grammar, choices: &[(u32, f64)]) -> Option<u32> {
+fn draw_any(rng: &mut StdRng, grammar: &Grammar, (choices, total): &Choices) -> Option<u32> {
     if choices.is_empty() {
         return None;
     }
-    let g = &grammar.groups()[draw(rng, choices) as usize];
+    let g = &grammar.groups()[draw_with(rng, choices, *total) as usize];
     Some(g[rng.random_range(0..g.len())])
 }
 
 /// A token drawn from `choices` (not empty) in proportion to its weight.
 fn draw(rng: &mut StdRng, choices: &[(u32, f64)]) -> u32 {
     let total: f64 = choices.iter().map(|c| c.1).sum();
+    draw_with(rng, choices, total)
+}
+
+/// [`draw`] with the weights' sum known.
+fn draw_with(rng: &mut StdRng, choices: &[(u32, f64)], total: f64) -> u32 {
     if !(total > 0.0 && total.is_finite()) {
         return choices[rng.random_range(0..choices.len())].0;
     }
@@ -278,9 +306,9 @@ pub fn walk(
         // token at a time (one lexer step each) before asking for the whole mask (a step per
         // byte of the vocabulary).
         let mut chosen = None;
-        let choices = group_choices(grammar, ws_run);
+        let choices = &grammar.walk_choices(all_group_choices)[ws_run.min(MAX_WS_RUN) as usize];
         for _ in 0..REJECTION_TRIES {
-            let Some(t) = draw_any(&mut rng, grammar, &choices) else {
+            let Some(t) = draw_any(&mut rng, grammar, choices) else {
                 break;
             };
             if m.validate_tokens(&[t]).ok() == Some(1) {
@@ -299,18 +327,17 @@ pub fn walk(
                     }
                     return None;
                 };
-                // The allowed tokens by group; a group by weight, then one of its tokens.
-                let mut allowed: Vec<Vec<u32>> = vec![Vec::new(); grammar.groups().len()];
+                // The allowed tokens by group; a group by weight, then one of its tokens (the
+                // mask read twice rather than its tokens gathered: it may allow most of a
+                // large vocabulary).
+                let mut counts = [0usize; SPECIAL_GROUP + 1];
                 mask.iter_set_entries(|t| {
-                    if let Ok(id) = u32::try_from(t)
-                        && id != eos
-                        && let Some(g) = grammar.group_of(id)
-                    {
-                        allowed[g].push(id);
+                    if let Some(g) = allowed_group(grammar, t, eos) {
+                        counts[g] += 1;
                     }
                 });
-                let choices: Vec<(u32, f64)> = (0..allowed.len())
-                    .filter(|&g| !allowed[g].is_empty())
+                let choices: Vec<(u32, f64)> = (0..counts.len())
+                    .filter(|&g| counts[g] > 0)
                     .map(|g| (g as u32, group_weight(g, ws_run)))
                     .collect();
                 if choices.is_empty() {
@@ -319,8 +346,19 @@ pub fn walk(
                     }
                     return None;
                 }
-                let g = &allowed[draw(&mut rng, &choices) as usize];
-                g[rng.random_range(0..g.len())]
+                let g = draw(&mut rng, &choices) as usize;
+                let k = rng.random_range(0..counts[g]);
+                let mut seen = 0usize;
+                let mut pick = None;
+                mask.iter_set_entries(|t| {
+                    if pick.is_none() && allowed_group(grammar, t, eos) == Some(g) {
+                        if seen == k {
+                            pick = u32::try_from(t).ok();
+                        }
+                        seen += 1;
+                    }
+                });
+                pick?
             }
         };
         if m.consume_token(chosen).is_err() {

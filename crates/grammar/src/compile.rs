@@ -32,6 +32,7 @@ use rtbench_engine::delimiter::Delimiter;
 use rtbench_engine::template::{JsonPath, PathSeg, TemplateSource};
 use rtbench_engine::{EventKind, Events, Parser, Template};
 
+use crate::follow;
 use crate::ir::{Approximation, Grammar, Node};
 use crate::plan::{Close, Open, dialect_of, regex_node, truthy, whitespace, whitespace_re};
 use crate::re::{self, Re};
@@ -71,6 +72,8 @@ pub(crate) struct Compiler<'a> {
     pub taken: std::collections::HashSet<String>,
     /// Fields whose open takes the whitespace before it (see `assemble`).
     pub lead_ws: Vec<String>,
+    /// Fields whose guarded close keeps its constraint on what follows (see `assemble`).
+    pub guards: Vec<String>,
 }
 
 pub(crate) fn compile(source: &TemplateSource, options: &Options) -> Result<Grammar, Error> {
@@ -105,6 +108,7 @@ pub(crate) fn compile(source: &TemplateSource, options: &Options) -> Result<Gram
         region_rules: Vec::new(),
         taken: std::collections::HashSet::new(),
         lead_ws: Vec::new(),
+        guards: Vec::new(),
     };
     let plans: Vec<FieldPlan> = template.fields().iter().map(|f| c.plan(f, &spec)).collect();
     let started = started_in(&template, options.prefix.as_deref());
@@ -334,6 +338,26 @@ impl Compiler<'_> {
             return (Close::Follow, lits);
         }
         let excludes = re.required_literals();
+        if let Some((free, core, trail, starts)) = guarded(&re)
+            && let Some(excludes) = excludes.clone()
+        {
+            // Whether the constraint on what follows can be kept is known once the fields
+            // are placed (see `assemble`); the pattern without its lookahead is kept for when
+            // it cannot.
+            let mut removed = Vec::new();
+            let clean = re.without_zero_width(&mut removed);
+            return (
+                Close::Guarded {
+                    clean,
+                    core,
+                    trail,
+                    free,
+                    starts,
+                    path,
+                },
+                excludes,
+            );
+        }
         let clean = self.without_zero_width(&re, &path, "the pattern");
         let excludes = match excludes {
             Some(e) => e,
@@ -392,6 +416,19 @@ impl Compiler<'_> {
             Close::None | Close::Follow => Node::empty(),
             Close::Literals(l) => Node::alt(l.iter().map(|s| Node::Lit(s.clone())).collect()),
             Close::Pattern(re) => regex_node(re.clone()),
+            Close::Guarded { clean, .. } => regex_node(clean.clone()),
+        }
+    }
+
+    /// The close of a region as this compiler writes it: a guarded close (see
+    /// [`Close::Guarded`]) whose constraint is kept is its core; the rest of it is written
+    /// after the region, where what follows is constrained (see `assemble`).
+    fn region_close(&self, plan: &FieldPlan) -> Node {
+        match &plan.close {
+            Close::Guarded { core, .. } if self.guards.contains(&plan.name) => {
+                regex_node(core.clone())
+            }
+            _ => Self::close_node(plan),
         }
     }
 
@@ -401,6 +438,7 @@ impl Compiler<'_> {
             excludes: plan.close_excludes.clone(),
             not_start: None,
             not_blank: false,
+            not_json: false,
         };
         let pad = |n: Node| Node::seq(vec![whitespace(), n, whitespace()]);
         let digits = || Re::Repeat {
@@ -449,7 +487,7 @@ impl Compiler<'_> {
     /// Every way to write one region of `plan`: one alternative per tool when the open names
     /// the tool. `first`: the prompt already opened it (no open delimiter).
     fn region(&mut self, plan: &FieldPlan, first: bool) -> Node {
-        let close = Self::close_node(plan);
+        let close = self.region_close(plan);
         let open_for = |c: &Self, name: Option<&str>| {
             if first {
                 Node::empty()
@@ -586,9 +624,29 @@ impl Compiler<'_> {
         started: Option<usize>,
     ) -> Node {
         let no_tools = matches!(self.options.tool_choice, ToolChoice::None);
+        let implicit = template.implicit();
+        // A guarded close keeps its constraint on what follows where the field comes first in
+        // the output (before the implicit field's text and the calls), the place thinking
+        // takes; elsewhere it is reported and read without its lookahead.
+        let guard = self.guard_of(plans, implicit, started, no_tools);
+        for (i, plan) in plans.iter().enumerate() {
+            if let Close::Guarded { clean, path, .. } = &plan.close {
+                if Some(i) == guard {
+                    self.guards.push(plan.name.clone());
+                } else {
+                    self.approximate(
+                        path.clone(),
+                        "a lookahead (?=...)".into(),
+                        format!(
+                            "the pattern without it, /{}/ (what must follow is not enforced)",
+                            clean.to_regex()
+                        ),
+                    );
+                }
+            }
+        }
         let first = started.map(|f| self.region_rule(&plans[f], true));
         let skip_first = |i: usize| started == Some(i) && !plans[i].repeats;
-        let implicit = template.implicit();
         let anchors: Vec<String> = match template.start_anchor() {
             Delimiter::Literal(set) => set.literals.clone(),
             Delimiter::Pattern(_) => Vec::new(),
@@ -650,6 +708,7 @@ impl Compiler<'_> {
             excludes: excludes.clone(),
             not_start: None,
             not_blank: false,
+            not_json: false,
         };
         let end_close = Self::close_node(imp_plan);
         let (end_required, end_optional) = if end_close.is_empty() {
@@ -679,7 +738,18 @@ impl Compiler<'_> {
             return Node::seq(seq);
         }
         // The explicit fields that are not tool calls come first, in the template's order.
-        let mut pre = vec![first.clone().unwrap_or_else(Node::empty)];
+        let mut pre_items = vec![first.clone().unwrap_or_else(Node::empty)];
+        // With a guarded close, the guarded region is left out of the leading regions and
+        // written apart: the items before it, the region (ending in its close's core), and
+        // where the items after it begin.
+        let mut guarded_split: Option<(Vec<Node>, Node, usize)> = None;
+        if let (Some(g), Some(f)) = (guard, started)
+            && g == f
+            && let Some(region) = first.clone()
+        {
+            pre_items[0] = Node::empty();
+            guarded_split = Some((Vec::new(), region, 1));
+        }
         let mut at_very_start = first.is_none();
         for (i, plan) in plans.iter().enumerate() {
             if i == imp || skip_first(i) || plan.tool.is_some() {
@@ -691,17 +761,27 @@ impl Compiler<'_> {
             // not go back), and `\n<think>` would be refused at `<think>`.
             self.lead_ws.push(plan.name.clone());
             let region = self.region_rule(plan, false);
-            pre.push(repeated(region, &Node::empty(), min, max));
+            if guard == Some(i) {
+                guarded_split = Some((pre_items.clone(), region, pre_items.len() + 1));
+                pre_items.push(Node::empty());
+            } else {
+                pre_items.push(repeated(region, &Node::empty(), min, max));
+            }
             at_very_start = false;
         }
-        pre.push(ws.clone());
-        let pre = Node::seq(pre);
+        pre_items.push(ws.clone());
+        // Whether every output has the guarded region (the prompt opened it, or it is not
+        // optional).
+        let guard_required =
+            guard.is_some_and(|g| started == Some(g) || self.count(&plans[g]).0 > 0);
+        let pre = Node::seq(pre_items.clone());
         // Text written before anything else: when a field opens only at the very start, the
         // text there must not begin as it does.
         let lead_text = Node::TextWithout {
             excludes,
             not_start: if at_very_start { not_start } else { None },
             not_blank: false,
+            not_json: false,
         };
         // Before calls that follow it directly: blank text there is the other layout's (calls,
         // then text), where whitespace may stand between the calls.
@@ -714,6 +794,7 @@ impl Compiler<'_> {
                 excludes: excludes.clone(),
                 not_start: *not_start,
                 not_blank: true,
+                not_json: false,
             },
             other => other.clone(),
         };
@@ -808,10 +889,188 @@ impl Compiler<'_> {
             }
         }
         if tool_plans.is_empty() || tools_min == 0 {
-            layouts.push(Node::seq(vec![pre, text_then_end(lead_text)]));
+            layouts.push(Node::seq(vec![pre.clone(), text_then_end(lead_text)]));
         }
-        Node::alt(layouts)
+        let Some((head, then, after)) = guarded_split else {
+            return Node::alt(layouts);
+        };
+        // The guarded region closed by its lookahead: what follows it (the rest of the leading
+        // regions, then each layout's tail) must begin as the lookahead says, and something
+        // must follow.
+        let tails: Vec<Node> = layouts
+            .iter()
+            .map(|l| match l {
+                Node::Seq(items) => Node::seq(items[pre_len(items, &pre)..].to_vec()),
+                other => other.clone(),
+            })
+            .collect();
+        let Close::Guarded {
+            trail,
+            free,
+            starts,
+            ..
+        } = &plans[guard.unwrap_or(0)].close
+        else {
+            return Node::alt(layouts);
+        };
+        let rest = Node::seq(
+            pre_items[after..]
+                .iter()
+                .cloned()
+                .chain([Node::alt(tails)])
+                .collect(),
+        );
+        // After the close's core: its consuming alternatives, then anything the layouts allow;
+        // or its trailing repeat, then only what begins as the lookahead says. (The trailing
+        // repeat takes none of what the lookahead lets begin, so it is greedy either way.)
+        let trail_node = trail.clone().map(Node::Regex).unwrap_or_else(Node::empty);
+        let mut after_close = Vec::new();
+        if let Some(free) = free {
+            let consumed = match trail {
+                Some(t) => Re::Seq(vec![t.clone(), free.clone()]),
+                None => free.clone(),
+            };
+            after_close.push(Node::seq(vec![
+                regex_node(re::simplify(consumed)),
+                rest.clone(),
+            ]));
+        }
+        let ahead = follow::Restricted::new(&self.rules).node(&rest, starts);
+        after_close.push(Node::seq(vec![trail_node, ahead]));
+        let guarded = Node::seq(
+            head.into_iter()
+                .chain([then, Node::alt(after_close)])
+                .collect(),
+        );
+        if guard_required {
+            guarded
+        } else {
+            Node::alt(layouts.into_iter().chain([guarded]).collect())
+        }
     }
+
+    /// The field whose guarded close keeps its constraint on what follows, if one can: a
+    /// single region (not repeating, not tool calls) placed before the implicit field's text,
+    /// which does not repeat either.
+    fn guard_of(
+        &self,
+        plans: &[FieldPlan],
+        implicit: Option<usize>,
+        started: Option<usize>,
+        no_tools: bool,
+    ) -> Option<usize> {
+        let imp = implicit?;
+        if plans[imp].repeats {
+            return None;
+        }
+        let at_start = !no_tools
+            && plans
+                .iter()
+                .any(|p| p.tool.is_some() && matches!(p.open, Some(Open::AtStart(_))));
+        if at_start {
+            return None;
+        }
+        let guarded: Vec<usize> = (0..plans.len())
+            .filter(|&i| matches!(plans[i].close, Close::Guarded { .. }))
+            .collect();
+        match guarded.as_slice() {
+            [g] if *g != imp
+                && plans[*g].tool.is_none()
+                && !plans[*g].repeats
+                && started.is_none_or(|f| f == *g || plans[f].tool.is_none()) =>
+            {
+                Some(*g)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// How many items of a layout's sequence are the leading regions' (`pre`).
+fn pre_len(items: &[Node], pre: &Node) -> usize {
+    match pre {
+        Node::Seq(p) if items.len() >= p.len() && items[..p.len()] == p[..] => p.len(),
+        p if items.first() == Some(p) => 1,
+        _ => 0,
+    }
+}
+
+/// A guarded close read apart: its consuming alternatives, core, trailing repeat and the ways
+/// its lookahead lets the next text begin (see [`Close::Guarded`]).
+type Guard = (Option<Re>, Re, Option<Re>, Vec<follow::Start>);
+
+/// A close pattern `P(?:A|(?=L))` or `P(?=L)` read as its common part `P`, its consuming
+/// alternatives `A`, and the ways `L` lets the next text begin; `None` for any other shape,
+/// or when `P`'s trailing repeat could take what `L` begins with (then where the close ends
+/// depends on backtracking).
+fn guarded(re: &Re) -> Option<Guard> {
+    let Re::Seq(items) = re else {
+        return None;
+    };
+    let (last, head) = items.split_last()?;
+    let last = match last {
+        Re::Group { re, .. } => re.as_ref(),
+        other => other,
+    };
+    let unwrap = |r: &Re| -> Option<Re> {
+        match r {
+            Re::Look {
+                behind: false,
+                positive: true,
+                re,
+            } => Some((**re).clone()),
+            _ => None,
+        }
+    };
+    let (alts, look) = match last {
+        Re::Alt(items) => {
+            let looks: Vec<Re> = items.iter().filter_map(unwrap).collect();
+            let rest: Vec<Re> = items
+                .iter()
+                .filter(|r| unwrap(r).is_none())
+                .cloned()
+                .collect();
+            match looks.as_slice() {
+                [one] => (rest, one.clone()),
+                _ => return None,
+            }
+        }
+        other => (Vec::new(), unwrap(other)?),
+    };
+    if alts.iter().any(|a| a.has_zero_width() || a.nullable()) {
+        return None;
+    }
+    let starts = follow::starts_of(&look)?;
+    // The core, and the repeat it ends in (`\s*`), if any.
+    let (core, trail) = match head.split_last() {
+        Some((last @ Re::Repeat { min: 0, .. }, before)) => {
+            (re::simplify(Re::Seq(before.to_vec())), Some(last.clone()))
+        }
+        _ => (re::simplify(Re::Seq(head.to_vec())), None),
+    };
+    if core.has_zero_width() || core.nullable() || trail.as_ref().is_some_and(Re::has_zero_width) {
+        return None;
+    }
+    if let Some(Re::Repeat { re: inner, .. }) = head.last() {
+        let taken = follow::ranges_of(inner)?;
+        for st in &starts {
+            let first = match st {
+                follow::Start::Class(r) => r.clone(),
+                follow::Start::Lit(l) => {
+                    let c = l.chars().next()? as u32;
+                    vec![(c, c)]
+                }
+            };
+            if first
+                .iter()
+                .any(|&(a, b)| taken.iter().any(|&(c, d)| a <= d && c <= b))
+            {
+                return None;
+            }
+        }
+    }
+    let free = (!alts.is_empty()).then(|| re::simplify(Re::Alt(alts)));
+    Some((free, core, trail, starts))
 }
 
 /// A node of literals and patterns as one pattern.

@@ -17,14 +17,16 @@ pub struct Transition {
     pub target: usize,
 }
 
-/// The automaton: every state is accepting (the text may end anywhere); a character with no
-/// transition would complete an excluded string.
+/// The automaton: a character with no transition would complete an excluded string. Every
+/// state is accepting (the text may end anywhere) unless it is made with [`not_json`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Automaton {
     /// Each state's transitions.
     pub states: Vec<Vec<Transition>>,
     /// The state to start in.
     pub start: usize,
+    /// Whether the text may end in each state.
+    pub accepting: Vec<bool>,
 }
 
 /// Builds the automaton of texts in which no string of `excludes` occurs and, with
@@ -143,7 +145,94 @@ pub fn automaton(excludes: &[String], not_start: Option<char>) -> Automaton {
         }
     };
     let _ = order;
-    Automaton { states, start }
+    let accepting = vec![true; states.len()];
+    Automaton {
+        states,
+        start,
+        accepting,
+    }
+}
+/// The automaton of texts in which no string of `excludes` occurs and that `json.loads` does
+/// not read as a value other than a string (see [`crate::Node::TextWithout`]'s `not_json`):
+/// the exclusion automaton run in step with the JSON reader's, one state per pair reached.
+/// Pairs after an array's or object's opening are left out (no text from there is kept).
+pub fn not_json(excludes: &[String]) -> Automaton {
+    use crate::json_text::{State, alphabet, is_other_json, step};
+    let base = automaton(excludes, None);
+    let json_chars = alphabet();
+    let mut index: BTreeMap<(usize, State), usize> = BTreeMap::new();
+    let mut pairs: Vec<(usize, State)> = Vec::new();
+    let mut intern = |pair: (usize, State), pairs: &mut Vec<(usize, State)>| -> usize {
+        *index.entry(pair).or_insert_with(|| {
+            pairs.push(pair);
+            pairs.len() - 1
+        })
+    };
+    intern((base.start, State::Start), &mut pairs);
+    let mut states: Vec<Vec<Transition>> = Vec::new();
+    let mut i = 0;
+    while i < pairs.len() {
+        let (a, j) = pairs[i];
+        let mut out: Vec<Transition> = Vec::new();
+        for t in &base.states[a] {
+            let takes = |c: char| t.chars.contains(&c) != t.negated;
+            // The JSON reader's own characters, grouped by the pair they lead to.
+            let mut by_target: BTreeMap<usize, Vec<char>> = BTreeMap::new();
+            for &c in json_chars.iter().filter(|&&c| takes(c)) {
+                let next = step(j, c);
+                if next != State::Structure {
+                    let k = intern((t.target, next), &mut pairs);
+                    by_target.entry(k).or_default().push(c);
+                }
+            }
+            for (target, chars) in by_target {
+                out.push(Transition {
+                    chars,
+                    negated: false,
+                    target,
+                });
+            }
+            // The class's other characters all lead the reader to the same state.
+            let other = step(j, '\u{0}');
+            if other == State::Structure {
+                continue;
+            }
+            let target = intern((t.target, other), &mut pairs);
+            let rest = if t.negated {
+                let mut chars = t.chars.clone();
+                chars.extend(json_chars.iter().copied());
+                chars.sort_unstable();
+                chars.dedup();
+                Transition {
+                    chars,
+                    negated: true,
+                    target,
+                }
+            } else {
+                Transition {
+                    chars: t
+                        .chars
+                        .iter()
+                        .copied()
+                        .filter(|c| !json_chars.contains(c))
+                        .collect(),
+                    negated: false,
+                    target,
+                }
+            };
+            if rest.negated || !rest.chars.is_empty() {
+                out.push(rest);
+            }
+        }
+        states.push(out);
+        i += 1;
+    }
+    let accepting = pairs.iter().map(|&(_, j)| !is_other_json(j)).collect();
+    Automaton {
+        states,
+        start: 0,
+        accepting,
+    }
 }
 
 impl Automaton {
@@ -163,7 +252,7 @@ impl Automaton {
                 None => return false,
             }
         }
-        true
+        self.accepting[state]
     }
 }
 
@@ -185,6 +274,27 @@ mod tests {
         }
         assert!(!a.accepts("aaab"));
         assert!(a.accepts("abab"));
+    }
+
+    #[test]
+    fn text_that_reads_as_other_json_is_left_out_with_the_excluded_strings() {
+        let a = not_json(&["</v>".into()]);
+        let brute = |t: &str| !t.contains("</v>") && !crate::json_text::reads_as_other_json(t);
+        // All texts over a few characters up to length 5.
+        let chars = ['1', '.', 'e', 't', 'r', ' ', '<', '/', 'v', '>', 'x', '['];
+        let mut texts = vec![String::new()];
+        for _ in 0..5 {
+            texts = texts
+                .iter()
+                .flat_map(|t| chars.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            for t in &texts {
+                assert_eq!(a.accepts(t), brute(t), "{t:?}");
+            }
+        }
+        for t in ["-Infinity", "-Inf", "null ", "nul", "NaN", "1e+5", "1e+"] {
+            assert_eq!(a.accepts(t), brute(t), "{t:?}");
+        }
     }
 
     #[test]

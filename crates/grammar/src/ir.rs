@@ -22,6 +22,13 @@ pub enum Node {
         /// ignore it, and Lark uses it so that llguidance's lexer, which commits to a lazy
         /// lexeme as soon as it matches, does not take blank text into this alternative.
         not_blank: bool,
+        /// The text does not read as a JSON value other than a string (what an `xml-inline`
+        /// value parsed by `json` with `allow_non_json` turns into a number, a boolean or
+        /// null): after JSON whitespace it is not a number, `true`, `false`, `null`, `NaN`
+        /// or `Infinity` (with JSON whitespace after), and it does not begin with `[` or `{`
+        /// (telling an array apart from other text needs more than a regular language, so
+        /// such text is left out whole).
+        not_json: bool,
     },
     /// A regular expression (no lookaround, no lazy or possessive repeats).
     Regex(Re),

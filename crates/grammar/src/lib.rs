@@ -50,7 +50,9 @@
 mod compile;
 mod emit;
 pub mod exclude;
+mod follow;
 pub mod ir;
+mod json_text;
 mod matcher;
 mod plan;
 pub mod re;

@@ -40,6 +40,7 @@ impl Matcher<'_> {
             Node::TextWithout {
                 excludes,
                 not_start,
+                not_json,
                 ..
             } => {
                 let rest = &self.text[at..];
@@ -56,13 +57,17 @@ impl Matcher<'_> {
                     .min()
                     .unwrap_or(rest.len());
                 let mut ends: Ends = BTreeSet::new();
+                let keep =
+                    |i: usize| !*not_json || !crate::json_text::reads_as_other_json(&rest[..i]);
                 for (i, _) in rest.char_indices() {
                     if i > limit {
                         break;
                     }
-                    ends.insert(at + i);
+                    if keep(i) {
+                        ends.insert(at + i);
+                    }
                 }
-                if rest.len() <= limit {
+                if rest.len() <= limit && keep(rest.len()) {
                     ends.insert(at + rest.len());
                 }
                 ends

@@ -37,6 +37,26 @@ pub(crate) enum Close {
     /// A lookahead for literals: the region ends where one of them comes next (they are the
     /// field's close excludes).
     Follow,
+    /// A pattern that ends in a lookahead for a few ways the next text may begin
+    /// (`</think>\s*(?:<response>|(?=[^<\s]|<\|))`): a core (`</think>`), the repeat it may
+    /// end in (`\s*`), then either a consuming alternative (`<response>`) or nothing, where
+    /// the next text begins as `starts` says.
+    Guarded {
+        /// The pattern with its lookahead read as empty (what is used when the grammar cannot
+        /// put the constraint on what follows).
+        clean: Re,
+        /// The part every match begins with.
+        core: Re,
+        /// The repeat between the core and the choice, if any (it takes none of what the
+        /// lookahead lets begin).
+        trail: Option<Re>,
+        /// The consuming alternatives, if any.
+        free: Option<Re>,
+        /// How the next text may begin after `bare`.
+        starts: Vec<crate::follow::Start>,
+        /// Where the pattern is in the template.
+        path: rtbench_engine::template::JsonPath,
+    },
 }
 
 /// Whitespace the parser leaves to nobody in particular (between regions).

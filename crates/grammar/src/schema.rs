@@ -178,6 +178,7 @@ impl<'a> Converter<'a> {
                                 excludes: e,
                                 not_start: None,
                                 not_blank: false,
+                                not_json: false,
                             },
                             Node::Lit(close.clone()),
                         ]));
@@ -267,6 +268,7 @@ impl<'a> Converter<'a> {
                                 excludes,
                                 not_start: None,
                                 not_blank: false,
+                                not_json: false,
                             },
                             Node::Lit(close.clone()),
                         ]));

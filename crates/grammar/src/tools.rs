@@ -111,6 +111,9 @@ enum Kind {
         key: Re,
         middle: Re,
         suffix: Re,
+        /// Values are read by the `json` parser with `allow_non_json`: text that is JSON
+        /// reads as what it spells, other text as a string.
+        json_values: bool,
     },
     PythonCallList,
 }
@@ -276,12 +279,38 @@ pub(crate) fn shape(
                 .and_then(Json::as_str)
                 .and_then(|p| re::lower(p).ok());
             let split = tag.and_then(|(re, _)| split_tag(&re));
+            let value_parser = fjson
+                .get("content_args")
+                .and_then(|a| a.get("value_parser"));
+            let json_values = value_parser
+                .and_then(|v| v.get("name"))
+                .and_then(Json::as_str)
+                == Some("json");
+            if json_values
+                && !value_parser
+                    .and_then(|v| v.get("args"))
+                    .and_then(|a| a.get("allow_non_json"))
+                    .is_some_and(crate::plan::truthy)
+            {
+                let mut path = base.clone();
+                path.extend([
+                    PathSeg::Key("content_args".into()),
+                    PathSeg::Key("value_parser".into()),
+                ]);
+                found.push((
+                    path,
+                    "a json value parser without allow_non_json".into(),
+                    "text values as with allow_non_json (a value that is not JSON fails to parse)"
+                        .into(),
+                ));
+            }
             match split {
                 Some((prefix, key, middle, suffix)) => Kind::XmlInline {
                     prefix,
                     key,
                     middle,
                     suffix,
+                    json_values,
                 },
                 None => {
                     found.push((
@@ -513,6 +542,7 @@ pub(crate) fn variants(
             key,
             middle,
             suffix,
+            json_values,
         } => {
             let mut value_excludes = suffix.required_literals().unwrap_or_default();
             value_excludes.extend(close_excludes.iter().cloned());
@@ -520,6 +550,7 @@ pub(crate) fn variants(
                 excludes: value_excludes.clone(),
                 not_start: None,
                 not_blank: false,
+                not_json: false,
             };
             let tag = |k: Node, v: Node| {
                 Node::seq(vec![
@@ -559,9 +590,24 @@ pub(crate) fn variants(
                                     choices
                                 } else if let Some(scalar) = scalar_value(s) {
                                     scalar
-                                } else if schema_types(s).iter().any(|t| t == "string")
-                                    || schema_types(s).is_empty()
-                                {
+                                } else if schema_types(s).iter().any(|t| t == "string") {
+                                    // Read as JSON where it is JSON, a string parameter's
+                                    // text must not spell a number, a boolean or null.
+                                    match &text_value {
+                                        Node::TextWithout {
+                                            excludes,
+                                            not_start,
+                                            not_blank,
+                                            ..
+                                        } => Node::TextWithout {
+                                            excludes: excludes.clone(),
+                                            not_start: *not_start,
+                                            not_blank: *not_blank,
+                                            not_json: *json_values,
+                                        },
+                                        other => other.clone(),
+                                    }
+                                } else if schema_types(s).is_empty() {
                                     text_value.clone()
                                 } else {
                                     Node::Json {

@@ -108,8 +108,9 @@ impl Writer {
             Node::TextWithout {
                 excludes,
                 not_start,
+                not_json,
                 ..
-            } => self.text(excludes, *not_start),
+            } => self.text(excludes, *not_start, *not_json),
             Node::StringWithout {
                 quote,
                 escapes,
@@ -279,14 +280,23 @@ impl Writer {
     }
 
     /// The rules of "text without `excludes`": one per automaton state.
-    fn text(&mut self, excludes: &[String], not_start: Option<char>) -> String {
-        let key = (excludes.to_vec(), not_start);
+    fn text(&mut self, excludes: &[String], not_start: Option<char>, not_json: bool) -> String {
+        // Not-JSON text is keyed apart by a marker no excluded string holds.
+        let mut keyed = excludes.to_vec();
+        if not_json {
+            keyed.push("\u{0}not-json".into());
+        }
+        let key = (keyed, not_start);
         if let Some((_, name)) = self.texts.iter().find(|(k, _)| *k == key) {
             return name.clone();
         }
         let n = self.texts.len() + 1;
         let base = self.name(&format!("text_{n}"));
-        let a = automaton(excludes, not_start);
+        let a = if not_json {
+            crate::exclude::not_json(excludes)
+        } else {
+            automaton(excludes, not_start)
+        };
         let state = |s: usize| {
             if s == 0 {
                 base.clone()
@@ -310,10 +320,11 @@ impl Writer {
                     format!("{chars} {}", state(t.target))
                 })
                 .collect();
-            let body = if alts.is_empty() {
-                "\"\"".to_string()
-            } else {
-                format!("( {} )?", alts.join(" | "))
+            let body = match (alts.is_empty(), a.accepting[s]) {
+                (true, true) => "\"\"".to_string(),
+                (true, false) => nothing(),
+                (false, true) => format!("( {} )?", alts.join(" | ")),
+                (false, false) => alts.join(" | "),
             };
             rules.push((state(s), body));
         }
@@ -371,7 +382,8 @@ fn quote(s: &str) -> String {
 
 fn class_point(out: &mut String, cp: u32) {
     match char::from_u32(cp) {
-        // llguidance's GBNF reader takes no `\-`: a hyphen is written by its code.
+        // llguidance's GBNF reader takes no `\-`: a hyphen is written by its code (`class`
+        // writes it first instead, since XGrammar reads `\x2D0` as one code).
         Some('-') => out.push_str("\\x2D"),
         Some(c) if "\\]^[".contains(c) => {
             out.push('\\');
@@ -409,7 +421,24 @@ fn class(ranges: &[(u32, u32)], negated: bool) -> String {
     if negated {
         out.push('^');
     }
+    // A hyphen stands first, bare: both readers take it there, and an escape would run on
+    // into a hex digit after it in XGrammar's (`\x2D0`).
+    let hyphen = '-' as u32;
+    let mut rest: Vec<(u32, u32)> = Vec::new();
     for &(a, b) in ranges {
+        if (a..=b).contains(&hyphen) {
+            out.push('-');
+            if a < hyphen {
+                rest.push((a, hyphen - 1));
+            }
+            if b > hyphen {
+                rest.push((hyphen + 1, b));
+            }
+        } else {
+            rest.push((a, b));
+        }
+    }
+    for &(a, b) in &rest {
         class_point(&mut out, a);
         if b > a {
             out.push('-');

@@ -77,7 +77,7 @@ pub(crate) fn emit(g: &Grammar, options: &LarkOptions) -> String {
     }
     for (k, f) in fused.iter().enumerate() {
         let name = super::lark_lazy::lazy_name(k);
-        let text = w.text(&f.excludes, f.not_start, f.not_blank);
+        let text = w.text(&f.excludes, f.not_start, f.not_blank, f.not_json);
         let close = w.expr(&Node::Regex(f.close.clone()), 2);
         let _ = writeln!(out, "{name}[lazy]: {}", name.to_uppercase());
         w.terminals
@@ -96,8 +96,9 @@ impl Writer<'_> {
             Node::TextWithout {
                 excludes,
                 not_start,
+                not_json,
                 ..
-            } => self.text(excludes, *not_start, false),
+            } => self.text(excludes, *not_start, false, *not_json),
             Node::StringWithout {
                 quote,
                 escapes,
@@ -232,7 +233,13 @@ impl Writer<'_> {
     }
 
     /// The terminal for "text without `excludes`".
-    fn text(&mut self, excludes: &[String], not_start: Option<char>, not_blank: bool) -> String {
+    fn text(
+        &mut self,
+        excludes: &[String],
+        not_start: Option<char>,
+        not_blank: bool,
+        not_json: bool,
+    ) -> String {
         // A special token's spelling is excluded too: ordinary tokens can spell it, and the
         // parser, which reads text, would cut there.
         let excludes: Vec<&String> = excludes.iter().filter(|e| !e.is_empty()).collect();
@@ -248,6 +255,11 @@ impl Writer<'_> {
         }
         if let Some(c) = not_start {
             let _ = write!(def, " & ~/{}(?s:.*)/", Re::Lit(c.to_string()).to_regex());
+        }
+        if not_json {
+            for p in crate::json_text::LARK_PATTERNS {
+                let _ = write!(def, " & ~/{p}/");
+            }
         }
         // Blank text is not this text's: it is required, and not whitespace alone.
         let optional = if not_blank {

@@ -35,6 +35,8 @@ pub(crate) struct Fused {
     pub not_start: Option<char>,
     /// The text holds something besides whitespace.
     pub not_blank: bool,
+    /// The text does not read as JSON other than a string.
+    pub not_json: bool,
     /// The close.
     pub close: Re,
 }
@@ -80,6 +82,7 @@ impl<'a> Fuser<'a> {
                 excludes,
                 not_start,
                 not_blank,
+                not_json,
             } = item
             else {
                 continue;
@@ -103,6 +106,7 @@ impl<'a> Fuser<'a> {
                     excludes: excludes.clone(),
                     not_start: *not_start,
                     not_blank: *not_blank,
+                    not_json: *not_json,
                     close,
                 };
                 let k = match self.fused.iter().position(|f| *f == fused) {

@@ -20,6 +20,7 @@ fn format_of(g: &Grammar, node: &Node) -> Json {
         Node::TextWithout {
             excludes,
             not_start: None,
+            not_json: false,
             ..
         } => json!({"type": "any_text", "excludes": excludes}),
         Node::Regex(re) => json!({"type": "regex", "pattern": xgrammar_regex(&re.to_regex())}),

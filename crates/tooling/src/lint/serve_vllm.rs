@@ -319,20 +319,102 @@ impl Serving {
                 "    {asked}: \"response_template parsing cannot guarantee {guarantee} without a format-compatible structural grammar\"\n"
             ));
         }
-        // The grammar line names each mode once, without the request spelling's own parentheses.
-        let modes: Vec<String> = REFUSED_MODES
-            .iter()
-            .map(|(_, asked, option)| {
-                let asked = asked.split(" (").next().unwrap_or(asked);
-                format!("{asked} ({option})")
-            })
-            .collect();
-        text.push_str(&format!(
-            "  `rtbench grammar --format structural-tag` can constrain {}\n",
-            join_and(&modes)
-        ));
+        // What the grammar compiled for each mode says: exactly, approximately (what it cannot
+        // say, located), or not at all. Each mode is named once, without the request
+        // spelling's own parentheses.
+        // Modes with the same verdict share a line, in the order first met.
+        let mut lines: Vec<(ModeGrammar, Vec<String>)> = Vec::new();
+        for ((_, asked, option), grammar) in REFUSED_MODES.iter().zip(mode_grammars(source)) {
+            let asked = asked.split(" (").next().unwrap_or(asked);
+            let mode = format!("{asked} ({option})");
+            match lines.iter_mut().find(|(g, _)| *g == grammar) {
+                Some((_, modes)) => modes.push(mode),
+                None => lines.push((grammar, vec![mode])),
+            }
+        }
+        for (grammar, modes) in lines {
+            let modes = join_and(&modes);
+            text.push_str(&match grammar {
+                ModeGrammar::Exact => format!(
+                    "  `rtbench grammar --format structural-tag` can constrain {modes}\n"
+                ),
+                ModeGrammar::Approximate(what) => format!(
+                    "  `rtbench grammar` constrains {modes} only approximately: it cannot express {}\n",
+                    join_and(&what)
+                ),
+                ModeGrammar::Fails(e) => {
+                    format!("  `rtbench grammar` cannot constrain {modes}: {e}\n")
+                }
+            });
+        }
         text
     }
+}
+
+/// How the grammar compiled for one refused mode constrains it.
+#[derive(Clone, Debug, PartialEq)]
+enum ModeGrammar {
+    /// Exactly: nothing approximated.
+    Exact,
+    /// With approximations (each feature with its place).
+    Approximate(Vec<String>),
+    /// Not at all: why no grammar was built.
+    Fails(String),
+}
+
+/// The tool a mode's grammar is compiled for: lint has no request, and any tool with a
+/// required parameter shows whether the tool-call format can be constrained by schema.
+fn probe_tools() -> Vec<serde_json::Value> {
+    vec![serde_json::json!({
+        "type": "function",
+        "function": {
+            "name": "lookup",
+            "parameters": {
+                "type": "object",
+                "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
+                "required": ["query"],
+            },
+        },
+    })]
+}
+
+/// The grammar compiled for each of [`REFUSED_MODES`], in order: strict tools (the tools'
+/// schemas), a required call, a named call, and one call at most.
+fn mode_grammars(source: &TemplateSource) -> Vec<ModeGrammar> {
+    use rtbench_grammar::{Options, ToolChoice};
+    let with = |tool_choice: ToolChoice, parallel: bool| Options {
+        tools: Some(probe_tools()),
+        tool_choice,
+        parallel,
+        ..Options::default()
+    };
+    let modes = [
+        with(ToolChoice::Auto, true),
+        with(ToolChoice::Required, true),
+        with(ToolChoice::Named("lookup".into()), true),
+        with(ToolChoice::Auto, false),
+    ];
+    modes
+        .iter()
+        .map(|options| match rtbench_grammar::compile(source, options) {
+            Err(e) => ModeGrammar::Fails(e.to_string()),
+            Ok(g) if g.approximations.is_empty() => ModeGrammar::Exact,
+            Ok(g) => {
+                let mut what: Vec<String> = Vec::new();
+                for a in &g.approximations {
+                    let at = source
+                        .warn(&TemplateError::new("", a.path.clone(), Target::Value))
+                        .position()
+                        .unwrap_or_else(|| a.key_path.clone());
+                    let one = format!("{} ({at})", a.feature);
+                    if !what.contains(&one) {
+                        what.push(one);
+                    }
+                }
+                ModeGrammar::Approximate(what)
+            }
+        })
+        .collect()
 }
 
 /// vLLM's start-up message for a template error.
