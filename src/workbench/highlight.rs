@@ -1,5 +1,5 @@
-//! JSON syntax highlighting with syntect, as plain styled runs (what the parse lane sends) or
-//! ratatui lines (what the views draw). The syntax and theme sets
+//! JSON syntax highlighting with syntect, as the message's JSON with its runs' ends and styles
+//! (what the parse lane sends) or ratatui lines (what the views draw). The syntax and theme sets
 //! load once, on first use. Very long lines are cut before highlighting (a message with a
 //! 100 KB string stays quick); the cut is marked.
 
@@ -72,23 +72,23 @@ pub(crate) fn cell_safe_json(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// A highlighted line as plain data: runs of text, each with its style. It crosses from the
-/// parse lane to the UI thread (no terminal types); [`StyledLine::to_line`] draws it.
+/// A highlighted line as plain data: runs of text, each with its style;
+/// [`StyledLine::to_line`] draws it.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct StyledLine {
+pub(crate) struct StyledLine {
     pub runs: Vec<Run>,
 }
 
 /// A run of text in one style.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Run {
+pub(crate) struct Run {
     pub text: String,
     pub style: RunStyle,
 }
 
 /// A run's style: a colour (none: the terminal's) and font attributes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RunStyle {
+pub(crate) struct RunStyle {
     pub rgb: Option<(u8, u8, u8)>,
     pub bold: bool,
     pub italic: bool,
@@ -119,19 +119,13 @@ impl RunStyle {
 
 impl StyledLine {
     /// The line as the terminal draws it.
-    pub fn to_line(&self) -> Line<'static> {
+    pub(crate) fn to_line(&self) -> Line<'static> {
         Line::from(
             self.runs
                 .iter()
                 .map(|r| Span::styled(r.text.clone(), r.style.to_style()))
                 .collect::<Vec<_>>(),
         )
-    }
-
-    /// Its width in terminal cells.
-    pub fn width(&self) -> usize {
-        use unicode_width::UnicodeWidthStr;
-        self.runs.iter().map(|r| r.text.width()).sum()
     }
 
     fn plain(text: String) -> StyledLine {
@@ -145,37 +139,94 @@ impl StyledLine {
 }
 
 /// A message's JSON as the message pane shows it: the first [`MAX_TOTAL`] bytes highlighted
-/// line by line, and the rest kept as the one plain string it already is. A message can be
-/// several times as long as the text it came from; as styled runs each line would cost a
-/// vector, a run and a string of its own (more than a hundred bytes per line), while plain
-/// lines cost nothing beyond their text.
+/// line by line, and the rest drawn plainly from the one string the JSON already is. A
+/// message can be several times as long as the text it came from, so nothing is held per
+/// line beyond the JSON but the head's styles: each highlighted line's run count and each
+/// run's end and style (eight bytes a run, the styles themselves in a small palette), where
+/// a line of runs each owning its text cost more than a hundred bytes a line (some 5 MB for
+/// the head alone).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MessageLines {
-    head: Vec<StyledLine>,
-    /// The whole JSON; the lines after the head (from `rest_from`) are drawn from it unstyled
-    /// (cut and marked when drawn, like long head lines). The head stays in it: removing it
-    /// and shrinking the string would hold a second copy of the JSON for a moment, the
-    /// analysis's peak with many small regions.
-    rest: String,
-    /// Where the lines after the head start in `rest`.
-    rest_from: usize,
+    /// The whole JSON (cell-safe): the head's runs are slices of its lines, and the lines
+    /// from `head_end` on are drawn from it unstyled (cut and marked when drawn, like long
+    /// head lines).
+    json: String,
+    /// Where the lines after the highlighted head start in `json`.
+    head_end: usize,
+    /// How many runs each head line has, in order.
+    line_runs: Vec<u32>,
+    /// The head's runs, line after line.
+    runs: Vec<RunEnd>,
+    /// The distinct styles the runs use.
+    styles: Vec<RunStyle>,
+}
+
+/// A run of a highlighted line: where it ends in the line's shown text (it starts where the
+/// previous run ended) and its style's place in [`MessageLines::styles`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RunEnd {
+    end: u32,
+    style: u32,
 }
 
 /// One line of a [`MessageLines`].
 #[derive(Clone, Copy, Debug)]
 pub enum MessageLine<'a> {
-    /// A highlighted line.
-    Styled(&'a StyledLine),
+    /// A highlighted line: its text and its runs.
+    Styled(StyledSlice<'a>),
     /// A line past the highlighted head.
     Plain(&'a str),
+}
+
+/// A highlighted line of a [`MessageLines`], borrowed from it.
+#[derive(Clone, Copy, Debug)]
+pub struct StyledSlice<'a> {
+    /// The line as written in the JSON (without its newline).
+    line: &'a str,
+    runs: &'a [RunEnd],
+    styles: &'a [RunStyle],
+}
+
+impl<'a> StyledSlice<'a> {
+    /// The runs' texts and styles, in order, then the cut marker if the line is cut.
+    fn pieces(self) -> impl Iterator<Item = (std::borrow::Cow<'a, str>, RunStyle)> {
+        let mut start = 0;
+        let runs = self.runs.iter().map(move |r| {
+            let end = (r.end as usize).min(self.line.len());
+            let text = self.line.get(start..end).unwrap_or("");
+            start = end;
+            let style = self.styles.get(r.style as usize).copied();
+            (std::borrow::Cow::Borrowed(text), style.unwrap_or_default())
+        });
+        let marker = self.runs.last().and_then(|r| {
+            let more = self.line.len().checked_sub(r.end as usize)?;
+            (more > 0).then(|| {
+                let m = cut_marker(more);
+                (std::borrow::Cow::Owned(m.text), m.style)
+            })
+        });
+        runs.chain(marker)
+    }
 }
 
 impl MessageLines {
     /// Every line, in order.
     pub fn iter(&self) -> impl Iterator<Item = MessageLine<'_>> {
-        self.head.iter().map(MessageLine::Styled).chain(
-            self.rest
-                .get(self.rest_from..)
+        let head = self.json.get(..self.head_end).unwrap_or("");
+        let mut first = 0;
+        let styled = head.lines().zip(&self.line_runs).map(move |(line, &n)| {
+            let end = (first + n as usize).min(self.runs.len());
+            let runs = self.runs.get(first..end).unwrap_or(&[]);
+            first = end;
+            MessageLine::Styled(StyledSlice {
+                line,
+                runs,
+                styles: &self.styles,
+            })
+        });
+        styled.chain(
+            self.json
+                .get(self.head_end..)
                 .unwrap_or("")
                 .lines()
                 .map(MessageLine::Plain),
@@ -186,10 +237,10 @@ impl MessageLines {
 impl MessageLine<'_> {
     /// Its width in terminal cells, as drawn.
     pub fn width(self) -> usize {
+        use unicode_width::UnicodeWidthStr;
         match self {
-            MessageLine::Styled(s) => s.width(),
+            MessageLine::Styled(s) => s.pieces().map(|(text, _)| text.width()).sum(),
             MessageLine::Plain(p) => {
-                use unicode_width::UnicodeWidthStr;
                 let (shown, rest) = cut(p);
                 shown.width() + rest.map_or(0, |more| cut_marker(more).text.width())
             }
@@ -199,7 +250,11 @@ impl MessageLine<'_> {
     /// The line as the terminal draws it.
     pub fn to_line(self) -> Line<'static> {
         match self {
-            MessageLine::Styled(s) => s.to_line(),
+            MessageLine::Styled(s) => Line::from(
+                s.pieces()
+                    .map(|(text, style)| Span::styled(text.into_owned(), style.to_style()))
+                    .collect::<Vec<_>>(),
+            ),
             MessageLine::Plain(p) => plain_line(p).to_line(),
         }
     }
@@ -239,12 +294,39 @@ pub(crate) fn message_lines(json: String, theme_name: &str, no_color: bool) -> M
         }
         head_end += line.len();
     }
-    let head = json_runs(&json[..head_end], theme_name, no_color);
-    MessageLines {
-        head,
-        rest: json,
-        rest_from: head_end,
-    }
+    let mut lines = MessageLines {
+        line_runs: Vec::new(),
+        runs: Vec::new(),
+        styles: Vec::new(),
+        head_end,
+        json: String::new(),
+    };
+    highlight_each(&json[..head_end], theme_name, no_color, |pieces, _| {
+        let mut end = 0;
+        let before = lines.runs.len();
+        for (style, text) in pieces {
+            end += text.len();
+            let at = match lines.styles.iter().position(|s| *s == style) {
+                Some(at) => at,
+                None => {
+                    lines.styles.push(style);
+                    lines.styles.len() - 1
+                }
+            };
+            lines.runs.push(RunEnd {
+                // A line's shown text is at most [`MAX_LINE`] bytes; an unknown theme shows
+                // lines whole, whose runs then fit as long as the line does.
+                end: u32::try_from(end).unwrap_or(u32::MAX),
+                style: u32::try_from(at).unwrap_or(0),
+            });
+        }
+        let n = lines.runs.len() - before;
+        lines.line_runs.push(u32::try_from(n).unwrap_or(u32::MAX));
+    });
+    lines.line_runs.shrink_to_fit();
+    lines.runs.shrink_to_fit();
+    lines.json = json;
+    lines
 }
 
 /// Highlights `text` (JSON) line by line, as terminal lines (see [`json_runs`]).
@@ -259,49 +341,75 @@ pub(crate) fn json_lines(text: &str, theme_name: &str, no_color: bool) -> Vec<Li
 /// but bold, italic and underline are kept. Unknown theme names fall back to plain text.
 pub(crate) fn json_runs(text: &str, theme_name: &str, no_color: bool) -> Vec<StyledLine> {
     let text = &*cell_safe_json(text);
+    let mut out = Vec::new();
+    highlight_each(text, theme_name, no_color, |pieces, rest| {
+        let mut runs: Vec<Run> = pieces
+            .into_iter()
+            .map(|(style, text)| Run {
+                text: text.to_string(),
+                style,
+            })
+            .collect();
+        runs.extend(rest.map(cut_marker));
+        out.push(StyledLine { runs });
+    });
+    out
+}
+
+/// Highlights `text` (cell-safe JSON) line by line: calls `line` with each line's shown
+/// part's runs (in order, covering it) and how many bytes were cut off its end.
+/// Lines past [`MAX_TOTAL`], and every line under an unknown theme, are one plain run (an
+/// unknown theme's lines are not cut).
+fn highlight_each<'t>(
+    text: &'t str,
+    theme_name: &str,
+    no_color: bool,
+    mut line: impl FnMut(Vec<(RunStyle, &'t str)>, Option<usize>),
+) {
+    let plain = |shown: &'t str| vec![(RunStyle::default(), shown)];
     let sets = sets();
     let syntax = sets
         .syntaxes
         .find_syntax_by_extension("json")
         .unwrap_or_else(|| sets.syntaxes.find_syntax_plain_text());
     let Some(theme) = sets.themes.themes.get(theme_name) else {
-        return text
-            .lines()
-            .map(|l| StyledLine::plain(l.to_string()))
-            .collect();
+        for l in text.lines() {
+            line(plain(l), None);
+        }
+        return;
     };
     let mut h = HighlightLines::new(syntax, theme);
-    let mut out = Vec::new();
     let mut done = 0;
-    for line in text.lines() {
-        let (shown, rest) = cut(line);
+    for l in text.lines() {
+        let (shown, rest) = cut(l);
         done += shown.len();
         if done > MAX_TOTAL {
-            let mut l = StyledLine::plain(shown.to_string());
-            l.runs.extend(rest.map(cut_marker));
-            out.push(l);
+            line(plain(shown), rest);
             continue;
         }
         let with_nl = format!("{shown}\n");
-        let mut runs: Vec<Run> = match h.highlight_line(&with_nl, &sets.syntaxes) {
-            Ok(ranges) => ranges
-                .into_iter()
-                .map(|(style, piece)| Run {
-                    text: piece.trim_end_matches('\n').to_string(),
-                    style: convert(style, no_color),
-                })
-                .filter(|r| !r.text.is_empty())
-                .collect(),
-            Err(_) => StyledLine::plain(shown.to_string()).runs,
+        let runs = match h.highlight_line(&with_nl, &sets.syntaxes) {
+            Ok(ranges) => {
+                // The pieces cover the line and its newline: the same pieces of `shown`.
+                let mut start = 0;
+                let mut runs = Vec::with_capacity(ranges.len());
+                for (style, piece) in ranges {
+                    let end = (start + piece.trim_end_matches('\n').len()).min(shown.len());
+                    if end > start {
+                        runs.push((convert(style, no_color), &shown[start..end]));
+                    }
+                    start = end;
+                }
+                runs
+            }
+            Err(_) => plain(shown),
         };
-        if let Some(more) = rest {
-            runs.push(cut_marker(more));
+        line(runs, rest);
+        if rest.is_some() {
             // A cut string leaves the highlighter inside it: start the next line afresh.
             h = HighlightLines::new(syntax, theme);
         }
-        out.push(StyledLine { runs });
     }
-    out
 }
 
 fn convert(style: syntect::highlighting::Style, no_color: bool) -> RunStyle {
@@ -362,8 +470,14 @@ mod tests {
         assert_eq!(drawn, json_lines(&json, "base16-ocean.dark", false));
         assert!(lines.iter().all(|l| l.width() == l.to_line().width()));
         // The head is styled; the rest is kept as text, not as a line of runs each.
-        assert!(lines.head.len() < json.lines().count() / 2);
-        assert!(lines.rest.len() - lines.rest_from > json.len() / 2);
+        assert!(lines.line_runs.len() < json.lines().count() / 2);
+        assert!(lines.json.len() - lines.head_end > json.len() / 2);
+        // The head holds its runs' ends and styles, not their text.
+        assert!(lines.styles.len() < 16);
+        assert_eq!(
+            lines.runs.len(),
+            lines.line_runs.iter().sum::<u32>() as usize
+        );
     }
 
     #[test]
