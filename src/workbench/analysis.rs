@@ -253,10 +253,15 @@ fn segments(
 
 /// The indented JSON of a value as the workbench shows it (non-ASCII kept, NaN allowed).
 pub(crate) fn pretty_json(v: &Value) -> String {
+    json_with_indent(v, 2)
+}
+
+/// [`pretty_json`] with `indent` spaces a level (0: line breaks only).
+pub(crate) fn json_with_indent(v: &Value, indent: usize) -> String {
     let opts = DumpOptions {
         ensure_ascii: false,
         allow_nan: true,
-        indent: Some(2),
+        indent: Some(indent),
         compact: false,
         surrogates_error: false,
         max_depth: None,
