@@ -355,16 +355,19 @@ pub(crate) fn message_lines(json: String, theme_name: &str, no_color: bool) -> M
             lines.head_lines += 1;
             lines.head_end += line.text.len() + 1;
         }
+        // Only each line's shown part is written out with its indentation (a line can be as
+        // long as the text).
         let head = text
             .split('\n')
             .zip(&lines.indents)
             .take(lines.head_lines)
             .map(|(t, &indent)| {
-                Indented {
+                let line = Indented {
                     indent: usize::from(indent),
                     text: t,
-                }
-                .slice(0, usize::from(indent) + t.len())
+                };
+                let (shown, more) = line.cut();
+                (line.slice(0, shown), more)
             });
         highlight_each(head, theme_name, no_color, |_, pieces, _| {
             let mut end = 0;
@@ -407,7 +410,10 @@ pub(crate) fn json_lines(text: &str, theme_name: &str, no_color: bool) -> Vec<Li
 pub(crate) fn json_runs(text: &str, theme_name: &str, no_color: bool) -> Vec<StyledLine> {
     let text = &*cell_safe_json(text);
     let mut out = Vec::new();
-    highlight_each(text.lines(), theme_name, no_color, |line, pieces, rest| {
+    // Lines are cut before highlighting; an unknown theme shows them whole.
+    let known = sets().themes.themes.contains_key(theme_name);
+    let lines = text.lines().map(|l| if known { cut(l) } else { (l, None) });
+    highlight_each(lines, theme_name, no_color, |line, pieces, rest| {
         let mut start = 0;
         let mut runs: Vec<Run> = pieces
             .into_iter()
@@ -423,12 +429,13 @@ pub(crate) fn json_runs(text: &str, theme_name: &str, no_color: bool) -> Vec<Sty
     out
 }
 
-/// Highlights `lines` (of cell-safe JSON) one by one: calls `line` with each line, its shown
-/// part's runs (their styles and lengths, in order, covering it) and how many bytes were cut
-/// off its end. Lines past [`MAX_TOTAL`], and every line under an unknown theme, are one plain
-/// run (an unknown theme's lines are not cut).
+/// Highlights `lines` (of cell-safe JSON) one by one, each given as its shown part and how
+/// many bytes [`cut`] cut off its end: calls `line` with each shown part, its runs (their
+/// styles and lengths, in order, covering it) and the bytes cut. Lines past [`MAX_TOTAL`], and
+/// every line under an unknown theme, are one plain run (an unknown theme's lines are given
+/// whole).
 fn highlight_each<L: AsRef<str>>(
-    lines: impl Iterator<Item = L>,
+    lines: impl Iterator<Item = (L, Option<usize>)>,
     theme_name: &str,
     no_color: bool,
     mut line: impl FnMut(&str, Vec<(RunStyle, usize)>, Option<usize>),
@@ -440,7 +447,7 @@ fn highlight_each<L: AsRef<str>>(
         .find_syntax_by_extension("json")
         .unwrap_or_else(|| sets.syntaxes.find_syntax_plain_text());
     let Some(theme) = sets.themes.themes.get(theme_name) else {
-        for l in lines {
+        for (l, _) in lines {
             let l = l.as_ref();
             line(l, plain(l), None);
         }
@@ -448,12 +455,11 @@ fn highlight_each<L: AsRef<str>>(
     };
     let mut h = HighlightLines::new(syntax, theme);
     let mut done = 0;
-    for l in lines {
-        let l = l.as_ref();
-        let (shown, rest) = cut(l);
+    for (shown, rest) in lines {
+        let shown = shown.as_ref();
         done += shown.len();
         if done > MAX_TOTAL {
-            line(l, plain(shown), rest);
+            line(shown, plain(shown), rest);
             continue;
         }
         let with_nl = format!("{shown}\n");
@@ -474,7 +480,7 @@ fn highlight_each<L: AsRef<str>>(
             }
             Err(_) => plain(shown),
         };
-        line(l, runs, rest);
+        line(shown, runs, rest);
         if rest.is_some() {
             // A cut string leaves the highlighter inside it: start the next line afresh.
             h = HighlightLines::new(syntax, theme);
