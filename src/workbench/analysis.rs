@@ -253,10 +253,15 @@ fn segments(
 
 /// The indented JSON of a value as the workbench shows it (non-ASCII kept, NaN allowed).
 pub(crate) fn pretty_json(v: &Value) -> String {
+    json_with_indent(v, 2)
+}
+
+/// [`pretty_json`] with `indent` spaces a level (0: line breaks only).
+pub(crate) fn json_with_indent(v: &Value, indent: usize) -> String {
     let opts = DumpOptions {
         ensure_ascii: false,
         allow_nan: true,
-        indent: Some(2),
+        indent: Some(indent),
         compact: false,
         surrogates_error: false,
         max_depth: None,
@@ -398,6 +403,9 @@ pub(crate) fn analyze_with_model(
         held: audit.held,
         result: audit.result,
     });
+    // The regions held compactly first, so that the engine's records and the document are
+    // not held at once.
+    let regions = Regions::from(trace.regions);
     // The document is made once the parse is done: the parse holds a copy of its own.
     let document = format!("{prefix}{}", sample.generation);
     let error = trace.result.as_ref().err();
@@ -405,21 +413,9 @@ pub(crate) fn analyze_with_model(
     let error_at = error
         .and_then(|e| e.span.as_ref())
         .map(|s| document.floor_char_boundary(s.start));
-    let problem = error.map(|e| {
-        parse_problem(
-            e,
-            &trace.regions,
-            &document,
-            sample,
-            prefix_len,
-            name,
-            file_text,
-        )
-    });
-    let matched_fields = matched_fields(template, &trace.regions);
-    // The regions held compactly before the painting, so that the engine's records and the
-    // segments are not held at once.
-    let regions = Regions::from(trace.regions);
+    let problem =
+        error.map(|e| parse_problem(e, &regions, &document, sample, prefix_len, name, file_text));
+    let matched_fields = matched_fields(template, &regions);
     let mut segments = segments(
         &document,
         &trace.marks,
@@ -503,7 +499,7 @@ fn paint_losses(segments: &mut Segments, document: &str, findings: &[Finding]) {
 /// Where the parse failed: the failed region, the place in its body and in the sample file.
 fn parse_problem(
     e: &ParseError,
-    regions: &[Region],
+    regions: &Regions,
     document: &str,
     sample: &Sample,
     prefix_len: usize,
@@ -519,7 +515,7 @@ fn parse_problem(
         .map(|s| document.floor_char_boundary(s.start));
     let in_region = match (region, at) {
         (Some(r), Some(at)) => {
-            let body = document.floor_char_boundary(regions[r].body.start.min(at));
+            let body = document.floor_char_boundary(regions.at(r).body.start.min(at));
             let end = e.span.as_ref().map_or(at, |s| s.end).min(document.len());
             let text = &document[body..];
             Some(Location::new(text, at - body..end.max(at) - body))
@@ -545,10 +541,12 @@ fn parse_problem(
 }
 
 /// Which fields opened a region.
-fn matched_fields(template: &Template, regions: &[Region]) -> Vec<bool> {
+fn matched_fields(template: &Template, regions: &Regions) -> Vec<bool> {
     let mut matched = vec![false; template.fields().len()];
-    for g in regions {
-        matched[g.field] = true;
+    for f in (0..regions.len()).filter_map(|r| regions.field(r)) {
+        if let Some(m) = matched.get_mut(f) {
+            *m = true;
+        }
     }
     matched
 }

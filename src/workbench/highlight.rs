@@ -1,8 +1,9 @@
-//! JSON syntax highlighting with syntect, as plain styled runs (what the parse lane sends) or
-//! ratatui lines (what the views draw). The syntax and theme sets
+//! JSON syntax highlighting with syntect, as the message's JSON with its runs' ends and styles
+//! (what the parse lane sends) or ratatui lines (what the views draw). The syntax and theme sets
 //! load once, on first use. Very long lines are cut before highlighting (a message with a
 //! 100 KB string stays quick); the cut is marked.
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use ratatui::style::{Color, Modifier, Style};
@@ -72,23 +73,23 @@ pub(crate) fn cell_safe_json(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// A highlighted line as plain data: runs of text, each with its style. It crosses from the
-/// parse lane to the UI thread (no terminal types); [`StyledLine::to_line`] draws it.
+/// A highlighted line as plain data: runs of text, each with its style;
+/// [`StyledLine::to_line`] draws it.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct StyledLine {
+pub(crate) struct StyledLine {
     pub runs: Vec<Run>,
 }
 
 /// A run of text in one style.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Run {
+pub(crate) struct Run {
     pub text: String,
     pub style: RunStyle,
 }
 
 /// A run's style: a colour (none: the terminal's) and font attributes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RunStyle {
+pub(crate) struct RunStyle {
     pub rgb: Option<(u8, u8, u8)>,
     pub bold: bool,
     pub italic: bool,
@@ -119,7 +120,7 @@ impl RunStyle {
 
 impl StyledLine {
     /// The line as the terminal draws it.
-    pub fn to_line(&self) -> Line<'static> {
+    pub(crate) fn to_line(&self) -> Line<'static> {
         Line::from(
             self.runs
                 .iter()
@@ -127,90 +128,170 @@ impl StyledLine {
                 .collect::<Vec<_>>(),
         )
     }
-
-    /// Its width in terminal cells.
-    pub fn width(&self) -> usize {
-        use unicode_width::UnicodeWidthStr;
-        self.runs.iter().map(|r| r.text.width()).sum()
-    }
-
-    fn plain(text: String) -> StyledLine {
-        StyledLine {
-            runs: vec![Run {
-                text,
-                style: RunStyle::default(),
-            }],
-        }
-    }
 }
 
-/// A message's JSON as the message pane shows it: the first [`MAX_TOTAL`] bytes highlighted
-/// line by line, and the rest kept as the one plain string it already is. A message can be
-/// several times as long as the text it came from; as styled runs each line would cost a
-/// vector, a run and a string of its own (more than a hundred bytes per line), while plain
-/// lines cost nothing beyond their text.
+/// A message's JSON as the message pane shows it (indented by two spaces a level): the first
+/// [`MAX_TOTAL`] bytes highlighted line by line, and the rest drawn plainly. A message can be
+/// several times as long as the text it came from, and its JSON nearly half indentation, so
+/// the JSON is held once without its indentation (each line's depth beside it), and the head's
+/// styles as each line's run count and each run's end and style (four bytes a run, the styles
+/// themselves in a small palette). As styled runs each owning its text, the head alone cost
+/// some 5 MB; the indented JSON, 1.75 times its unindented length with many small values.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MessageLines {
-    head: Vec<StyledLine>,
-    /// The whole JSON; the lines after the head (from `rest_from`) are drawn from it unstyled
-    /// (cut and marked when drawn, like long head lines). The head stays in it: removing it
-    /// and shrinking the string would hold a second copy of the JSON for a moment, the
-    /// analysis's peak with many small regions.
-    rest: String,
-    /// Where the lines after the head start in `rest`.
-    rest_from: usize,
+    /// The JSON's lines without their indentation (cell-safe), one a line.
+    text: String,
+    /// Each line's indentation, in spaces.
+    indents: Vec<u16>,
+    /// How many lines the highlighted head has, and where the lines after it start in `text`.
+    head_lines: usize,
+    head_end: usize,
+    /// How many runs each head line has, in order.
+    line_runs: Vec<u16>,
+    /// The head's runs, line after line.
+    runs: Vec<RunEnd>,
+    /// The distinct styles the runs use.
+    styles: Vec<RunStyle>,
 }
 
-/// One line of a [`MessageLines`].
+/// A run of a highlighted line: where it ends in the line's shown text, indentation
+/// included (it starts where the previous run ended), and its style's place in
+/// [`MessageLines::styles`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RunEnd {
+    end: u16,
+    style: u16,
+}
+
+/// A line of the JSON: its indentation and its text.
 #[derive(Clone, Copy, Debug)]
-pub enum MessageLine<'a> {
-    /// A highlighted line.
-    Styled(&'a StyledLine),
-    /// A line past the highlighted head.
-    Plain(&'a str),
+struct Indented<'a> {
+    indent: usize,
+    text: &'a str,
+}
+
+/// Spaces to borrow indentation from.
+const SPACES: &str = "                                                                ";
+
+impl<'a> Indented<'a> {
+    fn len(self) -> usize {
+        self.indent + self.text.len()
+    }
+
+    /// Bytes `a..b` of the line (on character boundaries).
+    fn slice(self, a: usize, b: usize) -> Cow<'a, str> {
+        let spaces = b.min(self.indent).saturating_sub(a);
+        let text = self
+            .text
+            .get(a.saturating_sub(self.indent)..b.saturating_sub(self.indent))
+            .unwrap_or("");
+        match (spaces, text) {
+            (n, t) if n <= SPACES.len() && t.is_empty() => Cow::Borrowed(&SPACES[..n]),
+            (0, t) => Cow::Borrowed(t),
+            (n, t) => Cow::Owned(format!("{}{t}", " ".repeat(n))),
+        }
+    }
+
+    /// The width in terminal cells of bytes `a..b` of the line.
+    fn width(self, a: usize, b: usize) -> usize {
+        use unicode_width::UnicodeWidthStr;
+        let spaces = b.min(self.indent).saturating_sub(a);
+        let text = self
+            .text
+            .get(a.saturating_sub(self.indent)..b.saturating_sub(self.indent))
+            .unwrap_or("");
+        spaces + text.width()
+    }
+
+    /// Where [`cut`] cuts the line: the end of the part shown, and how many bytes follow.
+    fn cut(self) -> (usize, Option<usize>) {
+        let len = self.len();
+        if len <= MAX_LINE {
+            return (len, None);
+        }
+        let at = if MAX_LINE <= self.indent {
+            MAX_LINE
+        } else {
+            self.indent + self.text.floor_char_boundary(MAX_LINE - self.indent)
+        };
+        (at, Some(len - at))
+    }
+}
+
+/// One line of a [`MessageLines`], borrowed from it.
+#[derive(Clone, Copy, Debug)]
+pub struct MessageLine<'a> {
+    line: Indented<'a>,
+    /// A head line's runs (`None` past the head: one plain run).
+    runs: Option<&'a [RunEnd]>,
+    styles: &'a [RunStyle],
+}
+
+impl<'a> MessageLine<'a> {
+    /// The runs' byte ranges in the line and styles, in order, then the cut marker if the
+    /// line is cut.
+    fn ranges(self) -> (impl Iterator<Item = (usize, usize, RunStyle)>, Option<Run>) {
+        let (shown, more) = self.line.cut();
+        let plain = self.runs.is_none().then_some((shown, RunStyle::default()));
+        let styled = self.runs.unwrap_or(&[]).iter().map(|r| {
+            let style = self.styles.get(usize::from(r.style)).copied();
+            (usize::from(r.end), style.unwrap_or_default())
+        });
+        let mut start = 0;
+        let ranges = plain.into_iter().chain(styled).map(move |(end, style)| {
+            let a = start;
+            start = end.min(shown).max(start);
+            (a, start, style)
+        });
+        (ranges, more.map(cut_marker))
+    }
+
+    /// Its width in terminal cells, as drawn.
+    pub fn width(self) -> usize {
+        use unicode_width::UnicodeWidthStr;
+        let (ranges, marker) = self.ranges();
+        ranges.map(|(a, b, _)| self.line.width(a, b)).sum::<usize>()
+            + marker.map_or(0, |m| m.text.width())
+    }
+
+    /// The line as the terminal draws it.
+    pub fn to_line(self) -> Line<'static> {
+        let (ranges, marker) = self.ranges();
+        let mut spans: Vec<Span<'static>> = ranges
+            .map(|(a, b, style)| Span::styled(self.line.slice(a, b).into_owned(), style.to_style()))
+            .collect();
+        spans.extend(marker.map(|m| Span::styled(m.text, m.style.to_style())));
+        Line::from(spans)
+    }
 }
 
 impl MessageLines {
     /// Every line, in order.
     pub fn iter(&self) -> impl Iterator<Item = MessageLine<'_>> {
-        self.head.iter().map(MessageLine::Styled).chain(
-            self.rest
-                .get(self.rest_from..)
-                .unwrap_or("")
-                .lines()
-                .map(MessageLine::Plain),
-        )
+        let mut first = 0;
+        let mut line_runs = self.line_runs.iter();
+        self.text
+            .split('\n')
+            .zip(&self.indents)
+            .enumerate()
+            .map(move |(i, (text, &indent))| {
+                let runs = (i < self.head_lines).then(|| {
+                    let n = line_runs.next().map_or(0, |&n| usize::from(n));
+                    let end = (first + n).min(self.runs.len());
+                    let runs = self.runs.get(first..end).unwrap_or(&[]);
+                    first = end;
+                    runs
+                });
+                MessageLine {
+                    line: Indented {
+                        indent: usize::from(indent),
+                        text,
+                    },
+                    runs,
+                    styles: &self.styles,
+                }
+            })
     }
-}
-
-impl MessageLine<'_> {
-    /// Its width in terminal cells, as drawn.
-    pub fn width(self) -> usize {
-        match self {
-            MessageLine::Styled(s) => s.width(),
-            MessageLine::Plain(p) => {
-                use unicode_width::UnicodeWidthStr;
-                let (shown, rest) = cut(p);
-                shown.width() + rest.map_or(0, |more| cut_marker(more).text.width())
-            }
-        }
-    }
-
-    /// The line as the terminal draws it.
-    pub fn to_line(self) -> Line<'static> {
-        match self {
-            MessageLine::Styled(s) => s.to_line(),
-            MessageLine::Plain(p) => plain_line(p).to_line(),
-        }
-    }
-}
-
-/// A line shown without highlighting: cut past [`MAX_LINE`], the cut marked.
-fn plain_line(line: &str) -> StyledLine {
-    let (shown, rest) = cut(line);
-    let mut l = StyledLine::plain(shown.to_string());
-    l.runs.extend(rest.map(cut_marker));
-    l
 }
 
 fn cut_marker(more: usize) -> Run {
@@ -223,28 +304,97 @@ fn cut_marker(more: usize) -> Run {
     }
 }
 
-/// The message pane's lines of `json` (indented JSON): see [`MessageLines`].
+/// The message pane's lines of `json`, JSON written with line breaks and no indentation
+/// (`indent=0`): see [`MessageLines`]. Each line is shown indented two spaces a level, as
+/// `indent=2` writes it.
 pub(crate) fn message_lines(json: String, theme_name: &str, no_color: bool) -> MessageLines {
-    let json = match cell_safe_json(&json) {
-        std::borrow::Cow::Borrowed(_) => json,
-        std::borrow::Cow::Owned(safe) => safe,
+    let text = match cell_safe_json(&json) {
+        Cow::Borrowed(_) => json,
+        Cow::Owned(safe) => safe,
+    };
+    if text.is_empty() {
+        return MessageLines::default();
+    }
+    // Each line's depth: a line that starts with a closing bracket is one level out, one that
+    // ends with an opening bracket puts the next one level in (strings hold no line breaks,
+    // and a line cannot end inside one with a bracket: it ends with its quote).
+    let mut indents = Vec::with_capacity(text.bytes().filter(|&b| b == b'\n').count() + 1);
+    let mut depth: usize = 0;
+    for line in text.split('\n') {
+        if line.starts_with(['}', ']']) {
+            depth = depth.saturating_sub(1);
+        }
+        indents.push(u16::try_from(2 * depth).unwrap_or(u16::MAX));
+        if line.ends_with(['{', '[']) {
+            depth += 1;
+        }
+    }
+    let mut lines = MessageLines {
+        text: String::new(),
+        indents,
+        head_lines: 0,
+        head_end: 0,
+        line_runs: Vec::new(),
+        runs: Vec::new(),
+        styles: Vec::new(),
     };
     // The head: the lines [`json_runs`] highlights (whole lines while the text shown so far,
-    // long lines counted as cut, stays within the budget).
-    let (mut head_end, mut done) = (0, 0);
-    for line in json.split_inclusive('\n') {
-        done += cut(line.strip_suffix('\n').unwrap_or(line)).0.len();
-        if done > MAX_TOTAL {
-            break;
+    // long lines counted as cut, stays within the budget). Under a theme that is not known,
+    // every line is plain (and cut like lines past the head).
+    if sets().themes.themes.contains_key(theme_name) {
+        let mut done = 0;
+        for (line, &indent) in text.split('\n').zip(&lines.indents) {
+            let line = Indented {
+                indent: usize::from(indent),
+                text: line,
+            };
+            done += line.cut().0;
+            if done > MAX_TOTAL {
+                break;
+            }
+            lines.head_lines += 1;
+            lines.head_end += line.text.len() + 1;
         }
-        head_end += line.len();
+        // Only each line's shown part is written out with its indentation (a line can be as
+        // long as the text).
+        let head = text
+            .split('\n')
+            .zip(&lines.indents)
+            .take(lines.head_lines)
+            .map(|(t, &indent)| {
+                let line = Indented {
+                    indent: usize::from(indent),
+                    text: t,
+                };
+                let (shown, more) = line.cut();
+                (line.slice(0, shown), more)
+            });
+        highlight_each(head, theme_name, no_color, |_, pieces, _| {
+            let mut end = 0;
+            let before = lines.runs.len();
+            for (style, len) in pieces {
+                end += len;
+                let at = match lines.styles.iter().position(|s| *s == style) {
+                    Some(at) => at,
+                    None => {
+                        lines.styles.push(style);
+                        lines.styles.len() - 1
+                    }
+                };
+                // A highlighted line's shown text is at most [`MAX_LINE`] bytes.
+                lines.runs.push(RunEnd {
+                    end: u16::try_from(end).unwrap_or(u16::MAX),
+                    style: u16::try_from(at).unwrap_or(u16::MAX),
+                });
+            }
+            let n = lines.runs.len() - before;
+            lines.line_runs.push(u16::try_from(n).unwrap_or(u16::MAX));
+        });
+        lines.line_runs.shrink_to_fit();
+        lines.runs.shrink_to_fit();
     }
-    let head = json_runs(&json[..head_end], theme_name, no_color);
-    MessageLines {
-        head,
-        rest: json,
-        rest_from: head_end,
-    }
+    lines.text = text;
+    lines
 }
 
 /// Highlights `text` (JSON) line by line, as terminal lines (see [`json_runs`]).
@@ -259,49 +409,83 @@ pub(crate) fn json_lines(text: &str, theme_name: &str, no_color: bool) -> Vec<Li
 /// but bold, italic and underline are kept. Unknown theme names fall back to plain text.
 pub(crate) fn json_runs(text: &str, theme_name: &str, no_color: bool) -> Vec<StyledLine> {
     let text = &*cell_safe_json(text);
+    let mut out = Vec::new();
+    // Lines are cut before highlighting; an unknown theme shows them whole.
+    let known = sets().themes.themes.contains_key(theme_name);
+    let lines = text.lines().map(|l| if known { cut(l) } else { (l, None) });
+    highlight_each(lines, theme_name, no_color, |line, pieces, rest| {
+        let mut start = 0;
+        let mut runs: Vec<Run> = pieces
+            .into_iter()
+            .map(|(style, len)| {
+                let text = line.get(start..start + len).unwrap_or("").to_string();
+                start += len;
+                Run { text, style }
+            })
+            .collect();
+        runs.extend(rest.map(cut_marker));
+        out.push(StyledLine { runs });
+    });
+    out
+}
+
+/// Highlights `lines` (of cell-safe JSON) one by one, each given as its shown part and how
+/// many bytes [`cut`] cut off its end: calls `line` with each shown part, its runs (their
+/// styles and lengths, in order, covering it) and the bytes cut. Lines past [`MAX_TOTAL`], and
+/// every line under an unknown theme, are one plain run (an unknown theme's lines are given
+/// whole).
+fn highlight_each<L: AsRef<str>>(
+    lines: impl Iterator<Item = (L, Option<usize>)>,
+    theme_name: &str,
+    no_color: bool,
+    mut line: impl FnMut(&str, Vec<(RunStyle, usize)>, Option<usize>),
+) {
+    let plain = |shown: &str| vec![(RunStyle::default(), shown.len())];
     let sets = sets();
     let syntax = sets
         .syntaxes
         .find_syntax_by_extension("json")
         .unwrap_or_else(|| sets.syntaxes.find_syntax_plain_text());
     let Some(theme) = sets.themes.themes.get(theme_name) else {
-        return text
-            .lines()
-            .map(|l| StyledLine::plain(l.to_string()))
-            .collect();
+        for (l, _) in lines {
+            let l = l.as_ref();
+            line(l, plain(l), None);
+        }
+        return;
     };
     let mut h = HighlightLines::new(syntax, theme);
-    let mut out = Vec::new();
     let mut done = 0;
-    for line in text.lines() {
-        let (shown, rest) = cut(line);
+    for (shown, rest) in lines {
+        let shown = shown.as_ref();
         done += shown.len();
         if done > MAX_TOTAL {
-            let mut l = StyledLine::plain(shown.to_string());
-            l.runs.extend(rest.map(cut_marker));
-            out.push(l);
+            line(shown, plain(shown), rest);
             continue;
         }
         let with_nl = format!("{shown}\n");
-        let mut runs: Vec<Run> = match h.highlight_line(&with_nl, &sets.syntaxes) {
-            Ok(ranges) => ranges
-                .into_iter()
-                .map(|(style, piece)| Run {
-                    text: piece.trim_end_matches('\n').to_string(),
-                    style: convert(style, no_color),
-                })
-                .filter(|r| !r.text.is_empty())
-                .collect(),
-            Err(_) => StyledLine::plain(shown.to_string()).runs,
+        let runs = match h.highlight_line(&with_nl, &sets.syntaxes) {
+            Ok(ranges) => {
+                // The pieces cover the line and its newline: the same pieces of `shown`,
+                // the newline left out.
+                let mut start = 0;
+                let mut runs = Vec::with_capacity(ranges.len());
+                for (style, piece) in ranges {
+                    let end = (start + piece.trim_end_matches('\n').len()).min(shown.len());
+                    if end > start {
+                        runs.push((convert(style, no_color), end - start));
+                    }
+                    start = end;
+                }
+                runs
+            }
+            Err(_) => plain(shown),
         };
-        if let Some(more) = rest {
-            runs.push(cut_marker(more));
+        line(shown, runs, rest);
+        if rest.is_some() {
             // A cut string leaves the highlighter inside it: start the next line afresh.
             h = HighlightLines::new(syntax, theme);
         }
-        out.push(StyledLine { runs });
     }
-    out
 }
 
 fn convert(style: syntect::highlighting::Style, no_color: bool) -> RunStyle {
@@ -356,14 +540,67 @@ mod tests {
         );
         let json = format!("[\n{long}]");
         assert!(json.len() > 2 * MAX_TOTAL);
-        let lines = message_lines(json.clone(), "base16-ocean.dark", false);
+        let unindented: Vec<&str> = json.lines().map(str::trim_start).collect();
+        let lines = message_lines(unindented.join("\n"), "base16-ocean.dark", false);
         // What the pane draws is what highlighting the whole text line by line drew.
         let drawn: Vec<Line<'static>> = lines.iter().map(|l| l.to_line()).collect();
         assert_eq!(drawn, json_lines(&json, "base16-ocean.dark", false));
         assert!(lines.iter().all(|l| l.width() == l.to_line().width()));
         // The head is styled; the rest is kept as text, not as a line of runs each.
-        assert!(lines.head.len() < json.lines().count() / 2);
-        assert!(lines.rest.len() - lines.rest_from > json.len() / 2);
+        assert!(lines.line_runs.len() < json.lines().count() / 2);
+        assert!(lines.text.len() - lines.head_end > lines.text.len() / 2);
+        // The head holds its runs' ends and styles, not their text.
+        assert!(lines.styles.len() < 16);
+        assert_eq!(
+            lines.runs.len(),
+            lines
+                .line_runs
+                .iter()
+                .map(|&n| usize::from(n))
+                .sum::<usize>()
+        );
+    }
+
+    #[test]
+    fn a_message_is_drawn_indented_as_its_indented_json() {
+        use crate::workbench::analysis::{json_with_indent, pretty_json};
+        let value = rtbench_engine::py::json_loads(&format!(
+            r#"{{"role": "assistant", "content": "ends with a bracket [", "e": {{}}, "l": [],
+               "tool_calls": [[{{"a": {{"b": ["{{", "]", {{"c": "{long}"}}]}}}}, [[]]], 1.5],
+               "z": "x {{"}}"#,
+            long = "w".repeat(3 * MAX_LINE)
+        ))
+        .expect("valid JSON");
+        for theme in ["base16-ocean.dark", "no such theme"] {
+            let lines = message_lines(json_with_indent(&value, 0), theme, false);
+            let drawn: Vec<Line<'static>> = lines.iter().map(|l| l.to_line()).collect();
+            let pretty = pretty_json(&value);
+            let expected: Vec<Line<'static>> = if theme == "no such theme" {
+                // Without a theme every line is plain, cut like lines past the head.
+                pretty
+                    .lines()
+                    .map(|l| {
+                        let (shown, rest) = cut(l);
+                        let mut spans = vec![Span::raw(shown.to_string())];
+                        spans.extend(rest.map(|m| {
+                            let m = cut_marker(m);
+                            Span::styled(m.text, m.style.to_style())
+                        }));
+                        Line::from(spans)
+                    })
+                    .collect()
+            } else {
+                json_lines(&pretty, theme, false)
+            };
+            assert_eq!(drawn, expected, "{theme}");
+            assert!(lines.iter().all(|l| l.width() == l.to_line().width()));
+        }
+        assert_eq!(
+            message_lines(String::new(), "base16-ocean.dark", false)
+                .iter()
+                .count(),
+            0
+        );
     }
 
     #[test]

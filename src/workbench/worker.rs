@@ -268,12 +268,13 @@ fn analyse_selected(
         a.status.clone(),
         a.findings.len() + usize::from(bad_expected.is_some()),
     );
-    // The message as indented JSON (nothing on failure), highlighted once here; lent to a
-    // value and back rather than copied (it can be as long as the text).
+    // The message as JSON with line breaks (nothing on failure; the pane indents its lines),
+    // highlighted once here; lent to a value and back rather than copied (it can be as long
+    // as the text).
     let json = match a.message.take() {
         Some(m) => {
             let v = Value::Dict(m);
-            let json = analysis::pretty_json(&v);
+            let json = analysis::json_with_indent(&v, 0);
             if let Value::Dict(m) = v {
                 a.message = Some(m);
             }

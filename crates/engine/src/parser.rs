@@ -632,6 +632,12 @@ impl Parser {
                 "ResponseParser already finalized",
             ));
         }
+        // When the buffer grows anyway, one spare byte: pattern delimiters probe the buffer's
+        // growth by appending a character, which would otherwise double a long text's buffer
+        // (and hold both while it copies). A buffer the caller reserved is left as it is.
+        if self.buffer.capacity() - self.buffer.len() < text.len() {
+            self.buffer.reserve(text.len() + 1);
+        }
         self.buffer.push_str(text);
         self.budget
             .grant(self.budget_per_byte.saturating_mul(text.len() as u64));

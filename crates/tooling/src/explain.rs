@@ -394,7 +394,6 @@ fn regex_error(e: RegexError) -> String {
 
 fn traced(template: &Template, d: &Decoded<'_>, tools: Option<&Value>) -> Result<Traced, String> {
     let prefix = d.prefix;
-    let document = format!("{prefix}{}{}", d.fed, d.tail);
     // The one-shot traced parse `rtbench parse` and the workbench see, with the events before
     // an error kept.
     // The regions keep referring to the message for a repeating field's values: only the
@@ -406,6 +405,8 @@ fn traced(template: &Template, d: &Decoded<'_>, tools: Option<&Value>) -> Result
         origin,
         ..
     } = audit_decoded(template, prefix, d.fed, d.tail, tools, d.defused);
+    // The document is made once the parse is done: the parse holds a copy of its own.
+    let document = format!("{prefix}{}{}", d.fed, d.tail);
     let (message, parse_error) = match result {
         Ok(m) => (Some(m), None),
         Err(e) => (None, Some(e)),
