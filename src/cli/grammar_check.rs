@@ -61,7 +61,10 @@ type ModelVocabulary = (Vocabulary, BTreeMap<String, u32>, usize);
 
 /// Grammars built so far, by tools and prompt, with the literals and delimiters walks write
 /// whole (see [`lark_literals`], [`lark_delimiters`]).
-type GrammarCache = BTreeMap<(String, String), std::rc::Rc<(Grammar, Vec<String>, Vec<String>)>>;
+type GrammarCache = BTreeMap<(String, String), std::rc::Rc<WalkedGrammar>>;
+
+/// A compiled grammar with its literals and delimiters.
+type WalkedGrammar = (Grammar, Vec<String>, Vec<String>);
 
 /// The model's vocabulary, and which spellings are its special tokens.
 fn vocabulary(model: &Model) -> Result<Option<ModelVocabulary>, Failure> {
@@ -157,7 +160,7 @@ impl Grammars<'_> {
         &mut self,
         tools: Option<Vec<serde_json::Value>>,
         prefix: Option<String>,
-    ) -> Result<std::rc::Rc<(Grammar, Vec<String>, Vec<String>)>, Failure> {
+    ) -> Result<std::rc::Rc<WalkedGrammar>, Failure> {
         let key = (
             serde_json::to_string(&tools).unwrap_or_default(),
             prefix.clone().unwrap_or_default(),
