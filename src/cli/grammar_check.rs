@@ -29,7 +29,7 @@ use rtbench_engine::value::Value;
 use rtbench_grammar::{LarkOptions, Options};
 use rtbench_grammar_check::{
     Acceptance, Case, CheckOptions, Direction, Disagreement, Grammar, Report, Verdict, Vocabulary,
-    WalkOptions, lark_literals,
+    WalkOptions, lark_delimiters, lark_literals,
 };
 use rtbench_tooling::inputs::{Overrides, model_dir, prepare_sample};
 use rtbench_tooling::model::Model;
@@ -59,8 +59,12 @@ struct Ready {
 /// The model's tokens, its special tokens (spelling and id), and how many tokens there are.
 type ModelVocabulary = (Vocabulary, BTreeMap<String, u32>, usize);
 
-/// Grammars built so far, by tools and prompt, with their approximations.
-type GrammarCache = BTreeMap<(String, String), std::rc::Rc<(Grammar, Vec<String>)>>;
+/// Grammars built so far, by tools and prompt, with the literals and delimiters walks write
+/// whole (see [`lark_literals`], [`lark_delimiters`]).
+type GrammarCache = BTreeMap<(String, String), std::rc::Rc<WalkedGrammar>>;
+
+/// A compiled grammar with its literals and delimiters.
+type WalkedGrammar = (Grammar, Vec<String>, Vec<String>);
 
 /// The model's vocabulary, and which spellings are its special tokens.
 fn vocabulary(model: &Model) -> Result<Option<ModelVocabulary>, Failure> {
@@ -156,7 +160,7 @@ impl Grammars<'_> {
         &mut self,
         tools: Option<Vec<serde_json::Value>>,
         prefix: Option<String>,
-    ) -> Result<std::rc::Rc<(Grammar, Vec<String>)>, Failure> {
+    ) -> Result<std::rc::Rc<WalkedGrammar>, Failure> {
         let key = (
             serde_json::to_string(&tools).unwrap_or_default(),
             prefix.clone().unwrap_or_default(),
@@ -178,7 +182,7 @@ impl Grammars<'_> {
                 self.args.source.name
             ))
         })?;
-        let g = std::rc::Rc::new((grammar, lark_literals(&lark)));
+        let g = std::rc::Rc::new((grammar, lark_literals(&lark), lark_delimiters(&lark)));
         self.cache.insert(key, g.clone());
         Ok(g)
     }
@@ -286,6 +290,7 @@ pub(super) fn run(args: &CheckArgs) -> Result<(), Failure> {
             walks: args.walks,
             walk: WalkOptions {
                 seed: args.seed,
+                delimiters: g.2.clone(),
                 ..WalkOptions::default()
             },
         },

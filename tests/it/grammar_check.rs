@@ -41,11 +41,31 @@ fn every_bundled_format_agrees_with_its_grammar() {
         assert_eq!(count_after(samples, "parser, "), clean, "{f}: {samples}");
         let walks = stdout.lines().find(|l| l.starts_with("walks: ")).unwrap();
         let finished = count_after(walks, "walks: ");
-        // Walks past 2 KiB are abandoned (free text can run long): most finish, about half
-        // of minimax-m2's.
+        // Walks past 2 KiB are abandoned (free text can run long): most finish, about three
+        // in four of minimax-m2's.
         assert!(finished >= 10, "{f}: {walks}");
         assert_eq!(count_after(walks, "), "), finished, "{f}: {walks}");
     }
+}
+
+#[test]
+fn minimax_m2_walks_reach_tool_calls() {
+    // Its tool calls open with `<invoke name="f">`, one literal with a space inside, and its
+    // free text ends at one of a few delimiters among many parameter tags: walks must write
+    // both whole to reach the tool calls the schema half of the check validates.
+    let out = rtbench(&[
+        "grammar",
+        "--template",
+        "samples/minimax-m2",
+        "--check",
+        "--walks",
+        "25",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let walks = stdout.lines().find(|l| l.starts_with("walks: ")).unwrap();
+    assert!(count_after(walks, "walks: ") >= 15, "{walks}");
+    assert!(count_after(walks, "parse clean, ") >= 5, "{walks}");
 }
 
 #[test]
@@ -138,9 +158,10 @@ fn the_serving_engines_compilers_agreed_on_the_committed_outputs() {
                 );
             }
             // Lark (llguidance), the structural tag and EBNF (XGrammar) accept the same samples.
-            // GBNF is read here by llguidance's GBNF front end, which lexes it as greedily as its
+            // GBNF is read by llguidance's GBNF front end, which lexes it as greedily as its
             // Lark and so refuses some texts llama.cpp's own character-level matcher takes: its
-            // verdicts are recorded, not held equal.
+            // verdicts are recorded, not held equal. llama.cpp's own matcher
+            // (`llama-gbnf-validator`) is the GBNF verdict that is held equal.
             let first = &verdicts[0].1["accepted"];
             for (fmt, e) in &verdicts[..3] {
                 assert_eq!(
@@ -148,6 +169,18 @@ fn the_serving_engines_compilers_agreed_on_the_committed_outputs() {
                     "{f}/{sample}: {fmt} disagrees with lark"
                 );
             }
+            let llama = &row["gbnf"]["llama_cpp"];
+            assert_eq!(
+                llama["compiled"], true,
+                "{f}/{sample}: llama.cpp refused the GBNF ({}); run \
+                 tools/grammar/check_compilers.py with --llama-gbnf-validator",
+                llama["error"]
+            );
+            assert_eq!(
+                &llama["accepted"], first,
+                "{f}/{sample}: llama.cpp disagrees with lark ({})",
+                llama["stopped"]
+            );
             // The grammar rtbench emits today is the one the compilers saw.
             let sample_path = root().join("samples").join(f).join(sample);
             let text = std::fs::read_to_string(&sample_path).unwrap();
@@ -155,32 +188,35 @@ fn the_serving_engines_compilers_agreed_on_the_committed_outputs() {
             let prefix_file = tempdir().join(format!("{f}-{sample}.prefix"));
             std::fs::write(&prefix_file, s.prefix.clone().unwrap_or_default()).unwrap();
             let dir = format!("samples/{f}");
-            let mut args = vec![
-                "grammar",
-                "--template",
-                &dir,
-                "--format",
-                "lark",
-                "--prefix-file",
-                prefix_file.to_str().unwrap(),
-            ];
             let sp = sample_path.to_string_lossy().into_owned();
-            if s.tools.is_some() {
-                args.extend(["--tools", &sp]);
+            // Lark and GBNF: the outputs whose verdicts are held above (llama.cpp reads the GBNF).
+            for fmt in ["lark", "gbnf"] {
+                let mut args = vec![
+                    "grammar",
+                    "--template",
+                    &dir,
+                    "--format",
+                    fmt,
+                    "--prefix-file",
+                    prefix_file.to_str().unwrap(),
+                ];
+                if s.tools.is_some() {
+                    args.extend(["--tools", &sp]);
+                }
+                let out = rtbench(&args);
+                assert!(
+                    out.status.success(),
+                    "{f}/{sample}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                let digest = sha256_hex(&out.stdout);
+                assert_eq!(
+                    row[fmt]["sha256"].as_str(),
+                    Some(digest.as_str()),
+                    "{f}/{sample}: the {fmt} grammar changed since the compilers checked it: run \
+                     tools/grammar/check_compilers.py"
+                );
             }
-            let out = rtbench(&args);
-            assert!(
-                out.status.success(),
-                "{f}/{sample}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let digest = sha256_hex(&out.stdout);
-            assert_eq!(
-                verdicts[0].1["sha256"].as_str(),
-                Some(digest.as_str()),
-                "{f}/{sample}: the Lark grammar changed since the compilers checked it: run \
-                 tools/grammar/check_compilers.py"
-            );
             checked += 1;
         }
     }

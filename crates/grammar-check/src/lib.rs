@@ -18,4 +18,4 @@ pub use agree::{Case, CheckOptions, Direction, Disagreement, Report, Verdict, ch
 pub use matcher::{Acceptance, Grammar, Vocabulary};
 pub use schema::validate;
 pub use shrink::shrink;
-pub use walk::{WalkOptions, lark_literals, walk};
+pub use walk::{WalkOptions, lark_delimiters, lark_literals, walk};

@@ -2,7 +2,8 @@
 //! index. A walk picks each next byte among those the grammar allows, weighted towards the
 //! bytes that give text its structure (JSON punctuation, delimiters' first bytes), and now and
 //! then writes one of the grammar's own literals whole when the grammar allows it there, so
-//! walks cross delimiters as often as a model does instead of drifting in free text. It stops
+//! walks cross delimiters as often as a model does instead of drifting in free text; the longer
+//! it has drawn free text, the likelier that literal is one of the delimiters that end it. It stops
 //! when the grammar is complete, at random where the grammar may end, and gives up past a
 //! length.
 
@@ -27,6 +28,10 @@ pub struct WalkOptions {
     pub seed: u64,
     /// A walk longer than this many bytes is abandoned (and counted).
     pub max_bytes: usize,
+    /// The strings that end the grammar's free text (see [`lark_delimiters`]): the longer a
+    /// walk has drawn free bytes, the likelier it writes one of them, so a template with many
+    /// literals (every tool's parameter tags) still leaves its free text as a model does.
+    pub delimiters: Vec<String>,
 }
 
 impl Default for WalkOptions {
@@ -34,6 +39,7 @@ impl Default for WalkOptions {
         WalkOptions {
             seed: 1,
             max_bytes: 2048,
+            delimiters: Vec::new(),
         }
     }
 }
@@ -116,6 +122,30 @@ pub fn lark_literals(lark: &str) -> Vec<String> {
     out
 }
 
+/// The strings the Lark source's free text may not contain (the literal runs of its `~/.../`
+/// exclusions, `</think>` in `TEXT: /(?s:.+)/ & ~/(?s:.*)<\/think>(?s:.*)/`): the delimiters
+/// that end free text, longest first.
+pub fn lark_delimiters(lark: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut rest = lark;
+    while let Some(i) = rest.find("~/") {
+        let body = &rest[i + 2..];
+        let bytes = body.as_bytes();
+        let mut j = 0;
+        while j < bytes.len() && bytes[j] != b'/' && bytes[j] != b'\n' {
+            j += if bytes[j] == b'\\' { 2 } else { 1 };
+        }
+        for run in regex_runs(body.get(..j.min(bytes.len())).unwrap_or("")) {
+            if !out.contains(&run) {
+                out.push(run);
+            }
+        }
+        rest = body.get(j.min(bytes.len())..).unwrap_or("");
+    }
+    out.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    out
+}
+
 /// The literal runs of two or more characters in a regex (escaped punctuation and `\n`, `\t`
 /// as the characters they stand for; any other syntax ends a run).
 fn regex_runs(regex: &str) -> Vec<String> {
@@ -134,15 +164,28 @@ fn regex_runs(regex: &str) -> Vec<String> {
                 Some('n') => run.push('\n'),
                 Some('t') => run.push('\t'),
                 Some(e) if e.is_ascii_punctuation() => run.push(e),
-                Some('x' | 'u' | 'U') => {
-                    // `\x{20}`, `\u0020`: one character a walk draws by itself.
-                    end(&mut run, &mut runs);
-                    if chars.clone().next() == Some('{') {
-                        for c in chars.by_ref() {
-                            if c == '}' {
-                                break;
-                            }
-                        }
+                Some(k @ ('x' | 'u' | 'U')) => {
+                    // `\x{20}`, `\x20`, `\u0020`: a printable character stays in the run, so
+                    // `<invoke\x{20}name="f">` is one literal a walk writes whole (a walk would
+                    // rarely draw the space between its halves from free text); a control
+                    // character ends it.
+                    let digits: String = if chars.clone().next() == Some('{') {
+                        chars.next();
+                        chars.by_ref().take_while(|&c| c != '}').collect()
+                    } else {
+                        let n = match k {
+                            'x' => 2,
+                            'u' => 4,
+                            _ => 8,
+                        };
+                        chars.by_ref().take(n).collect()
+                    };
+                    match u32::from_str_radix(&digits, 16)
+                        .ok()
+                        .and_then(char::from_u32)
+                    {
+                        Some(c) if !c.is_control() => run.push(c),
+                        _ => end(&mut run, &mut runs),
                     }
                 }
                 _ => end(&mut run, &mut runs),
@@ -193,6 +236,9 @@ pub(crate) fn weight(byte: u8) -> f64 {
         _ => 0.02,
     }
 }
+
+/// The free text, in bytes, after which a walk writes a delimiter whenever it writes a literal.
+const FREE_TEXT_SPAN: f64 = 160.0;
 
 /// Weighted draws tried before the whole mask is computed.
 const REJECTION_TRIES: usize = 8;
@@ -282,6 +328,8 @@ pub fn walk(
     let stop = rng.random_range(0.05..0.4);
     let literal = rng.random_range(0.1..0.5);
     let mut ws_run = 0u32;
+    // Bytes drawn since the walk last wrote a literal.
+    let mut free_run = 0usize;
     loop {
         if m.is_error() || out.len() > opts.max_bytes {
             return None;
@@ -292,13 +340,25 @@ pub fn walk(
         if rng.random_bool(stop) && m.is_accepting().unwrap_or(false) {
             break;
         }
-        if !literals.is_empty() && rng.random_bool(literal) {
-            let pick = literals[rng.random_range(0..literals.len())];
+        // A delimiter grows likelier with the free text before it (certain-ish past
+        // `FREE_TEXT_SPAN` bytes): among many literals a walk would rarely pick the one that
+        // ends the text it is in, and run past its length cap.
+        let delimiters = &opts.delimiters;
+        let closing = !delimiters.is_empty()
+            && rng.random_bool(literal * (free_run as f64 / FREE_TEXT_SPAN).min(1.0));
+        let pool: Vec<&String> = if closing {
+            delimiters.iter().collect()
+        } else {
+            literals.clone()
+        };
+        if !pool.is_empty() && (closing || rng.random_bool(literal)) {
+            let pick = pool[rng.random_range(0..pool.len())];
             let tokens = grammar.tokenize(pick);
             if m.validate_tokens(&tokens).ok() == Some(tokens.len())
                 && m.consume_tokens(&tokens).is_ok()
             {
                 out.extend_from_slice(pick.as_bytes());
+                free_run = 0;
                 continue;
             }
         }
@@ -366,6 +426,7 @@ pub fn walk(
         }
         let bytes = grammar.token_bytes(chosen);
         out.extend_from_slice(bytes);
+        free_run += bytes.len();
         ws_run = if !bytes.is_empty() && bytes.iter().all(u8::is_ascii_whitespace) {
             ws_run + 1
         } else {
@@ -444,6 +505,20 @@ mod model_tests {
 
 #[cfg(test)]
 mod regex_tests {
+    #[test]
+    fn printable_escapes_stay_in_a_run_and_exclusions_are_delimiters() {
+        assert_eq!(
+            super::regex_runs(r#"<invoke\x{20}name="f">\x{0}<p\u0020q>"#),
+            ["<invoke name=\"f\">", "<p q>"]
+        );
+        assert_eq!(
+            super::lark_delimiters(
+                "T: /(?s:.+)/ & ~/(?s:.*)(?:<\\/invoke>|<\\/parameter>)(?s:.*)/ & ~/[\\t ]+/\nA: /<b>/\n"
+            ),
+            ["</parameter>", "</invoke>"]
+        );
+    }
+
     #[test]
     fn regex_runs_are_its_literal_stretches() {
         assert_eq!(
