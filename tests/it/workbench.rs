@@ -1316,3 +1316,33 @@ fn the_version_mark_shrinks_to_one_character_when_the_list_is_narrow() {
     assert!(narrow.contains("⚠12 ≈ ≠"), "{narrow}");
     assert!(!narrow.contains("≠5.24"), "{narrow}");
 }
+
+#[test]
+fn the_grammar_mark_names_where_the_grammar_stops_and_enter_goes_there() {
+    // Granite's thinking close needs `<response>`, a `<|` or another character after it:
+    // `<tool_call>` there leaves thinking open (the parser takes it as text), and a grammar-
+    // constrained model could not have written its `t`.
+    const SAMPLE: &str = "--- prefix ---\n<|start_of_role|>assistant<|end_of_role|>\n--- generation ---\n<think>221 = 13 * 17.</think>\n<tool_call>oops\n";
+    let inputs = Inputs::embedded(
+        "granite",
+        include_str!("../../samples/granite-3.3/template.json"),
+        &[("g.sample", SAMPLE)],
+    );
+    let mut state = loaded(&inputs, (120, 40), 0);
+    update::on_action(&mut state, Action::FocusPane(3));
+    let a = Arc::clone(state.analysis().unwrap());
+    let items = rtbench::testing::view::diagnostics::items(&state, 200);
+    let n = items
+        .iter()
+        .position(|i| i.lines.iter().any(|l| l.to_string().contains("grammar:")))
+        .expect("the grammar's mark is listed");
+    let text: String = items[n].lines.iter().map(|l| l.to_string()).collect();
+    assert!(
+        text.contains("refuses the generation from granite/g.sample:5:2 (generation 2:2)"),
+        "{text}"
+    );
+    state.ui.diagnostic = n;
+    update::on_action(&mut state, Action::Activate);
+    let t = a.document.find("<tool_call>").unwrap() + 1;
+    assert_eq!(state.ui.cursor, t);
+}

@@ -307,10 +307,11 @@ pub fn items(state: &State, width: usize) -> Vec<Item> {
             let (text, target) = match mark {
                 GrammarMark::Accepted | GrammarMark::Skipped => (None, None),
                 GrammarMark::StopsAt(at) => {
-                    let (line, col) = a.line_col(*at);
+                    // Named as every place is (`x.sample:12:2 (generation 2:2)`).
+                    let place = crate::workbench::view::raw::place_of(a, *at);
                     (
                         Some(format!(
-                            "refuses the generation from {line}:{col}: a model constrained by `rtbench grammar` could not write it (`rtbench grammar --check` shows the shortest such text)"
+                            "refuses the generation from {place}: a model constrained by `rtbench grammar` could not write it (`rtbench grammar --check` shows the shortest such text)"
                         )),
                         Some(Target::Document {
                             at: *at,
