@@ -535,25 +535,39 @@ impl Delimiter {
 
 #[cfg(test)]
 mod tests {
-    /// The one-pass partial match of long literals finds the start the direct comparison finds.
-    #[test]
-    fn long_literals_find_the_partial_match_the_direct_comparison_finds() {
-        let direct = |set: &LiteralSet, hay: &str, pos: usize| {
-            let from = pos.max(hay.len().saturating_sub(set.max_len.saturating_sub(1)));
-            (from..hay.len())
-                .filter(|&s| hay.is_char_boundary(s))
-                .find(|&s| set.literals.iter().any(|l| l.starts_with(&hay[s..])))
-                .unwrap_or(hay.len())
-        };
-        let seed = std::cell::Cell::new(7u64);
-        let next = |n: u64| {
+    /// The partial start by comparing every literal's matchable prefix at every position.
+    fn direct_partial(literals: &[String], hay: &str, pos: usize) -> usize {
+        let max_len = literals.iter().map(String::len).max().unwrap_or(0);
+        let from = pos.max(hay.len().saturating_sub(max_len.saturating_sub(1)));
+        (from..hay.len())
+            .filter(|&s| hay.is_char_boundary(s))
+            .find(|&s| {
+                literals
+                    .iter()
+                    .any(|l| matchable_prefix(l).starts_with(&hay[s..]))
+            })
+            .unwrap_or(hay.len())
+    }
+
+    /// Seeded draws below `n`.
+    fn draws(seed: u64) -> impl Fn(u64) -> u64 {
+        let seed = std::cell::Cell::new(seed);
+        move |n| {
             let v = seed
                 .get()
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             seed.set(v);
             (v >> 33) % n
-        };
+        }
+    }
+
+    /// The one-pass partial match of long literals finds the start the direct comparison finds.
+    #[test]
+    fn long_literals_find_the_partial_match_the_direct_comparison_finds() {
+        let direct =
+            |set: &LiteralSet, hay: &str, pos: usize| direct_partial(&set.literals, hay, pos);
+        let next = draws(7);
         let alphabet = ['a', 'b', 'é'];
         let word = |len: u64| -> String { (0..len).map(|_| alphabet[next(3) as usize]).collect() };
         for _ in 0..300 {
@@ -582,27 +596,8 @@ mod tests {
     /// positions where no literal's matchable prefix can start.
     #[test]
     fn short_literals_find_the_partial_match_the_direct_comparison_finds() {
-        let direct = |literals: &[String], hay: &str, pos: usize| {
-            let max_len = literals.iter().map(String::len).max().unwrap_or(0);
-            let from = pos.max(hay.len().saturating_sub(max_len.saturating_sub(1)));
-            (from..hay.len())
-                .filter(|&s| hay.is_char_boundary(s))
-                .find(|&s| {
-                    literals
-                        .iter()
-                        .any(|l| matchable_prefix(l).starts_with(&hay[s..]))
-                })
-                .unwrap_or(hay.len())
-        };
-        let seed = std::cell::Cell::new(11u64);
-        let next = |n: u64| {
-            let v = seed
-                .get()
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            seed.set(v);
-            (v >> 33) % n
-        };
+        let direct = direct_partial;
+        let next = draws(11);
         let surrogate = crate::value::surrogate_char(0xD800);
         for _ in 0..2000 {
             let word = |len: u64, alphabet: &[char]| -> String {

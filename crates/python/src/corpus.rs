@@ -78,13 +78,7 @@ impl CorpusContext {
         write_failures: Option<PathBuf>,
         outcomes: bool,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        let entries = records
-            .into_iter()
-            .map(|(index, file, line, offset, text)| {
-                let location = Location::Line { file, line, offset };
-                let content = Content::Line(Ok(text));
-                Ok((index, Entry { location, content }))
-            });
+        let entries = line_entries(records);
         let run = py.detach(|| self.run_entries(entries, chunk_sample, write_failures, outcomes));
         let run = run.map_err(|e| PyOSError::new_err(e.to_string()))?;
         if !run.problems.is_empty() {
@@ -106,13 +100,7 @@ impl CorpusContext {
         write_failures: Option<PathBuf>,
         outcomes: bool,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        let entries = records
-            .into_iter()
-            .map(|(index, file, line, offset, text)| {
-                let location = Location::Line { file, line, offset };
-                let content = Content::Line(Ok(text));
-                Ok((index, Entry { location, content }))
-            });
+        let entries = line_entries(records);
         let run = py.detach(|| self.run_entries(entries, chunk_sample, write_failures, outcomes));
         let run = run.map_err(|e| PyOSError::new_err(e.to_string()))?;
         let listed = run.listed(py, outcomes)?;
@@ -381,4 +369,17 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_partial_report, m)?)?;
     m.add_function(wrap_pyfunction!(count_jsonl_range, m)?)?;
     Ok(())
+}
+
+/// The corpus entries of records given as `(index, file, line, offset, text)`.
+fn line_entries(
+    records: Vec<(u64, Option<PathBuf>, u64, u64, String)>,
+) -> impl Iterator<Item = std::io::Result<(u64, Entry)>> {
+    records
+        .into_iter()
+        .map(|(index, file, line, offset, text)| {
+            let location = Location::Line { file, line, offset };
+            let content = Content::Line(Ok(text));
+            Ok((index, Entry { location, content }))
+        })
 }
