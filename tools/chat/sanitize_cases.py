@@ -31,6 +31,17 @@ OUT = ROOT / "tests" / "data" / "chat_render" / "sanitize.json"
 
 HEADER = re.compile(r"^--- ([a-z]+)(?: \(([^)]*)\))? ---$")
 
+# The templates that print today's date take it from a kwarg when one is given; the recorded
+# renders pass it, so that they do not depend on the day they are replayed (the clock is read
+# only when the kwarg is missing).
+DATE_KWARGS = {
+    "granite-3.3": {"today": "December 05, 2026"},
+    "llama3.2-pythonic": {"date_string": "05 Dec 2026"},
+    "mistral": {"today": "2026-12-05"},
+    "smollm3": {"today": "05 December 2026"},
+}
+
+
 
 def conversation_samples(folder: Path):
     """The `--- messages ---` (and tools, kwargs) sections of the folder's samples (JSON
@@ -132,6 +143,7 @@ def main():
         convs = list(conversation_samples(folder)) + list(injections(control, rng))
         cases = []
         for name, conv in convs:
+            conv["kwargs"] = {**DATE_KWARGS.get(folder.name, {}), **conv["kwargs"]}
             case = {"name": name, **conv, **record(tok, conv)}
             cases.append(case)
         models.append({"model": str(folder.relative_to(ROOT)), "control_tokens": control, "cases": cases})
