@@ -307,10 +307,7 @@ fn the_analysis_of_many_small_regions_holds_each_value_once() {
     let list = message["tool_calls"].as_list().expect("a list of calls");
     for (i, &r) in calls.iter().enumerate() {
         let g = a.regions.at(r);
-        assert!(
-            g.value.is_none() && g.parsed.is_none() && g.transformed.is_none(),
-            "region {r} holds a copy of a value"
-        );
+        assert!(!g.holds_values(), "region {r} holds a copy of a value");
         // What the region pane shows is the message's own item and its parts.
         let value = a.region_value(r).expect("a closed call has a value");
         assert!(std::ptr::eq(value, &list[i]));

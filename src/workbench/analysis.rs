@@ -220,9 +220,9 @@ fn segments(
     let capture_pieces: Vec<(Range<usize>, usize, usize)> = regions
         .iter()
         .enumerate()
-        .filter(|(_, g)| !g.captures.is_empty())
+        .filter(|(_, g)| !g.captures().is_empty())
         .flat_map(|(ri, g)| {
-            (0..g.captures.len())
+            (0..g.captures().len())
                 .filter_map(|ci| Some((g.capture_span(document, ci)?, ri, ci)))
                 .collect::<Vec<_>>()
         })
@@ -715,7 +715,7 @@ impl Analysis {
                 "{} #{} · capture '{}'",
                 field(region),
                 nth(region),
-                self.regions.at(region).captures[capture].0
+                self.regions.at(region).captures()[capture].0
             ),
             Paint::Body { region } => format!("{} #{} · body", field(region), nth(region)),
             Paint::Discarded => "discarded (went to no field)".to_string(),
