@@ -449,8 +449,9 @@ fn without_special_tokens(text: &str) -> String {
 fn discarded(document: &str, generation_start: usize, marks: &[Mark], out: &mut Vec<Loss>) {
     let mut runs: Vec<Range<usize>> = Vec::new();
     for e in marks {
-        if e.kind == MarkKind::Discard {
-            let span = e.span.start.max(generation_start)..e.span.end.max(generation_start);
+        if e.kind() == MarkKind::Discard {
+            let span = e.span();
+            let span = span.start.max(generation_start)..span.end.max(generation_start);
             if span.is_empty() {
                 continue;
             }

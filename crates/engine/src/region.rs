@@ -454,7 +454,7 @@ pub fn owners(events: &[Event]) -> impl Iterator<Item = Option<usize>> + '_ {
 
 /// [`owners`] of the marks an audit keeps (see [`crate::Audit::marks`]).
 pub fn mark_owners(marks: &[Mark]) -> impl Iterator<Item = Option<usize>> + '_ {
-    owned(marks.iter().map(|m| m.kind))
+    owned(marks.iter().map(Mark::kind))
 }
 
 fn owned(kinds: impl Iterator<Item = MarkKind>) -> impl Iterator<Item = Option<usize>> {
