@@ -200,29 +200,30 @@ fn segments(
     error_at: Option<usize>,
 ) -> Segments {
     let pieces = marks.iter().zip(mark_owners(marks)).map(|(ev, region)| {
-        let kind = match (ev.kind, region) {
+        let kind = match (ev.kind(), region) {
             (MarkKind::Open, Some(region)) => Paint::Open { region },
             (MarkKind::Chunk, Some(region)) => Paint::Body { region },
             (MarkKind::Close, Some(region)) => Paint::Close { region },
             (MarkKind::Discard, _) => Paint::Discarded,
             _ => Paint::Unrouted,
         };
-        (ev.span.clone(), kind)
+        (ev.span(), kind)
     });
     // A stream's events come in order of where they start: painted as they are read, without
     // a list of them all beside the events (a sample of many small regions has millions).
     let in_order = marks
         .iter()
-        .filter(|e| !e.span.is_empty() && e.span.end <= document.len())
-        .map(|e| e.span.start)
+        .map(Mark::span)
+        .filter(|s| !s.is_empty() && s.end <= document.len())
+        .map(|s| s.start)
         .is_sorted();
     // Locate captures inside their delimiters.
     let capture_pieces: Vec<(Range<usize>, usize, usize)> = regions
         .iter()
         .enumerate()
-        .filter(|(_, g)| !g.captures.is_empty())
+        .filter(|(_, g)| !g.captures().is_empty())
         .flat_map(|(ri, g)| {
-            (0..g.captures.len())
+            (0..g.captures().len())
                 .filter_map(|ci| Some((g.capture_span(document, ci)?, ri, ci)))
                 .collect::<Vec<_>>()
         })
@@ -715,7 +716,7 @@ impl Analysis {
                 "{} #{} · capture '{}'",
                 field(region),
                 nth(region),
-                self.regions.at(region).captures[capture].0
+                self.regions.at(region).captures()[capture].0
             ),
             Paint::Body { region } => format!("{} #{} · body", field(region), nth(region)),
             Paint::Discarded => "discarded (went to no field)".to_string(),

@@ -328,11 +328,7 @@ fn narrow_range(r: &Range<usize>) -> Option<[u32; 2]> {
 impl Slim {
     /// The slim record of `g`, when it holds nothing of its own and its numbers fit.
     fn of(g: &Region) -> Option<Slim> {
-        if !g.captures.is_empty()
-            || g.parsed.is_some()
-            || g.transformed.is_some()
-            || g.value.is_some()
-        {
+        if g.holds_values() {
             return None;
         }
         let (ending, ending_field) = match g.ending {
@@ -386,28 +382,25 @@ impl Slim {
     /// The engine's region of this record (nothing to copy: it holds no value).
     fn region(&self) -> Region {
         let range = |r: [u32; 2]| r[0] as usize..r[1] as usize;
-        Region {
-            field: self.field as usize,
-            open: range(self.open),
-            body: range(self.body),
-            close: self.closed.then(|| range(self.close)),
-            ending: match self.ending {
-                1 => Some(Ending::Close),
-                2 => Some(Ending::Open(self.ending_field as usize)),
-                3 => Some(Ending::EndOfStream),
-                4 => Some(Ending::Failed),
-                _ => None,
-            },
-            captures: Vec::new(),
-            parsed: None,
-            transformed: None,
-            value: None,
-            kept_as_value: self.kept(),
-            parsed_at: self.parsed_at,
-            value_item: self.value_item(),
-            open_event: self.open_event as usize,
-            close_event: (self.close_event != NONE).then_some(self.close_event as usize),
-        }
+        let mut g = Region::opened(
+            self.field as usize,
+            range(self.open),
+            self.open_event as usize,
+        );
+        g.body = range(self.body);
+        g.close = self.closed.then(|| range(self.close));
+        g.ending = match self.ending {
+            1 => Some(Ending::Close),
+            2 => Some(Ending::Open(self.ending_field as usize)),
+            3 => Some(Ending::EndOfStream),
+            4 => Some(Ending::Failed),
+            _ => None,
+        };
+        g.kept_as_value = self.kept();
+        g.parsed_at = self.parsed_at;
+        g.value_item = self.value_item();
+        g.close_event = (self.close_event != NONE).then_some(self.close_event as usize);
+        g
     }
 
     /// [`Region::value_in`] of this record.
@@ -542,17 +535,16 @@ impl Regions {
         match *entry {
             Entry::Full(i) => {
                 if let Some(g) = self.full.get_mut(i as usize) {
-                    g.parsed = parsed;
+                    g.set_own_parsed(parsed);
                 }
             }
             Entry::Slim(s) => {
                 let Some(i) = narrow(self.full.len()) else {
                     return;
                 };
-                self.full.push(Region {
-                    parsed,
-                    ..s.region()
-                });
+                let mut g = s.region();
+                g.set_own_parsed(parsed);
+                self.full.push(g);
                 *entry = Entry::Full(i);
             }
         }
@@ -611,34 +603,23 @@ mod tests {
 
     #[test]
     fn a_region_without_values_of_its_own_reads_back_whole() {
-        let g = Region {
-            field: 2,
-            open: 5..16,
-            body: 16..40,
-            close: Some(40..52),
-            ending: Some(Ending::Open(1)),
-            captures: Vec::new(),
-            parsed: None,
-            transformed: None,
-            value: None,
-            kept_as_value: Step::Transformed,
-            parsed_at: None,
-            value_item: Some(7),
-            open_event: 3,
-            close_event: Some(9),
-        };
-        let held = Region {
-            value: Some(Value::from("x")),
-            value_item: None,
-            ..g.clone()
-        };
+        let mut g = Region::opened(2, 5..16, 3);
+        g.body = 16..40;
+        g.close = Some(40..52);
+        g.ending = Some(Ending::Open(1));
+        g.kept_as_value = Step::Transformed;
+        g.value_item = Some(7);
+        g.close_event = Some(9);
+        let mut held = g.clone();
+        held.set_value(Some(Value::from("x")));
+        held.value_item = None;
         let mut regions = Regions::from(vec![g.clone(), held.clone()]);
         assert!(matches!(regions.get(0), Some(Cow::Owned(_))));
         assert_eq!(*regions.at(0), g);
         assert_eq!(*regions.at(1), held);
         assert_eq!(regions.field(1), Some(2));
         regions.set_parsed(0, Some(Value::Int(1)));
-        assert_eq!(regions.at(0).parsed, Some(Value::Int(1)));
+        assert_eq!(regions.at(0).own_parsed(), Some(&Value::Int(1)));
         assert_eq!(regions.len(), 2);
     }
 }

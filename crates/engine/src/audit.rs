@@ -119,7 +119,7 @@ impl Audit {
         for g in &mut self.regions {
             let name = template.fields()[g.field].name.as_str();
             if g.value_item.is_some() {
-                g.value = g.value_in(Some(message), name).cloned();
+                g.set_value(g.value_in(Some(message), name).cloned());
                 g.value_item = None;
             }
         }
@@ -213,7 +213,7 @@ fn audit_fed(
             };
             let name = template.fields()[g.field].name.as_str();
             if let Some(Value::List(items)) = partial.get_mut(name) {
-                g.value = items.get_mut(i).map(|v| std::mem::replace(v, Value::Null));
+                g.set_value(items.get_mut(i).map(|v| std::mem::replace(v, Value::Null)));
             }
         }
     }
@@ -332,7 +332,7 @@ fn replacements(
     let mut holder: Vec<Option<usize>> = vec![None; fields.len()];
     for (i, g) in regions.iter().enumerate() {
         let f = &fields[g.field];
-        let Some(value) = &g.value else { continue };
+        let Some(value) = g.value() else { continue };
         if f.repeats {
             continue;
         }
@@ -343,7 +343,7 @@ fn replacements(
         if lost.body.end <= generation_start && lost.open.end <= generation_start {
             continue;
         }
-        let Some(old) = lost.value.as_ref().filter(|v| !v.is_empty_value()) else {
+        let Some(old) = lost.value().filter(|v| !v.is_empty_value()) else {
             continue;
         };
         let field = name(template, g.field);
@@ -449,8 +449,9 @@ fn without_special_tokens(text: &str) -> String {
 fn discarded(document: &str, generation_start: usize, marks: &[Mark], out: &mut Vec<Loss>) {
     let mut runs: Vec<Range<usize>> = Vec::new();
     for e in marks {
-        if e.kind == MarkKind::Discard {
-            let span = e.span.start.max(generation_start)..e.span.end.max(generation_start);
+        if e.kind() == MarkKind::Discard {
+            let span = e.span();
+            let span = span.start.max(generation_start)..span.end.max(generation_start);
             if span.is_empty() {
                 continue;
             }
@@ -552,7 +553,7 @@ fn unused(template: &Template, document: &str, i: usize, g: &Region, out: &mut V
             help: "put \"{content}\" where the text belongs in the transform, or drop the text with a delimiter that consumes it".into(),
         });
     }
-    for (c, (name, value)) in g.captures.iter().enumerate() {
+    for (c, (name, value)) in g.captures().iter().enumerate() {
         if used.iter().any(|r| r == name) || value.as_str().is_some_and(str::is_empty) {
             continue;
         }
@@ -674,8 +675,8 @@ mod tests {
         assert_eq!(regions.len(), 2);
         for (i, g) in regions.into_iter().enumerate() {
             // The value is the message's item, and the parsed content lies inside it.
-            assert_eq!((&g.value, g.value_item), (&None, Some(i)));
-            assert!(g.parsed.is_none() && g.parsed_at.is_some());
+            assert_eq!((g.value(), g.value_item), (None, Some(i)));
+            assert!(g.own_parsed().is_none() && g.parsed_at.is_some());
             let value = g.value_in(Some(message), "calls").unwrap();
             assert_eq!(value.py_repr(), call(i as u32 + 1));
             let parsed = g.parsed_in(Some(message), "calls").unwrap();
@@ -690,7 +691,7 @@ mod tests {
         }
         // A field set whole, not appended, keeps its value in its region.
         let content = a.regions.iter().find(|g| g.field == 0).unwrap();
-        assert_eq!(content.value.as_ref().unwrap().py_repr(), "'hi'");
+        assert_eq!(content.value().unwrap().py_repr(), "'hi'");
         assert_eq!(content.value_item, None);
     }
 
@@ -700,7 +701,7 @@ mod tests {
         assert!(a.result.is_err());
         let g = &a.regions[0];
         assert_eq!(g.value_item, None);
-        assert_eq!(g.value.as_ref().unwrap().py_repr(), call(1));
+        assert_eq!(g.value().unwrap().py_repr(), call(1));
         assert_eq!(g.parsed().unwrap().py_repr(), "{'a': 1}");
         assert_eq!(a.regions[1].ending, Some(Ending::Failed));
     }
@@ -712,7 +713,7 @@ mod tests {
         a.copy_values_to_regions(&t);
         for (i, g) in a.regions.iter().enumerate() {
             assert_eq!(g.value_item, None);
-            assert_eq!(g.value.as_ref().unwrap().py_repr(), call(i as u32 + 1));
+            assert_eq!(g.value().unwrap().py_repr(), call(i as u32 + 1));
             assert_eq!(g.parsed().unwrap().py_repr(), format!("{{'a': {}}}", i + 1));
         }
     }

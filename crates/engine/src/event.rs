@@ -100,16 +100,20 @@ impl EventSink for Vec<Event> {
 }
 
 /// An event without its text and values: which kind it is and where its text lies in the
-/// document, in 24 bytes instead of an [`Event`]'s 72 and its boxed detail (what painting the
+/// document, in 16 bytes instead of an [`Event`]'s 72 and its boxed detail (what painting the
 /// document by region needs; the region module's `mark_owners` says which region each belongs
 /// to).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mark {
-    /// Where the event's text lies in the document (as [`Event::span`]).
-    pub span: Range<usize>,
-    /// Which kind of event it was.
-    pub kind: MarkKind,
+    start: usize,
+    /// The span's end, with the kind in its top two bits: a document's offsets stay far below
+    /// them (an allocation holds at most `isize::MAX` bytes, and address spaces are narrower).
+    end_kind: usize,
 }
+
+/// Where a [`Mark`]'s kind sits in its end.
+const KIND_SHIFT: u32 = usize::BITS - 2;
+const END_MASK: usize = (1 << KIND_SHIFT) - 1;
 
 /// The kind of a [`Mark`]'s event: [`EventKind`] without its payload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,9 +131,30 @@ pub enum MarkKind {
 impl Mark {
     /// The mark of `event`.
     pub fn of(event: &Event) -> Mark {
+        let kind = match event.kind.mark() {
+            MarkKind::Open => 0,
+            MarkKind::Chunk => 1,
+            MarkKind::Close => 2,
+            MarkKind::Discard => 3,
+        };
         Mark {
-            span: event.span.clone(),
-            kind: event.kind.mark(),
+            start: event.span.start,
+            end_kind: (event.span.end & END_MASK) | (kind << KIND_SHIFT),
+        }
+    }
+
+    /// Where the event's text lies in the document (as [`Event::span`]).
+    pub fn span(&self) -> Range<usize> {
+        self.start..self.end_kind & END_MASK
+    }
+
+    /// Which kind of event it was.
+    pub fn kind(&self) -> MarkKind {
+        match self.end_kind >> KIND_SHIFT {
+            0 => MarkKind::Open,
+            1 => MarkKind::Chunk,
+            2 => MarkKind::Close,
+            _ => MarkKind::Discard,
         }
     }
 }
@@ -174,5 +199,38 @@ impl Event {
             _ => {}
         }
         Some(Value::Dict(d))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Value;
+
+    #[test]
+    fn a_mark_keeps_its_events_span_and_kind_in_16_bytes() {
+        assert_eq!(std::mem::size_of::<Mark>(), 16);
+        let far = END_MASK;
+        let kinds = [
+            EventKind::Open,
+            EventKind::Chunk {
+                text: "x".into(),
+                dirty: false,
+            },
+            EventKind::Close { value: Value::Null },
+            EventKind::Discard { text: "y".into() },
+        ];
+        for kind in kinds {
+            for span in [0..0, 3..7, far - 1..far] {
+                let event = Event {
+                    field: 1,
+                    kind: kind.clone(),
+                    span: span.clone(),
+                    detail: None,
+                };
+                let mark = Mark::of(&event);
+                assert_eq!((mark.span(), mark.kind()), (span, kind.mark()));
+            }
+        }
     }
 }

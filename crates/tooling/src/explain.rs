@@ -212,7 +212,7 @@ impl Traced {
         let mut g = g.clone();
         if g.value_item.is_some() {
             let name = template.fields()[g.field].name.as_str();
-            g.value = g.value_in(self.message.as_ref(), name).cloned();
+            g.set_value(g.value_in(self.message.as_ref(), name).cloned());
             g.value_item = None;
         }
         g

@@ -265,7 +265,7 @@ pub(super) fn clamp_scrolls(state: &mut State) {
                             .max(1)
                     })
                     .sum::<usize>()
-                    + g.captures.len()
+                    + g.captures().len()
                     + 8
             });
         let max = rows.saturating_sub(usize::from(inner.height));

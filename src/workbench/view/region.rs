@@ -81,9 +81,9 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
             .collect();
         body.push(Line::styled(l, theme.body(g.field)));
     }
-    if !g.captures.is_empty() {
+    if !g.captures().is_empty() {
         body.push(Line::styled("captures", heading(state)));
-        for (name, value) in &g.captures {
+        for (name, value) in g.captures() {
             body.push(Line::from(vec![
                 Span::styled(format!("{name} = "), theme.capture()),
                 Span::raw(value.py_repr()),

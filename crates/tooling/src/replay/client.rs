@@ -157,7 +157,7 @@ impl Replay {
         let regions = self.regions();
         let first = regions.partition_point(|r| r.close_event.is_some_and(|c| c < *from));
         for r in &regions[first..] {
-            match (r.close_event, &r.value) {
+            match (r.close_event, r.value()) {
                 (Some(c), Some(value)) if c < upto => {
                     if c >= *from {
                         client.settle(&self.template, r.field, value);
