@@ -646,8 +646,13 @@ impl Parser {
 
     /// Like [`Parser::feed`] for text the caller owns: a first feed takes it over instead of
     /// copying it (one-shot parsing of large generations).
-    pub fn feed_string(&mut self, text: String) -> Result<Vec<Event>, ParseError> {
+    pub fn feed_string(&mut self, mut text: String) -> Result<Vec<Event>, ParseError> {
         if self.buffer.is_empty() && !self.finalized {
+            // The spare byte `feed_into` leaves (a pattern delimiter's growth probe appends
+            // one character); a large block grows in place.
+            if text.capacity() == text.len() {
+                text.reserve_exact(1);
+            }
             self.buffer = text;
             self.budget.grant(
                 self.budget_per_byte

@@ -1108,7 +1108,7 @@ fn name_in_capture(re: &Re, capture: &str, name: &str) -> Re {
             re: inner,
             min: 1..,
             max: None,
-        }) => class_ranges(inner),
+        }) => crate::follow::ranges_of(inner),
         _ => None,
     };
     if let (
@@ -1119,7 +1119,7 @@ fn name_in_capture(re: &Re, capture: &str, name: &str) -> Re {
             max: None,
         }),
     ) = (taken, items.get(at + 1))
-        && let Some(next_ranges) = class_ranges(next)
+        && let Some(next_ranges) = crate::follow::ranges_of(next)
     {
         let first = re::normalize(
             next_ranges
@@ -1145,24 +1145,6 @@ fn name_in_capture(re: &Re, capture: &str, name: &str) -> Re {
     }
     out[at] = lit;
     Re::Seq(out)
-}
-
-/// The characters a one-character expression takes, as ranges.
-fn class_ranges(re: &Re) -> Option<Vec<(u32, u32)>> {
-    match re {
-        Re::Class {
-            ranges,
-            negated: false,
-        } => Some(ranges.clone()),
-        Re::Class {
-            ranges,
-            negated: true,
-        } => Some(re::complement(ranges)),
-        Re::Lit(s) if s.chars().count() == 1 => {
-            s.chars().next().map(|c| vec![(c as u32, c as u32)])
-        }
-        _ => None,
-    }
 }
 
 /// `range` without the characters of `minus` (sorted, disjoint).

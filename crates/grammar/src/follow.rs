@@ -334,14 +334,7 @@ mod tests {
     use super::*;
 
     fn ws() -> Re {
-        Re::Repeat {
-            re: Box::new(Re::Class {
-                ranges: vec![(0x09, 0x0A), (0x0D, 0x0D), (0x20, 0x20)],
-                negated: false,
-            }),
-            min: 0,
-            max: None,
-        }
+        crate::plan::whitespace_re()
     }
 
     fn granite_starts() -> Vec<Start> {

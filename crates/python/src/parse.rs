@@ -81,13 +81,8 @@ pub(crate) fn parse_text<'py>(
     let prefix = read_prefix(prefix)?;
     let tools = read_tools(py, tools)?;
     let text = read_str(text)?;
-    let result = py.detach(|| {
-        // One spare byte: a pattern delimiter probes the buffer's growth by appending one.
-        let mut owned = String::with_capacity(text.len() + 1);
-        owned.push_str(&text);
-        drop(text);
-        parse_response_owned(&template, prefix.as_deref(), owned, tools.as_ref())
-    });
+    let result =
+        py.detach(|| parse_response_owned(&template, prefix.as_deref(), text, tools.as_ref()));
     match result {
         Ok(message) => dict_to_py(py, &message),
         Err(e) => Err(raise(py, e)),
@@ -300,8 +295,10 @@ impl StreamParser {
         let result = match inner {
             Inner::Text(parser) => {
                 if let Ok(s) = text.cast::<PyString>() {
-                    fed = Some(s);
-                    feed_text(py, parser, s, &mut events)
+                    // Its UTF-8, read once: fed to the parser, then compared with the chunks.
+                    let utf8 = s.to_str().ok();
+                    fed = utf8.map(|t| (s, t));
+                    feed_text(py, parser, s, utf8, &mut events)
                 } else if finalized {
                     return Err(PyRuntimeError::new_err("ResponseParser already finalized"));
                 } else if !text.is_truthy()? {
@@ -379,15 +376,16 @@ fn feed_text(
     py: Python<'_>,
     parser: &mut Parser,
     text: &Bound<'_, PyString>,
+    utf8: Option<&str>,
     events: &mut Vec<Event>,
 ) -> Result<(), ParseError> {
-    match text.to_str() {
-        Ok(text) if text.len() < SHORT_FEED && parser.held().len() < SHORT_HELD => {
+    match utf8 {
+        Some(text) if text.len() < SHORT_FEED && parser.held().len() < SHORT_HELD => {
             parser.feed_into(text, events)
         }
-        Ok(text) => py.detach(|| parser.feed_into(text, events)),
+        Some(text) => py.detach(|| parser.feed_into(text, events)),
         // Lone surrogates: read through `surrogatepass`.
-        Err(_) => match read_str(text) {
+        None => match read_str(text) {
             Ok(owned) => py.detach(|| parser.feed_into(&owned, events)),
             Err(e) => Err(ParseError {
                 kind: rtbench_engine::ExceptionType::Exception,
@@ -411,16 +409,15 @@ impl StreamParser {
         self.inner.as_ref().ok_or_else(not_started)
     }
 
-    /// The reference's event dicts for `events`, in order. `fed` is the str the events came
+    /// The reference's event dicts for `events`, in order. `fed` is the str (and its UTF-8) the events came
     /// from: a chunk that is all of it is that same str object, not a copy (a token that
     /// falls wholly inside a region, most of a stream's feeds).
     fn events_to_py<'py>(
         &self,
         py: Python<'py>,
         events: &[Event],
-        fed: Option<&Bound<'py, PyString>>,
+        fed: Option<(&Bound<'py, PyString>, &str)>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let fed = fed.and_then(|s| Some((s, s.to_str().ok()?)));
         let list = PyList::empty(py);
         for e in events {
             if let Some(d) = self.event_to_py(py, e, fed)? {

@@ -212,22 +212,21 @@ impl Writer<'_> {
 
     /// The terminal for a quoted string without `excludes` in its raw text.
     fn string(&mut self, quote: char, escapes: &str, unicode: bool, excludes: &[String]) -> String {
-        let excludes: Vec<&String> = excludes.iter().filter(|e| !e.is_empty()).collect();
         let mut def = format!(
             "/{}/",
             crate::ir::string_re(quote, escapes, unicode).to_regex()
         );
-        if !excludes.is_empty() {
-            let alts: Vec<String> = excludes
-                .iter()
-                .map(|e| Re::Lit((*e).clone()).to_regex())
-                .collect();
-            let _ = write!(def, " & ~/(?s:.*)(?:{})(?s:.*)/", alts.join("|"));
-        }
+        exclude(&mut def, excludes);
+        self.terminal("STRING", def)
+    }
+
+    /// The terminal defined as `def`: the one already written with it, or a new one named
+    /// `kind` and a number.
+    fn terminal(&mut self, kind: &str, def: String) -> String {
         if let Some((name, _)) = self.terminals.iter().find(|(_, d)| *d == def) {
             return name.clone();
         }
-        let name = format!("STRING_{}", self.terminals.len() + 1);
+        let name = format!("{kind}_{}", self.terminals.len() + 1);
         self.terminals.push((name.clone(), def));
         name
     }
@@ -242,17 +241,10 @@ impl Writer<'_> {
     ) -> String {
         // A special token's spelling is excluded too: ordinary tokens can spell it, and the
         // parser, which reads text, would cut there.
-        let excludes: Vec<&String> = excludes.iter().filter(|e| !e.is_empty()).collect();
         // llguidance's lexemes must not match the empty text: the terminal takes at least one
         // character, and the rule makes it optional.
         let mut def = String::from("/(?s:.+)/");
-        if !excludes.is_empty() {
-            let alts: Vec<String> = excludes
-                .iter()
-                .map(|e| Re::Lit((*e).clone()).to_regex())
-                .collect();
-            let _ = write!(def, " & ~/(?s:.*)(?:{})(?s:.*)/", alts.join("|"));
-        }
+        exclude(&mut def, excludes);
         if let Some(c) = not_start {
             let _ = write!(def, " & ~/{}(?s:.*)/", Re::Lit(c.to_string()).to_regex());
         }
@@ -268,12 +260,21 @@ impl Writer<'_> {
         } else {
             "?"
         };
-        if let Some((name, _)) = self.terminals.iter().find(|(_, d)| *d == def) {
-            return format!("{name}{optional}");
-        }
-        let name = format!("TEXT_{}", self.terminals.len() + 1);
-        self.terminals.push((name.clone(), def));
+        let name = self.terminal("TEXT", def);
         format!("{name}{optional}")
+    }
+}
+
+/// Appends to a terminal's definition that its text holds none of `excludes` (empty ones
+/// aside).
+fn exclude(def: &mut String, excludes: &[String]) {
+    let alts: Vec<String> = excludes
+        .iter()
+        .filter(|e| !e.is_empty())
+        .map(|e| Re::Lit(e.clone()).to_regex())
+        .collect();
+    if !alts.is_empty() {
+        let _ = write!(def, " & ~/(?s:.*)(?:{})(?s:.*)/", alts.join("|"));
     }
 }
 
