@@ -29,10 +29,12 @@ START = "<|im_start|>assistant\n"
 
 
 def rtbench_binary() -> Path:
-    """The command line: $RTBENCH_BIN, else the workspace's build, else built now."""
+    """The command line: $RTBENCH_BIN, else the workspace's build, else built now. A relative
+    path is taken from where the tests were started, and made absolute: the command runs in the
+    test's own folder."""
     if os.environ.get("RTBENCH_BIN"):
-        return Path(os.environ["RTBENCH_BIN"])
-    target = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
+        return Path(os.environ["RTBENCH_BIN"]).resolve()
+    target = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target").resolve()
     for profile in ("debug", "release"):
         if (target / profile / "rtbench").exists():
             return target / profile / "rtbench"
