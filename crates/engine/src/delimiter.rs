@@ -47,7 +47,38 @@ pub struct LiteralSet {
     /// The bytes that start some short literal's matchable prefix, one bit each: most
     /// positions of the buffer's tail start none, and are passed over without comparing any
     /// literal.
-    short_first: [u64; 4],
+    short_first: ByteSet,
+    /// The bytes that start some literal's matchable prefix: text none of whose bytes is among
+    /// them holds no match of any literal, nor the start of one.
+    first: ByteSet,
+}
+
+/// A set of bytes, one bit each.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ByteSet([u64; 4]);
+
+impl ByteSet {
+    /// Adds `b`.
+    pub fn insert(&mut self, b: u8) {
+        self.0[usize::from(b >> 6)] |= 1 << (b & 63);
+    }
+
+    /// Whether `b` is in the set.
+    pub fn contains(&self, b: u8) -> bool {
+        self.0[usize::from(b >> 6)] >> (b & 63) & 1 == 1
+    }
+
+    /// Adds every byte of `other`.
+    pub fn union(&mut self, other: &ByteSet) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a |= b;
+        }
+    }
+
+    /// Whether some byte of `text` is in the set.
+    pub fn any_in(&self, text: &[u8]) -> bool {
+        text.iter().any(|&b| self.contains(b))
+    }
 }
 
 /// Literals at least this long get a failure table for the partial match.
@@ -188,10 +219,15 @@ impl LiteralSet {
             .filter(|p| !p.is_empty())
             .map(Box::from)
             .collect();
-        let mut short_first = [0u64; 4];
+        let mut short_first = ByteSet::default();
         for p in &short {
-            let b = p.as_bytes()[0];
-            short_first[usize::from(b >> 6)] |= 1 << (b & 63);
+            short_first.insert(p.as_bytes()[0]);
+        }
+        let mut first = ByteSet::default();
+        for p in literals.iter().map(|l| matchable_prefix(l)) {
+            if let Some(&b) = p.as_bytes().first() {
+                first.insert(b);
+            }
         }
         LiteralSet {
             literals,
@@ -202,6 +238,7 @@ impl LiteralSet {
             short_max,
             short,
             short_first,
+            first,
         }
     }
 
@@ -230,7 +267,7 @@ impl LiteralSet {
         let short_from = from.max(hay.len().saturating_sub(self.short_max));
         let bytes = hay.as_bytes();
         let short = (short_from..hay.len())
-            .filter(|&s| self.short_first[usize::from(bytes[s] >> 6)] >> (bytes[s] & 63) & 1 == 1)
+            .filter(|&s| self.short_first.contains(bytes[s]))
             .find(|&s| {
                 let rest = &bytes[s..];
                 self.short.iter().any(|p| p.as_bytes().starts_with(rest))
@@ -299,6 +336,16 @@ impl PatternDelimiter {
 }
 
 impl Delimiter {
+    /// The bytes a match of the delimiter, or the start of one, may begin with: text appended
+    /// to a buffer where nothing is pending, none of whose bytes is among them, holds neither.
+    /// `None` for a pattern, which may begin anywhere.
+    pub fn start_bytes(&self) -> Option<&ByteSet> {
+        match self {
+            Delimiter::Literal(set) => Some(&set.first),
+            Delimiter::Pattern(_) => None,
+        }
+    }
+
     /// Searches `buf` from `pos` the way the reference's `_scan` does for one delimiter.
     ///
     /// Not at end of stream, a match that could still change with more input is reported as

@@ -9,7 +9,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::content::{ContentError, PatternCache, parse_content};
-use crate::delimiter::{DelimMatch, Delimiter, Scan, ScanResume};
+use crate::delimiter::{ByteSet, DelimMatch, Delimiter, Scan, ScanResume};
 use crate::event::{Event, EventKind, EventSink, RegionDetail, Step};
 use crate::py::{self, ExceptionType};
 use crate::template::{Field, Template};
@@ -160,6 +160,10 @@ pub enum Events {
     /// [`Events::Trace`] with empty chunk and discard texts, for a caller that reads the text
     /// by span from the document (a long region's chunks are as long as its text).
     Spans,
+    /// [`Events::Reference`] with empty chunk texts, for a caller that reads each chunk's text
+    /// by its span (see [`Parser::text_at`]): a streaming client that hands every chunk on as
+    /// a new object of its own, so that no chunk is copied twice.
+    ReferenceSpans,
 }
 
 impl Events {
@@ -171,7 +175,7 @@ impl Events {
     /// The text of a chunk or discard event, as this kind of events records it.
     fn text(self, text: &str) -> String {
         match self {
-            Events::Spans => String::new(),
+            Events::Spans | Events::ReferenceSpans => String::new(),
             _ => text.to_string(),
         }
     }
@@ -228,6 +232,30 @@ struct Best {
     m: DelimMatch,
 }
 
+/// The delimiters a scan watches with `current` the field being parsed: that region's close, or
+/// outside an explicit region every field's open and the implicit field's close.
+fn watched(
+    template: &Template,
+    current: Option<usize>,
+) -> impl Iterator<Item = (Role, usize, &Delimiter)> {
+    let fields = template.fields();
+    let explicit = current.filter(|&c| Some(c) != template.implicit());
+    let close_of_current = explicit.and_then(|c| Some((Role::Close, c, fields[c].close.as_ref()?)));
+    let opens = fields
+        .iter()
+        .enumerate()
+        .filter(move |_| explicit.is_none())
+        .filter_map(|(i, f)| Some((Role::Open, i, f.open.as_ref()?)));
+    let implicit_close = template
+        .implicit()
+        .filter(|_| explicit.is_none())
+        .and_then(|i| Some((Role::Close, i, fields[i].close.as_ref()?)));
+    close_of_current
+        .into_iter()
+        .chain(opens)
+        .chain(implicit_close)
+}
+
 /// A number for each parser made (see `Parser::id`).
 fn next_parser_id() -> u64 {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -255,6 +283,9 @@ pub struct Parser {
     initial_events: Vec<Event>,
     /// The last scan of each delimiter (index `2 * field + role`), reused while still valid.
     scans: Vec<Option<CachedScan>>,
+    /// The bytes the watched delimiters may begin with, for the explicit field open when it
+    /// was computed (see [`Parser::watched_start_bytes`]).
+    start_bytes: Option<(Option<usize>, Option<ByteSet>)>,
     /// The regex work this parser may still do: grows with the text fed (see
     /// [`budget_per_byte`]), so that any input ends in time linear in its length.
     budget: pyregex::Budget,
@@ -443,6 +474,7 @@ impl Parser {
             output: template.defaults().clone(),
             current: template.implicit(),
             scans: vec![None; 2 * template.fields().len()],
+            start_bytes: None,
             template,
             tools,
             buffer: String::new(),
@@ -601,6 +633,15 @@ impl Parser {
         self.origin + self.pos..self.origin + self.buffer.len()
     }
 
+    /// The text at `span`, a document range of text the parser has received (an event's span,
+    /// [`Parser::held`]); `None` for a range before [`Parser::origin`], past what was fed, or
+    /// not on character boundaries.
+    pub fn text_at(&self, span: Range<usize>) -> Option<&str> {
+        let start = span.start.checked_sub(self.origin)?;
+        let end = span.end.checked_sub(self.origin)?;
+        self.buffer.get(start..end)
+    }
+
     /// The message built so far (before end-of-stream filtering).
     pub fn output(&self) -> &Dict {
         &self.output
@@ -641,6 +682,18 @@ impl Parser {
         self.buffer.push_str(text);
         self.budget
             .grant(self.budget_per_byte.saturating_mul(text.len() as u64));
+        // Text in which no watched delimiter can begin, after a buffer where nothing was held,
+        // goes where a scan would send it (the open region, or nowhere) without a scan: most
+        // tokens of a stream.
+        if self.exhausted.is_none()
+            && self.pos + text.len() == self.buffer.len()
+            && matches!(self.watched_start_bytes(), Some(set) if !set.any_in(text.as_bytes()))
+        {
+            let end = self.buffer.len();
+            self.accumulate(events, self.pos..end);
+            self.pos = end;
+            return Ok(());
+        }
         self.process(events, false)
     }
 
@@ -723,6 +776,28 @@ impl Parser {
             .collect();
         self.finalized = true;
         Ok(message)
+    }
+
+    /// The bytes the delimiters watched now (see [`watched`]) may begin with; `None` when one
+    /// is a pattern. Kept until the watched set changes (a region opens or closes).
+    fn watched_start_bytes(&mut self) -> Option<ByteSet> {
+        let explicit = self
+            .current
+            .filter(|&c| Some(c) != self.template.implicit());
+        match self.start_bytes {
+            Some((state, set)) if state == explicit => set,
+            _ => {
+                let set = watched(&self.template, self.current).try_fold(
+                    ByteSet::default(),
+                    |mut set, (_, _, d)| {
+                        set.union(d.start_bytes()?);
+                        Some(set)
+                    },
+                );
+                self.start_bytes = Some((explicit, set));
+                set
+            }
+        }
     }
 
     /// Runs [`Parser::process_text`] within the parser's work budget. Once the budget is
@@ -856,24 +931,8 @@ impl Parser {
             }
             Ok::<(), ParseError>(())
         };
-        match self.current {
-            Some(cur) if Some(cur) != template.implicit() => {
-                if let Some(close) = &template.fields()[cur].close {
-                    consider(Role::Close, cur, close, self)?;
-                }
-            }
-            _ => {
-                for (i, f) in template.fields().iter().enumerate() {
-                    if let Some(open) = &f.open {
-                        consider(Role::Open, i, open, self)?;
-                    }
-                }
-                if let Some(imp) = template.implicit()
-                    && let Some(close) = &template.fields()[imp].close
-                {
-                    consider(Role::Close, imp, close, self)?;
-                }
-            }
+        for (role, field, delim) in watched(&template, self.current) {
+            consider(role, field, delim, self)?;
         }
         // A complete match at or after a pending one must wait: the pending delimiter starts no
         // later and may be the one that fires.
@@ -1762,5 +1821,53 @@ mod tests {
                 "cut {cut}"
             );
         }
+    }
+
+    /// Events without their chunk texts are the reference's events, and each chunk's text is
+    /// the text at its span, whatever the prefix and however the text is cut.
+    #[test]
+    fn span_events_read_their_text_where_the_reference_events_hold_it() {
+        let prefix = "<|im_start|>assistant\n<think>a";
+        let text = "bc</think>Hello <thi there</th<|im_end|>tail";
+        for cut in 1..=4 {
+            let mut full =
+                Parser::with_events(&smollm3(), Some(prefix), None, Events::Reference).unwrap();
+            let mut spans =
+                Parser::with_events(&smollm3(), Some(prefix), None, Events::ReferenceSpans)
+                    .unwrap();
+            let mut want = full.initial_events().to_vec();
+            let mut got: Vec<Event> = spans.initial_events().to_vec();
+            let mut rest = text;
+            let mut texts = Vec::new();
+            while !rest.is_empty() {
+                let n = rest.char_indices().nth(cut).map_or(rest.len(), |(i, _)| i);
+                want.extend(full.feed(&rest[..n]).unwrap());
+                got.extend(spans.feed(&rest[..n]).unwrap());
+                rest = &rest[n..];
+            }
+            want.extend(full.finalize().unwrap().1);
+            got.extend(spans.finalize().unwrap().1);
+            assert_eq!(got.len(), want.len(), "cut {cut}");
+            for (g, w) in got.iter().zip(&want) {
+                assert_eq!((g.field, &g.span), (w.field, &w.span), "cut {cut}");
+                match (&g.kind, &w.kind) {
+                    (EventKind::Chunk { text: t, dirty: d }, EventKind::Chunk { text, dirty }) => {
+                        assert!(t.is_empty());
+                        assert_eq!(d, dirty);
+                        assert_eq!(spans.text_at(g.span.clone()), Some(text.as_str()));
+                        texts.push(text.clone());
+                    }
+                    (g, w) => assert_eq!(g, w, "cut {cut}"),
+                }
+            }
+            assert_eq!(texts.concat(), "abcHello <thi there</thtail", "cut {cut}");
+        }
+        let p = Parser::new(&smollm3(), Some(prefix), None).unwrap();
+        assert_eq!(p.text_at(0..1), None, "before the origin");
+        assert_eq!(
+            p.text_at(p.origin()..p.origin() + 99),
+            None,
+            "past the text"
+        );
     }
 }
