@@ -13,7 +13,8 @@ Three measurements, each including the Python call:
 
 Each side runs with the semantics of the installed transformers version (rtbench's are chosen
 to match). Both must give the same message; the script stops if they do not. Times are the
-best of a few runs (the 10 MB reference parse runs once).
+best of a few runs (the 10 MB reference parse runs once), the two sides' runs taking turns so
+that a machine whose speed drifts (a shared host) slows both alike.
 """
 
 from __future__ import annotations
@@ -67,18 +68,25 @@ def tokens(text: str) -> list[str]:
     return re.findall(r" ?\w+| ?[^\w\s]+|\s+", text)
 
 
-def best(f, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - start)
-    return min(times)
+def timed(f) -> float:
+    start = time.perf_counter()
+    f()
+    return time.perf_counter() - start
+
+
+def best_of_turns(ref, rt, runs: int, ref_runs: int) -> tuple[float, float]:
+    """The best times of `ref` (`ref_runs` runs) and `rt` (`runs` runs), run in turns."""
+    ref_times, rt_times = [], []
+    for i in range(runs):
+        if i < ref_runs:
+            ref_times.append(timed(ref))
+        rt_times.append(timed(rt))
+    return min(ref_times), min(rt_times)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--runs", type=int, default=3, help="runs of each measurement (best is kept)")
+    ap.add_argument("--runs", type=int, default=5, help="runs of each measurement (best is kept)")
     args = ap.parse_args()
 
     import transformers
@@ -98,8 +106,12 @@ def main() -> int:
         want = ref_parse(text, TEMPLATE, prefix=PREFIX)
         if rt_parse(text, TEMPLATE, prefix=PREFIX) != want:
             sys.exit(f"{label}: rtbench's message differs from the reference's")
-        ref_t = best(lambda: ref_parse(text, TEMPLATE, prefix=PREFIX), 1 if size > 5 << 20 else args.runs)
-        rt_t = best(lambda: rt_parse(text, TEMPLATE, prefix=PREFIX), args.runs)
+        ref_t, rt_t = best_of_turns(
+            lambda: ref_parse(text, TEMPLATE, prefix=PREFIX),
+            lambda: rt_parse(text, TEMPLATE, prefix=PREFIX),
+            args.runs,
+            1 if size > 5 << 20 else args.runs,
+        )
         rows.append((label, f"{ref_t * 1e3:,.1f} ms", f"{rt_t * 1e3:,.2f} ms", ref_t / rt_t))
 
     pieces = tokens(generation(200 << 10))
@@ -113,8 +125,10 @@ def main() -> int:
         took = time.perf_counter() - start
         return took, parser.finalize()[0]
 
-    ref_runs = [feed_all(ref_parser) for _ in range(args.runs)]
-    rt_runs = [feed_all(rt_parser) for _ in range(args.runs)]
+    ref_runs, rt_runs = [], []
+    for _ in range(args.runs):
+        ref_runs.append(feed_all(ref_parser))
+        rt_runs.append(feed_all(rt_parser))
     if ref_runs[0][1] != rt_runs[0][1]:
         sys.exit("feed: rtbench's message differs from the reference's")
     ref_f = min(t for t, _ in ref_runs) / len(pieces)

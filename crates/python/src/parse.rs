@@ -5,6 +5,8 @@
 //!
 //! The GIL is released while the engine parses, so other Python threads run meanwhile.
 
+use std::ops::Range;
+
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use pyo3::{IntoPyObjectExt, intern};
@@ -228,12 +230,13 @@ impl StreamParser {
                 let prefix = prefix
                     .map(|p| read_str(p.cast::<PyString>()?))
                     .transpose()?;
+                // Chunks are read by their spans: a chunk's text is copied once, into its str.
                 let made = py.detach(|| {
                     Parser::with_events(
                         &template,
                         prefix.as_deref(),
                         tools.as_ref(),
-                        Events::Reference,
+                        Events::ReferenceSpans,
                     )
                 });
                 Inner::Text(made.map_err(|e| raise(py, e))?)
@@ -295,9 +298,10 @@ impl StreamParser {
         let result = match inner {
             Inner::Text(parser) => {
                 if let Ok(s) = text.cast::<PyString>() {
-                    // Its UTF-8, read once: fed to the parser, then compared with the chunks.
+                    // Its UTF-8, read once; a chunk that is all of it is the same str.
                     let utf8 = s.to_str().ok();
-                    fed = utf8.map(|t| (s, t));
+                    let start = parser.held().end;
+                    fed = utf8.map(|t| (s, start..start + t.len()));
                     feed_text(py, parser, s, utf8, &mut events)
                 } else if finalized {
                     return Err(PyRuntimeError::new_err("ResponseParser already finalized"));
@@ -409,15 +413,23 @@ impl StreamParser {
         self.inner.as_ref().ok_or_else(not_started)
     }
 
-    /// The reference's event dicts for `events`, in order. `fed` is the str (and its UTF-8) the events came
-    /// from: a chunk that is all of it is that same str object, not a copy (a token that
-    /// falls wholly inside a region, most of a stream's feeds).
+    /// The reference's event dicts for `events`, in order. `fed` is the str the events came
+    /// from and its document range: a chunk that is all of it is that same str object, not a
+    /// copy (a token that falls wholly inside a region, most of a stream's feeds).
     fn events_to_py<'py>(
         &self,
         py: Python<'py>,
         events: &[Event],
-        fed: Option<(&Bound<'py, PyString>, &str)>,
+        fed: Option<(&Bound<'py, PyString>, Range<usize>)>,
     ) -> PyResult<Bound<'py, PyList>> {
+        let fed = fed.as_ref().map(|(s, r)| (*s, r));
+        // A feed completes one event more often than not: its list is made at its size.
+        if let [e] = events {
+            return match self.event_to_py(py, e, fed)? {
+                Some(d) => PyList::new(py, [d]),
+                None => Ok(PyList::empty(py)),
+            };
+        }
         let list = PyList::empty(py);
         for e in events {
             if let Some(d) = self.event_to_py(py, e, fed)? {
@@ -427,23 +439,33 @@ impl StreamParser {
         Ok(list)
     }
 
+    /// A chunk's text: a token-id parser's chunks hold theirs (their markers stripped), a text
+    /// parser's is read at the chunk's span.
+    fn chunk_text<'a>(&'a self, e: &Event, text: &'a str) -> &'a str {
+        match &self.inner {
+            Some(Inner::Text(p)) if text.is_empty() => p.text_at(e.span.clone()).unwrap_or(text),
+            _ => text,
+        }
+    }
+
     /// One event as the reference builds it: `{"type", "field"}` and `"text"`/`"dirty"` for a
     /// chunk, `"value"` for a close.
     fn event_to_py<'py>(
         &self,
         py: Python<'py>,
         e: &Event,
-        fed: Option<(&Bound<'py, PyString>, &str)>,
+        fed: Option<(&Bound<'py, PyString>, &Range<usize>)>,
     ) -> PyResult<Option<Bound<'py, PyDict>>> {
         if let (EventKind::Chunk { text, dirty }, Some(proto)) =
             (&e.kind, self.chunk_dicts.get(e.field))
         {
             let d = proto.bind(py).copy()?;
             match fed {
-                Some((s, fed)) if fed == text.as_str() => {
-                    d.set_item(intern!(py, "text"), s)?;
-                }
-                _ => d.set_item(intern!(py, "text"), str_to_py(py, text)?)?,
+                Some((s, fed)) if *fed == e.span => d.set_item(intern!(py, "text"), s)?,
+                _ => d.set_item(
+                    intern!(py, "text"),
+                    str_to_py(py, self.chunk_text(e, text))?,
+                )?,
             }
             if *dirty {
                 d.set_item(intern!(py, "dirty"), true)?;
@@ -465,7 +487,10 @@ impl StreamParser {
         d.set_item(intern!(py, "field"), name)?;
         match &e.kind {
             EventKind::Chunk { text, dirty } => {
-                d.set_item(intern!(py, "text"), str_to_py(py, text)?)?;
+                d.set_item(
+                    intern!(py, "text"),
+                    str_to_py(py, self.chunk_text(e, text))?,
+                )?;
                 d.set_item(intern!(py, "dirty"), *dirty)?;
             }
             EventKind::Close { value } => {
