@@ -13,8 +13,10 @@ Three measurements, each including the Python call:
 
 Each side runs with the semantics of the installed transformers version (rtbench's are chosen
 to match). Both must give the same message; the script stops if they do not. Times are the
-best of a few runs (the 10 MB reference parse runs once), the two sides' runs taking turns so
-that a machine whose speed drifts (a shared host) slows both alike.
+best of a few runs (the 10 MB reference parse runs once). Each side runs its runs back to back,
+in two rounds taking turns, so that a machine whose speed drifts (a shared host) slows both
+alike while neither side's runs follow the other's (which leave the caches and the allocator's
+free memory cold).
 """
 
 from __future__ import annotations
@@ -74,13 +76,18 @@ def timed(f) -> float:
     return time.perf_counter() - start
 
 
+def halves(n: int) -> tuple[int, int]:
+    """`n` runs in two rounds (the second may be empty)."""
+    return (n + 1) // 2, n // 2
+
+
 def best_of_turns(ref, rt, runs: int, ref_runs: int) -> tuple[float, float]:
-    """The best times of `ref` (`ref_runs` runs) and `rt` (`runs` runs), run in turns."""
+    """The best times of `ref` (`ref_runs` runs) and `rt` (`runs` runs), in two rounds that
+    each run `ref`'s runs and then `rt`'s back to back."""
     ref_times, rt_times = [], []
-    for i in range(runs):
-        if i < ref_runs:
-            ref_times.append(timed(ref))
-        rt_times.append(timed(rt))
+    for ref_n, rt_n in zip(halves(ref_runs), halves(runs)):
+        ref_times += [timed(ref) for _ in range(ref_n)]
+        rt_times += [timed(rt) for _ in range(rt_n)]
     return min(ref_times), min(rt_times)
 
 
@@ -126,9 +133,9 @@ def main() -> int:
         return took, parser.finalize()[0]
 
     ref_runs, rt_runs = [], []
-    for _ in range(args.runs):
-        ref_runs.append(feed_all(ref_parser))
-        rt_runs.append(feed_all(rt_parser))
+    for n in halves(args.runs):
+        ref_runs += [feed_all(ref_parser) for _ in range(n)]
+        rt_runs += [feed_all(rt_parser) for _ in range(n)]
     if ref_runs[0][1] != rt_runs[0][1]:
         sys.exit("feed: rtbench's message differs from the reference's")
     ref_f = min(t for t, _ in ref_runs) / len(pieces)

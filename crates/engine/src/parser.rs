@@ -1157,6 +1157,19 @@ impl Parser {
                 }
                 parsed
             }
+            // Untraced, a transform that names the whole content once gets it moved into its
+            // place rather than copied (a tool call's arguments, say).
+            Some(t)
+                if !field.transform_each
+                    && !keep_parsed
+                    && let Some(slot) = t.whole_content_slot() =>
+            {
+                let mut value = self.transform_whole(t, &Value::Null, budget, &fail)?;
+                if let Some(place) = crate::transform::slot_mut(&mut value, &slot) {
+                    *place = parsed;
+                }
+                value
+            }
             // The transform reads the content without taking it: the trace keeps it as made.
             Some(t) if !field.transform_each => {
                 let value = self.transform_whole(t, &parsed, budget, &fail)?;

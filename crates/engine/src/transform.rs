@@ -138,6 +138,44 @@ impl Transform {
         self.apply_at(scope, 1, budget.frames, budget.message)
     }
 
+    /// Where the transform's one placeholder of the whole `content` lands in its output (the
+    /// entry or item index at each level), when `content` is named exactly once and whole
+    /// (`{content}`, not `{content.key}`). That placeholder cannot fail and nothing else reads
+    /// the content, so a caller done with the content may apply the transform to a stand-in and
+    /// move the content into this place instead of copying it (see [`slot_mut`]).
+    pub(crate) fn whole_content_slot(&self) -> Option<Vec<usize>> {
+        fn walk(t: &Transform, at: &mut Vec<usize>, found: &mut Option<Vec<usize>>, n: &mut usize) {
+            match t {
+                Transform::Literal(_) => {}
+                Transform::Placeholder { root, keys, .. } => {
+                    if root == "content" {
+                        *n += 1;
+                        if keys.is_empty() {
+                            *found = Some(at.clone());
+                        }
+                    }
+                }
+                Transform::List(items) => {
+                    for (i, item) in items.iter().enumerate() {
+                        at.push(i);
+                        walk(item, at, found, n);
+                        at.pop();
+                    }
+                }
+                Transform::Dict(entries) => {
+                    for (i, (_, entry)) in entries.iter().enumerate() {
+                        at.push(i);
+                        walk(entry, at, found, n);
+                        at.pop();
+                    }
+                }
+            }
+        }
+        let (mut found, mut n) = (None, 0);
+        walk(self, &mut Vec::new(), &mut found, &mut n);
+        found.filter(|_| n == 1)
+    }
+
     fn apply_at(
         &self,
         scope: &dyn Scope,
@@ -212,6 +250,15 @@ impl Transform {
     }
 }
 
+/// The part of a transform's output at `slot` (see [`Transform::whole_content_slot`]).
+pub(crate) fn slot_mut<'a>(value: &'a mut Value, slot: &[usize]) -> Option<&'a mut Value> {
+    slot.iter().try_fold(value, |v, &i| match v {
+        Value::List(items) => items.get_mut(i),
+        Value::Dict(d) => d.values_mut().nth(i),
+        _ => None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,6 +275,41 @@ mod tests {
 
     fn json(s: &str) -> Value {
         crate::py::json_loads(s).unwrap()
+    }
+
+    #[test]
+    fn the_content_moved_into_its_slot_is_the_transform_of_the_content() {
+        let content = json(r#"{"name": "f", "arguments": {"a": [1, 2.5, null]}}"#);
+        let scope = S(vec![
+            ("id".into(), json(r#""c1""#)),
+            ("content".into(), content.clone()),
+        ]);
+        let stand_in = S(vec![
+            ("id".into(), json(r#""c1""#)),
+            ("content".into(), Value::Null),
+        ]);
+        for (transform, slot) in [
+            (
+                r#"{"type": "function", "function": "{content}"}"#,
+                Some(vec![1]),
+            ),
+            (
+                r#"["{id}", {"x": 1, "f": ["{content}"]}]"#,
+                Some(vec![1, 1, 0]),
+            ),
+            (r#""{content}""#, Some(vec![])),
+            (r#"{"a": "{content}", "b": "{content}"}"#, None),
+            (r#"{"a": "{content}", "b": "{content.name}"}"#, None),
+            (r#"{"a": "{content.name}"}"#, None),
+            (r#"{"a": "{id}"}"#, None),
+        ] {
+            let t = Transform::compile(&json(transform)).unwrap();
+            assert_eq!(t.whole_content_slot(), slot, "{transform}");
+            let Some(slot) = slot else { continue };
+            let mut moved = t.apply(&stand_in).unwrap();
+            *slot_mut(&mut moved, &slot).unwrap() = content.clone();
+            assert_eq!(moved, t.apply(&scope).unwrap(), "{transform}");
+        }
     }
 
     #[test]
