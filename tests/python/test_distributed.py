@@ -169,6 +169,50 @@ def test_the_distributed_report_equals_rtbench_corpus_on_20000_records(tmp_path,
         str(tmp_path / "failed" / n) for n in written}
 
 
+def test_a_block_run_again_writes_its_failure_files_again_and_a_second_run_replaces_none(tmp_path, cluster):
+    # A block whose worker was lost runs again elsewhere: its own folder is emptied and written
+    # again, so the files its first attempt left do not collide with its second.
+    (tmp_path / "c.jsonl").write_text("".join(
+        (r if isinstance(r, str) else json.dumps(r)) + "\n" for r in map(record, range(60))))
+    settings = rd.Settings(template=str(TEMPLATE), write_failures=str(tmp_path / "failed"),
+                           staging=str(tmp_path / "staged"))
+    [block] = rd.plan([tmp_path / "c.jsonl"])
+    staged = rd.staging_of(settings, 0)
+    first = rd.run_block(block, 1, 0, settings, staged)
+    files = {p.name: p.read_bytes() for p in Path(staged).iterdir()}
+    (Path(staged) / next(iter(files))).write_bytes(b"half a file")  # the first attempt died
+    again = rd.run_block(block, 1, 0, settings, staged)
+    assert (again[2], again[3]) == (first[2], []) and first[2] == len(files) > 0
+    assert {p.name: p.read_bytes() for p in Path(staged).iterdir()} == files
+
+    # A second run into the same folder replaces no file and says which it could not write, as
+    # `rtbench corpus` does; the blocks' folders are gone.
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    shutil.copy(tmp_path / "c.jsonl", run_dir / "c.jsonl")
+    def run():
+        return rd.run_corpus(TEMPLATE, [run_dir / "c.jsonl"], client=cluster,
+                             write_failures=run_dir / "failed", block_bytes=1_000)
+
+    def written():
+        return {p.name: p.read_bytes() for p in (run_dir / "failed").iterdir()}
+
+    runs = [run()]
+    before = written()
+    runs.append(run())
+    assert sorted(before) == sorted(files) and runs[0].written == len(files)
+    assert runs[0].problems == []
+    assert runs[1].written == 0 and len(runs[1].problems) == len(files)
+    assert all("File exists" in p for p in runs[1].problems)
+    assert written() == before
+    cli = subprocess.run(
+        [rtbench_binary(), "corpus", "--template", TEMPLATE, "--json", "--quiet",
+         "--write-failures", "failed", "c.jsonl"],
+        cwd=tmp_path, capture_output=True, text=True,
+    )
+    assert json.loads(cli.stdout)["written"] == runs[0].written
+
+
 def test_the_command_line_runs_on_a_given_scheduler(tmp_path, cluster):
     (tmp_path / "c.jsonl").write_text("".join(
         (r if isinstance(r, str) else json.dumps(r)) + "\n" for r in map(record, range(14))))

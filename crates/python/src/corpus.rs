@@ -368,7 +368,37 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PartialReport>()?;
     m.add_function(wrap_pyfunction!(_partial_report, m)?)?;
     m.add_function(wrap_pyfunction!(count_jsonl_range, m)?)?;
+    m.add_function(wrap_pyfunction!(publish_failures, m)?)?;
     Ok(())
+}
+
+/// A staged failure file's path and its new one (`None`: not moved).
+type Moved = (String, Option<String>);
+
+/// Gives the failure files a worker wrote into `staged` their names in `dir`, in name order, as
+/// writing them there would have (an existing name is a problem, never replaced): returns
+/// `(moved, problems)`, `moved` pairing each staged path with its new one (`None` when not
+/// moved). A distributed run's blocks write into folders of their own, so that a block run
+/// again (its worker lost) rewrites its own files only.
+#[pyfunction]
+fn publish_failures(
+    py: Python<'_>,
+    staged: PathBuf,
+    dir: PathBuf,
+) -> PyResult<(Vec<Moved>, Vec<String>)> {
+    let published = py
+        .detach(|| rtbench_tooling::corpus::publish_staged(&staged, &dir))
+        .map_err(|e| PyOSError::new_err(format!("{}: {e}", staged.display())))?;
+    let path = |p: &PathBuf| p.to_string_lossy().into_owned();
+    let moved = published
+        .moved
+        .iter()
+        .map(|(from, to)| (path(from), to.as_ref().map(path)))
+        .collect();
+    Ok((
+        moved,
+        published.errors.iter().map(|e| e.to_string()).collect(),
+    ))
 }
 
 /// The corpus entries of records given as `(index, file, line, offset, text)`.

@@ -43,6 +43,11 @@ holds JSON text, taken as it is (a value that must be `null`, or any JSON at all
 What a run writes: the report (`rtbench corpus --json`'s object, `seconds` the run's wall time),
 one Parquet row per record with its outcome (`OUTCOME_SCHEMA`), and, with `write_failures`, each
 failing record as a `.sample` file, named and written as `rtbench corpus --write-failures` does.
+A block writes its failure files into a folder of its own inside that folder
+(`.rtbench-staging-*/BLOCK`, emptied when the block starts, so that a block run again after its
+worker was lost writes them again); once merged, in corpus order, they take their names in the
+folder, where an existing file is never replaced (it is one of the run's problems, as it is
+for `rtbench corpus`), and the staging folders are removed.
 """
 
 from __future__ import annotations
@@ -52,7 +57,9 @@ import dataclasses
 import json
 import logging
 import os
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -119,6 +126,9 @@ class Settings:
     chunk_sample: int = 100
     write_failures: str | None = None
     outcomes: bool = False
+    # Where blocks write their failure files, a folder each (see `run_block`): inside
+    # `write_failures`, removed at the end of the run.
+    staging: str | None = None
 
 
 @dataclasses.dataclass
@@ -271,9 +281,22 @@ def parquet_lines(block: Block) -> list[str]:
     ]
 
 
-def run_block(block: Block, first_line: int, first_index: int, s: Settings):
-    """Runs one block: `(partial report, outcomes table or None, written, problems)`."""
+def staging_of(s: Settings, block: int) -> str | None:
+    """The folder for the failure files of the run's block number `block`."""
+    return None if s.staging is None else os.path.join(s.staging, str(block))
+
+
+def run_block(block: Block, first_line: int, first_index: int, s: Settings, staged: str | None = None):
+    """Runs one block: `(partial report, outcomes table or None, written, problems)`. With
+    `s.write_failures`, its failure files go into `staged`, a folder of its own
+    (`staging_of`), emptied first: a block run again after its worker was lost writes its files
+    again, and the driver names them in the run's folder once the block is merged."""
     ctx = _context(s)
+    if s.write_failures is not None and staged is None:
+        staged = s.write_failures
+    elif staged is not None:
+        shutil.rmtree(staged, ignore_errors=True)
+        os.makedirs(staged)
     if block.kind == "jsonl":
         report, outcomes, written, problems = ctx.run_range(
             block.path,
@@ -283,7 +306,7 @@ def run_block(block: Block, first_line: int, first_index: int, s: Settings):
             first_line,
             first_index,
             chunk_sample=s.chunk_sample,
-            write_failures=s.write_failures,
+            write_failures=staged,
             outcomes=s.outcomes,
         )
     else:
@@ -294,7 +317,7 @@ def run_block(block: Block, first_line: int, first_index: int, s: Settings):
         report, outcomes, written, problems = ctx.run_block(
             records,
             chunk_sample=s.chunk_sample,
-            write_failures=s.write_failures,
+            write_failures=staged,
             outcomes=s.outcomes,
         )
     table = outcome_table(outcomes, parquet=block.kind == "parquet") if s.outcomes else None
@@ -326,6 +349,20 @@ def outcome_table(outcomes: list[dict], parquet: bool = False) -> pa.Table:
 
 # ---------------------------------------------------------------------------------------------
 # The driver.
+
+
+def _publish(staged: str, folder: str, table: pa.Table | None, problems: list[str]):
+    """Names a merged block's failure files in the run's folder, as `rtbench corpus` would
+    have written them there (a name the folder has is a problem, its file never replaced);
+    returns how many were named and the outcomes with their paths there."""
+    moved, publish_problems = _native.publish_failures(staged, folder)
+    problems.extend(publish_problems)
+    if table is not None:
+        new = dict(moved)
+        i = table.schema.get_field_index("written")
+        paths = [None if p is None else new.get(p) for p in table.column(i).to_pylist()]
+        table = table.set_column(i, OUTCOME_SCHEMA.field("written"), pa.array(paths, pa.string()))
+    return sum(1 for _, to in moved if to is not None), table
 
 
 def _numbered(blocks: list[Block], counts: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -379,6 +416,16 @@ def run_corpus(
     blocks = plan(shards, block_bytes)
     if settings.write_failures is not None:
         os.makedirs(settings.write_failures, exist_ok=True)
+        settings.staging = tempfile.mkdtemp(prefix=".rtbench-staging-", dir=settings.write_failures)
+    try:
+        return _run_with(client, scheduler, workers, blocks, settings, empty, outcomes)
+    finally:
+        if settings.staging is not None:
+            shutil.rmtree(settings.staging, ignore_errors=True)
+
+
+def _run_with(client, scheduler, workers, blocks, settings, empty, outcomes) -> Result:
+    """`run_corpus` on the cluster it was given, or on one it starts."""
     if client is not None:
         return _run_on(client, blocks, settings, empty, outcomes)
     if scheduler is not None:
@@ -403,8 +450,8 @@ def _run_on(client, blocks, settings, empty, outcomes_path) -> Result:
     counted = client.map(count_block, blocks, pure=False)
     numbered = _numbered(blocks, client.gather(counted))
     futures = [
-        client.submit(run_block, block, line, index, settings, pure=False)
-        for block, (line, index) in zip(blocks, numbered)
+        client.submit(run_block, block, line, index, settings, staging_of(settings, i), pure=False)
+        for i, (block, (line, index)) in enumerate(zip(blocks, numbered))
     ]
     position = {f.key: i for i, f in enumerate(futures)}
     writer = pq.ParquetWriter(outcomes_path, OUTCOME_SCHEMA) if outcomes_path is not None else None
@@ -418,6 +465,9 @@ def _run_on(client, blocks, settings, empty, outcomes_path) -> Result:
             early[position[future.key]] = result
             while next_block in early:
                 report, table, block_written, block_problems = early.pop(next_block)
+                staged = staging_of(settings, next_block)
+                if staged is not None:
+                    block_written, table = _publish(staged, settings.write_failures, table, block_problems)
                 merged.merge(report)
                 written += block_written
                 problems.extend(block_problems)

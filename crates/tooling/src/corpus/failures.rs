@@ -1,6 +1,8 @@
 //! Failing records as `.sample` files, so that `rtbench test` and the workbench open each one
-//! like any other sample. A file is created only if no file of that name exists (`O_EXCL`):
-//! a folder of earlier results, or of hand-written samples, is never overwritten.
+//! like any other sample. A file is created only if no file of that name exists: a folder of
+//! earlier results, or of hand-written samples, is never overwritten. Each is written whole
+//! into a temporary file beside it first and then given its name, so that a run stopped while
+//! writing leaves no file holding part of a record.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -80,12 +82,51 @@ pub fn write_failure(dir: &Path, outcome: &Outcome) -> std::io::Result<PathBuf> 
         return Err(std::io::Error::other("the record has no text to write"));
     };
     let path = dir.join(file_name(outcome));
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&path)
-        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-    file.write_all(sample_text(outcome, sample).as_bytes())?;
-    file.sync_all()?;
+    let located =
+        |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    let mut file = tempfile::Builder::new()
+        .prefix(".rtbench-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(located)?;
+    file.write_all(sample_text(outcome, sample).as_bytes())
+        .map_err(located)?;
+    file.as_file().sync_all().map_err(located)?;
+    // The temporary file is removed if the name is taken.
+    file.persist_noclobber(&path)
+        .map_err(|e| located(e.error))?;
     Ok(path)
+}
+
+/// What [`publish_staged`] did.
+#[derive(Debug, Default)]
+pub struct Published {
+    /// Each staged file and its new path (`None`: not moved, see `errors`), in name order.
+    pub moved: Vec<(PathBuf, Option<PathBuf>)>,
+    /// Why files were not moved, each naming its path.
+    pub errors: Vec<std::io::Error>,
+}
+
+/// Gives the failure files written into `staged` (by [`write_failure`]) their names in `dir`,
+/// in name order, as writing them there would have: a name `dir` already has is an error
+/// (never replaced) and its file stays in `staged`.
+pub fn publish_staged(staged: &Path, dir: &Path) -> std::io::Result<Published> {
+    let mut names: Vec<_> = std::fs::read_dir(staged)?
+        .map(|e| e.map(|e| e.file_name()))
+        .collect::<Result<_, _>>()?;
+    names.sort();
+    let mut out = Published::default();
+    for name in names {
+        let (from, to) = (staged.join(&name), dir.join(&name));
+        // A link fails on a name that exists, where a rename would replace its file.
+        match std::fs::hard_link(&from, &to).and_then(|()| std::fs::remove_file(&from)) {
+            Ok(()) => out.moved.push((from, Some(to))),
+            Err(e) => {
+                let e = std::io::Error::new(e.kind(), format!("{}: {e}", to.display()));
+                out.errors.push(e);
+                out.moved.push((from, None));
+            }
+        }
+    }
+    Ok(out)
 }

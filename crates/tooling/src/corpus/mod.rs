@@ -27,7 +27,7 @@ mod reader;
 mod record;
 mod report;
 
-pub use failures::{file_name, sample_text, write_failure};
+pub use failures::{Published, file_name, publish_staged, sample_text, write_failure};
 pub use outcome::{Context, FieldMarks, Group, Outcome, Status, error_kind, evaluate};
 pub use partial::run_records;
 pub use range::{RangeCount, count_range, range_entries};
