@@ -9,7 +9,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::content::{ContentError, PatternCache, parse_content};
-use crate::delimiter::{ByteSet, DelimMatch, Delimiter, Scan, ScanResume};
+use crate::delimiter::{DelimMatch, Delimiter, Scan, ScanResume};
 use crate::event::{Event, EventKind, EventSink, RegionDetail, Step};
 use crate::py::{self, ExceptionType};
 use crate::template::{Field, Template};
@@ -232,30 +232,6 @@ struct Best {
     m: DelimMatch,
 }
 
-/// The delimiters a scan watches with `current` the field being parsed: that region's close, or
-/// outside an explicit region every field's open and the implicit field's close.
-fn watched(
-    template: &Template,
-    current: Option<usize>,
-) -> impl Iterator<Item = (Role, usize, &Delimiter)> {
-    let fields = template.fields();
-    let explicit = current.filter(|&c| Some(c) != template.implicit());
-    let close_of_current = explicit.and_then(|c| Some((Role::Close, c, fields[c].close.as_ref()?)));
-    let opens = fields
-        .iter()
-        .enumerate()
-        .filter(move |_| explicit.is_none())
-        .filter_map(|(i, f)| Some((Role::Open, i, f.open.as_ref()?)));
-    let implicit_close = template
-        .implicit()
-        .filter(|_| explicit.is_none())
-        .and_then(|i| Some((Role::Close, i, fields[i].close.as_ref()?)));
-    close_of_current
-        .into_iter()
-        .chain(opens)
-        .chain(implicit_close)
-}
-
 /// A number for each parser made (see `Parser::id`).
 fn next_parser_id() -> u64 {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -283,9 +259,6 @@ pub struct Parser {
     initial_events: Vec<Event>,
     /// The last scan of each delimiter (index `2 * field + role`), reused while still valid.
     scans: Vec<Option<CachedScan>>,
-    /// The bytes the watched delimiters may begin with, for the explicit field open when it
-    /// was computed (see [`Parser::watched_start_bytes`]).
-    start_bytes: Option<(Option<usize>, Option<ByteSet>)>,
     /// The regex work this parser may still do: grows with the text fed (see
     /// [`budget_per_byte`]), so that any input ends in time linear in its length.
     budget: pyregex::Budget,
@@ -474,7 +447,6 @@ impl Parser {
             output: template.defaults().clone(),
             current: template.implicit(),
             scans: vec![None; 2 * template.fields().len()],
-            start_bytes: None,
             template,
             tools,
             buffer: String::new(),
@@ -687,7 +659,10 @@ impl Parser {
         // tokens of a stream.
         if self.exhausted.is_none()
             && self.pos + text.len() == self.buffer.len()
-            && matches!(self.watched_start_bytes(), Some(set) if !set.any_in(text.as_bytes()))
+            && self
+                .template
+                .watched_start_bytes(self.current)
+                .is_some_and(|set| !set.any_in(text.as_bytes()))
         {
             let end = self.buffer.len();
             self.accumulate(events, self.pos..end);
@@ -776,28 +751,6 @@ impl Parser {
             .collect();
         self.finalized = true;
         Ok(message)
-    }
-
-    /// The bytes the delimiters watched now (see [`watched`]) may begin with; `None` when one
-    /// is a pattern. Kept until the watched set changes (a region opens or closes).
-    fn watched_start_bytes(&mut self) -> Option<ByteSet> {
-        let explicit = self
-            .current
-            .filter(|&c| Some(c) != self.template.implicit());
-        match self.start_bytes {
-            Some((state, set)) if state == explicit => set,
-            _ => {
-                let set = watched(&self.template, self.current).try_fold(
-                    ByteSet::default(),
-                    |mut set, (_, _, d)| {
-                        set.union(d.start_bytes()?);
-                        Some(set)
-                    },
-                );
-                self.start_bytes = Some((explicit, set));
-                set
-            }
-        }
     }
 
     /// Runs [`Parser::process_text`] within the parser's work budget. Once the budget is
@@ -931,7 +884,8 @@ impl Parser {
             }
             Ok::<(), ParseError>(())
         };
-        for (role, field, delim) in watched(&template, self.current) {
+        for (close, field, delim) in template.watched(self.current) {
+            let role = if close { Role::Close } else { Role::Open };
             consider(role, field, delim, self)?;
         }
         // A complete match at or after a pending one must wait: the pending delimiter starts no
@@ -1162,10 +1116,10 @@ impl Parser {
             Some(t)
                 if !field.transform_each
                     && !keep_parsed
-                    && let Some(slot) = t.whole_content_slot() =>
+                    && let Some(slot) = &field.content_slot =>
             {
                 let mut value = self.transform_whole(t, &Value::Null, budget, &fail)?;
-                if let Some(place) = crate::transform::slot_mut(&mut value, &slot) {
+                if let Some(place) = crate::transform::slot_mut(&mut value, slot) {
                     *place = parsed;
                 }
                 value

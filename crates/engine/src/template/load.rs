@@ -236,6 +236,7 @@ fn build_field(name: &str, raw: &Value) -> Result<Field, TemplateError> {
         repeats,
         join,
         optional: field.get("optional").is_none_or(Value::truthy),
+        content_slot: transform.as_ref().and_then(Transform::whole_content_slot),
         transform,
         transform_each,
     })

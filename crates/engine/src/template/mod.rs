@@ -11,7 +11,7 @@ pub mod source;
 use std::sync::Arc;
 
 use crate::content::ContentKind;
-use crate::delimiter::Delimiter;
+use crate::delimiter::{ByteSet, Delimiter};
 use crate::reference::Reference;
 use crate::transform::Transform;
 use crate::value::{Dict, Value};
@@ -38,6 +38,33 @@ struct Compiled {
     fields: Vec<Field>,
     implicit: Option<usize>,
     start_anchor: Delimiter,
+    /// For each explicit field, then outside them: the bytes the delimiters watched there may
+    /// begin with (`None` where one is a pattern), see [`Template::watched_start_bytes`].
+    start_bytes: Vec<Option<ByteSet>>,
+}
+
+/// The delimiters a parser watches with `current` the field being parsed, as (is a close,
+/// field, delimiter): that region's close, or outside an explicit region every field's open
+/// and the implicit field's close.
+fn watched_in(
+    fields: &[Field],
+    implicit: Option<usize>,
+    current: Option<usize>,
+) -> impl Iterator<Item = (bool, usize, &Delimiter)> {
+    let explicit = current.filter(|&c| Some(c) != implicit);
+    let close_of_current = explicit.and_then(|c| Some((true, c, fields[c].close.as_ref()?)));
+    let opens = fields
+        .iter()
+        .enumerate()
+        .filter(move |_| explicit.is_none())
+        .filter_map(|(i, f)| Some((false, i, f.open.as_ref()?)));
+    let implicit_close = implicit
+        .filter(|_| explicit.is_none())
+        .and_then(|i| Some((true, i, fields[i].close.as_ref()?)));
+    close_of_current
+        .into_iter()
+        .chain(opens)
+        .chain(implicit_close)
 }
 
 /// One field of a template: how its region is delimited and how its text is parsed. Read it
@@ -66,6 +93,9 @@ pub struct Field {
     pub transform: Option<Transform>,
     /// `transform_each`: the transform applies to each element of a parsed list.
     pub transform_each: bool,
+    /// Where the transform's one placeholder of the whole content lands in its output (see
+    /// [`Transform::whole_content_slot`]), found once when the template loads.
+    pub(crate) content_slot: Option<Vec<usize>>,
 }
 
 impl Field {
@@ -142,15 +172,47 @@ impl Template {
         implicit: Option<usize>,
         start_anchor: Delimiter,
     ) -> Template {
+        let start_bytes = (0..=fields.len())
+            .map(|state| {
+                let current = (state < fields.len()).then_some(state);
+                watched_in(&fields, implicit, current).try_fold(
+                    ByteSet::default(),
+                    |mut set, (_, _, d)| {
+                        set.union(d.start_bytes()?);
+                        Some(set)
+                    },
+                )
+            })
+            .collect();
         Template {
             inner: Arc::new(Compiled {
                 defaults,
                 fields,
                 implicit,
                 start_anchor,
+                start_bytes,
             }),
             reference: Reference::NEWEST,
         }
+    }
+
+    /// The delimiters a parser watches with `current` the field being parsed (see
+    /// [`watched_in`]).
+    pub(crate) fn watched(
+        &self,
+        current: Option<usize>,
+    ) -> impl Iterator<Item = (bool, usize, &Delimiter)> {
+        watched_in(&self.inner.fields, self.inner.implicit, current)
+    }
+
+    /// The bytes the delimiters watched with `current` the field being parsed may begin with:
+    /// text appended where nothing is held, none of whose bytes is among them, holds no match
+    /// of them nor the start of one. `None` when one is a pattern.
+    pub(crate) fn watched_start_bytes(&self, current: Option<usize>) -> Option<&ByteSet> {
+        let state = current
+            .filter(|&c| Some(c) != self.inner.implicit)
+            .unwrap_or(self.inner.fields.len());
+        self.inner.start_bytes.get(state)?.as_ref()
     }
 
     /// The reference version whose semantics parsers of this template follow (the newest

@@ -82,8 +82,7 @@ pub fn write_failure(dir: &Path, outcome: &Outcome) -> std::io::Result<PathBuf> 
         return Err(std::io::Error::other("the record has no text to write"));
     };
     let path = dir.join(file_name(outcome));
-    let located =
-        |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    let located = |e| at(&path, e);
     let mut file = tempfile::Builder::new()
         .prefix(".rtbench-")
         .suffix(".tmp")
@@ -122,11 +121,15 @@ pub fn publish_staged(staged: &Path, dir: &Path) -> std::io::Result<Published> {
         match std::fs::hard_link(&from, &to).and_then(|()| std::fs::remove_file(&from)) {
             Ok(()) => out.moved.push((from, Some(to))),
             Err(e) => {
-                let e = std::io::Error::new(e.kind(), format!("{}: {e}", to.display()));
-                out.errors.push(e);
+                out.errors.push(at(&to, e));
                 out.moved.push((from, None));
             }
         }
     }
     Ok(out)
+}
+
+/// `e`, its message naming `path`.
+fn at(path: &Path, e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
