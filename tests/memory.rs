@@ -247,8 +247,9 @@ fn a_replay_of_many_small_regions_grows_linearly_with_the_text() {
         ratio < 2.3,
         "twice the tool calls cost {ratio:.2} times the memory"
     );
-    // Measured 40 bytes per byte: each call's parsed value is held by its region, the
-    // client's message and the parser's states (103 with `IndexMap` dicts of 72-byte values).
+    // Measured 36 bytes per byte: each call's parsed value is held by its region, the
+    // client's message and the parser's states (41 with `String` dict keys, 103 with
+    // `IndexMap` dicts of 72-byte values).
     assert!(
         large <= 48 * 2 * n,
         "{:.0} bytes per byte",
@@ -317,18 +318,20 @@ fn the_analysis_of_many_small_regions_holds_each_value_once() {
             function.expect("a function")
         ));
     }
-    // Measured over idle: peak 13.6 and kept 12.1 bytes per byte. At the end of either traced
+    // Measured over idle: peak 12.5 and kept 11.0 bytes per byte. At the end of either traced
     // parse of the text (the analysis's own, and before it the explanation of the `thinking`
     // field, whose open delimiter is nowhere in the text) the audit holds the sample file and
-    // its generation (2 x N), the parser's copy of the text (1), the message (5.4, a tool
-    // call's value being 315 bytes in ten blocks), the engine's 152-byte regions (2.5) and the
+    // its generation (2 x N), the parser's copy of the text (1), the message (4.4, a tool
+    // call's value being 249 bytes in five blocks), the engine's 152-byte regions (2.5) and the
     // 16-byte marks (1.1); the peak, 1.5 x N above what is kept, now lies past them. What is
     // kept: the message, the message pane's JSON (2.2: its
     // lines without their indentation, each line's depth beside them, and the highlighted
     // head as four-byte runs), the text twice (the generation and the document), the compact
     // regions (1.1), the segments (0.8) and the line starts (0.5).
-    // Before: 14.4 and 12.1 with 264-byte regions (their value, parsed content, transformed
-    // value and captures unboxed) and 24-byte marks; 16.4 and 12.1 with the parser's buffer doubled by a one-character probe of its
+    // Before: 13.6 and 12.1 with `String` dict keys (56-byte entries and a block per key: the
+    // message 5.4, a tool call 315 bytes in ten blocks); 14.4 and 12.1 with 264-byte regions
+    // (their value, parsed content, transformed value and captures unboxed) and 24-byte
+    // marks; 16.4 and 12.1 with the parser's buffer doubled by a one-character probe of its
     // growth (2 x N held to the end of the parse) and the explanation's document made before
     // its parse; 16.4 and 13.2 with the message's JSON held indented; 19 and 18 with its
     // highlighted head (some 5 MB whatever the sample) held as a string per run; 21 and 17
@@ -376,14 +379,15 @@ fn the_audit_of_many_small_regions_folds_its_events_as_they_come() {
         kept as f64 / MB,
         kept as f64 / n as f64
     );
-    // Measured: peak 10.0 and kept 9.0 bytes per byte (the message 5.4, the 152-byte regions
-    // 2.5, the 16-byte marks 1.1, and at the peak the parser's copy of the text); 12.4 and 11.4
+    // Measured: peak 9.0 and kept 8.0 bytes per byte (the message 4.4, the 152-byte regions
+    // 2.5, the 16-byte marks 1.1, and at the peak the parser's copy of the text); 10.0 and 9.0
+    // with `String` dict keys (the message 5.4); 12.4 and 11.4
     // with 264-byte regions (their rarely present values unboxed) and 24-byte marks; 13.4 at the peak
     // with that copy doubled by a one-character probe of the buffer's growth; 17.6 with a
     // 72-byte event per open, chunk and close (4.7 x N) and each close's 144-byte detail
     // boxed (2.3 x N), all held until the parse ended.
     assert!(
-        peak <= n * 21 / 2,
+        peak <= n * 19 / 2,
         "the audit of many small regions peaks at {:.1} bytes per byte",
         peak as f64 / n as f64
     );
@@ -393,10 +397,14 @@ fn the_audit_of_many_small_regions_folds_its_events_as_they_come() {
 #[test]
 fn a_small_tool_call_value_holds_its_entries_and_strings_only() {
     // A tool call as the message holds it: `{"type": "function", "function": {"name": "f",
-    // "arguments": {"a": 137}}}` is three dicts of five 56-byte entries (a key and a 32-byte
-    // `Value`) and seven short strings: 315 bytes in ten blocks, its clone the same. With
-    // `IndexMap` dicts (a 72-byte `Value`, a 104-byte entry with its hash, a hash table per
-    // dict, a clone reserving one more entry) it held 1,127 bytes.
+    // "arguments": {"a": 137}}}` is three dicts of five 48-byte entries (a 16-byte key, its
+    // text inline, and a 32-byte `Value`: 240 bytes in three blocks) and two short strings
+    // ("function" and "f": 9 bytes in two): 249 bytes in five blocks, its clone the same. The
+    // parsed content, `{"name": "f", "arguments": {"a": 137}}`, is three entries in two dicts
+    // and "f": 145 bytes in three blocks. With `String` keys (56-byte entries, a block per key)
+    // they held 315 bytes in ten blocks and 183 in six; with `IndexMap` dicts (a 72-byte
+    // `Value`, a 104-byte entry with its hash, a hash table per dict, a clone reserving one
+    // more entry) the call held 1,127 bytes.
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     assert_eq!(size_of::<rtbench_engine::Value>(), 32);
     let template = rtbench_engine::template::Template::from_json_str(include_str!(
@@ -415,7 +423,7 @@ fn a_small_tool_call_value_holds_its_entries_and_strings_only() {
     assert!(copy.py_eq(call));
     assert_eq!(
         held,
-        (315, 10),
+        (249, 5),
         "bytes and blocks held by a copy of {call:?}"
     );
     let (value, held) =
@@ -423,7 +431,7 @@ fn a_small_tool_call_value_holds_its_entries_and_strings_only() {
     assert!(value.is_ok());
     assert_eq!(
         held,
-        (183, 6),
+        (145, 3),
         "bytes and blocks held by the parsed content"
     );
 }

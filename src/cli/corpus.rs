@@ -285,10 +285,10 @@ pub(super) fn run(args: &CorpusArgs) -> Result<(), Failure> {
     if args.json {
         let mut value = report.to_value();
         if let Value::Dict(d) = &mut value {
-            d.insert("seconds".into(), Value::Float(elapsed.as_secs_f64()));
+            d.insert("seconds", Value::Float(elapsed.as_secs_f64()));
             if let Some(w) = &writer {
                 d.insert(
-                    "written".into(),
+                    "written",
                     Value::Int(i64::try_from(w.written).unwrap_or(i64::MAX)),
                 );
             }

@@ -58,23 +58,23 @@ pub(crate) fn tokenizer_config_schema() -> Result<String, Failure> {
     let draft = template
         .shift_remove("$schema")
         .unwrap_or_else(|| Value::from("http://json-schema.org/draft-07/schema#"));
-    definitions.insert("responseTemplate".into(), Value::Dict(template));
+    definitions.insert("responseTemplate", Value::Dict(template));
 
     let text = |s: &str| Value::from(s);
     let mut reference = Dict::new();
-    reference.insert("$ref".into(), text("#/definitions/responseTemplate"));
+    reference.insert("$ref", text("#/definitions/responseTemplate"));
     let mut properties = Dict::new();
-    properties.insert("response_template".into(), Value::Dict(reference));
+    properties.insert("response_template", Value::Dict(reference));
     let about = "A model's tokenizer_config.json: its response_template is checked like a \
                  response template file; the other keys are not checked.";
     let mut schema = Dict::new();
-    schema.insert("$schema".into(), draft);
-    schema.insert("title".into(), text("tokenizer_config.json"));
-    schema.insert("description".into(), text(about));
-    schema.insert("markdownDescription".into(), text(about));
-    schema.insert("type".into(), text("object"));
-    schema.insert("properties".into(), Value::Dict(properties));
-    schema.insert("definitions".into(), Value::Dict(definitions));
+    schema.insert("$schema", draft);
+    schema.insert("title", text("tokenizer_config.json"));
+    schema.insert("description", text(about));
+    schema.insert("markdownDescription", text(about));
+    schema.insert("type", text("object"));
+    schema.insert("properties", Value::Dict(properties));
+    schema.insert("definitions", Value::Dict(definitions));
     let opts = DumpOptions {
         ensure_ascii: false,
         indent: Some(2),

@@ -303,9 +303,9 @@ fn samples_folders_and_stdin_are_corpora_too() {
     // A conversation in a JSON Lines record is rendered by the folder's chat template.
     let sample = read_sample(&root().join("samples/qwen3/conversation-think.sample")).unwrap();
     let mut record = rtbench_engine::value::Dict::new();
-    record.insert("messages".into(), sample.model.messages.clone().unwrap());
-    record.insert("generation".into(), Value::from(sample.generation.as_str()));
-    record.insert("expected".into(), sample.expected.clone().unwrap());
+    record.insert("messages", sample.model.messages.clone().unwrap());
+    record.insert("generation", Value::from(sample.generation.as_str()));
+    record.insert("expected", sample.expected.clone().unwrap());
     let dir = scratch("messages");
     let file = dir.join("conversation.jsonl");
     std::fs::write(&file, format!("{}\n", dump(&Value::Dict(record)))).unwrap();

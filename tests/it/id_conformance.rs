@@ -69,10 +69,7 @@ fn stream(
             Events::Reference,
             false,
         )?;
-        rec.insert(
-            "initial_events".into(),
-            events(template, parser.initial_events()),
-        );
+        rec.insert("initial_events", events(template, parser.initial_events()));
         stage = "feed";
         let mut feeds = Vec::new();
         for chunk in chunks {
@@ -80,21 +77,21 @@ fn stream(
             match fed {
                 Ok((evs, _)) => feeds.push(events(template, &evs)),
                 Err(e) => {
-                    rec.insert("feeds".into(), Value::List(feeds));
+                    rec.insert("feeds", Value::List(feeds));
                     return Err(e);
                 }
             }
         }
-        rec.insert("feeds".into(), Value::List(feeds));
+        rec.insert("feeds", Value::List(feeds));
         stage = "finalize";
         let (message, finals, _) = parser.finalize()?;
-        rec.insert("final_events".into(), events(template, &finals));
-        rec.insert("message".into(), Value::Dict(message));
+        rec.insert("final_events", events(template, &finals));
+        rec.insert("message", Value::Dict(message));
         Ok(())
     })();
     if result.is_err() {
-        rec.insert("error".into(), Value::Bool(true));
-        rec.insert("error_stage".into(), Value::from(stage));
+        rec.insert("error", Value::Bool(true));
+        rec.insert("error_stage", Value::from(stage));
     }
     Value::Dict(rec)
 }

@@ -186,15 +186,15 @@ impl Event {
             EventKind::Close { .. } => "region_close",
             EventKind::Discard { .. } => return None,
         };
-        d.insert("type".into(), Value::from(kind));
-        d.insert("field".into(), Value::from(field_name));
+        d.insert("type", Value::from(kind));
+        d.insert("field", Value::from(field_name));
         match &self.kind {
             EventKind::Chunk { text, dirty } => {
-                d.insert("text".into(), Value::from(text.as_str()));
-                d.insert("dirty".into(), Value::Bool(*dirty));
+                d.insert("text", Value::from(text.as_str()));
+                d.insert("dirty", Value::Bool(*dirty));
             }
             EventKind::Close { value } => {
-                d.insert("value".into(), value.clone());
+                d.insert("value", value.clone());
             }
             _ => {}
         }

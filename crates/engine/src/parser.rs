@@ -522,7 +522,7 @@ impl Parser {
             changed: self.revision,
             replaced: self.revision,
         };
-        self.field_revs = self.output.keys().map(|k| (k.clone(), now)).collect();
+        self.field_revs = self.output.keys().map(|k| (k.to_owned(), now)).collect();
         self.current = state.current;
         self.captures.clone_from(&state.captures);
         self.body = state.body.clone();
@@ -1504,8 +1504,8 @@ impl Scope for EachScope<'_> {
     fn names(&self) -> Vec<String> {
         let mut v: Vec<String> = self.captures.iter().map(|(n, _)| n.clone()).collect();
         for k in self.item.keys() {
-            if !v.contains(k) {
-                v.push(k.clone());
+            if !v.iter().any(|n| n == k) {
+                v.push(k.to_owned());
             }
         }
         v

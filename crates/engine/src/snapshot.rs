@@ -144,7 +144,7 @@ impl Output {
                     .find(|(n, _)| n == name)
                     .map_or_else(FieldRevs::default, |(_, r)| *r);
                 let len = Part::grown_len(value);
-                let before = previous.and_then(|p| p.entries.iter().find(|e| &e.name == name));
+                let before = previous.and_then(|p| p.entries.iter().find(|e| e.name == name));
                 let part = match before {
                     Some(e) if e.revs == revs => Arc::clone(&e.part),
                     Some(e) if revs.replaced <= previous.map_or(0, |p| p.revision) => {
@@ -153,7 +153,7 @@ impl Output {
                     _ => Arc::new(Part::Whole(value.clone())),
                 };
                 Entry {
-                    name: name.clone(),
+                    name: name.to_owned(),
                     revs,
                     len,
                     part,

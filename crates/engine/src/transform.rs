@@ -87,8 +87,8 @@ impl Transform {
                 Value::Dict(d) => {
                     let mut out = Vec::with_capacity(d.len());
                     for (k, v) in d {
-                        at.push(PathSeg::Key(k.clone()));
-                        out.push((k.clone(), go(v, at)?));
+                        at.push(PathSeg::Key(k.to_owned()));
+                        out.push((k.to_owned(), go(v, at)?));
                         at.pop();
                     }
                     Transform::Dict(out)
@@ -233,7 +233,7 @@ impl Transform {
                         });
                     };
                     value = d.get(key).ok_or_else(|| {
-                        let mut names: Vec<Value> = d.keys().cloned().map(Value::Str).collect();
+                        let mut names: Vec<Value> = d.keys().map(Value::from).collect();
                         names.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
                         TransformError {
                             kind: ExceptionType::ValueError,

@@ -16,7 +16,7 @@ pub mod dict;
 pub mod place;
 
 /// An ordered dict with string keys, as produced by Python's `json.loads` (see [`dict`]).
-pub use dict::Dict;
+pub use dict::{Dict, Key};
 pub use place::Place;
 
 /// A Python value restricted to what JSON-described templates and parsers can produce.

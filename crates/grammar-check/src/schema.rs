@@ -172,7 +172,7 @@ fn check(v: &Value, schema: &Json, path: &str) -> Result<(), String> {
             }
             for (k, x) in d.iter() {
                 let sub = format!("{path}.{k}");
-                match props.and_then(|p| p.get(k.as_str())) {
+                match props.and_then(|p| p.get(k)) {
                     Some(p) => check(x, p, &sub)?,
                     None => match s.get("additionalProperties") {
                         Some(Json::Bool(false)) => {

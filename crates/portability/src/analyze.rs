@@ -351,7 +351,7 @@ pub(crate) fn diff_messages(
     match (ours, theirs) {
         (Ok(a), Ok(b)) if a == b => None,
         (Ok(a), Ok(b)) => {
-            let mut keys: Vec<&String> = a.keys().collect();
+            let mut keys: Vec<&str> = a.keys().collect();
             keys.extend(b.keys().filter(|k| !a.contains_key(*k)));
             let missing = "(absent)".to_string();
             let keys = keys
@@ -359,7 +359,7 @@ pub(crate) fn diff_messages(
                 .filter(|k| a.get(*k) != b.get(*k))
                 .map(|k| {
                     (
-                        k.clone(),
+                        k.to_owned(),
                         a.get(k).map_or(missing.clone(), short),
                         b.get(k).map_or(missing.clone(), short),
                     )

@@ -284,7 +284,7 @@ impl StreamResult {
     pub fn to_value(&self) -> Value {
         let mut d = Dict::new();
         d.insert(
-            "message".into(),
+            "message",
             match &self.message {
                 Ok(m) => Value::Dict(m.clone()),
                 Err(e) => Value::Dict(Dict::from_iter([(
@@ -294,7 +294,7 @@ impl StreamResult {
             },
         );
         d.insert(
-            "regions".into(),
+            "regions",
             Value::List(
                 self.regions
                     .iter()

@@ -963,7 +963,7 @@ fn string_args(value: Option<&Value>, tools: &Value) -> Vec<(String, String, Str
                 && types.contains(&"string")
                 && types.len() > 1
             {
-                out.push((name.to_string(), arg.clone(), s.clone()));
+                out.push((name.to_string(), arg.to_owned(), s.clone()));
             }
         }
     }

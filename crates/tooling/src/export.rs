@@ -132,7 +132,7 @@ pub fn export(config_text: &str, template: &Value) -> Result<Export, String> {
     let mut style = detect_style(config_text);
     // The file's own separator between a key and its value, read off its first entry.
     if let Some(first) = top.keys().next()
-        && let Some(node) = spans.get(&[PathSeg::Key(first.clone())])
+        && let Some(node) = spans.get(&[PathSeg::Key(first.to_owned())])
         && let Some(key) = &node.key
         && let Some(sep) = config_text.get(key.end..node.value.start)
         && sep.contains(':')
@@ -178,7 +178,7 @@ fn insert(
         style.key_separator,
         render(template, style, 1)?
     );
-    let keys: Vec<&String> = top.keys().collect();
+    let keys: Vec<&str> = top.keys().collect();
     let sorted = keys.len() > 1 && keys.windows(2).all(|w| w[0] <= w[1]);
     let span_of = |k: &str| spans.get(&[PathSeg::Key(k.to_string())]).cloned();
     let (lead, between) = match &style.indent {
@@ -188,7 +188,7 @@ fn insert(
         ),
         None => (String::new(), style.item_separator.clone()),
     };
-    if sorted && let Some(next) = keys.iter().find(|k| k.as_str() > CONFIG_KEY) {
+    if sorted && let Some(next) = keys.iter().find(|k| **k > CONFIG_KEY) {
         // Before the first greater key: `"response_template": ..., <newline+indent>"next"`.
         let at = span_of(next)
             .and_then(|n| n.key)
@@ -263,7 +263,7 @@ fn render(v: &Value, style: &Style, level: usize) -> Result<String, String> {
             for (k, v) in d {
                 parts.push(format!(
                     "{}{}{}",
-                    scalar(&Value::from(k.as_str()))?,
+                    scalar(&Value::from(k))?,
                     style.key_separator,
                     render(v, style, level + 1)?
                 ));
@@ -297,7 +297,7 @@ fn verify(old: &Value, new_text: &str, template: &Value) -> Result<(), String> {
     let dump = |v: &Value| py::json_dumps(v, &DumpOptions::default()).unwrap_or_default();
     let rest = |d: &rtbench_engine::value::Dict| {
         d.iter()
-            .filter(|(k, _)| k.as_str() != CONFIG_KEY)
+            .filter(|(k, _)| *k != CONFIG_KEY)
             .map(|(k, v)| format!("{k}={}", dump(v)))
             .collect::<Vec<_>>()
     };

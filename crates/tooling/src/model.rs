@@ -296,11 +296,7 @@ fn mark_value(v: &Value, control: &ControlTokens) -> Value {
     match v {
         Value::Str(s) => Value::Str(rtbench_tokenize::sanitize::mark(s, control)),
         Value::List(items) => Value::List(items.iter().map(|i| mark_value(i, control)).collect()),
-        Value::Dict(d) => Value::Dict(
-            d.iter()
-                .map(|(k, i)| (k.clone(), mark_value(i, control)))
-                .collect(),
-        ),
+        Value::Dict(d) => Value::Dict(d.iter().map(|(k, i)| (k, mark_value(i, control))).collect()),
         other => other.clone(),
     }
 }

@@ -128,7 +128,7 @@ fn find_string(t: &Value, text: &str) -> Option<Vec<PathSeg>> {
         match t {
             Value::Str(s) => s == text,
             Value::Dict(d) => d.iter().any(|(k, v)| {
-                at.push(PathSeg::Key(k.clone()));
+                at.push(PathSeg::Key(k.to_owned()));
                 let found = go(v, text, at, depth + 1);
                 if !found {
                     at.pop();

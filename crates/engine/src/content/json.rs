@@ -91,7 +91,7 @@ fn delimiter_pairs(delims: Option<&Value>) -> Result<Vec<(String, String)>, Cont
     let items: Vec<Value> = match delims {
         None => return Ok(Vec::new()),
         Some(Value::List(items)) => items.clone(),
-        Some(Value::Dict(d)) => d.keys().cloned().map(Value::Str).collect(),
+        Some(Value::Dict(d)) => d.keys().map(Value::from).collect(),
         Some(Value::Str(s)) => s.chars().map(|c| Value::Str(c.to_string())).collect(),
         Some(other) => {
             return Err(ContentError::new(
@@ -107,7 +107,7 @@ fn unpack_pair(item: &Value) -> Result<(String, String), ContentError> {
     let parts: Vec<Value> = match item {
         Value::List(l) => l.clone(),
         Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string())).collect(),
-        Value::Dict(d) => d.keys().cloned().map(Value::Str).collect(),
+        Value::Dict(d) => d.keys().map(Value::from).collect(),
         other => {
             return Err(ContentError::new(
                 ExceptionType::TypeError,

@@ -633,12 +633,7 @@ mod tests {
         let value = ok("[a.b-c_1.d2(x-y.z=1, _=2, True=3)]");
         let call = value.as_list().unwrap()[0].as_dict().unwrap();
         assert!(call["name"].identical(&s("a.b-c_1.d2")));
-        let keys: Vec<_> = call["arguments"]
-            .as_dict()
-            .unwrap()
-            .keys()
-            .cloned()
-            .collect();
+        let keys: Vec<_> = call["arguments"].as_dict().unwrap().keys().collect();
         assert_eq!(keys, ["x-y.z", "_", "True"]);
         err_at("[1f()]", ExpectedFunctionName, 1);
         err_at("[-f()]", ExpectedFunctionName, 1);

@@ -196,7 +196,7 @@ impl Encoder<'_> {
             }
             Value::Dict(d) => {
                 self.enter(depth)?;
-                let entries = d.iter().map(|(k, v)| (Some(k.as_str()), v));
+                let entries = d.iter().map(|(k, v)| (Some(k), v));
                 self.container(b'{', entries, d.is_empty(), depth)?;
             }
         }

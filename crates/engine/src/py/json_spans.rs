@@ -121,7 +121,7 @@ impl SpanMap {
                     .collect(),
                 SpanChildren::Dict(entries, _) => entries
                     .iter()
-                    .map(|(k, n)| (PathSeg::Key(k.clone()), n))
+                    .map(|(k, n)| (PathSeg::Key(k.to_owned()), n))
                     .collect(),
             };
             for (seg, child) in children.into_iter().rev() {
@@ -163,7 +163,7 @@ impl SpanMap {
                     }
                     for (k, n) in entries {
                         let mut p = path.clone();
-                        p.push(PathSeg::Key(k.clone()));
+                        p.push(PathSeg::Key(k.to_owned()));
                         todo.push((p, n));
                     }
                 }

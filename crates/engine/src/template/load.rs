@@ -148,11 +148,7 @@ fn check_shape(spec: &Dict) -> Result<(), TemplateError> {
         )
         .help("the only version is 1 (or leave `version` out)"));
     }
-    let unknown: Vec<&str> = spec
-        .keys()
-        .map(String::as_str)
-        .filter(|k| !TEMPLATE_KEYS.contains(k))
-        .collect();
+    let unknown: Vec<&str> = spec.keys().filter(|k| !TEMPLATE_KEYS.contains(k)).collect();
     if let Some(first) = unknown.first() {
         return Err(TemplateError::new(
             format!(
@@ -244,11 +240,7 @@ fn build_field(name: &str, raw: &Value) -> Result<Field, TemplateError> {
 
 /// Refuses a key a field may not have, suggesting the closest allowed one.
 fn check_field_keys(name: &str, scope: &str, field: &Dict) -> Result<(), TemplateError> {
-    let unknown: Vec<&str> = field
-        .keys()
-        .map(String::as_str)
-        .filter(|k| !FIELD_KEYS.contains(k))
-        .collect();
+    let unknown: Vec<&str> = field.keys().filter(|k| !FIELD_KEYS.contains(k)).collect();
     let Some(first) = unknown.first() else {
         return Ok(());
     };

@@ -218,8 +218,7 @@ fn looks_like_tokenizer_config(d: &crate::value::Dict) -> bool {
         "model_max_length",
         "eos_token",
     ];
-    !d.keys().any(|k| TEMPLATE_KEYS.contains(&k.as_str()))
-        && d.keys().any(|k| CONFIG_HINTS.contains(&k.as_str()))
+    !d.keys().any(|k| TEMPLATE_KEYS.contains(&k)) && d.keys().any(|k| CONFIG_HINTS.contains(&k))
 }
 
 /// Reads, decodes and validates a template file.

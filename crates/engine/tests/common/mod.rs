@@ -45,7 +45,7 @@ fn semantic(events: &[Value]) -> Vec<Value> {
                     text
                 );
                 if let Value::Dict(d) = last {
-                    d.insert("text".into(), Value::Str(merged));
+                    d.insert("text", Value::Str(merged));
                 }
                 continue;
             }

@@ -186,7 +186,7 @@ fn template() -> impl Strategy<Value = Value> {
         .prop_map(|(fields, (anchor_key, anchor), defaults)| {
             let mut t = Dict::new();
             t.insert(
-                "fields".into(),
+                "fields",
                 Value::Dict(
                     fields
                         .into_iter()
@@ -194,9 +194,9 @@ fn template() -> impl Strategy<Value = Value> {
                         .collect(),
                 ),
             );
-            t.insert(anchor_key.into(), anchor);
+            t.insert(anchor_key, anchor);
             if let Value::Dict(_) = defaults {
-                t.insert("defaults".into(), defaults);
+                t.insert("defaults", defaults);
             }
             Value::Dict(t)
         })
@@ -229,10 +229,10 @@ fn well_formed_template() -> impl Strategy<Value = Value> {
                     f.insert(k, v);
                 }
             }
-            f.insert("content".into(), Value::from(content));
-            f.insert("repeats".into(), Value::Bool(repeats));
+            f.insert("content", Value::from(content));
+            f.insert("repeats", Value::Bool(repeats));
             f.insert(
-                "transform".into(),
+                "transform",
                 Value::Dict(Dict::from_iter([(
                     "v".to_string(),
                     Value::from("{content}"),
@@ -244,7 +244,7 @@ fn well_formed_template() -> impl Strategy<Value = Value> {
         let mut t = Dict::new();
         let names = ["thinking", "tool_calls", "content", "a"];
         t.insert(
-            "fields".into(),
+            "fields",
             Value::Dict(
                 fields
                     .into_iter()
@@ -253,7 +253,7 @@ fn well_formed_template() -> impl Strategy<Value = Value> {
                     .collect(),
             ),
         );
-        t.insert("start_anchor".into(), Value::from("<s>"));
+        t.insert("start_anchor", Value::from("<s>"));
         Value::Dict(t)
     })
 }

@@ -96,9 +96,9 @@ impl Report {
             ("chunk_unstable", self.chunk_unstable),
             ("chunk_skipped", self.chunk_skipped),
         ] {
-            o.insert(key.into(), int(n));
+            o.insert(key, int(n));
         }
-        o.insert("parse_time".into(), nanos(self.parse_time));
+        o.insert("parse_time", nanos(self.parse_time));
         let pairs = |v: &[(String, String)]| {
             Value::List(
                 v.iter()
@@ -106,13 +106,13 @@ impl Report {
                     .collect(),
             )
         };
-        o.insert("input_examples".into(), pairs(&self.input_examples));
+        o.insert("input_examples", pairs(&self.input_examples));
         o.insert(
-            "unstable_examples".into(),
+            "unstable_examples",
             Value::List(self.unstable_examples.iter().map(|e| s(e)).collect()),
         );
         o.insert(
-            "fields".into(),
+            "fields",
             Value::List(
                 self.fields
                     .iter()
@@ -130,7 +130,7 @@ impl Report {
             ),
         );
         o.insert(
-            "error_groups".into(),
+            "error_groups",
             Value::List(
                 self.error_groups
                     .iter()
@@ -147,7 +147,7 @@ impl Report {
             ),
         );
         o.insert(
-            "slowest".into(),
+            "slowest",
             Value::List(
                 self.slowest
                     .iter()

@@ -149,59 +149,56 @@ impl Report {
     pub fn to_value(&self) -> Value {
         let int = |n: u64| Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
         let mut o = Dict::new();
-        o.insert("records".into(), int(self.records));
-        o.insert("parsed".into(), int(self.parsed));
-        o.insert("errors".into(), int(self.errors));
-        o.insert("differs".into(), int(self.differs));
-        o.insert("checked".into(), int(self.checked));
-        o.insert("input_errors".into(), int(self.input_errors));
-        o.insert("failures".into(), int(self.failures));
+        o.insert("records", int(self.records));
+        o.insert("parsed", int(self.parsed));
+        o.insert("errors", int(self.errors));
+        o.insert("differs", int(self.differs));
+        o.insert("checked", int(self.checked));
+        o.insert("input_errors", int(self.input_errors));
+        o.insert("failures", int(self.failures));
         let mut fields = Dict::new();
         for (name, t) in &self.fields {
             let mut f = Dict::new();
-            f.insert("matched".into(), int(t.matched));
-            f.insert("empty".into(), int(t.empty));
-            f.insert("overwritten".into(), int(t.overwritten));
-            f.insert("truncated".into(), int(t.truncated));
-            f.insert("errors".into(), int(t.errors));
+            f.insert("matched", int(t.matched));
+            f.insert("empty", int(t.empty));
+            f.insert("overwritten", int(t.overwritten));
+            f.insert("truncated", int(t.truncated));
+            f.insert("errors", int(t.errors));
             fields.insert(name.clone(), Value::Dict(f));
         }
-        o.insert("fields".into(), Value::Dict(fields));
+        o.insert("fields", Value::Dict(fields));
         let groups = self
             .sorted_groups()
             .into_iter()
             .map(|((kind, field), g)| {
                 let mut d = Dict::new();
-                d.insert("kind".into(), Value::from(kind.as_str()));
-                d.insert(
-                    "field".into(),
-                    field.as_deref().map_or(Value::Null, Value::from),
-                );
-                d.insert("count".into(), int(g.count));
-                d.insert("example".into(), Value::from(g.example.as_str()));
-                d.insert("message".into(), Value::from(g.message.as_str()));
+                d.insert("kind", Value::from(kind.as_str()));
+                d.insert("field", field.as_deref().map_or(Value::Null, Value::from));
+                d.insert("count", int(g.count));
+                d.insert("example", Value::from(g.example.as_str()));
+                d.insert("message", Value::from(g.message.as_str()));
                 Value::Dict(d)
             })
             .collect();
-        o.insert("error_groups".into(), Value::List(groups));
+        o.insert("error_groups", Value::List(groups));
         let inputs = self
             .input_examples
             .iter()
             .map(|(at, m)| {
                 let mut d = Dict::new();
-                d.insert("record".into(), Value::from(at.as_str()));
-                d.insert("message".into(), Value::from(m.as_str()));
+                d.insert("record", Value::from(at.as_str()));
+                d.insert("message", Value::from(m.as_str()));
                 Value::Dict(d)
             })
             .collect();
-        o.insert("input_examples".into(), Value::List(inputs));
+        o.insert("input_examples", Value::List(inputs));
         let mut chunking = Dict::new();
-        chunking.insert("checked".into(), int(self.chunk_checked));
-        chunking.insert("unstable".into(), int(self.chunk_unstable));
-        chunking.insert("skipped_long".into(), int(self.chunk_skipped));
-        chunking.insert("rate".into(), Value::Float(self.unstable_rate()));
+        chunking.insert("checked", int(self.chunk_checked));
+        chunking.insert("unstable", int(self.chunk_unstable));
+        chunking.insert("skipped_long", int(self.chunk_skipped));
+        chunking.insert("rate", Value::Float(self.unstable_rate()));
         chunking.insert(
-            "examples".into(),
+            "examples",
             Value::List(
                 self.unstable_examples
                     .iter()
@@ -209,21 +206,21 @@ impl Report {
                     .collect(),
             ),
         );
-        o.insert("chunking".into(), Value::Dict(chunking));
+        o.insert("chunking", Value::Dict(chunking));
         let slowest = self
             .slowest
             .iter()
             .map(|(d, label)| {
                 let mut s = Dict::new();
-                s.insert("record".into(), Value::from(label.as_str()));
+                s.insert("record", Value::from(label.as_str()));
                 s.insert(
-                    "micros".into(),
+                    "micros",
                     int(u64::try_from(d.as_micros()).unwrap_or(u64::MAX)),
                 );
                 Value::Dict(s)
             })
             .collect();
-        o.insert("slowest".into(), Value::List(slowest));
+        o.insert("slowest", Value::List(slowest));
         Value::Dict(o)
     }
 

@@ -116,7 +116,7 @@ pub fn vllm(source: &TemplateSource) -> Serving {
             continue;
         };
         if !VLLM_PARSERS.contains(&parser) {
-            unknown_parser.push(name.clone());
+            unknown_parser.push(name);
             refusals.push(
                 TemplateError::new(
                     refused(&format!(
@@ -135,15 +135,15 @@ pub fn vllm(source: &TemplateSource) -> Serving {
 
     // Then the serving check (`validate_response_template_for_serving`): one message naming
     // every unsupported field and defaults key.
-    let unsupported_fields: Vec<&String> = fields
+    let unsupported_fields: Vec<&str> = fields
         .keys()
-        .filter(|k| !SUPPORTED_FIELDS.contains(&k.as_str()))
+        .filter(|k| !SUPPORTED_FIELDS.contains(k))
         .collect();
-    let unsupported_defaults: Vec<&String> = defaults.keys().filter(|k| *k != "role").collect();
+    let unsupported_defaults: Vec<&str> = defaults.keys().filter(|k| *k != "role").collect();
     let mut all: Vec<&str> = unsupported_fields
         .iter()
         .chain(&unsupported_defaults)
-        .map(|k| k.as_str())
+        .copied()
         .collect();
     all.sort_unstable();
     all.dedup();
@@ -180,7 +180,7 @@ pub fn vllm(source: &TemplateSource) -> Serving {
             Value::from(name).py_repr()
         ));
         let parser = field.get("content").and_then(Value::as_str);
-        if parser.is_some_and(|p| p != "text") && !unknown_parser.iter().any(|n| n == name) {
+        if parser.is_some_and(|p| p != "text") && !unknown_parser.contains(&name) {
             refusals.push(
                 TemplateError::new(
                     message.clone(),
