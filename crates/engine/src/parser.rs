@@ -1315,12 +1315,11 @@ impl Parser {
                     });
                 }
             };
-            self.output.insert(name.to_string(), Value::Str(joined));
+            self.output.insert(name, Value::Str(joined));
         } else if field.repeats {
             match self.output.get_mut(name) {
                 None => {
-                    self.output
-                        .insert(name.to_string(), Value::List(vec![value]));
+                    self.output.insert(name, Value::List(vec![value]));
                 }
                 Some(Value::List(items)) => items.push(value),
                 Some(other) => {
@@ -1338,7 +1337,7 @@ impl Parser {
                 }
             }
         } else {
-            self.output.insert(name.to_string(), value);
+            self.output.insert(name, value);
         }
         Ok(())
     }

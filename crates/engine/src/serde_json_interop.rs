@@ -69,7 +69,7 @@ fn json_string(s: &str, path: &str) -> Result<String, LossyConversion> {
 
 /// A Python string for a Rust string, unless it holds a code point the engine reserves for
 /// lone surrogates (it would read back as one).
-fn engine_string(s: &str, path: &str) -> Result<String, LossyConversion> {
+fn engine_string<'s>(s: &'s str, path: &str) -> Result<&'s str, LossyConversion> {
     match s.chars().find(|c| surrogate_of(*c).is_some()) {
         Some(c) => Err(lossy(
             path,
@@ -78,7 +78,7 @@ fn engine_string(s: &str, path: &str) -> Result<String, LossyConversion> {
                 c as u32
             ),
         )),
-        None => Ok(s.to_string()),
+        None => Ok(s),
     }
 }
 
@@ -133,7 +133,7 @@ fn from_json(v: &serde_json::Value, path: &str) -> Result<Value, LossyConversion
                 }
             }
         }
-        J::String(s) => Value::Str(engine_string(s, path)?),
+        J::String(s) => Value::Str(engine_string(s, path)?.to_owned()),
         J::Array(items) => Value::List(
             items
                 .iter()

@@ -6,7 +6,7 @@
 use std::fmt;
 
 use crate::py::{ExceptionType, PathSeg, py_repr_str};
-use crate::value::{Dict, Value};
+use crate::value::{Dict, Key, Value};
 use pyregex::is_word_char;
 
 /// A compiled transform template.
@@ -21,7 +21,7 @@ pub enum Transform {
         keys: Vec<String>,
     },
     List(Vec<Transform>),
-    Dict(Vec<(String, Transform)>),
+    Dict(Vec<(Key, Transform)>),
 }
 
 /// A placeholder that cannot be resolved: the reference raises `KeyError` (an unknown root
@@ -88,7 +88,7 @@ impl Transform {
                     let mut out = Vec::with_capacity(d.len());
                     for (k, v) in d {
                         at.push(PathSeg::Key(k.to_owned()));
-                        out.push((k.to_owned(), go(v, at)?));
+                        out.push((Key::from(k), go(v, at)?));
                         at.pop();
                     }
                     Transform::Dict(out)

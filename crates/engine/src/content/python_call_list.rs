@@ -37,7 +37,7 @@
 use std::fmt;
 
 use crate::py::py_repr_str;
-use crate::value::{Dict, Value, surrogate_of};
+use crate::value::{Dict, Key, Value, surrogate_of};
 
 /// The deepest nesting of lists and dicts the reference accepts.
 const MAX_DEPTH: usize = 100;
@@ -242,11 +242,11 @@ impl<'a> Parser<'a> {
 
     /// Builds a dict from parsed pairs; a repeated key fails at the current position, just
     /// after the closing bracket.
-    fn unique(&self, pairs: Vec<(String, Value)>) -> Parsed<Dict> {
+    fn unique(&self, pairs: Vec<(Key, Value)>) -> Parsed<Dict> {
         let mut out = Dict::with_capacity(pairs.len());
         for (key, value) in pairs {
             if out.contains_key(&key) {
-                return self.fail(CallListErrorKind::RepeatedName(key));
+                return self.fail(CallListErrorKind::RepeatedName(key.into()));
             }
             out.insert(key, value);
         }
@@ -260,19 +260,19 @@ impl<'a> Parser<'a> {
         let arguments = self.items(b')', Self::argument)?;
         let arguments = self.unique(arguments)?;
         let mut call = Dict::with_capacity(2);
-        call.insert("name".to_string(), Value::Str(name.to_string()));
-        call.insert("arguments".to_string(), Value::Dict(arguments));
+        call.insert("name", Value::Str(name.to_string()));
+        call.insert("arguments", Value::Dict(arguments));
         Ok(Value::Dict(call))
     }
 
     /// One keyword argument: `name=value`.
-    fn argument(&mut self) -> Parsed<(String, Value)> {
+    fn argument(&mut self) -> Parsed<(Key, Value)> {
         let key = self.name(CallListErrorKind::ExpectedKeywordArgument)?;
         if !self.at(b'=') {
             return self.fail(CallListErrorKind::ExpectedEquals);
         }
         self.pos += 1;
-        Ok((key.to_string(), self.value(0)?))
+        Ok((Key::from(key), self.value(0)?))
     }
 
     /// A name after optional whitespace, or `missing` when there is none.
@@ -344,11 +344,11 @@ impl<'a> Parser<'a> {
     }
 
     /// One dict entry: `string: value`.
-    fn pair(&mut self, depth: usize) -> Parsed<(String, Value)> {
+    fn pair(&mut self, depth: usize) -> Parsed<(Key, Value)> {
         if !(self.at(b'\'') || self.at(b'"')) {
             return self.fail(CallListErrorKind::DictKeyNotString);
         }
-        let key = self.string()?;
+        let key = Key::from(self.string()?);
         self.expect(b':')?;
         Ok((key, self.value(depth)?))
     }

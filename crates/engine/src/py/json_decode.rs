@@ -18,7 +18,8 @@
 use super::json_error::{JsonError, JsonErrorKind};
 use super::json_spans::{NodeSpan, SpanChildren, SpanMap, SpanNode};
 use super::num::{INT_MAX_STR_DIGITS, PyValueError, int_from_ascii_digits, parse_float_text};
-use crate::value::{Dict, Value, surrogate_char};
+use crate::value::{Dict, Key, Value, surrogate_char};
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// How deep containers may nest, as a function of the Python stack below `json.loads`.
@@ -87,7 +88,7 @@ struct Frame {
     /// Its first child on `nodes` (with spans).
     first_node: usize,
     /// For a dict: the key whose value is being parsed, and its quoted token.
-    key: String,
+    key: Key,
     key_span: Range<usize>,
 }
 
@@ -106,10 +107,10 @@ struct Decoder<'a, const SPANS: bool> {
     /// Items of the open lists, innermost last.
     items: Vec<Value>,
     /// Entries of the open dicts, innermost last.
-    entries: Vec<(String, Value)>,
+    entries: Vec<(Key, Value)>,
     /// With spans: the spans of the finished children of the open containers (with their keys
     /// in dicts), innermost last ...
-    nodes: Vec<(String, SpanNode)>,
+    nodes: Vec<(Key, SpanNode)>,
     /// ... and of the value finished last.
     done: SpanNode,
 }
@@ -191,7 +192,7 @@ impl<'a, const SPANS: bool> Decoder<'a, SPANS> {
                             self.items.len()
                         },
                         first_node: self.nodes.len(),
-                        key: String::new(),
+                        key: Key::default(),
                         key_span: 0..0,
                     };
                     if self.peek() == Some(frame.closer()) {
@@ -301,14 +302,16 @@ impl<'a, const SPANS: bool> Decoder<'a, SPANS> {
     }
 
     /// A dict key at `pos`, then the `:` and the whitespace after it.
-    fn key(&mut self) -> Result<(String, Range<usize>), JsonError> {
+    fn key(&mut self) -> Result<(Key, Range<usize>), JsonError> {
         let start = self.pos;
         if self.peek() != Some(b'"') {
             return Err(
                 self.decode_error("Expecting property name enclosed in double quotes", start)
             );
         }
-        let key = self.string()?;
+        // Made from the text itself when it has no escape: a key of up to 15 bytes (most of
+        // them) then allocates nothing.
+        let key = Key::from(self.string_text()?);
         let span = start..self.pos;
         self.skip_ws();
         if self.peek() != Some(b':') {
@@ -325,7 +328,7 @@ impl<'a, const SPANS: bool> Decoder<'a, SPANS> {
         let constant =
             |text: &[u8], value: Value| rest.starts_with(text).then_some((text.len(), value));
         let found = match rest.first() {
-            Some(b'"') => return self.string().map(Value::Str),
+            Some(b'"') => return self.string_text().map(|s| Value::Str(s.into_owned())),
             Some(b'n') => constant(b"null", Value::Null),
             Some(b't') => constant(b"true", Value::Bool(true)),
             Some(b'f') => constant(b"false", Value::Bool(false)),
@@ -391,8 +394,9 @@ impl<'a, const SPANS: bool> Decoder<'a, SPANS> {
         Ok(int_from_ascii_digits(negative, digits))
     }
 
-    /// A string whose opening quote is at `pos`; leaves `pos` after the closing quote.
-    fn string(&mut self) -> Result<String, JsonError> {
+    /// A string whose opening quote is at `pos`; leaves `pos` after the closing quote. The text
+    /// is borrowed from the source unless it holds an escape.
+    fn string_text(&mut self) -> Result<Cow<'a, str>, JsonError> {
         let begin = self.pos;
         let b = self.b;
         let mut chunk = begin + 1;
@@ -404,10 +408,10 @@ impl<'a, const SPANS: bool> Decoder<'a, SPANS> {
                     self.pos = at + 1;
                     let tail = &self.src[chunk..at];
                     return Ok(match out {
-                        None => tail.to_owned(),
+                        None => Cow::Borrowed(tail),
                         Some(mut s) => {
                             s.push_str(tail);
-                            s
+                            Cow::Owned(s)
                         }
                     });
                 }

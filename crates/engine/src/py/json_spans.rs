@@ -5,7 +5,7 @@
 //! here turn byte offsets into Python-style line/column pairs and map a position inside a
 //! decoded string back to the source text (through escapes).
 
-use crate::value::{Dict, SURROGATE_BASE};
+use crate::value::{Dict, Key, SURROGATE_BASE};
 use std::ops::Range;
 
 /// One step of a JSON path.
@@ -47,7 +47,7 @@ pub(crate) enum SpanChildren {
     List(Vec<SpanNode>),
     /// The entries (a repeated key keeps its first position and its last spans), and the
     /// repeats: each with the key token of the repeat and of the occurrence before it.
-    Dict(Dict<SpanNode>, Vec<(String, Range<usize>, Range<usize>)>),
+    Dict(Dict<SpanNode>, Vec<(Key, Range<usize>, Range<usize>)>),
 }
 
 /// A key that occurs more than once in one object (Python keeps the last value).
@@ -63,7 +63,7 @@ pub struct DuplicateKey {
 
 impl SpanChildren {
     /// Dict children from entries in document order, recording repeated keys.
-    pub(crate) fn dict(entries: impl Iterator<Item = (String, SpanNode)>) -> SpanChildren {
+    pub(crate) fn dict(entries: impl Iterator<Item = (Key, SpanNode)>) -> SpanChildren {
         let mut map: Dict<SpanNode> = Dict::new();
         let mut repeats = Vec::new();
         for (k, node) in entries {
@@ -154,7 +154,7 @@ impl SpanMap {
                 SpanChildren::Dict(entries, repeats) => {
                     for (k, now, before) in repeats {
                         let mut p = path.clone();
-                        p.push(PathSeg::Key(k.clone()));
+                        p.push(PathSeg::Key(k.to_string()));
                         out.push(DuplicateKey {
                             path: p,
                             key: now.clone(),
