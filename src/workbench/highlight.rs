@@ -4,13 +4,15 @@
 //! 100 KB string stays quick); the cut is marked.
 
 use std::borrow::Cow;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use syntect::easy::HighlightLines;
 use syntect::highlighting::{FontStyle, ThemeSet};
 use syntect::parsing::SyntaxSet;
+
+use crate::workbench::json_lines::{Json, LineWriter};
 
 /// Longest line highlighted (in bytes); the rest is shown plainly after a marker.
 const MAX_LINE: usize = 2000;
@@ -130,28 +132,55 @@ impl StyledLine {
     }
 }
 
+/// Lines between two places the message's JSON can be written from: the pane writes at most
+/// this many lines before the first it draws.
+pub(crate) const CHECKPOINT: usize = 256;
+
 /// A message's JSON as the message pane shows it (indented by two spaces a level): the first
-/// [`MAX_TOTAL`] bytes highlighted line by line, and the rest drawn plainly. A message can be
-/// several times as long as the text it came from, and its JSON nearly half indentation, so
-/// the JSON is held once without its indentation (each line's depth beside it), and the head's
-/// styles as each line's run count and each run's end and style (four bytes a run, the styles
-/// themselves in a small palette). As styled runs each owning its text, the head alone cost
-/// some 5 MB; the indented JSON, 1.75 times its unindented length with many small values.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// [`MAX_TOTAL`] bytes highlighted line by line, and the rest drawn plainly. The JSON itself is
+/// not held: each line is written from the message when it is drawn ([`LineWriter`]), so the
+/// pane's lines are borrowed from the message they show (see [`MessageLines::iter`]). What is
+/// held: the head's styles, as each line's run count and each run's end and style (four bytes
+/// a run, the styles themselves in a small palette), and an index for drawing a window deep in
+/// a long message without writing the lines before it: the line count, the writer's place
+/// every [`CHECKPOINT`] lines and the widest line of each block of that many, and for the
+/// width last drawn at, the rows before each block (some 30 bytes a block in all). Held as
+/// text without its indentation, the JSON of a message of many small tool calls cost 2.2 bytes
+/// per byte of the sample, beside the message; as styled runs each owning its text, the head
+/// alone cost some 5 MB.
+#[derive(Debug, Default)]
 pub struct MessageLines {
-    /// The JSON's lines without their indentation (cell-safe), one a line.
-    text: String,
-    /// Each line's indentation, in spaces.
-    indents: Vec<u16>,
-    /// How many lines the highlighted head has, and where the lines after it start in `text`.
+    /// How many lines there are.
+    count: usize,
+    /// The one line shown for a message that cannot be written as JSON (cell-safe).
+    unwritable: Option<String>,
+    /// Where the writer resumes at line `(c + 1) * CHECKPOINT`: `places` from the end of
+    /// checkpoint `c - 1`'s place (or 0) to `place_ends[c]`.
+    place_ends: Vec<usize>,
+    places: Vec<u32>,
+    /// The width in cells of the widest line of each block of [`CHECKPOINT`] lines, as drawn
+    /// (lines are cut: a few thousand cells at most).
+    widest: Vec<u16>,
+    /// How many lines the highlighted head has.
     head_lines: usize,
-    head_end: usize,
     /// How many runs each head line has, in order.
     line_runs: Vec<u16>,
     /// The head's runs, line after line.
     runs: Vec<RunEnd>,
     /// The distinct styles the runs use.
     styles: Vec<RunStyle>,
+    /// The rows the blocks take at the width last asked for.
+    rows: Mutex<Option<Arc<BlockRows>>>,
+}
+
+/// The rows of a [`MessageLines`] wrapped at a width.
+#[derive(Debug)]
+struct BlockRows {
+    width: u16,
+    /// The rows before each block of [`CHECKPOINT`] lines.
+    before: Vec<usize>,
+    /// The rows of every line.
+    total: usize,
 }
 
 /// A run of a highlighted line: where it ends in the line's shown text, indentation
@@ -218,16 +247,31 @@ impl<'a> Indented<'a> {
     }
 }
 
-/// One line of a [`MessageLines`], borrowed from it.
-#[derive(Clone, Copy, Debug)]
-pub struct MessageLine<'a> {
-    line: Indented<'a>,
+/// The indentation of a line at `depth`: two spaces a level.
+fn indent_of(depth: usize) -> usize {
+    usize::from(u16::try_from(2 * depth).unwrap_or(u16::MAX))
+}
+
+/// One line of a [`MessageLines`]: its text, written from the message, and its runs.
+#[derive(Clone, Debug)]
+pub(crate) struct MessageLine<'a> {
+    indent: usize,
+    /// The line without its indentation (cell-safe).
+    text: String,
     /// A head line's runs (`None` past the head: one plain run).
     runs: Option<&'a [RunEnd]>,
     styles: &'a [RunStyle],
 }
 
-impl<'a> MessageLine<'a> {
+/// A line and its runs, as drawn.
+#[derive(Clone, Copy, Debug)]
+struct Drawn<'a> {
+    line: Indented<'a>,
+    runs: Option<&'a [RunEnd]>,
+    styles: &'a [RunStyle],
+}
+
+impl Drawn<'_> {
     /// The runs' byte ranges in the line and styles, in order, then the cut marker if the
     /// line is cut.
     fn ranges(self) -> (impl Iterator<Item = (usize, usize, RunStyle)>, Option<Run>) {
@@ -246,16 +290,14 @@ impl<'a> MessageLine<'a> {
         (ranges, more.map(cut_marker))
     }
 
-    /// Its width in terminal cells, as drawn.
-    pub fn width(self) -> usize {
+    fn width(self) -> usize {
         use unicode_width::UnicodeWidthStr;
         let (ranges, marker) = self.ranges();
         ranges.map(|(a, b, _)| self.line.width(a, b)).sum::<usize>()
             + marker.map_or(0, |m| m.text.width())
     }
 
-    /// The line as the terminal draws it.
-    pub fn to_line(self) -> Line<'static> {
+    fn to_line(self) -> Line<'static> {
         let (ranges, marker) = self.ranges();
         let mut spans: Vec<Span<'static>> = ranges
             .map(|(a, b, style)| Span::styled(self.line.slice(a, b).into_owned(), style.to_style()))
@@ -265,32 +307,211 @@ impl<'a> MessageLine<'a> {
     }
 }
 
+impl MessageLine<'_> {
+    fn drawn(&self) -> Drawn<'_> {
+        Drawn {
+            line: Indented {
+                indent: self.indent,
+                text: &self.text,
+            },
+            runs: self.runs,
+            styles: self.styles,
+        }
+    }
+
+    /// Its width in terminal cells, as drawn.
+    pub(crate) fn width(&self) -> usize {
+        self.drawn().width()
+    }
+
+    /// The line as the terminal draws it.
+    pub(crate) fn to_line(&self) -> Line<'static> {
+        self.drawn().to_line()
+    }
+}
+
+/// The lines of a message's JSON as written: each line's indentation and its cell-safe text.
+enum Written<'a> {
+    Json {
+        writer: LineWriter<'a>,
+        buf: String,
+    },
+    /// The line shown for a message that cannot be written as JSON.
+    One(Option<&'a str>),
+}
+
+impl Written<'_> {
+    /// Passes over the next line (written, not kept); false after the last.
+    fn pass(&mut self) -> bool {
+        match self {
+            Written::Json { writer, buf } => matches!(writer.next_line(buf), Ok(Some(_))),
+            Written::One(line) => line.take().is_some(),
+        }
+    }
+}
+
+impl Iterator for Written<'_> {
+    type Item = (usize, String);
+
+    fn next(&mut self) -> Option<(usize, String)> {
+        match self {
+            Written::One(line) => line.take().map(|l| (0, l.to_string())),
+            Written::Json { writer, buf } => {
+                // A message that cannot be written is [`Written::One`]: no error comes here.
+                let depth = writer.next_line(buf).ok().flatten()?;
+                let safe = match cell_safe_json(buf) {
+                    Cow::Borrowed(_) => None,
+                    Cow::Owned(safe) => Some(safe),
+                };
+                Some((
+                    indent_of(depth),
+                    safe.unwrap_or_else(|| std::mem::take(buf)),
+                ))
+            }
+        }
+    }
+}
+
+/// The lines of a [`MessageLines`] from one on, written from the message as they are drawn.
+pub(crate) struct MessageIter<'a> {
+    lines: &'a MessageLines,
+    written: Written<'a>,
+    /// The next line's index, and where its runs start if it is a head line.
+    next: usize,
+    run_at: usize,
+}
+
+impl<'a> Iterator for MessageIter<'a> {
+    type Item = MessageLine<'a>;
+
+    fn next(&mut self) -> Option<MessageLine<'a>> {
+        if self.next >= self.lines.count {
+            return None;
+        }
+        let (indent, text) = self.written.next()?;
+        let i = self.next;
+        self.next += 1;
+        let runs = (i < self.lines.head_lines).then(|| {
+            let n = self.lines.line_runs.get(i).map_or(0, |&n| usize::from(n));
+            let end = (self.run_at + n).min(self.lines.runs.len());
+            let runs = self.lines.runs.get(self.run_at..end).unwrap_or(&[]);
+            self.run_at = end;
+            runs
+        });
+        Some(MessageLine {
+            indent,
+            text,
+            runs,
+            styles: &self.lines.styles,
+        })
+    }
+}
+
 impl MessageLines {
-    /// Every line, in order.
-    pub fn iter(&self) -> impl Iterator<Item = MessageLine<'_>> {
-        let mut first = 0;
-        let mut line_runs = self.line_runs.iter();
-        self.text
-            .split('\n')
-            .zip(&self.indents)
-            .enumerate()
-            .map(move |(i, (text, &indent))| {
-                let runs = (i < self.head_lines).then(|| {
-                    let n = line_runs.next().map_or(0, |&n| usize::from(n));
-                    let end = (first + n).min(self.runs.len());
-                    let runs = self.runs.get(first..end).unwrap_or(&[]);
-                    first = end;
-                    runs
-                });
-                MessageLine {
-                    line: Indented {
-                        indent: usize::from(indent),
-                        text,
-                    },
-                    runs,
-                    styles: &self.styles,
+    /// How many lines there are.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether there are no lines (no message).
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Every line, in order, written from `message`: the message these lines were made for.
+    pub(crate) fn iter<'a>(&'a self, message: Json<'a>) -> MessageIter<'a> {
+        self.iter_from(message, 0)
+    }
+
+    /// The lines from line `first` on, written from `message` (the message these lines were
+    /// made for) from the checkpoint at or before `first`.
+    pub(crate) fn iter_from<'a>(&'a self, message: Json<'a>, first: usize) -> MessageIter<'a> {
+        let first = first.min(self.count);
+        // The checkpoint at or before `first` (the first line's is the start).
+        let block = (first / CHECKPOINT).min(self.place_ends.len());
+        let mut at = block * CHECKPOINT;
+        let mut written = match &self.unwritable {
+            Some(line) => {
+                at = 0;
+                Written::One(Some(line))
+            }
+            None => {
+                let writer = match block.checked_sub(1) {
+                    None => LineWriter::new(message),
+                    Some(c) => {
+                        let start = c.checked_sub(1).map_or(0, |p| self.place_ends[p]);
+                        LineWriter::resume(message, &self.places[start..self.place_ends[c]])
+                    }
+                };
+                Written::Json {
+                    writer,
+                    buf: String::new(),
                 }
-            })
+            }
+        };
+        while at < first && written.pass() {
+            at += 1;
+        }
+        let head = first.min(self.head_lines).min(self.line_runs.len());
+        let run_at = self.line_runs[..head]
+            .iter()
+            .map(|&n| usize::from(n))
+            .sum::<usize>();
+        MessageIter {
+            lines: self,
+            written,
+            next: first,
+            run_at,
+        }
+    }
+
+    /// The rows of every line wrapped at `width` cells (each line at least one), for
+    /// `message`, the message these lines were made for.
+    pub(crate) fn rows(&self, message: Json<'_>, width: u16) -> usize {
+        self.block_rows(message, width).total
+    }
+
+    /// Where to start drawing the lines wrapped at `width` to show row `top` and after: the
+    /// first line of the block `top` lies in, and the rows before it.
+    pub(crate) fn seek(&self, message: Json<'_>, width: u16, top: usize) -> (usize, usize) {
+        let rows = self.block_rows(message, width);
+        let block = rows.before.partition_point(|&r| r <= top).saturating_sub(1);
+        (
+            block * CHECKPOINT,
+            rows.before.get(block).copied().unwrap_or(0),
+        )
+    }
+
+    /// The rows before each block at `width`, found once a width: a block whose widest line
+    /// fits takes a row a line; the lines of the others are written to be measured.
+    fn block_rows(&self, message: Json<'_>, width: u16) -> Arc<BlockRows> {
+        let mut cached = self.rows.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(rows) = cached.as_ref().filter(|r| r.width == width) {
+            return Arc::clone(rows);
+        }
+        let w = usize::from(width.max(1));
+        let mut before = Vec::with_capacity(self.widest.len());
+        let mut total = 0;
+        for (b, &widest) in self.widest.iter().enumerate() {
+            before.push(total);
+            let first = b * CHECKPOINT;
+            let n = CHECKPOINT.min(self.count.saturating_sub(first));
+            total += if usize::from(widest) <= w {
+                n
+            } else {
+                self.iter_from(message, first)
+                    .take(n)
+                    .map(|l| l.width().div_ceil(w).max(1))
+                    .sum()
+            };
+        }
+        let rows = Arc::new(BlockRows {
+            width,
+            before,
+            total,
+        });
+        *cached = Some(Arc::clone(&rows));
+        rows
     }
 }
 
@@ -304,99 +525,105 @@ fn cut_marker(more: usize) -> Run {
     }
 }
 
-/// The message pane's lines of `json`, JSON written with line breaks and no indentation
-/// (`indent=0`): see [`MessageLines`]. Each line is shown indented two spaces a level, as
+/// The message pane's lines of `message` (see [`MessageLines`]): the lines of its JSON written
+/// with line breaks and no indentation (`indent=0`), each shown indented two spaces a level, as
 /// `indent=2` writes it.
-pub(crate) fn message_lines(json: String, theme_name: &str, no_color: bool) -> MessageLines {
-    let text = match cell_safe_json(&json) {
-        Cow::Borrowed(_) => json,
-        Cow::Owned(safe) => safe,
+pub(crate) fn message_lines(message: Json<'_>, theme_name: &str, no_color: bool) -> MessageLines {
+    let mut lines = MessageLines::default();
+    // One pass over the JSON: its lines counted, the writer's place kept every
+    // [`CHECKPOINT`] lines and each block's widest line measured. A head line is as wide
+    // highlighted as plain: its runs cover its shown part.
+    let mut writer = LineWriter::new(message);
+    let mut buf = String::new();
+    let mut widest = 0;
+    let width = |indent: usize, text: &str| {
+        let line = Drawn {
+            line: Indented { indent, text },
+            runs: None,
+            styles: &[],
+        };
+        u16::try_from(line.width()).unwrap_or(u16::MAX)
     };
-    if text.is_empty() {
-        return MessageLines::default();
-    }
-    // Each line's depth: a line that starts with a closing bracket is one level out, one that
-    // ends with an opening bracket puts the next one level in (strings hold no line breaks,
-    // and a line cannot end inside one with a bracket: it ends with its quote).
-    let mut indents = Vec::with_capacity(text.bytes().filter(|&b| b == b'\n').count() + 1);
-    let mut depth: usize = 0;
-    for line in text.split('\n') {
-        if line.starts_with(['}', ']']) {
-            depth = depth.saturating_sub(1);
-        }
-        indents.push(u16::try_from(2 * depth).unwrap_or(u16::MAX));
-        if line.ends_with(['{', '[']) {
-            depth += 1;
-        }
-    }
-    let mut lines = MessageLines {
-        text: String::new(),
-        indents,
-        head_lines: 0,
-        head_end: 0,
-        line_runs: Vec::new(),
-        runs: Vec::new(),
-        styles: Vec::new(),
-    };
-    // The head: the lines [`json_runs`] highlights (whole lines while the text shown so far,
-    // long lines counted as cut, stays within the budget). Under a theme that is not known,
-    // every line is plain (and cut like lines past the head).
-    if sets().themes.themes.contains_key(theme_name) {
-        let mut done = 0;
-        for (line, &indent) in text.split('\n').zip(&lines.indents) {
-            let line = Indented {
-                indent: usize::from(indent),
-                text: line,
-            };
-            done += line.cut().0;
-            if done > MAX_TOTAL {
+    loop {
+        let depth = match writer.next_line(&mut buf) {
+            Ok(Some(depth)) => depth,
+            Ok(None) => break,
+            Err(e) => {
+                // Shown as the JSON text would have been: one line saying why.
+                let line = cell_safe_json(&format!("<cannot show as JSON: {e}>")).into_owned();
+                widest = width(0, &line);
+                lines = MessageLines {
+                    count: 1,
+                    unwritable: Some(line),
+                    ..MessageLines::default()
+                };
                 break;
             }
-            lines.head_lines += 1;
-            lines.head_end += line.text.len() + 1;
+        };
+        widest = widest.max(width(indent_of(depth), &cell_safe_json(&buf)));
+        lines.count += 1;
+        if lines.count % CHECKPOINT == 0 {
+            lines.widest.push(widest);
+            widest = 0;
+            writer.place(&mut lines.places);
+            if lines.place_ends.last().copied().unwrap_or(0) < lines.places.len() {
+                lines.place_ends.push(lines.places.len());
+            }
         }
+    }
+    if lines.count % CHECKPOINT != 0 {
+        lines.widest.push(widest);
+    }
+    lines.place_ends.shrink_to_fit();
+    lines.places.shrink_to_fit();
+    lines.widest.shrink_to_fit();
+    // The head: the lines [`json_runs`] highlights (whole lines while the text shown so far,
+    // long lines counted as cut, stays within the budget), written again. Under a theme that
+    // is not known, every line is plain (and cut like lines past the head).
+    if sets().themes.themes.contains_key(theme_name) {
+        let mut done = 0;
         // Only each line's shown part is written out with its indentation (a line can be as
         // long as the text).
-        let head = text
-            .split('\n')
-            .zip(&lines.indents)
-            .take(lines.head_lines)
-            .map(|(t, &indent)| {
-                let line = Indented {
-                    indent: usize::from(indent),
-                    text: t,
-                };
-                let (shown, more) = line.cut();
-                (line.slice(0, shown), more)
-            });
+        let head = lines.iter(message).map_while(|l| {
+            let line = Indented {
+                indent: l.indent,
+                text: &l.text,
+            };
+            let (shown, more) = line.cut();
+            done += shown;
+            (done <= MAX_TOTAL).then(|| (line.slice(0, shown).into_owned(), more))
+        });
+        let (mut line_runs, mut runs, mut styles) = (Vec::new(), Vec::new(), Vec::new());
         highlight_each(head, theme_name, no_color, |_, pieces, _| {
             let mut end = 0;
-            let before = lines.runs.len();
+            let before = runs.len();
             for (style, len) in pieces {
                 end += len;
-                let at = match lines.styles.iter().position(|s| *s == style) {
+                let at = match styles.iter().position(|s| *s == style) {
                     Some(at) => at,
                     None => {
-                        lines.styles.push(style);
-                        lines.styles.len() - 1
+                        styles.push(style);
+                        styles.len() - 1
                     }
                 };
                 // A highlighted line's shown text is at most [`MAX_LINE`] bytes.
-                lines.runs.push(RunEnd {
+                runs.push(RunEnd {
                     end: u16::try_from(end).unwrap_or(u16::MAX),
                     style: u16::try_from(at).unwrap_or(u16::MAX),
                 });
             }
-            let n = lines.runs.len() - before;
-            lines.line_runs.push(u16::try_from(n).unwrap_or(u16::MAX));
+            let n = runs.len() - before;
+            line_runs.push(u16::try_from(n).unwrap_or(u16::MAX));
         });
-        lines.line_runs.shrink_to_fit();
-        lines.runs.shrink_to_fit();
+        line_runs.shrink_to_fit();
+        runs.shrink_to_fit();
+        lines.head_lines = line_runs.len();
+        lines.line_runs = line_runs;
+        lines.runs = runs;
+        lines.styles = styles;
     }
-    lines.text = text;
     lines
 }
-
 /// Highlights `text` (JSON) line by line, as terminal lines (see [`json_runs`]).
 pub(crate) fn json_lines(text: &str, theme_name: &str, no_color: bool) -> Vec<Line<'static>> {
     json_runs(text, theme_name, no_color)
@@ -502,6 +729,7 @@ fn convert(style: syntect::highlighting::Style, no_color: bool) -> RunStyle {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rtbench_engine::Value;
 
     #[test]
     fn joiners_and_marks_without_a_base_are_escaped() {
@@ -532,23 +760,29 @@ mod tests {
 
     #[test]
     fn a_long_message_is_highlighted_up_to_the_budget_and_drawn_plainly_after() {
-        let item = |i: usize| format!("  {{\"name\": \"f\", \"arguments\": {{\"a\": {i}}}}},\n");
-        let long = format!(
-            "{}  \"{}\"\n",
-            (0..20_000).map(item).collect::<String>(),
+        use crate::workbench::analysis::{json_with_indent, pretty_json};
+        let item = |i: usize| format!(r#"{{"name": "f", "arguments": {{"a": {i}}}}}"#);
+        let items: Vec<String> = (0..20_000).map(item).collect();
+        let value = rtbench_engine::py::json_loads(&format!(
+            "[{}, \"{}\"]",
+            items.join(", "),
             "y".repeat(5000)
-        );
-        let json = format!("[\n{long}]");
+        ))
+        .expect("valid JSON");
+        let json = pretty_json(&value);
         assert!(json.len() > 2 * MAX_TOTAL);
-        let unindented: Vec<&str> = json.lines().map(str::trim_start).collect();
-        let lines = message_lines(unindented.join("\n"), "base16-ocean.dark", false);
+        let lines = message_lines((&value).into(), "base16-ocean.dark", false);
         // What the pane draws is what highlighting the whole text line by line drew.
-        let drawn: Vec<Line<'static>> = lines.iter().map(|l| l.to_line()).collect();
+        let drawn: Vec<Line<'static>> = lines.iter((&value).into()).map(|l| l.to_line()).collect();
         assert_eq!(drawn, json_lines(&json, "base16-ocean.dark", false));
-        assert!(lines.iter().all(|l| l.width() == l.to_line().width()));
-        // The head is styled; the rest is kept as text, not as a line of runs each.
+        assert!(
+            lines
+                .iter((&value).into())
+                .all(|l| l.width() == l.to_line().width())
+        );
+        // The head is styled; the rest is written when drawn, not held.
         assert!(lines.line_runs.len() < json.lines().count() / 2);
-        assert!(lines.text.len() - lines.head_end > lines.text.len() / 2);
+        assert_eq!(lines.len(), json.lines().count());
         // The head holds its runs' ends and styles, not their text.
         assert!(lines.styles.len() < 16);
         assert_eq!(
@@ -559,11 +793,232 @@ mod tests {
                 .map(|&n| usize::from(n))
                 .sum::<usize>()
         );
+        // The index past the head is a small fraction of the JSON it stands for.
+        let index = lines.place_ends.len() * size_of::<usize>()
+            + lines.places.len() * size_of::<u32>()
+            + lines.widest.len() * size_of::<u16>();
+        assert!(
+            index * 100 < json_with_indent(&value, 0).len(),
+            "{index} bytes"
+        );
+    }
+
+    /// The pane's lines of `v` as they were made from its JSON text: `json_with_indent(v, 0)`
+    /// made cell-safe, split at its line breaks, each line's indentation found from the
+    /// brackets that open and close on the lines before it.
+    fn from_json_text(v: &Value) -> Vec<(usize, String)> {
+        use crate::workbench::analysis::json_with_indent;
+        let text = cell_safe_json(&json_with_indent(v, 0)).into_owned();
+        let mut depth: usize = 0;
+        text.split('\n')
+            .map(|line| {
+                if line.starts_with(['}', ']']) {
+                    depth = depth.saturating_sub(1);
+                }
+                let indent = usize::from(u16::try_from(2 * depth).unwrap_or(u16::MAX));
+                if line.ends_with(['{', '[']) {
+                    depth += 1;
+                }
+                (indent, line.to_string())
+            })
+            .collect()
+    }
+
+    /// The pane's lines of `v`, written from it.
+    fn from_value(v: &Value, theme: &str) -> Vec<(usize, String)> {
+        let lines = message_lines(v.into(), theme, false);
+        let written: Vec<(usize, String)> =
+            lines.iter(v.into()).map(|l| (l.indent, l.text)).collect();
+        assert_eq!(written.len(), lines.len());
+        written
+    }
+
+    /// A number below `n` from a seeded generator.
+    fn draw(seed: &mut u64, n: u64) -> u64 {
+        *seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (*seed >> 33) % n
+    }
+
+    /// A string of pieces that need escaping, cell-safing or cutting, and plain ones.
+    fn text(seed: &mut u64) -> String {
+        use rtbench_engine::value::surrogate_char;
+        let pieces = [
+            "",
+            "a",
+            "é",
+            "日本",
+            "\u{200d}",
+            "\u{301}",
+            "x\u{301}",
+            "\u{1f468}\u{200d}\u{1f469}",
+            "\u{2764}\u{fe0f}",
+            "\n",
+            "\t",
+            "\r",
+            "\u{1}",
+            "\u{1f}",
+            "\u{7f}",
+            "\"",
+            "\\",
+            "/",
+            "[",
+            "{",
+            "]",
+            "}",
+            ",",
+            ": ",
+            " ",
+            "\u{2028}",
+            "\u{feff}",
+            "\u{e0001}",
+            "😀",
+        ];
+        let mut s = String::new();
+        for _ in 0..draw(seed, 6) {
+            match draw(seed, 40) {
+                0 => s.push(surrogate_char(0xD800 + draw(seed, 0x800) as u16)),
+                1 => s.push_str(&"w".repeat(MAX_LINE + draw(seed, 3000) as usize)),
+                2 => s.push_str(&"é".repeat(MAX_LINE / 2 + draw(seed, 10) as usize)),
+                i => s.push_str(pieces[i as usize % pieces.len()]),
+            }
+        }
+        s
+    }
+
+    /// Values of every kind, nested up to `depth` levels, from a seeded generator.
+    fn generated(seed: &mut u64, depth: usize) -> Value {
+        let kind = if depth == 0 {
+            draw(seed, 8)
+        } else {
+            draw(seed, 11)
+        };
+        match kind {
+            0 => Value::Null,
+            1 => Value::Bool(draw(seed, 2) == 0),
+            2 => Value::Int([0, -1, i64::MAX, i64::MIN, 137][draw(seed, 5) as usize]),
+            3 => rtbench_engine::py::json_loads(
+                [
+                    "123456789012345678901234567890",
+                    "-99999999999999999999",
+                    "1e400",
+                ][draw(seed, 3) as usize],
+            )
+            .unwrap_or(Value::Null),
+            4 => Value::Float(
+                [
+                    0.0,
+                    -0.0,
+                    1.5,
+                    1e16,
+                    1e-5,
+                    1e300,
+                    0.1,
+                    f64::NAN,
+                    f64::INFINITY,
+                    f64::NEG_INFINITY,
+                ][draw(seed, 10) as usize],
+            ),
+            5..=7 => Value::Str(text(seed)),
+            8 | 9 => Value::List(
+                (0..draw(seed, 5))
+                    .map(|_| generated(seed, depth - 1))
+                    .collect(),
+            ),
+            _ => Value::Dict(
+                (0..draw(seed, 5))
+                    .map(|_| (text(seed), generated(seed, depth - 1)))
+                    .collect(),
+            ),
+        }
+    }
+
+    #[test]
+    fn the_pane_shows_the_lines_of_the_messages_json() {
+        let mut values: Vec<Value> = Vec::new();
+        // The bundled samples' messages (and their expected ones).
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut samples = 0;
+        for dir in std::fs::read_dir(root.join("samples"))
+            .expect("samples")
+            .flatten()
+        {
+            let Ok(template) = std::fs::read_to_string(dir.path().join("template.json")) else {
+                continue;
+            };
+            let Ok(template) = rtbench_engine::Template::from_json_str(&template) else {
+                continue;
+            };
+            for file in std::fs::read_dir(dir.path()).expect("a folder").flatten() {
+                let path = file.path();
+                if path.extension().is_none_or(|e| e != "sample") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).expect("readable");
+                let Ok(sample) = rtbench_tooling::sample::parse_sample(&path, &text) else {
+                    continue;
+                };
+                if let Ok(m) = rtbench_engine::parse_response(
+                    &template,
+                    sample.prefix.as_deref(),
+                    &sample.generation,
+                    sample.tools.as_ref(),
+                ) {
+                    values.push(Value::Dict(m));
+                    samples += 1;
+                }
+                values.extend(sample.expected);
+            }
+        }
+        assert!(samples > 50, "{samples} bundled samples' messages");
+        // The conformance cases, whole and their expected messages.
+        let mut cases = 0;
+        let mut dirs = vec![root.join("crates/engine/tests/data/conformance")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("a folder").flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    continue;
+                };
+                if let Ok(case) = rtbench_engine::py::json_loads(&text) {
+                    if let Some(m) = case
+                        .as_dict()
+                        .and_then(|c| c.get("expect"))
+                        .and_then(|e| e.as_dict())
+                        .and_then(|e| e.get("message"))
+                    {
+                        values.push(m.clone());
+                    }
+                    values.push(case);
+                    cases += 1;
+                }
+            }
+        }
+        assert!(cases > 300, "{cases} conformance cases");
+        // Generated values of every kind.
+        let mut seed = 7;
+        values.extend((0..3000).map(|_| generated(&mut seed, 5)));
+        for (i, v) in values.iter().enumerate() {
+            // The lines do not depend on the theme; an unknown one skips the highlighting.
+            assert_eq!(
+                from_value(v, "no such theme"),
+                from_json_text(v),
+                "value {i}: {v:?}"
+            );
+        }
+        for v in values.iter().step_by(97) {
+            assert_eq!(from_value(v, "base16-ocean.dark"), from_json_text(v));
+        }
     }
 
     #[test]
     fn a_message_is_drawn_indented_as_its_indented_json() {
-        use crate::workbench::analysis::{json_with_indent, pretty_json};
+        use crate::workbench::analysis::pretty_json;
         let value = rtbench_engine::py::json_loads(&format!(
             r#"{{"role": "assistant", "content": "ends with a bracket [", "e": {{}}, "l": [],
                "tool_calls": [[{{"a": {{"b": ["{{", "]", {{"c": "{long}"}}]}}}}, [[]]], 1.5],
@@ -572,8 +1027,9 @@ mod tests {
         ))
         .expect("valid JSON");
         for theme in ["base16-ocean.dark", "no such theme"] {
-            let lines = message_lines(json_with_indent(&value, 0), theme, false);
-            let drawn: Vec<Line<'static>> = lines.iter().map(|l| l.to_line()).collect();
+            let lines = message_lines((&value).into(), theme, false);
+            let drawn: Vec<Line<'static>> =
+                lines.iter((&value).into()).map(|l| l.to_line()).collect();
             let pretty = pretty_json(&value);
             let expected: Vec<Line<'static>> = if theme == "no such theme" {
                 // Without a theme every line is plain, cut like lines past the head.
@@ -593,14 +1049,14 @@ mod tests {
                 json_lines(&pretty, theme, false)
             };
             assert_eq!(drawn, expected, "{theme}");
-            assert!(lines.iter().all(|l| l.width() == l.to_line().width()));
+            assert!(
+                lines
+                    .iter((&value).into())
+                    .all(|l| l.width() == l.to_line().width())
+            );
         }
-        assert_eq!(
-            message_lines(String::new(), "base16-ocean.dark", false)
-                .iter()
-                .count(),
-            0
-        );
+        // No message, no lines.
+        assert_eq!(MessageLines::default().iter((&value).into()).count(), 0);
     }
 
     #[test]

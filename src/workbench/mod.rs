@@ -21,6 +21,7 @@ pub(crate) mod grammar;
 pub(crate) mod highlight;
 pub(crate) mod inputs;
 pub(crate) mod jobs;
+pub(crate) mod json_lines;
 pub(crate) mod keys;
 pub(crate) mod layout;
 pub(crate) mod pane;

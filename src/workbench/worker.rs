@@ -19,7 +19,6 @@ use rtbench_engine::Reference;
 use rtbench_engine::diagnostic::Diagnostic;
 use rtbench_engine::template::Template;
 use rtbench_engine::template::source::TemplateSource;
-use rtbench_engine::value::Value;
 use rtbench_tooling::chunking::{CheckPlan, Generation, stable};
 use rtbench_tooling::model::{Model, model_chunkings};
 use rtbench_tooling::transform_error::{failed_content, transform_note};
@@ -268,21 +267,12 @@ fn analyse_selected(
         a.status.clone(),
         a.findings.len() + usize::from(bad_expected.is_some()),
     );
-    // The message as JSON with line breaks (nothing on failure; the pane indents its lines),
-    // highlighted once here; lent to a value and back rather than copied (it can be as long
-    // as the text).
-    let json = match a.message.take() {
-        Some(m) => {
-            let v = Value::Dict(m);
-            let json = analysis::json_with_indent(&v, 0);
-            if let Value::Dict(m) = v {
-                a.message = Some(m);
-            }
-            json
-        }
-        None => String::new(),
+    // The message pane's lines, highlighted once here and written from the message when
+    // drawn (nothing on failure).
+    let lines = match &a.message {
+        Some(m) => highlight::message_lines(m.into(), &req.syntect_theme, req.no_color),
+        None => highlight::MessageLines::default(),
     };
-    let lines = highlight::message_lines(json, &req.syntect_theme, req.no_color);
     let grammar = source.map(|src| Box::new(crate::workbench::grammar::mark(src, s, a.prefix_len)));
     let shown = Shown {
         analysis: Arc::new(a),

@@ -232,11 +232,16 @@ pub(super) fn clamp_scrolls(state: &mut State) {
     let sc = screen(state);
     if let Some(r) = sc.rect(Pane::Message) {
         let inner = crate::workbench::view::inner(r);
-        let rows = state
-            .session
-            .shown
-            .as_ref()
-            .map_or(1, |s| rows_of(s.message_lines.iter(), inner.width) + 4);
+        let rows = state.session.shown.as_ref().map_or(1, |s| {
+            // As [`rows_of`] counts them, from the rows kept for the pane's width.
+            let lines = &s.message_lines;
+            let rows = s
+                .analysis
+                .message
+                .as_ref()
+                .map_or(0, |m| lines.rows(m.into(), inner.width));
+            rows + lines.len() / 4 + 4
+        });
         let max = rows.saturating_sub(usize::from(inner.height));
         state.ui.scroll[Pane::Message] = state.ui.scroll[Pane::Message].min(max);
     }

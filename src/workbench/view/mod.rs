@@ -114,10 +114,10 @@ impl Rows for &ratatui::text::Line<'static> {
 
 impl Rows for crate::workbench::highlight::MessageLine<'_> {
     fn width(&self) -> usize {
-        crate::workbench::highlight::MessageLine::width(*self)
+        crate::workbench::highlight::MessageLine::width(self)
     }
     fn to_line(&self) -> ratatui::text::Line<'static> {
-        crate::workbench::highlight::MessageLine::to_line(*self)
+        crate::workbench::highlight::MessageLine::to_line(self)
     }
 }
 
