@@ -51,11 +51,12 @@ pub struct ReplayBuilt {
     pub replay: Box<rtbench_tooling::replay::Replay>,
 }
 
-/// The result on screen: one sample analysed with one template, and its highlighted message.
+/// The result on screen: one sample analysed with one template, and how its message is shown.
 #[derive(Clone, Debug)]
 pub struct Shown {
     pub analysis: Arc<Analysis>,
-    /// The message as highlighted JSON (plain styled runs; the view draws them).
+    /// The message pane's highlighted head and the index of its lines, which are written
+    /// from `analysis.message` as the view draws them.
     pub message_lines: Arc<MessageLines>,
     /// Whether the grammar compiled from the template accepts the generation (`None`: not
     /// computed).
