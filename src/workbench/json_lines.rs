@@ -67,7 +67,7 @@ impl<'a> Container<'a> {
     fn entry(self, i: usize) -> Option<(Option<&'a str>, &'a Value)> {
         match self {
             Container::List(items) => items.get(i).map(|v| (None, v)),
-            Container::Dict(d) => d.get_index(i).map(|(k, v)| (Some(k.as_str()), v)),
+            Container::Dict(d) => d.get_index(i).map(|(k, v)| (Some(k), v)),
         }
     }
 
