@@ -574,6 +574,8 @@ pub(crate) fn message_lines(message: Json<'_>, theme_name: &str, no_color: bool)
     if lines.count % CHECKPOINT != 0 {
         lines.widest.push(widest);
     }
+    // Its room (as long as the longest line) goes to the head's lines written below.
+    drop(buf);
     lines.place_ends.shrink_to_fit();
     lines.places.shrink_to_fit();
     lines.widest.shrink_to_fit();

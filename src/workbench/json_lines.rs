@@ -199,6 +199,10 @@ impl<'a> LineWriter<'a> {
         match (v, Container::of(v)) {
             (_, Some(c)) => self.container(c, more, out),
             (Value::Str(s), None) => {
+                // Room for the string whole, quotes and comma: a long string (a model's
+                // answer, megabytes) is written without the doubling growth that would hold
+                // one and a half copies of it while it moves.
+                out.reserve(s.len() + 3);
                 json_write_str(out, s, OPTIONS.ensure_ascii);
                 if more {
                     out.push(',');
