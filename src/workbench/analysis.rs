@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use rtbench_engine::delimiter::Delimiter;
 use rtbench_engine::diagnostic::{Diagnostic, Location};
-use rtbench_engine::event::{Mark, MarkKind};
+use rtbench_engine::event::{Mark, MarkKind, Marks};
 use rtbench_engine::offsets::CharIndex;
 use rtbench_engine::parser::{Events, ParseError, Parser};
 use rtbench_engine::py::{DumpOptions, json_dumps};
@@ -148,7 +148,7 @@ const EXPLAIN_LIMIT: usize = 1 << 20;
 
 /// The parser's trace of a sample.
 struct Trace {
-    marks: Vec<Mark>,
+    marks: Marks,
     regions: Vec<Region>,
     origin: usize,
     held: Range<usize>,
@@ -193,7 +193,7 @@ fn prefix_failure(
 /// at `origin`: captures, held-back text and the error's place marked.
 fn segments(
     document: &str,
-    marks: &[Mark],
+    marks: &Marks,
     regions: &Regions,
     origin: usize,
     held: &Range<usize>,
@@ -213,7 +213,7 @@ fn segments(
     // a list of them all beside the events (a sample of many small regions has millions).
     let in_order = marks
         .iter()
-        .map(Mark::span)
+        .map(|m| m.span())
         .filter(|s| !s.is_empty() && s.end <= document.len())
         .map(|s| s.start)
         .is_sorted();

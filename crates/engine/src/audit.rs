@@ -27,7 +27,7 @@
 
 use std::ops::Range;
 
-use crate::event::{Event, EventSink, Mark, MarkKind};
+use crate::event::{Event, EventSink, Mark, MarkKind, Marks};
 use crate::parser::{Events, ParseError, Parser};
 use crate::py::{DumpOptions, json_dumps, json_loads};
 use crate::region::{Ending, Region, RegionBuilder};
@@ -97,7 +97,7 @@ pub struct Audit {
     /// texts are the document's text at their spans; a close's value and detail are in
     /// [`Audit::regions`], one copy of a long region's value, not two). A region's
     /// `open_event` and `close_event` index this list.
-    pub marks: Vec<Mark>,
+    pub marks: Marks,
     /// The regions of the events.
     pub regions: Vec<Region>,
     /// Where the start anchor cut the prefix (a document offset).
@@ -152,7 +152,7 @@ pub fn audit_decoded(
 /// comes (its close value and detail moved into the region, so they are never held in a list
 /// of events all at once) and kept as its [`Mark`].
 struct Fold {
-    marks: Vec<Mark>,
+    marks: Marks,
     model: RegionBuilder,
 }
 
@@ -173,7 +173,7 @@ fn audit_fed(
 ) -> Audit {
     let doc_len = prefix.len() + generation.len() + tail.len();
     let mut fold = Fold {
-        marks: Vec::new(),
+        marks: Marks::new(),
         model: RegionBuilder::new(doc_len),
     };
     let mut origin = prefix.len();
@@ -251,7 +251,7 @@ pub fn losses(
     template: &Template,
     document: &str,
     generation_start: usize,
-    marks: &[Mark],
+    marks: &Marks,
     regions: &[Region],
     message: Option<&Dict>,
 ) -> Vec<Loss> {
@@ -446,9 +446,9 @@ fn without_special_tokens(text: &str) -> String {
 }
 
 /// Stretches of generation text that went to no field.
-fn discarded(document: &str, generation_start: usize, marks: &[Mark], out: &mut Vec<Loss>) {
+fn discarded(document: &str, generation_start: usize, marks: &Marks, out: &mut Vec<Loss>) {
     let mut runs: Vec<Range<usize>> = Vec::new();
-    for e in marks {
+    for e in marks.iter() {
         if e.kind() == MarkKind::Discard {
             let span = e.span();
             let span = span.start.max(generation_start)..span.end.max(generation_start);

@@ -102,8 +102,8 @@ impl EventSink for Vec<Event> {
 /// An event without its text and values: which kind it is and where its text lies in the
 /// document, in 16 bytes instead of an [`Event`]'s 72 and its boxed detail (what painting the
 /// document by region needs; the region module's `mark_owners` says which region each belongs
-/// to).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// to). An audit holds its marks in [`Marks`], 8 bytes each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Mark {
     start: usize,
     /// The span's end, with the kind in its top two bits: a document's offsets stay far below
@@ -131,15 +131,9 @@ pub enum MarkKind {
 impl Mark {
     /// The mark of `event`.
     pub fn of(event: &Event) -> Mark {
-        let kind = match event.kind.mark() {
-            MarkKind::Open => 0,
-            MarkKind::Chunk => 1,
-            MarkKind::Close => 2,
-            MarkKind::Discard => 3,
-        };
         Mark {
             start: event.span.start,
-            end_kind: (event.span.end & END_MASK) | (kind << KIND_SHIFT),
+            end_kind: (event.span.end & END_MASK) | (kind_bits(event.kind.mark()) << KIND_SHIFT),
         }
     }
 
@@ -150,12 +144,147 @@ impl Mark {
 
     /// Which kind of event it was.
     pub fn kind(&self) -> MarkKind {
-        match self.end_kind >> KIND_SHIFT {
-            0 => MarkKind::Open,
-            1 => MarkKind::Chunk,
-            2 => MarkKind::Close,
-            _ => MarkKind::Discard,
+        kind_of_bits(self.end_kind >> KIND_SHIFT)
+    }
+}
+
+/// A mark's kind in two bits.
+fn kind_bits(kind: MarkKind) -> usize {
+    match kind {
+        MarkKind::Open => 0,
+        MarkKind::Chunk => 1,
+        MarkKind::Close => 2,
+        MarkKind::Discard => 3,
+    }
+}
+
+/// The kind of [`kind_bits`] (of the two low bits).
+fn kind_of_bits(bits: usize) -> MarkKind {
+    match bits & 3 {
+        0 => MarkKind::Open,
+        1 => MarkKind::Chunk,
+        2 => MarkKind::Close,
+        _ => MarkKind::Discard,
+    }
+}
+
+/// The marks of a stream's events, in order, held in 8 bytes each while the document's
+/// offsets stay below 2 GiB (a [`Mark`] takes 16): an audit keeps one per event, and 1 MB of
+/// small tool calls has three events a call, 46,940 marks, which took 1.1 bytes per byte of
+/// text at 16 bytes a mark (the list's growth included) and take 0.5 now. From the first mark
+/// past 2 GiB on, every mark is held whole.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Marks {
+    store: MarkStore,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum MarkStore {
+    Narrow(Vec<NarrowMark>),
+    Wide(Vec<Mark>),
+}
+
+impl Default for MarkStore {
+    fn default() -> MarkStore {
+        MarkStore::Narrow(Vec::new())
+    }
+}
+
+/// A [`Mark`] in 8 bytes: its span's start and end, each with one bit of its kind in its top
+/// bit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct NarrowMark {
+    start: u32,
+    end: u32,
+}
+
+/// The top bit of a [`NarrowMark`]'s offsets.
+const NARROW_BIT: u32 = 1 << 31;
+
+impl NarrowMark {
+    /// The narrow mark of `m`, when its offsets fit.
+    fn of(m: &Mark) -> Option<NarrowMark> {
+        let span = m.span();
+        let (start, end) = (
+            u32::try_from(span.start).ok()?,
+            u32::try_from(span.end).ok()?,
+        );
+        if (start | end) & NARROW_BIT != 0 {
+            return None;
         }
+        let kind = kind_bits(m.kind());
+        Some(NarrowMark {
+            start: start | if kind & 1 != 0 { NARROW_BIT } else { 0 },
+            end: end | if kind & 2 != 0 { NARROW_BIT } else { 0 },
+        })
+    }
+
+    fn mark(self) -> Mark {
+        let kind = usize::from(self.start & NARROW_BIT != 0)
+            | usize::from(self.end & NARROW_BIT != 0) << 1;
+        Mark {
+            start: (self.start & !NARROW_BIT) as usize,
+            end_kind: (self.end & !NARROW_BIT) as usize | kind << KIND_SHIFT,
+        }
+    }
+}
+
+impl Marks {
+    /// No marks.
+    pub fn new() -> Marks {
+        Marks::default()
+    }
+
+    /// Appends the mark of the event after the others.
+    pub fn push(&mut self, mark: Mark) {
+        if let MarkStore::Narrow(v) = &mut self.store {
+            match NarrowMark::of(&mark) {
+                Some(n) => return v.push(n),
+                None => {
+                    let wide = v.iter().map(|n| n.mark()).collect();
+                    self.store = MarkStore::Wide(wide);
+                }
+            }
+        }
+        if let MarkStore::Wide(v) = &mut self.store {
+            v.push(mark);
+        }
+    }
+
+    /// The number of marks.
+    pub fn len(&self) -> usize {
+        match &self.store {
+            MarkStore::Narrow(v) => v.len(),
+            MarkStore::Wide(v) => v.len(),
+        }
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Mark `i`.
+    pub fn get(&self, i: usize) -> Option<Mark> {
+        match &self.store {
+            MarkStore::Narrow(v) => v.get(i).map(|n| n.mark()),
+            MarkStore::Wide(v) => v.get(i).copied(),
+        }
+    }
+
+    /// Every mark, in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Mark> + DoubleEndedIterator + '_ {
+        (0..self.len()).map(|i| self.get(i).expect("an index below the length"))
+    }
+}
+
+impl FromIterator<Mark> for Marks {
+    fn from_iter<I: IntoIterator<Item = Mark>>(marks: I) -> Marks {
+        let mut out = Marks::default();
+        for m in marks {
+            out.push(m);
+        }
+        out
     }
 }
 
@@ -206,6 +335,50 @@ impl Event {
 mod tests {
     use super::*;
     use crate::value::Value;
+    use std::ops::Range;
+
+    #[test]
+    fn marks_are_held_in_8_bytes_until_an_offset_needs_more() {
+        let kinds = [
+            MarkKind::Open,
+            MarkKind::Chunk,
+            MarkKind::Close,
+            MarkKind::Discard,
+        ];
+        let mark = |span: Range<usize>, kind: MarkKind| Mark {
+            start: span.start,
+            end_kind: span.end | kind_bits(kind) << KIND_SHIFT,
+        };
+        let limit = NARROW_BIT as usize;
+        let near: Vec<Mark> = (0..12)
+            .map(|i| {
+                let span = [0..0, 3..7, limit - 2..limit - 1][i % 3].clone();
+                mark(span, kinds[i % 4])
+            })
+            .collect();
+        let mut marks: Marks = near.iter().copied().collect();
+        assert!(matches!(&marks.store, MarkStore::Narrow(v) if v.len() == 12));
+        assert_eq!(std::mem::size_of::<NarrowMark>(), 8);
+        assert_eq!(marks.iter().collect::<Vec<_>>(), near);
+        let far = [
+            mark(limit - 1..limit, MarkKind::Chunk),
+            mark(5..6, MarkKind::Close),
+        ];
+        for m in far {
+            marks.push(m);
+        }
+        assert!(matches!(marks.store, MarkStore::Wide(_)));
+        assert_eq!(marks.len(), 14);
+        assert_eq!(
+            marks.iter().collect::<Vec<_>>(),
+            [near, far.to_vec()].concat()
+        );
+        assert_eq!(
+            marks.get(12).map(|m| (m.span(), m.kind())),
+            Some((limit - 1..limit, MarkKind::Chunk))
+        );
+        assert_eq!(marks.get(14), None);
+    }
 
     #[test]
     fn a_mark_keeps_its_events_span_and_kind_in_16_bytes() {

@@ -55,7 +55,7 @@ pub mod value;
 pub use audit::{Audit, Loss, LossKind, audit, audit_decoded};
 pub use content::ContentKind;
 pub use diagnostic::{Diagnostic, Location, Severity};
-pub use event::{Event, EventKind, EventSink, Mark, MarkKind};
+pub use event::{Event, EventKind, EventSink, Mark, MarkKind, Marks};
 pub use parser::{
     Events, MARKER, Options, ParseError, Parser, Suspended, parse_response, parse_response_owned,
 };

@@ -33,7 +33,7 @@
 
 use std::ops::Range;
 
-use crate::event::{Event, EventKind, Mark, MarkKind, RegionDetail, Step};
+use crate::event::{Event, EventKind, MarkKind, Marks, RegionDetail, Step};
 use crate::parser::ParseError;
 use crate::template::Template;
 use crate::value::{Dict, Place, Value};
@@ -453,8 +453,8 @@ pub fn owners(events: &[Event]) -> impl Iterator<Item = Option<usize>> + '_ {
 }
 
 /// [`owners`] of the marks an audit keeps (see [`crate::Audit::marks`]).
-pub fn mark_owners(marks: &[Mark]) -> impl Iterator<Item = Option<usize>> + '_ {
-    owned(marks.iter().map(Mark::kind))
+pub fn mark_owners(marks: &Marks) -> impl Iterator<Item = Option<usize>> + '_ {
+    owned(marks.iter().map(|m| m.kind()))
 }
 
 fn owned(kinds: impl Iterator<Item = MarkKind>) -> impl Iterator<Item = Option<usize>> {

@@ -466,7 +466,7 @@ pub fn audit_sample(
         ),
         Err(e) => rtbench_engine::Audit {
             result: Err(e),
-            marks: Vec::new(),
+            marks: rtbench_engine::Marks::new(),
             regions: Vec::new(),
             origin: 0,
             held: 0..0,
