@@ -13,9 +13,9 @@ use rtbench_engine::event::{Mark, MarkKind, Marks};
 use rtbench_engine::offsets::CharIndex;
 use rtbench_engine::parser::{Events, ParseError, Parser};
 use rtbench_engine::py::{DumpOptions, json_dumps};
-use rtbench_engine::region::{Ending, Region, RegionBuilder, mark_owners};
+use rtbench_engine::region::{Ending, RegionBuilder, Regions, mark_owners};
 
-use crate::workbench::compact::{Regions, Segments};
+use crate::workbench::compact::Segments;
 use rtbench_engine::template::Template;
 use rtbench_engine::template::source::TemplateSource;
 use rtbench_engine::value::{Dict, Value};
@@ -91,9 +91,9 @@ pub struct Analysis {
     /// Where the start anchor cut the prefix.
     pub origin: usize,
     pub segments: Segments,
-    /// The regions of the parse (the engine's region model). A repeating field's values are
-    /// held in the message only: read a region's values with [`Analysis::region_value`] and
-    /// its siblings.
+    /// The regions of the parse (the engine's region model, held compactly). A repeating
+    /// field's values are held in the message only: read a region's values with
+    /// [`Analysis::region_value`] and its siblings.
     pub regions: Regions,
     /// Byte offset of every line start in the document.
     pub line_starts: Vec<usize>,
@@ -149,7 +149,7 @@ const EXPLAIN_LIMIT: usize = 1 << 20;
 /// The parser's trace of a sample.
 struct Trace {
     marks: Marks,
-    regions: Vec<Region>,
+    regions: Regions,
     origin: usize,
     held: Range<usize>,
     result: Result<Dict, ParseError>,
@@ -404,9 +404,7 @@ pub(crate) fn analyze_with_model(
         held: audit.held,
         result: audit.result,
     });
-    // The regions held compactly first, so that the engine's records and the document are
-    // not held at once.
-    let regions = Regions::from(trace.regions);
+    let regions = trace.regions;
     // The document is made once the parse is done: the parse holds a copy of its own.
     let document = format!("{prefix}{}", sample.generation);
     let error = trace.result.as_ref().err();

@@ -430,7 +430,7 @@ fn regions_and_paint_show_the_stream_as_fed_so_far() {
     let paint = r.paint(1);
     let painted: Vec<(std::ops::Range<usize>, Paint)> =
         paint.iter().map(|s| (s.range.clone(), s.paint)).collect();
-    assert_eq!(r.regions()[0].field, thinking);
+    assert_eq!(r.regions().at(0).field, thinking);
     assert_eq!(
         painted,
         vec![
@@ -450,7 +450,7 @@ fn regions_and_paint_show_the_stream_as_fed_so_far() {
     let last = r.paint(r.last_step());
     let content = r.template().field_index("content").unwrap();
     assert!(last.iter().any(
-        |s| matches!(s.paint, Paint::Close { region } if r.regions()[region].field == content)
+        |s| matches!(s.paint, Paint::Close { region } if r.regions().at(region).field == content)
     ));
     assert!(!last.iter().any(|s| s.held || s.paint == Paint::Unfed));
 }
@@ -492,7 +492,7 @@ fn the_partial_message_follows_the_events_with_a_json_preview() {
     );
     // The live text is exactly the region's chunks: the body fed so far.
     let (region, body_end) = r.step(step).live.unwrap();
-    let body = r.regions()[region].body.start..body_end;
+    let body = r.regions().at(region).body.start..body_end;
     assert_eq!(live.text, &doc[body]);
     // Shown in the message: the repeating field gets the raw text as its live item.
     let shown = partial.to_value(&template);
@@ -727,7 +727,7 @@ fn check_views(r: &Replay, step: usize, at: &str) {
     let _ = partial.to_value(r.template());
     if let Some(live) = &partial.live {
         let (region, end) = s.live.unwrap();
-        let body = r.regions()[region].body.start..end;
+        let body = r.regions().at(region).body.start..end;
         assert_eq!(live.text, &r.document()[body], "{at}");
     }
 }

@@ -30,7 +30,7 @@ use std::ops::Range;
 use crate::event::{Event, EventSink, Mark, MarkKind, Marks};
 use crate::parser::{Events, ParseError, Parser};
 use crate::py::{DumpOptions, json_dumps, json_loads};
-use crate::region::{Ending, Region, RegionBuilder};
+use crate::region::{Ending, Region, RegionBuilder, Regions};
 use crate::template::Template;
 use crate::transform::Transform;
 use crate::value::{Dict, Value};
@@ -98,8 +98,9 @@ pub struct Audit {
     /// [`Audit::regions`], one copy of a long region's value, not two). A region's
     /// `open_event` and `close_event` index this list.
     pub marks: Marks,
-    /// The regions of the events.
-    pub regions: Vec<Region>,
+    /// The regions of the events, held compactly (an ended region whose values are all in
+    /// the message takes 48 bytes).
+    pub regions: Regions,
     /// Where the start anchor cut the prefix (a document offset).
     pub origin: usize,
     /// The text a streaming client would still be waiting on after the whole generation was
@@ -116,13 +117,18 @@ impl Audit {
         let Ok(message) = &self.result else {
             return;
         };
-        for g in &mut self.regions {
-            let name = template.fields()[g.field].name.as_str();
-            if g.value_item.is_some() {
-                g.set_value(g.value_in(Some(message), name).cloned());
-                g.value_item = None;
-            }
-        }
+        let regions = std::mem::take(&mut self.regions);
+        self.regions = regions
+            .into_iter()
+            .map(|mut g| {
+                let name = template.fields()[g.field].name.as_str();
+                if g.value_item.is_some() {
+                    g.set_value(g.value_in(Some(message), name).cloned());
+                    g.value_item = None;
+                }
+                g
+            })
+            .collect();
     }
 }
 
@@ -207,15 +213,18 @@ fn audit_fed(
     }
     let mut regions = model.into_regions();
     if let Some(mut partial) = partial {
-        for g in &mut regions {
-            let Some(i) = g.value_item.take() else {
-                continue;
-            };
-            let name = template.fields()[g.field].name.as_str();
-            if let Some(Value::List(items)) = partial.get_mut(name) {
-                g.set_value(items.get_mut(i).map(|v| std::mem::replace(v, Value::Null)));
-            }
-        }
+        regions = regions
+            .into_iter()
+            .map(|mut g| {
+                if let Some(i) = g.value_item.take() {
+                    let name = template.fields()[g.field].name.as_str();
+                    if let Some(Value::List(items)) = partial.get_mut(name) {
+                        g.set_value(items.get_mut(i).map(|v| std::mem::replace(v, Value::Null)));
+                    }
+                }
+                g
+            })
+            .collect();
     }
     let losses = match &result {
         Ok(message) => {
@@ -252,16 +261,16 @@ pub fn losses(
     document: &str,
     generation_start: usize,
     marks: &Marks,
-    regions: &[Region],
+    regions: &Regions,
     message: Option<&Dict>,
 ) -> Vec<Loss> {
     let mut out = Vec::new();
     replacements(template, document, generation_start, regions, &mut out);
     discarded(document, generation_start, marks, &mut out);
     for (i, g) in regions.iter().enumerate() {
-        unclosed(template, document, i, g, &mut out);
-        unused(template, document, i, g, &mut out);
-        coerced(template, i, g, message, &mut out);
+        unclosed(template, document, i, &g, &mut out);
+        unused(template, document, i, &g, &mut out);
+        coerced(template, i, &g, message, &mut out);
     }
     out.sort_by_key(|l| (l.span.start, l.span.end));
     out
@@ -324,7 +333,7 @@ fn replacements(
     template: &Template,
     document: &str,
     generation_start: usize,
-    regions: &[Region],
+    regions: &Regions,
     out: &mut Vec<Loss>,
 ) {
     let fields = template.fields();
@@ -338,7 +347,7 @@ fn replacements(
         }
         let before = holder[g.field].replace(i);
         let Some(b) = before else { continue };
-        let lost = &regions[b];
+        let lost = regions.at(b);
         // Values of the prompt's own regions are the prompt's business.
         if lost.body.end <= generation_start && lost.open.end <= generation_start {
             continue;
@@ -671,7 +680,7 @@ mod tests {
     fn a_repeating_fields_values_are_held_once_in_the_message() {
         let a = audit(&calls(), "<s>", r#"hi<c>{"a": 1}</c><c>{"a": 2}</c>"#, None);
         let message = a.result.as_ref().unwrap();
-        let regions: Vec<&Region> = a.regions.iter().filter(|g| g.field == 1).collect();
+        let regions: Vec<_> = a.regions.iter().filter(|g| g.field == 1).collect();
         assert_eq!(regions.len(), 2);
         for (i, g) in regions.into_iter().enumerate() {
             // The value is the message's item, and the parsed content lies inside it.
@@ -699,11 +708,11 @@ mod tests {
     fn a_failed_parse_gives_the_values_back_to_their_regions() {
         let a = audit(&calls(), "<s>", r#"<c>{"a": 1}</c><c>{"a": </c>"#, None);
         assert!(a.result.is_err());
-        let g = &a.regions[0];
+        let g = a.regions.at(0);
         assert_eq!(g.value_item, None);
         assert_eq!(g.value().unwrap().py_repr(), call(1));
         assert_eq!(g.parsed().unwrap().py_repr(), "{'a': 1}");
-        assert_eq!(a.regions[1].ending, Some(Ending::Failed));
+        assert_eq!(a.regions.at(1).ending, Some(Ending::Failed));
     }
 
     #[test]

@@ -61,7 +61,7 @@ pub use parser::{
 };
 pub use py::ExceptionType;
 pub use reference::Reference;
-pub use region::{Ending, Region, regions};
+pub use region::{Ending, Region, Regions, regions};
 #[cfg(feature = "serde")]
 pub use serde_json_interop::LossyConversion;
 pub use template::{Field, LoadError, Template, TemplateError};

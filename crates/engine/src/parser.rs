@@ -1684,8 +1684,8 @@ mod tests {
         };
         assert_eq!(Some(value), py::json_loads(r#"{"value": 7}"#).ok().as_ref());
         let regions = crate::region::regions(&evs, 100);
-        assert_eq!(regions[0].transformed(), Some(value));
-        assert_eq!(regions[0].parsed(), Some(&Value::Int(7)));
+        assert_eq!(regions.at(0).transformed(), Some(value));
+        assert_eq!(regions.at(0).parsed(), Some(&Value::Int(7)));
     }
 
     /// With token ids, the traced steps are stripped of markers as the value is: the last
@@ -1711,7 +1711,7 @@ mod tests {
         };
         assert_eq!(value, &Value::from("ab"));
         let regions = crate::region::regions(&evs, 100);
-        assert_eq!(regions[0].parsed(), Some(value));
+        assert_eq!(regions.at(0).parsed(), Some(value));
     }
 
     /// A parser restored to one of its own earlier states takes a different course from

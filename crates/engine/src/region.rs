@@ -25,12 +25,13 @@
 //! let found = regions(&events, generation.len() + "<|assistant|>".len());
 //! let tool = template.field_index("tool_calls").unwrap();
 //! assert_eq!(found.len(), 2);
-//! assert_eq!(found[0].ending, Some(Ending::Open(tool))); // the tool call's open ended the text
-//! assert_eq!(found[1].ending, Some(Ending::Close));
-//! assert_eq!(found[1].value().map(|v| v.py_repr()).as_deref(), Some("{'name': 'f'}"));
+//! assert_eq!(found.at(0).ending, Some(Ending::Open(tool))); // the tool call's open ended the text
+//! assert_eq!(found.at(1).ending, Some(Ending::Close));
+//! assert_eq!(found.at(1).value().map(|v| v.py_repr()).as_deref(), Some("{'name': 'f'}"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use crate::event::{Event, EventKind, MarkKind, Marks, RegionDetail, Step};
@@ -38,13 +39,17 @@ use crate::parser::ParseError;
 use crate::template::Template;
 use crate::value::{Dict, Place, Value};
 
+mod compact;
+
+pub use compact::{IntoIter, Iter, Regions};
+
 /// One region of one field: where it opened, the text it received, where and how it ended,
 /// and the values made of it. Ranges are byte ranges of the document (prefix + generation).
 ///
 /// The values a region holds of its own (its value, parsed content, transformed value and
 /// captures) sit behind one box allocated only when one is present: an audit's regions mostly
-/// hold their values in the message, and a document of many small regions then keeps 152 bytes
-/// a region instead of 264.
+/// hold their values in the message, and a region is then 152 bytes instead of 264. Once such
+/// a region has ended, [`Regions`] holds it in a 48-byte record.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Region {
     /// Index of the field in the template.
@@ -259,10 +264,18 @@ impl Region {
 }
 
 /// Pairs events into regions as they arrive; [`regions`] does it for a finished stream.
+///
+/// A region is held whole while it may still change: while it is open (it receives text, and
+/// [`RegionBuilder::fail`] may end it), and after it ended with an empty close until the event
+/// after it tells which open ended it. Regions end in the order they open, so those are the
+/// last one or two; the others are settled into [`Regions`], compactly where they can be.
 #[derive(Clone, Debug, Default)]
 pub struct RegionBuilder {
     doc_len: usize,
-    regions: Vec<Region>,
+    /// The regions that can no longer change.
+    settled: Regions,
+    /// The regions after them, in order.
+    unsettled: Vec<Region>,
     live: Option<usize>,
     /// A region that ended with an empty close span: the open event that follows at the same
     /// place (if any) tells which field's open ended it.
@@ -274,16 +287,6 @@ impl RegionBuilder {
     pub fn new(doc_len: usize) -> RegionBuilder {
         RegionBuilder {
             doc_len,
-            ..RegionBuilder::default()
-        }
-    }
-
-    /// [`RegionBuilder::new`] with room for `regions` regions (a caller with the whole stream
-    /// counts its opens: a sample of many small regions then holds no spare room).
-    pub fn with_capacity(doc_len: usize, regions: usize) -> RegionBuilder {
-        RegionBuilder {
-            doc_len,
-            regions: Vec::with_capacity(regions),
             ..RegionBuilder::default()
         }
     }
@@ -321,16 +324,17 @@ impl RegionBuilder {
     /// it.
     fn settle_pending(&mut self, event: &Event) {
         if let Some(p) = self.pending {
-            let close = self.regions[p].close.clone().unwrap_or_default();
+            let close = self.unsettled(p).close.clone().unwrap_or_default();
             if matches!(event.kind, EventKind::Open)
                 && event.span.start == close.start
                 && !event.span.is_empty()
             {
-                self.regions[p].ending = Some(Ending::Open(event.field));
+                self.unsettled(p).ending = Some(Ending::Open(event.field));
                 self.pending = None;
             } else if event.span.start > close.start {
                 self.pending = None;
             }
+            self.settle();
         }
     }
 
@@ -338,14 +342,14 @@ impl RegionBuilder {
     fn route(&mut self, index: usize, event: &Event) -> Option<usize> {
         match &event.kind {
             EventKind::Open => {
-                self.regions
+                self.unsettled
                     .push(Region::opened(event.field, event.span.clone(), index));
-                self.live = Some(self.regions.len() - 1);
+                self.live = Some(self.len() - 1);
                 self.live
             }
             EventKind::Chunk { .. } => {
                 let r = self.live?;
-                let body = &mut self.regions[r].body;
+                let body = &mut self.unsettled(r).body;
                 if body.start == body.end {
                     *body = event.span.clone();
                 } else {
@@ -366,7 +370,8 @@ impl RegionBuilder {
         detail: Option<RegionDetail>,
     ) -> Option<usize> {
         let r = self.live.take()?;
-        let g = &mut self.regions[r];
+        let doc_len = self.doc_len;
+        let g = self.unsettled(r);
         g.close = Some(event.span.clone());
         g.close_event = Some(index);
         let mut held = Held {
@@ -387,15 +392,18 @@ impl RegionBuilder {
             }
         }
         g.held = (!held.is_empty()).then(|| Box::new(held));
-        g.ending = Some(if !event.span.is_empty() {
-            Ending::Close
-        } else if event.span.start >= self.doc_len {
+        let pending = event.span.is_empty() && event.span.start < doc_len;
+        g.ending = Some(if event.span.is_empty() && !pending {
             Ending::EndOfStream
         } else {
-            // Until an open at the same place says otherwise.
-            self.pending = Some(r);
+            // An empty close: until an open at the same place says otherwise.
             Ending::Close
         });
+        if pending {
+            // A region pending before settles as it is.
+            self.pending = Some(r);
+        }
+        self.settle();
         Some(r)
     }
 
@@ -404,19 +412,37 @@ impl RegionBuilder {
     /// taken all the text it received into it).
     pub fn fail(&mut self, template: &Template, error: &ParseError) -> Option<usize> {
         let r = self.live?;
-        let g = &mut self.regions[r];
+        let doc_len = self.doc_len;
+        let g = self.unsettled(r);
         if error.field.as_deref() != Some(template.fields()[g.field].name.as_str()) {
             return None;
         }
         g.body = match &error.body {
             Some(b) => b.clone(),
-            None => g.open.end..self.doc_len.max(g.open.end),
+            None => g.open.end..doc_len.max(g.open.end),
         };
         let end = g.body.end;
         g.close = Some(end..end);
         g.ending = Some(Ending::Failed);
         self.live = None;
+        self.settle();
         Some(r)
+    }
+
+    /// Region `r`, which has not settled.
+    fn unsettled(&mut self, r: usize) -> &mut Region {
+        &mut self.unsettled[r - self.settled.len()]
+    }
+
+    /// Settles the regions that can no longer change, in order: ended, and not waiting for
+    /// the event after them.
+    fn settle(&mut self) {
+        while self.unsettled.first().is_some_and(|g| g.is_closed())
+            && self.pending != Some(self.settled.len())
+        {
+            let g = self.unsettled.remove(0);
+            self.settled.push(g);
+        }
     }
 
     /// The region receiving text, if one is open.
@@ -424,19 +450,37 @@ impl RegionBuilder {
         self.live
     }
 
-    /// The regions so far, in the order they opened.
-    pub fn regions(&self) -> &[Region] {
-        &self.regions
+    /// The number of regions so far.
+    pub fn len(&self) -> usize {
+        self.settled.len() + self.unsettled.len()
+    }
+
+    /// Whether no region has opened yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Region `r` of those so far, in the order they opened (the live one lent, as held
+    /// whole; see [`Regions::get`] for the others).
+    pub fn get(&self, r: usize) -> Option<Cow<'_, Region>> {
+        match r.checked_sub(self.settled.len()) {
+            Some(u) => self.unsettled.get(u).map(Cow::Borrowed),
+            None => self.settled.get(r),
+        }
     }
 
     /// The regions, in the order they opened.
-    pub fn into_regions(self) -> Vec<Region> {
-        self.regions
+    pub fn into_regions(self) -> Regions {
+        let mut regions = self.settled;
+        for g in self.unsettled {
+            regions.push(g);
+        }
+        regions
     }
 }
 
 /// The regions of a stream's events over a document of `doc_len` bytes.
-pub fn regions(events: &[Event], doc_len: usize) -> Vec<Region> {
+pub fn regions(events: &[Event], doc_len: usize) -> Regions {
     let mut b = RegionBuilder::new(doc_len);
     for (i, e) in events.iter().enumerate() {
         b.push(i, e);
@@ -565,7 +609,7 @@ mod tests {
         assert_eq!(b.live(), Some(0));
         let err = p.feed("ps</j>").unwrap_err();
         assert_eq!(b.fail(&t, &err), Some(0));
-        let g = &b.regions()[0];
+        let g = b.get(0).unwrap();
         assert_eq!(
             (g.ending.clone(), g.open.clone()),
             (Some(Ending::Failed), 2..5)
@@ -576,11 +620,90 @@ mod tests {
 }
 
 #[cfg(test)]
+mod compact_tests {
+    use super::*;
+    use crate::event::EventSink;
+    use crate::parser::{Events, Options, Parser};
+
+    /// A builder fed as the audit feeds it, counting the regions it held whole at most.
+    struct Watch {
+        model: RegionBuilder,
+        events: usize,
+        most_unsettled: usize,
+    }
+
+    impl EventSink for Watch {
+        fn record(&mut self, mut event: Event) {
+            self.model.take(self.events, &mut event);
+            self.events += 1;
+            self.most_unsettled = self.most_unsettled.max(self.model.unsettled.len());
+        }
+    }
+
+    #[test]
+    fn a_closed_region_without_values_of_its_own_is_held_in_its_compact_record() {
+        let t = Template::from_json_str(
+            r#"{"start_anchor": "<s>", "fields": {
+                "content": {"close": "<e>"},
+                "calls": {"open": "<c>", "close": "</c>", "content": "json", "repeats": true,
+                          "transform": {"type": "function", "function": "{content}"}}}}"#,
+        )
+        .unwrap();
+        let calls: String = (0..1000)
+            .map(|i| format!("<c>{{\"a\": {i}}}</c>"))
+            .collect();
+        let generation = format!("Let me see.{calls}<e>");
+        let options = Options {
+            events: Events::Spans,
+            whole_text: true,
+            token_ids: false,
+            values_once: true,
+        };
+        let mut p = Parser::with_options(&t, Some("<s>"), None, options).unwrap();
+        let mut w = Watch {
+            model: RegionBuilder::new(3 + generation.len()),
+            events: 0,
+            most_unsettled: 0,
+        };
+        for e in p.initial_events().to_vec() {
+            w.record(e);
+        }
+        p.feed_into(&generation, &mut w).unwrap();
+        let message = p.finalize_with(&mut w, "").unwrap();
+        // Only the live region (and one waiting to be told how it ended) is held whole while
+        // the stream goes on.
+        assert!(w.most_unsettled <= 2, "{} held whole", w.most_unsettled);
+        let mut regions = w.model.into_regions();
+        regions.shrink_to_fit();
+        assert_eq!(regions.len(), 1001);
+        // The answer holds its value; each call's value is the message's item.
+        let whole: Vec<usize> = (0..regions.len())
+            .filter(|&r| !regions.is_compact(r))
+            .collect();
+        assert_eq!(whole, [0]);
+        assert!(regions.at(0).holds_values());
+        for r in 1..regions.len() {
+            let g = regions.at(r);
+            assert!(!g.holds_values() && g.is_closed());
+            assert_eq!(g.value_item, Some(r - 1));
+            let value = regions.value_in(r, Some(&message), "calls").unwrap();
+            assert!(std::ptr::eq(
+                value,
+                &message["calls"].as_list().unwrap()[r - 1]
+            ));
+        }
+        // 48 bytes a compact region (its record and where it is), 156 for the one held whole,
+        // and the one place of the calls' parsed content in their values.
+        assert_eq!(regions.record_bytes(), 1000 * 48 + 156 + 16);
+    }
+}
+
+#[cfg(test)]
 mod size {
     #[test]
     fn a_region_without_values_of_its_own_is_small() {
-        // Audits of many small regions keep one per region: the values it rarely holds of
-        // its own sit behind one optional box.
+        // Regions still open, and those holding values, are held whole: the values a region
+        // rarely holds of its own sit behind one optional box.
         assert_eq!(std::mem::size_of::<super::Region>(), 152);
     }
 }

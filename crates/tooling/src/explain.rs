@@ -17,6 +17,7 @@ use pyregex::RegexError;
 use rtbench_engine::audit::{Audit, audit_decoded};
 use rtbench_engine::delimiter::{Delimiter, PatternDelimiter};
 use rtbench_engine::parser::{MARKER, ParseError};
+use rtbench_engine::region::Regions;
 pub use rtbench_engine::region::{Ending, Region};
 use rtbench_engine::template::{Field, Template};
 use rtbench_engine::value::Value;
@@ -199,7 +200,7 @@ struct Traced {
     origin: usize,
     /// The regions, a repeating field's values held in `message` only (see
     /// [`Region::value_in`]): an explanation copies the values of its own field's regions.
-    regions: Vec<Region>,
+    regions: Regions,
     /// The message, when the parse succeeded.
     message: Option<rtbench_engine::value::Dict>,
     parse_error: Option<ParseError>,
@@ -208,8 +209,7 @@ struct Traced {
 
 impl Traced {
     /// Region `g` with its value held in it (copied from the message when held there).
-    fn whole(&self, template: &Template, g: &Region) -> Region {
-        let mut g = g.clone();
+    fn whole(&self, template: &Template, mut g: Region) -> Region {
         if g.value_item.is_some() {
             let name = template.fields()[g.field].name.as_str();
             g.set_value(g.value_in(self.message.as_ref(), name).cloned());
@@ -486,7 +486,7 @@ fn explain_field(
             .regions
             .iter()
             .filter(|g| g.field == index)
-            .map(|g| t.whole(template, g))
+            .map(|g| t.whole(template, g.into_owned()))
             .collect(),
         pattern_matches: open.pattern_matches,
         missed_opens: open.missed_opens,
@@ -656,14 +656,15 @@ impl FieldScan<'_> {
         }
         let (g, by, is_open) = regions.iter().find_map(|g| {
             if overlaps(&g.open, at) || (g.open == *at && at.is_empty()) {
-                Some((g, g.open.clone(), true))
+                let open = g.open.clone();
+                Some((g, open, true))
             } else {
-                let c = close_of(g);
+                let c = close_of(&g);
                 (overlaps(&c, at) || (c == *at && at.is_empty() && g.close.is_some()))
                     .then_some((g, c, false))
             }
         })?;
-        let rule = self.rule(g, &by, is_open, at);
+        let rule = self.rule(&g, &by, is_open, at);
         Some(Missed::Beaten {
             by: self.name(g.field),
             at: by,
@@ -709,7 +710,7 @@ impl FieldScan<'_> {
         let in_delimiter = |at: usize| {
             regions
                 .iter()
-                .any(|g| g.open.contains(&at) || close_of(g).contains(&at))
+                .any(|g| g.open.contains(&at) || close_of(&g).contains(&at))
         };
         let nearest_open = open
             .nearest_partial(parsed, 4096)
@@ -783,15 +784,15 @@ impl FieldScan<'_> {
             let at = origin + r.start..origin + r.end;
             let own = regions.iter().any(|g| {
                 g.field == index
-                    && (close_of(g) == at || (g.body.start <= at.start && at.start <= g.body.end))
+                    && (close_of(&g) == at || (g.body.start <= at.start && at.start <= g.body.end))
             });
             // Text inside another explicit region, or that is another region's delimiter,
             // was never a candidate for this field's close.
             let inside_other = regions.iter().any(|g| {
                 g.field != index
-                    && ((self.is_explicit(g) && g.body.start <= at.start && at.start < g.body.end)
+                    && ((self.is_explicit(&g) && g.body.start <= at.start && at.start < g.body.end)
                         || overlaps(&g.open, &at)
-                        || overlaps(&close_of(g), &at))
+                        || overlaps(&close_of(&g), &at))
             });
             if !own && !inside_other && !at.is_empty() {
                 stray_closes.push(at);

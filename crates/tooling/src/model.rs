@@ -467,7 +467,7 @@ pub fn audit_sample(
         Err(e) => rtbench_engine::Audit {
             result: Err(e),
             marks: rtbench_engine::Marks::new(),
-            regions: Vec::new(),
+            regions: rtbench_engine::Regions::new(),
             origin: 0,
             held: 0..0,
             losses: Vec::new(),

@@ -224,7 +224,7 @@ fn raw(frame: &mut Frame, area: Rect, state: &State, rs: &ReplayState) {
     let chunk = s.chunk.as_ref().map(|c| c.range.clone());
     let style_at = |at: usize, seg: usize| {
         let mut style = paint_style(theme, &segments[seg], r.prefix_len(), |i| {
-            r.regions()[i].field
+            r.regions().at(i).field
         });
         if chunk.as_ref().is_some_and(|c| c.contains(&at)) {
             style = style.add_modifier(Modifier::UNDERLINED | Modifier::BOLD);

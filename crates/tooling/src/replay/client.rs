@@ -156,7 +156,7 @@ impl Replay {
         };
         let regions = self.regions();
         let first = regions.partition_point(|r| r.close_event.is_some_and(|c| c < *from));
-        for r in &regions[first..] {
+        for r in regions.iter().skip(first) {
             match (r.close_event, r.value()) {
                 (Some(c), Some(value)) if c < upto => {
                     if c >= *from {
@@ -184,7 +184,7 @@ impl Replay {
 
     /// The open region's text, from its body's start to `end`.
     fn live_region(&self, region: usize, end: usize) -> LiveRegion {
-        let r = &self.regions()[region];
+        let r = self.regions().at(region);
         let field = &self.template.fields()[r.field];
         let text = self
             .document()

@@ -34,7 +34,7 @@ use std::ops::Range;
 use crate::chunking::Chunking;
 use rtbench_engine::event::{Event, EventKind};
 use rtbench_engine::parser::{Events, Options, ParseError, Parser};
-use rtbench_engine::region::RegionBuilder;
+use rtbench_engine::region::{RegionBuilder, Regions};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::{Dict, Value};
 
@@ -183,7 +183,7 @@ pub struct Replay {
     initial: Vec<TimelineEvent>,
     /// The finalize step, if the stream got that far.
     finalize: Option<usize>,
-    regions: RegionBuilder,
+    regions: Regions,
     /// Text that went to no region: `(step, range)`, in document order, contiguous pieces
     /// merged (the step is the first one's: a step shows the part before its held text).
     discarded: Vec<(usize, Range<usize>)>,
@@ -329,7 +329,7 @@ impl Replay {
             index: rec.index,
             initial: rec.initial,
             finalize: rec.finalize,
-            regions: rec.regions,
+            regions: rec.regions.into_regions(),
             discarded: rec.discarded,
             snapshots: rec.snapshots,
             outcome: rec.outcome,
@@ -463,7 +463,7 @@ impl Recorder {
         }
         entry.events_end = index;
         entry.live_end = match self.regions.live() {
-            Some(r) => self.regions.regions()[r].body.end,
+            Some(r) => self.regions.get(r).map_or(entry.held_start, |g| g.body.end),
             None => entry.held_start,
         };
         self.index.push(*entry);
@@ -567,10 +567,10 @@ impl Replay {
     /// The region open after the events before timeline index `events_end`: the last one
     /// opened, unless it has closed (regions never nest, and a close ends the last one opened).
     fn live_at(&self, events_end: usize) -> Option<usize> {
-        let regions = self.regions.regions();
-        let n = regions.partition_point(|r| r.open_event < events_end);
+        let n = self.regions.partition_point(|r| r.open_event < events_end);
         let last = n.checked_sub(1)?;
-        regions[last]
+        self.regions
+            .at(last)
             .close_event
             .is_none_or(|c| c >= events_end)
             .then_some(last)
@@ -645,8 +645,8 @@ impl Replay {
     }
 
     /// Every region of the whole stream, in the order they opened.
-    pub fn regions(&self) -> &[Region] {
-        self.regions.regions()
+    pub fn regions(&self) -> &Regions {
+        &self.regions
     }
 
     /// The text fed at a step (empty for the prefix and finalize steps).

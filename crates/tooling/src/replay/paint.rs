@@ -28,8 +28,9 @@ impl Replay {
         let (live, events_end) = (s.live, s.events.end);
         let regions = self.regions();
         let n = regions.partition_point(|r| r.open_event < events_end);
-        regions[..n]
+        regions
             .iter()
+            .take(n)
             .enumerate()
             .map(|(i, r)| {
                 let closed = r.close_event.is_some_and(|c| c < events_end);
