@@ -567,7 +567,7 @@ mod tests {
     fn a_compact_regions_values_are_read_in_the_message() {
         let mut message = Dict::new();
         let call = Value::List(vec![Value::from("f"), Value::Int(3)]);
-        message.insert("calls".into(), Value::List(vec![Value::Null, call.clone()]));
+        message.insert("calls", Value::List(vec![Value::Null, call.clone()]));
         let mut g = Region::opened(0, 0..3, 0);
         g.close = Some(5..9);
         g.ending = Some(Ending::Close);
