@@ -199,16 +199,18 @@ fn segments(
     held: &Range<usize>,
     error_at: Option<usize>,
 ) -> Segments {
-    let pieces = marks.iter().zip(mark_owners(marks)).map(|(ev, region)| {
-        let kind = match (ev.kind(), region) {
-            (MarkKind::Open, Some(region)) => Paint::Open { region },
-            (MarkKind::Chunk, Some(region)) => Paint::Body { region },
-            (MarkKind::Close, Some(region)) => Paint::Close { region },
-            (MarkKind::Discard, _) => Paint::Discarded,
-            _ => Paint::Unrouted,
-        };
-        (ev.span(), kind)
-    });
+    let pieces = || {
+        marks.iter().zip(mark_owners(marks)).map(|(ev, region)| {
+            let kind = match (ev.kind(), region) {
+                (MarkKind::Open, Some(region)) => Paint::Open { region },
+                (MarkKind::Chunk, Some(region)) => Paint::Body { region },
+                (MarkKind::Close, Some(region)) => Paint::Close { region },
+                (MarkKind::Discard, _) => Paint::Discarded,
+                _ => Paint::Unrouted,
+            };
+            (ev.span(), kind)
+        })
+    };
     // A stream's events come in order of where they start: painted as they are read, without
     // a list of them all beside the events (a sample of many small regions has millions).
     let in_order = marks
@@ -231,7 +233,7 @@ fn segments(
     let mut segments = if in_order {
         Segments::cover_sorted(pieces, origin, document.len())
     } else {
-        Segments::from(paint::cover(pieces.collect(), origin, document.len()))
+        Segments::from(paint::cover(pieces().collect(), origin, document.len()))
     };
     for (r, region, capture) in capture_pieces {
         segments.overlay(&r, |s| {

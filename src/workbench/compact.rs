@@ -97,38 +97,23 @@ impl Cell {
 }
 
 impl Segments {
-    /// Segments as [`paint::cover_sorted`] paints them: `marks` in order of their start, over
-    /// `0..len`, gaps [`Paint::Cut`] before `origin` and [`Paint::Unrouted`] after it. Built
-    /// as they come, without the wide list.
-    pub(crate) fn cover_sorted(
-        marks: impl IntoIterator<Item = (Range<usize>, Paint)>,
+    /// Segments as [`paint::cover_sorted`] paints them: the marks `marks()` gives, in order of
+    /// their start, over `0..len`, gaps [`Paint::Cut`] before `origin` and [`Paint::Unrouted`]
+    /// after it. Built as they come, without the wide list, into a list of exactly their
+    /// number (counted in a first pass over the marks): grown by doubling, the list of a
+    /// sample of many small regions would hold up to twice its size, then a second copy while
+    /// it shrank.
+    pub(crate) fn cover_sorted<I: IntoIterator<Item = (Range<usize>, Paint)>>(
+        marks: impl Fn() -> I,
         origin: usize,
         len: usize,
     ) -> Segments {
-        let mut out = Segments::default();
-        let gap = |out: &mut Segments, from: usize, to: usize| {
-            let cut = origin.clamp(from, to.max(from));
-            if from < cut {
-                out.push(Segment::new(from..cut, Paint::Cut));
-            }
-            if cut < to {
-                out.push(Segment::new(cut..to, Paint::Unrouted));
-            }
+        let mut count = 0;
+        cover_walk(marks(), origin, len, |_| count += 1);
+        let mut out = Segments {
+            store: SegmentStore::Narrow(Vec::with_capacity(count)),
         };
-        let mut at = 0;
-        for (r, paint) in marks {
-            if r.is_empty() || r.end > len {
-                continue;
-            }
-            let start = r.start.max(at);
-            if start >= r.end {
-                continue;
-            }
-            gap(&mut out, at, start);
-            out.push(Segment::new(start..r.end, paint));
-            at = r.end;
-        }
-        gap(&mut out, at, len);
+        cover_walk(marks(), origin, len, |s| out.push(s));
         out.shrink_to_fit();
         out
     }
@@ -258,6 +243,38 @@ impl Segments {
     }
 }
 
+/// The segments [`Segments::cover_sorted`] makes of `marks`, one by one to `emit`.
+fn cover_walk(
+    marks: impl IntoIterator<Item = (Range<usize>, Paint)>,
+    origin: usize,
+    len: usize,
+    mut emit: impl FnMut(Segment),
+) {
+    let gap = |emit: &mut dyn FnMut(Segment), from: usize, to: usize| {
+        let cut = origin.clamp(from, to.max(from));
+        if from < cut {
+            emit(Segment::new(from..cut, Paint::Cut));
+        }
+        if cut < to {
+            emit(Segment::new(cut..to, Paint::Unrouted));
+        }
+    };
+    let mut at = 0;
+    for (r, paint) in marks {
+        if r.is_empty() || r.end > len {
+            continue;
+        }
+        let start = r.start.max(at);
+        if start >= r.end {
+            continue;
+        }
+        gap(&mut emit, at, start);
+        emit(Segment::new(start..r.end, paint));
+        at = r.end;
+    }
+    gap(&mut emit, at, len);
+}
+
 impl From<Vec<Segment>> for Segments {
     fn from(segments: Vec<Segment>) -> Segments {
         let narrow: Option<Vec<Cell>> = segments.iter().map(Cell::of).collect();
@@ -287,7 +304,7 @@ mod tests {
             (18..20, Paint::Discarded),
         ];
         let mut wide = paint::cover_sorted(marks.clone(), marks.len(), 2, 24);
-        let mut narrow = Segments::cover_sorted(marks, 2, 24);
+        let mut narrow = Segments::cover_sorted(|| marks.clone(), 2, 24);
         assert_eq!(narrow.iter().collect::<Vec<_>>(), wide);
         let capture = |s: &mut Segment| {
             if matches!(s.paint, Paint::Open { .. }) {
