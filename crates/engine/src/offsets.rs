@@ -4,7 +4,11 @@
 
 /// The byte offset of every line start in `text` (0, then just after each `\n`).
 pub fn line_starts(text: &str) -> Vec<usize> {
-    let mut v = vec![0];
+    // Counted first, so that the list is made at its size: grown by doubling, a long text's
+    // list could hold twice the room it needs.
+    let lines = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+    let mut v = Vec::with_capacity(lines + 1);
+    v.push(0);
     v.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
     v
 }
