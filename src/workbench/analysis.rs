@@ -10,7 +10,7 @@ use std::sync::Arc;
 use rtbench_engine::delimiter::Delimiter;
 use rtbench_engine::diagnostic::{Diagnostic, Location};
 use rtbench_engine::event::{Mark, MarkKind, Marks};
-use rtbench_engine::offsets::CharIndex;
+use rtbench_engine::offsets::{CharIndex, LineStarts};
 use rtbench_engine::parser::{Events, ParseError, Parser};
 use rtbench_engine::py::{DumpOptions, json_dumps};
 use rtbench_engine::region::{Ending, RegionBuilder, Regions, mark_owners};
@@ -96,7 +96,7 @@ pub struct Analysis {
     /// [`Analysis::region_value`] and its siblings.
     pub regions: Regions,
     /// Byte offset of every line start in the document.
-    pub line_starts: Vec<usize>,
+    pub line_starts: LineStarts,
     pub chars: CharIndex,
     pub field_names: Vec<String>,
     /// Each field's content parser name (`text`, `json`, ...).
@@ -323,9 +323,9 @@ fn findings_with_tools(
 }
 
 /// Line and column of a byte offset in a text (1-based; columns in characters).
-pub(crate) fn line_col(line_starts: &[usize], text: &str, byte: usize) -> (usize, usize) {
-    let line = line_starts.partition_point(|&s| s <= byte).max(1) - 1;
-    let start = line_starts[line];
+pub(crate) fn line_col(line_starts: &LineStarts, text: &str, byte: usize) -> (usize, usize) {
+    let line = line_starts.line_of(byte);
+    let start = line_starts.at(line);
     let byte = text.floor_char_boundary(byte.max(start));
     (line + 1, text[start..byte].chars().count() + 1)
 }
@@ -428,7 +428,7 @@ pub(crate) fn analyze_with_model(
     // The events are painted: their room goes to what follows.
     drop(trace.marks);
     paint_losses(&mut segments, &document, &findings);
-    let line_starts = rtbench_engine::offsets::line_starts(&document);
+    let line_starts = LineStarts::of(&document);
     let field_names: Vec<String> = template.fields().iter().map(|f| f.name.clone()).collect();
 
     let mut warnings = sample_warnings(template, sample, name, &matched_fields);
@@ -685,11 +685,11 @@ impl Analysis {
 
     /// The byte range of line `line` (0-based), without its newline.
     pub fn line_range(&self, line: usize) -> Range<usize> {
-        let start = self.line_starts[line];
+        let start = self.line_starts.at(line);
         let end = self
             .line_starts
             .get(line + 1)
-            .map_or(self.document.len(), |&s| s - 1);
+            .map_or(self.document.len(), |s| s - 1);
         start..end.max(start)
     }
 

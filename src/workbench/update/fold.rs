@@ -26,7 +26,7 @@ pub(super) fn decide(state: &mut State, a: &Analysis, width: usize, height: usiz
 
 /// Unfolds when byte `at` is in the folded lines.
 pub(super) fn reveal(state: &mut State, a: &Analysis, at: usize) {
-    if is_folded(state, a) && at < a.line_starts[fold_line(a)] {
+    if is_folded(state, a) && at < a.line_starts.at(fold_line(a)) {
         state.ui.fold = Some(false);
     }
 }
@@ -37,7 +37,7 @@ pub(super) fn clamp(state: &mut State, a: &Analysis) {
         return;
     }
     let k = fold_line(a);
-    state.ui.cursor = state.ui.cursor.max(a.line_starts[k]);
+    state.ui.cursor = state.ui.cursor.max(a.line_starts.at(k));
     if state.ui.raw_top.0 < k {
         state.ui.raw_top = (k, 0);
     }
@@ -86,10 +86,10 @@ mod tests {
         assert_eq!(state.ui.cursor, 0);
         on_action(&mut state, Action::Fold);
         assert!(is_folded(&state, &a));
-        assert_eq!(state.ui.cursor, a.line_starts[k]);
+        assert_eq!(state.ui.cursor, a.line_starts.at(k));
         assert_eq!(state.ui.raw_top, (k, 0));
         on_action(&mut state, Action::Top);
-        assert_eq!(state.ui.cursor, a.line_starts[k], "g stops at the fold");
+        assert_eq!(state.ui.cursor, a.line_starts.at(k), "g stops at the fold");
         on_action(&mut state, Action::Up);
         assert_eq!(state.ui.raw_top.0, k);
         on_action(&mut state, Action::Fold);

@@ -33,7 +33,7 @@ pub(super) fn cursor_moved(state: &mut State) {
 pub(super) fn remember_col(state: &mut State, a: &Analysis) {
     state.ui.cursor = a.document.floor_char_boundary(state.ui.cursor);
     let line = raw::line_of(a, state.ui.cursor);
-    let start = a.line_starts[line];
+    let start = a.line_starts.at(line);
     state.ui.want_col = a.document[start..state.ui.cursor].chars().count();
 }
 
@@ -371,7 +371,7 @@ mod tests {
         assert_eq!((state.ui.cursor, state.ui.want_col), (2, 2));
         on_action(&mut state, Action::Down);
         assert_eq!(raw::line_of(&a, state.ui.cursor), 1);
-        let start = a.line_starts[1];
+        let start = a.line_starts.at(1);
         let col = a.document[start..state.ui.cursor].chars().count();
         assert_eq!(col, 2.min(a.line_range(1).len()), "the column is kept");
         on_action(&mut state, Action::Left);

@@ -82,7 +82,7 @@ pub(crate) fn wrap_rows(text: &str, line: Range<usize>, width: usize) -> Vec<Ran
 
 /// The line holding byte `at`.
 pub(crate) fn line_of(a: &Analysis, at: usize) -> usize {
-    a.line_starts.partition_point(|&s| s <= at).max(1) - 1
+    a.line_starts.line_of(at)
 }
 
 /// (line, row) of byte `at`: a position at the end of a row that is not the line's last row
