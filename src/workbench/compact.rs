@@ -3,10 +3,11 @@
 //! what the analysis costs beyond its text and its message (its regions are held compactly by
 //! the engine: see [`rtbench_engine::region::Regions`]).
 //!
-//! [`Segments`]: 16 bytes a segment (its end, region, capture, paint and marks; its start is
+//! [`Segments`]: 12 bytes a segment (its end, region, capture, paint and marks; its start is
 //! the previous segment's end, as segments cover the document in order), instead of a 48-byte
 //! [`Segment`]. Reading gives the painting's own type back, so every view reads what it read
-//! before. Offsets past `u32::MAX` (a document over 4 GiB) keep the wide records.
+//! before. Offsets past `u32::MAX` (a document over 4 GiB), or a capture numbered past `u16::MAX`, keep
+//! the wide records.
 
 use std::ops::Range;
 
@@ -30,12 +31,13 @@ impl Default for SegmentStore {
     }
 }
 
-/// A segment in 16 bytes: its start is the previous cell's end (0 for the first).
+/// A segment in 12 bytes: its start is the previous cell's end (0 for the first). A capture is
+/// a named group of a delimiter's pattern, numbered within it: 16 bits are room enough.
 #[derive(Clone, Copy, Debug)]
 struct Cell {
     end: u32,
     region: u32,
-    capture: u32,
+    capture: u16,
     paint: u8,
     marks: u8,
 }
@@ -64,7 +66,7 @@ impl Cell {
         Some(Cell {
             end: u32::try_from(s.range.end).ok()?,
             region: u32::try_from(region).ok()?,
-            capture: u32::try_from(capture).ok()?,
+            capture: u16::try_from(capture).ok()?,
             paint,
             marks,
         })
@@ -293,6 +295,21 @@ mod tests {
 
     fn seg(r: Range<usize>, paint: Paint) -> Segment {
         Segment::new(r, paint)
+    }
+
+    #[test]
+    fn a_segment_is_held_in_12_bytes_and_a_capture_past_16_bits_widens_the_list() {
+        assert_eq!(size_of::<Cell>(), 12);
+        let far = Paint::Capture {
+            region: 0,
+            capture: 1 << 16,
+        };
+        let mut s = Segments::from(vec![Segment::new(0..2, Paint::Cut)]);
+        assert!(matches!(s.store, SegmentStore::Narrow(_)));
+        s.push(Segment::new(2..5, far));
+        assert!(matches!(s.store, SegmentStore::Wide(_)));
+        assert_eq!(s.at(1).paint, far);
+        assert_eq!(s.at(0).range, 0..2);
     }
 
     #[test]
