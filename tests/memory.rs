@@ -318,17 +318,18 @@ fn the_analysis_of_many_small_regions_holds_each_value_once() {
             function.expect("a function")
         ));
     }
-    // Measured over idle: peak 13.3 and kept 11.8 bytes per byte. At the end of either traced
+    // Measured over idle: peak 9.55 and kept 8.97 bytes per byte. At the end of either traced
     // parse of the text (the analysis's own, and before it the explanation of the `thinking`
-    // field, whose open delimiter is nowhere in the text) the audit holds the sample file and
-    // its generation (2 x N), the parser's copy of the text (1), the message (5.4, a tool
-    // call's value being 315 bytes in ten blocks), the engine's compact regions (0.8: a
-    // 44-byte record and a 4-byte entry a call) and the 8-byte marks (0.5); the peak, 1.5 x N
-    // above what is kept, lies past them. What is kept: the message, the message pane's JSON
-    // (2.2: its lines without their indentation, each line's depth beside them, and the
-    // highlighted head as four-byte runs), the text twice (the generation and the document),
-    // the audit's regions as they are (0.8), the segments (0.8) and the line starts (0.5).
-    // Before: 13.6 and 12.1 with the audit's regions held as 152-byte `Region`s and 16-byte
+    // field, whose open delimiter is nowhere in the text) the audit holds the sample file,
+    // whose text the generation shares (1 x N), the parser's copy of the text (1), the message
+    // (5.4, a tool call's value being 315 bytes in ten blocks), the engine's compact regions
+    // (0.8: a 44-byte record and a 4-byte entry a call) and the 8-byte marks (0.5); the peak
+    // lies past them. What is kept: the message, the message pane's JSON (2.2: its lines
+    // without their indentation, each line's depth beside them, and the highlighted head as
+    // four-byte runs), the text twice (the generation, which holds the file's text, and the
+    // document), the audit's regions as they are (0.8), the segments (0.8) and the line
+    // starts (0.5). Before: 10.55 and 8.97 with the generation a copy of the file's text
+    // (2 x N held while the file was); 13.6 and 12.1 with the audit's regions held as 152-byte `Region`s and 16-byte
     // marks, converted to the workbench's own 72-byte records once the parse was done; 14.4
     // and 12.1 with 264-byte regions (their value, parsed content, transformed
     // value and captures unboxed) and 24-byte marks; 16.4 and 12.1 with the parser's buffer doubled by a one-character probe of its

@@ -232,7 +232,7 @@ pub(super) fn run(args: &CheckArgs) -> Result<(), Failure> {
         let case = Case {
             name: r.name.clone(),
             prefix: prefix.unwrap_or_default(),
-            generation: r.sample.generation.clone(),
+            generation: r.sample.generation.to_string(),
             tools: engine_tools(tools.as_deref()),
         };
         let one = rtbench_grammar_check::check(

@@ -389,7 +389,7 @@ impl Job {
             template: self.template.clone(),
             prefix: Some(prefix),
             tools: sample.tools,
-            output: sample.generation,
+            output: sample.generation.into_string(),
             ids,
             places,
         })

@@ -13,7 +13,7 @@ use rtbench_tooling::inputs::{
     self as policy, Overrides, Pipes, ReadErrorKind, TemplateError, prepare_sample, read_text,
 };
 use rtbench_tooling::model::Model;
-use rtbench_tooling::sample::{Sample, SampleError, expand, parse_sample_lenient};
+use rtbench_tooling::sample::{Sample, SampleError, Text, expand, parse_sample_lenient_shared};
 
 const BUNDLED_DIR: &str = "samples/smollm3";
 const BUNDLED_TEMPLATE: &str = include_str!("../../samples/smollm3/template.json");
@@ -127,7 +127,9 @@ pub struct LoadedTemplate {
 #[derive(Clone, Debug)]
 pub(crate) struct SampleFile {
     pub name: String,
-    pub text: String,
+    /// The file's text, shared with the sample's generation when that is a stretch of it (the
+    /// usual case), so that a long sample's text is held once.
+    pub text: Arc<String>,
     /// The sample, or what is wrong with the file (its name first, with line and column);
     /// shared with the analysis of it rather than copied (a long sample is mostly its text).
     pub sample: Result<Arc<Sample>, String>,
@@ -318,7 +320,7 @@ impl SampleFile {
         SampleFile {
             sample: Err(format!("{name}: cannot read: {why}")),
             name,
-            text: String::new(),
+            text: Arc::default(),
             bad_expected: None,
         }
     }
@@ -391,7 +393,7 @@ fn read_record(name: String, path: &Path, line: u64, offset: u64) -> SampleFile 
             .map(|r| Arc::new(r.sample))
             .map_err(|e| format!("{name}: {e}")),
         name,
-        text,
+        text: Arc::new(text),
         bad_expected: None,
     }
 }
@@ -413,7 +415,7 @@ pub(crate) fn read_sample(source: &Source) -> SampleFile {
                 ReadErrorKind::NotUtf8 { ref lossy, .. } => {
                     return SampleFile {
                         sample: Err(format!("{name}: {}", e.reason())),
-                        text: lossy.clone(),
+                        text: Arc::new(lossy.clone()),
                         name,
                         bad_expected: None,
                     };
@@ -425,8 +427,9 @@ pub(crate) fn read_sample(source: &Source) -> SampleFile {
     let is_sample = path
         .extension()
         .is_some_and(|e| e == rtbench_tooling::sample::EXTENSION);
+    let text = Arc::new(text);
     let (sample, bad_expected) = if is_sample {
-        match parse_sample_lenient(&path, &text) {
+        match parse_sample_lenient_shared(&path, &text) {
             Ok((s, bad)) => (
                 Ok(Arc::new(s)),
                 bad.map(|e| expected_warning(&name, &text, &e)),
@@ -434,7 +437,12 @@ pub(crate) fn read_sample(source: &Source) -> SampleFile {
             Err(e) => (Err(error_text(&e)), None),
         }
     } else {
-        (Ok(Arc::new(Sample::bare(&path, text.clone()))), None)
+        let whole = Text::shared(&text, 0..text.len()).expect("a text is a stretch of itself");
+        let sample = Sample {
+            generation: whole,
+            ..Sample::bare(&path, String::new())
+        };
+        (Ok(Arc::new(sample)), None)
     };
     SampleFile {
         name,

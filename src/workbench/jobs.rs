@@ -268,7 +268,7 @@ fn check_chunkings(a: &Analysis, progress: &Progress) -> Overlay {
 /// partial matching would change.
 fn portability(a: &Analysis, inputs: Option<&Inputs>, progress: &Progress) -> Overlay {
     use rtbench_portability::{EngineKind, SampleInput, analyze_with, render};
-    let mut samples: Vec<(String, Arc<rtbench_tooling::sample::Sample>, String)> = Vec::new();
+    let mut samples: Vec<(String, Arc<rtbench_tooling::sample::Sample>, Arc<String>)> = Vec::new();
     let mut skipped = 0;
     if let Some(inputs) = inputs {
         let model = inputs
@@ -283,7 +283,7 @@ fn portability(a: &Analysis, inputs: Option<&Inputs>, progress: &Progress) -> Ov
         }
     }
     if samples.is_empty() {
-        samples.push((a.sample_name.clone(), Arc::clone(&a.sample), String::new()));
+        samples.push((a.sample_name.clone(), Arc::clone(&a.sample), Arc::default()));
     }
     let engines = EngineKind::built_in();
     let inputs: Vec<SampleInput<'_>> = samples

@@ -50,7 +50,7 @@ fn layout_note(template: &Template, sample: &Sample, w: &SampleWarning) -> (Stri
     let breaks = "\n".repeat(old.newlines);
     let prefix = sample.prefix.clone().unwrap_or_default();
     let (then_prefix, then_generation) = match old.section {
-        "prefix" => (format!("{prefix}{breaks}"), sample.generation.clone()),
+        "prefix" => (format!("{prefix}{breaks}"), sample.generation.to_string()),
         _ => (prefix.clone(), format!("{}{breaks}", sample.generation)),
     };
     let option = if old.newlines == 1 {

@@ -336,7 +336,7 @@ pub fn prepare(sample: &Sample, model: Option<&Model>) -> Result<Sample, Prepare
         out.prefix = Some(decode(ids, "prefix", &mut out)?);
     }
     if let Some(ids) = &m.generation_ids {
-        out.generation = decode(ids, "generation", &mut out)?;
+        out.generation = decode(ids, "generation", &mut out)?.into();
     }
     if let Some(messages) = &m.messages {
         let rendered = render(
@@ -432,7 +432,7 @@ pub fn decoded_sample(
     .ok()?;
     let mut out = sample.clone();
     out.prefix = d.prefix.clone();
-    out.generation = d.generation();
+    out.generation = d.generation().into();
     Some(out)
 }
 

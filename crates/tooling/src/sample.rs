@@ -49,8 +49,11 @@
 //! generation differently and no header of the file has options, the sample carries a warning
 //! that says how to write what was meant.
 
-use std::ops::Range;
+use std::borrow::Borrow;
+use std::fmt;
+use std::ops::{Deref, Range};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::files::read_input;
 use rtbench_engine::py;
@@ -69,8 +72,10 @@ pub struct Sample {
     pub path: PathBuf,
     /// `None` when the sample gives no prefix (a bare `.txt` generation).
     pub prefix: Option<String>,
-    /// The generated text the template parses (the `generation` section).
-    pub generation: String,
+    /// The generated text the template parses (the `generation` section): a stretch of the
+    /// file's text shared with it when the section's text is one (see
+    /// [`parse_sample_shared`]).
+    pub generation: Text,
     /// The `tools` section: the tool definitions given to the parser.
     pub tools: Option<Value>,
     /// The `expected` section: the expected message, or `{"$error": ...}` for an expected
@@ -95,6 +100,160 @@ pub struct Sample {
     /// What the model's own files turn into text: a conversation for the chat template, token
     /// ids for the tokenizer (the `model` module turns them into text).
     pub model: ModelInput,
+}
+
+/// A section's text: its own string, or a stretch of the sample file's text shared with it, so
+/// that a long generation read verbatim from its file is not held twice. It reads as a `str`
+/// either way; cloning a shared stretch copies no text.
+#[derive(Clone)]
+pub struct Text(TextRepr);
+
+#[derive(Clone)]
+enum TextRepr {
+    Owned(String),
+    /// `file[range]`: the range lies on character boundaries of the file's text.
+    Shared {
+        file: Arc<String>,
+        range: Range<usize>,
+    },
+}
+
+impl Text {
+    /// The stretch `range` of a file's text, sharing it. `None` when `range` is not a stretch
+    /// of it (out of bounds or not on character boundaries).
+    pub fn shared(file: &Arc<String>, range: Range<usize>) -> Option<Text> {
+        file.get(range.clone())?;
+        Some(Text(TextRepr::Shared {
+            file: Arc::clone(file),
+            range,
+        }))
+    }
+
+    /// The text as a string slice.
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            TextRepr::Owned(s) => s,
+            TextRepr::Shared { file, range } => &file[range.clone()],
+        }
+    }
+
+    /// Whether the text is a stretch of a file's text shared with it.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.0, TextRepr::Shared { .. })
+    }
+
+    /// The text as its own string (a shared stretch is copied).
+    pub fn into_string(self) -> String {
+        match self.0 {
+            TextRepr::Owned(s) => s,
+            TextRepr::Shared { file, range } => file[range].to_string(),
+        }
+    }
+}
+
+impl Default for Text {
+    fn default() -> Text {
+        Text(TextRepr::Owned(String::new()))
+    }
+}
+
+impl Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Text {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl Borrow<str> for Text {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Display for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Debug for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl From<String> for Text {
+    fn from(s: String) -> Text {
+        Text(TextRepr::Owned(s))
+    }
+}
+
+impl From<&str> for Text {
+    fn from(s: &str) -> Text {
+        Text(TextRepr::Owned(s.to_string()))
+    }
+}
+
+impl From<Text> for String {
+    fn from(t: Text) -> String {
+        t.into_string()
+    }
+}
+
+impl PartialEq for Text {
+    fn eq(&self, other: &Text) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Text {}
+
+impl std::hash::Hash for Text {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for Text {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl PartialEq<Text> for str {
+    fn eq(&self, other: &Text) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<Text> for &str {
+    fn eq(&self, other: &Text) -> bool {
+        *self == other.as_str()
+    }
+}
+
+impl PartialEq<Text> for String {
+    fn eq(&self, other: &Text) -> bool {
+        self.as_str() == other.as_str()
+    }
 }
 
 /// The parts of a sample that need the model's files: `messages` (and `kwargs`) rendered by the
@@ -166,7 +325,7 @@ impl Sample {
         Sample {
             path: path.to_path_buf(),
             prefix: None,
-            generation,
+            generation: generation.into(),
             tools: None,
             expected: None,
             note: None,
@@ -533,6 +692,21 @@ impl Section<'_> {
         out
     }
 
+    /// The section's text as [`Section::text`] gives it, as a stretch of `file` (whose text is
+    /// `text`) when it is one: always, but when the line breaks its header asks for are not
+    /// those the file has after the text.
+    fn shared_text(&self, text: &str, file: Option<&Arc<String>>) -> Text {
+        let end = self.content_end(text);
+        let full = end + self.options.newlines;
+        let verbatim = text
+            .as_bytes()
+            .get(end..full)
+            .is_some_and(|breaks| breaks.iter().all(|&b| b == b'\n'));
+        file.filter(|_| verbatim)
+            .and_then(|f| Text::shared(f, self.raw.start..full))
+            .unwrap_or_else(|| self.text(text).into())
+    }
+
     /// How files written before the layout rule read this section: verbatim up to the line
     /// break before the next header.
     fn old_text<'t>(&self, text: &'t str) -> &'t str {
@@ -709,7 +883,20 @@ fn layout_warnings(text: &str, sections: &[Section<'_>]) -> Vec<SampleWarning> {
 
 /// Parses the text of a `.sample` file.
 pub fn parse_sample(path: &Path, text: &str) -> Result<Sample, SampleError> {
-    parse_sample_lenient(path, text).and_then(|(sample, bad_expected)| match bad_expected {
+    strict(parse_sample_lenient(path, text))
+}
+
+/// Parses the text of a `.sample` file held shared: a generation that is a stretch of the file
+/// shares its text rather than copying it (see [`Text`]).
+pub fn parse_sample_shared(path: &Path, file: &Arc<String>) -> Result<Sample, SampleError> {
+    strict(parse_sample_lenient_shared(path, file))
+}
+
+/// A lenient parse's sample, or the error of its expected section.
+fn strict(
+    parsed: Result<(Sample, Option<SampleError>), SampleError>,
+) -> Result<Sample, SampleError> {
+    parsed.and_then(|(sample, bad_expected)| match bad_expected {
         Some(e) => Err(e),
         None => Ok(sample),
     })
@@ -721,6 +908,25 @@ pub fn parse_sample(path: &Path, text: &str) -> Result<Sample, SampleError> {
 pub fn parse_sample_lenient(
     path: &Path,
     text: &str,
+) -> Result<(Sample, Option<SampleError>), SampleError> {
+    parse_lenient(path, text, None)
+}
+
+/// [`parse_sample_lenient`] of a file's text held shared: a generation that is a stretch of the
+/// file shares its text rather than copying it (see [`Text`]).
+pub fn parse_sample_lenient_shared(
+    path: &Path,
+    file: &Arc<String>,
+) -> Result<(Sample, Option<SampleError>), SampleError> {
+    parse_lenient(path, file, Some(file))
+}
+
+/// Parses `text`, which is `file`'s when it is given: the generation then shares the file's
+/// text when it is a stretch of it.
+fn parse_lenient(
+    path: &Path,
+    text: &str,
+    file: Option<&Arc<String>>,
 ) -> Result<(Sample, Option<SampleError>), SampleError> {
     let err = |line: Option<usize>, message: String| SampleError::new(path, line, message);
     let sections = sections(path, text)?;
@@ -827,7 +1033,11 @@ pub fn parse_sample_lenient(
     let sample = Sample {
         path: path.to_path_buf(),
         prefix: section("prefix").map(text_of),
-        generation: text_of(generation),
+        generation: if generation.options.ids {
+            Text::default()
+        } else {
+            generation.shared_text(text, file)
+        },
         tools: json("tools")?,
         expected,
         note: section("note").map(|s| s.text(text).trim().to_string()),
@@ -962,6 +1172,43 @@ mod tests {
         // Blank lines inside a section are text; trailing spaces of its last line too.
         let s = parse("--- generation ---\na\n\nb  \n  \n");
         assert_eq!(s.generation, "a\n\nb  ");
+    }
+
+    #[test]
+    fn a_generation_that_is_a_stretch_of_its_file_shares_the_files_text() {
+        // (file, whether the generation is a stretch of it)
+        let cases = [
+            (
+                "--- generation ---\n<think>a</think>\nb\n\n\n--- note ---\nn\n",
+                true,
+            ),
+            ("\u{feff}--- generation ---\r\nab\r\n", true),
+            ("--- generation ---\nx", true),
+            ("--- generation ---\n", true),
+            (
+                "--- generation (ends with newline) ---\nx\n\n--- note ---\n",
+                true,
+            ),
+            ("--- generation (ends with 2 newlines) ---\nx\n\n", true),
+            // Line breaks the file does not have after the text are the header's own.
+            ("--- generation (ends with 2 newlines) ---\nx\n", false),
+            ("--- generation (ends with newline) ---\r\nx\r\n", false),
+            ("--- generation (ends with newline) ---\nx", false),
+            ("--- generation (ids) ---\n[1, 2]\n", false),
+        ];
+        for (text, shared) in cases {
+            let path = Path::new("t.sample");
+            let file = Arc::new(text.to_string());
+            let s = parse_sample_shared(path, &file).unwrap();
+            assert_eq!(s, parse_sample(path, text).unwrap(), "{text:?}");
+            assert_eq!(s.generation.is_shared(), shared, "{text:?}");
+            assert_eq!(
+                format!("{:?}", s.generation),
+                format!("{:?}", s.generation.as_str())
+            );
+        }
+        let t = Text::shared(&Arc::new("aé".to_string()), 0..2);
+        assert!(t.is_none(), "a range inside a character is not a stretch");
     }
 
     #[test]

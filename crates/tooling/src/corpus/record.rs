@@ -161,7 +161,7 @@ fn record_from_object(
     let mut sample = Sample::bare(path, String::new());
     sample.model = ModelInput::default();
     match text_or_ids(generation, &names.generation)? {
-        TextOrIds::Text(t) => sample.generation = t,
+        TextOrIds::Text(t) => sample.generation = t.into(),
         TextOrIds::Ids(ids) => sample.model.generation_ids = Some(ids),
     }
     if let Some(p) = obj
