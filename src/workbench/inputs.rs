@@ -587,6 +587,22 @@ mod tests {
     }
 
     #[test]
+    fn a_samples_generation_is_held_once_with_its_files_text() {
+        let f = read_text(
+            "shared.sample",
+            "--- prefix ---\nP\n--- generation ---\nhello\n\n",
+        );
+        let s = f.sample.expect("the sample reads");
+        assert_eq!(s.generation, "hello");
+        let at = f.text.find("hello").unwrap();
+        assert!(std::ptr::eq(s.generation.as_ptr(), f.text[at..].as_ptr()));
+        let f = read_text("bare.txt", "hello\n");
+        let s = f.sample.expect("the sample reads");
+        assert_eq!(s.generation, "hello\n");
+        assert!(std::ptr::eq(s.generation.as_ptr(), f.text.as_ptr()));
+    }
+
+    #[test]
     fn bad_expected_json_is_a_located_warning_and_the_sample_still_reads() {
         let text = "--- prefix (ends with newline) ---\n<|im_start|>assistant\n\n--- generation ---\n\
                     <think>a</think>b<|im_end|>\n\n--- expected ---\n{\"role\": \"assistant\",\n  \
