@@ -25,7 +25,7 @@ use rtbench_tooling::findings::{Finding, sample_findings};
 use rtbench_tooling::inputs::sample_tool_warnings;
 use rtbench_tooling::model::{Model, decoded_sample};
 use rtbench_tooling::paint;
-use rtbench_tooling::sample::Sample;
+use rtbench_tooling::sample::{Sample, Text};
 use rtbench_tooling::testing::{Verdict, verdict};
 
 pub(crate) use rtbench_tooling::paint::{Paint, Segment};
@@ -85,8 +85,9 @@ pub struct Analysis {
     /// The template and sample this was made from (the stream replay runs them again).
     pub template: Template,
     pub sample: Arc<Sample>,
-    /// Prefix followed by the generation.
-    pub document: String,
+    /// Prefix followed by the generation. Shared with [`Analysis::sample`]'s generation when
+    /// the sample is text (not token ids): the text is held once while it is shown.
+    pub document: Arc<String>,
     pub prefix_len: usize,
     /// Where the start anchor cut the prefix.
     pub origin: usize,
@@ -419,7 +420,7 @@ pub(crate) fn analyze_with_model(
     }
     let regions = trace.regions;
     // The document is made once the parse is done: the parse holds a copy of its own.
-    let document = format!("{prefix}{}", sample.generation);
+    let document = Arc::new(format!("{prefix}{}", sample.generation));
     let error = trace.result.as_ref().err();
     // Error positions come from the content parsers: keep them on character boundaries.
     let error_at = error
@@ -460,10 +461,16 @@ pub(crate) fn analyze_with_model(
     warnings.extend(differs_warning(&status, name));
 
     let message = result.ok();
+    // The sample as read holds its generation (or its file's text); what the analysis keeps
+    // reads it in the document instead, so that the text is not held twice while it is shown.
+    let kept_sample = match Text::shared(&document, prefix_len..document.len()) {
+        Some(generation) if !decoded_ids => Arc::new(shared.with_generation(generation)),
+        _ => Arc::clone(&shared),
+    };
     Analysis {
         sample_name: name.to_string(),
         template: template.clone(),
-        sample: Arc::clone(&shared),
+        sample: kept_sample,
         defused,
         model_dir: model.map(|m| m.dir.clone()),
         template_source: source.cloned(),

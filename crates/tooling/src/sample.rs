@@ -320,6 +320,28 @@ pub struct OldLayout {
 }
 
 impl Sample {
+    /// This sample with `generation` as its generation (the same text held elsewhere, say):
+    /// every other part copied, the old generation not (a long one read from an unusual
+    /// layout is its own string).
+    pub fn with_generation(&self, generation: Text) -> Sample {
+        // Every field named, so that a new one is not left out.
+        Sample {
+            path: self.path.clone(),
+            prefix: self.prefix.clone(),
+            generation,
+            tools: self.tools.clone(),
+            expected: self.expected.clone(),
+            note: self.note.clone(),
+            generation_offset: self.generation_offset,
+            prefix_offset: self.prefix_offset,
+            generation_line: self.generation_line,
+            prefix_line: self.prefix_line,
+            truncated: self.truncated,
+            warnings: self.warnings.clone(),
+            model: self.model.clone(),
+        }
+    }
+
     /// A bare generation (a `.txt` file): no prefix, nothing expected.
     pub fn bare(path: &Path, generation: String) -> Sample {
         Sample {
