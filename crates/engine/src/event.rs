@@ -6,6 +6,7 @@
 
 use std::ops::Range;
 
+use crate::chunked::Chunked;
 use crate::value::{Dict, Place, Value};
 
 /// One event of the stream.
@@ -180,13 +181,14 @@ pub struct Marks {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum MarkStore {
-    Narrow(Vec<NarrowMark>),
+    /// In chunks: the list grows while the parse holds everything else (see [`Chunked`]).
+    Narrow(Chunked<NarrowMark>),
     Wide(Vec<Mark>),
 }
 
 impl Default for MarkStore {
     fn default() -> MarkStore {
-        MarkStore::Narrow(Vec::new())
+        MarkStore::Narrow(Chunked::default())
     }
 }
 
@@ -241,7 +243,7 @@ impl Marks {
             match NarrowMark::of(&mark) {
                 Some(n) => return v.push(n),
                 None => {
-                    let wide = v.iter().map(|n| n.mark()).collect();
+                    let wide = v.iter().map(NarrowMark::mark).collect();
                     self.store = MarkStore::Wide(wide);
                 }
             }
@@ -267,7 +269,7 @@ impl Marks {
     /// Mark `i`.
     pub fn get(&self, i: usize) -> Option<Mark> {
         match &self.store {
-            MarkStore::Narrow(v) => v.get(i).map(|n| n.mark()),
+            MarkStore::Narrow(v) => v.get(i).map(NarrowMark::mark),
             MarkStore::Wide(v) => v.get(i).copied(),
         }
     }
