@@ -165,8 +165,11 @@ pub struct MessageLines {
     head_lines: usize,
     /// How many runs each head line has, in order.
     line_runs: Vec<u16>,
-    /// The head's runs, line after line.
-    runs: Vec<RunEnd>,
+    /// The head's runs, line after line, in chunks of at most [`RUN_CHUNK`] runs: a line's
+    /// runs lie in one chunk, the first whose room they fit (see [`RunCursor`]). Grown by
+    /// doubling and then shrunk, one list of them held up to 2.3 times their size at once
+    /// while the worker made it, on top of everything the analysis holds.
+    runs: Vec<Vec<RunEnd>>,
     /// The distinct styles the runs use.
     styles: Vec<RunStyle>,
     /// The rows the blocks take at the width last asked for.
@@ -378,7 +381,41 @@ pub(crate) struct MessageIter<'a> {
     written: Written<'a>,
     /// The next line's index, and where its runs start if it is a head line.
     next: usize,
-    run_at: usize,
+    run_at: RunCursor,
+}
+
+/// Runs per chunk of [`MessageLines::runs`]: 8,192 (32 KiB). A line's shown text is at most
+/// [`MAX_LINE`] bytes, so its runs always fit in a chunk.
+const RUN_CHUNK: usize = 8192;
+
+/// Where the next head line's runs lie in [`MessageLines::runs`]: the chunk, and the offset in
+/// it. A line goes to the next chunk when its runs do not fit in what is left of the current
+/// one, as they were stored.
+#[derive(Clone, Copy, Debug, Default)]
+struct RunCursor {
+    chunk: usize,
+    at: usize,
+}
+
+impl RunCursor {
+    /// The `n` runs of the next line, and the cursor past them.
+    fn take<'a>(&mut self, chunks: &'a [Vec<RunEnd>], n: usize) -> &'a [RunEnd] {
+        if chunks
+            .get(self.chunk)
+            .is_some_and(|c| self.at + n > c.len())
+        {
+            *self = RunCursor {
+                chunk: self.chunk + 1,
+                at: 0,
+            };
+        }
+        let runs = chunks
+            .get(self.chunk)
+            .and_then(|c| c.get(self.at..self.at + n))
+            .unwrap_or(&[]);
+        self.at += n;
+        runs
+    }
 }
 
 impl<'a> Iterator for MessageIter<'a> {
@@ -393,10 +430,7 @@ impl<'a> Iterator for MessageIter<'a> {
         self.next += 1;
         let runs = (i < self.lines.head_lines).then(|| {
             let n = self.lines.line_runs.get(i).map_or(0, |&n| usize::from(n));
-            let end = (self.run_at + n).min(self.lines.runs.len());
-            let runs = self.lines.runs.get(self.run_at..end).unwrap_or(&[]);
-            self.run_at = end;
-            runs
+            self.run_at.take(&self.lines.runs, n)
         });
         Some(MessageLine {
             indent,
@@ -453,10 +487,10 @@ impl MessageLines {
             at += 1;
         }
         let head = first.min(self.head_lines).min(self.line_runs.len());
-        let run_at = self.line_runs[..head]
-            .iter()
-            .map(|&n| usize::from(n))
-            .sum::<usize>();
+        let mut run_at = RunCursor::default();
+        for &n in &self.line_runs[..head] {
+            run_at.take(&self.runs, usize::from(n));
+        }
         MessageIter {
             lines: self,
             written,
@@ -598,7 +632,14 @@ pub(crate) fn message_lines(message: Json<'_>, theme_name: &str, no_color: bool)
         let (mut line_runs, mut runs, mut styles) = (Vec::new(), Vec::new(), Vec::new());
         highlight_each(head, theme_name, no_color, |_, pieces, _| {
             let mut end = 0;
-            let before = runs.len();
+            let n = pieces.len();
+            if runs
+                .last()
+                .is_none_or(|c: &Vec<RunEnd>| c.len() + n > RUN_CHUNK)
+            {
+                runs.push(Vec::with_capacity(RUN_CHUNK));
+            }
+            let chunk = runs.last_mut().expect("a chunk was just made");
             for (style, len) in pieces {
                 end += len;
                 let at = match styles.iter().position(|s| *s == style) {
@@ -609,16 +650,17 @@ pub(crate) fn message_lines(message: Json<'_>, theme_name: &str, no_color: bool)
                     }
                 };
                 // A highlighted line's shown text is at most [`MAX_LINE`] bytes.
-                runs.push(RunEnd {
+                chunk.push(RunEnd {
                     end: u16::try_from(end).unwrap_or(u16::MAX),
                     style: u16::try_from(at).unwrap_or(u16::MAX),
                 });
             }
-            let n = runs.len() - before;
             line_runs.push(u16::try_from(n).unwrap_or(u16::MAX));
         });
         line_runs.shrink_to_fit();
-        runs.shrink_to_fit();
+        if let Some(last) = runs.last_mut() {
+            last.shrink_to_fit();
+        }
         lines.head_lines = line_runs.len();
         lines.line_runs = line_runs;
         lines.runs = runs;
@@ -788,7 +830,7 @@ mod tests {
         // The head holds its runs' ends and styles, not their text.
         assert!(lines.styles.len() < 16);
         assert_eq!(
-            lines.runs.len(),
+            lines.runs.iter().map(Vec::len).sum::<usize>(),
             lines
                 .line_runs
                 .iter()
