@@ -3,9 +3,9 @@
 //! A `Vec` that doubles holds up to twice the room its items need, and while it moves to a
 //! larger block it holds the old and the new block at once: three times the items' size at
 //! that moment. The records a traced parse keeps for every event of a long text (an event's
-//! [`crate::event::Mark`]) are built while the text, the parser's copy of it and the message
-//! are all held, so that moment was the parse's peak. A chunked list never moves its items: it
-//! holds at most one partly filled chunk beyond them.
+//! [`crate::event::Mark`], a region's compact record) are built while the text, the parser's
+//! copy of it and the message are all held, so that moment was the parse's peak. A chunked
+//! list never moves its items: it holds at most one partly filled chunk beyond them.
 //!
 //! (Written here rather than taken from a crate: it is the part of a segmented vector the
 //! engine needs, a push, a length and indexing, in a few lines.)
@@ -25,7 +25,7 @@ impl<T> Default for Chunked<T> {
     }
 }
 
-impl<T: Copy> Chunked<T> {
+impl<T> Chunked<T> {
     /// Appends `item` after the others.
     pub(crate) fn push(&mut self, item: T) {
         match self.chunks.last_mut() {
@@ -46,6 +46,30 @@ impl<T: Copy> Chunked<T> {
         }
     }
 
+    /// How many items fit before another chunk is made.
+    #[cfg(test)]
+    pub(crate) fn capacity(&self) -> usize {
+        self.chunks.iter().map(Vec::capacity).sum()
+    }
+
+    /// Frees the room the last chunk keeps beyond its items (once no item is to come).
+    pub(crate) fn shrink_to_fit(&mut self) {
+        if let Some(last) = self.chunks.last_mut() {
+            last.shrink_to_fit();
+        }
+        self.chunks.shrink_to_fit();
+    }
+}
+
+impl<T> std::ops::Index<usize> for Chunked<T> {
+    type Output = T;
+
+    fn index(&self, i: usize) -> &T {
+        &self.chunks[i / CHUNK][i % CHUNK]
+    }
+}
+
+impl<T: Copy> Chunked<T> {
     /// Item `i`.
     pub(crate) fn get(&self, i: usize) -> Option<T> {
         self.chunks.get(i / CHUNK)?.get(i % CHUNK).copied()
@@ -74,6 +98,9 @@ mod tests {
         assert_eq!(c.get(n - 1), Some(n as u32 - 1));
         assert_eq!(c.get(n), None);
         assert!(c.iter().eq(0..n as u32));
-        assert!(c.chunks.iter().all(|chunk| chunk.capacity() == CHUNK));
+        assert_eq!((c[CHUNK + 1], c.capacity()), (CHUNK as u32 + 1, 4 * CHUNK));
+        c.shrink_to_fit();
+        assert_eq!(c.capacity(), 3 * CHUNK + 5);
+        assert!(c.iter().eq(0..n as u32));
     }
 }

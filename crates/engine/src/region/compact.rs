@@ -18,6 +18,7 @@ use std::fmt;
 use std::ops::Range;
 
 use super::{Ending, Region};
+use crate::chunked::Chunked;
 use crate::event::Step;
 use crate::value::{Dict, Place, Value};
 
@@ -29,8 +30,9 @@ use crate::value::{Dict, Place, Value};
 pub struct Regions {
     /// Where each region is held.
     entries: Vec<Entry>,
-    /// The compact records.
-    slim: Vec<Slim>,
+    /// The compact records, in chunks: the list grows while the parse holds everything else
+    /// (see [`Chunked`]).
+    slim: Chunked<Slim>,
     /// The regions held whole.
     full: Vec<Region>,
     /// The places of the compact regions' parsed content inside their values, each held once:

@@ -236,6 +236,32 @@ impl Template {
         self
     }
 
+    /// Whether parsing text with this template can give different results under the
+    /// supported reference versions: whether a parse can reach one of the places where the
+    /// engine follows a version (see [`Reference`]). They are, for text:
+    ///
+    /// - an `xml-inline` field whose `content_args` may name `value_parser_by` (read from
+    ///   5.25 on);
+    /// - with tools given (`with_tools`), tool-argument coercion: it skips a field whose
+    ///   `content_args` may name `value_parser_by` (5.25), and leaves string-typed parameters
+    ///   alone for `json` and `python-call-list` fields (5.25).
+    ///
+    /// `content_args` "may name" the option unless it is a dict without that key (a list or a
+    /// string is searched by the reference's `in`, another value makes it raise). Token ids
+    /// are the one other difference (5.25 defuses control-token spellings), and they are the
+    /// caller's to know. The answer is conservative: `false` means the versions agree on
+    /// every text, which the conformance cases recorded under both check.
+    pub fn may_differ_between_references(&self, with_tools: bool) -> bool {
+        self.fields().iter().any(|f| {
+            let names_parser_by = !matches!(
+                &f.content_args,
+                Value::Dict(d) if !d.contains_key("value_parser_by")
+            );
+            (f.content == ContentKind::XmlInline && names_parser_by)
+                || (with_tools && (names_parser_by || f.content.is_typed_structured()))
+        })
+    }
+
     /// Values the message starts with; their keys are never dropped.
     pub fn defaults(&self) -> &Dict {
         &self.inner.defaults

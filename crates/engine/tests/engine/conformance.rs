@@ -18,6 +18,7 @@ use std::path::Path;
 
 use crate::common::{Summary, load_cases, run_case};
 use rtbench_engine::Reference;
+use rtbench_engine::template::load_template;
 use rtbench_engine::value::Value;
 
 fn run_dir(sub: &str, reference: Reference) -> usize {
@@ -127,6 +128,41 @@ fn run_path(sub: &str, dir: &Path, exact: bool, reference: Reference) -> usize {
         text_failures.len()
     );
     texts
+}
+
+#[test]
+fn every_case_the_references_record_differently_is_one_its_template_says_may_differ() {
+    // `Template::may_differ_between_references` lets callers skip comparing the versions on
+    // a sample: it must say "may differ" for every case whose 5.25 recording differs from its
+    // 5.24 one (the overlay), and it is no use if it says so for every case.
+    let overlay = load_cases(&data_dir("v5.25"));
+    assert!(overlay.len() >= 13, "{} cases differ", overlay.len());
+    let get = |c: &Value, k: &str| c.as_dict().and_then(|d| d.get(k)).cloned();
+    let mut loaded = 0;
+    for case in &overlay {
+        let name = get(case, "name").unwrap_or(Value::Null);
+        // A template that does not load fails the same way under both versions.
+        let Ok(t) = load_template(&get(case, "template").unwrap_or(Value::Null)) else {
+            continue;
+        };
+        loaded += 1;
+        let tools = get(case, "tools").is_some_and(|t| !matches!(t, Value::Null));
+        assert!(
+            t.may_differ_between_references(tools),
+            "{name:?} differs between the versions, but its template says it cannot"
+        );
+    }
+    assert!(loaded >= 13, "only {loaded} templates load");
+    let same = ["shared", "fuzz"]
+        .iter()
+        .flat_map(|sub| load_cases(&data_dir(sub)))
+        .filter(|c| {
+            let tools = get(c, "tools").is_some_and(|t| !matches!(t, Value::Null));
+            load_template(&get(c, "template").unwrap_or(Value::Null))
+                .is_ok_and(|t| !t.may_differ_between_references(tools))
+        })
+        .count();
+    assert!(same > 1000, "only {same} cases are known to agree");
 }
 
 #[test]
