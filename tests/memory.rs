@@ -265,7 +265,10 @@ fn the_analysis_of_many_small_regions_holds_each_value_once() {
     // message's copy); the message pane writes the message's JSON from the message as it draws
     // it, and holds only its highlighted head's runs and a small index.
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let n = 1_000_000;
+    let n: usize = std::env::var("RT_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000);
     let calls_sample = |n: usize| -> Inputs {
         let text: &'static str = Box::leak(
             format!(
@@ -444,4 +447,37 @@ fn held_by<T>(f: impl FnOnce() -> T) -> (T, (usize, usize)) {
     let (bytes, blocks) = (current(), alloc_count::blocks());
     let out = f();
     (out, (current() - bytes, alloc_count::blocks() - blocks))
+}
+
+#[test]
+fn tmp_versions_peak() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let n = 1_000_000;
+    let calls_sample = |n: usize| -> Inputs {
+        let text: &'static str = Box::leak(
+            format!(
+                "--- prefix (ends with newline) ---\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n\n--- tools ---\n[{{\"type\": \"function\", \"function\": {{\"name\": \"f\", \"parameters\": {{\"type\": \"object\", \"properties\": {{\"a\": {{\"type\": \"integer\"}}}}}}}}}}]\n\n--- generation ---\n{}",
+                tool_calls(n)
+            )
+            .into_boxed_str(),
+        );
+        Inputs::embedded(
+            "qwen3",
+            include_str!("../samples/qwen3/template.json"),
+            &[("calls.sample", text)],
+        )
+    };
+    let req = request();
+    drop(worker::compute(&calls_sample(1), &req));
+    let inputs = calls_sample(n);
+    let baseline = reset_peak();
+    let report = worker::compute_with_versions(&inputs, &req);
+    let peak = peak_since(baseline);
+    let kept = current().saturating_sub(baseline);
+    eprintln!(
+        "with versions: peak {:.2} kept {:.2}",
+        peak as f64 / n as f64,
+        kept as f64 / n as f64
+    );
+    drop(report);
 }

@@ -72,6 +72,187 @@ pub fn other(base: Reference) -> Reference {
         .unwrap_or(Reference::ALL[0])
 }
 
+/// Whether `sample` has the same outcome under `base` and `other`, found without holding
+/// either outcome: each version's one-shot result, its stream's events (up to an error, if
+/// any) and how its stream ended are hashed as they are made (each value's structure, keys,
+/// strings and other scalars' `repr()`, each span, each error's text), one version after the
+/// other. `true` only when both versions hash alike, which means the same values, spans and
+/// errors: then [`compare_sample`] finds no divergence. `false` says they may differ, and [`compare_sample`] says how.
+///
+/// [`compare_sample`] keeps every event of both streams and four messages at once, some 60
+/// bytes per byte of a sample of small tool calls; this holds one parse at a time. A
+/// generation of token ids is left to [`compare_sample`] (`false`).
+pub fn agree(
+    template: &Template,
+    sample: &Sample,
+    model: Option<&Model>,
+    base: Reference,
+    other: Reference,
+) -> bool {
+    if model.and_then(|m| token_input(sample, m)).is_some() {
+        return false;
+    }
+    agree_on(
+        template,
+        sample.prefix.as_deref().unwrap_or(""),
+        &sample.generation,
+        sample.tools.as_ref(),
+        [base, other],
+    )
+}
+
+/// [`agree`] for a generation of text after `prefix`, under the two `versions`.
+pub fn agree_on(
+    template: &Template,
+    prefix: &str,
+    generation: &str,
+    tools: Option<&Value>,
+    versions: [Reference; 2],
+) -> bool {
+    let print = |r: Reference| {
+        fingerprint(
+            &template.clone().with_reference(r),
+            prefix,
+            generation,
+            tools,
+        )
+    };
+    print(versions[0]) == print(versions[1])
+}
+
+/// What [`agree`] compares of one version's outcome: two independent 64-bit hashes of its
+/// written form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Fingerprint([u64; 2]);
+
+/// Hashes what it is given into a [`Fingerprint`]: everything goes into both hashes, each
+/// started with its own tag.
+struct Hashing {
+    hashers: [std::hash::DefaultHasher; 2],
+}
+
+impl Hashing {
+    fn new() -> Hashing {
+        use std::hash::Hasher;
+        let mut hashers = [
+            std::hash::DefaultHasher::new(),
+            std::hash::DefaultHasher::new(),
+        ];
+        for (tag, h) in hashers.iter_mut().enumerate() {
+            h.write_u8(tag as u8);
+        }
+        Hashing { hashers }
+    }
+
+    fn text(&mut self, text: &str) {
+        use std::hash::Hash;
+        for h in &mut self.hashers {
+            text.hash(h);
+        }
+    }
+
+    fn number(&mut self, n: usize) {
+        use std::hash::Hash;
+        for h in &mut self.hashers {
+            n.hash(h);
+        }
+    }
+
+    /// A result: its message, or its error's text.
+    fn result(&mut self, result: &Result<Dict, String>) {
+        match result {
+            Ok(message) => {
+                self.text("message");
+                self.dict(message);
+            }
+            Err(e) => {
+                self.text("error");
+                self.text(e);
+            }
+        }
+    }
+
+    /// A value, piece by piece (its structure, keys, strings and every other scalar's
+    /// `repr()`), so that a long message is never written out whole.
+    fn value(&mut self, v: &Value) {
+        match v {
+            Value::Dict(d) => self.dict(d),
+            Value::List(items) => {
+                self.text("[");
+                self.number(items.len());
+                for item in items {
+                    self.value(item);
+                }
+            }
+            Value::Str(s) => {
+                self.text("'");
+                self.text(s);
+            }
+            scalar => self.text(&scalar.py_repr()),
+        }
+    }
+
+    fn dict(&mut self, d: &Dict) {
+        self.text("{");
+        self.number(d.len());
+        for (k, v) in d {
+            self.text(k);
+            self.value(v);
+        }
+    }
+
+    fn finish(&self) -> Fingerprint {
+        use std::hash::Hasher;
+        Fingerprint([self.hashers[0].finish(), self.hashers[1].finish()])
+    }
+}
+
+/// An [`EventSink`](rtbench_engine::event::EventSink) that hashes each event as the
+/// reference's dict and its span, as [`outcome`] would keep it.
+struct HashEvents<'a> {
+    template: &'a Template,
+    hashing: &'a mut Hashing,
+}
+
+impl rtbench_engine::event::EventSink for HashEvents<'_> {
+    fn record(&mut self, event: rtbench_engine::event::Event) {
+        if let Some(value) = event.to_value(&self.template.fields()[event.field].name) {
+            self.hashing.value(&value);
+            self.hashing.number(event.span.start);
+            self.hashing.number(event.span.end);
+        }
+    }
+}
+
+/// One version's [`Fingerprint`] of a generation: its one-shot result, then its streamed
+/// events and how the stream ended (the whole text in one feed, as [`outcome`] streams it).
+fn fingerprint(
+    template: &Template,
+    prefix: &str,
+    generation: &str,
+    tools: Option<&Value>,
+) -> Fingerprint {
+    let mut hashing = Hashing::new();
+    // The one-shot message is hashed and dropped before the stream makes its own.
+    hashing
+        .result(&parse_response(template, Some(prefix), generation, tools).map_err(|e| e.text()));
+    let streamed = (|| {
+        let mut parser = Parser::new(template, Some(prefix), tools)?;
+        let mut sink = HashEvents {
+            template,
+            hashing: &mut hashing,
+        };
+        for e in parser.initial_events() {
+            rtbench_engine::event::EventSink::record(&mut sink, e.clone());
+        }
+        parser.feed_into(generation, &mut sink)?;
+        parser.finalize_into(&mut sink)
+    })()
+    .map_err(|e: rtbench_engine::parser::ParseError| e.text());
+    hashing.result(&streamed);
+    hashing.finish()
+}
+
 /// Runs `generation` under one version.
 pub fn outcome(
     template: &Template,
@@ -482,6 +663,39 @@ mod tests {
             back[0].lines,
             ["$.tool_calls[0].function.arguments.code: 42 under 5.24, '42' under 5.25"]
         );
+    }
+
+    #[test]
+    fn the_versions_agree_without_holding_outcomes_exactly_where_no_divergence_is_found() {
+        let tools = tools();
+        let both = [Reference::V5_25, Reference::V5_24];
+        let calls = r#"Fine.<tool_call>{"name": "lookup", "arguments": {"code": 7}}</tool_call>"#;
+        let broken = r#"<tool_call>{"name": "lookup", "arguments": </tool_call>"#;
+        for (generation, tools) in [
+            (GENERATION, Some(&tools)),
+            (calls, Some(&tools)),
+            (GENERATION, None),
+            (broken, Some(&tools)),
+            (broken, None),
+        ] {
+            let diverges = compare(&template(), PREFIX, generation, tools)
+                .divergence(both[0], both[1])
+                .is_some();
+            assert_eq!(
+                agree_on(&template(), PREFIX, generation, tools, both),
+                !diverges,
+                "{generation:?} with tools: {}",
+                tools.is_some()
+            );
+        }
+        // The one that differs differs whichever version is the base.
+        assert!(!agree_on(
+            &template(),
+            PREFIX,
+            GENERATION,
+            Some(&tools),
+            [both[1], both[0]]
+        ));
     }
 
     #[test]
