@@ -190,16 +190,10 @@ fn prefix_failure(
     })
 }
 
-/// The coloured segments of a trace's event `marks` over `document`, whose start anchor cut it
-/// at `origin`: captures, held-back text and the error's place marked.
-fn segments(
-    document: &str,
-    marks: &Marks,
-    regions: &Regions,
-    origin: usize,
-    held: &Range<usize>,
-    error_at: Option<usize>,
-) -> Segments {
+/// The coloured segments of a trace's event `marks` over a document of `len` bytes, whose start
+/// anchor cut it at `origin` (painted before the document is made, so that the marks are let
+/// go first: see [`marked_up`]).
+fn painted(marks: &Marks, origin: usize, len: usize) -> Segments {
     let pieces = || {
         marks.iter().zip(mark_owners(marks)).map(|(ev, region)| {
             let kind = match (ev.kind(), region) {
@@ -217,9 +211,25 @@ fn segments(
     let in_order = marks
         .iter()
         .map(|m| m.span())
-        .filter(|s| !s.is_empty() && s.end <= document.len())
+        .filter(|s| !s.is_empty() && s.end <= len)
         .map(|s| s.start)
         .is_sorted();
+    if in_order {
+        Segments::cover_sorted(pieces, origin, len)
+    } else {
+        Segments::from(paint::cover(pieces().collect(), origin, len))
+    }
+}
+
+/// [`painted`] segments of `document` with its captures, held-back text and the error's place
+/// marked.
+fn marked_up(
+    mut segments: Segments,
+    document: &str,
+    regions: &Regions,
+    held: &Range<usize>,
+    error_at: Option<usize>,
+) -> Segments {
     // Locate captures inside their delimiters.
     let capture_pieces: Vec<(Range<usize>, usize, usize)> = regions
         .iter()
@@ -231,11 +241,6 @@ fn segments(
                 .collect::<Vec<_>>()
         })
         .collect();
-    let mut segments = if in_order {
-        Segments::cover_sorted(pieces, origin, document.len())
-    } else {
-        Segments::from(paint::cover(pieces().collect(), origin, document.len()))
-    };
     for (r, region, capture) in capture_pieces {
         segments.overlay(&r, |s| {
             if matches!(s.paint, Paint::Open { .. } | Paint::Close { .. }) {
@@ -419,7 +424,10 @@ pub(crate) fn analyze_with_model(
         }
     }
     let regions = trace.regions;
-    // The document is made once the parse is done: the parse holds a copy of its own.
+    // The events are painted, and their room goes to what follows, before the document is
+    // made (once the parse is done: the parse holds a copy of its own).
+    let painted = painted(&trace.marks, trace.origin, doc_len);
+    drop(trace.marks);
     let document = Arc::new(format!("{prefix}{}", sample.generation));
     let error = trace.result.as_ref().err();
     // Error positions come from the content parsers: keep them on character boundaries.
@@ -429,16 +437,7 @@ pub(crate) fn analyze_with_model(
     let problem =
         error.map(|e| parse_problem(e, &regions, &document, sample, prefix_len, name, file_text));
     let matched_fields = matched_fields(template, &regions);
-    let mut segments = segments(
-        &document,
-        &trace.marks,
-        &regions,
-        trace.origin,
-        &trace.held,
-        error_at,
-    );
-    // The events are painted: their room goes to what follows.
-    drop(trace.marks);
+    let mut segments = marked_up(painted, &document, &regions, &trace.held, error_at);
     paint_losses(&mut segments, &document, &findings);
     let line_starts = LineStarts::of(&document);
     let field_names: Vec<String> = template.fields().iter().map(|f| f.name.clone()).collect();

@@ -94,7 +94,7 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
     // The model's own files: opened when a sample needs them (a conversation, token ids) or
     // for the replay's model-token chunkings.
     let model = inputs.model_dir().map(|d| Model::open(&d));
-    let files: Vec<_> = sources
+    let mut files: Vec<_> = sources
         .iter()
         .map(|s| read_prepared(s, model.as_ref()))
         .collect();
@@ -107,11 +107,11 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
     let loaded = match template {
         Err(d) => {
             // The selected sample, parsed with the last template that loaded (stale).
-            let shown = match (&req.fallback, files.get(selected)) {
-                (Some(t), Some(f @ SampleFile { sample: Ok(s), .. })) => {
+            let shown = match (&req.fallback, files.get_mut(selected)) {
+                (Some(t), Some(f)) => f.sample.clone().ok().map(|s| {
                     let t = t.clone().with_reference(req.reference);
-                    Some(analyse_selected(&t, None, f, s, model.as_ref(), req).0)
-                }
+                    analyse_selected(&t, None, f, s, model.as_ref(), req).0
+                }),
                 _ => None,
             };
             let sample_error = match files.get(selected).map(|f| &f.sample) {
@@ -143,6 +143,18 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
     let mut readable = 0;
     let mut shown = None;
     let mut sample_error = None;
+    // The selected sample first: its analysis lets go of what the rest does not need.
+    let mut selected_result = files.get_mut(selected).and_then(|f| {
+        let s = f.sample.clone().ok()?;
+        Some(analyse_selected(
+            t,
+            Some(&loaded.source),
+            f,
+            s,
+            model.as_ref(),
+            req,
+        ))
+    });
     for (i, f) in files.iter().enumerate() {
         // A sample whose only problem is its expected section is still parsed (the parse never
         // depends on it): it is shown with the section's error among its diagnostics, and
@@ -155,10 +167,11 @@ fn compute_and_keep(inputs: &Inputs, req: &Request) -> (Report, Option<Parsed>) 
                 }
                 (Status::Unreadable(e.clone()), 0)
             }
-            Ok(s) if i == selected => {
+            Ok(_) if i == selected => {
                 readable += 1;
-                let (a, status) =
-                    analyse_selected(t, Some(&loaded.source), f, s, model.as_ref(), req);
+                let (a, status) = selected_result
+                    .take()
+                    .expect("the selected sample was analysed first");
                 for (m, hit) in matched.iter_mut().zip(&a.analysis.matched_fields) {
                     *m |= hit;
                 }
@@ -236,18 +249,23 @@ fn model_file_names(m: &Model) -> Vec<String> {
 
 /// The selected sample analysed for the screen, its message highlighted; with its list status
 /// and warning count. With the template's file, a failed transform is located in it.
+///
+/// What the worker keeps of the file for the passes that follow is then the analysis's own
+/// sample, which reads its generation in the analysis's document, and no longer the file's
+/// text, unless the versions pass will place a warning in it: the text is held once while the
+/// message pane's lines are made and after.
 fn analyse_selected(
     t: &Template,
     source: Option<&Arc<TemplateSource>>,
-    f: &SampleFile,
-    s: &Arc<rtbench_tooling::sample::Sample>,
+    f: &mut SampleFile,
+    s: Arc<rtbench_tooling::sample::Sample>,
     model: Option<&Model>,
     req: &Request,
 ) -> (Shown, (Status, usize)) {
     let bad_expected = f.bad_expected.as_ref();
-    let mut a = analysis::analyze_with_model(t, source, &f.name, Arc::clone(s), &f.text, model);
+    let mut a = analysis::analyze_with_model(t, source, &f.name, Arc::clone(&s), &f.text, model);
     if let Some(m) = model {
-        model_views(m, s, &f.name, &mut a);
+        model_views(m, &s, &f.name, &mut a);
     }
     if let Some(d) = bad_expected {
         a.warnings.insert(0, d.clone());
@@ -267,13 +285,24 @@ fn analyse_selected(
         a.status.clone(),
         a.findings.len() + usize::from(bad_expected.is_some()),
     );
+    if !compares_versions(t, &s) {
+        drop(s);
+        f.sample = Ok(Arc::clone(&a.sample));
+        f.text = Arc::default();
+    }
     // The message pane's lines, highlighted once here and written from the message when
     // drawn (nothing on failure).
     let lines = match &a.message {
         Some(m) => highlight::message_lines(m.into(), &req.syntect_theme, req.no_color),
         None => highlight::MessageLines::default(),
     };
-    let grammar = source.map(|src| Box::new(crate::workbench::grammar::mark(src, s, a.prefix_len)));
+    let grammar = source.map(|src| {
+        Box::new(crate::workbench::grammar::mark(
+            src,
+            &a.sample,
+            a.prefix_len,
+        ))
+    });
     let shown = Shown {
         analysis: Arc::new(a),
         message_lines: Arc::new(lines),
@@ -527,6 +556,17 @@ fn stability(parsed: &Parsed, mut report: Report, ticket: &Ticket<Report>) -> Pa
 /// sample four times).
 const VERSIONS_LIMIT: usize = 4 << 20;
 
+/// Whether the versions pass compares `sample`'s outcome under `t`'s reference with the other
+/// version's: not for a long sample, nor for one that reaches none of the places where the
+/// versions differ (text parsed with neither `value_parser_by` nor tool coercion of a typed
+/// field), which is not parsed again.
+fn compares_versions(t: &Template, sample: &rtbench_tooling::sample::Sample) -> bool {
+    let ids = sample.model.prefix_ids.is_some() || sample.model.generation_ids.is_some();
+    sample.generation.len() <= VERSIONS_LIMIT
+        && rtbench_tooling::versions::other(t.reference()) != t.reference()
+        && (ids || t.may_differ_between_references(sample.tools.is_some()))
+}
+
 /// Parses every readable sample of `report` (read into `parsed`) under each reference version
 /// and marks those whose message or events differ from the version in force, stopping as soon
 /// as a newer request arrives.
@@ -538,20 +578,12 @@ fn versions(parsed: &Parsed, mut report: Report, ticket: &Ticket<Report>) -> Pas
             return Pass::Interrupted;
         }
         let Ok(sample) = &file.sample else { continue };
-        if sample.generation.len() > VERSIONS_LIMIT || other == base {
-            continue;
-        }
-        // A sample that reaches none of the places where the versions differ is not parsed
-        // again, and one whose versions agree is found so by hashing each version's outcome as
-        // it is made: comparing them whole keeps every event of both streams and four
-        // messages at once, some 60 bytes per byte of a sample of small tool calls. Only a
-        // sample that differs is compared whole, to say how.
-        let ids = sample.model.prefix_ids.is_some() || sample.model.generation_ids.is_some();
+        // One whose versions agree is found so by hashing each version's outcome as it is
+        // made: comparing them whole keeps every event of both streams and four messages at
+        // once, some 60 bytes per byte of a sample of small tool calls. Only a sample that
+        // differs is compared whole, to say how.
         let model = parsed.model.as_ref();
-        if !ids
-            && !parsed
-                .template
-                .may_differ_between_references(sample.tools.is_some())
+        if !compares_versions(&parsed.template, sample)
             || rtbench_tooling::versions::agree(&parsed.template, sample, model, base, other)
         {
             continue;
