@@ -3,9 +3,9 @@
 //! A `Vec` that doubles holds up to twice the room its items need, and while it moves to a
 //! larger block it holds the old and the new block at once: three times the items' size at
 //! that moment. The records a traced parse keeps for every event of a long text (an event's
-//! [`crate::event::Mark`], a region's compact record) are built while the text, the parser's
-//! copy of it and the message are all held, so that moment was the parse's peak. A chunked
-//! list never moves its items: it holds at most one partly filled chunk beyond them.
+//! mark, a region's compact record) are built while the text, the parser's copy of it and the
+//! message are all held, so that moment was the parse's peak. A chunked list never moves its
+//! items: it holds at most one partly filled chunk beyond them.
 //!
 //! (Written here rather than taken from a crate: it is the part of a segmented vector the
 //! engine needs, a push, a length and indexing, in a few lines.)
