@@ -186,7 +186,14 @@ fn rows_of<R: crate::workbench::view::Rows>(lines: impl Iterator<Item = R>, widt
     let (n, rows) = lines.fold((0, 0), |(n, rows), l| {
         (n + 1, rows + l.width().div_ceil(w).max(1))
     });
-    rows + n / 4
+    with_slack(rows, n)
+}
+
+/// `rows` of `lines` lines wrapped by characters, and room for the rows word wrapping may add:
+/// a quarter of the rows wrapping made. Lines that fit take one row however they are wrapped,
+/// so a pane of short lines (a message of many small tool calls) ends at its last line.
+fn with_slack(rows: usize, lines: usize) -> usize {
+    rows + rows.saturating_sub(lines) / 4
 }
 
 /// Up / Down in the diagnostics pane: select the previous / next diagnostic and scroll to it.
@@ -240,7 +247,7 @@ pub(super) fn clamp_scrolls(state: &mut State) {
                 .message
                 .as_ref()
                 .map_or(0, |m| lines.rows(m.into(), inner.width));
-            rows + lines.len() / 4 + 4
+            with_slack(rows, lines.len()) + 4
         });
         let max = rows.saturating_sub(usize::from(inner.height));
         state.ui.scroll[Pane::Message] = state.ui.scroll[Pane::Message].min(max);
@@ -359,6 +366,15 @@ mod tests {
     use super::super::on_action;
     use super::super::testing::loaded;
     use super::*;
+
+    #[test]
+    fn only_rows_that_wrapping_made_get_slack() {
+        // 2.6 million short lines (10 MB of small tool calls) used to get 650,000 rows of
+        // slack: `G` in the message pane scrolled past the end and showed nothing.
+        assert_eq!(with_slack(2_600_000, 2_600_000), 2_600_000);
+        assert_eq!(with_slack(140, 100), 150);
+        assert_eq!(with_slack(0, 0), 0);
+    }
 
     #[test]
     fn arrows_move_the_raw_cursor_by_characters_and_lines_keeping_the_column() {
