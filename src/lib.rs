@@ -9,6 +9,7 @@
 //! it is private to it but [`main`] and [`testing`], the surface its own integration tests and
 //! benches reach.
 
+mod allocator;
 mod cli;
 mod failure;
 mod reference;
