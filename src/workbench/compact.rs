@@ -111,11 +111,11 @@ impl Segments {
         len: usize,
     ) -> Segments {
         let mut count = 0;
-        cover_walk(marks(), origin, len, |_| count += 1);
+        paint::cover_each(marks(), origin, len, |_| count += 1);
         let mut out = Segments {
             store: SegmentStore::Narrow(Vec::with_capacity(count)),
         };
-        cover_walk(marks(), origin, len, |s| out.push(s));
+        paint::cover_each(marks(), origin, len, |s| out.push(s));
         out.shrink_to_fit();
         out
     }
@@ -243,38 +243,6 @@ impl Segments {
             }
         }
     }
-}
-
-/// The segments [`Segments::cover_sorted`] makes of `marks`, one by one to `emit`.
-fn cover_walk(
-    marks: impl IntoIterator<Item = (Range<usize>, Paint)>,
-    origin: usize,
-    len: usize,
-    mut emit: impl FnMut(Segment),
-) {
-    let gap = |emit: &mut dyn FnMut(Segment), from: usize, to: usize| {
-        let cut = origin.clamp(from, to.max(from));
-        if from < cut {
-            emit(Segment::new(from..cut, Paint::Cut));
-        }
-        if cut < to {
-            emit(Segment::new(cut..to, Paint::Unrouted));
-        }
-    };
-    let mut at = 0;
-    for (r, paint) in marks {
-        if r.is_empty() || r.end > len {
-            continue;
-        }
-        let start = r.start.max(at);
-        if start >= r.end {
-            continue;
-        }
-        gap(&mut emit, at, start);
-        emit(Segment::new(start..r.end, paint));
-        at = r.end;
-    }
-    gap(&mut emit, at, len);
 }
 
 impl From<Vec<Segment>> for Segments {

@@ -161,9 +161,7 @@ pub struct MessageLines {
     /// The width in cells of the widest line of each block of [`CHECKPOINT`] lines, as drawn
     /// (lines are cut: a few thousand cells at most).
     widest: Vec<u16>,
-    /// How many lines the highlighted head has.
-    head_lines: usize,
-    /// How many runs each head line has, in order.
+    /// How many runs each line of the highlighted head has, in order (one entry a head line).
     line_runs: Vec<u16>,
     /// The head's runs, line after line, in chunks of at most [`RUN_CHUNK`] runs: a line's
     /// runs lie in one chunk, the first whose room they fit (see [`RunCursor`]). Grown by
@@ -428,7 +426,7 @@ impl<'a> Iterator for MessageIter<'a> {
         let (indent, text) = self.written.next()?;
         let i = self.next;
         self.next += 1;
-        let runs = (i < self.lines.head_lines).then(|| {
+        let runs = (i < self.lines.line_runs.len()).then(|| {
             let n = self.lines.line_runs.get(i).map_or(0, |&n| usize::from(n));
             self.run_at.take(&self.lines.runs, n)
         });
@@ -486,7 +484,7 @@ impl MessageLines {
         while at < first && written.pass() {
             at += 1;
         }
-        let head = first.min(self.head_lines).min(self.line_runs.len());
+        let head = first.min(self.line_runs.len());
         let mut run_at = RunCursor::default();
         for &n in &self.line_runs[..head] {
             run_at.take(&self.runs, usize::from(n));
@@ -661,7 +659,6 @@ pub(crate) fn message_lines(message: Json<'_>, theme_name: &str, no_color: bool)
         if let Some(last) = runs.last_mut() {
             last.shrink_to_fit();
         }
-        lines.head_lines = line_runs.len();
         lines.line_runs = line_runs;
         lines.runs = runs;
         lines.styles = styles;

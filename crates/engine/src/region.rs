@@ -96,6 +96,34 @@ impl Held {
     }
 }
 
+/// A region's parsed content, from how its value was kept (`kept`), where the content lies
+/// inside the value (`place`), the value and what the region holds of its own: the value
+/// itself when it was kept as parsed, the place inside it, or the region's own copy.
+pub(crate) fn parsed_of<'a>(
+    kept: Step,
+    place: Option<Place>,
+    value: impl FnOnce() -> Option<&'a Value>,
+    own: Option<&'a Value>,
+) -> Option<&'a Value> {
+    match (kept, place) {
+        (Step::Parsed, _) => value(),
+        (_, Some(place)) => place.get(value()?),
+        _ => own,
+    }
+}
+
+/// A region's transformed value, as [`parsed_of`] finds its parsed content.
+pub(crate) fn transformed_of<'a>(
+    kept: Step,
+    value: impl FnOnce() -> Option<&'a Value>,
+    own: Option<&'a Value>,
+) -> Option<&'a Value> {
+    match kept {
+        Step::Transformed => value(),
+        _ => own,
+    }
+}
+
 /// Why a region ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ending {
@@ -216,11 +244,12 @@ impl Region {
         message: Option<&'a Dict>,
         field_name: &str,
     ) -> Option<&'a Value> {
-        match (self.kept_as_value, self.parsed_at) {
-            (Step::Parsed, _) => self.value_in(message, field_name),
-            (_, Some(place)) => place.get(self.value_in(message, field_name)?),
-            _ => self.own_parsed(),
-        }
+        parsed_of(
+            self.kept_as_value,
+            self.parsed_at,
+            || self.value_in(message, field_name),
+            self.own_parsed(),
+        )
     }
 
     /// The value after the transform (with tracing and a transform), `message` and
@@ -230,10 +259,11 @@ impl Region {
         message: Option<&'a Dict>,
         field_name: &str,
     ) -> Option<&'a Value> {
-        match self.kept_as_value {
-            Step::Transformed => self.value_in(message, field_name),
-            _ => self.own_transformed(),
-        }
+        transformed_of(
+            self.kept_as_value,
+            || self.value_in(message, field_name),
+            self.own_transformed(),
+        )
     }
 
     /// Whether the region has a value (held here or in the message).

@@ -102,31 +102,42 @@ pub fn cover_sorted(
     origin: usize,
     len: usize,
 ) -> Vec<Segment> {
-    let marks = marks
-        .into_iter()
-        .filter(|(r, _)| !r.is_empty() && r.end <= len);
     let mut segments = Vec::with_capacity(count * 2 + 2);
-    let gap = |segments: &mut Vec<Segment>, from: usize, to: usize| {
+    cover_each(marks, origin, len, |s| segments.push(s));
+    segments
+}
+
+/// The segments [`cover_sorted`] makes of `marks`, given one by one to `emit` (for a caller
+/// that stores them its own way).
+pub fn cover_each(
+    marks: impl IntoIterator<Item = (Range<usize>, Paint)>,
+    origin: usize,
+    len: usize,
+    mut emit: impl FnMut(Segment),
+) {
+    let gap = |emit: &mut dyn FnMut(Segment), from: usize, to: usize| {
         let cut = origin.clamp(from, to.max(from));
         if from < cut {
-            segments.push(Segment::new(from..cut, Paint::Cut));
+            emit(Segment::new(from..cut, Paint::Cut));
         }
         if cut < to {
-            segments.push(Segment::new(cut..to, Paint::Unrouted));
+            emit(Segment::new(cut..to, Paint::Unrouted));
         }
     };
     let mut at = 0;
     for (r, paint) in marks {
+        if r.is_empty() || r.end > len {
+            continue;
+        }
         let start = r.start.max(at);
         if start >= r.end {
             continue;
         }
-        gap(&mut segments, at, start);
-        segments.push(Segment::new(start..r.end, paint));
+        gap(&mut emit, at, start);
+        emit(Segment::new(start..r.end, paint));
         at = r.end;
     }
-    gap(&mut segments, at, len);
-    segments
+    gap(&mut emit, at, len);
 }
 
 /// Applies `f` to the part of the segments inside `r`, splitting segments at its edges.

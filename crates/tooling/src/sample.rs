@@ -49,7 +49,6 @@
 //! generation differently and no header of the file has options, the sample carries a warning
 //! that says how to write what was meant.
 
-use std::borrow::Borrow;
 use std::fmt;
 use std::ops::{Deref, Range};
 use std::path::{Path, PathBuf};
@@ -164,18 +163,6 @@ impl Deref for Text {
     }
 }
 
-impl AsRef<str> for Text {
-    fn as_ref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl Borrow<str> for Text {
-    fn borrow(&self) -> &str {
-        self.as_str()
-    }
-}
-
 impl fmt::Display for Text {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self.as_str(), f)
@@ -194,29 +181,9 @@ impl From<String> for Text {
     }
 }
 
-impl From<&str> for Text {
-    fn from(s: &str) -> Text {
-        Text(TextRepr::Owned(s.to_string()))
-    }
-}
-
-impl From<Text> for String {
-    fn from(t: Text) -> String {
-        t.into_string()
-    }
-}
-
 impl PartialEq for Text {
     fn eq(&self, other: &Text) -> bool {
         self.as_str() == other.as_str()
-    }
-}
-
-impl Eq for Text {}
-
-impl std::hash::Hash for Text {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.as_str().hash(state);
     }
 }
 
@@ -229,30 +196,6 @@ impl PartialEq<str> for Text {
 impl PartialEq<&str> for Text {
     fn eq(&self, other: &&str) -> bool {
         self.as_str() == *other
-    }
-}
-
-impl PartialEq<String> for Text {
-    fn eq(&self, other: &String) -> bool {
-        self.as_str() == other.as_str()
-    }
-}
-
-impl PartialEq<Text> for str {
-    fn eq(&self, other: &Text) -> bool {
-        self == other.as_str()
-    }
-}
-
-impl PartialEq<Text> for &str {
-    fn eq(&self, other: &Text) -> bool {
-        *self == other.as_str()
-    }
-}
-
-impl PartialEq<Text> for String {
-    fn eq(&self, other: &Text) -> bool {
-        self.as_str() == other.as_str()
     }
 }
 

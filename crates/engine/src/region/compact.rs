@@ -17,7 +17,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
 
-use super::{Ending, Region};
+use super::{Ending, Region, parsed_of, transformed_of};
 use crate::chunked::Chunked;
 use crate::event::Step;
 use crate::value::{Dict, Place, Value};
@@ -318,11 +318,12 @@ impl Regions {
             // A compact region's parsed content is its value, or a place inside it.
             Held::Slim(i) => {
                 let s = &self.slim[i];
-                match (s.kept(), self.place(s)) {
-                    (Step::Parsed, _) => s.value_in(message, field_name),
-                    (_, Some(place)) => place.get(s.value_in(message, field_name)?),
-                    _ => None,
-                }
+                parsed_of(
+                    s.kept(),
+                    self.place(s),
+                    || s.value_in(message, field_name),
+                    None,
+                )
             }
             Held::Full(i) => self.full[i].parsed_in(message, field_name),
         }
@@ -338,10 +339,7 @@ impl Regions {
         match self.entries.get(r)?.held() {
             Held::Slim(i) => {
                 let s = &self.slim[i];
-                match s.kept() {
-                    Step::Transformed => s.value_in(message, field_name),
-                    _ => None,
-                }
+                transformed_of(s.kept(), || s.value_in(message, field_name), None)
             }
             Held::Full(i) => self.full[i].transformed_in(message, field_name),
         }
