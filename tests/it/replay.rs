@@ -638,7 +638,7 @@ fn a_long_chunk_1_replay_builds_in_linear_time() {
             assert!(settled.iter().eq(p.output().iter()), "step {step}");
         }
     }
-    // Jumping anywhere is cheap: the middle step rebuilds its message from a snapshot.
+    // Jumping anywhere is cheap: the middle step rebuilds its message from the regions.
     let mid = r.step_count() / 2;
     let start = Instant::now();
     let _ = r.partial_message(mid);

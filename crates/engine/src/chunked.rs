@@ -15,7 +15,7 @@ const CHUNK: usize = 4096;
 
 /// A list of `T` in chunks of [`CHUNK`] items (see the module documentation).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Chunked<T> {
+pub struct Chunked<T> {
     chunks: Vec<Vec<T>>,
 }
 
@@ -27,7 +27,7 @@ impl<T> Default for Chunked<T> {
 
 impl<T> Chunked<T> {
     /// Appends `item` after the others.
-    pub(crate) fn push(&mut self, item: T) {
+    pub fn push(&mut self, item: T) {
         match self.chunks.last_mut() {
             Some(last) if last.len() < CHUNK => last.push(item),
             _ => {
@@ -39,11 +39,16 @@ impl<T> Chunked<T> {
     }
 
     /// The number of items.
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         match self.chunks.last() {
             Some(last) => (self.chunks.len() - 1) * CHUNK + last.len(),
             None => 0,
         }
+    }
+
+    /// Whether the list has no item.
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
     }
 
     /// How many items fit before another chunk is made.
@@ -53,7 +58,7 @@ impl<T> Chunked<T> {
     }
 
     /// Frees the room the last chunk keeps beyond its items (once no item is to come).
-    pub(crate) fn shrink_to_fit(&mut self) {
+    pub fn shrink_to_fit(&mut self) {
         if let Some(last) = self.chunks.last_mut() {
             last.shrink_to_fit();
         }
@@ -71,12 +76,12 @@ impl<T> std::ops::Index<usize> for Chunked<T> {
 
 impl<T: Copy> Chunked<T> {
     /// Item `i`.
-    pub(crate) fn get(&self, i: usize) -> Option<T> {
+    pub fn get(&self, i: usize) -> Option<T> {
         self.chunks.get(i / CHUNK)?.get(i % CHUNK).copied()
     }
 
     /// Every item, in order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = T> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
         self.chunks.iter().flatten().copied()
     }
 }

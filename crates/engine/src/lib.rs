@@ -34,7 +34,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod audit;
-mod chunked;
+pub mod chunked;
 mod content;
 pub mod delimiter;
 pub mod diagnostic;

@@ -504,7 +504,12 @@ impl Parser {
     /// `document` is the text the parser had received, from the start of the document (its
     /// part from [`Suspended::fed_to`] on is ignored). Continuing from here gives exactly the
     /// events and errors the suspended parser would have given.
-    pub fn restore(&mut self, state: &Suspended, document: &str) {
+    ///
+    /// `lender` is the output of a parser that went through the state, at any later point:
+    /// the message its stream finalized with, or what it had stored when it failed
+    /// ([`Parser::take_output`]). A state holds a list or string that only grows (a repeating
+    /// or joined field's) as its length, and takes the value's start from the lender.
+    pub fn restore(&mut self, state: &Suspended, document: &str, lender: &Dict) {
         self.buffer.clear();
         self.buffer
             .push_str(&document[state.origin..state.origin + state.buffer_len]);
@@ -515,7 +520,7 @@ impl Parser {
         // the parser a state came from, the one its states taken after that state were): the
         // parser continues under a new id, so that no earlier state lends it anything, and
         // every field counts as set whole now.
-        self.output = state.output.dict();
+        self.output = state.output.dict(lender);
         self.revision = state.revision;
         self.id = next_parser_id();
         let now = crate::snapshot::FieldRevs {
@@ -1047,7 +1052,7 @@ impl Parser {
     }
 
     /// The message made so far, taken out of the parser (what a failed parse had stored).
-    pub(crate) fn take_output(&mut self) -> Dict {
+    pub fn take_output(&mut self) -> Dict {
         std::mem::take(&mut self.output)
     }
 
@@ -1724,9 +1729,9 @@ mod tests {
                 "c": {"open": "<c>", "close": "</c>", "repeats": true},
                 "j": {"open": "<j>", "close": "</j>", "repeats": true, "join": ","}}}"#,
         );
-        let output_of = |state: &Suspended, document: &str| {
+        let output_of = |state: &Suspended, document: &str, lender: &Dict| {
             let mut p = Parser::new(&t, Some("<s>"), None).unwrap();
-            p.restore(state, document);
+            p.restore(state, document, lender);
             p.output().clone()
         };
         let mut p = Parser::new(&t, Some("<s>"), None).unwrap();
@@ -1735,57 +1740,79 @@ mod tests {
         let early = p.suspend(None);
         p.feed("<c>2</c><j>b</j>").unwrap();
         let left = p.suspend(Some(&early));
-        p.restore(&early, &format!("<s>{start}"));
+        let lender = p.output().clone();
+        p.restore(&early, &format!("<s>{start}"), &lender);
         let document = format!("<s>{start}<c>3</c><j>x</j>");
         p.feed("<c>3</c><j>x</j>").unwrap();
         let output = p.output().clone();
         // Same revision as `left`, another output.
         let same = p.suspend(Some(&left));
-        assert_eq!(output_of(&same, &document), output);
+        assert_eq!(output_of(&same, &document, &output), output);
         p.feed("<c>4</c>").unwrap();
         let later = p.suspend(Some(&left));
         let document = format!("{document}<c>4</c>");
-        assert_eq!(output_of(&later, &document), *p.output());
+        assert_eq!(output_of(&later, &document, p.output()), *p.output());
     }
 
     /// A parser restored from a state taken at any feed continues exactly as the parser it
     /// was taken from: the same events, held text and message, whatever the cut.
     #[test]
     fn a_restored_parser_continues_like_the_one_suspended() {
-        let t = smollm3();
-        let prefix = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n";
-        let generation = "<think>\nweighing it</think>\nThe answer <is> 42.<|im_end|>";
-        let chunks: Vec<&str> = generation
-            .char_indices()
-            .map(|(i, c)| &generation[i..i + c.len_utf8()])
-            .collect();
-        let run = |from: usize, p: &mut Parser| {
-            let mut evs = Vec::new();
-            for c in &chunks[from..] {
-                evs.extend(p.feed(c).unwrap());
+        let calls = template(
+            r#"{"start_anchor": "<s>", "fields": {
+                "c": {"open": "<c>", "close": "</c>", "repeats": true, "content": "json"},
+                "j": {"open": "<j>", "close": "</j>", "repeats": true, "join": ","},
+                "content": {}}}"#,
+        );
+        let cases = [
+            (
+                smollm3(),
+                "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n",
+                "<think>\nweighing it</think>\nThe answer <is> 42.<|im_end|>",
+            ),
+            (
+                calls,
+                "<s>",
+                "<c>[1]</c>a<j>x</j><c>{}</c> b<j>y</j><c>2</c><j>z</j>.",
+            ),
+        ];
+        for (t, prefix, generation) in cases {
+            let chunks: Vec<&str> = generation
+                .char_indices()
+                .map(|(i, c)| &generation[i..i + c.len_utf8()])
+                .collect();
+            let run = |from: usize, p: &mut Parser| {
+                let mut evs = Vec::new();
+                for c in &chunks[from..] {
+                    evs.extend(p.feed(c).unwrap());
+                }
+                let (message, last) = p.finalize().unwrap();
+                evs.extend(last);
+                (evs, message)
+            };
+            for cut in 0..chunks.len() {
+                let mut original =
+                    Parser::with_events(&t, Some(prefix), None, Events::Trace).unwrap();
+                for c in &chunks[..cut] {
+                    original.feed(c).unwrap();
+                }
+                let state = original.suspend(None);
+                let document = format!("{prefix}{}", chunks[..cut].concat());
+                assert_eq!(state.fed_to(), document.len(), "cut {cut}");
+                // A parser that has been elsewhere (here: fed to the end and finalized), whose
+                // message, the end of a stream through the state, lends the grown values.
+                let mut restored =
+                    Parser::with_events(&t, Some(prefix), None, Events::Trace).unwrap();
+                let (_, lender) = run(0, &mut restored);
+                restored.restore(&state, &document, &lender);
+                assert_eq!(restored.held(), original.held(), "cut {cut}");
+                assert_eq!(restored.output(), original.output(), "cut {cut}");
+                assert_eq!(
+                    run(cut, &mut restored),
+                    run(cut, &mut original),
+                    "cut {cut}"
+                );
             }
-            let (message, last) = p.finalize().unwrap();
-            evs.extend(last);
-            (evs, message)
-        };
-        for cut in 0..chunks.len() {
-            let mut original = Parser::with_events(&t, Some(prefix), None, Events::Trace).unwrap();
-            for c in &chunks[..cut] {
-                original.feed(c).unwrap();
-            }
-            let state = original.suspend(None);
-            let document = format!("{prefix}{}", chunks[..cut].concat());
-            assert_eq!(state.fed_to(), document.len(), "cut {cut}");
-            // A parser that has been elsewhere (here: fed to the end and finalized).
-            let mut restored = Parser::with_events(&t, Some(prefix), None, Events::Trace).unwrap();
-            let _ = run(0, &mut restored);
-            restored.restore(&state, &document);
-            assert_eq!(restored.held(), original.held(), "cut {cut}");
-            assert_eq!(
-                run(cut, &mut restored),
-                run(cut, &mut original),
-                "cut {cut}"
-            );
         }
     }
 

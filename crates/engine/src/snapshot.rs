@@ -1,12 +1,15 @@
-//! The parser's output as a suspended state holds it: shared with the states taken before it,
-//! so that the states of a long stream cost about the output once, not once per state.
+//! The parser's output as a suspended state holds it, so that the states of a long stream
+//! cost about one copy of the output, not one per state.
 //!
-//! Between two states of one parser a field's value either stays as it was (shared whole), or
-//! only grows (a `repeats` field's list gets items appended, a `join` field's string gets text
-//! appended: the state keeps the earlier state's value and the part added since), or is
-//! replaced (copied). A replay that keeps a state every thousand steps of a stream of 150,000
-//! tool calls thus holds each call once, where copying the output each time held it once per
-//! later state (quadratic: gigabytes for a megabyte of text).
+//! Between two states of one parser a field's value either stays as it was (shared whole with
+//! the earlier state), or is replaced (copied), or grows: a `repeats` field's list gets items
+//! appended, a `join` field's string gets text appended. A field that has grown once only ever
+//! grows (the parser sets such a value whole only while the field has no list or string), so
+//! its value in a state is the start of its value at any later point of a stream that went
+//! through the state: the state holds only its length, and the caller lends the later output
+//! when it restores the state. A replay keeping a state every thousand steps of a stream of
+//! 150,000 tool calls thus holds no call in its states, where copying the output each time
+//! held each call once per later state (quadratic: gigabytes for a megabyte of text).
 
 use std::sync::Arc;
 
@@ -21,88 +24,21 @@ pub(crate) struct FieldRevs {
     pub(crate) replaced: u64,
 }
 
+impl FieldRevs {
+    /// The value grew since it was last set whole (and so only grows from now on).
+    fn grew(self) -> bool {
+        self.changed > self.replaced
+    }
+}
+
 /// One field's value in a state.
 #[derive(Debug)]
 enum Part {
     /// The whole value.
     Whole(Value),
-    /// An earlier state's list, then the items appended since.
-    Items {
-        earlier: Arc<Part>,
-        added: Vec<Value>,
-    },
-    /// An earlier state's string, then the text appended since.
-    Text { earlier: Arc<Part>, added: String },
-}
-
-/// The end of every chain a dropped part leaves behind (see `Drop for Part`).
-fn end_of_chain() -> Arc<Part> {
-    static END: std::sync::OnceLock<Arc<Part>> = std::sync::OnceLock::new();
-    Arc::clone(END.get_or_init(|| Arc::new(Part::Whole(Value::Null))))
-}
-
-impl Part {
-    /// The earlier part this one extends, taken out (the end of the chain left in its place).
-    fn take_earlier(&mut self) -> Option<Arc<Part>> {
-        match self {
-            Part::Whole(_) => None,
-            Part::Items { earlier, .. } | Part::Text { earlier, .. } => {
-                Some(std::mem::replace(earlier, end_of_chain()))
-            }
-        }
-    }
-
-    /// The value's length as growth is counted (list items, string bytes).
-    fn grown_len(value: &Value) -> Option<usize> {
-        match value {
-            Value::List(items) => Some(items.len()),
-            Value::Str(s) => Some(s.len()),
-            _ => None,
-        }
-    }
-
-    /// The value this part stands for, built without recursion (a chain can be one link per
-    /// state of a long stream).
-    fn value(self: &Arc<Part>) -> Value {
-        let mut chain = Vec::new();
-        let mut at = self;
-        let base = loop {
-            match &**at {
-                Part::Whole(v) => break v,
-                Part::Items { earlier, .. } | Part::Text { earlier, .. } => {
-                    chain.push(at);
-                    at = earlier;
-                }
-            }
-        };
-        let mut value = base.clone();
-        for link in chain.into_iter().rev() {
-            match (&mut value, &**link) {
-                (Value::List(items), Part::Items { added, .. }) => {
-                    items.extend(added.iter().cloned());
-                }
-                (Value::Str(s), Part::Text { added, .. }) => s.push_str(added),
-                // A chain is only built over a value of its own kind.
-                _ => {}
-            }
-        }
-        value
-    }
-}
-
-/// Drops a chain link by link: the default drop would recurse once per link, and a chain can
-/// be one link per state of a long stream.
-impl Drop for Part {
-    fn drop(&mut self) {
-        let mut next = self.take_earlier();
-        while let Some(link) = next {
-            next = match Arc::try_unwrap(link) {
-                Ok(mut part) => part.take_earlier(),
-                // Still held by a later state: that state drops it.
-                Err(_) => None,
-            };
-        }
-    }
+    /// The first items of a list, or bytes of a string, of the lender's value (see the module
+    /// documentation).
+    Lent(usize),
 }
 
 /// One field of a state's output.
@@ -110,8 +46,6 @@ impl Drop for Part {
 struct Entry {
     name: String,
     revs: FieldRevs,
-    /// The value's grown length (list items, string bytes) when the state was taken.
-    len: Option<usize>,
     part: Arc<Part>,
 }
 
@@ -143,19 +77,15 @@ impl Output {
                     .iter()
                     .find(|(n, _)| n == name)
                     .map_or_else(FieldRevs::default, |(_, r)| *r);
-                let len = Part::grown_len(value);
                 let before = previous.and_then(|p| p.entries.iter().find(|e| e.name == name));
-                let part = match before {
-                    Some(e) if e.revs == revs => Arc::clone(&e.part),
-                    Some(e) if revs.replaced <= previous.map_or(0, |p| p.revision) => {
-                        grown(value, e)
-                    }
+                let part = match (before, grown_len(value)) {
+                    (Some(e), _) if e.revs == revs => Arc::clone(&e.part),
+                    (_, Some(len)) if revs.grew() => Arc::new(Part::Lent(len)),
                     _ => Arc::new(Part::Whole(value.clone())),
                 };
                 Entry {
                     name: name.to_owned(),
                     revs,
-                    len,
                     part,
                 }
             })
@@ -172,29 +102,41 @@ impl Output {
         self.parser
     }
 
-    /// The output the state holds.
-    pub(crate) fn dict(&self) -> Dict {
+    /// The output the state holds; `lender` is the output at a later point of a stream that
+    /// went through the state (see the module documentation).
+    pub(crate) fn dict(&self, lender: &Dict) -> Dict {
         self.entries
             .iter()
-            .map(|e| (e.name.clone(), e.part.value()))
+            .map(|e| {
+                let value = match &*e.part {
+                    Part::Whole(v) => v.clone(),
+                    Part::Lent(len) => lent(lender.get(e.name.as_str()), *len),
+                };
+                (e.name.clone(), value)
+            })
             .collect()
     }
 }
 
-/// A field's value that only grew since the earlier state's `e`: that state's part and what
-/// was appended since.
-fn grown(value: &Value, e: &Entry) -> Arc<Part> {
-    let earlier = Arc::clone(&e.part);
-    match (value, e.len) {
-        (Value::List(items), Some(n)) if n <= items.len() => Arc::new(Part::Items {
-            earlier,
-            added: items[n..].to_vec(),
-        }),
-        (Value::Str(s), Some(n)) if s.is_char_boundary(n) && n <= s.len() => Arc::new(Part::Text {
-            earlier,
-            added: s[n..].to_string(),
-        }),
-        _ => Arc::new(Part::Whole(value.clone())),
+/// The value's length as growth is counted (list items, string bytes).
+fn grown_len(value: &Value) -> Option<usize> {
+    match value {
+        Value::List(items) => Some(items.len()),
+        Value::Str(s) => Some(s.len()),
+        _ => None,
+    }
+}
+
+/// The first `len` items or bytes of the lender's value. A lender that does not hold them is
+/// not an output the state's stream went on to (a caller's mistake): the value is then `None`.
+fn lent(value: Option<&Value>, len: usize) -> Value {
+    match value {
+        Some(Value::List(items)) if len <= items.len() => Value::List(items[..len].to_vec()),
+        Some(Value::Str(s)) if s.is_char_boundary(len) => Value::Str(s[..len].into()),
+        _ => {
+            debug_assert!(false, "a lender without the state's value");
+            Value::Null
+        }
     }
 }
 
@@ -229,25 +171,40 @@ mod tests {
     }
 
     #[test]
-    fn grown_fields_keep_only_what_was_added_and_give_the_whole_value_back() {
+    fn grown_fields_hold_their_length_and_give_the_value_back_from_a_later_output() {
         let a = dict(&[
             ("role", Value::Str("assistant".into())),
             ("calls", list(2)),
             ("text", Value::Str("ab".into())),
+            ("once", list(1)),
         ]);
-        let s1 = Output::take(&a, 7, 3, &revs(&[("calls", 3, 2), ("text", 3, 1)]), None);
-        assert_eq!(s1.dict(), a);
+        let r1 = revs(&[("calls", 3, 2), ("text", 3, 1), ("once", 3, 3)]);
+        let s1 = Output::take(&a, 7, 3, &r1, None);
         let b = dict(&[
             ("role", Value::Str("assistant".into())),
             ("calls", list(5)),
             ("text", Value::Str("ab,cd".into())),
+            ("once", list(1)),
         ]);
-        let r2 = revs(&[("calls", 6, 2), ("text", 5, 1)]);
+        let r2 = revs(&[("calls", 6, 2), ("text", 5, 1), ("once", 3, 3)]);
         let s2 = Output::take(&b, 7, 6, &r2, Some(&s1));
-        assert_eq!(s2.dict(), b);
-        assert!(matches!(&*s2.entries[1].part, Part::Items { added, .. } if added.len() == 3));
-        assert!(matches!(&*s2.entries[2].part, Part::Text { added, .. } if added == ",cd"));
+        // Restored from the end of the stream (or any later point).
+        let end = dict(&[
+            ("role", Value::Str("assistant".into())),
+            ("calls", list(9)),
+            ("text", Value::Str("ab,cd,ef".into())),
+            ("once", list(1)),
+        ]);
+        assert_eq!(s1.dict(&end), a);
+        assert_eq!(s2.dict(&end), b);
+        assert_eq!(s2.dict(&b), b);
+        assert!(matches!(&*s2.entries[1].part, Part::Lent(5)));
+        assert!(matches!(&*s2.entries[2].part, Part::Lent(5)));
+        // Set whole and not grown since: held whole (it may yet be replaced).
+        assert!(matches!(&*s2.entries[3].part, Part::Whole(_)));
+        // Unchanged since the earlier state: shared with it.
         assert!(Arc::ptr_eq(&s1.entries[0].part, &s2.entries[0].part));
+        assert!(Arc::ptr_eq(&s1.entries[3].part, &s2.entries[3].part));
         // Replaced since: copied whole.
         let c = dict(&[("role", Value::Str("x".into())), ("calls", list(1))]);
         let s3 = Output::take(
@@ -257,30 +214,32 @@ mod tests {
             &revs(&[("role", 8, 8), ("calls", 8, 8)]),
             Some(&s2),
         );
-        assert_eq!(s3.dict(), c);
+        assert_eq!(s3.dict(&Dict::new()), c);
         assert!(matches!(&*s3.entries[1].part, Part::Whole(_)));
-        // Another parser's state lends nothing.
+        // Another parser's state shares nothing.
         let s4 = Output::take(&b, 8, 6, &r2, Some(&s1));
         assert!(
             s4.entries
                 .iter()
-                .all(|e| matches!(&*e.part, Part::Whole(_)))
+                .zip(&s1.entries)
+                .all(|(e, f)| !Arc::ptr_eq(&e.part, &f.part))
         );
-        assert_eq!(s4.dict(), b);
+        assert_eq!(s4.dict(&end), b);
     }
 
     #[test]
-    fn a_long_chain_gives_its_value_back_without_recursion() {
-        let mut out = dict(&[("calls", list(0))]);
-        let mut previous: Option<Output> = None;
-        for n in 1..=100_000 {
+    fn many_states_of_a_growing_list_hold_no_items() {
+        let mut out = dict(&[("calls", list(1))]);
+        let mut states = Vec::new();
+        for n in 2..=1_000 {
             if let Some(Value::List(items)) = out.get_mut("calls") {
                 items.push(Value::Int(n - 1));
             }
             let r = revs(&[("calls", n as u64, 1)]);
-            previous = Some(Output::take(&out, 1, n as u64, &r, previous.as_ref()));
+            let s = Output::take(&out, 1, n as u64, &r, states.last());
+            assert!(matches!(&*s.entries[0].part, Part::Lent(l) if *l == n as usize));
+            states.push(s);
         }
-        assert_eq!(previous.unwrap().dict(), dict(&[("calls", list(100_000))]));
-        // Dropping the chain (one link per state) does not recurse.
+        assert_eq!(states[499].dict(&out), dict(&[("calls", list(501))]));
     }
 }

@@ -5,43 +5,24 @@
 
 use crate::partial_json::{self, Preview};
 use rtbench_engine::ContentKind;
-use rtbench_engine::event::{Event, EventKind};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::{Dict, Value};
 
 use super::Replay;
 
-/// The client's state: settled values and their size.
+/// The client's state: the values settled so far.
 #[derive(Clone, Debug)]
-pub(super) struct Client {
-    pub settled: Dict,
-    /// How many values `settled` holds, nested ones included (the cost of copying it).
-    pub size: usize,
+struct Client {
+    settled: Dict,
 }
 
 impl Client {
-    pub(crate) fn new(template: &Template) -> Client {
-        Client {
-            size: template.defaults().values().map(nodes).sum(),
-            settled: template.defaults().clone(),
-        }
-    }
-
-    /// Applies one event; returns the work it took (0 for events that settle nothing).
-    pub(crate) fn apply(&mut self, template: &Template, event: &Event) -> usize {
-        let EventKind::Close { value } = &event.kind else {
-            return 0;
-        };
-        self.settle(template, event.field, value)
-    }
-
-    /// Stores the value a region of `field` closed with; returns the work it took.
-    pub(crate) fn settle(&mut self, template: &Template, field: usize, value: &Value) -> usize {
+    /// Stores the value a region of `field` closed with.
+    fn settle(&mut self, template: &Template, field: usize, value: &Value) {
         let Some(field) = template.fields().get(field) else {
-            return 0;
+            return;
         };
         let name = field.name.as_str();
-        let added = nodes(value);
         match (self.settled.get_mut(name), value) {
             (Some(Value::Str(prev)), Value::Str(s)) if field.join.is_some() => {
                 prev.push_str(field.join.as_deref().unwrap_or(""));
@@ -49,29 +30,16 @@ impl Client {
             }
             (Some(Value::List(items)), _) if field.repeats && field.join.is_none() => {
                 items.push(value.clone());
-                self.size += added;
             }
-            (slot, _) => {
+            _ => {
                 let stored = if field.repeats && field.join.is_none() {
                     Value::List(vec![value.clone()])
                 } else {
                     value.clone()
                 };
-                let old = slot.map_or(0, |old| nodes(old));
-                self.size = (self.size + nodes(&stored)).saturating_sub(old);
                 upsert(&mut self.settled, name, stored);
             }
         }
-        added
-    }
-}
-
-/// How many values a value holds, itself included.
-pub(super) fn nodes(value: &Value) -> usize {
-    1 + match value {
-        Value::List(items) => items.iter().map(nodes).sum(),
-        Value::Dict(d) => d.values().map(nodes).sum(),
-        _ => 0,
     }
 }
 
@@ -142,29 +110,24 @@ impl PartialMessage {
 }
 
 impl Replay {
-    /// What a streaming client shows after `step`, rebuilt without the events: the nearest
-    /// snapshot of settled values plus the values of the regions closed since, and the open
-    /// region's text so far (its chunks are the document's text, in order and contiguous).
+    /// What a streaming client shows after `step`, rebuilt without the events: the template's
+    /// defaults, the values of the regions closed by then, and the open region's text so far
+    /// (its chunks are the document's text, in order and contiguous).
     pub fn partial_message(&self, step: usize) -> PartialMessage {
         let s = self.step(step);
         let upto = s.events.end;
-        let at = self.snapshots.partition_point(|(i, _)| *i <= upto) - 1;
-        let (from, settled) = &self.snapshots[at];
         let mut client = Client {
-            settled: settled.clone(),
-            size: 0,
+            settled: self.template.defaults().clone(),
         };
-        let regions = self.regions();
-        let first = regions.partition_point(|r| r.close_event.is_some_and(|c| c < *from));
-        for r in regions.iter().skip(first) {
-            match (r.close_event, r.value()) {
-                (Some(c), Some(value)) if c < upto => {
-                    if c >= *from {
-                        client.settle(&self.template, r.field, value);
-                    }
-                }
-                // Regions close in the order they open: the rest closed later or never.
-                _ => break,
+        let stored = self.stored();
+        for (r, region) in self.regions.iter().enumerate() {
+            // Regions close in the order they open: the rest closed later or never.
+            if region.close_event.is_none_or(|c| c >= upto) {
+                break;
+            }
+            let name = self.field_name(region.field);
+            if let Some(value) = self.regions.value_in(r, Some(stored), name) {
+                client.settle(&self.template, region.field, value);
             }
         }
         let finished = s.error.is_none() && matches!(s.kind, super::StepKind::Finalize);

@@ -1,13 +1,17 @@
 //! The replay's steps, a few bytes each: where each step's fed text, generation bytes and
 //! events end, how much text it left held back, the open field and where the open region's
 //! body ends. A chunk-size-1 replay has one step per character of the generation, so a step
-//! costs about one byte in the common case (a short chunk, a few events, little held back, the
-//! same field as before) and a handful of variable-length integers otherwise. Every
-//! [`MARK_EVERY`] steps a mark records where the encoding stands, so any step is decoded from
-//! the mark before it.
+//! costs one byte in the common case (a short chunk, a few events, little held back, the same
+//! field as before), and otherwise a byte saying which numbers differ from that case followed
+//! by those numbers only (a delimiter being held back as it arrives costs two bytes a step).
+//! Every [`MARK_EVERY`] steps a mark records where the encoding stands, so any step is decoded
+//! from the mark before it. The encoding grows by fixed chunks: a long replay never holds an
+//! old and a new copy of it while it grows.
+
+use rtbench_engine::chunked::Chunked;
 
 /// Steps between two marks: a step is decoded in at most this many steps' work.
-const MARK_EVERY: usize = 128;
+const MARK_EVERY: usize = 512;
 
 /// What the index knows about one step: the ends of its ranges (whose starts are the previous
 /// step's ends) and the parser's state after it.
@@ -40,7 +44,7 @@ struct Mark {
 /// The steps of a replay, encoded.
 #[derive(Clone, Debug, Default)]
 pub(super) struct StepIndex {
-    bytes: Vec<u8>,
+    bytes: Chunked<u8>,
     marks: Vec<Mark>,
     len: usize,
     last: Entry,
@@ -48,7 +52,29 @@ pub(super) struct StepIndex {
 
 /// A step in one byte: a chunk of 1 to 4 bytes (the generation's own), up to 7 events, up to 3
 /// bytes held back, the same field and no gap between the open body and the held text.
+/// Otherwise the first byte is `FULL` with a bit for each of the [`Field`]s written after it,
+/// the others taking their usual values.
 const FULL: u8 = 0x80;
+
+/// The numbers of a step not in one byte, in the order they are written, each with its bit in
+/// the step's first byte.
+#[derive(Clone, Copy)]
+enum Field {
+    /// Bytes fed (else 1).
+    Fed = 1,
+    /// Generation bytes consumed (else as many as were fed).
+    Source = 2,
+    /// Events (else none).
+    Events = 4,
+    /// Bytes held back (else none).
+    Held = 8,
+    /// The field receiving text, plus one (0 for none; else the same as before).
+    Current = 16,
+    /// The gap between the held text and the open body's end, zigzagged (else none).
+    Gap = 32,
+    /// Broken characters replaced (else none).
+    Replaced = 64,
+}
 
 impl StepIndex {
     pub(crate) fn len(&self) -> usize {
@@ -83,17 +109,27 @@ impl StepIndex {
             self.bytes
                 .push((fed - 1) as u8 | (events as u8) << 2 | (held as u8) << 5);
         } else {
-            self.bytes.push(FULL);
-            for n in [
-                fed as u64,
-                (entry.source_end - prev.source_end) as u64,
-                events as u64,
-                held as u64,
-                entry.current.map_or(0, |c| c as u64 + 1),
-                gap,
-                entry.replaced as u64,
-            ] {
-                write_varint(&mut self.bytes, n);
+            let source = entry.source_end - prev.source_end;
+            let written = [
+                (Field::Fed, fed as u64, fed != 1),
+                (Field::Source, source as u64, source != fed),
+                (Field::Events, events as u64, events != 0),
+                (Field::Held, held as u64, held != 0),
+                (
+                    Field::Current,
+                    entry.current.map_or(0, |c| c as u64 + 1),
+                    entry.current != prev.current,
+                ),
+                (Field::Gap, gap, gap != 0),
+                (Field::Replaced, entry.replaced as u64, entry.replaced != 0),
+            ];
+            let mask = written
+                .iter()
+                .filter(|w| w.2)
+                .fold(0, |m, (f, ..)| m | *f as u8);
+            self.bytes.push(FULL | mask);
+            for (_, n, _) in written.iter().filter(|w| w.2) {
+                write_varint(&mut self.bytes, *n);
             }
         }
         self.len += 1;
@@ -171,7 +207,7 @@ struct Decoder {
 
 impl Decoder {
     /// Decodes the next step over `entry`.
-    fn next(&mut self, bytes: &[u8]) {
+    fn next(&mut self, bytes: &Chunked<u8>) {
         let e = &mut self.entry;
         let tag = bytes[self.offset];
         self.offset += 1;
@@ -185,14 +221,23 @@ impl Decoder {
             e.replaced = 0;
             return;
         }
-        let mut read = || read_varint(bytes, &mut self.offset);
-        e.fed_to += read() as usize;
-        e.source_end += read() as usize;
-        e.events_end += read() as usize;
-        e.held_start = e.fed_to - read() as usize;
-        e.current = (read() as usize).checked_sub(1);
-        e.live_end = (e.held_start as i64 - unzigzag(read())) as usize;
-        e.replaced = read() as usize;
+        let offset = &mut self.offset;
+        let mut read = |f: Field, usual: u64| {
+            if tag & f as u8 == 0 {
+                usual
+            } else {
+                read_varint(bytes, offset)
+            }
+        };
+        let fed = read(Field::Fed, 1) as usize;
+        e.fed_to += fed;
+        e.source_end += read(Field::Source, fed as u64) as usize;
+        e.events_end += read(Field::Events, 0) as usize;
+        e.held_start = e.fed_to - read(Field::Held, 0) as usize;
+        let current = e.current.map_or(0, |c| c as u64 + 1);
+        e.current = (read(Field::Current, current) as usize).checked_sub(1);
+        e.live_end = (e.held_start as i64 - unzigzag(read(Field::Gap, 0))) as usize;
+        e.replaced = read(Field::Replaced, 0) as usize;
     }
 }
 
@@ -205,7 +250,7 @@ fn unzigzag(n: u64) -> i64 {
 }
 
 /// LEB128: seven bits a byte, low bits first.
-fn write_varint(out: &mut Vec<u8>, mut n: u64) {
+fn write_varint(out: &mut Chunked<u8>, mut n: u64) {
     while n >= 0x80 {
         out.push(n as u8 | 0x80);
         n >>= 7;
@@ -213,7 +258,7 @@ fn write_varint(out: &mut Vec<u8>, mut n: u64) {
     out.push(n as u8);
 }
 
-fn read_varint(bytes: &[u8], offset: &mut usize) -> u64 {
+fn read_varint(bytes: &Chunked<u8>, offset: &mut usize) -> u64 {
     let mut n = 0u64;
     let mut shift = 0;
     loop {
@@ -292,6 +337,22 @@ mod tests {
         }
         assert_eq!(index.bytes.len(), 1000);
         assert_eq!(index.get(999), e);
+    }
+
+    #[test]
+    fn a_step_holding_back_a_long_delimiter_costs_two_bytes() {
+        let mut index = StepIndex::default();
+        let mut e = Entry::default();
+        for held in 0..100 {
+            e.fed_to += 1;
+            e.source_end = e.fed_to;
+            e.held_start = e.fed_to - held.min(e.fed_to);
+            e.live_end = e.held_start;
+            index.push(e);
+        }
+        // Steps 0 to 3 hold back at most 3 bytes: one byte each.
+        assert_eq!(index.bytes.len(), 4 + 96 * 2);
+        assert_eq!(index.get(99), e);
     }
 
     #[test]

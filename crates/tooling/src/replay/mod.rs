@@ -7,16 +7,16 @@
 //! character):
 //! - each step is a few bytes of the `index` (where its chunk, events and held-back text end,
 //!   the open field and the open body's end), which [`Replay::step`] expands into a [`Step`];
-//! - the regions of the whole stream (with their values) and the discarded text, merged where
-//!   it is contiguous;
+//! - the regions of the whole stream and the discarded text, merged where it is contiguous. A
+//!   region of a field whose values the message appends to a list holds its value there (it
+//!   records which item), so a stream of many small regions holds each value once; the others
+//!   hold their own;
 //! - the parser's state every 1024 (`rebuild::CHECKPOINT_STEPS`) steps, from which `rebuild` feeds
-//!   the same chunks again to give any step's events on demand (they are not stored);
-//! - the message a client would have built, snapshotted now and then, so any step's message is
-//!   the nearest snapshot plus the values of the regions closed since. A snapshot is taken once
-//!   at least [`SNAPSHOT_EVERY`] regions closed since the last one *and* the values stored
-//!   since then outnumber the values in the message: copying snapshots then costs no more than
-//!   storing the values did (linear in the stream), and rebuilding any step costs about two
-//!   copies of its message.
+//!   the same chunks again to give any step's events on demand (they are not stored).
+//!
+//! The message a client shows after a step is rebuilt when asked for, from the values of the
+//! regions closed by then: about one copy of that message's work, as copying a stored one would
+//! be.
 //!
 //! Offsets are byte offsets into the replay's *document*: the prefix followed by the text that
 //! was actually fed (which differs from the generation only for byte chunkings that cut a
@@ -44,12 +44,8 @@ pub use client::{LiveRegion, PartialMessage};
 pub use held::{Candidate, CandidateState, Role};
 pub use paint::RegionView;
 
-use client::Client;
 use index::{Entry, StepIndex};
 use rebuild::{Checkpoint, Rebuilder, Sources};
-
-/// The fewest closed regions between two snapshots of the client's message.
-pub const SNAPSHOT_EVERY: usize = 64;
 
 /// Feeds between two looks at the [`Progress`] of a build: it counts generation bytes
 /// streamed, and a cancelled build stops within this many feeds.
@@ -187,27 +183,23 @@ pub struct Replay {
     /// Text that went to no region: `(step, range)`, in document order, contiguous pieces
     /// merged (the step is the first one's: a step shows the part before its held text).
     discarded: Vec<(usize, Range<usize>)>,
-    /// The client's settled message after `timeline[..upto]`, every few closes.
-    snapshots: Vec<(usize, Dict)>,
     rebuilder: Rebuilder,
     outcome: Outcome,
+    /// After a failure, what the parser had stored (see [`Replay::stored`]).
+    stored: Dict,
 }
 
 /// The state of a replay being built.
 struct Recorder {
-    template: Template,
     document: String,
     index: StepIndex,
     initial: Vec<TimelineEvent>,
     regions: RegionBuilder,
     discarded: Vec<(usize, Range<usize>)>,
-    snapshots: Vec<(usize, Dict)>,
-    /// Closes and work since the last snapshot.
-    since_snapshot: (usize, usize),
-    client: Client,
     checkpoints: Vec<Checkpoint>,
     finalize: Option<usize>,
     outcome: Outcome,
+    stored: Dict,
 }
 
 impl Replay {
@@ -256,29 +248,28 @@ impl Replay {
     ) -> Option<Replay> {
         let fed_len = fed_len(&chunking, generation) + feeding.tail.len();
         let mut rec = Recorder {
-            template: template.clone(),
             document: String::with_capacity(prefix.len() + fed_len),
             index: StepIndex::default(),
             initial: Vec::new(),
             regions: RegionBuilder::new(prefix.len() + fed_len),
             discarded: Vec::new(),
-            snapshots: vec![(0, template.defaults().clone())],
-            since_snapshot: (0, 0),
-            client: Client::new(&template),
             checkpoints: Vec::new(),
             finalize: None,
             outcome: Outcome::Message(Dict::new()),
+            stored: Dict::new(),
         };
         rec.document.push_str(prefix);
         let mut origin = 0;
         // The build keeps no chunk or discard text (views rebuild the events with theirs), so
         // its parser records spans only; the prefix's events, which are kept, get their texts
-        // from the document.
+        // from the document. A value the message holds as an item of a list is held there
+        // only, its region saying which item: a stream of many small regions then holds each
+        // value once, not in its region too.
         let options = Options {
             events: Events::Spans,
             whole_text: false,
             token_ids: feeding.token_ids,
-            values_once: false,
+            values_once: true,
         };
         match Parser::with_options(&template, Some(prefix), tools, options) {
             Err(error) => {
@@ -305,6 +296,15 @@ impl Replay {
                         EventKind::Chunk { text, .. } | EventKind::Discard { text } => {
                             text.push_str(t);
                         }
+                        // Shown with the value the message holds.
+                        EventKind::Close { value } => {
+                            let item = e.detail.as_ref().and_then(|d| d.value_item);
+                            let name = template.fields()[e.field].name.as_str();
+                            let held = parser.output().get(name).and_then(Value::as_list);
+                            if let Some(v) = item.and_then(|i| held?.get(i)) {
+                                *value = v.clone();
+                            }
+                        }
                         _ => {}
                     }
                 }
@@ -315,6 +315,9 @@ impl Replay {
                     Fed::All => rec.finish(&mut parser, &feeding.tail),
                     Fed::Failed => {}
                     Fed::Cancelled => return None,
+                }
+                if let Outcome::Failed { .. } = rec.outcome {
+                    rec.stored = parser.take_output();
                 }
             }
         }
@@ -331,8 +334,8 @@ impl Replay {
             finalize: rec.finalize,
             regions: rec.regions.into_regions(),
             discarded: rec.discarded,
-            snapshots: rec.snapshots,
             outcome: rec.outcome,
+            stored: rec.stored,
         })
     }
 }
@@ -428,8 +431,7 @@ impl Recorder {
         }
     }
 
-    /// Adds a step with its events and the parser's state after them, updating the regions
-    /// and the client's snapshots.
+    /// Adds a step with its events and the parser's state after them, updating the regions.
     fn record(&mut self, entry: &mut Entry, events: Vec<Event>, parser: &Parser) {
         self.observe(entry, parser);
         let step = self.index.len();
@@ -441,22 +443,12 @@ impl Recorder {
                     _ => self.discarded.push((step, event.span.clone())),
                 }
             }
-            let work = self.client.apply(&self.template, &event);
-            if work > 0 {
-                self.since_snapshot.0 += 1;
-                self.since_snapshot.1 += work;
-                let (closes, work) = self.since_snapshot;
-                if closes >= SNAPSHOT_EVERY && work >= self.client.size {
-                    self.snapshots
-                        .push((index + 1, self.client.settled.clone()));
-                    self.since_snapshot = (0, 0);
-                }
-            }
             if step == 0 {
                 self.regions.push(index, &event);
                 self.initial.push(TimelineEvent { step, event });
             } else {
-                // Not kept (rebuilt when shown): its value moves into its region.
+                // Not kept (rebuilt when shown): its value moves into its region (unless the
+                // message holds it, see `values_once`).
                 self.regions.take(index, &mut event);
             }
             index += 1;
@@ -607,6 +599,7 @@ impl Replay {
                 document: &self.document,
                 prefix_len: self.prefix_len,
                 finalize: self.finalize,
+                lender: self.stored(),
             };
             out.extend(self.rebuilder.events(&sources, start.max(initial)..end));
         }
@@ -634,6 +627,15 @@ impl Replay {
             .iter()
             .filter_map(|t| t.event.to_value(self.field_name(t.event.field)))
             .collect()
+    }
+
+    /// The message, or after a failure what the parser had stored: where the regions' values
+    /// held as list items are, and what the checkpoints' grown values start with.
+    fn stored(&self) -> &Dict {
+        match &self.outcome {
+            Outcome::Message(message) => message,
+            Outcome::Failed { .. } => &self.stored,
+        }
     }
 
     /// A field's name (`""` for text that went to no field).

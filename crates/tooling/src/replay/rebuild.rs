@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use rtbench_engine::parser::{Events, Options, Parser, Suspended};
 use rtbench_engine::template::Template;
-use rtbench_engine::value::Value;
+use rtbench_engine::value::{Dict, Value};
 
 use super::TimelineEvent;
 use super::index::StepIndex;
@@ -63,6 +63,9 @@ pub(super) struct Sources<'a> {
     pub prefix_len: usize,
     /// The step that finalizes, if the stream got that far.
     pub finalize: Option<usize>,
+    /// The stream's message, or what it had stored when it failed: the checkpoints take the
+    /// start of their grown lists and strings from it (see [`Parser::restore`]).
+    pub lender: &'a Dict,
 }
 
 impl Rebuilder {
@@ -147,7 +150,7 @@ impl Rebuilder {
         let Some(parser) = work.parser.as_mut() else {
             return stretch;
         };
-        parser.restore(&from.state, src.document);
+        parser.restore(&from.state, src.document, src.lender);
         let steps = (from.step + 1..=end).zip(src.index.pairs_from(from.step + 1));
         for (step, (before, after)) in steps {
             let text = &src.document[before.fed_to..after.fed_to];
