@@ -318,19 +318,21 @@ fn the_analysis_of_many_small_regions_holds_each_value_once() {
             function.expect("a function")
         ));
     }
-    // Measured over idle: peak 8.22 and kept 7.42 bytes per byte (8.00 and 7.04 at 10 MB).
+    // Measured over idle: peak 8.22 and kept 7.42 bytes per byte (7.92 and 7.04 at 10 MB).
     // The parse holds the sample's file, whose text the generation shares (1 x N), the
-    // parser's copy of the text (1), the message (4.4: a tool call's value is 249 bytes in five
-    // blocks, its dicts' short keys held inline), the engine's compact regions (0.7: a 44-byte
-    // record, in chunks, and a 4-byte entry a call) and the 8-byte marks (0.4, in chunks).
-    // Once it is done, the message's list is shrunk to its items, the events are painted
-    // (12-byte segments, 0.56) and let go, and the document is made (1); the sample the
-    // analysis keeps reads its generation there, and the worker lets go of the file's text.
-    // The peak, the file's text still held, is as the message pane's highlighted head is
-    // made (0.45 MB whatever the sample: 256 KB of JSON as four-byte runs, in chunks). What
-    // is kept: the message, the document, the regions, the segments, the 4-byte line starts
-    // (0.19) and that head.
-    // Before: 8.52 and 7.42 with the worker holding the file's text to the end and the marks
+    // parser's copy of the text (1, made with room for the prefix), the message (4.4: a tool
+    // call's value is 249 bytes in five blocks, its dicts' short keys held inline), the
+    // engine's compact regions (0.7: a 44-byte record, in chunks, and a 4-byte entry a call)
+    // and the 8-byte marks (0.4, in chunks): that is the peak at 10 MB. Once it is done, the
+    // parser's copy, the prefix put before it in place, is the document; the file's findings
+    // and error are placed, the file's text goes (the sample the analysis keeps reads its
+    // generation in the document), the message's list is shrunk to its items, the events are
+    // painted (12-byte segments, 0.56) and let go. At 1 MB the peak is as the message pane's
+    // highlighted head is made (0.45 MB whatever the sample: 256 KB of JSON as four-byte runs,
+    // in chunks). What is kept: the message, the document, the regions, the segments, the
+    // 4-byte line starts (0.19) and that head.
+    // Before: 8.00 and 7.04 at 10 MB with the document made apart from the parser's copy and
+    // the file's text held beside it until the analysis was done; 8.52 and 7.42 with the worker holding the file's text to the end and the marks
     // held while the document was made; 8.95 and 7.42 with the head's runs in one list grown by
     // doubling; 9.55 and 8.42 with the analysis's sample holding the file's text beside the
     // document, the message's list keeping its growth and 16-byte segments, 8-byte line starts;
@@ -390,9 +392,10 @@ fn the_audit_of_many_small_regions_folds_its_events_as_they_come() {
         kept as f64 / MB,
         kept as f64 / n as f64
     );
-    // Measured: peak 6.63 and kept 5.60 bytes per byte (the message 4.4, the regions 0.7 as
+    // Measured: peak 6.63 and kept 6.60 bytes per byte (the message 4.4, the regions 0.7 as
     // 44-byte records and 4-byte entries, the 8-byte marks 0.4, both in chunks that never move,
-    // and at the peak the parser's copy of the text); 6.76 and 5.73 with the marks in one list
+    // and the parser's copy of the text, kept as the document); 6.63 and 5.60 when the copy
+    // was dropped and a document made apart where one was needed; 6.76 and 5.73 with the marks in one list
     // that doubled; 7.79 and 6.76 with `String` dict keys (the message 5.4); 10.0 and 9.0 with
     // the regions held as 152-byte `Region`s (2.5) and 16-byte marks (1.1); 12.4 and 11.4 with
     // 264-byte regions (their rarely present values unboxed) and 24-byte marks; 13.4 at the

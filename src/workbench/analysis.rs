@@ -344,7 +344,14 @@ pub(crate) fn analyze(
     shared: Arc<Sample>,
     file_text: &str,
 ) -> Analysis {
-    analyze_with_model(template, None, name, shared, file_text, None)
+    analyze_with_model(
+        template,
+        None,
+        name,
+        shared,
+        Arc::new(file_text.to_string()),
+        None,
+    )
 }
 
 /// [`analyze`] with the model's files: a generation of token ids is parsed and shown as the
@@ -355,7 +362,7 @@ pub(crate) fn analyze_with_model(
     source: Option<&Arc<TemplateSource>>,
     name: &str,
     shared: Arc<Sample>,
-    file_text: &str,
+    file_text: Arc<String>,
     model: Option<&Model>,
 ) -> Analysis {
     let decoded = decoded_sample(template, &shared, model).map(Arc::new);
@@ -396,7 +403,7 @@ pub(crate) fn analyze_with_model(
         source.map(|s| &**s),
         &shared,
         name,
-        file_text,
+        &file_text,
         model,
     );
     let failed_prefix = match &audit.result {
@@ -405,6 +412,7 @@ pub(crate) fn analyze_with_model(
         }
         _ => None,
     };
+    let audit_document = audit.document;
     let mut trace = failed_prefix.unwrap_or(Trace {
         marks: audit.marks,
         regions: audit.regions,
@@ -412,10 +420,41 @@ pub(crate) fn analyze_with_model(
         held: audit.held,
         result: audit.result,
     });
+    let regions = trace.regions;
+    // The parse's own text is the document, unless the parse read another text (a generation
+    // of token ids, decoded).
+    let document = match audit_document {
+        d if d.len() == doc_len
+            && d.starts_with(prefix)
+            && d[prefix_len..] == *sample.generation =>
+        {
+            d
+        }
+        _ => format!("{prefix}{}", sample.generation),
+    };
+    let document = Arc::new(document);
+    let error = trace.result.as_ref().err();
+    // Error positions come from the content parsers: keep them on character boundaries.
+    let error_at = error
+        .and_then(|e| e.span.as_ref())
+        .map(|s| document.floor_char_boundary(s.start));
+    let problem =
+        error.map(|e| parse_problem(e, &regions, &document, sample, prefix_len, name, &file_text));
+    // Nothing below places anything in the file: the sample the analysis keeps reads its
+    // generation in the document, and the file's text goes (when the caller let go of it too)
+    // before the events are painted, so that it is not held beside the document, the message
+    // and the painting at once.
+    let kept_sample = match Text::shared(&document, prefix_len..document.len()) {
+        Some(generation) if !decoded_ids => Arc::new(shared.with_generation(generation)),
+        _ => Arc::clone(&shared),
+    };
+    drop(file_text);
+    drop(shared);
+    let sample: &Sample = decoded.as_deref().unwrap_or(&kept_sample);
     // A repeating field's list grew by doubling as its regions closed; the analysis keeps the
     // message while the sample is on screen, so it keeps only the items (156,452 tool calls
-    // kept room for 262,144: 3.4 bytes of room per 10 bytes of text). The parse's copy of
-    // the text is gone by now, so the shrinking copy does not add to the peak.
+    // kept room for 262,144: 3.4 bytes of room per 10 bytes of text). The file's text is gone
+    // by now, so the shrinking copy does not add to the peak.
     if let Ok(message) = &mut trace.result {
         for v in message.values_mut() {
             if let Value::List(items) = v {
@@ -423,19 +462,9 @@ pub(crate) fn analyze_with_model(
             }
         }
     }
-    let regions = trace.regions;
-    // The events are painted, and their room goes to what follows, before the document is
-    // made (once the parse is done: the parse holds a copy of its own).
+    // The events are painted, and their room goes to what follows.
     let painted = painted(&trace.marks, trace.origin, doc_len);
     drop(trace.marks);
-    let document = Arc::new(format!("{prefix}{}", sample.generation));
-    let error = trace.result.as_ref().err();
-    // Error positions come from the content parsers: keep them on character boundaries.
-    let error_at = error
-        .and_then(|e| e.span.as_ref())
-        .map(|s| document.floor_char_boundary(s.start));
-    let problem =
-        error.map(|e| parse_problem(e, &regions, &document, sample, prefix_len, name, file_text));
     let matched_fields = matched_fields(template, &regions);
     let mut segments = marked_up(painted, &document, &regions, &trace.held, error_at);
     paint_losses(&mut segments, &document, &findings);
@@ -460,12 +489,6 @@ pub(crate) fn analyze_with_model(
     warnings.extend(differs_warning(&status, name));
 
     let message = result.ok();
-    // The sample as read holds its generation (or its file's text); what the analysis keeps
-    // reads it in the document instead, so that the text is not held twice while it is shown.
-    let kept_sample = match Text::shared(&document, prefix_len..document.len()) {
-        Some(generation) if !decoded_ids => Arc::new(shared.with_generation(generation)),
-        _ => Arc::clone(&shared),
-    };
     Analysis {
         sample_name: name.to_string(),
         template: template.clone(),

@@ -262,12 +262,26 @@ fn analyse_selected(
     model: Option<&Model>,
     req: &Request,
 ) -> (Shown, (Status, usize)) {
-    let bad_expected = f.bad_expected.as_ref();
-    let mut a = analysis::analyze_with_model(t, source, &f.name, Arc::clone(&s), &f.text, model);
+    let bad_expected = f.bad_expected.clone();
+    // The versions pass places its warning in the file: it keeps the file's text. Otherwise
+    // the analysis is given the only hold on it, and lets go of it once the parse's findings
+    // are placed (a long sample's text is then not held beside the analysis's document).
+    let keeps_file = compares_versions(t, &s);
+    let (read, text) = if keeps_file {
+        (Arc::clone(&s), Arc::clone(&f.text))
+    } else {
+        f.sample = Err(String::new());
+        (s, std::mem::take(&mut f.text))
+    };
+    let mut a = analysis::analyze_with_model(t, source, &f.name, read, text, model);
+    if !keeps_file {
+        f.sample = Ok(Arc::clone(&a.sample));
+    }
     if let Some(m) = model {
+        let s = Arc::clone(&a.sample);
         model_views(m, &s, &f.name, &mut a);
     }
-    if let Some(d) = bad_expected {
+    if let Some(d) = &bad_expected {
         a.warnings.insert(0, d.clone());
         a.status = Status::Unreadable(d.message.clone());
     }
@@ -285,11 +299,6 @@ fn analyse_selected(
         a.status.clone(),
         a.findings.len() + usize::from(bad_expected.is_some()),
     );
-    if !compares_versions(t, &s) {
-        drop(s);
-        f.sample = Ok(Arc::clone(&a.sample));
-        f.text = Arc::default();
-    }
     // The message pane's lines, highlighted once here and written from the message when
     // drawn (nothing on failure).
     let lines = match &a.message {

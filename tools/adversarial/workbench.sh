@@ -4,7 +4,7 @@
 # mark (VmHWM) after loading and after each key, once the process is idle again.
 #   tools/adversarial/workbench.sh            (RTBENCH=path/to/rtbench to skip the build)
 # Cases:
-#   tool-calls-10mb  10 MB of small <tool_call> regions (Qwen3): load, then `s` (the replay)
+#   tool-calls-10mb  10 MB of small <tool_call> regions (Qwen3): load, `s` (the replay), `:1`
 #   plain-10mb       10 MB of words in a think block and an answer (SmolLM3): load, `s`, `:1`
 #   spaces-200kb     200 KB of spaces (Qwen3): load, then `s` (the replay must not hold the UI)
 set -euo pipefail
@@ -16,7 +16,11 @@ fi
 command -v tmux >/dev/null || { echo "tmux is needed" >&2; exit 2; }
 work="$(mktemp -d)"
 session="rtbench-adversarial-$$"
-trap 'tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$work"' EXIT
+# Each case has a tmux server of its own: a new session started while the last case's server
+# is still shutting down can lose that server.
+tmx() { tmux -L "$session-$case" "$@"; }
+case=none
+trap 'tmx kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 
 python3 - "$work" <<'PY'
 import random, sys
@@ -51,20 +55,21 @@ idle() { # until the process has used no CPU for half a second (at most 10 minut
 
 run() { # run NAME TEMPLATE KEYS...
   local name="$1" template="$2"; shift 2
+  case="$name"
   local start=$SECONDS
-  tmux new-session -d -s "$session" -x 120 -y 40 "$RTBENCH $root/$template $work/$name.sample; sleep 5"
+  tmx new-session -d -s "$session" -x 120 -y 40 "$RTBENCH $root/$template $work/$name.sample; sleep 5"
   sleep 1
   local pid; pid="$(pgrep -f "^$RTBENCH $root/$template" | head -1)"
   idle "$pid"; local line="$name: loaded $(hwm "$pid") ($((SECONDS - start)) s)"
   for k in "$@"; do
     start=$SECONDS
-    tmux send-keys -t "$session" "$k"; sleep 0.5; idle "$pid"
+    tmx send-keys -t "$session" "$k"; sleep 0.5; idle "$pid"
     line+=", after '$k' $(hwm "$pid") ($((SECONDS - start)) s)"
   done
   echo "$line"
-  tmux kill-session -t "$session"
+  tmx kill-server
 }
 
-run tool-calls-10mb samples/qwen3/template.json s
+run tool-calls-10mb samples/qwen3/template.json s ":1" Enter
 run plain-10mb samples/smollm3/template.json s ":1" Enter
 run spaces-200kb samples/qwen3/template.json s

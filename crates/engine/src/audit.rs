@@ -108,6 +108,10 @@ pub struct Audit {
     pub held: Range<usize>,
     /// The losses, in document order.
     pub losses: Vec<Loss>,
+    /// The document: the prefix, the generation and the tail. The parser's own copy of the
+    /// text, taken back once the parse is done, so that the text is held once while the parse
+    /// and its records are.
+    pub document: String,
 }
 
 impl Audit {
@@ -193,20 +197,34 @@ fn audit_fed(
     // What the message held when the parse failed: the values of a repeating field's regions,
     // which go back to their regions (there is no message to hold them).
     let mut partial = None;
+    let mut document = String::new();
     let result = Parser::with_options(template, Some(prefix), tools, options).and_then(|mut p| {
         origin = p.origin();
+        // Room for the whole document (and the byte a delimiter's growth probe appends), so
+        // that the text is copied into the parser once and the prefix put before it in place.
+        p.reserve(generation.len() + tail.len() + origin + 1);
         for e in p.initial_events() {
             fold.record(e.clone());
         }
         // Events before an error are folded in too.
         let fed = p.feed_into(generation, &mut fold);
         held = p.held();
+        let finalized = fed.is_ok();
         let result = fed.and_then(|()| p.finalize_with(&mut fold, tail));
         if result.is_err() {
             partial = Some(p.take_output());
         }
+        document = p.take_text();
+        document.insert_str(0, &prefix[..origin]);
+        if !finalized {
+            document.push_str(tail);
+        }
         result
     });
+    if document.len() != doc_len {
+        // The prefix failed: the parser never had the text.
+        document = format!("{prefix}{generation}{tail}");
+    }
     let Fold { marks, mut model } = fold;
     if let Err(e) = &result {
         model.fail(template, e);
@@ -227,18 +245,14 @@ fn audit_fed(
             .collect();
     }
     let losses = match &result {
-        Ok(message) => {
-            // The document is made for the losses' quotes only, once the parse is done.
-            let document = format!("{prefix}{generation}{tail}");
-            losses(
-                template,
-                &document,
-                prefix.len(),
-                &marks,
-                &regions,
-                Some(message),
-            )
-        }
+        Ok(message) => losses(
+            template,
+            &document,
+            prefix.len(),
+            &marks,
+            &regions,
+            Some(message),
+        ),
         // A failed parse has its error; its losses would be about a message that does not exist.
         Err(_) => Vec::new(),
     };
@@ -249,6 +263,7 @@ fn audit_fed(
         origin,
         held,
         losses,
+        document,
     }
 }
 
@@ -674,6 +689,32 @@ mod tests {
 
     fn call(a: u32) -> String {
         format!("{{'type': 'function', 'function': {{'a': {a}}}}}")
+    }
+
+    #[test]
+    fn the_document_is_the_parsers_text_with_the_prefix_before_it() {
+        // A prefix ending at its anchor, one with text after it, none, one that fails (no
+        // anchor is not a failure; a missing prefix is), a generation whose feed fails before
+        // its tail, and one with a tail.
+        let t = calls();
+        let cases = [
+            ("<s>", "hi<c>{\"a\": 1}</c>", ""),
+            ("sys<s>pre ", "hi<c>{\"a\": 1}</c> after", ""),
+            ("", "hi there", ""),
+            ("no anchor", "text", ""),
+            ("<s>", "<c>{bad</c>", "tail"),
+            ("<s>", "<c>{\"a\": 1}</c>", " and the tail"),
+        ];
+        for (prefix, generation, tail) in cases {
+            let a = audit_fed(&t, prefix, generation, tail, None, false);
+            assert_eq!(
+                a.document,
+                format!("{prefix}{generation}{tail}"),
+                "{prefix:?} {generation:?} {tail:?}"
+            );
+        }
+        let failed = audit_fed(&t, "<s>", "<c>{bad</c>", "tail", None, false);
+        assert!(failed.result.is_err());
     }
 
     #[test]

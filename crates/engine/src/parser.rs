@@ -545,6 +545,12 @@ impl Parser {
         self.buffer.reserve(additional);
     }
 
+    /// The text the parser received (the document from [`Parser::origin`] on), taken out of
+    /// it: a caller that parsed a whole text makes its document of it instead of another copy.
+    pub fn take_text(&mut self) -> String {
+        std::mem::take(&mut self.buffer)
+    }
+
     /// Steps of regex work spent so far and still allowed.
     pub fn work(&self) -> (u64, u64) {
         (self.budget.spent(), self.budget.remaining())

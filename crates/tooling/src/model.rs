@@ -471,6 +471,7 @@ pub fn audit_sample(
             origin: 0,
             held: 0..0,
             losses: Vec::new(),
+            document: format!("{prefix}{}", sample.generation),
         },
     }
 }
