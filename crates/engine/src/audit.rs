@@ -193,6 +193,7 @@ fn audit_fed(
         whole_text: true,
         token_ids,
         values_once: true,
+        lists_in_events: false,
     };
     // What the message held when the parse failed: the values of a repeating field's regions,
     // which go back to their regions (there is no message to hold them).

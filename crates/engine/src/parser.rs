@@ -204,6 +204,11 @@ pub struct Options {
     /// its place instead of copied. A sample of many small regions then holds each value once,
     /// in the message, as the client of a stream would (what an audit records).
     pub values_once: bool,
+    /// With events, a value appended to a repeating field's list is handed to its close event
+    /// only: the message's list holds `None` in its place (its length and order are kept).
+    /// For a caller that reads the values from the events as they come and has no use for
+    /// the message's copies of them (a hash of the outcome).
+    pub lists_in_events: bool,
 }
 
 impl Options {
@@ -214,6 +219,7 @@ impl Options {
             whole_text: false,
             token_ids: false,
             values_once: false,
+            lists_in_events: false,
         }
     }
 }
@@ -279,6 +285,8 @@ pub struct Parser {
     token_ids: bool,
     /// Traced values are held once (see [`Options::values_once`]).
     values_once: bool,
+    /// Appended values are held by their close events only (see [`Options::lists_in_events`]).
+    lists_in_events: bool,
 }
 
 /// A parser's state without its text: everything [`Parser::restore`] needs to continue as the
@@ -425,6 +433,7 @@ impl Parser {
         let mut parser = Parser::build(template.clone(), tools, options.events, json_depth)?;
         parser.token_ids = options.token_ids;
         parser.values_once = options.values_once && options.events.traced();
+        parser.lists_in_events = options.lists_in_events && options.events != Events::None;
         parser.consume_prefix(prefix)?;
         Ok(parser)
     }
@@ -467,6 +476,7 @@ impl Parser {
             id: next_parser_id(),
             token_ids: false,
             values_once: false,
+            lists_in_events: false,
         })
     }
 
@@ -1045,7 +1055,11 @@ impl Parser {
                 detail,
             });
         } else {
-            self.store(field, value.clone())?;
+            let stored = match self.appended_at(field) {
+                Some(_) if self.lists_in_events => Value::Null,
+                _ => value.clone(),
+            };
+            self.store(field, stored)?;
             events.record(Event {
                 field: cur,
                 kind: EventKind::Close { value },
@@ -1711,6 +1725,7 @@ mod tests {
             whole_text: false,
             token_ids: true,
             values_once: false,
+            lists_in_events: false,
         };
         let mut p = Parser::with_options(&t, Some("<s>"), None, options).unwrap();
         let evs = p.feed(&format!("<c>a{MARKER}b</c>")).unwrap();
@@ -1723,6 +1738,37 @@ mod tests {
         assert_eq!(value, &Value::from("ab"));
         let regions = crate::region::regions(&evs, 100);
         assert_eq!(regions.at(0).parsed(), Some(value));
+    }
+
+    /// With `lists_in_events`, a repeating field's values are in its close events only and its
+    /// list holds `None` for each; everything else is as without it.
+    #[test]
+    fn lists_in_events_hand_appended_values_to_the_events_only() {
+        let t = template(
+            r#"{"start_anchor": "<s>", "fields": {
+                "c": {"open": "<c>", "close": "</c>", "repeats": true, "content": "json"},
+                "j": {"open": "<j>", "close": "</j>", "repeats": true, "join": ","},
+                "content": {}}}"#,
+        );
+        let text = "<c>[1]</c>a<j>x</j><c>{}</c> b<j>y</j>.";
+        let run = |lists_in_events: bool| {
+            let options = Options {
+                lists_in_events,
+                ..Options::streamed(Events::Reference)
+            };
+            let mut p = Parser::with_options(&t, Some("<s>"), None, options).unwrap();
+            let mut events = p.feed(text).unwrap();
+            let (message, last) = p.finalize().unwrap();
+            events.extend(last);
+            (events, message)
+        };
+        let (events, message) = run(false);
+        let (handed, placeheld) = run(true);
+        assert_eq!(handed, events);
+        let mut expected = message.clone();
+        expected.insert("c", Value::List(vec![Value::Null, Value::Null]));
+        assert_eq!(placeheld, expected);
+        assert_eq!(message["j"], Value::from("x,y"));
     }
 
     /// A parser restored to one of its own earlier states takes a different course from

@@ -688,6 +688,7 @@ mod compact_tests {
             whole_text: true,
             token_ids: false,
             values_once: true,
+            lists_in_events: false,
         };
         let mut p = Parser::with_options(&t, Some("<s>"), None, options).unwrap();
         let mut w = Watch {

@@ -78,6 +78,7 @@ impl<'t> IdParser<'t> {
             whole_text,
             token_ids: defusing,
             values_once: false,
+            lists_in_events: false,
         };
         let parser = Parser::with_options(template, prefix_text.as_deref(), tools, options)?;
         let document = prefix_text.unwrap_or_default();
@@ -222,6 +223,7 @@ pub fn parse_ids(
         whole_text: true,
         token_ids: d.defused,
         values_once: false,
+        lists_in_events: false,
     };
     let mut parser = Parser::with_options(template, d.prefix.as_deref(), tools, options)?;
     parser.feed(&d.fed)?;

@@ -13,7 +13,7 @@ use crate::model::{Model, token_input};
 use crate::sample::Sample;
 use rtbench_engine::Reference;
 use rtbench_engine::diagnostic::Diagnostic;
-use rtbench_engine::parser::{Events, Parser, parse_response};
+use rtbench_engine::parser::{Events, Options, Parser, parse_response};
 use rtbench_engine::template::Template;
 use rtbench_engine::value::{Dict, Value};
 use rtbench_tokenize::ids::{IdParser, parse_ids};
@@ -226,6 +226,13 @@ impl rtbench_engine::event::EventSink for HashEvents<'_> {
 
 /// One version's [`Fingerprint`] of a generation: its one-shot result, then its streamed
 /// events and how the stream ended (the whole text in one feed, as [`outcome`] streams it).
+///
+/// Each parse hands the values of repeating fields to its events, which are hashed as they
+/// come, and keeps `None` in their places in its lists (see
+/// [`rtbench_engine::parser::Options::lists_in_events`]): the values and the message's shape
+/// are both hashed, so two outcomes hash alike exactly as they would whole, and a sample of
+/// many small tool calls is not held a second time beside the analysis that shows it. The
+/// one-shot parse is `parse_response`'s (the whole text at once, its nesting limit).
 fn fingerprint(
     template: &Template,
     prefix: &str,
@@ -233,23 +240,28 @@ fn fingerprint(
     tools: Option<&Value>,
 ) -> Fingerprint {
     let mut hashing = Hashing::new();
-    // The one-shot message is hashed and dropped before the stream makes its own.
-    hashing
-        .result(&parse_response(template, Some(prefix), generation, tools).map_err(|e| e.text()));
-    let streamed = (|| {
-        let mut parser = Parser::new(template, Some(prefix), tools)?;
-        let mut sink = HashEvents {
-            template,
-            hashing: &mut hashing,
+    for whole_text in [true, false] {
+        hashing.text(if whole_text { "one-shot" } else { "streamed" });
+        let options = Options {
+            whole_text,
+            lists_in_events: true,
+            ..Options::streamed(Events::Reference)
         };
-        for e in parser.initial_events() {
-            rtbench_engine::event::EventSink::record(&mut sink, e.clone());
-        }
-        parser.feed_into(generation, &mut sink)?;
-        parser.finalize_into(&mut sink)
-    })()
-    .map_err(|e: rtbench_engine::parser::ParseError| e.text());
-    hashing.result(&streamed);
+        let result = (|| {
+            let mut parser = Parser::with_options(template, Some(prefix), tools, options)?;
+            let mut sink = HashEvents {
+                template,
+                hashing: &mut hashing,
+            };
+            for e in parser.initial_events() {
+                rtbench_engine::event::EventSink::record(&mut sink, e.clone());
+            }
+            parser.feed_into(generation, &mut sink)?;
+            parser.finalize_into(&mut sink)
+        })()
+        .map_err(|e: rtbench_engine::parser::ParseError| e.text());
+        hashing.result(&result);
+    }
     hashing.finish()
 }
 

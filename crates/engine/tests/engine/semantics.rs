@@ -212,6 +212,7 @@ fn token_id_values_nest_as_deep_as_the_reference_strips_markers() {
                 whole_text,
                 token_ids: true,
                 values_once: false,
+                lists_in_events: false,
             };
             let result = if in_prefix {
                 Parser::with_options(&prefixed, Some(&format!("<v>{nested}</v>")), None, options)

@@ -270,6 +270,7 @@ impl Replay {
             whole_text: false,
             token_ids: feeding.token_ids,
             values_once: true,
+            lists_in_events: false,
         };
         match Parser::with_options(&template, Some(prefix), tools, options) {
             Err(error) => {

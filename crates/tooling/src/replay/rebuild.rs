@@ -143,6 +143,7 @@ impl Rebuilder {
                 whole_text: false,
                 token_ids: self.token_ids,
                 values_once: false,
+                lists_in_events: false,
             };
             work.parser =
                 Parser::with_options(src.template, Some(prefix), self.tools.as_ref(), options).ok();
