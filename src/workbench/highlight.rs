@@ -172,6 +172,21 @@ pub struct MessageLines {
     styles: Vec<RunStyle>,
     /// The rows the blocks take at the width last asked for.
     rows: Mutex<Option<Arc<BlockRows>>>,
+    /// The lines longer than [`LONG_LINE`] bytes, in order, as drawn: writing such a line
+    /// (a model's answer of megabytes) again at every redraw took some 20 ms a key.
+    long: Vec<LongLine>,
+}
+
+/// Lines longer than this (in bytes, cell-safe) keep their shown part in [`MessageLines`].
+const LONG_LINE: usize = 1 << 16;
+
+/// A long line's shown part: the start of its cell-safe text, at least [`MAX_LINE`] bytes, and
+/// how many bytes follow it.
+#[derive(Debug)]
+struct LongLine {
+    line: usize,
+    start: Box<str>,
+    more: usize,
 }
 
 /// The rows of a [`MessageLines`] wrapped at a width.
@@ -193,11 +208,13 @@ struct RunEnd {
     style: u16,
 }
 
-/// A line of the JSON: its indentation and its text.
+/// A line of the JSON: its indentation and its text (or the start of it, `more` bytes
+/// following it).
 #[derive(Clone, Copy, Debug)]
 struct Indented<'a> {
     indent: usize,
     text: &'a str,
+    more: usize,
 }
 
 /// Spaces to borrow indentation from.
@@ -205,7 +222,7 @@ const SPACES: &str = "                                                          
 
 impl<'a> Indented<'a> {
     fn len(self) -> usize {
-        self.indent + self.text.len()
+        self.indent + self.text.len() + self.more
     }
 
     /// Bytes `a..b` of the line (on character boundaries).
@@ -257,8 +274,10 @@ fn indent_of(depth: usize) -> usize {
 #[derive(Clone, Debug)]
 pub(crate) struct MessageLine<'a> {
     indent: usize,
-    /// The line without its indentation (cell-safe).
-    text: String,
+    /// The line without its indentation (cell-safe), or its start for a long line.
+    text: Cow<'a, str>,
+    /// Bytes of a long line after `text`.
+    more: usize,
     /// A head line's runs (`None` past the head: one plain run).
     runs: Option<&'a [RunEnd]>,
     styles: &'a [RunStyle],
@@ -314,6 +333,7 @@ impl MessageLine<'_> {
             line: Indented {
                 indent: self.indent,
                 text: &self.text,
+                more: self.more,
             },
             runs: self.runs,
             styles: self.styles,
@@ -342,11 +362,11 @@ enum Written<'a> {
 }
 
 impl Written<'_> {
-    /// Passes over the next line (written, not kept); false after the last.
-    fn pass(&mut self) -> bool {
+    /// Passes over the next line (its strings not written); its depth, `None` after the last.
+    fn pass(&mut self) -> Option<usize> {
         match self {
-            Written::Json { writer, buf } => matches!(writer.next_line(buf), Ok(Some(_))),
-            Written::One(line) => line.take().is_some(),
+            Written::Json { writer, buf } => writer.pass_line(buf).ok().flatten(),
+            Written::One(line) => line.take().map(|_| 0),
         }
     }
 }
@@ -423,8 +443,18 @@ impl<'a> Iterator for MessageIter<'a> {
         if self.next >= self.lines.count {
             return None;
         }
-        let (indent, text) = self.written.next()?;
         let i = self.next;
+        let long = self.lines.long_line(i);
+        let (indent, text, more) = match long {
+            Some(l) => {
+                let depth = self.written.pass()?;
+                (indent_of(depth), Cow::Borrowed(&*l.start), l.more)
+            }
+            None => {
+                let (indent, text) = self.written.next()?;
+                (indent, Cow::Owned(text), 0)
+            }
+        };
         self.next += 1;
         let runs = (i < self.lines.line_runs.len()).then(|| {
             let n = self.lines.line_runs.get(i).map_or(0, |&n| usize::from(n));
@@ -433,6 +463,7 @@ impl<'a> Iterator for MessageIter<'a> {
         Some(MessageLine {
             indent,
             text,
+            more,
             runs,
             styles: &self.lines.styles,
         })
@@ -448,6 +479,12 @@ impl MessageLines {
     /// Whether there are no lines (no message).
     pub fn is_empty(&self) -> bool {
         self.count == 0
+    }
+
+    /// Line `i`'s shown part, when it is long.
+    fn long_line(&self, i: usize) -> Option<&LongLine> {
+        let at = self.long.binary_search_by_key(&i, |l| l.line).ok()?;
+        self.long.get(at)
     }
 
     /// Every line, in order, written from `message`: the message these lines were made for.
@@ -481,7 +518,7 @@ impl MessageLines {
                 }
             }
         };
-        while at < first && written.pass() {
+        while at < first && written.pass().is_some() {
             at += 1;
         }
         let head = first.min(self.line_runs.len());
@@ -570,7 +607,11 @@ pub(crate) fn message_lines(message: Json<'_>, theme_name: &str, no_color: bool)
     let mut widest = 0;
     let width = |indent: usize, text: &str| {
         let line = Drawn {
-            line: Indented { indent, text },
+            line: Indented {
+                indent,
+                text,
+                more: 0,
+            },
             runs: None,
             styles: &[],
         };
@@ -592,7 +633,16 @@ pub(crate) fn message_lines(message: Json<'_>, theme_name: &str, no_color: bool)
                 break;
             }
         };
-        widest = widest.max(width(indent_of(depth), &cell_safe_json(&buf)));
+        let safe = cell_safe_json(&buf);
+        widest = widest.max(width(indent_of(depth), &safe));
+        if safe.len() > LONG_LINE {
+            let start = safe.floor_char_boundary(MAX_LINE + 4);
+            lines.long.push(LongLine {
+                line: lines.count,
+                start: safe[..start].into(),
+                more: safe.len() - start,
+            });
+        }
         lines.count += 1;
         if lines.count % CHECKPOINT == 0 {
             lines.widest.push(widest);
@@ -610,6 +660,7 @@ pub(crate) fn message_lines(message: Json<'_>, theme_name: &str, no_color: bool)
     drop(buf);
     lines.place_ends.shrink_to_fit();
     lines.places.shrink_to_fit();
+    lines.long.shrink_to_fit();
     lines.widest.shrink_to_fit();
     // The head: the lines [`json_runs`] highlights (whole lines while the text shown so far,
     // long lines counted as cut, stays within the budget), written again. Under a theme that
@@ -622,6 +673,7 @@ pub(crate) fn message_lines(message: Json<'_>, theme_name: &str, no_color: bool)
             let line = Indented {
                 indent: l.indent,
                 text: &l.text,
+                more: l.more,
             };
             let (shown, more) = line.cut();
             done += shown;
@@ -860,16 +912,27 @@ mod tests {
                 if line.ends_with(['{', '[']) {
                     depth += 1;
                 }
-                (indent, line.to_string())
+                (indent, shown(line, 0))
             })
             .collect()
+    }
+
+    /// A line as the pane holds it: a long one's start, and how many bytes follow it.
+    fn shown(text: &str, more: usize) -> String {
+        if text.len() + more <= LONG_LINE {
+            return text.to_string();
+        }
+        let start = text.floor_char_boundary(MAX_LINE + 4);
+        format!("{}<+{}>", &text[..start], text.len() - start + more)
     }
 
     /// The pane's lines of `v`, written from it.
     fn from_value(v: &Value, theme: &str) -> Vec<(usize, String)> {
         let lines = message_lines(v.into(), theme, false);
-        let written: Vec<(usize, String)> =
-            lines.iter(v.into()).map(|l| (l.indent, l.text)).collect();
+        let written: Vec<(usize, String)> = lines
+            .iter(v.into())
+            .map(|l| (l.indent, shown(&l.text, l.more)))
+            .collect();
         assert_eq!(written.len(), lines.len());
         written
     }
@@ -1044,6 +1107,20 @@ mod tests {
         // Generated values of every kind.
         let mut seed = 7;
         values.extend((0..3000).map(|_| generated(&mut seed, 5)));
+        // Lines long enough that the pane keeps their shown part: wide, joined, escaped and
+        // multi-byte characters around where they are cut, and a short line between.
+        let long = |unit: &str| unit.repeat(LONG_LINE / unit.len() + 7);
+        values.push(Value::Dict(
+            [
+                ("content", Value::from(long("é\u{200d}x\"\n漢").as_str())),
+                ("short", Value::from("ok")),
+                ("thinking", Value::from(long("\u{301}a👍🏽").as_str())),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+        ));
+        values.push(Value::List(vec![Value::from(long("ab").as_str()); 3]));
         for (i, v) in values.iter().enumerate() {
             // The lines do not depend on the theme; an unknown one skips the highlighting.
             assert_eq!(

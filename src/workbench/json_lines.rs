@@ -99,6 +99,8 @@ pub(crate) struct LineWriter<'a> {
     stack: Vec<(Container<'a>, usize)>,
     /// Whether the first line is written.
     started: bool,
+    /// Strings are passed over, not written (see [`LineWriter::pass_line`]).
+    passing: bool,
 }
 
 impl<'a> LineWriter<'a> {
@@ -108,6 +110,7 @@ impl<'a> LineWriter<'a> {
             root,
             stack: Vec::new(),
             started: false,
+            passing: false,
         }
     }
 
@@ -119,6 +122,7 @@ impl<'a> LineWriter<'a> {
             root,
             stack: Vec::with_capacity(place.len()),
             started: true,
+            passing: false,
         };
         let mut open = match root {
             Json::Dict(d) => Some(Container::Dict(d)),
@@ -160,6 +164,16 @@ impl<'a> LineWriter<'a> {
         Ok(depth)
     }
 
+    /// Moves past the next line as [`LineWriter::next_line`] does, without writing its
+    /// strings (`out` is left holding what else the line has): a line that is a string of
+    /// megabytes is passed over in no time.
+    pub(crate) fn pass_line(&mut self, out: &mut String) -> Result<Option<usize>, DumpError> {
+        self.passing = true;
+        let depth = self.write_line(out);
+        self.passing = false;
+        depth
+    }
+
     fn write_line(&mut self, out: &mut String) -> Result<Option<usize>, DumpError> {
         out.clear();
         if !self.started {
@@ -198,6 +212,7 @@ impl<'a> LineWriter<'a> {
     fn value(&mut self, v: &'a Value, more: bool, out: &mut String) -> Result<(), DumpError> {
         match (v, Container::of(v)) {
             (_, Some(c)) => self.container(c, more, out),
+            (Value::Str(_), None) if self.passing => {}
             (Value::Str(s), None) => {
                 // Room for the string whole, quotes and comma: a long string (a model's
                 // answer, megabytes) is written without the doubling growth that would hold

@@ -270,15 +270,19 @@ pub(super) fn clamp_scrolls(state: &mut State) {
             .map_or(1, |(a, g)| {
                 let end = g.body.end.min(a.document.len());
                 let body = &a.document[g.body.start.min(end)..end];
-                body.split('\n')
-                    .map(|l| {
-                        unicode_width::UnicodeWidthStr::width(l)
-                            .div_ceil(width)
-                            .max(1)
-                    })
-                    .sum::<usize>()
-                    + g.captures().len()
-                    + 8
+                // Counted as far as the scroll could reach: a longer body (a model's answer
+                // of megabytes) leaves the scroll as it is without being measured whole.
+                let enough = state.ui.scroll[Pane::Region] + usize::from(inner.height) + 1;
+                let mut rows = 0;
+                for l in body.split('\n') {
+                    rows += unicode_width::UnicodeWidthStr::width(l)
+                        .div_ceil(width)
+                        .max(1);
+                    if rows > enough {
+                        break;
+                    }
+                }
+                rows + g.captures().len() + 8
             });
         let max = rows.saturating_sub(usize::from(inner.height));
         state.ui.scroll[Pane::Region] = state.ui.scroll[Pane::Region].min(max);

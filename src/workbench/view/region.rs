@@ -24,12 +24,58 @@ fn visible_part(text: &str, budget: usize) -> String {
 }
 
 fn json_lines(v: &Value, state: &State, budget: usize) -> Vec<Line<'static>> {
-    let text = visible_part(&pretty_json(v), budget);
+    let shown = within(v, budget);
+    let text = visible_part(&pretty_json(shown.as_ref().unwrap_or(v)), budget);
     highlight::json_lines(
         &text,
         &state.ui.theme.syntect_theme,
         state.ui.theme.no_color,
     )
+}
+
+/// `v` cut to what its JSON can show in `budget` characters (`None` when it is short enough
+/// whole): strings to `budget` characters, lists and dicts to `budget` entries. Each character
+/// or entry kept writes at least one character, so the JSON of the cut value starts with the
+/// same `budget` characters as the JSON of the whole, without writing a long value whole at
+/// every frame.
+fn within(v: &Value, budget: usize) -> Option<Value> {
+    match v {
+        Value::Str(s) => {
+            let (at, _) = s.char_indices().nth(budget)?;
+            Some(Value::from(&s[..at]))
+        }
+        Value::List(items) => {
+            let cut: Vec<Option<Value>> = items
+                .iter()
+                .take(budget)
+                .map(|i| within(i, budget))
+                .collect();
+            if items.len() <= budget && cut.iter().all(Option::is_none) {
+                return None;
+            }
+            Some(Value::List(
+                items
+                    .iter()
+                    .zip(cut)
+                    .map(|(i, c)| c.unwrap_or_else(|| i.clone()))
+                    .collect(),
+            ))
+        }
+        Value::Dict(d) => {
+            let cut: Vec<Option<Value>> =
+                d.values().take(budget).map(|i| within(i, budget)).collect();
+            if d.len() <= budget && cut.iter().all(Option::is_none) {
+                return None;
+            }
+            Some(Value::Dict(
+                d.iter()
+                    .zip(cut)
+                    .map(|((k, i), c)| (k.to_string(), c.unwrap_or_else(|| i.clone())))
+                    .collect(),
+            ))
+        }
+        _ => None,
+    }
 }
 
 /// The region's ordinal among its field's regions (1-based).
@@ -202,4 +248,44 @@ fn heading(state: &State) -> ratatui::style::Style {
         .theme
         .dim()
         .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtbench_engine::py::json_loads;
+
+    #[test]
+    fn a_value_cut_to_the_budget_shows_what_the_whole_value_shows() {
+        let long = |unit: &str, n: usize| unit.repeat(n);
+        let values = [
+            Value::from(long("a\"\n\u{200d}é漢👍", 500).as_str()),
+            json_loads(&format!("[{}1]", "[], ".repeat(300))).unwrap(),
+            json_loads(&format!(
+                r#"{{"function": {{"name": "f", "arguments": {{"text": "{}", "n": [1, 2, 3]}}}}}}"#,
+                long("xy ", 400)
+            ))
+            .unwrap(),
+            json_loads(&format!(
+                "{{{}\"last\": 1}}",
+                (0..300)
+                    .map(|i| format!("\"k{i}\": {i}, "))
+                    .collect::<String>()
+            ))
+            .unwrap(),
+            Value::from("short"),
+            Value::Int(7),
+        ];
+        for v in &values {
+            for budget in [0, 1, 2, 5, 17, 64, 299, 1000, 5000] {
+                let whole = visible_part(&pretty_json(v), budget);
+                let cut = within(v, budget);
+                let shown = visible_part(&pretty_json(cut.as_ref().unwrap_or(v)), budget);
+                assert_eq!(shown, whole, "budget {budget}: {v:?}");
+            }
+        }
+        // Short values are not copied.
+        assert!(within(&values[4], 100).is_none());
+        assert!(within(&values[0], 100).is_some());
+    }
 }
