@@ -275,6 +275,74 @@ fn held_text_and_timeline_are_exactly_a_plain_streaming_run() {
     }
 }
 
+#[test]
+fn a_long_stream_of_growing_lists_and_strings_replays_from_its_checkpoints_exactly() {
+    // Thousands of steps, so that the parser is checkpointed many times while a repeating
+    // field's list and a joined string grow (empty joins included): each checkpoint holds only
+    // their lengths, and the events and messages rebuilt from it must be the stream's. The
+    // second generation fails late, where the stored values after the failure lend them; in
+    // the third the joined string stays empty, and the message drops it.
+    let t = template(
+        r#"{"start_anchor": "<s>", "fields": {
+            "calls": {"open": "<c>", "close": "</c>", "repeats": true, "content": "json"},
+            "notes": {"open": "<n>", "close": "</n>", "repeats": true, "join": ""},
+            "content": {}}}"#,
+    );
+    let mut generation = String::from("<n></n>");
+    for i in 0..400 {
+        generation.push_str(&format!(
+            "<c>{{\"a\": {i}}}</c> x<n>{}</n>",
+            "y".repeat(i % 3)
+        ));
+    }
+    let failing = format!("{generation}<c>{{bad</c>tail");
+    let empty = format!("<n></n><n></n>{}", "z".repeat(6000));
+    let cases = [
+        ("<s><n>pre</n>", generation.as_str(), false),
+        ("<s><n>pre</n>", failing.as_str(), true),
+        ("<s>", empty.as_str(), false),
+    ];
+    for (prefix, text, fails) in cases {
+        let r = Replay::new(t.clone(), prefix, text, None, Chunking::CodePoints(vec![1]));
+        assert_eq!(matches!(r.outcome(), Outcome::Failed { .. }), fails);
+        assert!(r.step_count() > 5 * 1024, "{} steps", r.step_count());
+        let mut p = Parser::new(&t, Some(prefix), None).unwrap();
+        let named = |evs: &[rtbench_engine::event::Event]| -> Vec<Value> {
+            evs.iter()
+                .filter_map(|e| e.to_value(&t.fields()[e.field].name))
+                .collect()
+        };
+        let mut plain = named(p.initial_events());
+        for step in 1..r.step_count() {
+            if r.step(step).kind == StepKind::Finalize {
+                plain.extend(named(&p.finalize().unwrap().1));
+                break;
+            }
+            match p.feed(r.chunk_text(step)) {
+                Ok(evs) => plain.extend(named(&evs)),
+                Err(e) => {
+                    assert_eq!(r.step(step).error.as_ref(), Some(&e));
+                    break;
+                }
+            }
+            if step % 97 == 0 || step + 3 > r.step_count() {
+                let settled = r.partial_message(step).settled;
+                assert!(settled.iter().eq(p.output().iter()), "step {step}");
+            }
+        }
+        // Rebuilt from the checkpoints out of order, the events are the stream's.
+        let n = r.timeline_len();
+        assert_eq!(n, plain.len());
+        for i in shuffled(n, 11).into_iter().step_by(37) {
+            let e = r.timeline_event(i).expect("an event");
+            assert_eq!(
+                e.event.to_value(r.field_name(e.event.field)).as_ref(),
+                Some(&plain[i])
+            );
+        }
+    }
+}
+
 /// The open region's field and text, followed through a plain run's events.
 #[derive(Default)]
 struct LiveText(Option<(usize, String)>);

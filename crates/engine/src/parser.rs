@@ -1740,16 +1740,21 @@ mod tests {
         assert_eq!(regions.at(0).parsed(), Some(value));
     }
 
-    /// With `lists_in_events`, a repeating field's values are in its close events only and its
-    /// list holds `None` for each; everything else is as without it.
-    #[test]
-    fn lists_in_events_hand_appended_values_to_the_events_only() {
-        let t = template(
+    /// A template with a repeating field, a joined one and the rest as content.
+    fn lists() -> Template {
+        template(
             r#"{"start_anchor": "<s>", "fields": {
                 "c": {"open": "<c>", "close": "</c>", "repeats": true, "content": "json"},
                 "j": {"open": "<j>", "close": "</j>", "repeats": true, "join": ","},
                 "content": {}}}"#,
-        );
+        )
+    }
+
+    /// With `lists_in_events`, a repeating field's values are in its close events only and its
+    /// list holds `None` for each; everything else is as without it.
+    #[test]
+    fn lists_in_events_hand_appended_values_to_the_events_only() {
+        let t = lists();
         let text = "<c>[1]</c>a<j>x</j><c>{}</c> b<j>y</j>.";
         let run = |lists_in_events: bool| {
             let options = Options {
@@ -1810,12 +1815,7 @@ mod tests {
     /// was taken from: the same events, held text and message, whatever the cut.
     #[test]
     fn a_restored_parser_continues_like_the_one_suspended() {
-        let calls = template(
-            r#"{"start_anchor": "<s>", "fields": {
-                "c": {"open": "<c>", "close": "</c>", "repeats": true, "content": "json"},
-                "j": {"open": "<j>", "close": "</j>", "repeats": true, "join": ","},
-                "content": {}}}"#,
-        );
+        let calls = lists();
         let cases = [
             (
                 smollm3(),

@@ -38,7 +38,17 @@ enum Part {
     Whole(Value),
     /// The first items of a list, or bytes of a string, of the lender's value (see the module
     /// documentation).
-    Lent(usize),
+    Lent(Grown),
+}
+
+/// A grown value's kind and length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Grown {
+    /// A list of this many items.
+    Items(usize),
+    /// A string of this many bytes (joined strings can be empty, and the message then drops
+    /// them: an empty one is not looked for in the lender).
+    Text(usize),
 }
 
 /// One field of a state's output.
@@ -80,7 +90,7 @@ impl Output {
                 let before = previous.and_then(|p| p.entries.iter().find(|e| e.name == name));
                 let part = match (before, grown_len(value)) {
                     (Some(e), _) if e.revs == revs => Arc::clone(&e.part),
-                    (_, Some(len)) if revs.grew() => Arc::new(Part::Lent(len)),
+                    (_, Some(grown)) if revs.grew() => Arc::new(Part::Lent(grown)),
                     _ => Arc::new(Part::Whole(value.clone())),
                 };
                 Entry {
@@ -110,7 +120,7 @@ impl Output {
             .map(|e| {
                 let value = match &*e.part {
                     Part::Whole(v) => v.clone(),
-                    Part::Lent(len) => lent(lender.get(e.name.as_str()), *len),
+                    Part::Lent(grown) => lent(lender.get(e.name.as_str()), *grown),
                 };
                 (e.name.clone(), value)
             })
@@ -118,21 +128,25 @@ impl Output {
     }
 }
 
-/// The value's length as growth is counted (list items, string bytes).
-fn grown_len(value: &Value) -> Option<usize> {
+/// The value's kind and length as growth is counted (list items, string bytes).
+fn grown_len(value: &Value) -> Option<Grown> {
     match value {
-        Value::List(items) => Some(items.len()),
-        Value::Str(s) => Some(s.len()),
+        Value::List(items) => Some(Grown::Items(items.len())),
+        Value::Str(s) => Some(Grown::Text(s.len())),
         _ => None,
     }
 }
 
-/// The first `len` items or bytes of the lender's value. A lender that does not hold them is
-/// not an output the state's stream went on to (a caller's mistake): the value is then `None`.
-fn lent(value: Option<&Value>, len: usize) -> Value {
-    match value {
-        Some(Value::List(items)) if len <= items.len() => Value::List(items[..len].to_vec()),
-        Some(Value::Str(s)) if s.is_char_boundary(len) => Value::Str(s[..len].into()),
+/// The start of the lender's value that a state's grown value was. A lender that does not
+/// hold it is not an output the state's stream went on to (a caller's mistake): the value is
+/// then `None`.
+fn lent(value: Option<&Value>, grown: Grown) -> Value {
+    match (value, grown) {
+        (_, Grown::Text(0)) => Value::Str(String::new().into()),
+        (Some(Value::List(items)), Grown::Items(n)) if n <= items.len() => {
+            Value::List(items[..n].to_vec())
+        }
+        (Some(Value::Str(s)), Grown::Text(n)) if s.is_char_boundary(n) => Value::Str(s[..n].into()),
         _ => {
             debug_assert!(false, "a lender without the state's value");
             Value::Null
@@ -198,8 +212,8 @@ mod tests {
         assert_eq!(s1.dict(&end), a);
         assert_eq!(s2.dict(&end), b);
         assert_eq!(s2.dict(&b), b);
-        assert!(matches!(&*s2.entries[1].part, Part::Lent(5)));
-        assert!(matches!(&*s2.entries[2].part, Part::Lent(5)));
+        assert!(matches!(&*s2.entries[1].part, Part::Lent(Grown::Items(5))));
+        assert!(matches!(&*s2.entries[2].part, Part::Lent(Grown::Text(5))));
         // Set whole and not grown since: held whole (it may yet be replaced).
         assert!(matches!(&*s2.entries[3].part, Part::Whole(_)));
         // Unchanged since the earlier state: shared with it.
@@ -237,9 +251,18 @@ mod tests {
             }
             let r = revs(&[("calls", n as u64, 1)]);
             let s = Output::take(&out, 1, n as u64, &r, states.last());
-            assert!(matches!(&*s.entries[0].part, Part::Lent(l) if *l == n as usize));
+            assert!(matches!(&*s.entries[0].part, Part::Lent(Grown::Items(l)) if *l == n as usize));
             states.push(s);
         }
         assert_eq!(states[499].dict(&out), dict(&[("calls", list(501))]));
+    }
+
+    #[test]
+    fn an_empty_joined_string_needs_no_lender() {
+        // Empty regions joined by an empty separator grow the string to nothing, and the
+        // message drops it.
+        let out = dict(&[("j", Value::Str(String::new().into()))]);
+        let s = Output::take(&out, 1, 3, &revs(&[("j", 3, 2)]), None);
+        assert_eq!(s.dict(&Dict::new()), out);
     }
 }
