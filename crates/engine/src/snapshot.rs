@@ -142,7 +142,7 @@ fn grown_len(value: &Value) -> Option<Grown> {
 /// then `None`.
 fn lent(value: Option<&Value>, grown: Grown) -> Value {
     match (value, grown) {
-        (_, Grown::Text(0)) => Value::Str(String::new().into()),
+        (_, Grown::Text(0)) => Value::Str(String::new()),
         (Some(Value::List(items)), Grown::Items(n)) if n <= items.len() => {
             Value::List(items[..n].to_vec())
         }
@@ -261,7 +261,7 @@ mod tests {
     fn an_empty_joined_string_needs_no_lender() {
         // Empty regions joined by an empty separator grow the string to nothing, and the
         // message drops it.
-        let out = dict(&[("j", Value::Str(String::new().into()))]);
+        let out = dict(&[("j", Value::Str(String::new()))]);
         let s = Output::take(&out, 1, 3, &revs(&[("j", 3, 2)]), None);
         assert_eq!(s.dict(&Dict::new()), out);
     }
