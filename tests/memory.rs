@@ -318,21 +318,22 @@ fn the_analysis_of_many_small_regions_holds_each_value_once() {
             function.expect("a function")
         ));
     }
-    // Measured over idle: peak 8.22 and kept 7.42 bytes per byte (7.92 and 7.04 at 10 MB).
-    // The parse holds the sample's file, whose text the generation shares (1 x N), the
-    // parser's copy of the text (1, made with room for the prefix), the message (4.4: a tool
-    // call's value is 249 bytes in five blocks, its dicts' short keys held inline), the
-    // engine's compact regions (0.7: a 44-byte record, in chunks, and a 4-byte entry a call)
-    // and the 8-byte marks (0.4, in chunks): that is the peak at 10 MB. Once it is done, the
-    // parser's copy, the prefix put before it in place, is the document; the file's findings
-    // and error are placed, the file's text goes (the sample the analysis keeps reads its
-    // generation in the document), the message's list is shrunk to its items, the events are
-    // painted (12-byte segments, 0.56) and let go. At 1 MB the peak is as the message pane's
-    // highlighted head is made (0.45 MB whatever the sample: 256 KB of JSON as four-byte runs,
-    // in chunks). What is kept: the message, the document, the regions, the segments, the
-    // 4-byte line starts (0.19) and that head.
-    // Before: 8.00 and 7.04 at 10 MB with the document made apart from the parser's copy and
-    // the file's text held beside it until the analysis was done; 8.52 and 7.42 with the worker holding the file's text to the end and the marks
+    // Measured over idle: peak 8.22 and kept 7.42 bytes per byte (7.42 and 7.04 at 10 MB).
+    // The generation is copied out of the sample file's text into a string of its own, with
+    // room for the prefix, and the file's text goes (what the file's findings place in it is
+    // placed before, or in its text rebuilt around the document's copy of the generation when
+    // there is anything to place). The parse takes that string over (1 x N) and holds the
+    // message (4.4: a tool call's value is 249 bytes in five blocks, its dicts' short keys held
+    // inline), the engine's compact regions (0.7: a 44-byte record, in chunks, and a 4-byte
+    // entry a call) and the 8-byte marks (0.4, in chunks). Once it is done, the parser's copy,
+    // the prefix put before it in place, is the document; the message's list is shrunk to its
+    // items, the events are painted (12-byte segments, 0.56) and let go. The peak is as the
+    // message pane's highlighted head is made (0.45 MB whatever the sample: 256 KB of JSON as
+    // four-byte runs, in chunks). What is kept: the message, the document, the regions, the
+    // segments, the 4-byte line starts (0.19) and that head.
+    // Before: 7.92 and 7.04 at 10 MB with the file's text held through the parse; 8.00 and
+    // 7.04 with the document made apart from the parser's copy and the file's text held
+    // beside it until the analysis was done; 8.52 and 7.42 with the worker holding the file's text to the end and the marks
     // held while the document was made; 8.95 and 7.42 with the head's runs in one list grown by
     // doubling; 9.55 and 8.42 with the analysis's sample holding the file's text beside the
     // document, the message's list keeping its growth and 16-byte segments, 8-byte line starts;

@@ -21,7 +21,7 @@ use rtbench_engine::template::source::TemplateSource;
 use rtbench_engine::value::{Dict, Value};
 use rtbench_tooling::defusing;
 use rtbench_tooling::explain::explain;
-use rtbench_tooling::findings::{Finding, sample_findings};
+use rtbench_tooling::findings::{Finding, audit_findings, places_in_file, sample_findings};
 use rtbench_tooling::inputs::sample_tool_warnings;
 use rtbench_tooling::model::{Model, decoded_sample};
 use rtbench_tooling::paint;
@@ -318,14 +318,41 @@ fn findings_with_tools(
     model: Option<&Model>,
 ) -> (rtbench_engine::Audit, Vec<Finding>) {
     let (audit, mut findings) = sample_findings(template, source, sample, name, file_text, model);
-    let tools = sample_tool_warnings(sample, name, file_text);
-    findings.extend(tools.into_iter().map(|diagnostic| Finding {
-        diagnostic,
-        kind: None,
-        region: None,
-        span: None,
-    }));
+    findings.extend(tool_findings(sample, name, file_text));
     (audit, findings)
+}
+
+/// What the reference ignores in a `.sample`'s tools, as findings of the file.
+fn tool_findings(sample: &Sample, name: &str, file_text: &str) -> Vec<Finding> {
+    sample_tool_warnings(sample, name, file_text)
+        .into_iter()
+        .map(|diagnostic| Finding {
+            diagnostic,
+            kind: None,
+            region: None,
+            span: None,
+        })
+        .collect()
+}
+
+/// The sample file's text, for placing what the analysis reports in it: held, or let go of
+/// before the parse, its parts around the generation kept.
+enum FileText {
+    Held(Arc<String>),
+    LetGo { head: String, tail: String },
+}
+
+impl FileText {
+    /// The file's text: as read, or rebuilt around the document's copy of the generation.
+    fn text(&self, document: &str, prefix_len: usize) -> std::borrow::Cow<'_, str> {
+        match self {
+            FileText::Held(text) => std::borrow::Cow::Borrowed(text.as_str()),
+            FileText::LetGo { head, tail } => std::borrow::Cow::Owned(format!(
+                "{head}{}{tail}",
+                document.get(prefix_len..).unwrap_or_default()
+            )),
+        }
+    }
 }
 
 /// Line and column of a byte offset in a text (1-based; columns in characters).
@@ -377,7 +404,8 @@ pub(crate) fn analyze_with_model(
         .unwrap_or_default();
     let decoded_ids = decoded.is_some();
     let sample = decoded.as_deref().unwrap_or(&*shared);
-    let prefix = sample.prefix.as_deref().unwrap_or("");
+    let prefix = sample.prefix.clone().unwrap_or_default();
+    let prefix = prefix.as_str();
     let prefix_len = prefix.len();
     let doc_len = prefix_len + sample.generation.len();
     // A field whose literal open delimiter is nowhere in the text matches nothing: it is
@@ -397,22 +425,49 @@ pub(crate) fn analyze_with_model(
     };
     // One traced parse of the whole text gives the message `rtbench test` judges, the events
     // (up to an error, if any) and the silent losses; only a prompt that fails to parse runs
-    // again, to show what its part before the error made.
-    let (audit, findings) = findings_with_tools(
-        template,
-        source.map(|s| &**s),
-        &shared,
-        name,
-        &file_text,
-        model,
-    );
+    // again, to show what its part before the error made. A generation read as a stretch of
+    // its file's text is given to the parse as a copy of its own, and the file's text goes
+    // before the parse (when the caller let go of it too): a long sample is then held once
+    // while the parse holds its records, and the file's text is rebuilt around the document's
+    // copy of the generation only when a finding or an error is to be placed in it.
+    let lets_go = shared
+        .generation
+        .range_in(&file_text)
+        .filter(|r| !decoded_ids && r.start == shared.generation_offset);
+    let (audit, found, file, base) = match lets_go {
+        None => {
+            let (audit, findings) = findings_with_tools(
+                template,
+                source.map(|s| &**s),
+                &shared,
+                name,
+                &file_text,
+                model,
+            );
+            (audit, Ok(findings), FileText::Held(file_text), shared)
+        }
+        Some(range) => {
+            let tools = tool_findings(&shared, name, &file_text);
+            let head = file_text[..range.start].to_string();
+            let tail = file_text[range.end..].to_string();
+            let mut generation = String::with_capacity(prefix_len + range.len() + 1);
+            generation.push_str(&file_text[range]);
+            let base = Arc::new(shared.with_generation(Text::default()));
+            drop(shared);
+            drop(file_text);
+            let audit =
+                rtbench_engine::audit_owned(template, prefix, generation, base.tools.as_ref());
+            (audit, Err(tools), FileText::LetGo { head, tail }, base)
+        }
+    };
     let failed_prefix = match &audit.result {
         Err(_) if audit.marks.is_empty() => {
-            prefix_failure(template, prefix, sample.tools.as_ref(), doc_len)
+            prefix_failure(template, prefix, base.tools.as_ref(), doc_len)
         }
         _ => None,
     };
     let audit_document = audit.document;
+    let losses = audit.losses;
     let mut trace = failed_prefix.unwrap_or(Trace {
         marks: audit.marks,
         regions: audit.regions,
@@ -423,34 +478,60 @@ pub(crate) fn analyze_with_model(
     let regions = trace.regions;
     // The parse's own text is the document, unless the parse read another text (a generation
     // of token ids, decoded).
+    let read = decoded.as_deref().unwrap_or(&base);
     let document = match audit_document {
         d if d.len() == doc_len
             && d.starts_with(prefix)
-            && d[prefix_len..] == *sample.generation =>
+            && (matches!(file, FileText::LetGo { .. }) || d[prefix_len..] == *read.generation) =>
         {
             d
         }
-        _ => format!("{prefix}{}", sample.generation),
+        _ => format!("{prefix}{}", read.generation),
     };
     let document = Arc::new(document);
+    // The sample the analysis keeps reads its generation in the document.
+    let kept_sample = match Text::shared(&document, prefix_len..document.len()) {
+        Some(generation) if !decoded_ids => Arc::new(base.with_generation(generation)),
+        _ => Arc::clone(&base),
+    };
+    drop(base);
+    let sample: &Sample = decoded.as_deref().unwrap_or(&kept_sample);
     let error = trace.result.as_ref().err();
+    let (findings, problem) = {
+        // What is placed in the file's text, in it as read or as rebuilt (then let go of
+        // here).
+        let rebuilt = (error.is_some() || found.is_err() && places_in_file(sample, &losses))
+            .then(|| file.text(&document, prefix_len));
+        let file_text = rebuilt.as_deref().unwrap_or("");
+        let findings = match found {
+            Ok(findings) => findings,
+            Err(tools) => {
+                let mut findings = audit_findings(
+                    template,
+                    source.map(|s| &**s),
+                    sample,
+                    name,
+                    file_text,
+                    model,
+                    &losses,
+                );
+                findings.extend(tools);
+                findings
+            }
+        };
+        let problem = error
+            .map(|e| parse_problem(e, &regions, &document, sample, prefix_len, name, file_text));
+        (findings, problem)
+    };
+    drop(losses);
     // Error positions come from the content parsers: keep them on character boundaries.
     let error_at = error
         .and_then(|e| e.span.as_ref())
         .map(|s| document.floor_char_boundary(s.start));
-    let problem =
-        error.map(|e| parse_problem(e, &regions, &document, sample, prefix_len, name, &file_text));
-    // Nothing below places anything in the file: the sample the analysis keeps reads its
-    // generation in the document, and the file's text goes (when the caller let go of it too)
-    // before the events are painted, so that it is not held beside the document, the message
-    // and the painting at once.
-    let kept_sample = match Text::shared(&document, prefix_len..document.len()) {
-        Some(generation) if !decoded_ids => Arc::new(shared.with_generation(generation)),
-        _ => Arc::clone(&shared),
-    };
-    drop(file_text);
-    drop(shared);
-    let sample: &Sample = decoded.as_deref().unwrap_or(&kept_sample);
+    // Nothing below places anything in the file: its text goes (when the caller let go of
+    // it too) before the events are painted, so that it is not held beside the document, the
+    // message and the painting at once.
+    drop(file);
     // A repeating field's list grew by doubling as its regions closed; the analysis keeps the
     // message while the sample is on screen, so it keeps only the items (156,452 tool calls
     // kept room for 262,144: 3.4 bytes of room per 10 bytes of text). The file's text is gone
@@ -837,6 +918,78 @@ mod tests {
 
     fn sample(text: &str) -> Sample {
         rtbench_tooling::sample::parse_sample(Path::new("t.sample"), text).unwrap()
+    }
+
+    /// An analysis given the only hold on the file's text (the generation a stretch of it)
+    /// lets go of it before the parse and rebuilds it to place findings: what it reports is
+    /// what an analysis that holds the text reports, for every bundled sample and for samples
+    /// with layout warnings, losses, a failed parse and tools.
+    #[test]
+    fn letting_go_of_the_files_text_places_everything_as_holding_it_does() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files: Vec<(Template, String, String)> = Vec::new();
+        for dir in std::fs::read_dir(root.join("samples")).unwrap().flatten() {
+            let Ok(t) = std::fs::read_to_string(dir.path().join("template.json")) else {
+                continue;
+            };
+            let Ok(t) = Template::from_json_str(&t) else {
+                continue;
+            };
+            for f in std::fs::read_dir(dir.path()).unwrap().flatten() {
+                let path = f.path();
+                if path.extension().is_some_and(|e| e == "sample") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    files.push((t.clone(), path.display().to_string(), text));
+                }
+            }
+        }
+        let t = smollm3();
+        for text in [
+            // A blank line the layout warns about, and text no region takes.
+            "--- prefix ---\n<|im_start|>assistant\n\n--- generation ---\n<think>\nhm</think>\nok<|im_end|>\nafter\n",
+            // A failed parse in a tool call.
+            "--- prefix (ends with newline) ---\n<|im_start|>assistant\n\n--- generation ---\n<tool_call>\n{bad json</tool_call><|im_end|>\n",
+            // Tools the reference ignores part of.
+            "--- prefix (ends with newline) ---\n<|im_start|>assistant\n\n--- tools ---\n[{\"type\": \"function\", \"function\": {\"name\": \"f\", \"parameters\": {\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"integer\"}}}, \"extra\": 1}}]\n\n--- generation ---\n<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": \"1\"}}\n</tool_call><|im_end|>\n",
+        ] {
+            files.push((t.clone(), "made.sample".to_string(), text.to_string()));
+        }
+        let mut let_go = 0;
+        for (template, name, text) in files {
+            let file = Arc::new(text);
+            let Ok((s, _)) =
+                rtbench_tooling::sample::parse_sample_lenient_shared(Path::new(&name), &file)
+            else {
+                continue;
+            };
+            if s.generation
+                .range_in(&file)
+                .is_some_and(|r| r.start == s.generation_offset)
+            {
+                let_go += 1;
+            }
+            let held = analyze_with_model(
+                &template,
+                None,
+                &name,
+                Arc::new(s.clone()),
+                Arc::new(file.to_string()),
+                None,
+            );
+            let given = analyze_with_model(&template, None, &name, Arc::new(s), file, None);
+            let shown = |a: &Analysis| {
+                format!(
+                    "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+                    a.document, a.warnings, a.problem, a.status, a.message, a.segments
+                )
+            };
+            assert_eq!(shown(&given), shown(&held), "{name}");
+            assert_eq!(
+                given.sample.generation.as_str(),
+                held.sample.generation.as_str()
+            );
+        }
+        assert!(let_go > 60, "{let_go} samples let go of their file's text");
     }
 
     #[test]

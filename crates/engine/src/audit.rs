@@ -139,7 +139,42 @@ impl Audit {
 /// Parses `generation` after `prefix` in one go, like [`crate::parse_response`], and audits
 /// the result for silent losses.
 pub fn audit(template: &Template, prefix: &str, generation: &str, tools: Option<&Value>) -> Audit {
-    audit_fed(template, prefix, generation, "", tools, false)
+    audit_fed(template, prefix, Fed::Lent(generation), "", tools, false)
+}
+
+/// [`audit`] of a generation the caller owns: the parser takes it over instead of copying it
+/// (so that a caller can let go of where it read it before the parse), and it becomes
+/// [`Audit::document`]. Made with room for the prefix (`prefix.len()` bytes more than the
+/// generation and one), the document is made in place.
+pub fn audit_owned(
+    template: &Template,
+    prefix: &str,
+    generation: String,
+    tools: Option<&Value>,
+) -> Audit {
+    audit_fed(template, prefix, Fed::Owned(generation), "", tools, false)
+}
+
+/// The generation an audit parses: lent, or given to the parser.
+enum Fed<'a> {
+    Lent(&'a str),
+    Owned(String),
+}
+
+impl Fed<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Fed::Lent(s) => s.len(),
+            Fed::Owned(s) => s.len(),
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            Fed::Lent(s) => s,
+            Fed::Owned(s) => s,
+        }
+    }
 }
 
 /// [`audit`] of a generation of token ids, as the reference parses ids in one go: `fed` is the
@@ -155,7 +190,7 @@ pub fn audit_decoded(
     tools: Option<&Value>,
     token_ids: bool,
 ) -> Audit {
-    audit_fed(template, prefix, fed, tail, tools, token_ids)
+    audit_fed(template, prefix, Fed::Lent(fed), tail, tools, token_ids)
 }
 
 /// The audit's fold of the parser's events: each event is taken into the region model as it
@@ -176,7 +211,7 @@ impl EventSink for Fold {
 fn audit_fed(
     template: &Template,
     prefix: &str,
-    generation: &str,
+    generation: Fed<'_>,
     tail: &str,
     tools: Option<&Value>,
     token_ids: bool,
@@ -199,16 +234,23 @@ fn audit_fed(
     // which go back to their regions (there is no message to hold them).
     let mut partial = None;
     let mut document = String::new();
+    let mut generation = Some(generation);
     let result = Parser::with_options(template, Some(prefix), tools, options).and_then(|mut p| {
         origin = p.origin();
-        // Room for the whole document (and the byte a delimiter's growth probe appends), so
-        // that the text is copied into the parser once and the prefix put before it in place.
-        p.reserve(generation.len() + tail.len() + origin + 1);
         for e in p.initial_events() {
             fold.record(e.clone());
         }
         // Events before an error are folded in too.
-        let fed = p.feed_into(generation, &mut fold);
+        let fed = match generation.take().expect("fed once") {
+            // Room for the whole document (and the byte a delimiter's growth probe appends),
+            // so that the text is copied into the parser once and the prefix put before it in
+            // place.
+            Fed::Lent(text) => {
+                p.reserve(text.len() + tail.len() + origin + 1);
+                p.feed_into(text, &mut fold)
+            }
+            Fed::Owned(text) => p.feed_string_into(text, &mut fold),
+        };
         held = p.held();
         let finalized = fed.is_ok();
         let result = fed.and_then(|()| p.finalize_with(&mut fold, tail));
@@ -222,10 +264,11 @@ fn audit_fed(
         }
         result
     });
-    if document.len() != doc_len {
+    if let Some(generation) = generation {
         // The prefix failed: the parser never had the text.
-        document = format!("{prefix}{generation}{tail}");
+        document = format!("{prefix}{}{tail}", generation.as_str());
     }
+    debug_assert_eq!(document.len(), doc_len);
     let Fold { marks, mut model } = fold;
     if let Err(e) = &result {
         model.fail(template, e);
@@ -707,14 +750,26 @@ mod tests {
             ("<s>", "<c>{\"a\": 1}</c>", " and the tail"),
         ];
         for (prefix, generation, tail) in cases {
-            let a = audit_fed(&t, prefix, generation, tail, None, false);
+            let a = audit_fed(&t, prefix, Fed::Lent(generation), tail, None, false);
             assert_eq!(
                 a.document,
                 format!("{prefix}{generation}{tail}"),
                 "{prefix:?} {generation:?} {tail:?}"
             );
+            if tail.is_empty() {
+                // Given to the parser, with or without room for the prefix: the same audit.
+                for room in [0, prefix.len() + 1] {
+                    let mut owned = String::with_capacity(generation.len() + room);
+                    owned.push_str(generation);
+                    let b = audit_owned(&t, prefix, owned, None);
+                    assert_eq!(b.document, a.document);
+                    assert_eq!(b.result, a.result);
+                    assert_eq!(b.losses, a.losses);
+                    assert_eq!(b.regions, a.regions);
+                }
+            }
         }
-        let failed = audit_fed(&t, "<s>", "<c>{bad</c>", "tail", None, false);
+        let failed = audit_fed(&t, "<s>", Fed::Lent("<c>{bad</c>"), "tail", None, false);
         assert!(failed.result.is_err());
     }
 

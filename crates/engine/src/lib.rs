@@ -53,7 +53,7 @@ mod tools;
 mod transform;
 pub mod value;
 
-pub use audit::{Audit, Loss, LossKind, audit, audit_decoded};
+pub use audit::{Audit, Loss, LossKind, audit, audit_decoded, audit_owned};
 pub use content::ContentKind;
 pub use diagnostic::{Diagnostic, Location, Severity};
 pub use event::{Event, EventKind, EventSink, Mark, MarkKind, Marks};

@@ -695,7 +695,18 @@ impl Parser {
 
     /// Like [`Parser::feed`] for text the caller owns: a first feed takes it over instead of
     /// copying it (one-shot parsing of large generations).
-    pub fn feed_string(&mut self, mut text: String) -> Result<Vec<Event>, ParseError> {
+    pub fn feed_string(&mut self, text: String) -> Result<Vec<Event>, ParseError> {
+        let mut events = Vec::new();
+        self.feed_string_into(text, &mut events)?;
+        Ok(events)
+    }
+
+    /// [`Parser::feed_string`], giving the events to `events` as they come.
+    pub fn feed_string_into<S: EventSink>(
+        &mut self,
+        mut text: String,
+        events: &mut S,
+    ) -> Result<(), ParseError> {
         if self.buffer.is_empty() && !self.finalized {
             // The spare byte `feed_into` leaves (a pattern delimiter's growth probe appends
             // one character); a large block grows in place.
@@ -707,11 +718,9 @@ impl Parser {
                 self.budget_per_byte
                     .saturating_mul(self.buffer.len() as u64),
             );
-            let mut events = Vec::new();
-            self.process(&mut events, false)?;
-            return Ok(events);
+            return self.process(events, false);
         }
-        self.feed(&text)
+        self.feed_into(&text, events)
     }
 
     /// Ends the stream: flushes held text, closes the open region, checks required fields and

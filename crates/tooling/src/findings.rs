@@ -10,7 +10,7 @@ use crate::diff::{diff, same_dicts};
 use crate::model::{Model, audit_sample, decoded_sample};
 use crate::place::{Part, Places};
 use crate::sample::{Sample, SampleWarning};
-use rtbench_engine::audit::{Audit, LossKind};
+use rtbench_engine::audit::{Audit, Loss, LossKind};
 use rtbench_engine::delimiter::Delimiter;
 use rtbench_engine::diagnostic::Diagnostic;
 use rtbench_engine::offsets::line_starts;
@@ -135,6 +135,35 @@ pub fn sample_findings(
 ) -> (Audit, Vec<Finding>) {
     // A generation of token ids is parsed as the reference parses ids (5.25: defused).
     let audit = audit_sample(template, sample, model);
+    let findings = audit_findings(
+        template,
+        source,
+        sample,
+        name,
+        file_text,
+        model,
+        &audit.losses,
+    );
+    (audit, findings)
+}
+
+/// Whether [`audit_findings`] places anything in the sample file's text: a layout warning or a
+/// loss. Without either, it reads none of it.
+pub fn places_in_file(sample: &Sample, losses: &[Loss]) -> bool {
+    !sample.warnings.is_empty() || !losses.is_empty()
+}
+
+/// The warnings of [`sample_findings`] about a parse already audited (`losses`, the audit's
+/// of `sample`).
+pub fn audit_findings(
+    template: &Template,
+    source: Option<&TemplateSource>,
+    sample: &Sample,
+    name: &str,
+    file_text: &str,
+    model: Option<&Model>,
+    losses: &[Loss],
+) -> Vec<Finding> {
     let defusing: Vec<Finding> = decoded_sample(template, sample, model)
         .map(|d| crate::defusing::warnings(template, &d, model))
         .unwrap_or_default()
@@ -179,7 +208,7 @@ pub fn sample_findings(
     if !explains_anchor {
         out.extend(anchor_finding(template, source, sample, name));
     }
-    for loss in &audit.losses {
+    for loss in losses {
         // A generation declared cut off leaves its last region open on purpose.
         if sample.truncated && loss.kind == LossKind::Unclosed {
             continue;
@@ -198,7 +227,7 @@ pub fn sample_findings(
         });
     }
     out.extend(defusing);
-    (audit, out)
+    out
 }
 
 /// Whether the start anchor matches nowhere in the sample's prefix (a prefix was given and is

@@ -141,6 +141,14 @@ impl Text {
         matches!(self.0, TextRepr::Shared { .. })
     }
 
+    /// Where the text lies in `file`, when it is a stretch of that very text.
+    pub fn range_in(&self, file: &Arc<String>) -> Option<Range<usize>> {
+        match &self.0 {
+            TextRepr::Shared { file: f, range } if Arc::ptr_eq(f, file) => Some(range.clone()),
+            _ => None,
+        }
+    }
+
     /// The text as its own string (a shared stretch is copied).
     pub fn into_string(self) -> String {
         match self.0 {

@@ -272,7 +272,8 @@ pub(super) fn clamp_scrolls(state: &mut State) {
                 let body = &a.document[g.body.start.min(end)..end];
                 // Counted as far as the scroll could reach: a longer body (a model's answer
                 // of megabytes) leaves the scroll as it is without being measured whole.
-                let enough = state.ui.scroll[Pane::Region] + usize::from(inner.height) + 1;
+                let enough =
+                    state.ui.scroll[Pane::Region].saturating_add(usize::from(inner.height) + 1);
                 let mut rows = 0;
                 for l in body.split('\n') {
                     rows += unicode_width::UnicodeWidthStr::width(l)
