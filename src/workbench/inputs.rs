@@ -135,6 +135,9 @@ pub(crate) struct SampleFile {
     pub sample: Result<Arc<Sample>, String>,
     /// Bad JSON in the expected section, as a located warning: the sample is read without it.
     pub bad_expected: Option<Diagnostic>,
+    /// Once the analysis let go of `text`: the text before and after the generation, which
+    /// with the generation (the analysis's document holds it) make the file's text again.
+    pub around: Option<(String, String)>,
 }
 
 impl Inputs {
@@ -315,6 +318,17 @@ impl Inputs {
 }
 
 impl SampleFile {
+    /// The file's text: as read, or made again around the generation after the analysis let
+    /// go of it.
+    pub(crate) fn file_text(&self) -> std::borrow::Cow<'_, str> {
+        match (&self.around, &self.sample) {
+            (Some((head, tail)), Ok(s)) => {
+                std::borrow::Cow::Owned(format!("{head}{}{tail}", s.generation.as_str()))
+            }
+            _ => std::borrow::Cow::Borrowed(self.text.as_str()),
+        }
+    }
+
     /// A sample that could not be read, and why.
     fn unreadable(name: String, why: &dyn std::fmt::Display) -> SampleFile {
         SampleFile {
@@ -322,6 +336,7 @@ impl SampleFile {
             name,
             text: Arc::default(),
             bad_expected: None,
+            around: None,
         }
     }
 }
@@ -395,6 +410,7 @@ fn read_record(name: String, path: &Path, line: u64, offset: u64) -> SampleFile 
         name,
         text: Arc::new(text),
         bad_expected: None,
+        around: None,
     }
 }
 
@@ -418,6 +434,7 @@ pub(crate) fn read_sample(source: &Source) -> SampleFile {
                         text: Arc::new(lossy.clone()),
                         name,
                         bad_expected: None,
+                        around: None,
                     };
                 }
                 _ => return SampleFile::unreadable(name, &e.reason()),
@@ -449,6 +466,7 @@ pub(crate) fn read_sample(source: &Source) -> SampleFile {
         text,
         sample,
         bad_expected,
+        around: None,
     }
 }
 

@@ -263,10 +263,18 @@ fn analyse_selected(
     req: &Request,
 ) -> (Shown, (Status, usize)) {
     let bad_expected = f.bad_expected.clone();
-    // The versions pass places its warning in the file: it keeps the file's text. Otherwise
-    // the analysis is given the only hold on it, and lets go of it once the parse's findings
-    // are placed (a long sample's text is then not held beside the analysis's document).
-    let keeps_file = compares_versions(t, &s);
+    // The analysis is given the only hold on the file's text, and lets go of it before the
+    // parse (a long sample's text is then held once). The versions pass, which may place a
+    // warning in the file, makes it again from the text around the generation; a sample whose
+    // generation is not a stretch of its file (decoded from token ids, rendered from a
+    // conversation) keeps it when that pass compares it.
+    let around = s
+        .generation
+        .range_in(&f.text)
+        .filter(|r| r.start == s.generation_offset)
+        .map(|r| (f.text[..r.start].to_string(), f.text[r.end..].to_string()));
+    let ids = s.model.prefix_ids.is_some() || s.model.generation_ids.is_some();
+    let keeps_file = (ids || around.is_none()) && compares_versions(t, &s);
     let (read, text) = if keeps_file {
         (Arc::clone(&s), Arc::clone(&f.text))
     } else {
@@ -276,6 +284,7 @@ fn analyse_selected(
     let mut a = analysis::analyze_with_model(t, source, &f.name, read, text, model);
     if !keeps_file {
         f.sample = Ok(Arc::clone(&a.sample));
+        f.around = around;
     }
     if let Some(m) = model {
         let s = Arc::clone(&a.sample);
@@ -605,7 +614,7 @@ fn versions(parsed: &Parsed, mut report: Report, ticket: &Ticket<Report>) -> Pas
         entry.versions = comparison.divergence(base, other).map(|d| {
             Arc::new(VersionMark {
                 other,
-                warning: d.diagnostic(sample, &file.name, &file.text),
+                warning: d.diagnostic(sample, &file.name, &file.file_text()),
                 at: d.at.as_ref().map(|r| r.start),
             })
         });
