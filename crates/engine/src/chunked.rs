@@ -13,7 +13,7 @@
 /// Items per chunk: 4,096 (a chunk of 8-byte records is 32 KiB).
 const CHUNK: usize = 4096;
 
-/// A list of `T` in chunks of [`CHUNK`] items (see the module documentation).
+/// A list of `T` in chunks of 4,096 items (see the module documentation).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chunked<T> {
     chunks: Vec<Vec<T>>,
