@@ -90,6 +90,7 @@ pub(crate) fn run(options: &Options) -> Result<(), Failure> {
     if !std::io::stdout().is_terminal() {
         return print_headless(&inputs, options.reference);
     }
+    crate::allocator::commit_arenas_as_used();
     crate::allocator::return_freed_memory_at_once();
     let (tx, rx) = mpsc::channel::<Msg>();
     let mut guard = terminal::Guard::enter()
