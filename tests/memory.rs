@@ -238,8 +238,9 @@ fn replay_peak(text: &str) -> usize {
 #[test]
 fn a_replay_of_many_small_regions_grows_linearly_with_the_text() {
     // The parser's states kept every 1024 steps used to copy the whole message each time,
-    // every tool call so far: 9 GB for a megabyte of calls. They now share what earlier
-    // states hold, so twice the calls cost twice the memory.
+    // every tool call so far: 9 GB for a megabyte of calls. They now hold a growing list's
+    // length only (its items are the stream's message's), so twice the calls cost twice the
+    // memory.
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let n = 200_000;
     let (small, large) = (replay_peak(&tool_calls(n)), replay_peak(&tool_calls(2 * n)));

@@ -292,7 +292,9 @@ pub struct Parser {
 /// A parser's state without its text: everything [`Parser::restore`] needs to continue as the
 /// parser would have, given the text it had received (which only ever grows, so a caller that
 /// keeps the document keeps every buffer). The output is shared between states taken while it
-/// did not change, so many states of a long stream cost little more than one.
+/// did not change, and a list or string that only grows is held as its length (restored from
+/// a later output, see [`Parser::restore`]), so many states of a long stream cost little more
+/// than one.
 #[derive(Clone, Debug)]
 pub struct Suspended {
     buffer_len: usize,
