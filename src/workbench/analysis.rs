@@ -335,22 +335,50 @@ fn tool_findings(sample: &Sample, name: &str, file_text: &str) -> Vec<Finding> {
         .collect()
 }
 
+/// A sample file's text around its generation: with the generation (which the analysis's
+/// document holds), the file's text again. What lets the analysis let go of the file's text.
+#[derive(Clone, Debug)]
+pub(crate) struct Around {
+    head: String,
+    tail: String,
+}
+
+impl Around {
+    /// `file`'s text around `sample`'s generation, when the generation is a stretch of that
+    /// very text at its place in the file (not text decoded from token ids or rendered from a
+    /// conversation).
+    pub(crate) fn of(sample: &Sample, file: &Arc<String>) -> Option<Around> {
+        let range = sample
+            .generation
+            .range_in(file)
+            .filter(|r| r.start == sample.generation_offset)?;
+        Some(Around {
+            head: file[..range.start].to_string(),
+            tail: file[range.end..].to_string(),
+        })
+    }
+
+    /// The file's text, made again around `generation`.
+    pub(crate) fn file_text(&self, generation: &str) -> String {
+        format!("{}{generation}{}", self.head, self.tail)
+    }
+}
+
 /// The sample file's text, for placing what the analysis reports in it: held, or let go of
-/// before the parse, its parts around the generation kept.
+/// before the parse and made again around the document's generation.
 enum FileText {
     Held(Arc<String>),
-    LetGo { head: String, tail: String },
+    Around(Around),
 }
 
 impl FileText {
-    /// The file's text: as read, or rebuilt around the document's copy of the generation.
+    /// The file's text: as read, or made again around the document's generation.
     fn text(&self, document: &str, prefix_len: usize) -> std::borrow::Cow<'_, str> {
         match self {
             FileText::Held(text) => std::borrow::Cow::Borrowed(text.as_str()),
-            FileText::LetGo { head, tail } => std::borrow::Cow::Owned(format!(
-                "{head}{}{tail}",
-                document.get(prefix_len..).unwrap_or_default()
-            )),
+            FileText::Around(around) => std::borrow::Cow::Owned(
+                around.file_text(document.get(prefix_len..).unwrap_or_default()),
+            ),
         }
     }
 }
@@ -378,18 +406,22 @@ pub(crate) fn analyze(
         shared,
         Arc::new(file_text.to_string()),
         None,
+        None,
     )
 }
 
 /// [`analyze`] with the model's files: a generation of token ids is parsed and shown as the
 /// template's reference reads ids (5.25: decoded with control-token spellings made of
 /// ordinary tokens defused; the text shown is the decoded text, those spellings marked).
+/// With `around` (the file's text around the generation, [`Around::of`]), the analysis lets go
+/// of the file's text before the parse (see below).
 pub(crate) fn analyze_with_model(
     template: &Template,
     source: Option<&Arc<TemplateSource>>,
     name: &str,
     shared: Arc<Sample>,
     file_text: Arc<String>,
+    around: Option<Around>,
     model: Option<&Model>,
 ) -> Analysis {
     let decoded = decoded_sample(template, &shared, model).map(Arc::new);
@@ -430,11 +462,7 @@ pub(crate) fn analyze_with_model(
     // before the parse (when the caller let go of it too): a long sample is then held once
     // while the parse holds its records, and the file's text is rebuilt around the document's
     // copy of the generation only when a finding or an error is to be placed in it.
-    let lets_go = shared
-        .generation
-        .range_in(&file_text)
-        .filter(|r| !decoded_ids && r.start == shared.generation_offset);
-    let (audit, found, file, base) = match lets_go {
+    let (audit, found, file, base) = match around.filter(|_| !decoded_ids) {
         None => {
             let (audit, findings) = findings_with_tools(
                 template,
@@ -446,18 +474,16 @@ pub(crate) fn analyze_with_model(
             );
             (audit, Ok(findings), FileText::Held(file_text), shared)
         }
-        Some(range) => {
+        Some(around) => {
             let tools = tool_findings(&shared, name, &file_text);
-            let head = file_text[..range.start].to_string();
-            let tail = file_text[range.end..].to_string();
-            let mut generation = String::with_capacity(prefix_len + range.len() + 1);
-            generation.push_str(&file_text[range]);
+            let mut generation = String::with_capacity(prefix_len + shared.generation.len() + 1);
+            generation.push_str(&shared.generation);
             let base = Arc::new(shared.with_generation(Text::default()));
             drop(shared);
             drop(file_text);
             let audit =
                 rtbench_engine::audit_owned(template, prefix, generation, base.tools.as_ref());
-            (audit, Err(tools), FileText::LetGo { head, tail }, base)
+            (audit, Err(tools), FileText::Around(around), base)
         }
     };
     let failed_prefix = match &audit.result {
@@ -478,15 +504,17 @@ pub(crate) fn analyze_with_model(
     let regions = trace.regions;
     // The parse's own text is the document, unless the parse read another text (a generation
     // of token ids, decoded).
-    let read = decoded.as_deref().unwrap_or(&base);
-    let document = match audit_document {
-        d if d.len() == doc_len
-            && d.starts_with(prefix)
-            && (matches!(file, FileText::LetGo { .. }) || d[prefix_len..] == *read.generation) =>
+    let document = match (decoded.as_deref(), audit_document) {
+        // The audit parsed the sample's own text: its document is the sample's.
+        (None, d) => d,
+        (Some(read), d)
+            if d.len() == doc_len
+                && d.starts_with(prefix)
+                && d[prefix_len..] == *read.generation =>
         {
             d
         }
-        _ => format!("{prefix}{}", read.generation),
+        (Some(read), _) => format!("{prefix}{}", read.generation),
     };
     let document = Arc::new(document);
     // The sample the analysis keeps reads its generation in the document.
@@ -962,12 +990,8 @@ mod tests {
             else {
                 continue;
             };
-            if s.generation
-                .range_in(&file)
-                .is_some_and(|r| r.start == s.generation_offset)
-            {
-                let_go += 1;
-            }
+            let around = Around::of(&s, &file);
+            let_go += usize::from(around.is_some());
             let held = analyze_with_model(
                 &template,
                 None,
@@ -975,8 +999,9 @@ mod tests {
                 Arc::new(s.clone()),
                 Arc::new(file.to_string()),
                 None,
+                None,
             );
-            let given = analyze_with_model(&template, None, &name, Arc::new(s), file, None);
+            let given = analyze_with_model(&template, None, &name, Arc::new(s), file, around, None);
             let shown = |a: &Analysis| {
                 format!(
                     "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",

@@ -137,7 +137,7 @@ pub(crate) struct SampleFile {
     pub bad_expected: Option<Diagnostic>,
     /// Once the analysis let go of `text`: the text before and after the generation, which
     /// with the generation (the analysis's document holds it) make the file's text again.
-    pub around: Option<(String, String)>,
+    pub around: Option<crate::workbench::analysis::Around>,
 }
 
 impl Inputs {
@@ -322,9 +322,7 @@ impl SampleFile {
     /// go of it.
     pub(crate) fn file_text(&self) -> std::borrow::Cow<'_, str> {
         match (&self.around, &self.sample) {
-            (Some((head, tail)), Ok(s)) => {
-                std::borrow::Cow::Owned(format!("{head}{}{tail}", s.generation.as_str()))
-            }
+            (Some(around), Ok(s)) => std::borrow::Cow::Owned(around.file_text(&s.generation)),
             _ => std::borrow::Cow::Borrowed(self.text.as_str()),
         }
     }

@@ -268,20 +268,15 @@ fn analyse_selected(
     // warning in the file, makes it again from the text around the generation; a sample whose
     // generation is not a stretch of its file (decoded from token ids, rendered from a
     // conversation) keeps it when that pass compares it.
-    let around = s
-        .generation
-        .range_in(&f.text)
-        .filter(|r| r.start == s.generation_offset)
-        .map(|r| (f.text[..r.start].to_string(), f.text[r.end..].to_string()));
-    let ids = s.model.prefix_ids.is_some() || s.model.generation_ids.is_some();
-    let keeps_file = (ids || around.is_none()) && compares_versions(t, &s);
+    let around = analysis::Around::of(&s, &f.text);
+    let keeps_file = around.is_none() && compares_versions(t, &s);
     let (read, text) = if keeps_file {
         (Arc::clone(&s), Arc::clone(&f.text))
     } else {
         f.sample = Err(String::new());
         (s, std::mem::take(&mut f.text))
     };
-    let mut a = analysis::analyze_with_model(t, source, &f.name, read, text, model);
+    let mut a = analysis::analyze_with_model(t, source, &f.name, read, text, around.clone(), model);
     if !keeps_file {
         f.sample = Ok(Arc::clone(&a.sample));
         f.around = around;

@@ -25,6 +25,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use crate::event::{Event, EventSink, Mark, MarkKind, Marks};
@@ -139,7 +140,14 @@ impl Audit {
 /// Parses `generation` after `prefix` in one go, like [`crate::parse_response`], and audits
 /// the result for silent losses.
 pub fn audit(template: &Template, prefix: &str, generation: &str, tools: Option<&Value>) -> Audit {
-    audit_fed(template, prefix, Fed::Lent(generation), "", tools, false)
+    audit_fed(
+        template,
+        prefix,
+        Cow::Borrowed(generation),
+        "",
+        tools,
+        false,
+    )
 }
 
 /// [`audit`] of a generation the caller owns: the parser takes it over instead of copying it
@@ -152,29 +160,7 @@ pub fn audit_owned(
     generation: String,
     tools: Option<&Value>,
 ) -> Audit {
-    audit_fed(template, prefix, Fed::Owned(generation), "", tools, false)
-}
-
-/// The generation an audit parses: lent, or given to the parser.
-enum Fed<'a> {
-    Lent(&'a str),
-    Owned(String),
-}
-
-impl Fed<'_> {
-    fn len(&self) -> usize {
-        match self {
-            Fed::Lent(s) => s.len(),
-            Fed::Owned(s) => s.len(),
-        }
-    }
-
-    fn as_str(&self) -> &str {
-        match self {
-            Fed::Lent(s) => s,
-            Fed::Owned(s) => s,
-        }
-    }
+    audit_fed(template, prefix, Cow::Owned(generation), "", tools, false)
 }
 
 /// [`audit`] of a generation of token ids, as the reference parses ids in one go: `fed` is the
@@ -190,7 +176,7 @@ pub fn audit_decoded(
     tools: Option<&Value>,
     token_ids: bool,
 ) -> Audit {
-    audit_fed(template, prefix, Fed::Lent(fed), tail, tools, token_ids)
+    audit_fed(template, prefix, Cow::Borrowed(fed), tail, tools, token_ids)
 }
 
 /// The audit's fold of the parser's events: each event is taken into the region model as it
@@ -211,7 +197,7 @@ impl EventSink for Fold {
 fn audit_fed(
     template: &Template,
     prefix: &str,
-    generation: Fed<'_>,
+    generation: Cow<'_, str>,
     tail: &str,
     tools: Option<&Value>,
     token_ids: bool,
@@ -245,11 +231,11 @@ fn audit_fed(
             // Room for the whole document (and the byte a delimiter's growth probe appends),
             // so that the text is copied into the parser once and the prefix put before it in
             // place.
-            Fed::Lent(text) => {
+            Cow::Borrowed(text) => {
                 p.reserve(text.len() + tail.len() + origin + 1);
                 p.feed_into(text, &mut fold)
             }
-            Fed::Owned(text) => p.feed_string_into(text, &mut fold),
+            Cow::Owned(text) => p.feed_string_into(text, &mut fold),
         };
         held = p.held();
         let finalized = fed.is_ok();
@@ -266,7 +252,7 @@ fn audit_fed(
     });
     if let Some(generation) = generation {
         // The prefix failed: the parser never had the text.
-        document = format!("{prefix}{}{tail}", generation.as_str());
+        document = format!("{prefix}{generation}{tail}");
     }
     debug_assert_eq!(document.len(), doc_len);
     let Fold { marks, mut model } = fold;
@@ -750,7 +736,7 @@ mod tests {
             ("<s>", "<c>{\"a\": 1}</c>", " and the tail"),
         ];
         for (prefix, generation, tail) in cases {
-            let a = audit_fed(&t, prefix, Fed::Lent(generation), tail, None, false);
+            let a = audit_fed(&t, prefix, Cow::Borrowed(generation), tail, None, false);
             assert_eq!(
                 a.document,
                 format!("{prefix}{generation}{tail}"),
@@ -769,7 +755,7 @@ mod tests {
                 }
             }
         }
-        let failed = audit_fed(&t, "<s>", Fed::Lent("<c>{bad</c>"), "tail", None, false);
+        let failed = audit_fed(&t, "<s>", Cow::Borrowed("<c>{bad</c>"), "tail", None, false);
         assert!(failed.result.is_err());
     }
 

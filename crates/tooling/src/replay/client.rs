@@ -10,35 +10,27 @@ use rtbench_engine::value::{Dict, Value};
 
 use super::Replay;
 
-/// The client's state: the values settled so far.
-#[derive(Clone, Debug)]
-struct Client {
-    settled: Dict,
-}
-
-impl Client {
-    /// Stores the value a region of `field` closed with.
-    fn settle(&mut self, template: &Template, field: usize, value: &Value) {
-        let Some(field) = template.fields().get(field) else {
-            return;
-        };
-        let name = field.name.as_str();
-        match (self.settled.get_mut(name), value) {
-            (Some(Value::Str(prev)), Value::Str(s)) if field.join.is_some() => {
-                prev.push_str(field.join.as_deref().unwrap_or(""));
-                prev.push_str(s);
-            }
-            (Some(Value::List(items)), _) if field.repeats && field.join.is_none() => {
-                items.push(value.clone());
-            }
-            _ => {
-                let stored = if field.repeats && field.join.is_none() {
-                    Value::List(vec![value.clone()])
-                } else {
-                    value.clone()
-                };
-                upsert(&mut self.settled, name, stored);
-            }
+/// Stores in a client's `settled` values the value a region of `field` closed with.
+fn settle(settled: &mut Dict, template: &Template, field: usize, value: &Value) {
+    let Some(field) = template.fields().get(field) else {
+        return;
+    };
+    let name = field.name.as_str();
+    match (settled.get_mut(name), value) {
+        (Some(Value::Str(prev)), Value::Str(s)) if field.join.is_some() => {
+            prev.push_str(field.join.as_deref().unwrap_or(""));
+            prev.push_str(s);
+        }
+        (Some(Value::List(items)), _) if field.repeats && field.join.is_none() => {
+            items.push(value.clone());
+        }
+        _ => {
+            let stored = if field.repeats && field.join.is_none() {
+                Value::List(vec![value.clone()])
+            } else {
+                value.clone()
+            };
+            upsert(settled, name, stored);
         }
     }
 }
@@ -116,30 +108,26 @@ impl Replay {
     pub fn partial_message(&self, step: usize) -> PartialMessage {
         let s = self.step(step);
         let upto = s.events.end;
-        let mut client = Client {
-            settled: self.template.defaults().clone(),
-        };
+        let mut settled = self.template.defaults().clone();
         let stored = self.stored();
-        for (r, region) in self.regions.iter().enumerate() {
+        for region in self.regions.iter() {
             // Regions close in the order they open: the rest closed later or never.
             if region.close_event.is_none_or(|c| c >= upto) {
                 break;
             }
             let name = self.field_name(region.field);
-            if let Some(value) = self.regions.value_in(r, Some(stored), name) {
-                client.settle(&self.template, region.field, value);
+            if let Some(value) = region.value_in(Some(stored), name) {
+                settle(&mut settled, &self.template, region.field, value);
             }
         }
         let finished = s.error.is_none() && matches!(s.kind, super::StepKind::Finalize);
         if finished {
             let defaults = &self.template.defaults();
-            client
-                .settled
-                .retain(|k, v| defaults.contains_key(k) || !v.is_empty_value());
+            settled.retain(|k, v| defaults.contains_key(k) || !v.is_empty_value());
         }
         let live = s.live.map(|(region, end)| self.live_region(region, end));
         PartialMessage {
-            settled: client.settled,
+            settled,
             live,
             finished,
         }
