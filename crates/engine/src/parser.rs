@@ -1066,9 +1066,11 @@ impl Parser {
                 detail,
             });
         } else {
-            let stored = match self.appended_at(field) {
-                Some(_) if self.lists_in_events => Value::Null,
-                _ => value.clone(),
+            // (The field's list is looked up only when the values go to the events alone.)
+            let stored = if self.lists_in_events && self.appended_at(field).is_some() {
+                Value::Null
+            } else {
+                value.clone()
             };
             self.store(field, stored)?;
             events.record(Event {
